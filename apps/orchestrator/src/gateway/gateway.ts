@@ -1,0 +1,51 @@
+import proxy from '@fastify/http-proxy';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppException, sendError } from '@mm/errors';
+import { SERVICE_KEY_HEADER } from '@mm/platform';
+import type { OrchestratorConfig } from '../orchestrator.config';
+
+/**
+ * The routing table of spec 3, for the rows served by another process:
+ *   /api/auth/*            → auth      (/auth/*)   except register* and reset-pin/confirm, which are
+ *                                                   orchestrator routes (static routes win in Fastify's router)
+ *   /api/partners-public/* → partners  (/partners-public/*)
+ * /api/config/* and everything else are the orchestrator's own Nest routes.
+ */
+export async function registerGateway(fastify: FastifyInstance, config: OrchestratorConfig): Promise<void> {
+  const routes: Array<{ prefix: string; upstream: string; rewritePrefix: string; name: string }> = [
+    { name: 'auth', prefix: '/api/auth', upstream: config.AUTH_URL, rewritePrefix: '/auth' },
+    { name: 'partners', prefix: '/api/partners-public', upstream: config.PARTNERS_URL, rewritePrefix: '/partners-public' },
+  ];
+  for (const route of routes) {
+    await fastify.register(proxy, {
+      upstream: route.upstream,
+      prefix: route.prefix,
+      rewritePrefix: route.rewritePrefix,
+      // Internal endpoints (service credential) are never reachable from outside.
+      preHandler: async (req: FastifyRequest) => {
+        if (/^\/api\/auth\/internal(\/|$|\?)/.test(req.url)) {
+          throw new AppException('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`);
+        }
+      },
+      undici: { connections: 128, pipelining: 1, connectTimeout: 2_000 },
+      replyOptions: {
+        timeout: config.UPSTREAM_TIMEOUT_MS,
+        rewriteRequestHeaders: (req, headers) => {
+          const forwarded: Record<string, unknown> = { ...headers, 'x-request-id': req.id, 'x-correlation-id': req.correlationId };
+          delete forwarded[SERVICE_KEY_HEADER];
+          return forwarded as typeof headers;
+        },
+        onError: (raw, { error }) => {
+          const reply = raw as unknown as FastifyReply;
+          const timedOut = (error as { statusCode?: number }).statusCode === 504;
+          reply.request.log.warn({ upstream: route.name, err: error }, 'upstream call failed');
+          sendError(
+            reply.request,
+            reply,
+            new AppException(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', timedOut ? `${route.name} did not answer in time` : `${route.name} is unavailable`),
+          );
+        },
+      },
+    });
+  }
+}

@@ -1,0 +1,4 @@
+import { runMain, startDefinedApp } from '@mm/platform';
+import { webhookDispatcherApp } from './webhook-dispatcher.app';
+
+runMain(() => startDefinedApp(webhookDispatcherApp));

@@ -1,0 +1,35 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, NotFoundException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { describeError } from './describe-error';
+import type { ErrorBody } from './error-body';
+
+/**
+ * Renders every error as the platform error body. Registered by the shared bootstrap for Nest
+ * handlers, and reused (`sendError`) by Fastify's own error and not-found handlers so that body
+ * parsing failures, unknown routes and proxy failures look exactly the same.
+ */
+export function sendError(request: FastifyRequest, reply: FastifyReply, exception: unknown): void {
+  const described = describeError(exception);
+  if (described.unexpected) {
+    request.log.error({ err: exception }, 'unhandled error');
+  }
+  const body: ErrorBody = { code: described.code, message: described.message, requestId: String(request.id) };
+  if (described.errors) body.errors = described.errors;
+  if (reply.sent) return;
+  if (described.headers) reply.headers(described.headers);
+  void reply.status(described.status).type('application/json; charset=utf-8').send(body);
+}
+
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  /** @param onRouteMiss turns "no route matched" into 404 NOT_FOUND or 405 METHOD_NOT_ALLOWED */
+  constructor(private readonly onRouteMiss?: (request: FastifyRequest) => unknown) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    // Nest's not-found handler throws a plain NotFoundException for requests no route matched.
+    const unmatched = exception instanceof NotFoundException && !request.routeOptions?.url;
+    sendError(request, http.getResponse<FastifyReply>(), unmatched && this.onRouteMiss ? this.onRouteMiss(request) : exception);
+  }
+}

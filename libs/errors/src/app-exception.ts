@@ -1,0 +1,30 @@
+import { ERROR_CATALOG, type ErrorCode } from './error-codes';
+
+/** One faulty field of a VALIDATION_ERROR (`errors[]` of the error body). */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * The only exception domain code throws. The filter turns it into the platform error body;
+ * the HTTP status comes from the catalogue unless a caller relays another service's status.
+ */
+export class AppException extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: { errors?: FieldError[]; headers?: Record<string, string>; status?: number },
+  ) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.name = 'AppException';
+    this.status = details?.status ?? ERROR_CATALOG[code].status;
+  }
+
+  get errors(): FieldError[] | undefined {
+    return this.details?.errors;
+  }
+}

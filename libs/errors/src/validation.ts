@@ -1,0 +1,52 @@
+import type { ValidationError } from 'class-validator';
+import { AppException, type FieldError } from './app-exception';
+
+/**
+ * Field-level codes. A decorator may carry its own code through `context: { code }` (spec 1's
+ * INVALID_AMOUNT, INVALID_TTL, ...): that code then wins, so the specific code is always visible
+ * to the client in the field's `errors[]` entry.
+ */
+const CONSTRAINT_CODES: Record<string, string> = {
+  whitelistValidation: 'UNKNOWN_FIELD',
+  isDefined: 'REQUIRED',
+  isNotEmpty: 'REQUIRED',
+  nestedValidation: 'INVALID_OBJECT',
+};
+
+function codeOf(constraint: string): string {
+  return CONSTRAINT_CODES[constraint] ?? `INVALID_${constraint.replace(/^is/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
+
+function fieldPath(parent: string, property: string): string {
+  if (!parent) return property;
+  return /^\d+$/.test(property) ? `${parent}[${property}]` : `${parent}.${property}`;
+}
+
+/** Flattens nested class-validator errors into one entry per faulty field (`items[0].amount`). */
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    const field = fieldPath(parent, error.property);
+    const constraints = error.constraints ?? {};
+    const names = Object.keys(constraints);
+    if (names.length > 0) {
+      // One entry per field: the first failing constraint carries the code a client acts on.
+      const withCode = names.find((n) => typeof error.contexts?.[n]?.code === 'string');
+      const name = withCode ?? names[0];
+      const contextCode = error.contexts?.[name]?.code as string | undefined;
+      out.push({ field, code: contextCode ?? codeOf(name), message: constraints[name] });
+    }
+    if (error.children && error.children.length > 0) {
+      out.push(...flattenValidationErrors(error.children, field));
+    }
+  }
+  return out;
+}
+
+/** `exceptionFactory` for Nest's ValidationPipe. */
+export function validationExceptionFactory(errors: ValidationError[]): AppException {
+  const fieldErrors = flattenValidationErrors(errors);
+  const first = fieldErrors[0];
+  const message = first ? `${first.field}: ${first.message}` : 'The request is invalid';
+  return new AppException('VALIDATION_ERROR', message, { errors: fieldErrors });
+}

@@ -1,0 +1,89 @@
+import 'reflect-metadata';
+import { Transform, plainToInstance } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength, getMetadataStorage, validateSync } from 'class-validator';
+
+export const CONFIG = Symbol('CONFIG');
+
+/** Parses "true"/"1"/"yes" and "false"/"0"/"no"; anything else stays as is and fails @IsBoolean. */
+export function EnvBoolean(): PropertyDecorator {
+  return Transform(({ value }) => {
+    if (typeof value !== 'string') return value;
+    const v = value.trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(v)) return true;
+    if (['false', '0', 'no', ''].includes(v)) return false;
+    return value;
+  });
+}
+
+/** Variables every app reads. Apps extend this class; defaults are the local development values. */
+export class BaseConfig {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: 'development' | 'test' | 'production' = 'development';
+
+  @IsString()
+  HOST: string = '127.0.0.1';
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT: number = 3000;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  @EnvBoolean()
+  @IsBoolean()
+  LOG_PRETTY: boolean = false;
+
+  @IsString()
+  REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  /** Namespace of every Redis key and BullMQ queue (tests give each file its own). */
+  @IsString()
+  @MinLength(1)
+  REDIS_PREFIX: string = 'mm';
+
+  /** Shared secret internal callers present in X-Service-Key. */
+  @IsString()
+  @MinLength(32, { message: 'INTERNAL_SERVICE_KEY must be at least 32 characters' })
+  INTERNAL_SERVICE_KEY: string;
+
+  @IsInt()
+  @Min(1024)
+  BODY_LIMIT_BYTES: number = 1_048_576;
+
+  /** Upper bound for a graceful shutdown before the process exits anyway. */
+  @IsInt()
+  @Min(100)
+  SHUTDOWN_TIMEOUT_MS: number = 10_000;
+}
+
+/** Apps that own a schema. */
+export class DatabaseConfig extends BaseConfig {
+  /** Connection as the service's own role (it can only use its own schema). */
+  @IsString()
+  DATABASE_URL: string;
+
+  @IsInt()
+  @Min(1)
+  DB_POOL_SIZE: number = 10;
+}
+
+export class ConfigValidationError extends Error {}
+
+/**
+ * Builds the typed config of an app from the environment, once, at boot. Fails fast with a message
+ * naming every bad variable (never its value: some are secrets).
+ */
+export function loadConfig<T extends object>(cls: new () => T, env: Record<string, string | undefined> = process.env): T {
+  // Only the declared variables are config; the rest of the environment is ignored.
+  const declared = new Set(getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).map((m) => m.propertyName));
+  const defined = Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && declared.has(k)));
+  const config = plainToInstance(cls, defined, { enableImplicitConversion: true, exposeDefaultValues: true });
+  const errors = validateSync(config, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return config;
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppException } from '@mm/errors';
+import type { MetricsService } from './metrics';
+import { isUuid, isUuidV4, requestContext } from './request-context';
+import type { RouteRegistry } from './route-registry';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    correlationId: string;
+  }
+}
+
+/** X-Request-Id: echo a valid incoming one, else a new UUID (spec/README.md). */
+export function genRequestId(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = req.headers['x-request-id'];
+  return isUuid(incoming) ? incoming : randomUUID();
+}
+
+export interface HttpHookOptions {
+  /** false at the public entry point: every public request gets a fresh correlation id. */
+  trustIncomingCorrelationId: boolean;
+  metrics: MetricsService;
+  routes: RouteRegistry;
+}
+
+/**
+ * The per-request plumbing every app shares: ids into the async context and onto the response,
+ * Server-Timing on every response (errors and 404s included), one log line and one metric sample
+ * per request. (Errors and unknown routes reach the global AppExceptionFilter through the handlers
+ * Nest installs on Fastify, so Fastify-level failures get the platform body too.)
+ */
+export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOptions): void {
+  fastify.decorateRequest('correlationId', '');
+
+  fastify.addHook('onRequest', (req, reply, done) => {
+    const incoming = req.headers['x-correlation-id'];
+    req.correlationId = options.trustIncomingCorrelationId && isUuidV4(incoming) ? incoming : randomUUID();
+    reply.header('x-request-id', req.id);
+    reply.header('x-correlation-id', req.correlationId);
+    requestContext.run({ requestId: req.id, correlationId: req.correlationId }, done);
+  });
+
+  fastify.addHook('onSend', (req, reply, payload, done) => {
+    // Set last, so a proxied upstream's own header is replaced by this hop's total.
+    reply.header('x-request-id', req.id);
+    reply.header('x-correlation-id', req.correlationId);
+    reply.header('server-timing', `total;dur=${reply.elapsedTime.toFixed(1)}`);
+    done(null, payload);
+  });
+
+  fastify.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+    options.metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, durationMs / 1000);
+    if (route !== '/health' && route !== '/metrics') {
+      req.log.info({ method: req.method, url: req.url.split('?')[0], route, status: reply.statusCode, durationMs }, 'request');
+    }
+    done();
+  });
+}
+
+/** The exception for a request no route matched: 405 when the path exists under other methods. */
+export function routeMiss(req: FastifyRequest, routes: RouteRegistry): AppException {
+  const path = req.url.split('?')[0];
+  const allowed = routes.allowedMethods(path);
+  if (allowed.length > 0 && !allowed.includes(req.method)) {
+    return new AppException('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed on ${path}`, {
+      headers: { allow: allowed.join(', ') },
+    });
+  }
+  return new AppException('NOT_FOUND', `Route ${req.method} ${path} not found`);
+}

@@ -1,0 +1,77 @@
+import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { TerminusModule, type HealthIndicatorFunction } from '@nestjs/terminus';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
+import { type BaseConfig, CONFIG, type DatabaseConfig } from './config';
+import { EXTRA_HEALTH_CHECKS, PlatformHealthService } from './health';
+import { MetricsService } from './metrics';
+import { REDIS, createRedis } from './redis';
+import { ServiceKeyGuard } from './service-key.guard';
+
+export interface PlatformOptions {
+  service: string;
+  config: BaseConfig;
+  /** the schema the app owns; omit for an app without a database */
+  database?: { schema: string };
+  /** provide the shared Redis client (REDIS token) and check it in /health */
+  redis?: boolean;
+  /** further /health checks, built from the app's own providers */
+  healthChecks?: { inject: unknown[]; useFactory: (...deps: never[]) => HealthIndicatorFunction[] };
+}
+
+@Injectable()
+class RedisCloser implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/**
+ * What every app gets: its typed config (CONFIG token and its own class), metrics, health,
+ * the service-key guard, and optionally its database (TypeORM, own schema) and Redis.
+ */
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    const { config } = options;
+    const providers: Provider[] = [
+      { provide: CONFIG, useValue: config },
+      { provide: config.constructor, useValue: config },
+      MetricsService,
+      PlatformHealthService,
+      ServiceKeyGuard,
+    ];
+    const imports: DynamicModule[] = [TerminusModule.forRoot({ logger: false })];
+    if (options.redis) {
+      providers.push({ provide: REDIS, useFactory: () => createRedis(config) }, RedisCloser);
+    }
+    if (options.healthChecks) {
+      providers.push({ provide: EXTRA_HEALTH_CHECKS, inject: options.healthChecks.inject as never[], useFactory: options.healthChecks.useFactory });
+    }
+    if (options.database) {
+      const db = config as DatabaseConfig;
+      imports.push(
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: db.DATABASE_URL,
+          schema: options.database.schema,
+          autoLoadEntities: true,
+          synchronize: false,
+          migrationsRun: false,
+          logging: false,
+          retryAttempts: 2,
+          retryDelay: 1_000,
+          extra: { max: db.DB_POOL_SIZE, application_name: options.service, connectionTimeoutMillis: 5_000 },
+        }),
+      );
+    }
+    return {
+      module: PlatformModule,
+      global: true,
+      imports,
+      providers,
+      exports: [CONFIG, config.constructor, MetricsService, PlatformHealthService, ServiceKeyGuard, ...(options.redis ? [REDIS] : []), ...imports],
+    };
+  }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Compiles apps, libs, migrations, tools, bench and test fixtures to dist/ with swc (path aliases
+// rewritten). `--if-needed` skips the build when dist/ is newer than every source file.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dirs = ['apps', 'libs', 'migrations', 'tools', 'bench', 'test', 'examples'].filter((d) => existsSync(join(root, d)));
+const stamp = join(root, 'dist', '.build-stamp');
+
+function newest(dir) {
+  let max = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) max = Math.max(max, newest(p));
+    else if (entry.name.endsWith('.ts')) max = Math.max(max, statSync(p).mtimeMs);
+  }
+  return max;
+}
+
+if (process.argv.includes('--if-needed') && existsSync(stamp)) {
+  const sources = Math.max(...dirs.map((d) => newest(join(root, d))), statSync(join(root, '.swcrc')).mtimeMs);
+  if (statSync(stamp).mtimeMs >= sources) process.exit(0);
+}
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+execFileSync(process.execPath, [join(root, 'node_modules/@swc/cli/bin/swc.js'), ...dirs, '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+execFileSync('touch', [stamp]);

@@ -1,0 +1,96 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { Redis } from 'ioredis';
+import { SERVICES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+import { withDatabase } from '../../tools/db';
+import { TEMPLATE_DB, TEST_ADMIN_URL, TEST_DB_PREFIX, TEST_REDIS_NAMESPACE, TEST_REDIS_URL } from './infra';
+
+export interface TestDatabase {
+  name: string;
+  /** superuser connection to this test database */
+  adminUrl: string;
+  /** the URL a service uses: its own role, this database */
+  urlFor(service: ServiceName): string;
+  drop(): Promise<void>;
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(TEST_ADMIN_URL, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated database for one test file (a copy of the template). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `${TEST_DB_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
+  // Clones of one template may not run concurrently on every PostgreSQL version: retry briefly.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DB}"`);
+      break;
+    } catch (error) {
+      if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+  const adminUrl = withDatabase(TEST_ADMIN_URL, name);
+  return {
+    name,
+    adminUrl,
+    urlFor: (service) => serviceDatabaseUrl(adminUrl, service),
+    drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+/** A Redis namespace of one test file; `flush` removes every key under it. */
+export function createTestRedis(): { url: string; prefix: string; flush(): Promise<void> } {
+  const prefix = `${TEST_REDIS_NAMESPACE}:${randomUUID().slice(0, 8)}`;
+  return {
+    url: TEST_REDIS_URL,
+    prefix,
+    async flush() {
+      const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+          if (keys.length > 0) await redis.unlink(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+/** A service key generated per test run (never a committed secret). */
+export const TEST_SERVICE_KEY = randomBytes(32).toString('hex');
+
+/** The environment a service gets in a test: its own role on the file's database, the file's Redis namespace. */
+export function serviceEnv(
+  service: ServiceName,
+  db: TestDatabase,
+  redis: { url: string; prefix: string },
+  overrides: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: db.urlFor(service),
+    DB_POOL_SIZE: '4',
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY,
+    ...overrides,
+  };
+}
+
+export { SERVICES };
