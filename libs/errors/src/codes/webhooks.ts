@@ -1,0 +1,6 @@
+/** Webhook dispatcher. Never rename or re-status a shipped code; append new ones. */
+export const WEBHOOKS_ERRORS = {
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
+  WEBHOOK_EVENT_NOT_FOUND: { status: 404, message: 'Webhook event not found' },
+  INVALID_WEBHOOK_URL: { status: 400, message: 'Webhook URL must be an absolute http(s) URL' },
+} as const satisfies Record<string, { status: number; message: string }>;

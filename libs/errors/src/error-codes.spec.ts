@@ -1,0 +1,48 @@
+import { AUTH_ERRORS } from './codes/auth';
+import { COMMON_ERRORS } from './codes/common';
+import { LEDGER_ERRORS } from './codes/ledger';
+import { PARTNERS_ERRORS } from './codes/partners';
+import { WEBHOOKS_ERRORS } from './codes/webhooks';
+import { ERROR_CATALOG } from './error-codes';
+
+describe('error catalogue', () => {
+  it('never defines one code in two sections (a later section would silently win)', () => {
+    const all = [COMMON_ERRORS, PARTNERS_ERRORS, LEDGER_ERRORS, AUTH_ERRORS, WEBHOOKS_ERRORS].flatMap((s) => Object.keys(s));
+    expect(all.length).toBe(new Set(all).size);
+    expect(Object.keys(ERROR_CATALOG).length).toBe(all.length);
+  });
+
+  it('uses SCREAMING_SNAKE codes and real HTTP error statuses', () => {
+    for (const [code, { status }] of Object.entries(ERROR_CATALOG)) {
+      expect(code).toMatch(/^[A-Z][A-Z0-9_]*$/);
+      expect(status).toBeGreaterThanOrEqual(400);
+      expect(status).toBeLessThan(600);
+    }
+  });
+
+  it('holds every code named in spec 1 and spec 2 with the spec status', () => {
+    const expected: Record<string, number> = {
+      INVALID_INTEGRATION_CREDENTIALS: 401,
+      INTEGRATION_REVOKED: 401,
+      NO_ACTIVE_CONNECTION: 403,
+      MISSING_SCOPE: 403,
+      VALIDATION_ERROR: 400,
+      INVALID_PHONE_FORMAT: 400,
+      INVALID_AMOUNT: 400,
+      INVALID_TTL: 400,
+      TTL_TOO_LONG: 400,
+      CONFLICT: 409,
+      CONNECTION_NOT_FOUND: 404,
+      INSUFFICIENT_BALANCE: 422,
+      CONCURRENCY_CONFLICT: 409,
+      IDEMPOTENCY_KEY_CONFLICT: 422,
+      IDEMPOTENCY_KEY_MISSING: 400,
+      LEDGER_INTEGRITY_VIOLATION: 500,
+      INVALID_INTENT_TRANSITION: 400,
+      INTENT_NOT_FOUND: 404,
+    };
+    for (const [code, status] of Object.entries(expected)) {
+      expect(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG]?.status).toBe(status);
+    }
+  });
+});
