@@ -1,2 +1,4 @@
 export * from './services';
 export * from './queues';
+export * from './ledger-events';
+export * from './webhooks';
