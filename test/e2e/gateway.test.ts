@@ -1,0 +1,223 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { createLogger } from '@mm/platform';
+import { authApp } from '../../apps/auth/src/auth.app';
+import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
+import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
+import { partnersApp } from '../../apps/partners/src/partners.app';
+import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
+import { type RunningApp, boot } from '../support/boot';
+import { type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
+
+const REQUEST_ID = '0b6a4c1e-8d2f-4a57-9c3e-5f1d2e3a4b6c';
+
+/** A TCP server that accepts connections and never answers: a hanging upstream. */
+async function hangingServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      sockets.forEach((s) => s.destroy());
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** A loopback port nothing listens on: a stopped upstream. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('gateway: routing table of spec 3, ids downstream, upstream failures', () => {
+  let db: TestDatabase;
+  const redis = createTestRedis();
+  const authLines: Array<Record<string, unknown>> = [];
+  let auth: RunningApp;
+  let partners: RunningApp;
+  let ledger: RunningApp;
+  let dispatcher: RunningApp;
+  let gateway: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const env = (service: Parameters<typeof serviceEnv>[0], extra: Record<string, string> = {}) => serviceEnv(service, db, redis, extra);
+    const authLog = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) authLines.push(JSON.parse(line));
+        done();
+      },
+    });
+    [auth, partners, ledger, dispatcher] = await Promise.all([
+      boot(authApp, env('auth', { LOG_LEVEL: 'info' }), { listen: true, logger: createLogger({ service: 'auth', level: 'info', destination: authLog }) }),
+      boot(partnersApp, env('partners'), { listen: true }),
+      boot(ledgerWalletsApp, env('ledger-wallets'), { listen: true }),
+      boot(webhookDispatcherApp, env('webhook-dispatcher'), { listen: true }),
+    ]);
+    gateway = await boot(
+      orchestratorApp,
+      env('orchestrator', {
+        AUTH_URL: auth.url,
+        PARTNERS_URL: partners.url,
+        LEDGER_URL: ledger.url,
+        WEBHOOK_DISPATCHER_URL: dispatcher.url,
+      }),
+      { listen: true },
+    );
+  });
+
+  afterAll(async () => {
+    await Promise.all([gateway, auth, partners, ledger, dispatcher].filter(Boolean).map((a) => a.close()));
+    await db.drop();
+    await redis.flush();
+  });
+
+  const call = (path: string, init: RequestInit = {}) => fetch(`${gateway.url}${path}`, init);
+
+  describe('routing rows', () => {
+    it.each(['/api/auth/register', '/api/auth/register/merchant', '/api/auth/register/agent', '/api/auth/register/admin', '/api/auth/reset-pin/confirm'])(
+      'POST %s is an orchestrator workflow route, not proxied to auth',
+      async (path) => {
+        const res = await call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        expect(res.status).toBe(501);
+        expect((await res.json()).code).toBe('NOT_IMPLEMENTED');
+      },
+    );
+
+    it('/api/auth/* is proxied to auth with the /api prefix removed', async () => {
+      const res = await call('/api/auth/no-such-endpoint');
+      expect(res.status).toBe(404);
+      // The message is auth's own view of the path: the request reached auth as /auth/…
+      expect((await res.json()).message).toBe('Route GET /auth/no-such-endpoint not found');
+    });
+
+    it('/api/partners-public/* is proxied to partners', async () => {
+      const res = await call('/api/partners-public/no-such-endpoint?x=1');
+      expect(res.status).toBe(404);
+      expect((await res.json()).message).toBe('Route GET /partners-public/no-such-endpoint not found');
+    });
+
+    it('/api/config/* is served by the orchestrator config module', async () => {
+      const res = await call('/api/config/currencies');
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ currencies: [{ code: 'XAF', minorUnits: 0 }, { code: 'XOF', minorUnits: 0 }] });
+    });
+
+    it('everything else under /api is the orchestrator', async () => {
+      const res = await call('/api/v1/no-such-endpoint');
+      expect(res.status).toBe(404);
+      expect((await res.json()).message).toBe('Route GET /api/v1/no-such-endpoint not found');
+    });
+
+    it('auth internal endpoints are unreachable through the gateway', async () => {
+      const res = await call('/api/auth/internal/create-idp-user', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(res.status).toBe(404);
+      expect((await res.json()).message).toBe('Route POST /api/auth/internal/create-idp-user not found');
+    });
+  });
+
+  it('carries the request id and a gateway-made correlation id downstream, and answers with both headers', async () => {
+    const clientCorrelation = '11111111-2222-4333-8444-555555555555';
+    const res = await call('/api/auth/traced', { headers: { 'x-request-id': REQUEST_ID, 'x-correlation-id': clientCorrelation } });
+    const body = await res.json();
+    expect(res.headers.get('x-request-id')).toBe(REQUEST_ID);
+    expect(body.requestId).toBe(REQUEST_ID); // written by auth: it received the id
+    expect(res.headers.get('server-timing')).toMatch(/^total;dur=\d/);
+    const correlationId = res.headers.get('x-correlation-id');
+    expect(correlationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(correlationId).not.toBe(clientCorrelation); // created at the entry point
+    const line = authLines.find((l) => l.requestId === REQUEST_ID && l.msg === 'request');
+    expect(line).toMatchObject({ correlationId, url: '/auth/traced', status: 404 });
+  });
+
+  it('GET /api/health reports every service', async () => {
+    const res = await call('/api/health');
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.status).toBe('ok');
+    for (const name of ['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher']) {
+      expect(body.details[name]).toMatchObject({ status: 'up' });
+    }
+  });
+
+  it.each([
+    ['orchestrator', () => orchestratorApp],
+    ['auth', () => authApp],
+    ['partners', () => partnersApp],
+    ['ledger-wallets', () => ledgerWalletsApp],
+    ['webhook-dispatcher', () => webhookDispatcherApp],
+  ])('%s answers GET /health at its root with database and redis up', async (name) => {
+    const app = { orchestrator: gateway, auth, partners, 'ledger-wallets': ledger, 'webhook-dispatcher': dispatcher }[name]!;
+    const res = await fetch(`${app.url}/health`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.status).toBe('ok');
+    expect(body.details.database.status).toBe('up');
+    expect(body.details.redis.status).toBe('up');
+    expect(res.headers.get('server-timing')).toMatch(/^total;dur=/);
+  });
+
+  describe('upstream failures', () => {
+    let broken: RunningApp;
+    let hanging: Awaited<ReturnType<typeof hangingServer>>;
+
+    beforeAll(async () => {
+      hanging = await hangingServer();
+      broken = await boot(
+        orchestratorApp,
+        serviceEnv('orchestrator', db, redis, {
+          AUTH_URL: await closedPortUrl(),
+          PARTNERS_URL: hanging.url,
+          LEDGER_URL: ledger.url,
+          WEBHOOK_DISPATCHER_URL: dispatcher.url,
+          UPSTREAM_TIMEOUT_MS: '700',
+          HEALTH_TIMEOUT_MS: '500',
+        }),
+        { listen: true },
+      );
+    });
+    afterAll(async () => {
+      await broken?.close();
+      await hanging?.close();
+    });
+
+    it('a stopped upstream gives 502 UPSTREAM_UNAVAILABLE at once', async () => {
+      const started = Date.now();
+      const res = await fetch(`${broken.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': REQUEST_ID }, body: '{}' });
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({ code: 'UPSTREAM_UNAVAILABLE', message: 'auth is unavailable', requestId: REQUEST_ID });
+      expect(res.headers.get('x-request-id')).toBe(REQUEST_ID);
+      expect(res.headers.get('server-timing')).toMatch(/^total;dur=/);
+    });
+
+    it('a hanging upstream gives 504 UPSTREAM_TIMEOUT within the configured timeout', async () => {
+      const started = Date.now();
+      const res = await fetch(`${broken.url}/api/partners-public/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":1}' });
+      const elapsed = Date.now() - started;
+      expect(res.status).toBe(504);
+      expect((await res.json()).code).toBe('UPSTREAM_TIMEOUT');
+      expect(elapsed).toBeGreaterThanOrEqual(650);
+      expect(elapsed).toBeLessThan(3_000);
+    });
+
+    it('GET /api/health is 503 and names the services that are down', async () => {
+      const res = await fetch(`${broken.url}/api/health`);
+      expect(res.status).toBe(503);
+      const body = await res.json();
+      expect(body.status).toBe('error');
+      expect(body.details.auth.status).toBe('down');
+      expect(body.details.partners.status).toBe('down');
+      expect(body.details['ledger-wallets'].status).toBe('up');
+    });
+  });
+});
