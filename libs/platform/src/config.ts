@@ -4,14 +4,18 @@ import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength, getMetadataStora
 
 export const CONFIG = Symbol('CONFIG');
 
-/** Parses "true"/"1"/"yes" and "false"/"0"/"no"; anything else stays as is and fails @IsBoolean. */
+/**
+ * Parses "true"/"1"/"yes" and "false"/"0"/"no"; anything else stays as is and fails @IsBoolean.
+ * Reads the raw source value: implicit conversion would already have made "false" truthy.
+ */
 export function EnvBoolean(): PropertyDecorator {
-  return Transform(({ value }) => {
-    if (typeof value !== 'string') return value;
-    const v = value.trim().toLowerCase();
+  return Transform(({ obj, key, value }) => {
+    const raw: unknown = (obj as Record<string, unknown>)[key] ?? value;
+    if (typeof raw !== 'string') return raw;
+    const v = raw.trim().toLowerCase();
     if (['true', '1', 'yes'].includes(v)) return true;
     if (['false', '0', 'no', ''].includes(v)) return false;
-    return value;
+    return raw;
   });
 }
 

@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import { REDIS } from './redis';
 
 export const EXTRA_HEALTH_CHECKS = Symbol('EXTRA_HEALTH_CHECKS');
+/** whether the app owns a database (terminus provides its TypeORM indicator either way) */
+export const HEALTH_HAS_DATABASE = Symbol('HEALTH_HAS_DATABASE');
 
 const CHECK_TIMEOUT_MS = 1_500;
 
@@ -13,7 +15,8 @@ export class PlatformHealthService {
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
-    @Optional() private readonly db?: TypeOrmHealthIndicator,
+    private readonly db: TypeOrmHealthIndicator,
+    @Inject(HEALTH_HAS_DATABASE) private readonly hasDatabase: boolean,
     @Optional() @Inject(REDIS) private readonly redis?: Redis,
     @Optional() @Inject(EXTRA_HEALTH_CHECKS) private readonly extra: HealthIndicatorFunction[] = [],
   ) {}
@@ -21,7 +24,7 @@ export class PlatformHealthService {
   /** Returns the terminus result and the HTTP status to answer with (200 or 503). */
   async check(): Promise<{ status: number; body: HealthCheckResult }> {
     const checks: HealthIndicatorFunction[] = [];
-    if (this.db) checks.push(() => this.db!.pingCheck('database').withTimeout(CHECK_TIMEOUT_MS));
+    if (this.hasDatabase) checks.push(() => this.db.pingCheck('database').withTimeout(CHECK_TIMEOUT_MS));
     if (this.redis) {
       const redis = this.redis;
       checks.push(() =>

@@ -33,6 +33,14 @@ export interface HttpHookOptions {
 export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOptions): void {
   fastify.decorateRequest('correlationId', '');
 
+  // While draining, a keep-alive connection that was busy at SIGTERM must not stay open after its
+  // response (Fastify only closes the idle ones): tell the client and let Node close the socket.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
   fastify.addHook('onRequest', (req, reply, done) => {
     const incoming = req.headers['x-correlation-id'];
     req.correlationId = options.trustIncomingCorrelationId && isUuidV4(incoming) ? incoming : randomUUID();
@@ -46,6 +54,7 @@ export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOpt
     reply.header('x-request-id', req.id);
     reply.header('x-correlation-id', req.correlationId);
     reply.header('server-timing', `total;dur=${reply.elapsedTime.toFixed(1)}`);
+    if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
 

@@ -3,7 +3,7 @@ import { TerminusModule, type HealthIndicatorFunction } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import { type BaseConfig, CONFIG, type DatabaseConfig } from './config';
-import { EXTRA_HEALTH_CHECKS, PlatformHealthService } from './health';
+import { EXTRA_HEALTH_CHECKS, HEALTH_HAS_DATABASE, PlatformHealthService } from './health';
 import { MetricsService } from './metrics';
 import { REDIS, createRedis } from './redis';
 import { ServiceKeyGuard } from './service-key.guard';
@@ -41,6 +41,7 @@ export class PlatformModule {
       MetricsService,
       PlatformHealthService,
       ServiceKeyGuard,
+      { provide: HEALTH_HAS_DATABASE, useValue: Boolean(options.database) },
     ];
     const imports: DynamicModule[] = [TerminusModule.forRoot({ logger: false })];
     if (options.redis) {
