@@ -64,7 +64,9 @@ export class InternalHttpClient {
         signal: AbortSignal.timeout(req.timeoutMs ?? this.options.timeoutMs),
       });
     } catch (error) {
-      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      // By name, not instanceof: the abort is a DOMException, which may come from another realm.
+      const name = (error as { name?: unknown } | null)?.name;
+      const timedOut = name === 'TimeoutError' || name === 'AbortError';
       throw timedOut
         ? new AppException('UPSTREAM_TIMEOUT', `${this.options.name} did not answer in time`)
         : new AppException('UPSTREAM_UNAVAILABLE', `${this.options.name} is unavailable`);
