@@ -1,0 +1,297 @@
+/**
+ * `npm start`: the whole platform on one machine, in one terminal.
+ *
+ * 1. Finds PostgreSQL (DATABASE_URL, an admin URL; default local) and Redis (REDIS_URL; default local).
+ *    When nothing answers on a loopback URL it runs its own: an embedded PostgreSQL with its data in
+ *    `.data/postgres`, a `redis-server` without persistence.
+ * 2. Migrates (database, roles, schemas, every service's migrations).
+ * 3. Starts the five apps as separate processes, each with its own-role DATABASE_URL, one service
+ *    key generated for this run (unless INTERNAL_SERVICE_KEY is set; never written to disk), and
+ *    their output prefixed with the service name.
+ * Ctrl-C / SIGTERM stops the apps, then whatever infrastructure it started; if an app dies, the
+ * others are stopped too and the command exits 1.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { basename, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { SERVICES, SERVICE_NAMES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+import { DEFAULT_ADMIN_URL, migrateAll } from './db';
+import {
+  InfraError,
+  type ManagedProcess,
+  isLoopbackHost,
+  probePostgres,
+  probeRedis,
+  redactUrl,
+  startEmbeddedPostgres,
+  startLocalRedis,
+} from './infra';
+
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const DEFAULT_PORT_BASE = 3000;
+const READY_TIMEOUT_MS = 60_000;
+/** An app gets this long after SIGTERM (its own SHUTDOWN_TIMEOUT_MS is 10 s by default) before SIGKILL. */
+const APP_STOP_GRACE_MS = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000) + 5_000;
+
+/** Repository root: this file runs as dist/tools/start.js. */
+const ROOT = basename(resolve(__dirname, '..')) === 'dist' ? resolve(__dirname, '..', '..') : resolve(__dirname, '..');
+
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const COLORS = [36, 33, 35, 32, 34, 31];
+const WIDTH = Math.max(...[...SERVICE_NAMES, 'postgres', 'start'].map((n) => n.length));
+
+function prefixed(name: string, index: number): (line: string) => void {
+  const label = `[${name}]`.padEnd(WIDTH + 2);
+  const tag = color ? `\x1b[${COLORS[index % COLORS.length]}m${label}\x1b[0m` : label;
+  return (line) => {
+    process.stdout.write(`${tag} ${line}\n`);
+  };
+}
+
+const say = prefixed('start', 5);
+// A closed terminal or pipe must not crash the shutdown.
+process.stdout.on('error', () => undefined);
+
+interface AppProcess {
+  service: ServiceName;
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+const infra: ManagedProcess[] = [];
+const apps: AppProcess[] = [];
+let stopping = false;
+
+function alive(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null && child.pid !== undefined;
+}
+
+function portBase(): number {
+  const raw = process.env.MM_PORT_BASE;
+  if (raw === undefined || raw === '') return DEFAULT_PORT_BASE;
+  const base = Number(raw);
+  if (!Number.isInteger(base) || base < 1024 || base > 65_530)
+    throw new InfraError(`MM_PORT_BASE must be an integer between 1024 and 65530 (got "${raw}")`);
+  return base;
+}
+
+function portOf(service: ServiceName, base: number): number {
+  return base + SERVICES[service].port - SERVICES.orchestrator.port;
+}
+
+/** The orchestrator is the public entry point; every other app listens on loopback only. */
+function hostOf(service: ServiceName): string {
+  return service === 'orchestrator' ? (process.env.HOST ?? '0.0.0.0') : '127.0.0.1';
+}
+
+function assertPortFree(host: string, port: number, service: ServiceName): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        new InfraError(
+          error.code === 'EADDRINUSE'
+            ? `port ${port} (${service}) is already in use: is the platform already running? Stop it or set MM_PORT_BASE to another base`
+            : `cannot listen on ${host}:${port} (${service}): ${error.message}`,
+        ),
+      );
+    });
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolvePromise()));
+  });
+}
+
+async function ensurePostgres(adminUrl: string): Promise<void> {
+  const url = new URL(adminUrl);
+  const probe = await probePostgres(adminUrl);
+  if (probe.state === 'up') {
+    say(`PostgreSQL: ${redactUrl(adminUrl)}`);
+    return;
+  }
+  if (probe.state === 'failing')
+    throw new InfraError(`PostgreSQL at ${redactUrl(adminUrl)} refused the connection (${probe.reason}): fix DATABASE_URL`);
+  if (!isLoopbackHost(url.hostname)) {
+    throw new InfraError(
+      `PostgreSQL is not reachable at ${redactUrl(adminUrl)}: start it, or set DATABASE_URL to a running server (a local URL starts an embedded one)`,
+    );
+  }
+  const port = Number(url.port || 5432);
+  say(`no PostgreSQL on ${url.hostname}:${port}: starting an embedded PostgreSQL there (data in .data/postgres)`);
+  await startEmbeddedPostgres({
+    adminUrl,
+    dataDir: join(ROOT, '.data', 'postgres'),
+    log: prefixed('postgres', 3),
+    track: (p) => infra.push(p),
+  });
+  say(`embedded PostgreSQL ready on ${url.hostname}:${port}`);
+}
+
+async function ensureRedis(redisUrl: string): Promise<void> {
+  const url = new URL(redisUrl);
+  const probe = await probeRedis(redisUrl);
+  if (probe.state === 'up') {
+    say(`Redis: ${redactUrl(redisUrl)}`);
+    return;
+  }
+  if (probe.state === 'failing') throw new InfraError(`Redis at ${redactUrl(redisUrl)} refused us (${probe.reason}): fix REDIS_URL`);
+  if (!isLoopbackHost(url.hostname)) {
+    throw new InfraError(`Redis is not reachable at ${redactUrl(redisUrl)}: start it, or set REDIS_URL to a running Redis`);
+  }
+  say(`no Redis on ${url.hostname}:${url.port || 6379}: starting a local redis-server there (no persistence)`);
+  await startLocalRedis(redisUrl, prefixed('redis', 4), (p) => infra.push(p));
+  say('local redis-server ready');
+}
+
+function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string; serviceKey: string; base: number }): NodeJS.ProcessEnv {
+  const { role } = SERVICES[service];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: hostOf(service),
+    PORT: String(portOf(service, ctx.base)),
+    // The app's own role: it can use its own schema and nothing else.
+    DATABASE_URL: serviceDatabaseUrl(ctx.adminUrl, service, process.env[`${role.toUpperCase()}_PASSWORD`]),
+    REDIS_URL: ctx.redisUrl,
+    INTERNAL_SERVICE_KEY: ctx.serviceKey,
+    LOG_PRETTY: process.env.LOG_PRETTY ?? 'true',
+  };
+  if (color && !('FORCE_COLOR' in env)) env.FORCE_COLOR = '1'; // pino-pretty writes to our pipe, not a TTY
+  if (service === 'orchestrator') {
+    const local = (s: ServiceName) => `http://127.0.0.1:${portOf(s, ctx.base)}`;
+    Object.assign(env, {
+      AUTH_URL: local('auth'),
+      PARTNERS_URL: local('partners'),
+      LEDGER_URL: local('ledger-wallets'),
+      WEBHOOK_DISPATCHER_URL: local('webhook-dispatcher'),
+    });
+  }
+  return env;
+}
+
+function startApp(service: ServiceName, index: number, env: NodeJS.ProcessEnv): AppProcess {
+  const entry = join(ROOT, 'dist', 'apps', service, 'src', 'main.js');
+  if (!existsSync(entry)) throw new InfraError(`${entry} is missing: run npm run build`);
+  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = prefixed(service, index);
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', log);
+  }
+  const exited = new Promise<void>((resolvePromise) => {
+    child.once('exit', (code, signal) => {
+      resolvePromise();
+      if (stopping) return;
+      say(`✖ ${service} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`}): stopping the other services`);
+      void shutdown(1);
+    });
+    child.once('error', (error) => {
+      resolvePromise();
+      if (stopping) return;
+      say(`✖ ${service} could not be started (${error.message}): stopping the other services`);
+      void shutdown(1);
+    });
+  });
+  return { service, child, exited };
+}
+
+async function stopApp(app: AppProcess): Promise<void> {
+  if (!alive(app.child)) return;
+  app.child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    if (!alive(app.child)) return;
+    say(`${app.service} did not stop within ${APP_STOP_GRACE_MS / 1000} s: killing it`);
+    app.child.kill('SIGKILL');
+  }, APP_STOP_GRACE_MS);
+  await app.exited;
+  clearTimeout(timer);
+}
+
+let shutdownPromise: Promise<void> | undefined;
+
+/** Apps first (they drain requests and close their pools), then the servers we started, newest first. */
+function shutdown(exitCode: number): Promise<void> {
+  stopping = true;
+  shutdownPromise ??= (async () => {
+    if (apps.some((a) => alive(a.child))) say('stopping the services…');
+    await Promise.all(apps.map(stopApp));
+    for (const p of [...infra].reverse()) {
+      if (alive(p.child)) say(`stopping ${p.name}…`);
+      await p.stop();
+    }
+    if (apps.length + infra.length > 0) say(exitCode === 0 ? 'stopped' : `stopped (exit ${exitCode})`);
+    process.exit(exitCode);
+  })();
+  return shutdownPromise;
+}
+
+let signals = 0;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    signals += 1;
+    if (signals === 1) {
+      void shutdown(0);
+      return;
+    }
+    // A second Ctrl-C: do not wait for graceful shutdowns.
+    say('forced stop');
+    for (const child of [...apps.map((a) => a.child), ...infra.map((p) => p.child)]) if (alive(child)) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+// Last resort (an unexpected crash of this process): nothing we started may outlive us.
+process.on('exit', () => {
+  for (const a of apps) if (alive(a.child)) a.child.kill('SIGTERM');
+  for (const p of infra) if (alive(p.child)) p.child.kill(p.name === 'postgres' ? 'SIGINT' : 'SIGTERM');
+});
+
+async function waitForPlatform(base: number, startedAt: number): Promise<void> {
+  const url = `http://127.0.0.1:${base}/api/health`;
+  while (!stopping && Date.now() - startedAt < READY_TIMEOUT_MS) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
+      if (res.ok) {
+        say(`platform ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${url} (Ctrl-C stops everything)`);
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  if (!stopping) say(`warning: ${url} did not report every service up within ${READY_TIMEOUT_MS / 1000} s; see the logs above`);
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const adminUrl = process.env.DATABASE_URL || DEFAULT_ADMIN_URL;
+  const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+  const base = portBase();
+  for (const service of SERVICE_NAMES) await assertPortFree(hostOf(service), portOf(service, base), service);
+
+  await ensurePostgres(adminUrl);
+  if (stopping) return;
+  await ensureRedis(redisUrl);
+  if (stopping) return;
+
+  const migrated = await migrateAll(adminUrl);
+  for (const service of SERVICE_NAMES) {
+    const ran = migrated[service];
+    say(`migrate ${service}: ${ran.length === 0 ? 'up to date' : `applied ${ran.join(', ')}`}`);
+  }
+  if (stopping) return;
+
+  const serviceKey = process.env.INTERNAL_SERVICE_KEY || randomBytes(32).toString('hex');
+  SERVICE_NAMES.forEach((service, index) => {
+    apps.push(startApp(service, index, appEnv(service, { adminUrl, redisUrl, serviceKey, base })));
+  });
+  say(`started ${SERVICE_NAMES.map((s) => `${s} :${portOf(s, base)}`).join(', ')}`);
+  await waitForPlatform(base, startedAt);
+}
+
+main().catch((error: unknown) => {
+  if (stopping) return; // a failure caused by our own stop
+  const message = error instanceof InfraError ? error.message : `start failed: ${error instanceof Error ? error.message : String(error)}`;
+  process.stderr.write(`${message}\n`);
+  void shutdown(1);
+});
