@@ -49,7 +49,12 @@ describe('platform: error body and headers on every response', () => {
 
   it('echoes a valid X-Request-Id and sets Server-Timing on success', async () => {
     const id = '6f1c2f0e-3b5a-4c1d-9e2f-0a1b2c3d4e5f';
-    const res = await inject({ method: 'POST', url: '/api/things', headers: { 'x-request-id': id }, payload: { label: 'a', lines: [{ amount: 5 }] } });
+    const res = await inject({
+      method: 'POST',
+      url: '/api/things',
+      headers: { 'x-request-id': id },
+      payload: { label: 'a', lines: [{ amount: 5 }] },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.headers['x-request-id']).toBe(id);
     expect(res.headers['server-timing']).toMatch(/^total;dur=\d+(\.\d+)?$/);
@@ -62,7 +67,11 @@ describe('platform: error body and headers on every response', () => {
   });
 
   it('renders nested and array validation failures as one errors[] entry per field', async () => {
-    const res = await inject({ method: 'POST', url: '/api/things', payload: { label: 3, lines: [{ amount: 2 }, { amount: 0 }], extra: true } });
+    const res = await inject({
+      method: 'POST',
+      url: '/api/things',
+      payload: { label: 3, lines: [{ amount: 2 }, { amount: 0 }], extra: true },
+    });
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body.code).toBe('VALIDATION_ERROR');
@@ -78,9 +87,29 @@ describe('platform: error body and headers on every response', () => {
   });
 
   it.each([
-    ['malformed JSON', { method: 'POST', url: '/api/things', headers: { 'content-type': 'application/json' }, payload: '{"label":' }, 400, 'MALFORMED_JSON'],
-    ['wrong content type', { method: 'POST', url: '/api/things', headers: { 'content-type': 'text/csv' }, payload: 'a,b' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
-    ['oversized body', { method: 'POST', url: '/api/things', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ label: 'x'.repeat(4096), lines: [] }) }, 413, 'PAYLOAD_TOO_LARGE'],
+    [
+      'malformed JSON',
+      { method: 'POST', url: '/api/things', headers: { 'content-type': 'application/json' }, payload: '{"label":' },
+      400,
+      'MALFORMED_JSON',
+    ],
+    [
+      'wrong content type',
+      { method: 'POST', url: '/api/things', headers: { 'content-type': 'text/csv' }, payload: 'a,b' },
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
+    [
+      'oversized body',
+      {
+        method: 'POST',
+        url: '/api/things',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ label: 'x'.repeat(4096), lines: [] }),
+      },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
     ['unknown route', { method: 'GET', url: '/api/nowhere' }, 404, 'NOT_FOUND'],
     ['wrong method', { method: 'DELETE', url: '/api/things' }, 405, 'METHOD_NOT_ALLOWED'],
   ])('%s → %p %s with the platform body and headers', async (_name, request, status, code) => {
@@ -102,5 +131,14 @@ describe('platform: error body and headers on every response', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred', requestId: res.headers['x-request-id'] });
     expect(res.body).not.toMatch(/ledger|secret_table|Pool|at /);
+  });
+
+  it('publishes an OpenAPI document of its routes with the shared error body', async () => {
+    const res = await inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/things', '/api/things/boom']));
+    expect(doc.components.schemas.ErrorBody.required).toEqual(['code', 'message', 'requestId']);
   });
 });

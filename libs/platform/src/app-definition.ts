@@ -20,7 +20,10 @@ export interface BootOptions {
   logger?: Logger;
 }
 
-export async function bootApp<C extends BaseConfig>(def: AppDefinition<C>, boot: BootOptions = {}): Promise<{ app: NestFastifyApplication; config: C }> {
+export async function bootApp<C extends BaseConfig>(
+  def: AppDefinition<C>,
+  boot: BootOptions = {},
+): Promise<{ app: NestFastifyApplication; config: C }> {
   const config = loadConfig(def.Config, boot.env ?? process.env);
   const app = await createApp(def.module(config), { ...def.options?.(config), service: def.service, config, logger: boot.logger });
   return { app, config };

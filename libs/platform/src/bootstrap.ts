@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { AppExceptionFilter, validationExceptionFactory } from '@mm/errors';
@@ -73,10 +74,54 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
   fastify.get('/metrics', async (_req, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
+  // The OpenAPI document of the app's own routes, built from its controllers on first request.
+  let openapi: OpenAPIObject | undefined;
+  fastify.get('/openapi.json', async (_req, reply) => {
+    openapi ??= buildOpenApi(app, options.service);
+    return reply.send(openapi);
+  });
 
   await options.configure?.(app, fastify);
   await app.init();
   return app;
+}
+
+function buildOpenApi(app: NestFastifyApplication, service: string): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle(service)
+    .setDescription(
+      'Errors use one body everywhere: { code, message, errors? (VALIDATION_ERROR only), requestId }. Every response carries X-Request-Id and Server-Timing.',
+    )
+    .setVersion('1')
+    .addBearerAuth()
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }, 'serviceKey')
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  document.components = {
+    ...document.components,
+    schemas: {
+      ...document.components?.schemas,
+      ErrorBody: {
+        type: 'object',
+        required: ['code', 'message', 'requestId'],
+        properties: {
+          code: { type: 'string', description: 'stable SCREAMING_SNAKE code (libs/errors)' },
+          message: { type: 'string' },
+          errors: {
+            type: 'array',
+            description: 'one entry per faulty field, only on VALIDATION_ERROR',
+            items: {
+              type: 'object',
+              required: ['field', 'code', 'message'],
+              properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+            },
+          },
+          requestId: { type: 'string', format: 'uuid' },
+        },
+      },
+    },
+  };
+  return document;
 }
 
 /**

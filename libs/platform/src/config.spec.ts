@@ -16,7 +16,13 @@ const KEY = 'k'.repeat(32);
 
 describe('loadConfig', () => {
   it('applies defaults and converts strings to typed values', () => {
-    const config = loadConfig(SampleConfig, { INTERNAL_SERVICE_KEY: KEY, PORT: '4100', RETRIES: '5', FEATURE: 'false', LOG_PRETTY: 'true' });
+    const config = loadConfig(SampleConfig, {
+      INTERNAL_SERVICE_KEY: KEY,
+      PORT: '4100',
+      RETRIES: '5',
+      FEATURE: 'false',
+      LOG_PRETTY: 'true',
+    });
     expect(config).toBeInstanceOf(SampleConfig);
     expect(config.PORT).toBe(4100);
     expect(config.RETRIES).toBe(5);

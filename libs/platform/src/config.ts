@@ -81,7 +81,11 @@ export class ConfigValidationError extends Error {}
  */
 export function loadConfig<T extends object>(cls: new () => T, env: Record<string, string | undefined> = process.env): T {
   // Only the declared variables are config; the rest of the environment is ignored.
-  const declared = new Set(getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).map((m) => m.propertyName));
+  const declared = new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(cls, '', true, false)
+      .map((m) => m.propertyName),
+  );
   const defined = Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && declared.has(k)));
   const config = plainToInstance(cls, defined, { enableImplicitConversion: true, exposeDefaultValues: true });
   const errors = validateSync(config, { forbidUnknownValues: false });

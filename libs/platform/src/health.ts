@@ -1,5 +1,11 @@
 import { Inject, Injectable, Optional, ServiceUnavailableException } from '@nestjs/common';
-import { HealthCheckService, type HealthCheckResult, HealthIndicatorService, type HealthIndicatorFunction, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import {
+  HealthCheckService,
+  type HealthCheckResult,
+  HealthIndicatorService,
+  type HealthIndicatorFunction,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
 import { REDIS } from './redis';
 

@@ -13,7 +13,10 @@ describe('InternalHttpClient', () => {
     server = createServer((req, res) => {
       seen.push(req.headers);
       if (req.url === '/ok') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"value":9007199254740991}');
-      if (req.url === '/business') return res.writeHead(422, { 'content-type': 'application/json' }).end('{"code":"INSUFFICIENT_BALANCE","message":"available 1, required 2","requestId":"x"}');
+      if (req.url === '/business')
+        return res
+          .writeHead(422, { 'content-type': 'application/json' })
+          .end('{"code":"INSUFFICIENT_BALANCE","message":"available 1, required 2","requestId":"x"}');
       if (req.url === '/opaque') return res.writeHead(500).end('<html>boom</html>');
       // '/hang': never answer
     });
@@ -31,11 +34,20 @@ describe('InternalHttpClient', () => {
     const ctx = { requestId: '9c1e7a4e-0f6b-4d55-8a4e-7d1c2b3a4f5e', correlationId: 'b3b1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d' };
     const body = await requestContext.run(ctx, () => client().post<{ value: number }>('/ok', { a: 1 }, { idempotencyKey: 'k-1' }));
     expect(body.value).toBe(Number.MAX_SAFE_INTEGER);
-    expect(seen.at(-1)).toMatchObject({ 'x-service-key': 's'.repeat(32), 'x-request-id': ctx.requestId, 'x-correlation-id': ctx.correlationId, 'x-idempotency-key': 'k-1' });
+    expect(seen.at(-1)).toMatchObject({
+      'x-service-key': 's'.repeat(32),
+      'x-request-id': ctx.requestId,
+      'x-correlation-id': ctx.correlationId,
+      'x-idempotency-key': 'k-1',
+    });
   });
 
   it('rethrows the upstream stable code with its status', async () => {
-    await expect(client().get('/business')).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 422, message: 'available 1, required 2' });
+    await expect(client().get('/business')).rejects.toMatchObject({
+      code: 'INSUFFICIENT_BALANCE',
+      status: 422,
+      message: 'available 1, required 2',
+    });
   });
 
   it('maps an opaque failure to UPSTREAM_UNAVAILABLE, a hang to UPSTREAM_TIMEOUT, a closed port to UPSTREAM_UNAVAILABLE', async () => {

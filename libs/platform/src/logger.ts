@@ -43,7 +43,10 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   if (options.destination) return pino(base, options.destination);
   if (options.pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
+    return pino({
+      ...base,
+      transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
+    });
   }
   return pino(base);
 }

@@ -48,7 +48,11 @@ export class PlatformModule {
       providers.push({ provide: REDIS, useFactory: () => createRedis(config) }, RedisCloser);
     }
     if (options.healthChecks) {
-      providers.push({ provide: EXTRA_HEALTH_CHECKS, inject: options.healthChecks.inject as never[], useFactory: options.healthChecks.useFactory });
+      providers.push({
+        provide: EXTRA_HEALTH_CHECKS,
+        inject: options.healthChecks.inject as never[],
+        useFactory: options.healthChecks.useFactory,
+      });
     }
     if (options.database) {
       const db = config as DatabaseConfig;
@@ -72,7 +76,15 @@ export class PlatformModule {
       global: true,
       imports,
       providers,
-      exports: [CONFIG, config.constructor, MetricsService, PlatformHealthService, ServiceKeyGuard, ...(options.redis ? [REDIS] : []), ...imports],
+      exports: [
+        CONFIG,
+        config.constructor,
+        MetricsService,
+        PlatformHealthService,
+        ServiceKeyGuard,
+        ...(options.redis ? [REDIS] : []),
+        ...imports,
+      ],
     };
   }
 }
