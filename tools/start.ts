@@ -22,6 +22,7 @@ import { DEFAULT_ADMIN_URL, migrateAll } from './db';
 import {
   InfraError,
   type ManagedProcess,
+  findExecutable,
   isLoopbackHost,
   probePostgres,
   probeRedis,
@@ -138,6 +139,11 @@ async function ensureRedis(redisUrl: string): Promise<void> {
   if (probe.state === 'failing') throw new InfraError(`Redis at ${redactUrl(redisUrl)} refused us (${probe.reason}): fix REDIS_URL`);
   if (!isLoopbackHost(url.hostname)) {
     throw new InfraError(`Redis is not reachable at ${redactUrl(redisUrl)}: start it, or set REDIS_URL to a running Redis`);
+  }
+  if (!findExecutable('redis-server')) {
+    throw new InfraError(
+      `Redis is not reachable at ${redactUrl(redisUrl)} and redis-server is not installed: install Redis 7 (apt-get install redis-server) or set REDIS_URL to a running Redis`,
+    );
   }
   say(`no Redis on ${url.hostname}:${url.port || 6379}: starting a local redis-server there (no persistence)`);
   await startLocalRedis(redisUrl, prefixed('redis', 4), (p) => infra.push(p));
