@@ -1,7 +1,146 @@
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { DatabaseConfig } from '@mm/platform';
+import { DatabaseConfig, EnvBoolean } from '@mm/platform';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
+/**
+ * Auth settings. Secrets (pepper, OTP key, signing key) have no default: development and test
+ * fall back to a per-boot or clearly-marked development value with a warning, production refuses
+ * to start without them (see `assertProductionSecrets`).
+ */
 export class AuthConfig extends DatabaseConfig {
   override PORT = SERVICES['auth'].port;
   override DATABASE_URL = `postgres://${SERVICES['auth'].role}@127.0.0.1:5432/${DEFAULT_DATABASE_NAME}`;
+
+  // --- PIN hashing (scrypt, see crypto/pin-hasher.service.ts) ---
+  /** Server-side secret mixed into every PIN hash (HMAC before scrypt); a stolen table alone cannot be brute-forced. */
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'PIN_PEPPER must be at least 32 characters' })
+  PIN_PEPPER?: string;
+
+  @IsInt()
+  @Min(10)
+  @Max(20)
+  PIN_SCRYPT_LOG_N: number = 12;
+
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  PIN_SCRYPT_R: number = 8;
+
+  @IsInt()
+  @Min(1)
+  @Max(16)
+  PIN_SCRYPT_P: number = 1;
+
+  // --- lockout ---
+  @IsInt()
+  @Min(1)
+  PIN_LOCK_THRESHOLD: number = 5;
+
+  @IsInt()
+  @Min(2)
+  PIN_HARD_LOCK_THRESHOLD: number = 10;
+
+  /** First temporary lock; each further failure while past the threshold doubles it. */
+  @IsInt()
+  @Min(1)
+  PIN_LOCK_BASE_SEC: number = 900;
+
+  // --- tokens ---
+  /** PKCS#8 PEM of an Ed25519 private key (`\n` escapes accepted). */
+  @IsOptional()
+  @IsString()
+  JWT_PRIVATE_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  JWT_KEY_ID?: string;
+
+  @IsString()
+  JWT_ISSUER: string = 'mm-auth';
+
+  @IsString()
+  JWT_AUDIENCE: string = 'mm-platform';
+
+  @IsInt()
+  @Min(10)
+  @Max(900, { message: 'ACCESS_TOKEN_TTL_SEC must be at most 900 (15 minutes)' })
+  ACCESS_TOKEN_TTL_SEC: number = 900;
+
+  @IsInt()
+  @Min(60)
+  REFRESH_TOKEN_TTL_SEC: number = 30 * 24 * 3600;
+
+  // --- OTP ---
+  /** HMAC key of stored OTP codes and of verification proofs. */
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'OTP_HMAC_KEY must be at least 32 characters' })
+  OTP_HMAC_KEY?: string;
+
+  @IsInt()
+  @Min(1)
+  OTP_TTL_SEC: number = 300;
+
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  OTP_MAX_ATTEMPTS: number = 5;
+
+  @IsInt()
+  @Min(0)
+  OTP_RESEND_COOLDOWN_SEC: number = 60;
+
+  @IsInt()
+  @Min(1)
+  OTP_MAX_PER_PHONE_PER_HOUR: number = 5;
+
+  @IsInt()
+  @Min(1)
+  OTP_MAX_PER_IP_PER_HOUR: number = 30;
+
+  /** How long the proof returned by a successful OTP verification may be redeemed (PIN reset). */
+  @IsInt()
+  @Min(1)
+  OTP_PROOF_TTL_SEC: number = 600;
+
+  /** Take the client IP from the last X-Forwarded-For entry (set true only behind the gateway). */
+  @EnvBoolean()
+  @IsBoolean()
+  TRUST_FORWARDED_FOR: boolean = false;
+
+  // --- SMS ---
+  @IsIn(['dev', 'http'])
+  SMS_DRIVER: 'dev' | 'http' = 'dev';
+
+  @IsOptional()
+  @IsString()
+  SMS_PROVIDER_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  SMS_PROVIDER_TOKEN?: string;
+
+  @IsInt()
+  @Min(100)
+  SMS_PROVIDER_TIMEOUT_MS: number = 5_000;
+
+  // --- bootstrap administrator ---
+  @IsOptional()
+  @IsString()
+  BOOTSTRAP_ADMIN_PHONE?: string;
+
+  @IsOptional()
+  @IsString()
+  BOOTSTRAP_ADMIN_PIN?: string;
+}
+
+/** Production never runs on generated or development secrets. */
+export function assertProductionSecrets(config: AuthConfig): void {
+  if (config.NODE_ENV !== 'production') return;
+  const missing = (['PIN_PEPPER', 'OTP_HMAC_KEY', 'JWT_PRIVATE_KEY'] as const).filter((k) => !config[k]);
+  if (config.SMS_DRIVER !== 'http') missing.push('SMS_DRIVER=http' as never);
+  if (config.SMS_DRIVER === 'http' && !config.SMS_PROVIDER_URL) missing.push('SMS_PROVIDER_URL' as never);
+  if (missing.length > 0) throw new Error(`Invalid configuration: production requires ${missing.join(', ')}`);
 }

@@ -1,13 +1,69 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { PlatformModule } from '@mm/platform';
-import type { AuthConfig } from './auth.config';
+import { type AuthConfig, assertProductionSecrets } from './auth.config';
+import { BootstrapAdminService } from './bootstrap/bootstrap-admin.service';
+import { AuthSecrets } from './crypto/auth-secrets';
+import { PinHasher } from './crypto/pin-hasher.service';
+import { IdentityProvider } from './identity/identity-provider';
+import { LocalIdentityProvider } from './identity/local-identity-provider';
+import { InternalController } from './internal/internal.controller';
+import { IntrospectionService } from './internal/introspection.service';
+import { JwksController } from './jwks/jwks.controller';
+import { DeprecatedController } from './legacy/deprecated.controller';
+import { AuthController } from './login/auth.controller';
+import { LoginService } from './login/login.service';
+import { DevSmsController } from './notifications/dev-sms.controller';
+import { DevSmsSender } from './notifications/dev-sms-sender';
+import { HttpSmsSender } from './notifications/http-sms-sender';
+import { SmsSender } from './notifications/sms-sender';
+import { OtpController } from './otp/otp.controller';
+import { OtpThrottle } from './otp/otp-throttle.service';
+import { OtpService } from './otp/otp.service';
+import { OpenApiController } from './openapi/openapi.controller';
+import { PinController } from './pin/pin.controller';
+import { PinResetService } from './pin/pin-reset.service';
+import { PinService } from './pin/pin.service';
+import { AccessTokenGuard } from './sessions/access-token.guard';
+import { AccessTokenService } from './sessions/access-token.service';
+import { SessionService } from './sessions/session.service';
+import { TokenIssuer } from './sessions/token-issuer.service';
+import { AccountsService } from './users/accounts.service';
+import { LocalUserStore } from './users/local-user.store';
+import { PinLockout } from './users/pin-lockout.service';
 
 @Module({})
 export class AuthModule {
   static forRoot(config: AuthConfig): DynamicModule {
+    assertProductionSecrets(config);
+    const devSms = config.SMS_DRIVER === 'dev';
+    const providers: Provider[] = [
+      { provide: AuthSecrets, useFactory: () => AuthSecrets.fromConfig(config) },
+      PinHasher,
+      { provide: IdentityProvider, useClass: LocalIdentityProvider },
+      LocalUserStore,
+      PinLockout,
+      AccountsService,
+      AccessTokenService,
+      SessionService,
+      TokenIssuer,
+      AccessTokenGuard,
+      LoginService,
+      OtpThrottle,
+      OtpService,
+      PinService,
+      PinResetService,
+      IntrospectionService,
+      BootstrapAdminService,
+      ...(devSms ? [DevSmsSender, { provide: SmsSender, useExisting: DevSmsSender }] : [{ provide: SmsSender, useClass: HttpSmsSender }]),
+    ];
+    const controllers: Type[] = [AuthController, OtpController, PinController, InternalController, DeprecatedController, JwksController, OpenApiController];
+    // The dev outbox route never exists in production (assertProductionSecrets also refuses the dev driver there).
+    if (devSms && config.NODE_ENV !== 'production') controllers.push(DevSmsController);
     return {
       module: AuthModule,
       imports: [PlatformModule.forRoot({ service: 'auth', config, database: { schema: 'auth' }, redis: true })],
+      controllers,
+      providers,
     };
   }
 }

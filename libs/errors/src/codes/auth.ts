@@ -16,4 +16,6 @@ export const AUTH_ERRORS = {
   PIN_POLICY_VIOLATION: { status: 400, message: 'PIN does not meet the PIN rules' },
   USER_ALREADY_EXISTS: { status: 409, message: 'A user with this phone already exists' },
   USER_NOT_FOUND: { status: 404, message: 'User not found' },
+  INVALID_PIN: { status: 403, message: 'Incorrect PIN' },
+  RESET_TOKEN_INVALID: { status: 400, message: 'PIN reset token invalid, expired or already used' },
 } as const satisfies Record<string, { status: number; message: string }>;

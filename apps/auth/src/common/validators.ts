@@ -1,0 +1,27 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsString, Matches } from 'class-validator';
+import { E164 } from './phone';
+
+/** An E.164 phone field; its per-field code is INVALID_PHONE_FORMAT. */
+export function IsPhone(): PropertyDecorator {
+  return applyDecorators(
+    IsString({ context: { code: 'INVALID_PHONE_FORMAT' } }),
+    Matches(E164, { message: 'phone must be in E.164 format (+237690000001)', context: { code: 'INVALID_PHONE_FORMAT' } }),
+  );
+}
+
+/** A PIN field: 4 to 6 digits (the rest of the PIN rule is checked when a PIN is set). */
+export function IsPin(): PropertyDecorator {
+  return applyDecorators(
+    IsString({ context: { code: 'INVALID_PIN_FORMAT' } }),
+    Matches(/^\d{4,6}$/, { message: 'PIN must be 4 to 6 digits', context: { code: 'INVALID_PIN_FORMAT' } }),
+  );
+}
+
+/** An OTP code field: exactly 6 digits. */
+export function IsOtpCode(): PropertyDecorator {
+  return applyDecorators(
+    IsString({ context: { code: 'INVALID_OTP_FORMAT' } }),
+    Matches(/^\d{6}$/, { message: 'otp must be 6 digits', context: { code: 'INVALID_OTP_FORMAT' } }),
+  );
+}

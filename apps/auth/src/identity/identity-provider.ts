@@ -1,0 +1,22 @@
+/** A credential record of the identity provider. */
+export interface IdpUser {
+  id: string;
+  phone: string;
+}
+
+/**
+ * The identity provider: holds credentials only (phone + PIN). The local store holds roles,
+ * status and lockout. This is the seam where a Keycloak-style adapter would replace
+ * `LocalIdentityProvider` (spec 3 "create only the identity-provider user").
+ */
+export abstract class IdentityProvider {
+  /** Creates the credential; returns the existing record when the same phone + PIN is already there (idempotent). */
+  abstract createUser(phone: string, pin: string): Promise<{ user: IdpUser; created: boolean }>;
+  abstract findById(id: string): Promise<IdpUser | undefined>;
+  abstract findByPhone(phone: string): Promise<IdpUser | undefined>;
+  /** Constant-work check: an unknown id costs the same as a wrong PIN. */
+  abstract verifyPin(id: string | undefined, pin: string): Promise<boolean>;
+  abstract setPin(id: string, pin: string): Promise<void>;
+  /** True when it existed. */
+  abstract deleteUser(id: string): Promise<boolean>;
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '@mm/errors';
+import { PinHasher } from '../crypto/pin-hasher.service';
+import { sql } from '../common/sql';
+import { IdentityProvider, type IdpUser } from './identity-provider';
+
+interface IdpRow {
+  id: string;
+  phone: string;
+  pin_hash: string;
+}
+
+/** The identity provider kept in this service's own schema (`auth.idp_users`). */
+@Injectable()
+export class LocalIdentityProvider extends IdentityProvider {
+  constructor(
+    private readonly db: DataSource,
+    private readonly hasher: PinHasher,
+  ) {
+    super();
+  }
+
+  async createUser(phone: string, pin: string): Promise<{ user: IdpUser; created: boolean }> {
+    const hash = await this.hasher.hash(pin);
+    const rows = await sql<IdpRow>(this.db, 
+      `INSERT INTO auth.idp_users (id, phone, pin_hash) VALUES ($1, $2, $3)
+       ON CONFLICT (phone) DO NOTHING RETURNING id, phone, pin_hash`,
+      [randomUUID(), phone, hash],
+    );
+    if (rows.length > 0) return { user: { id: rows[0].id, phone }, created: true };
+    // Already there: a replay of the same creation is the same result; another PIN is a conflict.
+    const existing = await this.row('phone', phone);
+    if (existing && (await this.hasher.verify(pin, existing.pin_hash))) return { user: { id: existing.id, phone }, created: false };
+    throw new AppException('USER_ALREADY_EXISTS');
+  }
+
+  async findById(id: string): Promise<IdpUser | undefined> {
+    const row = await this.row('id', id);
+    return row && { id: row.id, phone: row.phone };
+  }
+
+  async findByPhone(phone: string): Promise<IdpUser | undefined> {
+    const row = await this.row('phone', phone);
+    return row && { id: row.id, phone: row.phone };
+  }
+
+  async verifyPin(id: string | undefined, pin: string): Promise<boolean> {
+    const row = id ? await this.row('id', id) : undefined;
+    if (!row) return this.hasher.verifyDummy(pin);
+    const ok = await this.hasher.verify(pin, row.pin_hash);
+    if (ok && this.hasher.needsRehash(row.pin_hash)) {
+      // Parameters were raised since this hash was made: upgrade it now that we know the PIN.
+      await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2 WHERE id = $1 AND pin_hash = $3`, [id, await this.hasher.hash(pin), row.pin_hash]);
+    }
+    return ok;
+  }
+
+  async setPin(id: string, pin: string): Promise<void> {
+    const hash = await this.hasher.hash(pin);
+    const rows = await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2, pin_changed_at = now() WHERE id = $1 RETURNING id`, [id, hash]);
+    if (rows.length === 0) throw new AppException('USER_NOT_FOUND');
+  }
+
+  async deleteUser(id: string): Promise<boolean> {
+    const rows = await sql(this.db, `DELETE FROM auth.idp_users WHERE id = $1 RETURNING id`, [id]);
+    return rows.length > 0;
+  }
+
+  private async row(column: 'id' | 'phone', value: string): Promise<IdpRow | undefined> {
+    const rows = await sql<IdpRow>(this.db, `SELECT id, phone, pin_hash FROM auth.idp_users WHERE ${column} = $1`, [value]);
+    return rows[0];
+  }
+}

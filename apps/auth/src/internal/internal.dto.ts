@@ -1,0 +1,48 @@
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ROLES, type Role } from '../common/roles';
+import { IsOtpCode, IsPhone, IsPin } from '../common/validators';
+
+export class CreateIdpUserDto {
+  @IsPhone()
+  phone: string;
+
+  @IsPin()
+  pin: string;
+}
+
+export class CreateLocalUserDto {
+  @IsUUID()
+  idpUserId: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(ROLES.length)
+  @IsIn(ROLES, { each: true, context: { code: 'INVALID_ROLE' } })
+  roles: Role[];
+
+  /** the customer/profile record in the orchestrator, when already known */
+  @IsOptional()
+  @IsUUID()
+  profileId?: string;
+}
+
+export class IdParam {
+  @IsUUID()
+  id: string;
+}
+
+export class VerifyResetPinOtpDto {
+  @IsPhone()
+  phone: string;
+
+  @IsOtpCode()
+  otp: string;
+}
+
+export class IntrospectDto {
+  @IsString()
+  @MaxLength(4096)
+  token: string;
+}
+
+export { ResetPinDto as InternalResetPinDto } from '../pin/pin.dto';

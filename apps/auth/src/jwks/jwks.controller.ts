@@ -1,0 +1,15 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import type { JSONWebKeySet } from 'jose';
+import { AccessTokenService } from '../sessions/access-token.service';
+
+/** Public keys for verifying access tokens offline (other services cache this document). */
+@Controller('auth/.well-known')
+export class JwksController {
+  constructor(private readonly tokens: AccessTokenService) {}
+
+  @Get('jwks.json')
+  @Header('cache-control', 'public, max-age=300')
+  jwks(): Promise<JSONWebKeySet> {
+    return this.tokens.jwks();
+  }
+}

@@ -1,0 +1,29 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Observable } from 'rxjs';
+
+/** When these routes were marked deprecated (RFC 9745 `Deprecation: @<epoch seconds>`). */
+const DEPRECATED_SINCE = Math.floor(Date.UTC(2026, 10, 1) / 1000);
+
+/** The orchestrator route replacing each deprecated one (spec 3 "Orchestrator endpoints (target)"). */
+const SUCCESSORS: Record<string, string> = {
+  '/auth/register': '/orchestrator/auth/register',
+  '/auth/register/merchant': '/orchestrator/auth/register/merchant',
+  '/auth/register/agent': '/orchestrator/auth/register/agent',
+  '/auth/register/admin': '/orchestrator/auth/register/admin',
+  '/auth/reset-pin/confirm': '/orchestrator/auth/reset-pin',
+};
+
+/** Marks every answer of a deprecated route, errors included (headers are set before the handler runs). */
+@Injectable()
+export class DeprecatedInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const path = http.getRequest<FastifyRequest>().url.split('?')[0];
+    const reply = http.getResponse<FastifyReply>();
+    reply.header('deprecation', `@${DEPRECATED_SINCE}`);
+    const successor = SUCCESSORS[path];
+    if (successor) reply.header('link', `<${successor}>; rel="successor-version"`);
+    return next.handle();
+  }
+}

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { IdentityProvider } from '../identity/identity-provider';
+import type { TokenPair } from '../sessions/token-pair';
+import { TokenIssuer } from '../sessions/token-issuer.service';
+import type { LocalUser } from '../users/local-user';
+import { LocalUserStore } from '../users/local-user.store';
+import { PinLockout } from '../users/pin-lockout.service';
+
+/**
+ * Phone + PIN login. An unknown phone costs one scrypt against a dummy hash, like a wrong PIN, and
+ * gets the same INVALID_CREDENTIALS; a locked account is refused before its PIN is looked at.
+ */
+@Injectable()
+export class LoginService {
+  constructor(
+    private readonly users: LocalUserStore,
+    private readonly idp: IdentityProvider,
+    private readonly lockout: PinLockout,
+    private readonly issuer: TokenIssuer,
+  ) {}
+
+  async login(phone: string, pin: string): Promise<TokenPair> {
+    const user = await this.users.findByPhone(phone);
+    const verified = await this.checkPin(user, pin);
+    if (!verified) throw new AppException('INVALID_CREDENTIALS');
+    if (verified.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
+    return this.issuer.openSession(verified.id, verified.roles);
+  }
+
+  /**
+   * The PIN check shared by login and check-pin: lock first, then scrypt, then count the outcome.
+   * Returns the user on success, undefined on a wrong PIN or unknown user (or throws the lock).
+   */
+  async checkPin(user: LocalUser | undefined, pin: string): Promise<LocalUser | undefined> {
+    if (!user) {
+      await this.idp.verifyPin(undefined, pin);
+      return undefined;
+    }
+    this.lockout.assertNotLocked(user);
+    if (!(await this.idp.verifyPin(user.idpUserId, pin))) {
+      await this.lockout.recordFailure(user);
+      return undefined;
+    }
+    await this.lockout.recordSuccess(user);
+    return user;
+  }
+}

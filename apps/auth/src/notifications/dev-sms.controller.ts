@@ -1,0 +1,21 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { IsOptional } from 'class-validator';
+import { IsPhone } from '../common/validators';
+import { type DevSms, DevSmsSender } from './dev-sms-sender';
+
+class DevSmsQuery {
+  @IsOptional()
+  @IsPhone()
+  phone?: string;
+}
+
+/** Development and tests only: the module does not register this controller when NODE_ENV=production. */
+@Controller('auth/dev')
+export class DevSmsController {
+  constructor(private readonly outbox: DevSmsSender) {}
+
+  @Get('sms')
+  list(@Query() query: DevSmsQuery): { messages: DevSms[] } {
+    return { messages: this.outbox.list(query.phone) };
+  }
+}

@@ -1,0 +1,43 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { AppException } from '@mm/errors';
+import { REDIS } from '@mm/platform';
+import { AuthConfig } from '../auth.config';
+import { AuthSecrets } from '../crypto/auth-secrets';
+
+/**
+ * Resend throttles of OTP sending, in Redis: one code per phone per OTP_RESEND_COOLDOWN_SEC, and
+ * hourly caps per phone and per client IP (fixed one-hour windows from the first send).
+ * Phones appear in keys only as a keyed digest.
+ */
+@Injectable()
+export class OtpThrottle {
+  constructor(
+    @Inject(AuthConfig) private readonly config: AuthConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly secrets: AuthSecrets,
+  ) {}
+
+  async acquire(phone: string, ip: string): Promise<void> {
+    const phoneKey = createHmac('sha256', this.secrets.otpKey).update(`throttle:${phone}`).digest('base64url').slice(0, 22);
+    if (this.config.OTP_RESEND_COOLDOWN_SEC > 0) {
+      const cooldown = `auth:otp:cooldown:${phoneKey}`;
+      const set = await this.redis.set(cooldown, '1', 'EX', this.config.OTP_RESEND_COOLDOWN_SEC, 'NX');
+      if (set === null) throw this.throttled(await this.redis.ttl(cooldown), 'A code was sent to this phone moments ago');
+    }
+    for (const [key, cap, what] of [
+      [`auth:otp:hour:phone:${phoneKey}`, this.config.OTP_MAX_PER_PHONE_PER_HOUR, 'this phone'],
+      [`auth:otp:hour:ip:${ip}`, this.config.OTP_MAX_PER_IP_PER_HOUR, 'this address'],
+    ] as const) {
+      const result = await this.redis.multi().incr(key).expire(key, 3600, 'NX').ttl(key).exec();
+      const count = Number(result?.[0]?.[1] ?? 0);
+      if (count > cap) throw this.throttled(Number(result?.[2]?.[1] ?? 3600), `Hourly code limit reached for ${what}`);
+    }
+  }
+
+  private throttled(ttlSec: number, why: string): AppException {
+    const retryAfter = Math.max(1, ttlSec);
+    return new AppException('OTP_THROTTLED', `${why}; retry in ${retryAfter} seconds`, { headers: { 'retry-after': String(retryAfter) } });
+  }
+}

@@ -1,0 +1,34 @@
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { AuthConfig } from '../auth.config';
+import { clientIp } from '../common/client-ip';
+import { LocalUserStore } from '../users/local-user.store';
+import { SendOtpDto, VerifyOtpDto } from './otp.dto';
+import { type OtpProof, OtpService } from './otp.service';
+
+/**
+ * Spec 3 OTP endpoints. Codes go only to phones with an account; the answer is the same either
+ * way. `verify-otp` returns a proof (`proof`) that a later step (PIN reset, intent confirmation) redeems.
+ */
+@Controller('auth')
+export class OtpController {
+  constructor(
+    @Inject(AuthConfig) private readonly config: AuthConfig,
+    private readonly otp: OtpService,
+    private readonly users: LocalUserStore,
+  ) {}
+
+  @Post('send-otp')
+  @HttpCode(202)
+  async send(@Body() body: SendOtpDto, @Req() request: FastifyRequest): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
+    const user = await this.users.findByPhone(body.phone);
+    const result = await this.otp.send(body.phone, body.purpose, clientIp(request, this.config.TRUST_FORWARDED_FOR), user?.status === 'ACTIVE');
+    return { sent: true, ...result };
+  }
+
+  @Post('verify-otp')
+  @HttpCode(200)
+  verify(@Body() body: VerifyOtpDto): Promise<OtpProof> {
+    return this.otp.verify(body.phone, body.purpose, body.otp);
+  }
+}

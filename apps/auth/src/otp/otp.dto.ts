@@ -1,0 +1,24 @@
+import { IsIn } from 'class-validator';
+import { IsOtpCode, IsPhone } from '../common/validators';
+import { OTP_PURPOSES, type OtpPurpose } from './otp-purpose';
+
+export class SendOtpDto {
+  @IsPhone()
+  phone: string;
+
+  @IsIn(OTP_PURPOSES, { context: { code: 'INVALID_OTP_PURPOSE' } })
+  purpose: OtpPurpose;
+}
+
+export class VerifyOtpDto extends SendOtpDto {
+  @IsOtpCode()
+  otp: string;
+}
+
+export class PhoneOtpDto {
+  @IsPhone()
+  phone: string;
+
+  @IsOtpCode()
+  otp: string;
+}

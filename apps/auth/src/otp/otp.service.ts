@@ -1,0 +1,180 @@
+import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppException, type ErrorCode } from '@mm/errors';
+import { AuthConfig } from '../auth.config';
+import { maskPhone } from '../common/phone';
+import { sql } from '../common/sql';
+import { AuthSecrets } from '../crypto/auth-secrets';
+import { SmsSender } from '../notifications/sms-sender';
+import type { OtpPurpose } from './otp-purpose';
+import { OtpThrottle } from './otp-throttle.service';
+
+interface OtpRow {
+  id: string;
+  code_hmac: Buffer;
+  attempts: number;
+  max_attempts: number;
+  expires_at: Date;
+  consumed_at: Date | null;
+}
+
+/** What a successful verification yields: a proof the caller redeems later (e.g. the PIN reset). */
+export interface OtpProof {
+  verified: true;
+  purpose: OtpPurpose;
+  proof: string;
+  proofExpiresAt: string;
+}
+
+const PROOF_PREFIX = 'otp1';
+
+/**
+ * One-time codes. 6 digits from the CSPRNG; only HMAC(key, purpose:phone:code) is stored; valid
+ * OTP_TTL_SEC; bound to phone and purpose; OTP_MAX_ATTEMPTS wrong tries discard it; a new code
+ * replaces the previous one. Verification locks the live row, so under any concurrency a code is
+ * consumed exactly once.
+ */
+@Injectable()
+export class OtpService {
+  private readonly logger = new Logger(OtpService.name);
+
+  constructor(
+    @Inject(AuthConfig) private readonly config: AuthConfig,
+    private readonly db: DataSource,
+    private readonly secrets: AuthSecrets,
+    private readonly throttle: OtpThrottle,
+    private readonly sms: SmsSender,
+  ) {}
+
+  /**
+   * Throttles, then stores and sends a code. `deliver: false` (no such account) does the same
+   * throttling and answers the same, without storing or sending anything: no account enumeration.
+   */
+  async send(phone: string, purpose: OtpPurpose, clientIp: string, deliver: boolean): Promise<{ expiresInSec: number; resendAfterSec: number }> {
+    await this.throttle.acquire(phone, clientIp);
+    const answer = { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
+    if (!deliver) return answer;
+    const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
+    await this.db.transaction(async (m) => {
+      await sql(m, `UPDATE auth.otp_codes SET discarded_at = now() WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL`, [phone, purpose]);
+      await sql(
+        m,
+        `INSERT INTO auth.otp_codes (id, phone, purpose, code_hmac, max_attempts, expires_at) VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
+        [randomUUID(), phone, purpose, this.codeHmac(phone, purpose, code), this.config.OTP_MAX_ATTEMPTS, this.config.OTP_TTL_SEC],
+      );
+    });
+    const minutes = Math.max(1, Math.round(this.config.OTP_TTL_SEC / 60));
+    await this.sms.send(phone, `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`);
+    this.logger.log({ phone: maskPhone(phone), purpose }, 'OTP sent');
+    return answer;
+  }
+
+  /** Strict single use: a second verification of the same code fails. */
+  async verify(phone: string, purpose: OtpPurpose, code: string): Promise<OtpProof> {
+    const outcome = await this.db.transaction(async (m): Promise<{ error: ErrorCode } | { id: string; consumedAt: Date }> => {
+      const rows = await sql<OtpRow>(
+        m,
+        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at FROM auth.otp_codes
+          WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL FOR UPDATE`,
+        [phone, purpose],
+      );
+      const row = rows[0];
+      if (!row) return { error: await this.whyNoLiveCode(m, phone, purpose) };
+      if (row.expires_at.getTime() <= Date.now()) {
+        await sql(m, `UPDATE auth.otp_codes SET discarded_at = now() WHERE id = $1`, [row.id]);
+        return { error: 'OTP_EXPIRED' as const };
+      }
+      const expected = this.codeHmac(phone, purpose, code);
+      if (!timingSafeEqual(expected, row.code_hmac)) {
+        const exhausted = row.attempts + 1 >= row.max_attempts;
+        await sql(m, `UPDATE auth.otp_codes SET attempts = attempts + 1, discarded_at = CASE WHEN $2 THEN now() ELSE NULL END WHERE id = $1`, [row.id, exhausted]);
+        return { error: exhausted ? ('OTP_ATTEMPTS_EXHAUSTED' as const) : ('OTP_INVALID' as const) };
+      }
+      const consumed = await sql<{ consumed_at: Date }>(m, `UPDATE auth.otp_codes SET consumed_at = now() WHERE id = $1 RETURNING consumed_at`, [row.id]);
+      return { id: row.id, consumedAt: consumed[0].consumed_at };
+    });
+    if ('error' in outcome) throw new AppException(outcome.error);
+    return this.proofFor(outcome.id, purpose, outcome.consumedAt);
+  }
+
+  /**
+   * For the orchestrator's retries: the same (phone, purpose, code) again, after it was consumed
+   * and while its proof is still valid, answers the same proof instead of failing.
+   */
+  async verifyIdempotent(phone: string, purpose: OtpPurpose, code: string): Promise<OtpProof> {
+    try {
+      return await this.verify(phone, purpose, code);
+    } catch (error) {
+      if (!(error instanceof AppException) || error.code !== 'OTP_EXPIRED') throw error;
+      const rows = await sql<{ id: string; consumed_at: Date }>(
+        this.db,
+        `SELECT id, consumed_at FROM auth.otp_codes
+          WHERE phone = $1 AND purpose = $2 AND code_hmac = $3 AND consumed_at > now() - make_interval(secs => $4)
+          ORDER BY consumed_at DESC LIMIT 1`,
+        [phone, purpose, this.codeHmac(phone, purpose, code), this.config.OTP_PROOF_TTL_SEC],
+      );
+      if (!rows[0]) throw error;
+      return this.proofFor(rows[0].id, purpose, rows[0].consumed_at);
+    }
+  }
+
+  /**
+   * Locks the OTP row behind a proof inside the caller's transaction. Returns whether the proof
+   * was already redeemed (the caller decides whether that is a replay), or throws RESET_TOKEN_INVALID.
+   */
+  async lockProof(m: EntityManager, proof: string, phone: string, purpose: OtpPurpose): Promise<{ otpId: string; alreadyUsed: boolean }> {
+    const otpId = this.otpIdOf(proof);
+    const rows = await sql<{ proof_used_at: Date | null }>(
+      m,
+      `SELECT proof_used_at FROM auth.otp_codes
+        WHERE id = $1 AND phone = $2 AND purpose = $3 AND consumed_at > now() - make_interval(secs => $4) FOR UPDATE`,
+      [otpId, phone, purpose, this.config.OTP_PROOF_TTL_SEC],
+    );
+    if (!rows[0]) throw new AppException('RESET_TOKEN_INVALID');
+    return { otpId, alreadyUsed: rows[0].proof_used_at !== null };
+  }
+
+  async markProofUsed(m: EntityManager, otpId: string): Promise<void> {
+    await sql(m, `UPDATE auth.otp_codes SET proof_used_at = now() WHERE id = $1 AND proof_used_at IS NULL`, [otpId]);
+  }
+
+  private otpIdOf(proof: string): string {
+    const [prefix, id, mac] = proof.split('.');
+    if (prefix !== PROOF_PREFIX || !id || !mac || !/^[0-9a-f-]{36}$/.test(id)) throw new AppException('RESET_TOKEN_INVALID');
+    const expected = this.proofMac(id);
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AppException('RESET_TOKEN_INVALID');
+    return id;
+  }
+
+  private proofFor(otpId: string, purpose: OtpPurpose, consumedAt: Date): OtpProof {
+    // Deterministic (a MAC of the code's id), so an idempotent replay returns the very same proof.
+    return {
+      verified: true,
+      purpose,
+      proof: `${PROOF_PREFIX}.${otpId}.${this.proofMac(otpId).toString('base64url')}`,
+      proofExpiresAt: new Date(consumedAt.getTime() + this.config.OTP_PROOF_TTL_SEC * 1000).toISOString(),
+    };
+  }
+
+  private proofMac(otpId: string): Buffer {
+    return createHmac('sha256', this.secrets.otpKey).update(`proof:${otpId}`).digest();
+  }
+
+  private codeHmac(phone: string, purpose: OtpPurpose, code: string): Buffer {
+    return createHmac('sha256', this.secrets.otpKey).update(`${purpose}:${phone}:${code}`).digest();
+  }
+
+  /** No live code: tell "used up by wrong tries" apart from "expired, used or never sent". */
+  private async whyNoLiveCode(m: EntityManager, phone: string, purpose: OtpPurpose): Promise<'OTP_ATTEMPTS_EXHAUSTED' | 'OTP_EXPIRED'> {
+    const rows = await sql<{ attempts: number; max_attempts: number; consumed_at: Date | null; expires_at: Date }>(
+      m,
+      `SELECT attempts, max_attempts, consumed_at, expires_at FROM auth.otp_codes WHERE phone = $1 AND purpose = $2 ORDER BY created_at DESC LIMIT 1`,
+      [phone, purpose],
+    );
+    const last = rows[0];
+    const exhausted = last && !last.consumed_at && last.attempts >= last.max_attempts && last.expires_at.getTime() > Date.now();
+    return exhausted ? 'OTP_ATTEMPTS_EXHAUSTED' : 'OTP_EXPIRED';
+  }
+}

@@ -1,0 +1,53 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '@mm/errors';
+import { maskPhone } from '../common/phone';
+import { assertPinRule } from '../crypto/pin-policy';
+import { IdentityProvider } from '../identity/identity-provider';
+import { OtpService } from '../otp/otp.service';
+import { SessionService } from '../sessions/session.service';
+import { LocalUserStore } from '../users/local-user.store';
+
+export interface PinResetResult {
+  reset: true;
+  userId: string;
+}
+
+/**
+ * PIN reset once a PIN_RESET code was verified: new PIN in the identity provider, every lock lifted
+ * and every session ended in the local store. The proof row stays locked for the whole operation,
+ * so two resets with one proof cannot both run; a replay with the same proof and the same new PIN
+ * (orchestrator retry) answers the same result without doing anything again.
+ */
+@Injectable()
+export class PinResetService {
+  private readonly logger = new Logger(PinResetService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly users: LocalUserStore,
+    private readonly idp: IdentityProvider,
+    private readonly otp: OtpService,
+    private readonly sessions: SessionService,
+  ) {}
+
+  async reset(phone: string, resetToken: string, newPin: string): Promise<PinResetResult> {
+    const user = await this.users.findByPhone(phone);
+    if (!user) throw new AppException('RESET_TOKEN_INVALID');
+    assertPinRule(newPin, phone);
+    const revoked = await this.db.transaction(async (m) => {
+      const { otpId, alreadyUsed } = await this.otp.lockProof(m, resetToken, phone, 'PIN_RESET');
+      if (alreadyUsed) {
+        // A replay is only the same request if it carries the same new PIN.
+        if (await this.idp.verifyPin(user.idpUserId, newPin)) return undefined;
+        throw new AppException('RESET_TOKEN_INVALID');
+      }
+      await this.idp.setPin(user.idpUserId, newPin);
+      await this.users.unlock(user.id, m);
+      await this.otp.markProofUsed(m, otpId);
+      return this.sessions.revokeAllForUser(user.id, 'PIN_RESET', undefined, m);
+    });
+    if (revoked) this.logger.log({ userId: user.id, phone: maskPhone(phone), revokedSessions: revoked.length }, 'PIN reset');
+    return { reset: true, userId: user.id };
+  }
+}

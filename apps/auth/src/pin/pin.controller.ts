@@ -1,0 +1,52 @@
+import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { AuthConfig } from '../auth.config';
+import { clientIp } from '../common/client-ip';
+import { type OtpProof, OtpService } from '../otp/otp.service';
+import { AccessTokenGuard, type AuthContext, CurrentAuth } from '../sessions/access-token.guard';
+import { LocalUserStore } from '../users/local-user.store';
+import { ChangePinDto, CheckPinDto, ResetPinRequestDto, ResetPinVerifyDto } from './pin.dto';
+import { PinService } from './pin.service';
+
+/** Spec 3 PIN endpoints. The reset itself is the orchestrator's (`/orchestrator/auth/reset-pin`). */
+@Controller('auth')
+export class PinController {
+  constructor(
+    @Inject(AuthConfig) private readonly config: AuthConfig,
+    private readonly pins: PinService,
+    private readonly otp: OtpService,
+    private readonly users: LocalUserStore,
+  ) {}
+
+  @Post('check-pin')
+  @HttpCode(200)
+  @UseGuards(AccessTokenGuard)
+  async check(@CurrentAuth() auth: AuthContext, @Body() body: CheckPinDto): Promise<{ valid: true }> {
+    await this.pins.check(auth.userId, body.pin);
+    return { valid: true };
+  }
+
+  @Post('change-pin')
+  @HttpCode(200)
+  @UseGuards(AccessTokenGuard)
+  change(@CurrentAuth() auth: AuthContext, @Body() body: ChangePinDto): Promise<{ changed: true; revokedSessions: number }> {
+    return this.pins.change(auth.userId, auth.sessionId, body.oldPin, body.newPin);
+  }
+
+  /** Sends a PIN_RESET code (same answer whether or not the phone has an account). */
+  @Post('reset-pin/request')
+  @HttpCode(202)
+  async request(@Body() body: ResetPinRequestDto, @Req() request: FastifyRequest): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
+    const user = await this.users.findByPhone(body.phone);
+    const result = await this.otp.send(body.phone, 'PIN_RESET', clientIp(request, this.config.TRUST_FORWARDED_FOR), user !== undefined);
+    return { sent: true, ...result };
+  }
+
+  /** Verifies the code without resetting; the returned `resetToken` is what the reset step redeems. */
+  @Post('reset-pin/verify-otp')
+  @HttpCode(200)
+  async verify(@Body() body: ResetPinVerifyDto): Promise<OtpProof & { resetToken: string }> {
+    const proof = await this.otp.verify(body.phone, 'PIN_RESET', body.otp);
+    return { ...proof, resetToken: proof.proof };
+  }
+}

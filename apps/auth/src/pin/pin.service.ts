@@ -1,0 +1,45 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { assertPinRule } from '../crypto/pin-policy';
+import { IdentityProvider } from '../identity/identity-provider';
+import { LoginService } from '../login/login.service';
+import { SessionService } from '../sessions/session.service';
+import type { LocalUser } from '../users/local-user';
+import { LocalUserStore } from '../users/local-user.store';
+
+/** PIN check and change for a signed-in user. */
+@Injectable()
+export class PinService {
+  private readonly logger = new Logger(PinService.name);
+
+  constructor(
+    private readonly users: LocalUserStore,
+    private readonly login: LoginService,
+    private readonly idp: IdentityProvider,
+    private readonly sessions: SessionService,
+  ) {}
+
+  /** Counts toward the lockout like a login. */
+  async check(userId: string, pin: string): Promise<void> {
+    await this.verifiedUser(userId, pin);
+  }
+
+  /** Needs the old PIN; ends every other session of the user (the current one stays). */
+  async change(userId: string, sessionId: string, oldPin: string, newPin: string): Promise<{ changed: true; revokedSessions: number }> {
+    const user = await this.verifiedUser(userId, oldPin);
+    assertPinRule(newPin, user.phone);
+    if (newPin === oldPin) throw new AppException('PIN_POLICY_VIOLATION', 'The new PIN must differ from the current PIN');
+    await this.idp.setPin(user.idpUserId, newPin);
+    const revoked = await this.sessions.revokeAllForUser(user.id, 'PIN_CHANGED', sessionId);
+    this.logger.log({ userId: user.id, revokedSessions: revoked.length }, 'PIN changed');
+    return { changed: true, revokedSessions: revoked.length };
+  }
+
+  private async verifiedUser(userId: string, pin: string): Promise<LocalUser> {
+    const user = await this.users.findById(userId);
+    if (!user) throw new AppException('TOKEN_REVOKED');
+    const verified = await this.login.checkPin(user, pin);
+    if (!verified) throw new AppException('INVALID_PIN');
+    return verified;
+  }
+}

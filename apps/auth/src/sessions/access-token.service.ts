@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { type JSONWebKeySet, SignJWT, errors as joseErrors, exportJWK, jwtVerify } from 'jose';
+import { AppException } from '@mm/errors';
+import { AuthConfig } from '../auth.config';
+import type { Role } from '../common/roles';
+import { AuthSecrets } from '../crypto/auth-secrets';
+
+/** The claims of an access token once its signature and lifetime are checked. */
+export interface AccessClaims {
+  sub: string;
+  sid: string;
+  jti: string;
+  roles: Role[];
+  exp: number;
+  iat: number;
+}
+
+const ALG = 'EdDSA';
+const TYP = 'at+jwt';
+
+/**
+ * Access tokens: EdDSA (Ed25519) JWTs, at most 15 minutes, with `jti`, `sub` (local user id),
+ * `sid` (session), `roles`. Other services verify them offline with the JWKS; revocation
+ * (logout, PIN change/reset) is checked against the session (see SessionService / introspection).
+ */
+@Injectable()
+export class AccessTokenService {
+  private jwksCache?: Promise<JSONWebKeySet>;
+
+  constructor(
+    @Inject(AuthConfig) private readonly config: AuthConfig,
+    private readonly secrets: AuthSecrets,
+  ) {}
+
+  async issue(userId: string, sessionId: string, roles: Role[]): Promise<{ token: string; expiresAt: Date; jti: string }> {
+    const jti = randomUUID();
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + this.config.ACCESS_TOKEN_TTL_SEC;
+    const token = await new SignJWT({ sid: sessionId, roles })
+      .setProtectedHeader({ alg: ALG, kid: this.secrets.signing.kid, typ: TYP })
+      .setIssuer(this.config.JWT_ISSUER)
+      .setAudience(this.config.JWT_AUDIENCE)
+      .setSubject(userId)
+      .setJti(jti)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(this.secrets.signing.privateKey);
+    return { token, expiresAt: new Date(exp * 1000), jti };
+  }
+
+  /** Signature (our key, EdDSA only: `alg: none` and HS256 tricks fail here), type, issuer, audience, lifetime. */
+  async verify(token: string, options: { ignoreExpiry?: boolean } = {}): Promise<AccessClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.secrets.signing.publicKey, {
+        algorithms: [ALG],
+        typ: TYP,
+        issuer: this.config.JWT_ISSUER,
+        audience: this.config.JWT_AUDIENCE,
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+        // jose has no "skip exp": a huge tolerance is the same thing, for the one caller that needs it.
+        clockTolerance: options.ignoreExpiry ? 10 * 365 * 24 * 3600 : 5,
+      });
+      const { sub, sid, jti, roles, exp, iat } = payload as Partial<AccessClaims>;
+      if (typeof sub !== 'string' || typeof sid !== 'string' || typeof jti !== 'string' || !Array.isArray(roles) || typeof exp !== 'number' || typeof iat !== 'number') {
+        throw new AppException('TOKEN_INVALID');
+      }
+      return { sub, sid, jti, roles, exp, iat };
+    } catch (error) {
+      if (error instanceof AppException) throw error;
+      if (error instanceof joseErrors.JWTExpired) throw new AppException('TOKEN_EXPIRED');
+      throw new AppException('TOKEN_INVALID');
+    }
+  }
+
+  /** The public key set other services verify with (`GET /auth/.well-known/jwks.json`). */
+  jwks(): Promise<JSONWebKeySet> {
+    this.jwksCache ??= exportJWK(this.secrets.signing.publicKey).then((jwk) => ({
+      keys: [{ ...jwk, kid: this.secrets.signing.kid, alg: ALG, use: 'sig' }],
+    }));
+    return this.jwksCache;
+  }
+}

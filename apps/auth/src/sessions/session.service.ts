@@ -1,0 +1,163 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppException, type ErrorCode } from '@mm/errors';
+import { REDIS } from '@mm/platform';
+import { AuthConfig } from '../auth.config';
+import type { Role } from '../common/roles';
+import { sql } from '../common/sql';
+
+export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED';
+
+/** Redis marker of a revoked session, kept as long as an access token of it could live. */
+export const revokedSessionKey = (sessionId: string): string => `auth:revoked-session:${sessionId}`;
+
+export interface ActiveSession {
+  sessionId: string;
+  userId: string;
+  roles: Role[];
+  status: 'ACTIVE' | 'DISABLED';
+}
+
+function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+function newRefreshToken(): string {
+  return `rt1.${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * Sessions and their refresh-token family. A refresh token is single-use: refreshing marks it used
+ * and issues the next one; presenting a used one again means it was stolen (or replayed), so the
+ * whole session is revoked. Only SHA-256 digests of refresh tokens are stored.
+ */
+@Injectable()
+export class SessionService {
+  private readonly logger = new Logger(SessionService.name);
+
+  constructor(
+    @Inject(AuthConfig) private readonly config: AuthConfig,
+    private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  async create(userId: string): Promise<{ sessionId: string; refreshToken: string }> {
+    const sessionId = randomUUID();
+    const refreshToken = newRefreshToken();
+    await this.db.transaction(async (m) => {
+      await sql(m, `INSERT INTO auth.sessions (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
+        sessionId,
+        userId,
+        this.config.REFRESH_TOKEN_TTL_SEC,
+      ]);
+      await this.insertRefreshToken(m, sessionId, refreshToken);
+    });
+    return { sessionId, refreshToken };
+  }
+
+  /**
+   * Rotates a refresh token. `expectedUserId` (from an access token sent along, if any) must own it.
+   * Reuse of a used token revokes the session and answers REFRESH_TOKEN_REUSED.
+   */
+  async rotate(refreshToken: string, expectedUserId?: string): Promise<{ sessionId: string; userId: string; roles: Role[]; refreshToken: string }> {
+    const outcome = await this.db.transaction(async (m) => {
+      const rows = await sql<{ session_id: string; used_at: Date | null; expires_at: Date; user_id: string; revoked_at: Date | null; s_expires: Date; roles: Role[]; status: string }>(
+        m,
+        `SELECT rt.session_id, rt.used_at, rt.expires_at, s.user_id, s.revoked_at, s.expires_at AS s_expires, u.roles, u.status
+           FROM auth.refresh_tokens rt
+           JOIN auth.sessions s ON s.id = rt.session_id
+           JOIN auth.users u ON u.id = s.user_id
+          WHERE rt.token_hash = $1
+          FOR UPDATE OF rt, s`,
+        [hashToken(refreshToken)],
+      );
+      const row = rows[0];
+      if (!row || (expectedUserId !== undefined && row.user_id !== expectedUserId)) return { error: 'TOKEN_INVALID' as const };
+      if (row.revoked_at) return { error: 'TOKEN_REVOKED' as const };
+      if (row.used_at) {
+        await this.revokeWith(m, row.session_id, 'REFRESH_REUSE');
+        return { error: 'REFRESH_TOKEN_REUSED' as const, sessionId: row.session_id };
+      }
+      if (row.expires_at.getTime() <= Date.now() || row.s_expires.getTime() <= Date.now()) return { error: 'TOKEN_EXPIRED' as const };
+      if (row.status !== 'ACTIVE') return { error: 'ACCOUNT_DISABLED' as const };
+      await sql(m, `UPDATE auth.refresh_tokens SET used_at = now() WHERE token_hash = $1`, [hashToken(refreshToken)]);
+      const next = newRefreshToken();
+      await this.insertRefreshToken(m, row.session_id, next);
+      return { sessionId: row.session_id, userId: row.user_id, roles: row.roles, refreshToken: next };
+    });
+    if ('error' in outcome) {
+      if (outcome.error === 'REFRESH_TOKEN_REUSED' && outcome.sessionId) {
+        await this.markRevoked([outcome.sessionId]);
+        this.logger.warn({ sessionId: outcome.sessionId }, 'refresh token reuse detected: session revoked');
+      }
+      throw new AppException(outcome.error as ErrorCode);
+    }
+    return outcome;
+  }
+
+  /** The session behind an access token, if it is still live (checked on every authenticated call). */
+  async active(sessionId: string, userId: string): Promise<ActiveSession> {
+    const rows = await sql<{ revoked_at: Date | null; expires_at: Date; roles: Role[]; status: 'ACTIVE' | 'DISABLED' }>(
+      this.db,
+      `SELECT s.revoked_at, s.expires_at, u.roles, u.status FROM auth.sessions s JOIN auth.users u ON u.id = s.user_id WHERE s.id = $1 AND s.user_id = $2`,
+      [sessionId, userId],
+    );
+    const row = rows[0];
+    if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now()) throw new AppException('TOKEN_REVOKED');
+    if (row.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
+    return { sessionId, userId, roles: row.roles, status: row.status };
+  }
+
+  async revoke(sessionId: string, reason: RevokeReason): Promise<void> {
+    await this.revokeWith(this.db, sessionId, reason);
+    await this.markRevoked([sessionId]);
+  }
+
+  /** Every live session of a user (but `keep`), e.g. after a PIN change or reset. */
+  async revokeAllForUser(userId: string, reason: RevokeReason, keep?: string, manager: EntityManager | DataSource = this.db): Promise<string[]> {
+    const rows = await sql<{ id: string }>(
+      manager,
+      `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2
+        WHERE user_id = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR id <> $3::uuid) RETURNING id`,
+      [userId, reason, keep ?? null],
+    );
+    const ids = rows.map((r) => r.id);
+    await this.markRevoked(ids);
+    return ids;
+  }
+
+  /** The refresh token's session, for logout with a refresh token. */
+  async sessionOfRefreshToken(refreshToken: string): Promise<string | undefined> {
+    const rows = await sql<{ session_id: string }>(this.db, `SELECT session_id FROM auth.refresh_tokens WHERE token_hash = $1`, [hashToken(refreshToken)]);
+    return rows[0]?.session_id;
+  }
+
+  private async revokeWith(m: EntityManager | DataSource, sessionId: string, reason: RevokeReason): Promise<void> {
+    await sql(m, `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [sessionId, reason]);
+  }
+
+  private async insertRefreshToken(m: EntityManager, sessionId: string, token: string): Promise<void> {
+    await sql(m, `INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $1, $2, expires_at FROM auth.sessions WHERE id = $2`, [
+      hashToken(token),
+      sessionId,
+    ]);
+  }
+
+  /**
+   * Publishes revocations to Redis for services that check access tokens without calling us
+   * (`EXISTS <prefix>:auth:revoked-session:<sid>`). Best effort: the database stays the truth
+   * and `/auth/me` and `/auth/internal/introspect` read it.
+   */
+  private async markRevoked(sessionIds: string[]): Promise<void> {
+    if (sessionIds.length === 0) return;
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const id of sessionIds) pipeline.set(revokedSessionKey(id), '1', 'EX', this.config.ACCESS_TOKEN_TTL_SEC + 60);
+      await pipeline.exec();
+    } catch (error) {
+      this.logger.warn({ err: error, sessions: sessionIds.length }, 'could not publish session revocation to Redis');
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import type { Role } from '../common/roles';
+import { AccessTokenService } from './access-token.service';
+import { SessionService } from './session.service';
+import type { TokenPair } from './token-pair';
+
+/** Opens sessions and rotates them, answering with the token pair. */
+@Injectable()
+export class TokenIssuer {
+  constructor(
+    private readonly access: AccessTokenService,
+    private readonly sessions: SessionService,
+  ) {}
+
+  async openSession(userId: string, roles: Role[]): Promise<TokenPair> {
+    const { sessionId, refreshToken } = await this.sessions.create(userId);
+    return this.pair(userId, sessionId, roles, refreshToken);
+  }
+
+  /** `bearer`: an access token sent along (even expired); if present, it must belong to the same user. */
+  async refresh(refreshToken: string, bearer?: string): Promise<TokenPair> {
+    const expectedUserId = bearer ? (await this.access.verify(bearer, { ignoreExpiry: true })).sub : undefined;
+    const rotated = await this.sessions.rotate(refreshToken, expectedUserId);
+    return this.pair(rotated.userId, rotated.sessionId, rotated.roles, rotated.refreshToken);
+  }
+
+  private async pair(userId: string, sessionId: string, roles: Role[], refreshToken: string): Promise<TokenPair> {
+    const { token, expiresAt } = await this.access.issue(userId, sessionId, roles);
+    return { token, refreshToken, tokenType: 'Bearer', expiresIn: Math.round((expiresAt.getTime() - Date.now()) / 1000), expiresAt: expiresAt.toISOString() };
+  }
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppException } from '@mm/errors';
+import type { Role } from '../common/roles';
+import { sql } from '../common/sql';
+import type { LocalUser } from './local-user';
+
+interface UserRow {
+  id: string;
+  idp_user_id: string;
+  phone: string;
+  roles: Role[];
+  status: 'ACTIVE' | 'DISABLED';
+  profile_id: string | null;
+  failed_pin_attempts: number;
+  locked_until: Date | null;
+  hard_locked: boolean;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, idp_user_id, phone, roles, status, profile_id, failed_pin_attempts, locked_until, hard_locked, created_at';
+
+function toUser(row: UserRow): LocalUser {
+  return {
+    id: row.id,
+    idpUserId: row.idp_user_id,
+    phone: row.phone,
+    roles: row.roles,
+    status: row.status,
+    profileId: row.profile_id,
+    failedPinAttempts: row.failed_pin_attempts,
+    lockedUntil: row.locked_until,
+    hardLocked: row.hard_locked,
+    createdAt: row.created_at,
+  };
+}
+
+export interface NewLocalUser {
+  idpUserId: string;
+  phone: string;
+  roles: Role[];
+  profileId?: string | null;
+}
+
+/** The local user store (`auth.users`): roles, status, profile link and PIN lockout counters. */
+@Injectable()
+export class LocalUserStore {
+  constructor(private readonly db: DataSource) {}
+
+  /** Idempotent on the IdP user: the same input again returns the same user; a different one is a conflict. */
+  async create(input: NewLocalUser): Promise<{ user: LocalUser; created: boolean }> {
+    const roles = [...new Set(input.roles)].sort();
+    const rows = await sql<UserRow>(
+      this.db,
+      `INSERT INTO auth.users (id, idp_user_id, phone, roles, profile_id) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+      [randomUUID(), input.idpUserId, input.phone, roles, input.profileId ?? null],
+    );
+    if (rows.length > 0) return { user: toUser(rows[0]), created: true };
+    const existing = await this.findBy('idp_user_id', input.idpUserId);
+    const same =
+      existing &&
+      existing.phone === input.phone &&
+      existing.roles.join() === roles.join() &&
+      (input.profileId === undefined || existing.profileId === (input.profileId ?? null));
+    if (same) return { user: existing, created: false };
+    throw new AppException('USER_ALREADY_EXISTS');
+  }
+
+  findById(id: string): Promise<LocalUser | undefined> {
+    return this.findBy('id', id);
+  }
+
+  findByPhone(phone: string): Promise<LocalUser | undefined> {
+    return this.findBy('phone', phone);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const rows = await sql(this.db, `DELETE FROM auth.users WHERE id = $1 RETURNING id`, [id]);
+    return rows.length > 0;
+  }
+
+  async adminExists(manager: EntityManager | DataSource = this.db): Promise<boolean> {
+    const rows = await sql(manager, `SELECT 1 FROM auth.users WHERE 'ADMIN' = ANY (roles) LIMIT 1`);
+    return rows.length > 0;
+  }
+
+  /**
+   * One failed PIN attempt, counted atomically: the Nth failure at the lock threshold locks for
+   * `baseSec`, each further one doubles the lock (escalation), the hard threshold locks for good.
+   */
+  async recordPinFailure(id: string, policy: { lockAt: number; hardLockAt: number; baseSec: number }): Promise<LocalUser> {
+    const rows = await sql<UserRow>(
+      this.db,
+      `UPDATE auth.users SET
+         failed_pin_attempts = failed_pin_attempts + 1,
+         hard_locked = hard_locked OR failed_pin_attempts + 1 >= $3,
+         locked_until = CASE
+           WHEN failed_pin_attempts + 1 >= $2 AND failed_pin_attempts + 1 < $3
+             THEN now() + make_interval(secs => $4::double precision * power(2, failed_pin_attempts + 1 - $2))
+           ELSE locked_until END,
+         updated_at = now()
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, policy.lockAt, policy.hardLockAt, policy.baseSec],
+    );
+    if (rows.length === 0) throw new AppException('USER_NOT_FOUND');
+    return toUser(rows[0]);
+  }
+
+  /** A correct PIN clears the count (but never lifts a hard lock: only a reset does). */
+  async clearPinFailures(id: string): Promise<void> {
+    await sql(this.db, `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now() WHERE id = $1 AND NOT hard_locked AND failed_pin_attempts > 0`, [id]);
+  }
+
+  /** After a PIN reset: every lock lifted. */
+  async unlock(id: string, manager: EntityManager | DataSource = this.db): Promise<void> {
+    await sql(manager, `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  private async findBy(column: 'id' | 'phone' | 'idp_user_id', value: string): Promise<LocalUser | undefined> {
+    const rows = await sql<UserRow>(this.db, `SELECT ${COLUMNS} FROM auth.users WHERE ${column} = $1`, [value]);
+    return rows[0] && toUser(rows[0]);
+  }
+}
