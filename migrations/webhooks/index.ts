@@ -1,4 +1,5 @@
 import type { MigrationClass } from '../types';
+import { WebhooksInit1763900000000 } from './1763900000000-webhooks-init';
 
 /** Migrations of the `webhooks` schema, in order. Append new ones; never edit a shipped one. */
-export const webhooksMigrations: MigrationClass[] = [];
+export const webhooksMigrations: MigrationClass[] = [WebhooksInit1763900000000];

@@ -1,5 +1,17 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule } from '@mm/platform';
+import { DedupStore } from './delivery/dedup-store';
+import { DeliveryService } from './delivery/delivery.service';
+import { DeliveryWorker } from './delivery/delivery.worker';
+import { WebhookMetrics } from './delivery/webhook-metrics';
+import { WebhookQueue } from './delivery/webhook-queue';
+import { WebhookSender } from './delivery/webhook-sender';
+import { EndpointsController } from './endpoints/endpoints.controller';
+import { EndpointsService } from './endpoints/endpoints.service';
+import { EventsController } from './events/events.controller';
+import { ReplayService } from './events/replay.service';
+import { WebhookEventsRepository } from './events/webhook-events.repository';
+import { secretCipherProvider } from './secrets/secret-cipher.provider';
 import type { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 @Module({})
@@ -8,6 +20,19 @@ export class WebhookDispatcherModule {
     return {
       module: WebhookDispatcherModule,
       imports: [PlatformModule.forRoot({ service: 'webhook-dispatcher', config, database: { schema: 'webhooks' }, redis: true })],
+      controllers: [EndpointsController, EventsController],
+      providers: [
+        secretCipherProvider,
+        { provide: WebhookSender, useFactory: () => new WebhookSender() },
+        WebhookMetrics,
+        DedupStore,
+        EndpointsService,
+        WebhookEventsRepository,
+        WebhookQueue,
+        ReplayService,
+        DeliveryService,
+        DeliveryWorker,
+      ],
     };
   }
 }

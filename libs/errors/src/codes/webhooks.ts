@@ -3,4 +3,6 @@ export const WEBHOOKS_ERRORS = {
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
   WEBHOOK_EVENT_NOT_FOUND: { status: 404, message: 'Webhook event not found' },
   INVALID_WEBHOOK_URL: { status: 400, message: 'Webhook URL must be an absolute http(s) URL' },
+  INVALID_WEBHOOK_EVENT: { status: 400, message: 'Webhook event is malformed (event, UUID v4 id, ISO 8601 createdAt, object data)' },
+  INVALID_TIME_WINDOW: { status: 400, message: 'The time window is invalid (from must be before to, at most 31 days)' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -1,0 +1,59 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { MetricsService } from '@mm/platform';
+import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
+
+export type ClaimResult = 'claimed' | 'duplicate' | 'unavailable';
+
+/**
+ * Spec 1 rule 2: an event is dispatched at most once per 24 h. `SET key token NX GET` claims the
+ * event id for one delivery run; the same run (a retry, or a stalled job picked up again) finds its
+ * own token and goes on, another run finds a foreign token and stops. The store has its own
+ * connection (WEBHOOK_DEDUP_REDIS_URL) and is fail-open: when it cannot answer, delivery goes on
+ * (duplicates become possible), a warning is logged and a counter is incremented.
+ */
+@Injectable()
+export class DedupStore implements OnApplicationShutdown {
+  private readonly logger = new Logger(DedupStore.name);
+  private readonly redis: Redis;
+  private readonly unavailable;
+  private lastConnectionWarning = 0;
+
+  constructor(
+    private readonly config: WebhookDispatcherConfig,
+    metrics: MetricsService,
+  ) {
+    this.unavailable = metrics.counter('webhook_dedup_unavailable_total', 'Dispatches that went on without the deduplication store (unreachable)');
+    this.redis = new Redis(config.WEBHOOK_DEDUP_REDIS_URL || config.REDIS_URL, {
+      keyPrefix: `${config.REDIS_PREFIX}:webhooks:dedup:`,
+      // Fail fast rather than hold a delivery while the store is away.
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      connectTimeout: 1_000,
+      commandTimeout: 1_000,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+    });
+    this.redis.on('error', (error: Error) => {
+      // One line per 30 s while it stays down; each skipped claim is logged on its own.
+      if (Date.now() - this.lastConnectionWarning > 30_000) {
+        this.lastConnectionWarning = Date.now();
+        this.logger.warn({ msg: 'deduplication store connection error', err: { message: error.message } });
+      }
+    });
+  }
+
+  async claim(eventId: string, token: string): Promise<ClaimResult> {
+    try {
+      const previous = await this.redis.set(eventId, token, 'EX', this.config.WEBHOOK_DEDUP_TTL_SEC, 'NX', 'GET');
+      return previous === null || previous === token ? 'claimed' : 'duplicate';
+    } catch (error) {
+      this.unavailable.inc();
+      this.logger.warn({ msg: 'deduplication store unavailable: dispatching without deduplication', eventId, err: { message: (error as Error).message } });
+      return 'unavailable';
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

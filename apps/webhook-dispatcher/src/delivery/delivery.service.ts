@@ -1,0 +1,143 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { WebhookDeliverJob, WebhookResendJob } from '@mm/contracts';
+import { AppException } from '@mm/errors';
+import { signatureHeader } from '@mm/webhook-signature';
+import { EndpointsService } from '../endpoints/endpoints.service';
+import type { EventStatus } from '../events/event.types';
+import { WebhookEventsRepository } from '../events/webhook-events.repository';
+import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
+import { DedupStore } from './dedup-store';
+import { serializeEnvelope } from './envelope';
+import { type AttemptResult, type DeliveryOutcome, WebhookMetrics } from './webhook-metrics';
+import { WebhookSender } from './webhook-sender';
+
+/** `User-Agent: Svc-Webhooks/<version>` (spec 1). */
+export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
+
+/** What the delivery needs to know of the BullMQ job running it. */
+export interface JobContext {
+  jobId: string;
+  /** failed attempts of this job so far (0 on the first) */
+  attemptsMade: number;
+  maxAttempts: number;
+  /** ms epoch of the enqueue */
+  enqueuedAt: number;
+}
+
+/** Thrown so that BullMQ schedules the next attempt (or records the job as failed after the last). */
+export class DeliveryAttemptFailed extends Error {
+  override name = 'DeliveryAttemptFailed';
+}
+
+/**
+ * One attempt of one event: dedup claim (first run only), record the event, sign at send time,
+ * POST, log the attempt and move the event's state. A failed attempt throws so BullMQ retries.
+ */
+@Injectable()
+export class DeliveryService {
+  private readonly logger = new Logger(DeliveryService.name);
+
+  constructor(
+    private readonly config: WebhookDispatcherConfig,
+    private readonly events: WebhookEventsRepository,
+    private readonly endpoints: EndpointsService,
+    private readonly dedup: DedupStore,
+    private readonly sender: WebhookSender,
+    private readonly metrics: WebhookMetrics,
+  ) {}
+
+  async deliverNew(data: WebhookDeliverJob, job: JobContext): Promise<DeliveryOutcome> {
+    const { envelope, body } = serializeEnvelope(data);
+    if (job.attemptsMade === 0) {
+      this.metrics.queueLag.observe({ job: 'deliver' }, Math.max(0, Date.now() - job.enqueuedAt) / 1000);
+      // The token names this delivery run: its own retries (or a stalled re-run) find it and go on.
+      const claim = await this.dedup.claim(envelope.id, `${job.jobId}@${job.enqueuedAt}`);
+      if (claim === 'duplicate') {
+        this.metrics.outcomes.inc({ outcome: 'duplicate' });
+        this.logger.log({ msg: 'webhook event already dispatched within the deduplication window; skipped', eventId: envelope.id, jobId: job.jobId });
+        return 'duplicate';
+      }
+    }
+    await this.events.ingest({ id: envelope.id, integrationId: data.integrationId, eventType: envelope.event, body, createdAt: envelope.createdAt });
+    return this.attempt(envelope.id, job);
+  }
+
+  /** An operator's resend: the recorded body, no deduplication (the resend is deliberate). */
+  async resend(data: WebhookResendJob, job: JobContext): Promise<DeliveryOutcome> {
+    if (job.attemptsMade === 0) this.metrics.queueLag.observe({ job: 'resend' }, Math.max(0, Date.now() - job.enqueuedAt) / 1000);
+    return this.attempt(data.eventId, job);
+  }
+
+  private async attempt(eventId: string, job: JobContext): Promise<DeliveryOutcome> {
+    const event = await this.events.find(eventId);
+    if (!event) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
+
+    const target = await this.endpoints.deliveryTarget(event.integrationId);
+    if (target.kind === 'hold') {
+      // No endpoint yet, or disabled: the event waits for a replay instead of burning its attempts.
+      await this.events.setStatus(eventId, 'held');
+      this.metrics.outcomes.inc({ outcome: 'held' });
+      this.logger.warn({ msg: 'webhook event held', eventId, integrationId: event.integrationId, reason: target.reason });
+      return 'held';
+    }
+
+    // Signed now, at each attempt: a retry half an hour later still passes a 5-minute tolerance.
+    const attemptedAt = new Date();
+    const t = Math.floor(attemptedAt.getTime() / 1000);
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': WEBHOOK_USER_AGENT,
+      'Svc-Signature': signatureHeader(target.secrets, event.body, t),
+      'Svc-Event': event.eventType,
+      'Svc-Event-Id': event.id,
+      'Content-Length': String(Buffer.byteLength(event.body)),
+    };
+    const result = await this.sender.send(target.url, event.body, headers, this.config.WEBHOOK_TIMEOUT_MS);
+    const success = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
+    const kind: AttemptResult = success ? 'success' : result.statusCode !== undefined ? 'http_error' : result.error === 'timeout' ? 'timeout' : 'network_error';
+    this.metrics.attemptDuration.observe({ result: kind }, result.latencyMs / 1000);
+
+    const isLast = job.attemptsMade + 1 >= job.maxAttempts;
+    let nextStatus: EventStatus;
+    if (success) {
+      await this.endpoints.recordSuccess(event.integrationId);
+      nextStatus = 'delivered';
+    } else {
+      const disabled = await this.endpoints.recordFailure(event.integrationId);
+      nextStatus = disabled ? 'held' : isLast ? 'failed' : 'pending';
+    }
+    const attemptNumber = await this.events.recordAttempt({
+      eventId,
+      jobId: job.jobId,
+      url: target.url,
+      attemptedAt,
+      signedAt: t,
+      statusCode: result.statusCode,
+      error: result.error,
+      latencyMs: result.latencyMs,
+      excerpt: result.excerpt,
+      success,
+      nextStatus,
+    });
+    const logFields = {
+      eventId,
+      integrationId: event.integrationId,
+      attemptNumber,
+      jobAttempt: job.attemptsMade + 1,
+      endpoint: new URL(target.url).origin,
+      statusCode: result.statusCode,
+      error: result.error,
+      latencyMs: result.latencyMs,
+    };
+
+    if (nextStatus === 'delivered' || nextStatus === 'held') {
+      this.metrics.outcomes.inc({ outcome: nextStatus });
+      if (nextStatus === 'delivered') this.logger.log({ msg: 'webhook delivered', ...logFields });
+      return nextStatus;
+    }
+    this.metrics.outcomes.inc({ outcome: isLast ? 'failed' : 'retry_scheduled' });
+    if (isLast) this.logger.warn({ msg: 'webhook delivery failed after all attempts', ...logFields });
+    else this.logger.warn({ msg: 'webhook attempt failed; retry scheduled', ...logFields });
+    throw new DeliveryAttemptFailed(result.error ?? `receiver answered ${result.statusCode}`);
+  }
+}

@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import type { Counter, Histogram } from 'prom-client';
+import { MetricsService } from '@mm/platform';
+
+export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'held' | 'duplicate';
+export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error';
+
+/** Deliveries by outcome, attempt latency and queue lag (issue 5). */
+@Injectable()
+export class WebhookMetrics {
+  readonly outcomes: Counter<'outcome'>;
+  readonly attemptDuration: Histogram<'result'>;
+  readonly queueLag: Histogram<'job'>;
+
+  constructor(metrics: MetricsService) {
+    this.outcomes = metrics.counter('webhook_deliveries_total', 'Webhook job results by outcome', ['outcome']);
+    this.attemptDuration = metrics.histogram('webhook_attempt_duration_seconds', 'Duration of one HTTP delivery attempt', ['result'], [
+      0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]);
+    this.queueLag = metrics.histogram('webhook_queue_lag_seconds', 'Time from enqueue to the first attempt of a job', ['job'], [
+      0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120,
+    ]);
+  }
+}

@@ -1,0 +1,79 @@
+import http from 'node:http';
+import https from 'node:https';
+
+/** First bytes of the receiver's answer kept in the attempt log (for support, not for parsing). */
+const EXCERPT_BYTES = 512;
+
+export interface SendResult {
+  /** HTTP status when the receiver answered in time */
+  statusCode?: number;
+  /** `timeout` or `network: <code>` when it did not */
+  error?: string;
+  latencyMs: number;
+  excerpt?: string;
+}
+
+/**
+ * One HTTP POST to a partner endpoint with a hard deadline. Plain node:http(s) rather than fetch:
+ * the headers sent are exactly the ones given (plus Host), and the deadline covers connecting,
+ * sending and the status line. Keep-alive agents reuse connections to busy endpoints.
+ */
+export class WebhookSender {
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+
+  send(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise<SendResult>((resolve) => {
+      let settled = false;
+      let statusCode: number | undefined;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      const finish = (result: Omit<SendResult, 'latencyMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ ...result, latencyMs: elapsed() });
+      };
+      const excerpt = () => Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '');
+
+      const target = new URL(url);
+      const client = target.protocol === 'https:' ? https : http;
+      const req = client.request(target, {
+        method: 'POST',
+        headers,
+        agent: target.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
+      });
+      const timer = setTimeout(() => {
+        // An answer whose status already arrived counts even if its body is slow.
+        if (statusCode !== undefined) finish({ statusCode, excerpt: excerpt() });
+        else finish({ error: 'timeout' });
+        req.destroy();
+      }, timeoutMs);
+
+      req.on('response', (res) => {
+        statusCode = res.statusCode ?? 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept < EXCERPT_BYTES) {
+            const slice = chunk.subarray(0, EXCERPT_BYTES - kept);
+            chunks.push(slice);
+            kept += slice.length;
+          }
+        });
+        res.on('end', () => finish({ statusCode, excerpt: excerpt() }));
+        res.on('error', () => finish({ statusCode, excerpt: excerpt() }));
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (statusCode !== undefined) finish({ statusCode, excerpt: excerpt() });
+        else finish({ error: `network: ${error.code ?? error.message}`.slice(0, 200) });
+      });
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

@@ -1,0 +1,21 @@
+/** What the internal API shows of an endpoint (never a secret). */
+export interface EndpointView {
+  integrationId: string;
+  url: string;
+  status: 'enabled' | 'disabled';
+  failingSince: string | null;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface HealthEventView {
+  kind: 'disabled' | 'enabled';
+  reason: string;
+  createdAt: string;
+}
+
+/** Where and how to deliver one attempt, or why it must be held. */
+export type DeliveryTarget = { kind: 'deliver'; url: string; secrets: string[] } | { kind: 'hold'; reason: 'no_endpoint' | 'endpoint_disabled' };

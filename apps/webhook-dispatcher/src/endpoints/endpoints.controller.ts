@@ -1,0 +1,51 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ServiceKeyGuard } from '@mm/platform';
+import { UuidParamPipe } from '../common/uuid-param.pipe';
+import { ReplayService } from '../events/replay.service';
+import type { EndpointView, HealthEventView } from './endpoint.types';
+import { EndpointsService } from './endpoints.service';
+import { SetEndpointDto } from './dto/set-endpoint.dto';
+
+/** Internal (service credential): endpoint URL, secret rotation, health. */
+@Controller('internal/webhooks/endpoints')
+@UseGuards(ServiceKeyGuard)
+export class EndpointsController {
+  constructor(
+    private readonly endpoints: EndpointsService,
+    private readonly replay: ReplayService,
+  ) {}
+
+  /** Creates or re-points the endpoint; `secret` is present only when the endpoint is created. */
+  @Put(':integrationId')
+  async set(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string, @Body() dto: SetEndpointDto): Promise<EndpointView & { secret?: string }> {
+    const { endpoint, secret } = await this.endpoints.setUrl(integrationId, dto.url);
+    return secret ? { ...endpoint, secret } : endpoint;
+  }
+
+  @Get(':integrationId')
+  get(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<EndpointView> {
+    return this.endpoints.get(integrationId);
+  }
+
+  /** Returns the new secret, once; the previous one keeps signing until `previousSecretExpiresAt`. */
+  @Post(':integrationId/rotate-secret')
+  @HttpCode(200)
+  rotate(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
+    return this.endpoints.rotateSecret(integrationId);
+  }
+
+  /** Re-enables a disabled endpoint and replays the events held meanwhile. */
+  @Post(':integrationId/enable')
+  @HttpCode(200)
+  async enable(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<{ endpoint: EndpointView; replayed: number }> {
+    const endpoint = await this.endpoints.enable(integrationId, 'enabled by an operator');
+    const replayed = await this.replay.replayHeld(integrationId);
+    return { endpoint, replayed };
+  }
+
+  /** Operator-visible record of disable/enable decisions. */
+  @Get(':integrationId/health-events')
+  health(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<HealthEventView[]> {
+    return this.endpoints.healthEvents(integrationId);
+  }
+}

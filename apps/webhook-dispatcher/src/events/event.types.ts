@@ -1,0 +1,53 @@
+export type EventStatus = 'pending' | 'delivered' | 'failed' | 'held';
+
+/** An event as the dispatcher recorded it at first dispatch. */
+export interface StoredEvent {
+  id: string;
+  integrationId: string;
+  eventType: string;
+  /** the serialised envelope, sent byte-identical on every attempt */
+  body: string;
+  status: EventStatus;
+}
+
+export interface AttemptRecord {
+  eventId: string;
+  jobId: string;
+  url: string;
+  attemptedAt: Date;
+  signedAt: number;
+  statusCode?: number;
+  error?: string;
+  latencyMs: number;
+  excerpt?: string;
+  success: boolean;
+  /** the event's state once this attempt is recorded */
+  nextStatus: EventStatus;
+}
+
+export interface AttemptView {
+  attemptNumber: number;
+  jobId: string;
+  url: string;
+  attemptedAt: string;
+  signedAt: number;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
+  outcome: 'success' | 'failure';
+}
+
+export interface EventView {
+  id: string;
+  integrationId: string;
+  event: string;
+  status: EventStatus;
+  attemptCount: number;
+  resendCount: number;
+  createdAt: string;
+  receivedAt: string;
+  lastAttemptAt: string | null;
+  deliveredAt: string | null;
+  failedAt: string | null;
+}

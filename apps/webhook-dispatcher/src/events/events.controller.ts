@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ServiceKeyGuard } from '@mm/platform';
+import { UuidParamPipe } from '../common/uuid-param.pipe';
+import { WebhookQueue } from '../delivery/webhook-queue';
+import { serializeEnvelope } from '../delivery/envelope';
+import type { AttemptView, EventView } from './event.types';
+import { EnqueueEventDto } from './dto/enqueue-event.dto';
+import { ResendWindowDto } from './dto/resend-window.dto';
+import { ReplayService } from './replay.service';
+import { WebhookEventsRepository } from './webhook-events.repository';
+
+/** Internal (service credential): enqueue, inspect and resend events. */
+@Controller('internal/webhooks/events')
+@UseGuards(ServiceKeyGuard)
+export class EventsController {
+  constructor(
+    private readonly queue: WebhookQueue,
+    private readonly events: WebhookEventsRepository,
+    private readonly replay: ReplayService,
+  ) {}
+
+  /** Queues an event (job id = event id: a second call with the same id is a no-op). */
+  @Post()
+  @HttpCode(202)
+  async enqueue(@Body() dto: EnqueueEventDto): Promise<{ eventId: string; jobId: string }> {
+    const job = { integrationId: dto.integrationId.toLowerCase(), envelope: { event: dto.event, id: dto.id.toLowerCase(), createdAt: dto.createdAt ?? new Date().toISOString(), data: dto.data } };
+    serializeEnvelope(job);
+    const jobId = await this.queue.enqueue(job);
+    return { eventId: job.envelope.id, jobId };
+  }
+
+  /** Resends every failed or held event received in [from, to). */
+  @Post('resend-undelivered')
+  @HttpCode(202)
+  resendWindow(@Body() dto: ResendWindowDto): Promise<{ eventIds: string[] }> {
+    return this.replay.resendUndelivered(new Date(dto.from), new Date(dto.to), dto.integrationId?.toLowerCase());
+  }
+
+  @Get(':eventId')
+  get(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<EventView> {
+    return this.events.view(eventId);
+  }
+
+  @Get(':eventId/attempts')
+  attempts(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<AttemptView[]> {
+    return this.events.attempts(eventId);
+  }
+
+  @Post(':eventId/resend')
+  @HttpCode(202)
+  resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<{ eventId: string; jobId: string }> {
+    return this.replay.resendOne(eventId);
+  }
+}

@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '@mm/errors';
+import type { AttemptRecord, AttemptView, EventStatus, EventView, StoredEvent } from './event.types';
+
+interface EventRow {
+  id: string;
+  integration_id: string;
+  event_type: string;
+  status: EventStatus;
+  attempt_count: number;
+  resend_count: number;
+  created_at: Date;
+  received_at: Date;
+  last_attempt_at: Date | null;
+  delivered_at: Date | null;
+  failed_at: Date | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The events table (body + final state) and the attempt log. Raw SQL: every write is one statement. */
+@Injectable()
+export class WebhookEventsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Records an event once; a second enqueue of the same id keeps the first body. */
+  async ingest(event: { id: string; integrationId: string; eventType: string; body: string; createdAt: string }): Promise<void> {
+    await this.db.query(
+      `INSERT INTO webhooks.events (id, integration_id, event_type, body, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (id) DO NOTHING`,
+      [event.id, event.integrationId, event.eventType, event.body, event.createdAt],
+    );
+  }
+
+  async find(eventId: string): Promise<StoredEvent | null> {
+    const rows: { id: string; integration_id: string; event_type: string; body: string; status: EventStatus }[] = await this.db.query(
+      `SELECT id, integration_id, event_type, body, status FROM webhooks.events WHERE id = $1`,
+      [eventId],
+    );
+    if (rows.length === 0) return null;
+    const r = rows[0];
+    return { id: r.id, integrationId: r.integration_id, eventType: r.event_type, body: r.body, status: r.status };
+  }
+
+  /** Numbers the attempt (per event, across resends), logs it and moves the event's state, in one statement. */
+  async recordAttempt(a: AttemptRecord): Promise<number> {
+    const rows: { attempt_number: number }[] = await this.db.query(
+      `WITH n AS (
+         UPDATE webhooks.events
+            SET attempt_count = attempt_count + 1,
+                last_attempt_at = $5,
+                status = $11,
+                delivered_at = CASE WHEN $11 = 'delivered' THEN $5 ELSE delivered_at END,
+                failed_at = CASE WHEN $11 = 'failed' THEN $5 ELSE failed_at END,
+                updated_at = now()
+          WHERE id = $1
+          RETURNING attempt_count)
+       INSERT INTO webhooks.attempts (event_id, attempt_number, job_id, url, attempted_at, signed_at, status_code, error, latency_ms, response_excerpt, outcome)
+       SELECT $1, n.attempt_count, $2, $3, $5, $4, $6, $7, $8, $9, $10 FROM n
+       RETURNING attempt_number`,
+      [
+        a.eventId,
+        a.jobId,
+        a.url,
+        a.signedAt,
+        a.attemptedAt,
+        a.statusCode ?? null,
+        a.error ?? null,
+        a.latencyMs,
+        a.excerpt ?? null,
+        a.success ? 'success' : 'failure',
+        a.nextStatus,
+      ],
+    );
+    return rows[0].attempt_number;
+  }
+
+  async setStatus(eventId: string, status: EventStatus): Promise<void> {
+    await this.db.query(`UPDATE webhooks.events SET status = $2, updated_at = now() WHERE id = $1`, [eventId, status]);
+  }
+
+  /** Marks an event for one more delivery run and returns the run number (names the resend job). */
+  async beginResend(eventId: string): Promise<number> {
+    const rows: { resend_count: number }[] = await this.db.query(
+      `UPDATE webhooks.events SET resend_count = resend_count + 1, status = 'pending', updated_at = now() WHERE id = $1 RETURNING resend_count`,
+      [eventId],
+    );
+    if (rows.length === 0) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
+    return rows[0].resend_count;
+  }
+
+  async view(eventId: string): Promise<EventView> {
+    const rows: EventRow[] = await this.db.query(
+      `SELECT id, integration_id, event_type, status, attempt_count, resend_count, created_at, received_at, last_attempt_at, delivered_at, failed_at
+         FROM webhooks.events WHERE id = $1`,
+      [eventId],
+    );
+    if (rows.length === 0) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
+    const r = rows[0];
+    return {
+      id: r.id,
+      integrationId: r.integration_id,
+      event: r.event_type,
+      status: r.status,
+      attemptCount: r.attempt_count,
+      resendCount: r.resend_count,
+      createdAt: r.created_at.toISOString(),
+      receivedAt: r.received_at.toISOString(),
+      lastAttemptAt: iso(r.last_attempt_at),
+      deliveredAt: iso(r.delivered_at),
+      failedAt: iso(r.failed_at),
+    };
+  }
+
+  async attempts(eventId: string): Promise<AttemptView[]> {
+    await this.view(eventId);
+    const rows: {
+      attempt_number: number;
+      job_id: string;
+      url: string;
+      attempted_at: Date;
+      signed_at: string;
+      status_code: number | null;
+      error: string | null;
+      latency_ms: number;
+      response_excerpt: string | null;
+      outcome: 'success' | 'failure';
+    }[] = await this.db.query(
+      `SELECT attempt_number, job_id, url, attempted_at, signed_at, status_code, error, latency_ms, response_excerpt, outcome
+         FROM webhooks.attempts WHERE event_id = $1 ORDER BY attempt_number`,
+      [eventId],
+    );
+    return rows.map((r) => ({
+      attemptNumber: r.attempt_number,
+      jobId: r.job_id,
+      url: r.url,
+      attemptedAt: r.attempted_at.toISOString(),
+      signedAt: Number(r.signed_at),
+      statusCode: r.status_code,
+      error: r.error,
+      latencyMs: r.latency_ms,
+      responseExcerpt: r.response_excerpt,
+      outcome: r.outcome,
+    }));
+  }
+
+  /** Events that did not reach their endpoint (failed after all attempts, or held) received in [from, to). */
+  async undeliveredIn(from: Date, to: Date, integrationId?: string, limit = 10_000): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM webhooks.events
+        WHERE status IN ('failed', 'held') AND received_at >= $1 AND received_at < $2 AND ($3::uuid IS NULL OR integration_id = $3)
+        ORDER BY received_at LIMIT $4`,
+      [from, to, integrationId ?? null, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async heldFor(integrationId: string, limit = 10_000): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM webhooks.events WHERE integration_id = $1 AND status = 'held' ORDER BY received_at LIMIT $2`,
+      [integrationId, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+}

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { SecretCipher, generateWebhookSecret, resolveEncryptionKey } from './secret-cipher';
+
+describe('SecretCipher', () => {
+  const cipher = new SecretCipher(randomBytes(32));
+  const owner = '3f0f6a0e-6a43-4c55-8a2b-0d7f2f2b9c11';
+
+  it('round-trips a secret and never stores it in clear', () => {
+    const secret = generateWebhookSecret();
+    const stored = cipher.encrypt(secret, owner);
+    expect(stored.includes(Buffer.from(secret))).toBe(false);
+    expect(cipher.decrypt(stored, owner)).toBe(secret);
+  });
+
+  it('uses a fresh IV each time', () => {
+    expect(cipher.encrypt('same', owner).equals(cipher.encrypt('same', owner))).toBe(false);
+  });
+
+  it('refuses a ciphertext moved to another owner, altered, or read with another key', () => {
+    const stored = cipher.encrypt('whsec_x', owner);
+    expect(() => cipher.decrypt(stored, 'another-owner')).toThrow();
+    const altered = Buffer.from(stored);
+    altered[altered.length - 1] ^= 1;
+    expect(() => cipher.decrypt(altered, owner)).toThrow();
+    expect(() => new SecretCipher(randomBytes(32)).decrypt(stored, owner)).toThrow();
+  });
+
+  it('requires a 32-byte key outside development and warns when it invents one', () => {
+    expect(() => resolveEncryptionKey('', 'production', () => undefined)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY is required/);
+    expect(() => resolveEncryptionKey('', 'test', () => undefined)).toThrow(/required/);
+    expect(() => resolveEncryptionKey(randomBytes(16).toString('base64'), 'production', () => undefined)).toThrow(/32 bytes/);
+    const warned = jest.fn();
+    expect(resolveEncryptionKey('', 'development', warned)).toHaveLength(32);
+    expect(warned).toHaveBeenCalledTimes(1);
+    const key = randomBytes(32);
+    expect(resolveEncryptionKey(key.toString('base64'), 'production', warned).equals(key)).toBe(true);
+  });
+});

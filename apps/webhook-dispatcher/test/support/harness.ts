@@ -1,0 +1,100 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Queue } from 'bullmq';
+import pino from 'pino';
+import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, webhookJobOptions } from '@mm/contracts';
+import type { Logger } from '@mm/platform';
+import { webhookDispatcherApp } from '../../src/webhook-dispatcher.app';
+import type { WebhookDispatcherConfig } from '../../src/webhook-dispatcher.config';
+import { bullOptions } from '../../src/delivery/bull-options';
+import { type RunningApp, boot } from '../../../../test/support/boot';
+import { TEST_SERVICE_KEY, type TestDatabase, serviceEnv } from '../../../../test/support/test-env';
+
+/** A logger whose JSON lines the test can read. */
+export function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+export interface Dispatcher {
+  running: RunningApp<WebhookDispatcherConfig>;
+  queue: Queue;
+  close(): Promise<void>;
+  /** what a producer (partners) does */
+  enqueue(integrationId: string, overrides?: Partial<WebhookDeliverJob['envelope']>): Promise<WebhookDeliverJob['envelope']>;
+  api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown): Promise<{ status: number; body: any }>;
+  setEndpoint(integrationId: string, url: string): Promise<string>;
+  event(eventId: string): Promise<any>;
+  attempts(eventId: string): Promise<any[]>;
+}
+
+export async function startDispatcher(
+  db: TestDatabase,
+  redis: { url: string; prefix: string },
+  overrides: Record<string, string> = {},
+  logger?: Logger,
+): Promise<Dispatcher> {
+  const env = serviceEnv('webhook-dispatcher', db, redis, {
+    WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_BACKOFF_BASE_MS: '100',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    DB_POOL_SIZE: '3',
+    ...overrides,
+  });
+  const running = await boot(webhookDispatcherApp, env, { logger });
+  const queue = new Queue(QUEUES.webhooks, bullOptions(running.config));
+  const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
+    const res = await running.app.inject({ method, url, payload: payload as never, headers: { 'x-service-key': TEST_SERVICE_KEY } });
+    return { status: res.statusCode, body: res.body ? res.json() : undefined };
+  };
+  return {
+    running,
+    queue,
+    api,
+    async close() {
+      await queue.close();
+      await running.close();
+    },
+    async enqueue(integrationId, overrides = {}) {
+      const envelope = {
+        event: 'order.paid',
+        id: randomUUID(),
+        createdAt: new Date().toISOString(),
+        data: { orderId: randomUUID(), transactionId: 'TX-1', amount: 1500, currencyCode: 'XAF', paidAt: new Date().toISOString() },
+        ...overrides,
+      };
+      await queue.add(WEBHOOK_JOBS.deliver, { integrationId, envelope }, webhookJobOptions(envelope.id));
+      return envelope;
+    },
+    async setEndpoint(integrationId, url) {
+      const res = await api('PUT', `/internal/webhooks/endpoints/${integrationId}`, { url });
+      if (res.status !== 200) throw new Error(`set endpoint: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.secret as string;
+    },
+    async event(eventId) {
+      return (await api('GET', `/internal/webhooks/events/${eventId}`)).body;
+    },
+    async attempts(eventId) {
+      return (await api('GET', `/internal/webhooks/events/${eventId}/attempts`)).body;
+    },
+  };
+}
+
+/** Polls until `check` returns a truthy value (or throws after the timeout). */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
