@@ -142,7 +142,7 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         key text NOT NULL,
         request_hash char(64) NOT NULL,
         response_status int NOT NULL,
-        response_body jsonb NOT NULL,
+        response_body json NOT NULL, -- json, not jsonb: a replay returns the stored bytes in their original key order
         created_at timestamptz NOT NULL DEFAULT now(),
         expires_at timestamptz NOT NULL,
         PRIMARY KEY (scope, key)
@@ -198,6 +198,19 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         FOR EACH STATEMENT EXECUTE FUNCTION ledger.forbid_truncate()`);
     }
 
+    // Ordered account locks taken BEFORE the money transaction's snapshot (see serializable-runner):
+    // a waiter then reads the balance the holder committed instead of failing with 40001. The
+    // caller passes the keys already sorted; the wait is capped like any row lock.
+    await q.query(`
+      CREATE FUNCTION ledger.lock_keys(keys bigint[], timeout_ms int) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE k bigint;
+      BEGIN
+        PERFORM set_config('lock_timeout', timeout_ms || 'ms', true);
+        FOREACH k IN ARRAY keys LOOP
+          PERFORM pg_advisory_lock(k);
+        END LOOP;
+      END $$`);
+
     // Technical accounts of spec 2, one per currency, in SYSTEM wallets.
     const technical: [string, string][] = [
       ['FEE_COLLECTION', 'fee_collection'],
@@ -227,5 +240,6 @@ export class LedgerInit1763800000000 implements MigrationInterface {
     }
     await q.query(`DROP FUNCTION IF EXISTS ledger.forbid_row_change()`);
     await q.query(`DROP FUNCTION IF EXISTS ledger.forbid_truncate()`);
+    await q.query(`DROP FUNCTION IF EXISTS ledger.lock_keys(bigint[], int)`);
   }
 }

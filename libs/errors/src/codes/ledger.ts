@@ -14,4 +14,9 @@ export const LEDGER_ERRORS = {
   CURRENCY_MISMATCH: { status: 400, message: 'Accounts and amount must share one currency' },
   QR_TOKEN_LOCKED: { status: 409, message: 'This QR code is already in use by another active intent' },
   TRANSACTION_NOT_FOUND: { status: 404, message: 'Transaction not found' },
+  SAME_ACCOUNT: { status: 400, message: 'Source and destination accounts must differ' },
+  EXECUTION_CONTEXT_REQUIRED: { status: 400, message: 'A transition to SUCCEEDED needs its executionContext' },
+  EXECUTION_CONTEXT_MISMATCH: { status: 400, message: 'The executionContext does not match the intent' },
+  INTENT_NOT_EXPIRED: { status: 400, message: 'The intent has not reached its expiry time' },
+  ACCOUNT_NOT_ALLOWED: { status: 400, message: 'This account cannot take part in this operation' },
 } as const satisfies Record<string, { status: number; message: string }>;

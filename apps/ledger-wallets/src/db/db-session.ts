@@ -1,0 +1,55 @@
+import type { QueryRunner } from 'typeorm';
+
+/** One pooled connection for the whole of a request's money path (advisory locks are per session). */
+export class DbSession {
+  /** advisory lock keys this session holds, in acquisition order */
+  readonly heldLocks: bigint[] = [];
+  inTransaction = false;
+
+  constructor(
+    private readonly runner: QueryRunner,
+    private readonly lockTimeoutMs: number,
+  ) {}
+
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const result = await this.runner.query(sql, params, true);
+    return (result.records ?? []) as T[];
+  }
+
+  /** Several statements without parameters in one round trip (simple query protocol). */
+  async exec(sql: string): Promise<void> {
+    await this.runner.query(sql);
+  }
+
+  async one<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T | undefined> {
+    return (await this.query<T>(sql, params))[0];
+  }
+
+  /** Session-level advisory locks, in the given order (callers pass ascending order). */
+  async lock(keys: bigint[]): Promise<void> {
+    const fresh = keys.filter((k) => !this.heldLocks.includes(k));
+    if (fresh.length === 0) return;
+    await this.query('SELECT ledger.lock_keys($1::bigint[], $2)', [fresh.map(String), this.lockTimeoutMs]).catch(async (error: unknown) => {
+      // A timeout part-way leaves the first keys held: release whatever this call took.
+      await this.unlock(fresh, true);
+      throw error;
+    });
+    this.heldLocks.push(...fresh);
+  }
+
+  async unlock(keys: bigint[], quiet = false): Promise<void> {
+    if (keys.length === 0) return;
+    await this.runner.query(`SELECT pg_advisory_unlock(k) FROM unnest($1::bigint[]) AS k`, [keys.map(String)]).catch((error: unknown) => {
+      if (!quiet) throw error;
+    });
+    this.forget(keys);
+  }
+
+  /** Bookkeeping after locks were released by a statement of the caller's own. */
+  forget(keys: bigint[]): void {
+    for (const k of keys) {
+      const i = this.heldLocks.indexOf(k);
+      if (i >= 0) this.heldLocks.splice(i, 1);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Counter } from 'prom-client';
+import { AppException } from '@mm/errors';
+import { MetricsService } from '@mm/platform';
+import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
+import { DbSession } from './db-session';
+import { RETRYABLE_SQLSTATES, sqlState } from './sql-errors';
+
+/**
+ * The money path's access to PostgreSQL. Raw SQL through TypeORM's query runner: every statement
+ * of a transfer is visible here and in the benchmark's pgbench script (B1).
+ */
+@Injectable()
+export class LedgerDb {
+  private readonly logger = new Logger(LedgerDb.name);
+  private readonly delays: number[];
+  private readonly retries: Counter<'sqlstate'>;
+  private readonly conflicts: Counter;
+
+  constructor(
+    readonly dataSource: DataSource,
+    private readonly config: LedgerWalletsConfig,
+    metrics: MetricsService,
+  ) {
+    this.delays = retryDelays(config);
+    this.retries = metrics.counter('ledger_transaction_retries_total', 'Money transactions replayed after 40001/55P03/40P01', ['sqlstate']);
+    this.conflicts = metrics.counter('ledger_concurrency_conflicts_total', 'Money transactions given up after every retry (409)');
+  }
+
+  /** Plain queries on a pooled connection (reads, non-money writes). */
+  query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.dataSource.query(sql, params) as Promise<T[]>;
+  }
+
+  /** Runs `fn` on one dedicated connection; whatever it leaves open or locked is cleaned up. */
+  async withSession<T>(fn: (session: DbSession) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    const session = new DbSession(runner, this.config.LEDGER_LOCK_TIMEOUT_MS);
+    let broken: unknown;
+    try {
+      return await fn(session);
+    } finally {
+      try {
+        if (session.inTransaction) await session.exec('ROLLBACK');
+        if (session.heldLocks.length > 0) await session.exec('SELECT pg_advisory_unlock_all()');
+      } catch (error) {
+        broken = error;
+      }
+      // A connection we could not clean is destroyed rather than handed back with locks on it.
+      const pgRunner = runner as unknown as { releasePostgresConnection?: (err?: unknown) => Promise<void> };
+      if (broken && pgRunner.releasePostgresConnection) await pgRunner.releasePostgresConnection(broken);
+      else await runner.release();
+    }
+  }
+
+  /**
+   * One money transaction (spec 2 "Atomic execution"): takes the advisory locks of `lockKeys` in
+   * the order given (intent, then accounts ascending) BEFORE the SERIALIZABLE transaction starts,
+   * so its snapshot already contains whatever the previous holder committed: a waiter reads the
+   * new balance instead of failing with 40001. Inside, `work` still takes `SELECT … FOR UPDATE`
+   * row locks (the rule of the spec, and the guard against any writer that skips the advisory
+   * locks). Replays on 40001/55P03/40P01 after the configured waits, then 409 CONCURRENCY_CONFLICT.
+   * On success the locks are released in the COMMIT round trip; locks the caller took before
+   * (an idempotency key) stay held.
+   */
+  async serializable<T>(session: DbSession, lockKeys: bigint[], work: (session: DbSession) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await session.lock(lockKeys);
+        await session.exec(`BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'`);
+        session.inTransaction = true;
+        const result = await work(session);
+        // COMMIT and release in one round trip (the keys are our own integers, safe to inline).
+        await session.exec(`COMMIT; SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`);
+        session.inTransaction = false;
+        session.forget(lockKeys);
+        return result;
+      } catch (error) {
+        if (session.inTransaction) {
+          session.inTransaction = false;
+          await session.exec('ROLLBACK');
+        }
+        await session.unlock(lockKeys, true);
+        const state = sqlState(error);
+        if (!state || !RETRYABLE_SQLSTATES.has(state)) throw error;
+        if (attempt >= this.delays.length) {
+          this.conflicts.inc();
+          this.logger.warn({ sqlstate: state, attempts: attempt + 1 }, 'money transaction gave up after retries');
+          throw new AppException('CONCURRENCY_CONFLICT');
+        }
+        this.retries.inc({ sqlstate: state });
+        await sleep(this.delays[attempt]);
+      }
+    }
+  }
+}

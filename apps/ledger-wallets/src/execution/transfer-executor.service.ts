@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { currentContext } from '@mm/platform';
+import { LEDGER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
+import type { DbSession } from '../db/db-session';
+import { toMoney } from '../db/money';
+import { isUniqueViolation } from '../db/sql-errors';
+import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
+import { type IntentRow, insufficientMessage } from '../intents/intent-view';
+import { LedgerWalletsConfig } from '../ledger-wallets.config';
+import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
+import { type Posting, balanceDeltas, pairEntries } from './double-entry';
+import { newReferenceId } from './reference-id';
+
+/** Accounts a money operation touches, resolved before the locks are taken. */
+export interface ResolvedContext {
+  source: string;
+  destination: string;
+  amount: number;
+  fee: number;
+  feeAccount: string;
+  commission: number;
+  commissionFrom: string | null;
+  commissionTo: string | null;
+}
+
+export interface ExecutionResult {
+  transactionId: string;
+  referenceId: string;
+  amount: number;
+  fee: number;
+  commission: number;
+  currency: string;
+  completedAt: string;
+}
+
+export interface ActorInfo {
+  id: string;
+  ip?: string;
+  userAgent?: string;
+}
+
+interface LockedAccount {
+  id: string;
+  account_type: string;
+  currency: string;
+  available_balance: string;
+}
+
+/** Marks an error the money transaction should be replayed for (a fresh reference id). */
+function replayable(error: unknown): Error {
+  return Object.assign(new Error('transaction reference collision'), { code: '40001', cause: error });
+}
+
+/**
+ * Steps 2 to 8 of spec 2 "Atomic execution on SUCCEEDED", run inside the SERIALIZABLE transaction
+ * the transition opened (step 1, the intent row lock, is the caller's). Everything after the
+ * checks is one statement: transaction, entries, balances, intent, event and the outbox row.
+ */
+@Injectable()
+export class TransferExecutor {
+  constructor(
+    private readonly config: LedgerWalletsConfig,
+    private readonly technical: TechnicalAccountsService,
+  ) {}
+
+  /** Validates the context against the intent and fills in the default technical accounts. */
+  async resolve(intent: IntentRow, ctx: ExecutionContextDto): Promise<ResolvedContext> {
+    const mismatch =
+      ctx.sourceAccountId.toLowerCase() !== intent.source_account_id ||
+      ctx.destinationAccountId.toLowerCase() !== intent.destination_account_id ||
+      ctx.amount !== toMoney(intent.amount) ||
+      ctx.currency !== intent.currency;
+    if (mismatch) throw new AppException('EXECUTION_CONTEXT_MISMATCH', 'Accounts, amount and currency must be those of the intent');
+    const fee = ctx.fee?.amount ?? 0;
+    const commission = ctx.commission?.amount ?? 0;
+    return {
+      source: intent.source_account_id,
+      destination: intent.destination_account_id,
+      amount: ctx.amount,
+      fee,
+      feeAccount: (ctx.fee?.accountId ?? (await this.technical.id('fee_collection', intent.currency))).toLowerCase(),
+      commission,
+      commissionFrom: commission > 0 ? (ctx.commission?.fromAccountId ?? (await this.technical.id('treasury', intent.currency))).toLowerCase() : null,
+      commissionTo: commission > 0 ? ctx.commission!.accountId.toLowerCase() : null,
+    };
+  }
+
+  accountsOf(r: ResolvedContext): string[] {
+    const ids = [r.source, r.destination];
+    if (r.fee > 0) ids.push(r.feeAccount);
+    if (r.commission > 0) ids.push(r.commissionFrom!, r.commissionTo!);
+    return ids;
+  }
+
+  async execute(
+    s: DbSession,
+    intent: IntentRow,
+    r: ResolvedContext,
+    meta: { createdBy: string; typeCode: string; agentId: string | null; description: string | null; extra?: Record<string, unknown> },
+    actor: ActorInfo,
+  ): Promise<ExecutionResult> {
+    // Step 2: row locks in ascending id order (the advisory locks are already held in that order).
+    const ids = [...new Set(this.accountsOf(r))].sort();
+    const locked = await s.query<LockedAccount>(
+      `SELECT id, account_type, currency, available_balance FROM ledger.accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+      [ids],
+    );
+    if (locked.length !== ids.length) throw new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
+    if (locked.some((a) => a.currency !== intent.currency)) throw new AppException('CURRENCY_MISMATCH');
+    const byId = new Map(locked.map((a) => [a.id, a]));
+    if (r.fee > 0 && byId.get(r.feeAccount)!.account_type !== 'fee_collection') {
+      throw new AppException('ACCOUNT_NOT_ALLOWED', 'Fees go to a FEE_COLLECTION account');
+    }
+    if (r.commission > 0 && byId.get(r.commissionTo!)!.account_type !== 'agent_commission') {
+      throw new AppException('ACCOUNT_NOT_ALLOWED', 'Commissions go to an agent commission account');
+    }
+
+    // Step 3: the hold goes back to available, then the real total must fit.
+    const frozen = toMoney(intent.frozen_amount);
+    const available = toMoney(byId.get(r.source)!.available_balance) + frozen;
+    const required = r.amount + r.fee;
+    if (available < required) throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, required));
+
+    const postings: Posting[] = [
+      { from: r.source, to: r.destination, amount: r.amount },
+      { from: r.source, to: r.feeAccount, amount: r.fee },
+    ];
+    if (r.commission > 0) postings.push({ from: r.commissionFrom!, to: r.commissionTo!, amount: r.commission });
+    const legs = pairEntries(postings);
+    const deltas = balanceDeltas(legs, { accountId: r.source, amount: frozen });
+
+    const completedAt = new Date();
+    const transactionId = randomUUID();
+    const referenceId = newReferenceId(this.config.LEDGER_REFERENCE_PREFIX, completedAt);
+    const correlationId = currentContext()?.correlationId ?? null;
+    const metadata = { typeCode: meta.typeCode, agentId: meta.agentId, correlationId, intentId: intent.id, description: meta.description, ...(meta.extra ? { extra: meta.extra } : {}) };
+    const outboxId = randomUUID();
+    const event: TransactionCompletedEvent = {
+      eventId: outboxId,
+      type: LEDGER_EVENT_TYPES.transactionCompleted,
+      occurredAt: completedAt.toISOString(),
+      transactionId,
+      referenceId,
+      intentId: intent.id,
+      intentType: intent.type as TransactionCompletedEvent['intentType'],
+      amount: r.amount,
+      fee: r.fee,
+      commission: r.commission,
+      currency: intent.currency,
+      sourceAccountId: r.source,
+      destinationAccountId: r.destination,
+      qrToken: intent.qr_token,
+      createdBy: meta.createdBy,
+      typeCode: meta.typeCode,
+      agentId: meta.agentId,
+      correlationId,
+    };
+
+    // Steps 4 to 8 and the outbox row, in one round trip.
+    try {
+      await s.query(
+        `WITH t AS (
+           INSERT INTO ledger.transactions (id, reference_id, type, intent_id, amount, fee, currency, created_by, initiated_at, completed_at, metadata)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) RETURNING id),
+         l AS (
+           INSERT INTO ledger.ledgers (id, transaction_id, account_id, kind, amount, currency, counterparty_ledger_id, created_by, created_at)
+           SELECT e.id, t.id, e.account_id, e.kind, e.amount, $7, e.counterparty_id, $8, $10
+           FROM t CROSS JOIN jsonb_to_recordset($12::jsonb) AS e(id uuid, account_id uuid, kind text, amount bigint, counterparty_id uuid)),
+         b AS (
+           UPDATE ledger.accounts a SET balance = a.balance + d.balance, available_balance = a.available_balance + d.available,
+             frozen_balance = a.frozen_balance + d.frozen, updated_at = $10
+           FROM jsonb_to_recordset($13::jsonb) AS d(id uuid, balance bigint, available bigint, frozen bigint) WHERE a.id = d.id),
+         i AS (
+           UPDATE ledger.transaction_intents SET status = 'SUCCEEDED', transaction_id = $1, fee = $6, updated_at = $10
+           WHERE id = $4),
+         ev AS (
+           INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata, created_at)
+           VALUES ($4, $14, 'SUCCEEDED', 'transaction_completed', $15, $16, $17, $18::jsonb, $10))
+         INSERT INTO ledger.outbox (id, event_type, aggregate_id, payload, created_at) VALUES ($19, $20, $1, $21::jsonb, $10)`,
+        [
+          transactionId,
+          referenceId,
+          intent.type,
+          intent.id,
+          r.amount,
+          r.fee,
+          intent.currency,
+          meta.createdBy,
+          intent.created_at,
+          completedAt,
+          JSON.stringify(metadata),
+          JSON.stringify(legs),
+          JSON.stringify(deltas),
+          intent.status,
+          actor.id,
+          actor.ip ?? null,
+          actor.userAgent ?? null,
+          JSON.stringify({ transactionId, referenceId, correlationId, entries: legs.length }),
+          outboxId,
+          LEDGER_EVENT_TYPES.transactionCompleted,
+          JSON.stringify(event),
+        ],
+      );
+    } catch (error) {
+      if (isUniqueViolation(error, 'UQ_transactions_reference_id')) throw replayable(error);
+      throw error;
+    }
+    return { transactionId, referenceId, amount: r.amount, fee: r.fee, commission: r.commission, currency: intent.currency, completedAt: completedAt.toISOString() };
+  }
+}

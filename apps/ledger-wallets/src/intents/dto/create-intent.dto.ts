@@ -1,0 +1,70 @@
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { ActorDto } from './actor.dto';
+import { IsMoney } from './money';
+
+export const INTENT_TYPES = ['TRANSFER', 'CASH_IN', 'CASH_OUT'] as const;
+export type IntentType = (typeof INTENT_TYPES)[number];
+
+/**
+ * `POST /v1/internal/intents`. The orchestrator has already resolved the recipient, checked limits
+ * and risk and computed the fee: the ledger freezes `amount + fee` on the source account.
+ * CASH_IN: source = the agent's float account, destination = the customer's account;
+ * CASH_OUT: source = the customer's account, destination = the agent's account.
+ */
+export class CreateIntentDto {
+  /** UUID v4 from the client; required (missing → 400 IDEMPOTENCY_KEY_MISSING) and unique */
+  @IsOptional()
+  @IsUUID('4')
+  idempotencyKey?: string;
+
+  @IsIn(INTENT_TYPES)
+  type: IntentType;
+
+  @IsUUID()
+  sourceAccountId: string;
+
+  @IsUUID()
+  destinationAccountId: string;
+
+  @IsMoney()
+  amount: number;
+
+  /** fee computed by the orchestrator at creation; frozen together with the amount */
+  @IsOptional()
+  @IsMoney(0)
+  fee?: number;
+
+  @IsIn(SUPPORTED_CURRENCIES)
+  currency: string;
+
+  /** cash-out with a non-fresh QR: the OTP branch of the state machine */
+  @IsOptional()
+  @IsBoolean()
+  requiresOtp?: boolean;
+
+  /** QR used for recipient resolution; locked while the intent is active */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  qrToken?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  agentId?: string;
+
+  @ValidateNested()
+  @Type(() => ActorDto)
+  actor: ActorDto;
+
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+}

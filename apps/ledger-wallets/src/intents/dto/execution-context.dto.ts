@@ -1,0 +1,94 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { IsMoney } from './money';
+
+export class FeeDto {
+  @IsMoney(0)
+  amount: number;
+
+  /** defaults to the FEE_COLLECTION account of the currency */
+  @IsOptional()
+  @IsUUID()
+  accountId?: string;
+}
+
+export class CommissionDto {
+  @IsMoney(0)
+  amount: number;
+
+  /** the agent's commission account (credited) */
+  @IsUUID()
+  accountId: string;
+
+  /** account debited; defaults to the TREASURY account of the currency */
+  @IsOptional()
+  @IsUUID()
+  fromAccountId?: string;
+}
+
+export class ExecutionMetadataDto {
+  /** business type code (e.g. P2P, CASH_IN_AGENT); defaults to the intent type */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  typeCode?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  agentId?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  /** anything else the orchestrator wants kept with the transaction (risk decision id, channel) */
+  @IsOptional()
+  @IsObject()
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * The executionContext of a transition to SUCCEEDED, built by the orchestrator at confirm time
+ * (fees recomputed, risk re-checked). Accounts, amount and currency must match the intent; the fee
+ * may differ from the one frozen at creation (the hold is released and the real total debited,
+ * checked against the available balance). Entries: amount source → destination, fee source →
+ * FEE_COLLECTION, commission TREASURY → agent commission account (2 to 6 entries). The correlation
+ * id comes from `X-Correlation-Id`.
+ */
+export class ExecutionContextDto {
+  @IsUUID()
+  sourceAccountId: string;
+
+  @IsUUID()
+  destinationAccountId: string;
+
+  @IsMoney()
+  amount: number;
+
+  @IsIn(SUPPORTED_CURRENCIES)
+  currency: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => FeeDto)
+  fee?: FeeDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CommissionDto)
+  commission?: CommissionDto;
+
+  /** user id recorded as `created_by`; defaults to the intent's initiator */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  createdBy?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExecutionMetadataDto)
+  metadata?: ExecutionMetadataDto;
+}

@@ -1,0 +1,71 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { LedgerDb } from '../db/ledger-db.service';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { LedgerWalletsConfig } from '../ledger-wallets.config';
+import { IntentTransitionService } from './intent-transition.service';
+
+/**
+ * Expires intents past their lifetime (spec 2: 10 minutes by default) through the same transition
+ * as everything else: intent lock, then the source account lock, hold released, event written.
+ * Also removes idempotency keys past their 48 h validity.
+ */
+@Injectable()
+export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ExpirySweeper.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    private readonly db: LedgerDb,
+    private readonly transitions: IntentTransitionService,
+    private readonly idempotency: IdempotencyService,
+    private readonly config: LedgerWalletsConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const every = this.config.LEDGER_EXPIRY_SWEEP_INTERVAL_MS;
+    if (every <= 0) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.sweep()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'expiry sweep failed'))
+        .finally(() => (this.running = undefined));
+    }, every);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Expires every active intent due at `now`; returns how many it expired. */
+  async sweep(now: Date = new Date()): Promise<number> {
+    let expired = 0;
+    for (;;) {
+      const due = await this.db.query<{ id: string }>(
+        `SELECT id FROM ledger.transaction_intents
+         WHERE status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED') AND expires_at <= $1
+         ORDER BY expires_at LIMIT 100`,
+        [now],
+      );
+      let progressed = 0;
+      for (const { id } of due) {
+        try {
+          await this.transitions.expire(id, now);
+          expired++;
+          progressed++;
+        } catch (error) {
+          // Moved on by a concurrent request between the scan and the lock: nothing to expire.
+          if (error instanceof AppException && error.code === 'INVALID_INTENT_TRANSITION') continue;
+          throw error;
+        }
+      }
+      if (due.length < 100 || progressed === 0) break;
+    }
+    if (expired > 0) this.logger.log({ expired }, 'expired stale intents');
+    await this.idempotency.purgeExpired();
+    return expired;
+  }
+}

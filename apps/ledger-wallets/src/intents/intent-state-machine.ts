@@ -1,0 +1,36 @@
+/** Intent lifecycle of spec 2 "States and transitions". */
+export const INTENT_STATUSES = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'CANCELED'] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
+
+export const ACTIVE_STATUSES: readonly IntentStatus[] = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED'];
+export const TERMINAL_STATUSES: readonly IntentStatus[] = ['SUCCEEDED', 'FAILED', 'EXPIRED', 'CANCELED'];
+/** Moves that end an intent without a transaction: the frozen amount goes back to available. */
+export const RELEASING_STATUSES: readonly IntentStatus[] = ['FAILED', 'EXPIRED', 'CANCELED'];
+
+const FORWARD: Record<string, { to: IntentStatus; event: string; otp?: boolean }[]> = {
+  CREATED: [
+    { to: 'OTP_SENT', event: 'otp_sent', otp: true },
+    { to: 'PIN_VERIFIED', event: 'pin_ok', otp: false },
+  ],
+  OTP_SENT: [{ to: 'OTP_VERIFIED', event: 'otp_ok' }],
+  OTP_VERIFIED: [{ to: 'PIN_VERIFIED', event: 'pin_ok' }],
+  PIN_VERIFIED: [{ to: 'SUCCEEDED', event: 'transaction_completed' }],
+};
+
+const ENDING_EVENTS: Record<string, string> = { FAILED: 'transaction_failed', EXPIRED: 'intent_expired', CANCELED: 'intent_canceled' };
+
+/**
+ * The business event name of a move, or null when the move is not allowed. Terminal states are
+ * final; FAILED, EXPIRED and CANCELED are reachable from every non-terminal state (spec 2 shows them
+ * from CREATED and leaves the later states "not shown": an intent stuck in OTP_SENT must be able
+ * to end and release its frozen amount too). The OTP branch is taken only when the intent requires
+ * an OTP, the direct CREATED → PIN_VERIFIED only when it does not.
+ */
+export function transitionEvent(from: IntentStatus, to: IntentStatus, requiresOtp: boolean): string | null {
+  if (TERMINAL_STATUSES.includes(from)) return null;
+  if (RELEASING_STATUSES.includes(to)) return ENDING_EVENTS[to];
+  const move = FORWARD[from]?.find((m) => m.to === to);
+  if (!move) return null;
+  if (move.otp !== undefined && move.otp !== requiresOtp) return null;
+  return move.event;
+}

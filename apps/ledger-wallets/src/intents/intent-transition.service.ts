@@ -1,0 +1,157 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import type { DbSession } from '../db/db-session';
+import { LedgerDb } from '../db/ledger-db.service';
+import { moneyLockKeys } from '../db/lock-keys';
+import { type ActorInfo, type ExecutionResult, type ResolvedContext, TransferExecutor } from '../execution/transfer-executor.service';
+import { IdempotencyService, type IdempotentResponse, type RecordResponse } from '../idempotency/idempotency.service';
+import { requestHash } from '../idempotency/canonical-hash';
+import type { TransitionIntentDto } from './dto/transition-intent.dto';
+import { type IntentStatus, RELEASING_STATUSES, transitionEvent } from './intent-state-machine';
+import { type IntentRow, type IntentView, toIntentView } from './intent-view';
+
+export interface TransitionOptions {
+  /** the sweeper expires intents "as of" its own clock reading */
+  now?: Date;
+}
+
+/**
+ * `POST /v1/internal/intents/:id/transition`: the whole state machine of spec 2. Every move locks
+ * the intent first (advisory lock, then FOR UPDATE inside the transaction), then the accounts it
+ * changes in ascending id order, and writes its intent_events row in the same transaction.
+ */
+@Injectable()
+export class IntentTransitionService {
+  constructor(
+    private readonly db: LedgerDb,
+    private readonly idempotency: IdempotencyService,
+    private readonly executor: TransferExecutor,
+  ) {}
+
+  async transition(intentId: string, dto: TransitionIntentDto, idempotencyKey?: string): Promise<IdempotentResponse<IntentView>> {
+    return this.db.withSession(async (session) => {
+      if (!idempotencyKey) return { status: 200, body: await this.move(session, intentId, dto), replayed: false };
+      const hash = requestHash({ intentId, ...dto });
+      return this.idempotency.run(session, 'intent.transition', idempotencyKey, hash, async (record) => ({
+        status: 200,
+        body: await this.move(session, intentId, dto, record),
+      }));
+    });
+  }
+
+  /** The sweeper's entry: same locks, same event row, actor `system:expiry-sweeper`. */
+  expire(intentId: string, now: Date): Promise<IntentView> {
+    return this.db.withSession((session) =>
+      this.move(session, intentId, { toStatus: 'EXPIRED', actor: { id: 'system:expiry-sweeper' }, reason: 'lifetime exceeded' }, undefined, { now }),
+    );
+  }
+
+  async move(session: DbSession, intentId: string, dto: TransitionIntentDto, record?: RecordResponse, options: TransitionOptions = {}): Promise<IntentView> {
+    // Source and destination of an intent never change: reading them before the lock is safe and
+    // tells which accounts to lock.
+    const current = await session.one<IntentRow>(`SELECT * FROM ledger.transaction_intents WHERE id = $1`, [intentId]);
+    if (!current) throw new AppException('INTENT_NOT_FOUND');
+    const to = dto.toStatus;
+
+    let resolved: ResolvedContext | undefined;
+    let accounts: string[] = [];
+    if (to === 'SUCCEEDED') {
+      if (!dto.executionContext) throw new AppException('EXECUTION_CONTEXT_REQUIRED');
+      resolved = await this.executor.resolve(current, dto.executionContext);
+      accounts = this.executor.accountsOf(resolved);
+    } else if (RELEASING_STATUSES.includes(to)) {
+      accounts = [current.source_account_id];
+    }
+
+    return this.db.serializable(session, moneyLockKeys(accounts, intentId), async (s) => {
+      // Step 1: the intent row, read again under the lock.
+      const intent = (await s.one<IntentRow>(`SELECT * FROM ledger.transaction_intents WHERE id = $1 FOR UPDATE`, [intentId]))!;
+      const from = intent.status;
+      const event = transitionEvent(from, to, intent.requires_otp);
+      if (!event) throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${from} → ${to} is not allowed`);
+      const now = options.now ?? new Date();
+      const due = new Date(intent.expires_at).getTime() <= now.getTime();
+      if (to === 'EXPIRED' && !due) throw new AppException('INTENT_NOT_EXPIRED');
+      if (!RELEASING_STATUSES.includes(to) && due) throw new AppException('INTENT_EXPIRED');
+
+      let view: IntentView;
+      if (to === 'SUCCEEDED') {
+        const ctx = dto.executionContext!;
+        const result = await this.executor.execute(
+          s,
+          intent,
+          resolved!,
+          {
+            createdBy: ctx.createdBy ?? intent.initiated_by,
+            typeCode: ctx.metadata?.typeCode ?? intent.type,
+            agentId: ctx.metadata?.agentId ?? intent.agent_id,
+            description: ctx.metadata?.description ?? intent.description,
+            extra: ctx.metadata?.extra,
+          },
+          dto.actor,
+        );
+        view = succeededView(intent, result);
+      } else {
+        view = await this.simpleMove(s, intent, to, event, dto.actor, { reason: dto.reason ?? null, ...(dto.metadata ?? {}) }, now);
+      }
+      if (record) await record(s, 200, view);
+      return view;
+    });
+  }
+
+  /** Every move but SUCCEEDED; FAILED / EXPIRED / CANCELED also give the hold back. */
+  private async simpleMove(
+    s: DbSession,
+    intent: IntentRow,
+    to: IntentStatus,
+    event: string,
+    actor: ActorInfo,
+    metadata: Record<string, unknown>,
+    now: Date,
+  ): Promise<IntentView> {
+    const releasing = RELEASING_STATUSES.includes(to);
+    if (releasing) {
+      await s.query(`SELECT 1 FROM ledger.accounts WHERE id = $1 FOR UPDATE`, [intent.source_account_id]);
+    }
+    const [row] = await s.query<IntentRow>(
+      `WITH i AS (
+         UPDATE ledger.transaction_intents SET status = $2, updated_at = $3,
+           failure_reason = CASE WHEN $4 THEN $5 ELSE failure_reason END
+         WHERE id = $1 RETURNING *),
+       a AS (
+         UPDATE ledger.accounts SET available_balance = available_balance + $6, frozen_balance = frozen_balance - $6, updated_at = $3
+         WHERE $4 AND id = $7),
+       e AS (
+         INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata, created_at)
+         VALUES ($1, $8, $2, $9, $10, $11, $12, $13::jsonb, $3))
+       SELECT * FROM i`,
+      [
+        intent.id,
+        to,
+        now,
+        releasing,
+        (metadata.reason as string | null) ?? to.toLowerCase(),
+        releasing ? intent.frozen_amount : 0,
+        intent.source_account_id,
+        intent.status,
+        event,
+        actor.id,
+        actor.ip ?? null,
+        actor.userAgent ?? null,
+        JSON.stringify(releasing ? { ...metadata, releasedAmount: Number(intent.frozen_amount) } : metadata),
+      ],
+    );
+    return toIntentView(row);
+  }
+}
+
+function succeededView(intent: IntentRow, result: ExecutionResult): IntentView {
+  return {
+    ...toIntentView(intent),
+    status: 'SUCCEEDED',
+    fee: result.fee,
+    transactionId: result.transactionId,
+    referenceId: result.referenceId,
+    updatedAt: result.completedAt,
+  };
+}

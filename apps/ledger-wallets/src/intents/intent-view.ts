@@ -1,0 +1,75 @@
+import { iso, toMoney } from '../db/money';
+import type { IntentStatus } from './intent-state-machine';
+
+export interface IntentRow {
+  id: string;
+  type: string;
+  status: IntentStatus;
+  idempotency_key: string;
+  source_account_id: string;
+  destination_account_id: string;
+  amount: string;
+  fee: string;
+  frozen_amount: string;
+  currency: string;
+  requires_otp: boolean;
+  qr_token: string | null;
+  description: string | null;
+  initiated_by: string;
+  agent_id: string | null;
+  transaction_id: string | null;
+  failure_reason: string | null;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  reference_id?: string | null;
+}
+
+/** What the internal intent routes answer (JSON-ready: replays return the stored copy byte for byte). */
+export interface IntentView {
+  intentId: string;
+  type: string;
+  status: IntentStatus;
+  requiresOtp: boolean;
+  sourceAccountId: string;
+  destinationAccountId: string;
+  amount: number;
+  fee: number;
+  frozenAmount: number;
+  currency: string;
+  qrToken: string | null;
+  description: string | null;
+  transactionId: string | null;
+  referenceId: string | null;
+  failureReason: string | null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toIntentView(row: IntentRow): IntentView {
+  return {
+    intentId: row.id,
+    type: row.type,
+    status: row.status,
+    requiresOtp: row.requires_otp,
+    sourceAccountId: row.source_account_id,
+    destinationAccountId: row.destination_account_id,
+    amount: toMoney(row.amount),
+    fee: toMoney(row.fee),
+    frozenAmount: toMoney(row.frozen_amount),
+    currency: row.currency,
+    qrToken: row.qr_token,
+    description: row.description,
+    transactionId: row.transaction_id,
+    referenceId: row.reference_id ?? null,
+    failureReason: row.failure_reason,
+    expiresAt: iso(row.expires_at)!,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+
+export function insufficientMessage(available: number, required: number): string {
+  return `Insufficient available balance: available ${available}, required ${required}`;
+}

@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import type { DbSession } from '../db/db-session';
+import { LedgerDb } from '../db/ledger-db.service';
+import { moneyLockKeys } from '../db/lock-keys';
+import { toMoney } from '../db/money';
+import { isUniqueViolation } from '../db/sql-errors';
+import { type IdempotentResponse, IdempotencyService, type RecordResponse } from '../idempotency/idempotency.service';
+import { requestHash } from '../idempotency/canonical-hash';
+import { LedgerWalletsConfig } from '../ledger-wallets.config';
+import type { CreateIntentDto } from './dto/create-intent.dto';
+import { type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
+
+/** Accounts that hold customer or business money: the only ones an intent may move between. */
+const INTENT_ACCOUNT_TYPES = new Set(['customer', 'agent', 'merchant', 'organisation']);
+
+@Injectable()
+export class IntentsService {
+  constructor(
+    private readonly db: LedgerDb,
+    private readonly idempotency: IdempotencyService,
+    private readonly config: LedgerWalletsConfig,
+  ) {}
+
+  /**
+   * Creates the intent (spec 2 table row "(none) → CREATED"): freezes amount + fee on the source
+   * account inside its lock, stores the idempotency key, locks the QR, writes the first event, all
+   * in one transaction. The same key with the same body answers the first response again; with
+   * another body 422.
+   */
+  async create(dto: CreateIntentDto): Promise<IdempotentResponse<IntentView>> {
+    const key = dto.idempotencyKey;
+    if (!key) throw new AppException('IDEMPOTENCY_KEY_MISSING', 'idempotencyKey is required to create an intent');
+    const hash = requestHash(dto);
+    return this.db.withSession((session) =>
+      this.idempotency.run(session, 'intent.create', key, hash, async (record) => {
+        const body = await this.createOn(session, dto, key, record);
+        return { status: 201, body };
+      }),
+    );
+  }
+
+  /** Creation on a session the caller holds (the legacy adapter runs its three steps on one connection). */
+  async createOn(session: DbSession, dto: CreateIntentDto, key: string, record?: RecordResponse): Promise<IntentView> {
+    if (dto.sourceAccountId.toLowerCase() === dto.destinationAccountId.toLowerCase()) throw new AppException('SAME_ACCOUNT');
+    const accounts = await session.query<{ id: string; currency: string; account_type: string }>(
+      `SELECT id, currency, account_type FROM ledger.accounts WHERE id = ANY($1::uuid[])`,
+      [[dto.sourceAccountId, dto.destinationAccountId]],
+    );
+    if (accounts.length !== 2) throw new AppException('ACCOUNT_NOT_FOUND', 'Source or destination account not found');
+    if (accounts.some((a) => a.currency !== dto.currency)) throw new AppException('CURRENCY_MISMATCH');
+    if (accounts.some((a) => !INTENT_ACCOUNT_TYPES.has(a.account_type))) {
+      throw new AppException('ACCOUNT_NOT_ALLOWED', 'Intents move money between customer, agent, merchant or organisation accounts only');
+    }
+    const fee = dto.fee ?? 0;
+    const total = dto.amount + fee;
+    if (!Number.isSafeInteger(total)) throw new AppException('VALIDATION_ERROR', 'amount + fee is too large');
+
+    // Only the source account's balances change: it is the only account lock.
+    return this.db.serializable(session, moneyLockKeys([dto.sourceAccountId]), async (s) => {
+      const source = await s.one<{ available_balance: string }>(`SELECT available_balance FROM ledger.accounts WHERE id = $1 FOR UPDATE`, [
+        dto.sourceAccountId,
+      ]);
+      const available = toMoney(source!.available_balance);
+      if (available < total) throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, total));
+      let row: IntentRow | undefined;
+      try {
+        row = await s.one<IntentRow>(
+          `WITH i AS (
+             INSERT INTO ledger.transaction_intents (type, status, idempotency_key, source_account_id, destination_account_id, amount, fee,
+               frozen_amount, currency, requires_otp, qr_token, description, initiated_by, agent_id, metadata, expires_at)
+             VALUES ($1, 'CREATED', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, now() + make_interval(secs => $15))
+             RETURNING *),
+           a AS (
+             UPDATE ledger.accounts SET available_balance = available_balance - $7, frozen_balance = frozen_balance + $7, updated_at = now()
+             WHERE id = $3),
+           e AS (
+             INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata)
+             SELECT i.id, NULL, 'CREATED', 'intent_created', $12, $16, $17, $18::jsonb FROM i)
+           SELECT * FROM i`,
+          [
+            dto.type,
+            key,
+            dto.sourceAccountId,
+            dto.destinationAccountId,
+            dto.amount,
+            fee,
+            total,
+            dto.currency,
+            dto.requiresOtp ?? false,
+            dto.qrToken ?? null,
+            dto.description ?? null,
+            dto.actor.id,
+            dto.agentId ?? null,
+            JSON.stringify(dto.metadata ?? {}),
+            this.config.LEDGER_INTENT_TTL_SECONDS,
+            dto.actor.ip ?? null,
+            dto.actor.userAgent ?? null,
+            JSON.stringify({ frozenAmount: total, qrLocked: Boolean(dto.qrToken) }),
+          ],
+        );
+      } catch (error) {
+        if (isUniqueViolation(error, 'UQ_transaction_intents_active_qr')) throw new AppException('QR_TOKEN_LOCKED');
+        // The key outlived its 48 h idempotency record: still refused by uniqueness (rule 1).
+        if (isUniqueViolation(error, 'UQ_transaction_intents_idempotency_key')) throw new AppException('IDEMPOTENCY_KEY_CONFLICT');
+        throw error;
+      }
+      const view = toIntentView(row!);
+      if (record) await record(s, 201, view);
+      return view;
+    });
+  }
+
+  async get(id: string): Promise<IntentView> {
+    const [row] = await this.db.query<IntentRow>(
+      `SELECT i.*, t.reference_id FROM ledger.transaction_intents i LEFT JOIN ledger.transactions t ON t.id = i.transaction_id WHERE i.id = $1`,
+      [id],
+    );
+    if (!row) throw new AppException('INTENT_NOT_FOUND');
+    return toIntentView(row);
+  }
+
+  async events(id: string): Promise<Record<string, unknown>[]> {
+    await this.get(id);
+    const rows = await this.db.query<Record<string, unknown>>(
+      `SELECT id, from_status AS "fromStatus", to_status AS "toStatus", event, actor_id AS "actorId", ip_address AS "ipAddress",
+              user_agent AS "userAgent", metadata, created_at AS "createdAt"
+       FROM ledger.intent_events WHERE intent_id = $1 ORDER BY created_at, id`,
+      [id],
+    );
+    return rows;
+  }
+}

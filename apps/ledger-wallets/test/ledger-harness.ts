@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { ledgerWalletsApp } from '../src/ledger-wallets.app';
+import type { LedgerWalletsConfig } from '../src/ledger-wallets.config';
+import { type RunningApp, boot } from '../../../test/support/boot';
+import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
+
+export interface Harness {
+  db: TestDatabase;
+  app: RunningApp<LedgerWalletsConfig>;
+  admin: Client;
+  /** real HTTP to the listening app */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** One test file's ledger: its own database copy, Redis namespace, app listening on loopback. */
+export async function startLedger(overrides: Record<string, string> = {}): Promise<Harness> {
+  const db = await createTestDatabase();
+  const redis = createTestRedis();
+  const app = await boot(
+    ledgerWalletsApp,
+    serviceEnv('ledger-wallets', db, redis, {
+      DB_POOL_SIZE: '6',
+      LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
+      LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
+      LEDGER_OUTBOX_POLL_MS: '0',
+      ...overrides,
+    }),
+    { listen: true },
+  );
+  const admin = new Client({ connectionString: db.adminUrl });
+  await admin.connect();
+  return {
+    db,
+    app,
+    admin,
+    async call(method, path, body, headers = {}) {
+      const res = await fetch(`${app.url}${path}`, {
+        method,
+        headers: { 'x-service-key': TEST_SERVICE_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    },
+    async close() {
+      await admin.end();
+      await app.close();
+      await redis.flush();
+      await db.drop();
+    },
+  };
+}
+
+/** A USER wallet with its XAF account funded through the legacy `add` (a signed adjustment from suspense). */
+export async function fundedAccount(h: Harness, amount: number, currency = 'XAF', ownerType = 'USER'): Promise<string> {
+  const res = await h.call('POST', '/v1/internal/wallets', { ownerType, ownerId: randomUUID(), currencies: [currency] });
+  if (res.status !== 201) throw new Error(`wallet: ${res.status} ${JSON.stringify(res.body)}`);
+  const account = res.body.accounts.find((a: { accountType: string }) => !a.accountType.includes('commission'));
+  if (amount > 0) {
+    const add = await h.call('PUT', `/v1/accounts/${account.id}/balance/add`, { amount, reason: 'test funding', createdBy: 'test' });
+    if (add.status !== 200) throw new Error(`fund: ${add.status} ${JSON.stringify(add.body)}`);
+  }
+  return account.id;
+}
+
+export function intentBody(source: string, destination: string, amount: number, extra: Record<string, unknown> = {}) {
+  return { idempotencyKey: randomUUID(), type: 'TRANSFER', sourceAccountId: source, destinationAccountId: destination, amount, currency: 'XAF', actor: { id: 'user-1', ip: '10.0.0.1', userAgent: 'jest' }, ...extra };
+}
+
+export function contextFor(source: string, destination: string, amount: number, extra: Record<string, unknown> = {}) {
+  return { sourceAccountId: source, destinationAccountId: destination, amount, currency: 'XAF', metadata: { typeCode: 'P2P' }, ...extra };
+}
+
+/** Creates an intent, verifies the PIN and confirms it: the whole happy path. Returns the final response. */
+export async function transfer(h: Harness, source: string, destination: string, amount: number, fee = 0) {
+  const created = await h.call('POST', '/v1/internal/intents', intentBody(source, destination, amount, { fee }));
+  if (created.status !== 201) return created;
+  const id = created.body.intentId;
+  const pin = await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
+  if (pin.status !== 200) return pin;
+  return h.call('POST', `/v1/internal/intents/${id}/transition`, {
+    toStatus: 'SUCCEEDED',
+    actor: { id: 'user-1' },
+    executionContext: contextFor(source, destination, amount, fee ? { fee: { amount: fee } } : {}),
+  });
+}
+
+export interface InvariantReport {
+  /** accounts whose balance differs from credits − debits */
+  ledgerGaps: number;
+  /** accounts where available + frozen ≠ balance */
+  splitGaps: number;
+  /** Σ balances per currency (0 when every movement is double entry) */
+  totals: Record<string, number>;
+  /** intents SUCCEEDED without exactly one transaction, or a transaction on a non-SUCCEEDED intent */
+  intentMismatches: number;
+  /** transactions whose debits ≠ credits */
+  unbalancedTransactions: number;
+}
+
+export async function invariants(admin: Client): Promise<InvariantReport> {
+  const gaps = await admin.query(`
+    SELECT count(*) FILTER (WHERE a.balance <> COALESCE(l.net, 0))::int AS ledger_gaps,
+           count(*) FILTER (WHERE a.balance <> a.available_balance + a.frozen_balance)::int AS split_gaps
+    FROM ledger.accounts a
+    LEFT JOIN (SELECT account_id, sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) AS net FROM ledger.ledgers GROUP BY account_id) l
+      ON l.account_id = a.id`);
+  const totals = await admin.query(`SELECT currency, sum(balance)::text AS total FROM ledger.accounts GROUP BY currency`);
+  const intents = await admin.query(`
+    SELECT count(*)::int AS n FROM ledger.transaction_intents i
+    WHERE (i.status = 'SUCCEEDED') <> ((SELECT count(*) FROM ledger.transactions t WHERE t.intent_id = i.id) = 1)
+       OR (SELECT count(*) FROM ledger.transactions t WHERE t.intent_id = i.id) > 1`);
+  const unbalanced = await admin.query(`
+    SELECT count(*)::int AS n FROM (SELECT transaction_id FROM ledger.ledgers GROUP BY transaction_id
+      HAVING sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) <> 0) x`);
+  return {
+    ledgerGaps: gaps.rows[0].ledger_gaps,
+    splitGaps: gaps.rows[0].split_gaps,
+    totals: Object.fromEntries(totals.rows.map((r) => [r.currency.trim(), Number(r.total)])),
+    intentMismatches: intents.rows[0].n,
+    unbalancedTransactions: unbalanced.rows[0].n,
+  };
+}
+
+export async function balanceOf(h: Harness, id: string): Promise<{ balance: number; availableBalance: number; frozenBalance: number }> {
+  const res = await h.call('GET', `/v1/internal/accounts/${id}`);
+  return res.body;
+}
