@@ -19,7 +19,6 @@ import { SmsSender } from './notifications/sms-sender';
 import { OtpController } from './otp/otp.controller';
 import { OtpThrottle } from './otp/otp-throttle.service';
 import { OtpService } from './otp/otp.service';
-import { OpenApiController } from './openapi/openapi.controller';
 import { PinController } from './pin/pin.controller';
 import { PinResetService } from './pin/pin-reset.service';
 import { PinService } from './pin/pin.service';
@@ -56,7 +55,7 @@ export class AuthModule {
       BootstrapAdminService,
       ...(devSms ? [DevSmsSender, { provide: SmsSender, useExisting: DevSmsSender }] : [{ provide: SmsSender, useClass: HttpSmsSender }]),
     ];
-    const controllers: Type[] = [AuthController, OtpController, PinController, InternalController, DeprecatedController, JwksController, OpenApiController];
+    const controllers: Type[] = [AuthController, OtpController, PinController, InternalController, DeprecatedController, JwksController];
     // The dev outbox route never exists in production (assertProductionSecrets also refuses the dev driver there).
     if (devSms && config.NODE_ENV !== 'production') controllers.push(DevSmsController);
     return {

@@ -1,0 +1,76 @@
+import type { Logger } from '@mm/platform';
+import { authApp } from '../../src/auth.app';
+import type { AuthConfig } from '../../src/auth.config';
+import { type RunningApp, boot } from '../../../../test/support/boot';
+import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
+
+export interface InjectResult {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+/** One auth app on a private database and Redis namespace, with helpers for the usual steps. */
+export class AuthHarness {
+  running!: RunningApp<AuthConfig>;
+  private db!: TestDatabase;
+  private readonly redis = createTestRedis();
+
+  async start(overrides: Record<string, string | undefined> = {}, logger?: Logger): Promise<this> {
+    this.db = await createTestDatabase();
+    this.running = await boot(authApp, serviceEnv('auth', this.db, this.redis, { OTP_RESEND_COOLDOWN_SEC: '0', ...overrides }), { logger });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.close();
+    await this.redis.flush();
+    await this.db?.drop();
+  }
+
+  get app(): RunningApp<AuthConfig>['app'] {
+    return this.running.app;
+  }
+
+  get adminUrl(): string {
+    return this.db.adminUrl;
+  }
+
+  async request(
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    options: { body?: unknown; token?: string; serviceKey?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<InjectResult> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.serviceKey) headers['x-service-key'] = TEST_SERVICE_KEY;
+    const res = await this.app.inject({ method, url, headers, payload: options.body as never });
+    return res as unknown as InjectResult;
+  }
+
+  /** Registers through the internal saga steps, as the orchestrator does. */
+  async createUser(phone: string, pin: string, roles: string[] = ['CUSTOMER']): Promise<{ userId: string; idpUserId: string }> {
+    const idp = await this.request('POST', '/auth/internal/create-idp-user', { serviceKey: true, body: { phone, pin } });
+    if (idp.statusCode !== 201) throw new Error(`create-idp-user ${idp.statusCode} ${idp.body}`);
+    const idpUserId = idp.json<{ idpUserId: string }>().idpUserId;
+    const local = await this.request('POST', '/auth/internal/create-local-user', { serviceKey: true, body: { idpUserId, roles } });
+    if (local.statusCode !== 201) throw new Error(`create-local-user ${local.statusCode} ${local.body}`);
+    return { userId: local.json<{ id: string }>().id, idpUserId };
+  }
+
+  async login(phone: string, pin: string): Promise<{ token: string; refreshToken: string }> {
+    const res = await this.request('POST', '/auth/login', { body: { phone, pin } });
+    if (res.statusCode !== 200) throw new Error(`login ${res.statusCode} ${res.body}`);
+    return res.json<{ token: string; refreshToken: string }>();
+  }
+
+  /** The last code the dev SMS driver "sent" to this phone. */
+  async lastOtp(phone: string): Promise<string> {
+    const res = await this.request('GET', `/auth/dev/sms?phone=${encodeURIComponent(phone)}`);
+    const text = res.json<{ messages: Array<{ text: string }> }>().messages[0]?.text ?? '';
+    const code = /\b(\d{6})\b/.exec(text)?.[1];
+    if (!code) throw new Error(`no OTP for this phone (${res.statusCode})`);
+    return code;
+  }
+}
