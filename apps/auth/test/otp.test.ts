@@ -1,0 +1,134 @@
+import { AuthHarness } from './support/auth-harness';
+
+const PHONE = '+237690000101';
+
+describe('auth: OTP', () => {
+  const h = new AuthHarness();
+  beforeAll(async () => {
+    // Short TTL so expiry is testable; generous caps, each throttle test uses its own phone or IP.
+    await h.start({ OTP_TTL_SEC: '2', OTP_MAX_PER_PHONE_PER_HOUR: '50', OTP_MAX_PER_IP_PER_HOUR: '1000' });
+    for (const suffix of ['101', '102', '103', '104', '105', '106', '107']) await h.createUser(`+237690000${suffix}`, '2580');
+  });
+  afterAll(() => h.stop());
+
+  const send = (phone: string, purpose = 'LOGIN', ip?: string) =>
+    h.request('POST', '/auth/send-otp', { body: { phone, purpose }, headers: ip ? { 'x-forwarded-for': ip } : {} });
+  const verify = (phone: string, otp: string, purpose = 'LOGIN') => h.request('POST', '/auth/verify-otp', { body: { phone, purpose, otp } });
+
+  it('sends a 6-digit code that verifies once for its phone and purpose, and stores only an HMAC', async () => {
+    const res = await send(PHONE);
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ sent: true, expiresInSec: 2 });
+    const code = await h.lastOtp(PHONE);
+    expect(code).toMatch(/^\d{6}$/);
+    expect((await verify(PHONE, code, 'PIN_RESET')).json().code).toBe('OTP_EXPIRED'); // other purpose: no live code
+    expect((await verify('+237690000102', code)).json().code).toBe('OTP_EXPIRED'); // other phone
+    const ok = await verify(PHONE, code);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({ verified: true, purpose: 'LOGIN', proof: expect.stringMatching(/^otp1\./) });
+    expect((await verify(PHONE, code)).json().code).toBe('OTP_EXPIRED');
+
+    const { Client } = await import('pg');
+    const pg = new Client({ connectionString: h.adminUrl });
+    await pg.connect();
+    const rows = (await pg.query(`SELECT * FROM auth.otp_codes`)).rows;
+    await pg.end();
+    expect(JSON.stringify(rows)).not.toContain(code);
+  });
+
+  it('consumes a code exactly once under 10 concurrent verifications', async () => {
+    const phone = '+237690000102';
+    await send(phone);
+    const code = await h.lastOtp(phone);
+    const results = await Promise.all(Array.from({ length: 10 }, () => verify(phone, code)));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.statusCode !== 200).map((r) => r.json().code)).toEqual(Array(9).fill('OTP_EXPIRED'));
+  });
+
+  it('expires after its validity', async () => {
+    const phone = '+237690000103';
+    await send(phone);
+    const code = await h.lastOtp(phone);
+    await new Promise((r) => setTimeout(r, 2_200));
+    const res = await verify(phone, code);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('OTP_EXPIRED');
+  });
+
+  it('is discarded after 5 wrong attempts, even for the right code afterwards', async () => {
+    const phone = '+237690000104';
+    await send(phone);
+    const code = await h.lastOtp(phone);
+    const wrong = code === '000000' ? '111111' : '000000';
+    const codes = [];
+    for (let i = 0; i < 5; i++) codes.push((await verify(phone, wrong)).json().code);
+    expect(codes).toEqual(['OTP_INVALID', 'OTP_INVALID', 'OTP_INVALID', 'OTP_INVALID', 'OTP_ATTEMPTS_EXHAUSTED']);
+    expect((await verify(phone, code)).json().code).toBe('OTP_ATTEMPTS_EXHAUSTED');
+    // A new code works again.
+    await send(phone);
+    expect((await verify(phone, await h.lastOtp(phone))).statusCode).toBe(200);
+  });
+
+  it('a new code replaces the previous one', async () => {
+    const phone = '+237690000105';
+    await send(phone);
+    const first = await h.lastOtp(phone);
+    await send(phone);
+    const second = await h.lastOtp(phone);
+    if (first !== second) expect((await verify(phone, first)).json().code).toBe('OTP_INVALID');
+    expect((await verify(phone, second)).statusCode).toBe(200);
+  });
+
+  it('answers the same for a phone without an account, and sends nothing', async () => {
+    const res = await send('+237691111111');
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual((await send('+237690000106')).json());
+    await expect(h.lastOtp('+237691111111')).rejects.toThrow('no OTP');
+  });
+
+  it('refuses a bad purpose or code format with field codes', async () => {
+    expect((await send(PHONE, 'SOMETHING')).json().errors[0]).toMatchObject({ field: 'purpose', code: 'INVALID_OTP_PURPOSE' });
+    expect((await verify(PHONE, '12345')).json().errors[0]).toMatchObject({ field: 'otp', code: 'INVALID_OTP_FORMAT' });
+  });
+});
+
+describe('auth: OTP resend cooldown', () => {
+  const h = new AuthHarness();
+  beforeAll(() => h.start({ OTP_RESEND_COOLDOWN_SEC: '2' }));
+  afterAll(() => h.stop());
+
+  it('allows one send per phone per cooldown, with Retry-After', async () => {
+    const send = () => h.request('POST', '/auth/send-otp', { body: { phone: '+237690000201', purpose: 'LOGIN' } });
+    expect((await send()).statusCode).toBe(202);
+    const again = await send();
+    expect(again.statusCode).toBe(429);
+    expect(again.json().code).toBe('OTP_THROTTLED');
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 2_100));
+    expect((await send()).statusCode).toBe(202);
+  });
+});
+
+describe('auth: OTP hourly caps', () => {
+  const h = new AuthHarness();
+  beforeAll(() => h.start({ OTP_RESEND_COOLDOWN_SEC: '0', OTP_MAX_PER_PHONE_PER_HOUR: '3', OTP_MAX_PER_IP_PER_HOUR: '4', TRUST_FORWARDED_FOR: 'true' }));
+  afterAll(() => h.stop());
+
+  const send = (phone: string, ip: string) =>
+    h.request('POST', '/auth/send-otp', { body: { phone, purpose: 'LOGIN' }, headers: { 'x-forwarded-for': `6.6.6.6, ${ip}` } });
+
+  it('caps sends per phone per hour, with Retry-After', async () => {
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await send('+237690000202', `10.0.1.${i}`));
+    expect(results.map((r) => r.statusCode)).toEqual([202, 202, 202, 429]);
+    expect(results[3].json().code).toBe('OTP_THROTTLED');
+    expect(Number(results[3].headers['retry-after'])).toBeGreaterThan(3500);
+  });
+
+  it('caps sends per client IP per hour (the last X-Forwarded-For entry, not the client-controlled first)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await send(`+23769000030${i}`, '10.9.9.9')).statusCode);
+    expect(statuses).toEqual([202, 202, 202, 202, 429]);
+    expect((await send('+237690000399', '10.9.9.8')).statusCode).toBe(202);
+  });
+});
