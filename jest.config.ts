@@ -4,7 +4,18 @@
 import type { Config } from 'jest';
 
 // NestJS 12 (and Fastify's helpers) ship ES modules: swc turns them into CommonJS for Jest.
-const ESM_PACKAGES = ['@nestjs', 'fastify', '@fastify', 'light-my-request', 'cookie', 'set-cookie-parser', 'uid', 'find-my-way', 'path-to-regexp', 'jose'];
+const ESM_PACKAGES = [
+  '@nestjs',
+  'fastify',
+  '@fastify',
+  'light-my-request',
+  'cookie',
+  'set-cookie-parser',
+  'uid',
+  'find-my-way',
+  'path-to-regexp',
+  'jose',
+];
 
 const swc = [
   '@swc/jest',
@@ -30,6 +41,7 @@ const common: Config = {
 
 const config: Config = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },

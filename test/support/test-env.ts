@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { Redis } from 'ioredis';
 import { SERVICES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
 import { withDatabase } from '../../tools/db';
-import { TEMPLATE_DB, TEST_ADMIN_URL, TEST_DB_PREFIX, TEST_REDIS_NAMESPACE, TEST_REDIS_URL } from './infra';
+import { TEST_ADMIN_URL, TEST_DB_PREFIX, TEST_REDIS_NAMESPACE, TEST_REDIS_URL, deleteRedisKeys, templateDb } from './infra';
 
 export interface TestDatabase {
   name: string;
@@ -30,7 +29,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // Clones of one template may not run concurrently on every PostgreSQL version: retry briefly.
   for (let attempt = 0; ; attempt++) {
     try {
-      await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DB}"`);
+      await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${templateDb()}"`);
       break;
     } catch (error) {
       if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
@@ -48,24 +47,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 /** A Redis namespace of one test file; `flush` removes every key under it. */
 export function createTestRedis(): { url: string; prefix: string; flush(): Promise<void> } {
-  const prefix = `${TEST_REDIS_NAMESPACE}:${randomUUID().slice(0, 8)}`;
+  const prefix = `${TEST_REDIS_NAMESPACE}:${process.pid}-${randomUUID().slice(0, 8)}`;
   return {
     url: TEST_REDIS_URL,
     prefix,
-    async flush() {
-      const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-      await redis.connect();
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-          if (keys.length > 0) await redis.unlink(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
-    },
+    flush: () => deleteRedisKeys(`${prefix}:*`),
   };
 }
 
