@@ -1,0 +1,138 @@
+import { AuthHarness } from './support/auth-harness';
+
+const PIN = '2580';
+
+describe('auth: PIN lockout', () => {
+  const h = new AuthHarness();
+  // 1 s base lock so the temporary lock and its escalation are observable in a test.
+  beforeAll(() => h.start({ PIN_LOCK_BASE_SEC: '1' }));
+  afterAll(() => h.stop());
+
+  const login = (phone: string, pin: string) => h.request('POST', '/auth/login', { body: { phone, pin } });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('locks for a while after 5 failures, escalates, hard-locks at 10; success clears the count', async () => {
+    const phone = '+237690000401';
+    await h.createUser(phone, PIN);
+    // 4 failures then a success: the count is cleared.
+    for (let i = 0; i < 4; i++) expect((await login(phone, '1111')).json().code).toBe('INVALID_CREDENTIALS');
+    expect((await login(phone, PIN)).statusCode).toBe(200);
+
+    for (let i = 0; i < 4; i++) expect((await login(phone, '1111')).json().code).toBe('INVALID_CREDENTIALS');
+    const fifth = await login(phone, '1111');
+    expect(fifth.statusCode).toBe(423);
+    expect(fifth.json().code).toBe('ACCOUNT_LOCKED');
+    expect(fifth.headers['retry-after']).toBe('1');
+    // While locked even the right PIN is refused, without being checked.
+    const locked = await login(phone, PIN);
+    expect(locked.json().code).toBe('ACCOUNT_LOCKED');
+    expect(locked.json().message).toMatch(/locked for \d+ more seconds/);
+
+    await sleep(1_100);
+    // 6th failure: locked again, twice as long (2 s).
+    const sixth = await login(phone, '1111');
+    expect(sixth.json().code).toBe('ACCOUNT_LOCKED');
+    expect(sixth.headers['retry-after']).toBe('2');
+    await sleep(2_100);
+    // Temporary lock over: the right PIN works and clears everything.
+    expect((await login(phone, PIN)).statusCode).toBe(200);
+  });
+
+  it('hard-locks after 10 failures; only a PIN reset lifts it', async () => {
+    const phone = '+237690000402';
+    await h.createUser(phone, PIN);
+    // Past the lock threshold the lock escalates (1, 2, 4, 8, 16 s): move its end by hand rather than wait.
+    const { Client } = await import('pg');
+    const pg = new Client({ connectionString: h.adminUrl });
+    await pg.connect();
+    try {
+      const codes: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        codes.push((await login(phone, '1111')).json().code as string);
+        await pg.query(`UPDATE auth.users SET locked_until = NULL WHERE phone = $1`, [phone]);
+      }
+      expect(codes.slice(0, 4)).toEqual(Array(4).fill('INVALID_CREDENTIALS'));
+      expect(codes.slice(4, 9)).toEqual(Array(5).fill('ACCOUNT_LOCKED'));
+      expect(codes[9]).toBe('ACCOUNT_HARD_LOCKED');
+      const escalation = await pg.query(`SELECT failed_pin_attempts, hard_locked FROM auth.users WHERE phone = $1`, [phone]);
+      expect(escalation.rows[0]).toEqual({ failed_pin_attempts: 10, hard_locked: true });
+    } finally {
+      await pg.end();
+    }
+    expect((await login(phone, PIN)).json().code).toBe('ACCOUNT_HARD_LOCKED');
+    await sleep(1_100);
+    expect((await login(phone, PIN)).json().code).toBe('ACCOUNT_HARD_LOCKED');
+
+    // PIN reset (request → verify → reset) lifts it.
+    expect((await h.request('POST', '/auth/reset-pin/request', { body: { phone } })).statusCode).toBe(202);
+    const verified = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp: await h.lastOtp(phone) } });
+    expect(verified.statusCode).toBe(200);
+    const resetToken = verified.json<{ resetToken: string }>().resetToken;
+    const reset = await h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone, resetToken, newPin: '7391' } });
+    expect(reset.statusCode).toBe(200);
+    expect((await login(phone, PIN)).json().code).toBe('INVALID_CREDENTIALS');
+    expect((await login(phone, '7391')).statusCode).toBe(200);
+  });
+
+  it('check-pin counts failures on the same account as login', async () => {
+    const phone = '+237690000403';
+    await h.createUser(phone, PIN);
+    const { token } = await h.login(phone, PIN);
+    expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: PIN } })).json()).toEqual({ valid: true });
+    for (let i = 0; i < 3; i++) expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: '1111' } })).json().code).toBe('INVALID_PIN');
+    expect((await login(phone, '1111')).json().code).toBe('INVALID_CREDENTIALS');
+    expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: '1111' } })).json().code).toBe('ACCOUNT_LOCKED');
+    expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: PIN } })).json().code).toBe('ACCOUNT_LOCKED');
+  });
+});
+
+describe('auth: PIN change and reset', () => {
+  const h = new AuthHarness();
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+
+  it('change-pin needs the old PIN, applies the PIN rule and ends every other session', async () => {
+    const phone = '+237690000501';
+    await h.createUser(phone, PIN);
+    const phoneA = await h.login(phone, PIN);
+    const phoneB = await h.login(phone, PIN);
+    const change = (oldPin: string, newPin: string) => h.request('POST', '/auth/change-pin', { token: phoneA.token, body: { oldPin, newPin } });
+
+    expect((await change('1111', '7391')).json().code).toBe('INVALID_PIN');
+    for (const trivial of ['1234', '0000', '1212', '0501']) expect((await change(PIN, trivial)).json().code).toBe('PIN_POLICY_VIOLATION');
+    expect((await change(PIN, PIN)).json().code).toBe('PIN_POLICY_VIOLATION');
+
+    const ok = await change(PIN, '7391');
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ changed: true, revokedSessions: 1 });
+    expect((await h.request('GET', '/auth/me', { token: phoneA.token })).statusCode).toBe(200);
+    expect((await h.request('GET', '/auth/me', { token: phoneB.token })).json().code).toBe('TOKEN_REVOKED');
+    expect((await h.request('POST', '/auth/refresh', { body: { refreshToken: phoneB.refreshToken } })).json().code).toBe('TOKEN_REVOKED');
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: PIN } })).json().code).toBe('INVALID_CREDENTIALS');
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
+  });
+
+  it('reset ends every session, and its token works once', async () => {
+    const phone = '+237690000502';
+    await h.createUser(phone, PIN);
+    const session = await h.login(phone, PIN);
+    await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
+    const otp = await h.lastOtp(phone);
+    const verified = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp } });
+    const { resetToken } = verified.json<{ resetToken: string }>();
+    // Verifying does not reset.
+    expect((await h.request('GET', '/auth/me', { token: session.token })).statusCode).toBe(200);
+
+    const reset = (newPin: string, token = resetToken) => h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone, resetToken: token, newPin } });
+    expect((await reset('1234')).json().code).toBe('PIN_POLICY_VIOLATION');
+    expect((await reset('7391', resetToken.slice(0, -2) + 'AA')).json().code).toBe('RESET_TOKEN_INVALID');
+    expect((await reset('7391')).json()).toMatchObject({ reset: true });
+    expect((await h.request('GET', '/auth/me', { token: session.token })).json().code).toBe('TOKEN_REVOKED');
+    // Same token, another PIN: refused (a replay must be the same request).
+    expect((await reset('8642')).json().code).toBe('RESET_TOKEN_INVALID');
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
+    // A reset token of another phone does not work here.
+    const other = await h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone: '+237690000501', resetToken, newPin: '9630' } });
+    expect(other.json().code).toBe('RESET_TOKEN_INVALID');
+  });
+});
