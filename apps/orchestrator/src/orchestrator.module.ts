@@ -10,7 +10,10 @@ export class OrchestratorModule {
   static forRoot(config: OrchestratorConfig): DynamicModule {
     return {
       module: OrchestratorModule,
-      imports: [PlatformModule.forRoot({ service: 'orchestrator', config, database: { schema: 'orchestrator' }, redis: true }), GatewayModule],
+      imports: [
+        PlatformModule.forRoot({ service: 'orchestrator', config, database: { schema: 'orchestrator' }, redis: true }),
+        GatewayModule,
+      ],
       controllers: [ConfigApiController, RegistrationController],
     };
   }

@@ -4,8 +4,16 @@ import { describeError } from './describe-error';
 
 describe('describeError', () => {
   it('keeps an AppException code, status, message and headers', () => {
-    const d = describeError(new AppException('INSUFFICIENT_BALANCE', 'available 100 XAF, required 150 XAF', { headers: { 'retry-after': '1' } }));
-    expect(d).toMatchObject({ status: 422, code: 'INSUFFICIENT_BALANCE', message: 'available 100 XAF, required 150 XAF', headers: { 'retry-after': '1' }, unexpected: false });
+    const d = describeError(
+      new AppException('INSUFFICIENT_BALANCE', 'available 100 XAF, required 150 XAF', { headers: { 'retry-after': '1' } }),
+    );
+    expect(d).toMatchObject({
+      status: 422,
+      code: 'INSUFFICIENT_BALANCE',
+      message: 'available 100 XAF, required 150 XAF',
+      headers: { 'retry-after': '1' },
+      unexpected: false,
+    });
     expect(d.errors).toBeUndefined();
   });
 
@@ -22,7 +30,11 @@ describe('describeError', () => {
   });
 
   it('maps framework HTTP exceptions to generic codes with generic messages', () => {
-    expect(describeError(new NotFoundException('Cannot GET /secret/path'))).toMatchObject({ status: 404, code: 'NOT_FOUND', message: 'Resource not found' });
+    expect(describeError(new NotFoundException('Cannot GET /secret/path'))).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: 'Resource not found',
+    });
     expect(describeError(new BadRequestException('internal detail'))).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
     expect(describeError(new ServiceUnavailableException())).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   });

@@ -34,7 +34,13 @@ function validate(plain: object) {
 
 describe('validationExceptionFactory', () => {
   it('gives one errors[] entry per faulty field, nested and array paths included', () => {
-    const e = validate({ currency: 'USD', note: 'too long', address: { city: 7 }, items: [{ amount: 5 }, { amount: -1 }, { amount: 'x' }], hack: 1 });
+    const e = validate({
+      currency: 'USD',
+      note: 'too long',
+      address: { city: 7 },
+      items: [{ amount: 5 }, { amount: -1 }, { amount: 'x' }],
+      hack: 1,
+    });
     expect(e.code).toBe('VALIDATION_ERROR');
     expect(e.status).toBe(400);
     expect(e.errors?.map((x) => [x.field, x.code])).toEqual(

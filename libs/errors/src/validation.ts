@@ -14,7 +14,13 @@ const CONSTRAINT_CODES: Record<string, string> = {
 };
 
 function codeOf(constraint: string): string {
-  return CONSTRAINT_CODES[constraint] ?? `INVALID_${constraint.replace(/^is/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+  return (
+    CONSTRAINT_CODES[constraint] ??
+    `INVALID_${constraint
+      .replace(/^is/, '')
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toUpperCase()}`
+  );
 }
 
 function fieldPath(parent: string, property: string): string {

@@ -42,7 +42,10 @@ export async function registerGateway(fastify: FastifyInstance, config: Orchestr
           sendError(
             reply.request,
             reply,
-            new AppException(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', timedOut ? `${route.name} did not answer in time` : `${route.name} is unavailable`),
+            new AppException(
+              timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
+              timedOut ? `${route.name} did not answer in time` : `${route.name} is unavailable`,
+            ),
           );
         },
       },
