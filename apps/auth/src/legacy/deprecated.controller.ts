@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Post, UseGuards, UseInterceptors } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
 import { OtpService } from '../otp/otp.service';
@@ -15,6 +16,7 @@ import { LegacyRegisterDto, LegacyResetPinConfirmDto } from './legacy.dto';
  * Kept on the auth service for direct callers as thin adapters onto the single steps: they create
  * only the auth side (no customer, no wallet). Removed after the migration.
  */
+@ApiTags('auth (deprecated)')
 @Controller('auth')
 @UseInterceptors(DeprecatedInterceptor)
 export class DeprecatedController {
@@ -25,18 +27,21 @@ export class DeprecatedController {
   ) {}
 
   @Post('register')
+  @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/register (creates only the auth side here)' })
   @HttpCode(201)
   register(@Body() body: LegacyRegisterDto): Promise<UserView> {
     return this.registerAs(body, 'CUSTOMER');
   }
 
   @Post('register/merchant')
+  @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/register/merchant' })
   @HttpCode(201)
   registerMerchant(@Body() body: LegacyRegisterDto): Promise<UserView> {
     return this.registerAs(body, 'MERCHANT');
   }
 
   @Post('register/agent')
+  @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/register/agent' })
   @HttpCode(201)
   registerAgent(@Body() body: LegacyRegisterDto): Promise<UserView> {
     return this.registerAs(body, 'AGENT');
@@ -44,6 +49,8 @@ export class DeprecatedController {
 
   /** Only an administrator may create another one. */
   @Post('register/admin')
+  @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/register/admin (administrator token required)' })
+  @ApiBearerAuth()
   @HttpCode(201)
   @UseGuards(AccessTokenGuard)
   registerAdmin(@CurrentAuth() auth: AuthContext, @Body() body: LegacyRegisterDto): Promise<UserView> {
@@ -52,6 +59,7 @@ export class DeprecatedController {
   }
 
   @Post('reset-pin/confirm')
+  @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/reset-pin' })
   @HttpCode(200)
   async confirmReset(@Body() body: LegacyResetPinConfirmDto): Promise<PinResetResult> {
     const proof = await this.otp.verify(body.phone, 'PIN_RESET', body.otp);

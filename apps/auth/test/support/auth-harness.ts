@@ -14,12 +14,14 @@ export interface InjectResult {
 /** One auth app on a private database and Redis namespace, with helpers for the usual steps. */
 export class AuthHarness {
   running!: RunningApp<AuthConfig>;
+  env: Record<string, string | undefined> = {};
   private db!: TestDatabase;
   private readonly redis = createTestRedis();
 
   async start(overrides: Record<string, string | undefined> = {}, logger?: Logger): Promise<this> {
     this.db = await createTestDatabase();
-    this.running = await boot(authApp, serviceEnv('auth', this.db, this.redis, { OTP_RESEND_COOLDOWN_SEC: '0', ...overrides }), { logger });
+    this.env = serviceEnv('auth', this.db, this.redis, { OTP_RESEND_COOLDOWN_SEC: '0', ...overrides });
+    this.running = await boot(authApp, this.env, { logger });
     return this;
   }
 
