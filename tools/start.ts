@@ -41,18 +41,21 @@ const APP_STOP_GRACE_MS = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000) + 5_
 const ROOT = basename(resolve(__dirname, '..')) === 'dist' ? resolve(__dirname, '..', '..') : resolve(__dirname, '..');
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
-const COLORS = [36, 33, 35, 32, 34, 31];
+/** ANSI colours of the apps' prefixes; the servers we run are grey, our own lines bold. */
+const COLORS = [36, 33, 35, 32, 34];
+const GREY = 90;
+const BOLD = 1;
 const WIDTH = Math.max(...[...SERVICE_NAMES, 'postgres', 'start'].map((n) => n.length));
 
-function prefixed(name: string, index: number): (line: string) => void {
+function prefixed(name: string, ansi: number): (line: string) => void {
   const label = `[${name}]`.padEnd(WIDTH + 2);
-  const tag = color ? `\x1b[${COLORS[index % COLORS.length]}m${label}\x1b[0m` : label;
+  const tag = color ? `\x1b[${ansi}m${label}\x1b[0m` : label;
   return (line) => {
     process.stdout.write(`${tag} ${line}\n`);
   };
 }
 
-const say = prefixed('start', 5);
+const say = prefixed('start', BOLD);
 // A closed terminal or pipe must not crash the shutdown.
 process.stdout.on('error', () => undefined);
 
@@ -123,7 +126,7 @@ async function ensurePostgres(adminUrl: string): Promise<void> {
   await startEmbeddedPostgres({
     adminUrl,
     dataDir: join(ROOT, '.data', 'postgres'),
-    log: prefixed('postgres', 3),
+    log: prefixed('postgres', GREY),
     track: (p) => infra.push(p),
   });
   say(`embedded PostgreSQL ready on ${url.hostname}:${port}`);
@@ -146,7 +149,7 @@ async function ensureRedis(redisUrl: string): Promise<void> {
     );
   }
   say(`no Redis on ${url.hostname}:${url.port || 6379}: starting a local redis-server there (no persistence)`);
-  await startLocalRedis(redisUrl, prefixed('redis', 4), (p) => infra.push(p));
+  await startLocalRedis(redisUrl, prefixed('redis', GREY), (p) => infra.push(p));
   say('local redis-server ready');
 }
 
@@ -179,7 +182,7 @@ function startApp(service: ServiceName, index: number, env: NodeJS.ProcessEnv): 
   const entry = join(ROOT, 'dist', 'apps', service, 'src', 'main.js');
   if (!existsSync(entry)) throw new InfraError(`${entry} is missing: run npm run build`);
   const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = prefixed(service, index);
+  const log = prefixed(service, COLORS[index % COLORS.length]);
   for (const stream of [child.stdout, child.stderr]) {
     if (stream) createInterface({ input: stream }).on('line', log);
   }
