@@ -72,7 +72,9 @@ export class AuthInit1763900000000 implements MigrationInterface {
         CHECK (attempts <= max_attempts),
         CHECK (proof_used_at IS NULL OR consumed_at IS NOT NULL)
       )`);
-    await q.query(`CREATE UNIQUE INDEX otp_codes_live_idx ON auth.otp_codes (phone, purpose) WHERE consumed_at IS NULL AND discarded_at IS NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX otp_codes_live_idx ON auth.otp_codes (phone, purpose) WHERE consumed_at IS NULL AND discarded_at IS NULL`,
+    );
     await q.query(`CREATE INDEX otp_codes_recent_idx ON auth.otp_codes (phone, purpose, created_at DESC)`);
   }
 

@@ -21,13 +21,17 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
   beforeAll(() => h.start({ BOOTSTRAP_ADMIN_PHONE: ADMIN_PHONE, BOOTSTRAP_ADMIN_PIN: ADMIN_PIN }));
   afterAll(() => h.stop());
 
-  const internal = (method: 'POST' | 'DELETE', url: string, body?: unknown) => h.request(method, `/auth/internal/${url}`, { serviceKey: true, body });
+  const internal = (method: 'POST' | 'DELETE', url: string, body?: unknown) =>
+    h.request(method, `/auth/internal/${url}`, { serviceKey: true, body });
 
   it('require the service key', async () => {
     const res = await h.request('POST', '/auth/internal/create-idp-user', { body: { phone: '+237690000601', pin: '2580' } });
     expect(res.statusCode).toBe(401);
     expect(res.json().code).toBe('INVALID_SERVICE_CREDENTIALS');
-    const wrong = await h.request('POST', '/auth/internal/introspect', { headers: { 'x-service-key': 'x'.repeat(64) }, body: { token: 'a' } });
+    const wrong = await h.request('POST', '/auth/internal/introspect', {
+      headers: { 'x-service-key': 'x'.repeat(64) },
+      body: { token: 'a' },
+    });
     expect(wrong.json().code).toBe('INVALID_SERVICE_CREDENTIALS');
   });
 
@@ -50,10 +54,13 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
     expect(results[0].json()).toMatchObject({ phone: '+237690000603', roles: ['MERCHANT'], status: 'ACTIVE' });
     expect(await count(h.adminUrl, `SELECT count(*) n FROM auth.users WHERE idp_user_id = $1`, [idp.idpUserId])).toBe(1);
     expect((await internal('POST', 'create-local-user', { ...body, roles: ['ADMIN'] })).json().code).toBe('USER_ALREADY_EXISTS');
-    expect((await internal('POST', 'create-local-user', { idpUserId: '00000000-0000-4000-8000-000000000000', roles: ['CUSTOMER'] })).json().code).toBe(
-      'USER_NOT_FOUND',
-    );
-    expect((await internal('POST', 'create-local-user', { ...body, roles: ['ROOT'] })).json().errors[0]).toMatchObject({ field: 'roles', code: 'INVALID_ROLE' });
+    expect(
+      (await internal('POST', 'create-local-user', { idpUserId: '00000000-0000-4000-8000-000000000000', roles: ['CUSTOMER'] })).json().code,
+    ).toBe('USER_NOT_FOUND');
+    expect((await internal('POST', 'create-local-user', { ...body, roles: ['ROOT'] })).json().errors?.[0]).toMatchObject({
+      field: 'roles',
+      code: 'INVALID_ROLE',
+    });
   });
 
   it('deletes (compensation) twice: gone once, success both times; sessions die with the local user', async () => {
@@ -74,7 +81,10 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
     const session = await h.login(phone, '2580');
     await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
     const otp = await h.lastOtp(phone);
-    const [v1, v2] = [await internal('POST', 'verify-reset-pin-otp', { phone, otp }), await internal('POST', 'verify-reset-pin-otp', { phone, otp })];
+    const [v1, v2] = [
+      await internal('POST', 'verify-reset-pin-otp', { phone, otp }),
+      await internal('POST', 'verify-reset-pin-otp', { phone, otp }),
+    ];
     expect([v1.statusCode, v2.statusCode]).toEqual([200, 200]);
     expect(v2.json()).toEqual(v1.json());
     const wrongOtp = otp === '000000' ? '000001' : '000000';
@@ -142,7 +152,13 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
 
     it('are marked deprecated in the OpenAPI document', async () => {
       const doc = (await h.request('GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { deprecated?: boolean }>> }>();
-      for (const path of ['/auth/register', '/auth/register/merchant', '/auth/register/agent', '/auth/register/admin', '/auth/reset-pin/confirm']) {
+      for (const path of [
+        '/auth/register',
+        '/auth/register/merchant',
+        '/auth/register/agent',
+        '/auth/register/admin',
+        '/auth/reset-pin/confirm',
+      ]) {
         expect(doc.paths[path]?.post?.deprecated).toBe(true);
       }
       expect(doc.paths['/auth/login']?.post?.deprecated).toBeUndefined();

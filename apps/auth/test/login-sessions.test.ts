@@ -102,7 +102,9 @@ describe('auth: login, tokens, sessions', () => {
 
   it('logout makes the access token fail at once, here and through introspection', async () => {
     const { token, refreshToken } = await h.login(ALICE, PIN);
-    expect((await h.request('POST', '/auth/internal/introspect', { serviceKey: true, body: { token } })).json()).toMatchObject({ active: true });
+    expect((await h.request('POST', '/auth/internal/introspect', { serviceKey: true, body: { token } })).json()).toMatchObject({
+      active: true,
+    });
     expect((await h.request('POST', '/auth/logout', { token })).statusCode).toBe(204);
     const me = await h.request('GET', '/auth/me', { token });
     expect(me.statusCode).toBe(401);
@@ -159,7 +161,9 @@ describe('auth: login, tokens, sessions', () => {
       const res = await h.request('POST', '/auth/refresh', { token: good.token, body: { refreshToken: bob.refreshToken } });
       expect(res.statusCode).toBe(401);
       expect(res.json().code).toBe('TOKEN_INVALID');
-      expect((await h.request('POST', '/auth/refresh', { token: bob.token, body: { refreshToken: bob.refreshToken } })).statusCode).toBe(200);
+      expect((await h.request('POST', '/auth/refresh', { token: bob.token, body: { refreshToken: bob.refreshToken } })).statusCode).toBe(
+        200,
+      );
     });
 
     it('rejects a refresh token used as an access token and garbage refresh tokens', async () => {

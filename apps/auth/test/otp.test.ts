@@ -13,7 +13,8 @@ describe('auth: OTP', () => {
 
   const send = (phone: string, purpose = 'LOGIN', ip?: string) =>
     h.request('POST', '/auth/send-otp', { body: { phone, purpose }, headers: ip ? { 'x-forwarded-for': ip } : {} });
-  const verify = (phone: string, otp: string, purpose = 'LOGIN') => h.request('POST', '/auth/verify-otp', { body: { phone, purpose, otp } });
+  const verify = (phone: string, otp: string, purpose = 'LOGIN') =>
+    h.request('POST', '/auth/verify-otp', { body: { phone, purpose, otp } });
 
   it('sends a 6-digit code that verifies once for its phone and purpose, and stores only an HMAC', async () => {
     const res = await send(PHONE);
@@ -87,8 +88,8 @@ describe('auth: OTP', () => {
   });
 
   it('refuses a bad purpose or code format with field codes', async () => {
-    expect((await send(PHONE, 'SOMETHING')).json().errors[0]).toMatchObject({ field: 'purpose', code: 'INVALID_OTP_PURPOSE' });
-    expect((await verify(PHONE, '12345')).json().errors[0]).toMatchObject({ field: 'otp', code: 'INVALID_OTP_FORMAT' });
+    expect((await send(PHONE, 'SOMETHING')).json().errors?.[0]).toMatchObject({ field: 'purpose', code: 'INVALID_OTP_PURPOSE' });
+    expect((await verify(PHONE, '12345')).json().errors?.[0]).toMatchObject({ field: 'otp', code: 'INVALID_OTP_FORMAT' });
   });
 });
 
@@ -111,7 +112,9 @@ describe('auth: OTP resend cooldown', () => {
 
 describe('auth: OTP hourly caps', () => {
   const h = new AuthHarness();
-  beforeAll(() => h.start({ OTP_RESEND_COOLDOWN_SEC: '0', OTP_MAX_PER_PHONE_PER_HOUR: '3', OTP_MAX_PER_IP_PER_HOUR: '4', TRUST_FORWARDED_FOR: 'true' }));
+  beforeAll(() =>
+    h.start({ OTP_RESEND_COOLDOWN_SEC: '0', OTP_MAX_PER_PHONE_PER_HOUR: '3', OTP_MAX_PER_IP_PER_HOUR: '4', TRUST_FORWARDED_FOR: 'true' }),
+  );
   afterAll(() => h.stop());
 
   const send = (phone: string, ip: string) =>

@@ -79,7 +79,8 @@ describe('auth: PIN lockout', () => {
     await h.createUser(phone, PIN);
     const { token } = await h.login(phone, PIN);
     expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: PIN } })).json()).toEqual({ valid: true });
-    for (let i = 0; i < 3; i++) expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: '1111' } })).json().code).toBe('INVALID_PIN');
+    for (let i = 0; i < 3; i++)
+      expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: '1111' } })).json().code).toBe('INVALID_PIN');
     expect((await login(phone, '1111')).json().code).toBe('INVALID_CREDENTIALS');
     expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: '1111' } })).json().code).toBe('ACCOUNT_LOCKED');
     expect((await h.request('POST', '/auth/check-pin', { token, body: { pin: PIN } })).json().code).toBe('ACCOUNT_LOCKED');
@@ -96,7 +97,8 @@ describe('auth: PIN change and reset', () => {
     await h.createUser(phone, PIN);
     const phoneA = await h.login(phone, PIN);
     const phoneB = await h.login(phone, PIN);
-    const change = (oldPin: string, newPin: string) => h.request('POST', '/auth/change-pin', { token: phoneA.token, body: { oldPin, newPin } });
+    const change = (oldPin: string, newPin: string) =>
+      h.request('POST', '/auth/change-pin', { token: phoneA.token, body: { oldPin, newPin } });
 
     expect((await change('1111', '7391')).json().code).toBe('INVALID_PIN');
     for (const trivial of ['1234', '0000', '1212', '0501']) expect((await change(PIN, trivial)).json().code).toBe('PIN_POLICY_VIOLATION');
@@ -123,7 +125,8 @@ describe('auth: PIN change and reset', () => {
     // Verifying does not reset.
     expect((await h.request('GET', '/auth/me', { token: session.token })).statusCode).toBe(200);
 
-    const reset = (newPin: string, token = resetToken) => h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone, resetToken: token, newPin } });
+    const reset = (newPin: string, token = resetToken) =>
+      h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone, resetToken: token, newPin } });
     expect((await reset('1234')).json().code).toBe('PIN_POLICY_VIOLATION');
     expect((await reset('7391', resetToken.slice(0, -2) + 'AA')).json().code).toBe('RESET_TOKEN_INVALID');
     expect((await reset('7391')).json()).toMatchObject({ reset: true });
@@ -132,7 +135,10 @@ describe('auth: PIN change and reset', () => {
     expect((await reset('8642')).json().code).toBe('RESET_TOKEN_INVALID');
     expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
     // A reset token of another phone does not work here.
-    const other = await h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone: '+237690000501', resetToken, newPin: '9630' } });
+    const other = await h.request('POST', '/auth/internal/reset-pin', {
+      serviceKey: true,
+      body: { phone: '+237690000501', resetToken, newPin: '9630' },
+    });
     expect(other.json().code).toBe('RESET_TOKEN_INVALID');
   });
 });

@@ -29,18 +29,19 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     const phone = this.config.BOOTSTRAP_ADMIN_PHONE;
     const pin = this.config.BOOTSTRAP_ADMIN_PIN;
     if (!phone && !pin) return;
-    if (!phone || !pin || !E164.test(phone)) throw new Error('Invalid configuration: BOOTSTRAP_ADMIN_PHONE (E.164) and BOOTSTRAP_ADMIN_PIN go together');
+    if (!phone || !pin || !E164.test(phone))
+      throw new Error('Invalid configuration: BOOTSTRAP_ADMIN_PHONE (E.164) and BOOTSTRAP_ADMIN_PIN go together');
     const violation = pinRuleViolation(pin, phone);
     if (violation) throw new Error(`Invalid configuration: BOOTSTRAP_ADMIN_PIN: ${violation}`);
     await this.db.transaction(async (m) => {
       await sql(m, `SELECT pg_advisory_xact_lock($1)`, [BOOTSTRAP_LOCK]);
       if (await this.users.adminExists(m)) return;
       if (await this.users.findByPhone(phone)) {
-        this.logger.error({ phone: maskPhone(phone) }, 'bootstrap administrator not created: the phone already belongs to a user');
+        this.logger.warn({ msg: 'bootstrap administrator not created: the phone already belongs to a user', phone: maskPhone(phone) });
         return;
       }
       const admin = await this.accounts.register(phone, pin, ['ADMIN']);
-      this.logger.warn({ userId: admin.id, phone: maskPhone(phone) }, 'bootstrap administrator created; change its PIN');
+      this.logger.warn({ msg: 'bootstrap administrator created; change its PIN', userId: admin.id, phone: maskPhone(phone) });
     });
   }
 }

@@ -9,7 +9,11 @@ export function clientIp(request: FastifyRequest, trustForwardedFor: boolean): s
   if (trustForwardedFor) {
     const header = request.headers['x-forwarded-for'];
     const value = Array.isArray(header) ? header.join(',') : header;
-    const last = value?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    const last = value
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
     if (last && /^[0-9a-fA-F:.]{2,45}$/.test(last)) return last;
   }
   return request.ip;

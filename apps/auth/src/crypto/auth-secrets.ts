@@ -32,7 +32,8 @@ export class AuthSecrets {
     let privateKey: KeyObject;
     if (config.JWT_PRIVATE_KEY) {
       privateKey = createPrivateKey(config.JWT_PRIVATE_KEY.replace(/\\n/g, '\n'));
-      if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('Invalid configuration: JWT_PRIVATE_KEY must be an Ed25519 private key (PKCS#8 PEM)');
+      if (privateKey.asymmetricKeyType !== 'ed25519')
+        throw new Error('Invalid configuration: JWT_PRIVATE_KEY must be an Ed25519 private key (PKCS#8 PEM)');
     } else {
       // Tokens signed with this key die with the process: fine for development and tests only.
       logger.warn('JWT_PRIVATE_KEY is not set: generated an ephemeral Ed25519 signing key (refused in production)');
@@ -40,7 +41,12 @@ export class AuthSecrets {
     }
     const publicKey = createPublicKey(privateKey);
     // Stable default kid: a digest of the public key, so every instance sharing the key agrees.
-    const kid = config.JWT_KEY_ID ?? createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url').slice(0, 16);
+    const kid =
+      config.JWT_KEY_ID ??
+      createHash('sha256')
+        .update(publicKey.export({ type: 'spki', format: 'der' }))
+        .digest('base64url')
+        .slice(0, 16);
     return { kid, privateKey, publicKey };
   }
 }

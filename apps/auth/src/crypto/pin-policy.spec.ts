@@ -2,7 +2,23 @@ import fc from 'fast-check';
 import { pinRuleViolation } from './pin-policy';
 
 describe('PIN rule', () => {
-  it.each(['0000', '1111', '999999', '1234', '4321', '123456', '654321', '8901', '0987', '1212', '909090', 'abcd', '123', '1234567', '12 4'])('refuses %p', (pin) => {
+  it.each([
+    '0000',
+    '1111',
+    '999999',
+    '1234',
+    '4321',
+    '123456',
+    '654321',
+    '8901',
+    '0987',
+    '1212',
+    '909090',
+    'abcd',
+    '123',
+    '1234567',
+    '12 4',
+  ])('refuses %p', (pin) => {
     expect(pinRuleViolation(pin)).toBeDefined();
   });
 

@@ -24,7 +24,8 @@ export class LocalIdentityProvider extends IdentityProvider {
 
   async createUser(phone: string, pin: string): Promise<{ user: IdpUser; created: boolean }> {
     const hash = await this.hasher.hash(pin);
-    const rows = await sql<IdpRow>(this.db, 
+    const rows = await sql<IdpRow>(
+      this.db,
       `INSERT INTO auth.idp_users (id, phone, pin_hash) VALUES ($1, $2, $3)
        ON CONFLICT (phone) DO NOTHING RETURNING id, phone, pin_hash`,
       [randomUUID(), phone, hash],
@@ -52,14 +53,21 @@ export class LocalIdentityProvider extends IdentityProvider {
     const ok = await this.hasher.verify(pin, row.pin_hash);
     if (ok && this.hasher.needsRehash(row.pin_hash)) {
       // Parameters were raised since this hash was made: upgrade it now that we know the PIN.
-      await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2 WHERE id = $1 AND pin_hash = $3`, [id, await this.hasher.hash(pin), row.pin_hash]);
+      await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2 WHERE id = $1 AND pin_hash = $3`, [
+        id,
+        await this.hasher.hash(pin),
+        row.pin_hash,
+      ]);
     }
     return ok;
   }
 
   async setPin(id: string, pin: string): Promise<void> {
     const hash = await this.hasher.hash(pin);
-    const rows = await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2, pin_changed_at = now() WHERE id = $1 RETURNING id`, [id, hash]);
+    const rows = await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2, pin_changed_at = now() WHERE id = $1 RETURNING id`, [
+      id,
+      hash,
+    ]);
     if (rows.length === 0) throw new AppException('USER_NOT_FOUND');
   }
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ServiceKeyGuard } from '@mm/platform';
 import { type OtpProof, OtpService } from '../otp/otp.service';
 import { type PinResetResult, PinResetService } from '../pin/pin-reset.service';
@@ -12,6 +13,8 @@ import { type Introspection, IntrospectionService } from './introspection.servic
  * gateway answers 404 for `/api/auth/internal/*`. One operation each; every one is idempotent
  * (the same call again answers the same, deleting what is gone succeeds).
  */
+@ApiTags('auth (internal)')
+@ApiSecurity('serviceKey')
 @Controller('auth/internal')
 @UseGuards(ServiceKeyGuard)
 export class InternalController {

@@ -4,7 +4,8 @@ import type { Role } from '../common/roles';
 import { AccessTokenService } from '../sessions/access-token.service';
 import { SessionService } from '../sessions/session.service';
 
-export type Introspection = { active: false; reason: string } | { active: true; sub: string; sid: string; jti: string; roles: Role[]; exp: number };
+export type Introspection =
+  { active: false; reason: string } | { active: true; sub: string; sid: string; jti: string; roles: Role[]; exp: number };
 
 /**
  * RFC 7662-style answer for services that must know a token is still good *now* (money moves):

@@ -1,8 +1,10 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import type { JSONWebKeySet } from 'jose';
 import { AccessTokenService } from '../sessions/access-token.service';
 
 /** Public keys for verifying access tokens offline (other services cache this document). */
+@ApiTags('auth')
 @Controller('auth/.well-known')
 export class JwksController {
   constructor(private readonly tokens: AccessTokenService) {}

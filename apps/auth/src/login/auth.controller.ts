@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppException } from '@mm/errors';
 import { AccessTokenGuard, type AuthContext, CurrentAuth, bearerToken } from '../sessions/access-token.guard';
 import { SessionService } from '../sessions/session.service';
@@ -11,6 +12,7 @@ import { LoginDto, RefreshDto } from './login.dto';
 import { LoginService } from './login.service';
 
 /** Spec 3: login, current user, refresh, logout. */
+@ApiTags('auth')
 @Controller('auth')
 export class AuthController {
   constructor(
@@ -21,12 +23,18 @@ export class AuthController {
   ) {}
 
   @Post(['login', 'login/phone-pin'])
+  @ApiOperation({
+    summary:
+      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED.',
+  })
   @HttpCode(200)
   loginWithPin(@Body() body: LoginDto): Promise<TokenPair> {
     return this.login.login(body.phone, body.pin);
   }
 
   @Get('me')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Validates the access token against its session (revocation is immediate) and returns the user.' })
   @UseGuards(AccessTokenGuard)
   async me(@CurrentAuth() auth: AuthContext): Promise<UserView & { sessionId: string; tokenExpiresAt: string }> {
     const user = await this.users.findById(auth.userId);
@@ -36,6 +44,7 @@ export class AuthController {
 
   /** Rotates the refresh token. An access token sent along (even expired) must be the same user's. */
   @Post('refresh')
+  @ApiOperation({ summary: 'Rotates the refresh token. A used one again: 401 REFRESH_TOKEN_REUSED and the session is revoked.' })
   @HttpCode(200)
   refresh(@Body() body: RefreshDto, @Req() request: FastifyRequest): Promise<TokenPair> {
     return this.issuer.refresh(body.refreshToken, bearerToken(request));
@@ -43,6 +52,8 @@ export class AuthController {
 
   /** Ends the session of the access token: its access tokens stop working at once. */
   @Post('logout')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Ends the session: its access and refresh tokens stop working at once.' })
   @HttpCode(204)
   @UseGuards(AccessTokenGuard)
   async logout(@CurrentAuth() auth: AuthContext): Promise<void> {

@@ -23,7 +23,7 @@ export class DevSmsSender extends SmsSender {
   async send(to: string, text: string): Promise<void> {
     this.messages.push({ to, text, at: new Date().toISOString() });
     if (this.messages.length > KEEP) this.messages.shift();
-    this.logger.log({ to: maskPhone(to), chars: text.length }, 'dev SMS stored (not sent)');
+    this.logger.log({ msg: 'dev SMS stored (not sent)', to: maskPhone(to), chars: text.length });
   }
 
   /** newest first */

@@ -1,4 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsPhone } from '../common/validators';
 import { type DevSms, DevSmsSender } from './dev-sms-sender';
@@ -10,6 +11,7 @@ class DevSmsQuery {
 }
 
 /** Development and tests only: the module does not register this controller when NODE_ENV=production. */
+@ApiExcludeController()
 @Controller('auth/dev')
 export class DevSmsController {
   constructor(private readonly outbox: DevSmsSender) {}

@@ -28,15 +28,24 @@ export class HttpSmsSender extends SmsSender {
     if (ctx) headers['x-correlation-id'] = ctx.correlationId;
     let status: number;
     try {
-      const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ to, text }), signal: AbortSignal.timeout(this.config.SMS_PROVIDER_TIMEOUT_MS) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ to, text }),
+        signal: AbortSignal.timeout(this.config.SMS_PROVIDER_TIMEOUT_MS),
+      });
       status = response.status;
       await response.body?.cancel();
     } catch (error) {
-      this.logger.warn({ to: maskPhone(to), err: { name: (error as Error).name, message: (error as Error).message } }, 'SMS provider unreachable');
+      this.logger.warn({
+        msg: 'SMS provider unreachable',
+        to: maskPhone(to),
+        err: { name: (error as Error).name, message: (error as Error).message },
+      });
       throw new AppException('UPSTREAM_UNAVAILABLE', 'SMS provider is unavailable');
     }
     if (status < 200 || status >= 300) {
-      this.logger.warn({ to: maskPhone(to), status }, 'SMS provider refused the message');
+      this.logger.warn({ msg: 'SMS provider refused the message', to: maskPhone(to), status });
       throw new AppException('UPSTREAM_UNAVAILABLE', 'SMS provider is unavailable');
     }
   }

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { LocalUserStore } from '../users/local-user.store';
@@ -10,6 +11,7 @@ import { type OtpProof, OtpService } from './otp.service';
  * Spec 3 OTP endpoints. Codes go only to phones with an account; the answer is the same either
  * way. `verify-otp` returns a proof (`proof`) that a later step (PIN reset, intent confirmation) redeems.
  */
+@ApiTags('auth')
 @Controller('auth')
 export class OtpController {
   constructor(
@@ -19,14 +21,29 @@ export class OtpController {
   ) {}
 
   @Post('send-otp')
+  @ApiOperation({
+    summary:
+      'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After). Same answer for unknown phones.',
+  })
   @HttpCode(202)
-  async send(@Body() body: SendOtpDto, @Req() request: FastifyRequest): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
+  async send(
+    @Body() body: SendOtpDto,
+    @Req() request: FastifyRequest,
+  ): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
     const user = await this.users.findByPhone(body.phone);
-    const result = await this.otp.send(body.phone, body.purpose, clientIp(request, this.config.TRUST_FORWARDED_FOR), user?.status === 'ACTIVE');
+    const result = await this.otp.send(
+      body.phone,
+      body.purpose,
+      clientIp(request, this.config.TRUST_FORWARDED_FOR),
+      user?.status === 'ACTIVE',
+    );
     return { sent: true, ...result };
   }
 
   @Post('verify-otp')
+  @ApiOperation({
+    summary: 'Verifies and consumes a code (once). Errors: OTP_INVALID, OTP_EXPIRED (also used or unknown), OTP_ATTEMPTS_EXHAUSTED.',
+  })
   @HttpCode(200)
   verify(@Body() body: VerifyOtpDto): Promise<OtpProof> {
     return this.otp.verify(body.phone, body.purpose, body.otp);

@@ -51,13 +51,22 @@ export class OtpService {
    * Throttles, then stores and sends a code. `deliver: false` (no such account) does the same
    * throttling and answers the same, without storing or sending anything: no account enumeration.
    */
-  async send(phone: string, purpose: OtpPurpose, clientIp: string, deliver: boolean): Promise<{ expiresInSec: number; resendAfterSec: number }> {
+  async send(
+    phone: string,
+    purpose: OtpPurpose,
+    clientIp: string,
+    deliver: boolean,
+  ): Promise<{ expiresInSec: number; resendAfterSec: number }> {
     await this.throttle.acquire(phone, clientIp);
     const answer = { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
     if (!deliver) return answer;
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.db.transaction(async (m) => {
-      await sql(m, `UPDATE auth.otp_codes SET discarded_at = now() WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL`, [phone, purpose]);
+      await sql(
+        m,
+        `UPDATE auth.otp_codes SET discarded_at = now() WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL`,
+        [phone, purpose],
+      );
       await sql(
         m,
         `INSERT INTO auth.otp_codes (id, phone, purpose, code_hmac, max_attempts, expires_at) VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
@@ -66,7 +75,7 @@ export class OtpService {
     });
     const minutes = Math.max(1, Math.round(this.config.OTP_TTL_SEC / 60));
     await this.sms.send(phone, `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`);
-    this.logger.log({ phone: maskPhone(phone), purpose }, 'OTP sent');
+    this.logger.log({ msg: 'OTP sent', phone: maskPhone(phone), purpose });
     return answer;
   }
 
@@ -88,10 +97,18 @@ export class OtpService {
       const expected = this.codeHmac(phone, purpose, code);
       if (!timingSafeEqual(expected, row.code_hmac)) {
         const exhausted = row.attempts + 1 >= row.max_attempts;
-        await sql(m, `UPDATE auth.otp_codes SET attempts = attempts + 1, discarded_at = CASE WHEN $2 THEN now() ELSE NULL END WHERE id = $1`, [row.id, exhausted]);
+        await sql(
+          m,
+          `UPDATE auth.otp_codes SET attempts = attempts + 1, discarded_at = CASE WHEN $2 THEN now() ELSE NULL END WHERE id = $1`,
+          [row.id, exhausted],
+        );
         return { error: exhausted ? ('OTP_ATTEMPTS_EXHAUSTED' as const) : ('OTP_INVALID' as const) };
       }
-      const consumed = await sql<{ consumed_at: Date }>(m, `UPDATE auth.otp_codes SET consumed_at = now() WHERE id = $1 RETURNING consumed_at`, [row.id]);
+      const consumed = await sql<{ consumed_at: Date }>(
+        m,
+        `UPDATE auth.otp_codes SET consumed_at = now() WHERE id = $1 RETURNING consumed_at`,
+        [row.id],
+      );
       return { id: row.id, consumedAt: consumed[0].consumed_at };
     });
     if ('error' in outcome) throw new AppException(outcome.error);

@@ -47,7 +47,7 @@ export class PinResetService {
       await this.otp.markProofUsed(m, otpId);
       return this.sessions.revokeAllForUser(user.id, 'PIN_RESET', undefined, m);
     });
-    if (revoked) this.logger.log({ userId: user.id, phone: maskPhone(phone), revokedSessions: revoked.length }, 'PIN reset');
+    if (revoked) this.logger.log({ msg: 'PIN reset', userId: user.id, phone: maskPhone(phone), revokedSessions: revoked.length });
     return { reset: true, userId: user.id };
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { type OtpProof, OtpService } from '../otp/otp.service';
@@ -9,6 +10,7 @@ import { ChangePinDto, CheckPinDto, ResetPinRequestDto, ResetPinVerifyDto } from
 import { PinService } from './pin.service';
 
 /** Spec 3 PIN endpoints. The reset itself is the orchestrator's (`/orchestrator/auth/reset-pin`). */
+@ApiTags('auth')
 @Controller('auth')
 export class PinController {
   constructor(
@@ -19,6 +21,8 @@ export class PinController {
   ) {}
 
   @Post('check-pin')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Checks the PIN of the signed-in user (403 INVALID_PIN); failures count toward the lockout like logins.' })
   @HttpCode(200)
   @UseGuards(AccessTokenGuard)
   async check(@CurrentAuth() auth: AuthContext, @Body() body: CheckPinDto): Promise<{ valid: true }> {
@@ -27,6 +31,11 @@ export class PinController {
   }
 
   @Post('change-pin')
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary:
+      'Changes the PIN (old PIN required, PIN rule applies: 4-6 digits, no 0000/1234/1212, not the end of the phone number); ends every other session.',
+  })
   @HttpCode(200)
   @UseGuards(AccessTokenGuard)
   change(@CurrentAuth() auth: AuthContext, @Body() body: ChangePinDto): Promise<{ changed: true; revokedSessions: number }> {
@@ -35,8 +44,12 @@ export class PinController {
 
   /** Sends a PIN_RESET code (same answer whether or not the phone has an account). */
   @Post('reset-pin/request')
+  @ApiOperation({ summary: 'Sends a PIN_RESET code.' })
   @HttpCode(202)
-  async request(@Body() body: ResetPinRequestDto, @Req() request: FastifyRequest): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
+  async request(
+    @Body() body: ResetPinRequestDto,
+    @Req() request: FastifyRequest,
+  ): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
     const user = await this.users.findByPhone(body.phone);
     const result = await this.otp.send(body.phone, 'PIN_RESET', clientIp(request, this.config.TRUST_FORWARDED_FOR), user !== undefined);
     return { sent: true, ...result };
@@ -44,6 +57,7 @@ export class PinController {
 
   /** Verifies the code without resetting; the returned `resetToken` is what the reset step redeems. */
   @Post('reset-pin/verify-otp')
+  @ApiOperation({ summary: 'Verifies the PIN_RESET code without resetting; returns the resetToken the reset step redeems (10 min).' })
   @HttpCode(200)
   async verify(@Body() body: ResetPinVerifyDto): Promise<OtpProof & { resetToken: string }> {
     const proof = await this.otp.verify(body.phone, 'PIN_RESET', body.otp);

@@ -31,7 +31,7 @@ export class PinService {
     if (newPin === oldPin) throw new AppException('PIN_POLICY_VIOLATION', 'The new PIN must differ from the current PIN');
     await this.idp.setPin(user.idpUserId, newPin);
     const revoked = await this.sessions.revokeAllForUser(user.id, 'PIN_CHANGED', sessionId);
-    this.logger.log({ userId: user.id, revokedSessions: revoked.length }, 'PIN changed');
+    this.logger.log({ msg: 'PIN changed', userId: user.id, revokedSessions: revoked.length });
     return { changed: true, revokedSessions: revoked.length };
   }
 

@@ -62,7 +62,14 @@ export class AccessTokenService {
         clockTolerance: options.ignoreExpiry ? 10 * 365 * 24 * 3600 : 5,
       });
       const { sub, sid, jti, roles, exp, iat } = payload as Partial<AccessClaims>;
-      if (typeof sub !== 'string' || typeof sid !== 'string' || typeof jti !== 'string' || !Array.isArray(roles) || typeof exp !== 'number' || typeof iat !== 'number') {
+      if (
+        typeof sub !== 'string' ||
+        typeof sid !== 'string' ||
+        typeof jti !== 'string' ||
+        !Array.isArray(roles) ||
+        typeof exp !== 'number' ||
+        typeof iat !== 'number'
+      ) {
         throw new AppException('TOKEN_INVALID');
       }
       return { sub, sid, jti, roles, exp, iat };

@@ -61,9 +61,21 @@ export class SessionService {
    * Rotates a refresh token. `expectedUserId` (from an access token sent along, if any) must own it.
    * Reuse of a used token revokes the session and answers REFRESH_TOKEN_REUSED.
    */
-  async rotate(refreshToken: string, expectedUserId?: string): Promise<{ sessionId: string; userId: string; roles: Role[]; refreshToken: string }> {
+  async rotate(
+    refreshToken: string,
+    expectedUserId?: string,
+  ): Promise<{ sessionId: string; userId: string; roles: Role[]; refreshToken: string }> {
     const outcome = await this.db.transaction(async (m) => {
-      const rows = await sql<{ session_id: string; used_at: Date | null; expires_at: Date; user_id: string; revoked_at: Date | null; s_expires: Date; roles: Role[]; status: string }>(
+      const rows = await sql<{
+        session_id: string;
+        used_at: Date | null;
+        expires_at: Date;
+        user_id: string;
+        revoked_at: Date | null;
+        s_expires: Date;
+        roles: Role[];
+        status: string;
+      }>(
         m,
         `SELECT rt.session_id, rt.used_at, rt.expires_at, s.user_id, s.revoked_at, s.expires_at AS s_expires, u.roles, u.status
            FROM auth.refresh_tokens rt
@@ -90,7 +102,7 @@ export class SessionService {
     if ('error' in outcome) {
       if (outcome.error === 'REFRESH_TOKEN_REUSED' && outcome.sessionId) {
         await this.markRevoked([outcome.sessionId]);
-        this.logger.warn({ sessionId: outcome.sessionId }, 'refresh token reuse detected: session revoked');
+        this.logger.warn({ msg: 'refresh token reuse detected: session revoked', sessionId: outcome.sessionId });
       }
       throw new AppException(outcome.error as ErrorCode);
     }
@@ -116,7 +128,12 @@ export class SessionService {
   }
 
   /** Every live session of a user (but `keep`), e.g. after a PIN change or reset. */
-  async revokeAllForUser(userId: string, reason: RevokeReason, keep?: string, manager: EntityManager | DataSource = this.db): Promise<string[]> {
+  async revokeAllForUser(
+    userId: string,
+    reason: RevokeReason,
+    keep?: string,
+    manager: EntityManager | DataSource = this.db,
+  ): Promise<string[]> {
     const rows = await sql<{ id: string }>(
       manager,
       `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2
@@ -130,19 +147,25 @@ export class SessionService {
 
   /** The refresh token's session, for logout with a refresh token. */
   async sessionOfRefreshToken(refreshToken: string): Promise<string | undefined> {
-    const rows = await sql<{ session_id: string }>(this.db, `SELECT session_id FROM auth.refresh_tokens WHERE token_hash = $1`, [hashToken(refreshToken)]);
+    const rows = await sql<{ session_id: string }>(this.db, `SELECT session_id FROM auth.refresh_tokens WHERE token_hash = $1`, [
+      hashToken(refreshToken),
+    ]);
     return rows[0]?.session_id;
   }
 
   private async revokeWith(m: EntityManager | DataSource, sessionId: string, reason: RevokeReason): Promise<void> {
-    await sql(m, `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [sessionId, reason]);
+    await sql(m, `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [
+      sessionId,
+      reason,
+    ]);
   }
 
   private async insertRefreshToken(m: EntityManager, sessionId: string, token: string): Promise<void> {
-    await sql(m, `INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $1, $2, expires_at FROM auth.sessions WHERE id = $2`, [
-      hashToken(token),
-      sessionId,
-    ]);
+    await sql(
+      m,
+      `INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $1, $2, expires_at FROM auth.sessions WHERE id = $2`,
+      [hashToken(token), sessionId],
+    );
   }
 
   /**
@@ -157,7 +180,7 @@ export class SessionService {
       for (const id of sessionIds) pipeline.set(revokedSessionKey(id), '1', 'EX', this.config.ACCESS_TOKEN_TTL_SEC + 60);
       await pipeline.exec();
     } catch (error) {
-      this.logger.warn({ err: error, sessions: sessionIds.length }, 'could not publish session revocation to Redis');
+      this.logger.warn({ msg: 'could not publish session revocation to Redis', err: error, sessions: sessionIds.length });
     }
   }
 }

@@ -26,6 +26,12 @@ export class TokenIssuer {
 
   private async pair(userId: string, sessionId: string, roles: Role[], refreshToken: string): Promise<TokenPair> {
     const { token, expiresAt } = await this.access.issue(userId, sessionId, roles);
-    return { token, refreshToken, tokenType: 'Bearer', expiresIn: Math.round((expiresAt.getTime() - Date.now()) / 1000), expiresAt: expiresAt.toISOString() };
+    return {
+      token,
+      refreshToken,
+      tokenType: 'Bearer',
+      expiresIn: Math.round((expiresAt.getTime() - Date.now()) / 1000),
+      expiresAt: expiresAt.toISOString(),
+    };
   }
 }

@@ -26,27 +26,32 @@ export class AccountsService {
   async createIdpUser(phone: string, pin: string): Promise<{ idpUserId: string; phone: string; created: boolean }> {
     assertPinRule(pin, phone);
     const { user, created } = await this.idp.createUser(phone, pin);
-    if (created) this.logger.log({ idpUserId: user.id, phone: maskPhone(phone) }, 'identity-provider user created');
+    if (created) this.logger.log({ msg: 'identity-provider user created', idpUserId: user.id, phone: maskPhone(phone) });
     return { idpUserId: user.id, phone: user.phone, created };
   }
 
   async createLocalUser(input: { idpUserId: string; roles: Role[]; profileId?: string }): Promise<{ user: UserView; created: boolean }> {
     const idpUser = await this.idp.findById(input.idpUserId);
     if (!idpUser) throw new AppException('USER_NOT_FOUND', 'Identity-provider user not found');
-    const { user, created } = await this.users.create({ idpUserId: idpUser.id, phone: idpUser.phone, roles: input.roles, profileId: input.profileId });
-    if (created) this.logger.log({ userId: user.id, roles: user.roles }, 'local user created');
+    const { user, created } = await this.users.create({
+      idpUserId: idpUser.id,
+      phone: idpUser.phone,
+      roles: input.roles,
+      profileId: input.profileId,
+    });
+    if (created) this.logger.log({ msg: 'local user created', userId: user.id, roles: user.roles });
     return { user: toUserView(user), created };
   }
 
   /** Compensation: succeeds whether or not the user still exists. */
   async deleteIdpUser(id: string): Promise<void> {
-    if (await this.idp.deleteUser(id)) this.logger.log({ idpUserId: id }, 'identity-provider user deleted');
+    if (await this.idp.deleteUser(id)) this.logger.log({ msg: 'identity-provider user deleted', idpUserId: id });
   }
 
   /** Compensation: ends the user's sessions with it; succeeds whether or not the user still exists. */
   async deleteLocalUser(id: string): Promise<void> {
     await this.sessions.revokeAllForUser(id, 'USER_DELETED');
-    if (await this.users.delete(id)) this.logger.log({ userId: id }, 'local user deleted');
+    if (await this.users.delete(id)) this.logger.log({ msg: 'local user deleted', userId: id });
   }
 
   /** Both steps, undoing the first if the second fails (deprecated routes, bootstrap admin). */

@@ -110,12 +110,20 @@ export class LocalUserStore {
 
   /** A correct PIN clears the count (but never lifts a hard lock: only a reset does). */
   async clearPinFailures(id: string): Promise<void> {
-    await sql(this.db, `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now() WHERE id = $1 AND NOT hard_locked AND failed_pin_attempts > 0`, [id]);
+    await sql(
+      this.db,
+      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now() WHERE id = $1 AND NOT hard_locked AND failed_pin_attempts > 0`,
+      [id],
+    );
   }
 
   /** After a PIN reset: every lock lifted. */
   async unlock(id: string, manager: EntityManager | DataSource = this.db): Promise<void> {
-    await sql(manager, `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, updated_at = now() WHERE id = $1`, [id]);
+    await sql(
+      manager,
+      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, updated_at = now() WHERE id = $1`,
+      [id],
+    );
   }
 
   private async findBy(column: 'id' | 'phone' | 'idp_user_id', value: string): Promise<LocalUser | undefined> {

@@ -25,5 +25,12 @@ export interface UserView {
 }
 
 export function toUserView(user: LocalUser): UserView {
-  return { id: user.id, phone: user.phone, roles: user.roles, status: user.status, profileId: user.profileId, createdAt: user.createdAt.toISOString() };
+  return {
+    id: user.id,
+    phone: user.phone,
+    roles: user.roles,
+    status: user.status,
+    profileId: user.profileId,
+    createdAt: user.createdAt.toISOString(),
+  };
 }

@@ -38,8 +38,12 @@ export class PinLockout {
 
   private lockedError(until: Date): AppException {
     const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
-    return new AppException('ACCOUNT_LOCKED', `Too many failed PIN attempts; account locked for ${seconds} more seconds (until ${until.toISOString()})`, {
-      headers: { 'retry-after': String(seconds) },
-    });
+    return new AppException(
+      'ACCOUNT_LOCKED',
+      `Too many failed PIN attempts; account locked for ${seconds} more seconds (until ${until.toISOString()})`,
+      {
+        headers: { 'retry-after': String(seconds) },
+      },
+    );
   }
 }

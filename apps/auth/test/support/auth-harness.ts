@@ -4,11 +4,14 @@ import type { AuthConfig } from '../../src/auth.config';
 import { type RunningApp, boot } from '../../../../test/support/boot';
 import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
 
+/** The default view of a JSON answer: the error body fields, plus anything else. */
+export type JsonBody = { code?: string; message?: string; errors?: Array<{ field: string; code: string }> } & Record<string, unknown>;
+
 export interface InjectResult {
   statusCode: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: string;
-  json<T = Record<string, unknown>>(): T;
+  json<T = JsonBody>(): T;
 }
 
 /** One auth app on a private database and Redis namespace, with helpers for the usual steps. */
