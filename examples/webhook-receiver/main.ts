@@ -15,11 +15,16 @@ const receiver = createWebhookReceiver({
   handlers: {
     'order.paid': (event) => {
       // Order by paidAt, not by arrival: there is no ordering guarantee.
-      process.stdout.write(`${JSON.stringify({ msg: 'order paid', eventId: event.id, orderId: event.data.orderId, paidAt: event.data.paidAt })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ msg: 'order paid', eventId: event.id, orderId: event.data.orderId, paidAt: event.data.paidAt })}\n`,
+      );
     },
   },
   onDelivery: ({ status, reason, eventId }) => process.stdout.write(`${JSON.stringify({ msg: 'webhook', status, reason, eventId })}\n`),
-  onWorkError: (error, event) => process.stderr.write(`${JSON.stringify({ msg: 'handler failed', eventId: event.id, error: String(error) })}\n`),
+  onWorkError: (error, event) =>
+    process.stderr.write(`${JSON.stringify({ msg: 'handler failed', eventId: event.id, error: String(error) })}\n`),
 });
 
-receiver.listen(Number(process.env.PORT ?? 8080), process.env.HOST ?? '127.0.0.1').then((port) => process.stdout.write(`webhook receiver listening on ${port}\n`));
+receiver
+  .listen(Number(process.env.PORT ?? 8080), process.env.HOST ?? '127.0.0.1')
+  .then((port) => process.stdout.write(`webhook receiver listening on ${port}\n`));

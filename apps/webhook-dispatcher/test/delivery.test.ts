@@ -23,7 +23,8 @@ describe('webhook delivery: signed, retried, logged', () => {
     await redis.flush();
   });
 
-  const delivered = (eventId: string) => waitFor(async () => (await dispatcher.event(eventId))?.status === 'delivered', 15_000, `${eventId} delivered`);
+  const delivered = (eventId: string) =>
+    waitFor(async () => (await dispatcher.event(eventId))?.status === 'delivered', 15_000, `${eventId} delivered`);
 
   it('delivers once to a healthy receiver: the example receiver verifies it and an independent HMAC matches the raw bytes', async () => {
     const integrationId = randomUUID();
@@ -63,7 +64,9 @@ describe('webhook delivery: signed, retried, logged', () => {
       expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(5);
 
       const attempts = await dispatcher.attempts(envelope.id);
-      expect(attempts).toEqual([expect.objectContaining({ attemptNumber: 1, statusCode: 200, outcome: 'success', error: null, jobId: envelope.id })]);
+      expect(attempts).toEqual([
+        expect.objectContaining({ attemptNumber: 1, statusCode: 200, outcome: 'success', error: null, jobId: envelope.id }),
+      ]);
       expect(attempts[0].responseExcerpt).toContain('received');
     } finally {
       await receiver.close();

@@ -23,7 +23,10 @@ export class DedupStore implements OnApplicationShutdown {
     private readonly config: WebhookDispatcherConfig,
     metrics: MetricsService,
   ) {
-    this.unavailable = metrics.counter('webhook_dedup_unavailable_total', 'Dispatches that went on without the deduplication store (unreachable)');
+    this.unavailable = metrics.counter(
+      'webhook_dedup_unavailable_total',
+      'Dispatches that went on without the deduplication store (unreachable)',
+    );
     this.redis = new Redis(config.WEBHOOK_DEDUP_REDIS_URL || config.REDIS_URL, {
       keyPrefix: `${config.REDIS_PREFIX}:webhooks:dedup:`,
       // Fail fast rather than hold a delivery while the store is away.
@@ -48,12 +51,18 @@ export class DedupStore implements OnApplicationShutdown {
       return previous === null || previous === token ? 'claimed' : 'duplicate';
     } catch (error) {
       this.unavailable.inc();
-      this.logger.warn({ msg: 'deduplication store unavailable: dispatching without deduplication', eventId, err: { message: (error as Error).message } });
+      this.logger.warn({
+        msg: 'deduplication store unavailable: dispatching without deduplication',
+        eventId,
+        err: { message: (error as Error).message },
+      });
       return 'unavailable';
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    // quit() needs a live connection; while the store is away only disconnect() stops the reconnect loop.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
   }
 }

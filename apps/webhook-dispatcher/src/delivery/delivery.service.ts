@@ -54,11 +54,21 @@ export class DeliveryService {
       const claim = await this.dedup.claim(envelope.id, `${job.jobId}@${job.enqueuedAt}`);
       if (claim === 'duplicate') {
         this.metrics.outcomes.inc({ outcome: 'duplicate' });
-        this.logger.log({ msg: 'webhook event already dispatched within the deduplication window; skipped', eventId: envelope.id, jobId: job.jobId });
+        this.logger.log({
+          msg: 'webhook event already dispatched within the deduplication window; skipped',
+          eventId: envelope.id,
+          jobId: job.jobId,
+        });
         return 'duplicate';
       }
     }
-    await this.events.ingest({ id: envelope.id, integrationId: data.integrationId, eventType: envelope.event, body, createdAt: envelope.createdAt });
+    await this.events.ingest({
+      id: envelope.id,
+      integrationId: data.integrationId,
+      eventType: envelope.event,
+      body,
+      createdAt: envelope.createdAt,
+    });
     return this.attempt(envelope.id, job);
   }
 
@@ -94,7 +104,13 @@ export class DeliveryService {
     };
     const result = await this.sender.send(target.url, event.body, headers, this.config.WEBHOOK_TIMEOUT_MS);
     const success = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
-    const kind: AttemptResult = success ? 'success' : result.statusCode !== undefined ? 'http_error' : result.error === 'timeout' ? 'timeout' : 'network_error';
+    const kind: AttemptResult = success
+      ? 'success'
+      : result.statusCode !== undefined
+        ? 'http_error'
+        : result.error === 'timeout'
+          ? 'timeout'
+          : 'network_error';
     this.metrics.attemptDuration.observe({ result: kind }, result.latencyMs / 1000);
 
     const isLast = job.attemptsMade + 1 >= job.maxAttempts;

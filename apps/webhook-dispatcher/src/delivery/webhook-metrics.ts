@@ -14,11 +14,17 @@ export class WebhookMetrics {
 
   constructor(metrics: MetricsService) {
     this.outcomes = metrics.counter('webhook_deliveries_total', 'Webhook job results by outcome', ['outcome']);
-    this.attemptDuration = metrics.histogram('webhook_attempt_duration_seconds', 'Duration of one HTTP delivery attempt', ['result'], [
-      0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-    ]);
-    this.queueLag = metrics.histogram('webhook_queue_lag_seconds', 'Time from enqueue to the first attempt of a job', ['job'], [
-      0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120,
-    ]);
+    this.attemptDuration = metrics.histogram(
+      'webhook_attempt_duration_seconds',
+      'Duration of one HTTP delivery attempt',
+      ['result'],
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    );
+    this.queueLag = metrics.histogram(
+      'webhook_queue_lag_seconds',
+      'Time from enqueue to the first attempt of a job',
+      ['job'],
+      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120],
+    );
   }
 }

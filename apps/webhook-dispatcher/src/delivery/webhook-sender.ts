@@ -36,7 +36,10 @@ export class WebhookSender {
         clearTimeout(timer);
         resolve({ ...result, latencyMs: elapsed() });
       };
-      const excerpt = () => Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '');
+      const excerpt = () =>
+        Buffer.concat(chunks)
+          .toString('utf8')
+          .replace(/\u0000/g, '');
 
       const target = new URL(url);
       const client = target.protocol === 'https:' ? https : http;

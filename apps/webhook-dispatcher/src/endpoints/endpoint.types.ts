@@ -18,4 +18,5 @@ export interface HealthEventView {
 }
 
 /** Where and how to deliver one attempt, or why it must be held. */
-export type DeliveryTarget = { kind: 'deliver'; url: string; secrets: string[] } | { kind: 'hold'; reason: 'no_endpoint' | 'endpoint_disabled' };
+export type DeliveryTarget =
+  { kind: 'deliver'; url: string; secrets: string[] } | { kind: 'hold'; reason: 'no_endpoint' | 'endpoint_disabled' };

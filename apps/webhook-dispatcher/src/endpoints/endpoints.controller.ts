@@ -17,7 +17,10 @@ export class EndpointsController {
 
   /** Creates or re-points the endpoint; `secret` is present only when the endpoint is created. */
   @Put(':integrationId')
-  async set(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string, @Body() dto: SetEndpointDto): Promise<EndpointView & { secret?: string }> {
+  async set(
+    @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,
+    @Body() dto: SetEndpointDto,
+  ): Promise<EndpointView & { secret?: string }> {
     const { endpoint, secret } = await this.endpoints.setUrl(integrationId, dto.url);
     return secret ? { ...endpoint, secret } : endpoint;
   }
@@ -30,14 +33,18 @@ export class EndpointsController {
   /** Returns the new secret, once; the previous one keeps signing until `previousSecretExpiresAt`. */
   @Post(':integrationId/rotate-secret')
   @HttpCode(200)
-  rotate(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
+  rotate(
+    @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,
+  ): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
     return this.endpoints.rotateSecret(integrationId);
   }
 
   /** Re-enables a disabled endpoint and replays the events held meanwhile. */
   @Post(':integrationId/enable')
   @HttpCode(200)
-  async enable(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<{ endpoint: EndpointView; replayed: number }> {
+  async enable(
+    @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,
+  ): Promise<{ endpoint: EndpointView; replayed: number }> {
     const endpoint = await this.endpoints.enable(integrationId, 'enabled by an operator');
     const replayed = await this.replay.replayHeld(integrationId);
     return { endpoint, replayed };

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
+import { rowsOf } from '../common/sql';
 import { SecretCipher, generateWebhookSecret } from '../secrets/secret-cipher';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import type { DeliveryTarget, EndpointView, HealthEventView } from './endpoint.types';
@@ -70,7 +71,9 @@ export class EndpointsService {
   }
 
   async get(integrationId: string): Promise<EndpointView> {
-    const rows: EndpointRow[] = await this.db.query(`SELECT ${VIEW_COLUMNS} FROM webhooks.endpoints WHERE integration_id = $1`, [integrationId]);
+    const rows: EndpointRow[] = await this.db.query(`SELECT ${VIEW_COLUMNS} FROM webhooks.endpoints WHERE integration_id = $1`, [
+      integrationId,
+    ]);
     if (rows.length === 0) throw new AppException('WEBHOOK_ENDPOINT_NOT_FOUND');
     return toView(rows[0]);
   }
@@ -89,15 +92,17 @@ export class EndpointsService {
       );
       if (rows.length === 0) throw new AppException('WEBHOOK_ENDPOINT_NOT_FOUND');
       const overlapMs = this.config.WEBHOOK_SECRET_ROTATION_OVERLAP_MS;
-      const updated: { previous_secret_expires_at: Date | null }[] = await tx.query(
-        `UPDATE webhooks.endpoints
+      const updated = await rowsOf<{ previous_secret_expires_at: Date | null }>(
+        tx.query(
+          `UPDATE webhooks.endpoints
             SET secret_ciphertext = $2,
                 previous_secret_ciphertext = CASE WHEN $4::bigint > 0 THEN $3::bytea END,
                 previous_secret_expires_at = CASE WHEN $4::bigint > 0 THEN now() + $4::bigint * interval '1 millisecond' END,
                 updated_at = now()
           WHERE integration_id = $1
           RETURNING previous_secret_expires_at`,
-        [integrationId, this.cipher.encrypt(secret, integrationId), rows[0].secret_ciphertext, overlapMs],
+          [integrationId, this.cipher.encrypt(secret, integrationId), rows[0].secret_ciphertext, overlapMs],
+        ),
       );
       this.logger.log({ msg: 'webhook secret rotated', integrationId, overlapMs });
       return { secret, previousSecretExpiresAt: iso(updated[0].previous_secret_expires_at) };
@@ -134,8 +139,9 @@ export class EndpointsService {
   async recordFailure(integrationId: string): Promise<boolean> {
     const windowMs = this.config.WEBHOOK_ENDPOINT_DISABLE_AFTER_MS;
     return this.db.transaction(async (tx) => {
-      const rows: { disabled_now: boolean }[] = await tx.query(
-        `UPDATE webhooks.endpoints
+      const rows = await rowsOf<{ disabled_now: boolean }>(
+        tx.query(
+          `UPDATE webhooks.endpoints
             SET failing_since = COALESCE(failing_since, now()),
                 status = CASE WHEN status = 'enabled' AND failing_since <= now() - $2::bigint * interval '1 millisecond' THEN 'disabled' ELSE status END,
                 disabled_at = CASE WHEN status = 'enabled' AND failing_since <= now() - $2::bigint * interval '1 millisecond' THEN now() ELSE disabled_at END,
@@ -145,7 +151,8 @@ export class EndpointsService {
                 updated_at = now()
           WHERE integration_id = $1
           RETURNING (status = 'disabled' AND disabled_at = now()) AS disabled_now`,
-        [integrationId, windowMs],
+          [integrationId, windowMs],
+        ),
       );
       // now() is the transaction's start time: disabled_at = now() only when this statement disabled it.
       const disabledNow = rows.length > 0 && rows[0].disabled_now;
@@ -156,7 +163,11 @@ export class EndpointsService {
           [integrationId],
         );
         this.disabledCounter.inc();
-        this.logger.warn({ msg: 'webhook endpoint disabled after sustained failure; its events are held until it is re-enabled', integrationId, windowMs });
+        this.logger.warn({
+          msg: 'webhook endpoint disabled after sustained failure; its events are held until it is re-enabled',
+          integrationId,
+          windowMs,
+        });
       }
       return disabledNow;
     });
@@ -165,17 +176,24 @@ export class EndpointsService {
   /** Re-enables a disabled endpoint (the caller then replays its held events). */
   async enable(integrationId: string, reason: string): Promise<EndpointView> {
     return this.db.transaction(async (tx) => {
-      const current: EndpointRow[] = await tx.query(`SELECT ${VIEW_COLUMNS} FROM webhooks.endpoints WHERE integration_id = $1 FOR UPDATE`, [integrationId]);
+      const current: EndpointRow[] = await tx.query(`SELECT ${VIEW_COLUMNS} FROM webhooks.endpoints WHERE integration_id = $1 FOR UPDATE`, [
+        integrationId,
+      ]);
       if (current.length === 0) throw new AppException('WEBHOOK_ENDPOINT_NOT_FOUND');
       if (current[0].status === 'enabled') return toView(current[0]);
-      const rows: EndpointRow[] = await tx.query(
-        `UPDATE webhooks.endpoints
+      const rows = await rowsOf<EndpointRow>(
+        tx.query(
+          `UPDATE webhooks.endpoints
             SET status = 'enabled', failing_since = NULL, disabled_at = NULL, disabled_reason = NULL, updated_at = now()
           WHERE integration_id = $1
           RETURNING ${VIEW_COLUMNS}`,
-        [integrationId],
+          [integrationId],
+        ),
       );
-      await tx.query(`INSERT INTO webhooks.endpoint_health_events (integration_id, kind, reason) VALUES ($1, 'enabled', $2)`, [integrationId, reason]);
+      await tx.query(`INSERT INTO webhooks.endpoint_health_events (integration_id, kind, reason) VALUES ($1, 'enabled', $2)`, [
+        integrationId,
+        reason,
+      ]);
       this.logger.log({ msg: 'webhook endpoint enabled', integrationId });
       return toView(rows[0]);
     });

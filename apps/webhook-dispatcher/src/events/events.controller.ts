@@ -23,7 +23,10 @@ export class EventsController {
   @Post()
   @HttpCode(202)
   async enqueue(@Body() dto: EnqueueEventDto): Promise<{ eventId: string; jobId: string }> {
-    const job = { integrationId: dto.integrationId.toLowerCase(), envelope: { event: dto.event, id: dto.id.toLowerCase(), createdAt: dto.createdAt ?? new Date().toISOString(), data: dto.data } };
+    const job = {
+      integrationId: dto.integrationId.toLowerCase(),
+      envelope: { event: dto.event, id: dto.id.toLowerCase(), createdAt: dto.createdAt ?? new Date().toISOString(), data: dto.data },
+    };
     serializeEnvelope(job);
     const jobId = await this.queue.enqueue(job);
     return { eventId: job.envelope.id, jobId };

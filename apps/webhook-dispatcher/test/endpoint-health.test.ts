@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
+import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
+import { RecordingReceiver } from './support/recording-receiver';
+
+describe('endpoint health: disable after sustained failure, hold, replay after re-enable', () => {
+  const redis = createTestRedis();
+  let db: TestDatabase;
+  let dispatcher: Dispatcher;
+  let receiver: RecordingReceiver;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    receiver = await new RecordingReceiver(() => ({ status: 502 })).start();
+    // "3 days without a success" scaled to 500 ms; retries 100, 200, 400 ms … apart.
+    dispatcher = await startDispatcher(db, redis, { WEBHOOK_ENDPOINT_DISABLE_AFTER_MS: '500', WEBHOOK_BACKOFF_BASE_MS: '100' });
+  });
+  afterAll(async () => {
+    await dispatcher?.close();
+    await receiver?.stop();
+    await db?.drop();
+    await redis.flush();
+  });
+
+  it('disables a failing endpoint with an operator-visible record, holds its events, and replays them once re-enabled', async () => {
+    const integrationId = randomUUID();
+    await dispatcher.setEndpoint(integrationId, receiver.url);
+    const first = await dispatcher.enqueue(integrationId);
+
+    await waitFor(async () => (await dispatcher.event(first.id))?.status === 'held', 10_000, 'first event held');
+    const endpoint = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`);
+    expect(endpoint.body).toMatchObject({ status: 'disabled', disabledReason: expect.stringMatching(/^no successful delivery since /) });
+    const health = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}/health-events`);
+    expect(health.body).toEqual([expect.objectContaining({ kind: 'disabled' })]);
+    const attemptsBefore = (await dispatcher.attempts(first.id)).length;
+    expect(attemptsBefore).toBeGreaterThanOrEqual(3);
+    expect(attemptsBefore).toBeLessThan(8);
+
+    // Events keep accumulating while disabled, without hammering the endpoint.
+    const receivedBefore = receiver.received.length;
+    const second = await dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await dispatcher.event(second.id))?.status === 'held', 10_000, 'second event held');
+    await sleep(200);
+    expect(receiver.received.length).toBe(receivedBefore);
+    expect(await dispatcher.attempts(second.id)).toEqual([]);
+    const metrics = await dispatcher.running.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/^webhook_endpoints_disabled_total 1$/m);
+
+    // The partner fixes its server; an operator re-enables the endpoint and the held events go out.
+    receiver.setScript(() => ({ status: 200 }));
+    const enabled = await dispatcher.api('POST', `/internal/webhooks/endpoints/${integrationId}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ replayed: 2, endpoint: { status: 'enabled', failingSince: null } });
+    for (const e of [first, second])
+      await waitFor(async () => (await dispatcher.event(e.id))?.status === 'delivered', 10_000, `${e.id} delivered`);
+    const afterHealth = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}/health-events`);
+    expect(afterHealth.body.map((h: { kind: string }) => h.kind)).toEqual(['disabled', 'enabled']);
+  });
+
+  it('keeps an endpoint whose failures are interrupted by successes', async () => {
+    const integrationId = randomUUID();
+    const flaky = await new RecordingReceiver((i) => ({ status: i % 2 === 0 ? 500 : 200 })).start();
+    try {
+      await dispatcher.setEndpoint(integrationId, flaky.url);
+      for (let i = 0; i < 4; i++) {
+        const e = await dispatcher.enqueue(integrationId);
+        await waitFor(async () => (await dispatcher.event(e.id))?.status === 'delivered', 10_000, 'delivered');
+        await sleep(200);
+      }
+      expect((await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`)).body).toMatchObject({
+        status: 'enabled',
+        failingSince: null,
+      });
+    } finally {
+      await flaky.stop();
+    }
+  });
+});

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { parseSignatureHeader, verify } from '@mm/webhook-signature';
+import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
+import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
+import { RecordingReceiver } from './support/recording-receiver';
+
+const OVERLAP_MS = 2_000;
+
+describe('secret rotation and the internal API', () => {
+  const redis = createTestRedis();
+  let db: TestDatabase;
+  let dispatcher: Dispatcher;
+  let receiver: RecordingReceiver;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    receiver = await new RecordingReceiver().start();
+    dispatcher = await startDispatcher(db, redis, {
+      WEBHOOK_SECRET_ROTATION_OVERLAP_MS: String(OVERLAP_MS),
+      WEBHOOK_BACKOFF_BASE_MS: '20',
+    });
+  });
+  afterAll(async () => {
+    await dispatcher?.close();
+    await receiver?.stop();
+    await db?.drop();
+    await redis.flush();
+  });
+
+  const deliverOne = async (integrationId: string) => {
+    const envelope = await dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
+    return receiver.received.find((r) => r.headers['svc-event-id'] === envelope.id)!;
+  };
+
+  it('signs with both secrets during the overlap, and with the new one only after it', async () => {
+    const integrationId = randomUUID();
+    const oldSecret = await dispatcher.setEndpoint(integrationId, receiver.url);
+    const rotated = await dispatcher.api('POST', `/internal/webhooks/endpoints/${integrationId}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const newSecret: string = rotated.body.secret;
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+    const overlapEnd = Date.parse(rotated.body.previousSecretExpiresAt);
+    expect(overlapEnd - Date.now()).toBeGreaterThan(OVERLAP_MS - 1_000);
+
+    const during = await deliverOne(integrationId);
+    expect(parseSignatureHeader(String(during.headers['svc-signature']))!.v1).toHaveLength(2);
+    expect(verify(during.headers['svc-signature'], during.rawBody, oldSecret).ok).toBe(true);
+    expect(verify(during.headers['svc-signature'], during.rawBody, newSecret).ok).toBe(true);
+
+    await sleep(Math.max(0, overlapEnd - Date.now()) + 100);
+    const after = await deliverOne(integrationId);
+    expect(parseSignatureHeader(String(after.headers['svc-signature']))!.v1).toHaveLength(1);
+    expect(verify(after.headers['svc-signature'], after.rawBody, newSecret).ok).toBe(true);
+    expect(verify(after.headers['svc-signature'], after.rawBody, oldSecret)).toEqual({ ok: false, reason: 'no_matching_signature' });
+  });
+
+  it('keeps secrets encrypted at rest and returns a secret only at creation and rotation', async () => {
+    const integrationId = randomUUID();
+    const secret = await dispatcher.setEndpoint(integrationId, receiver.url);
+    const again = await dispatcher.api('PUT', `/internal/webhooks/endpoints/${integrationId}`, { url: `${receiver.url}/v2` });
+    expect(again.status).toBe(200);
+    expect(again.body.secret).toBeUndefined();
+    expect(again.body).toMatchObject({ integrationId, url: `${receiver.url}/v2`, status: 'enabled' });
+    const shown = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`);
+    expect(JSON.stringify(shown.body)).not.toMatch(/whsec_/);
+
+    const admin = new Client({ connectionString: db.adminUrl });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(`SELECT secret_ciphertext FROM webhooks.endpoints WHERE integration_id = $1`, [integrationId]);
+      const stored: Buffer = rows[0].secret_ciphertext;
+      expect(stored.includes(Buffer.from(secret))).toBe(false);
+      expect(stored.includes(Buffer.from(secret.slice(6)))).toBe(false);
+      expect(stored.length).toBeGreaterThan(28);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('guards every route with the service credential and answers stable codes for bad input', async () => {
+    const id = randomUUID();
+    const noKey = await dispatcher.running.app.inject({ method: 'GET', url: `/internal/webhooks/endpoints/${id}` });
+    expect(noKey.statusCode).toBe(401);
+    expect(noKey.json().code).toBe('INVALID_SERVICE_CREDENTIALS');
+    const wrongKey = await dispatcher.running.app.inject({
+      method: 'POST',
+      url: `/internal/webhooks/events/${id}/resend`,
+      headers: { 'x-service-key': 'x'.repeat(64) },
+    });
+    expect(wrongKey.statusCode).toBe(401);
+
+    expect((await dispatcher.api('GET', `/internal/webhooks/endpoints/${id}`)).body.code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
+    expect((await dispatcher.api('POST', `/internal/webhooks/endpoints/${id}/rotate-secret`)).status).toBe(404);
+    expect((await dispatcher.api('GET', `/internal/webhooks/events/${id}/attempts`)).body.code).toBe('WEBHOOK_EVENT_NOT_FOUND');
+    expect((await dispatcher.api('POST', `/internal/webhooks/events/${id}/resend`)).status).toBe(404);
+    const badId = await dispatcher.api('GET', '/internal/webhooks/events/not-a-uuid');
+    expect(badId.status).toBe(400);
+    expect(badId.body.errors).toEqual([expect.objectContaining({ field: 'eventId', code: 'INVALID_UUID' })]);
+    for (const url of ['ftp://example.com/x', 'not a url', 'http://user:pw@example.com/hook']) {
+      const res = await dispatcher.api('PUT', `/internal/webhooks/endpoints/${id}`, { url });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('INVALID_WEBHOOK_URL');
+    }
+    const badEvent = await dispatcher.api('POST', '/internal/webhooks/events', {
+      integrationId: id,
+      event: 'order.paid',
+      id: 'nope',
+      data: {},
+    });
+    expect(badEvent.status).toBe(400);
+    expect(badEvent.body.code).toBe('VALIDATION_ERROR');
+    const badWindow = await dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
+      from: '2026-01-02T00:00:00Z',
+      to: '2026-01-01T00:00:00Z',
+    });
+    expect(badWindow.body.code).toBe('INVALID_TIME_WINDOW');
+  });
+
+  it('marks an event failed after 8 attempts (7 retries), then recovers it with a resend of the failed window', async () => {
+    const integrationId = randomUUID();
+    const failing = await new RecordingReceiver(() => ({ status: 500, body: 'database is down' })).start();
+    try {
+      await dispatcher.setEndpoint(integrationId, failing.url);
+      const from = new Date(Date.now() - 1_000).toISOString();
+      const enqueued = await dispatcher.api('POST', '/internal/webhooks/events', {
+        integrationId,
+        event: 'order.paid',
+        id: randomUUID(),
+        data: { orderId: randomUUID(), transactionId: 'TX-9', amount: 10, currencyCode: 'XAF', paidAt: new Date().toISOString() },
+      });
+      expect(enqueued.status).toBe(202);
+      const eventId: string = enqueued.body.eventId;
+      await waitFor(async () => (await dispatcher.event(eventId))?.status === 'failed', 15_000, 'failed');
+      const attempts = await dispatcher.attempts(eventId);
+      expect(attempts).toHaveLength(8);
+      expect(
+        attempts.every(
+          (a: { statusCode: number; responseExcerpt: string }) => a.statusCode === 500 && a.responseExcerpt === 'database is down',
+        ),
+      ).toBe(true);
+      expect(failing.received).toHaveLength(8);
+      expect((await dispatcher.event(eventId)).failedAt).not.toBeNull();
+
+      failing.setScript(() => ({ status: 200 }));
+      const resent = await dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
+        from,
+        to: new Date(Date.now() + 1_000).toISOString(),
+        integrationId,
+      });
+      expect(resent.status).toBe(202);
+      expect(resent.body.eventIds).toEqual([eventId]);
+      await waitFor(async () => (await dispatcher.event(eventId))?.status === 'delivered', 10_000, 'delivered after resend');
+      expect((await dispatcher.attempts(eventId)).at(-1)).toMatchObject({ attemptNumber: 9, statusCode: 200, outcome: 'success' });
+      expect(failing.received.every((r) => r.rawBody.equals(failing.received[0].rawBody))).toBe(true);
+    } finally {
+      await failing.stop();
+    }
+  });
+});
