@@ -35,7 +35,7 @@ const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const DEFAULT_PORT_BASE = 3000;
 const READY_TIMEOUT_MS = 60_000;
 /** An app gets this long after SIGTERM (its own SHUTDOWN_TIMEOUT_MS is 10 s by default) before SIGKILL. */
-const APP_STOP_GRACE_MS = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000) + 5_000;
+const APP_STOP_GRACE_MS = (Number(process.env.SHUTDOWN_TIMEOUT_MS) || 10_000) + 5_000;
 
 /** Repository root: this file runs as dist/tools/start.js. */
 const ROOT = basename(resolve(__dirname, '..')) === 'dist' ? resolve(__dirname, '..', '..') : resolve(__dirname, '..');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { SERVICES, SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { withDatabase } from '../../tools/db';
-import { TEST_ADMIN_URL } from '../support/infra';
+import { TEST_ADMIN_URL, TEST_DB_PREFIX } from '../support/infra';
 import { createTestRedis } from '../support/test-env';
 
 const ROOT = join(__dirname, '..', '..');
@@ -99,7 +99,8 @@ async function dropDatabase(name: string): Promise<void> {
 }
 
 describe('npm start (dist/tools/start.js)', () => {
-  const dbName = `mm_t_start_${randomBytes(4).toString('hex')}`;
+  // mm_t_<pid>_…: the global setup of a later run drops it if this run dies before afterAll.
+  const dbName = `${TEST_DB_PREFIX}${process.pid}_start_${randomBytes(4).toString('hex')}`;
   const redis = createTestRedis();
   let base: number;
   let start: ChildProcess;
