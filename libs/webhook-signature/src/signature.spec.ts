@@ -4,7 +4,8 @@ import { parseSignatureHeader, sign, signatureHeader, verify } from './signature
 
 const SECRET = 'whsec_test_current';
 const OLD_SECRET = 'whsec_test_previous';
-const BODY = '{"event":"order.paid","id":"0b5c2c7e-8f5d-4a1e-9f3a-2d1c0b9a8e7f","createdAt":"2026-11-22T02:00:00.000Z","data":{"amount":1500}}';
+const BODY =
+  '{"event":"order.paid","id":"0b5c2c7e-8f5d-4a1e-9f3a-2d1c0b9a8e7f","createdAt":"2026-11-22T02:00:00.000Z","data":{"amount":1500}}';
 const T = 1_800_000_000;
 
 describe('webhook signature', () => {
@@ -27,14 +28,24 @@ describe('webhook signature', () => {
   });
 
   it('rejects a signature made with another secret', () => {
-    expect(verify(signatureHeader(['whsec_attacker'], BODY, T), BODY, SECRET, { now: T })).toEqual({ ok: false, reason: 'no_matching_signature' });
+    expect(verify(signatureHeader(['whsec_attacker'], BODY, T), BODY, SECRET, { now: T })).toEqual({
+      ok: false,
+      reason: 'no_matching_signature',
+    });
   });
 
   it('rejects a missing or malformed header', () => {
     expect(verify(undefined, BODY, SECRET, { now: T })).toEqual({ ok: false, reason: 'missing_header' });
     expect(verify('', BODY, SECRET, { now: T })).toEqual({ ok: false, reason: 'missing_header' });
     expect(verify(['a', 'b'], BODY, SECRET, { now: T })).toEqual({ ok: false, reason: 'missing_header' });
-    for (const bad of ['garbage', `t=${T}`, `v1=${sign(SECRET, BODY, T)}`, `t=abc,v1=${sign(SECRET, BODY, T)}`, `t=${T},t=${T},v1=${sign(SECRET, BODY, T)}`, `t=${T},v1=xyz`]) {
+    for (const bad of [
+      'garbage',
+      `t=${T}`,
+      `v1=${sign(SECRET, BODY, T)}`,
+      `t=abc,v1=${sign(SECRET, BODY, T)}`,
+      `t=${T},t=${T},v1=${sign(SECRET, BODY, T)}`,
+      `t=${T},v1=xyz`,
+    ]) {
       expect(verify(bad, BODY, SECRET, { now: T })).toEqual({ ok: false, reason: 'malformed_header' });
     }
   });

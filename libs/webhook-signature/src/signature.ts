@@ -72,7 +72,12 @@ function nowSeconds(now: Date | number | undefined): number {
  * signature made with a fast clock cannot be replayed for longer), and one `v1=` entry equals the
  * HMAC of one of `secrets` (constant-time comparison). Pass several secrets while rotating.
  */
-export function verify(header: string | string[] | undefined | null, rawBody: RawBody, secrets: string | readonly string[], options: VerifyOptions = {}): VerifyResult {
+export function verify(
+  header: string | string[] | undefined | null,
+  rawBody: RawBody,
+  secrets: string | readonly string[],
+  options: VerifyOptions = {},
+): VerifyResult {
   const keys = (typeof secrets === 'string' ? [secrets] : secrets).filter((s) => s.length > 0);
   if (keys.length === 0) return { ok: false, reason: 'no_secret' };
   if (Array.isArray(header)) header = header.length === 1 ? header[0] : undefined;

@@ -36,10 +36,8 @@ export class WebhookSender {
         clearTimeout(timer);
         resolve({ ...result, latencyMs: elapsed() });
       };
-      const excerpt = () =>
-        Buffer.concat(chunks)
-          .toString('utf8')
-          .replace(/\u0000/g, '');
+      // PostgreSQL text cannot hold NUL characters.
+      const excerpt = () => Buffer.concat(chunks).toString('utf8').split('\u0000').join('');
 
       const target = new URL(url);
       const client = target.protocol === 'https:' ? https : http;

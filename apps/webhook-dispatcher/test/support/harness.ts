@@ -22,16 +22,20 @@ export function captureLogger(): { logger: Logger; lines: Record<string, unknown
   return { logger: pino({ level: 'info' }, stream), lines };
 }
 
+/** Response bodies are read loosely in tests (the assertions pin their shape). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
 export interface Dispatcher {
   running: RunningApp<WebhookDispatcherConfig>;
   queue: Queue;
   close(): Promise<void>;
   /** what a producer (partners) does */
   enqueue(integrationId: string, overrides?: Partial<WebhookDeliverJob['envelope']>): Promise<WebhookDeliverJob['envelope']>;
-  api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown): Promise<{ status: number; body: any }>;
+  api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown): Promise<{ status: number; body: Json }>;
   setEndpoint(integrationId: string, url: string): Promise<string>;
-  event(eventId: string): Promise<any>;
-  attempts(eventId: string): Promise<any[]>;
+  event(eventId: string): Promise<Json>;
+  attempts(eventId: string): Promise<Json[]>;
 }
 
 export async function startDispatcher(
