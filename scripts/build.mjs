@@ -26,8 +26,12 @@ if (process.argv.includes('--if-needed') && existsSync(stamp)) {
 }
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/@swc/cli/bin/swc.js'), ...dirs, '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/@swc/cli/bin/swc.js'), ...dirs, '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 execFileSync('touch', [stamp]);

@@ -64,7 +64,9 @@ export async function ensureRolesAndSchemas(adminUrl: string, env: NodeJS.Proces
   await withClient(adminUrl, async (c) => {
     for (const service of SERVICE_NAMES) {
       const { role, schema } = SERVICES[service];
-      await c.query(`DO $$ BEGIN CREATE ROLE ${quoteIdent(role)} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+      await c.query(
+        `DO $$ BEGIN CREATE ROLE ${quoteIdent(role)} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
+      );
       const password = env[`${role.toUpperCase()}_PASSWORD`];
       if (password) await c.query(`ALTER ROLE ${quoteIdent(role)} PASSWORD ${quoteLiteral(password)}`);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)} AUTHORIZATION ${quoteIdent(role)}`);

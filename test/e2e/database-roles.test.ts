@@ -19,7 +19,11 @@ describe('database: one schema and one role per service', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     // A ledger table with a row, created exactly as a ledger migration would: as the ledger role.
-    await asRole(db, 'ledger-wallets', (c) => c.query(`CREATE TABLE ledger.isolation_probe (id int primary key, balance bigint); INSERT INTO ledger.isolation_probe VALUES (1, 500)`));
+    await asRole(db, 'ledger-wallets', (c) =>
+      c.query(
+        `CREATE TABLE ledger.isolation_probe (id int primary key, balance bigint); INSERT INTO ledger.isolation_probe VALUES (1, 500)`,
+      ),
+    );
   });
   afterAll(() => db.drop());
 

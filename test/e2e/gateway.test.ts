@@ -61,7 +61,10 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
       },
     });
     [auth, partners, ledger, dispatcher] = await Promise.all([
-      boot(authApp, env('auth', { LOG_LEVEL: 'info' }), { listen: true, logger: createLogger({ service: 'auth', level: 'info', destination: authLog }) }),
+      boot(authApp, env('auth', { LOG_LEVEL: 'info' }), {
+        listen: true,
+        logger: createLogger({ service: 'auth', level: 'info', destination: authLog }),
+      }),
       boot(partnersApp, env('partners'), { listen: true }),
       boot(ledgerWalletsApp, env('ledger-wallets'), { listen: true }),
       boot(webhookDispatcherApp, env('webhook-dispatcher'), { listen: true }),
@@ -87,14 +90,17 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
   const call = (path: string, init: RequestInit = {}) => fetch(`${gateway.url}${path}`, init);
 
   describe('routing rows', () => {
-    it.each(['/api/auth/register', '/api/auth/register/merchant', '/api/auth/register/agent', '/api/auth/register/admin', '/api/auth/reset-pin/confirm'])(
-      'POST %s is an orchestrator workflow route, not proxied to auth',
-      async (path) => {
-        const res = await call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-        expect(res.status).toBe(501);
-        expect((await json(res)).code).toBe('NOT_IMPLEMENTED');
-      },
-    );
+    it.each([
+      '/api/auth/register',
+      '/api/auth/register/merchant',
+      '/api/auth/register/agent',
+      '/api/auth/register/admin',
+      '/api/auth/reset-pin/confirm',
+    ])('POST %s is an orchestrator workflow route, not proxied to auth', async (path) => {
+      const res = await call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(res.status).toBe(501);
+      expect((await json(res)).code).toBe('NOT_IMPLEMENTED');
+    });
 
     it('/api/auth/* is proxied to auth with the /api prefix removed', async () => {
       const res = await call('/api/auth/no-such-endpoint');
@@ -112,7 +118,12 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
     it('/api/config/* is served by the orchestrator config module', async () => {
       const res = await call('/api/config/currencies');
       expect(res.status).toBe(200);
-      expect(await json(res)).toEqual({ currencies: [{ code: 'XAF', minorUnits: 0 }, { code: 'XOF', minorUnits: 0 }] });
+      expect(await json(res)).toEqual({
+        currencies: [
+          { code: 'XAF', minorUnits: 0 },
+          { code: 'XOF', minorUnits: 0 },
+        ],
+      });
     });
 
     it('everything else under /api is the orchestrator', async () => {
@@ -122,7 +133,11 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
     });
 
     it('auth internal endpoints are unreachable through the gateway', async () => {
-      const res = await call('/api/auth/internal/create-idp-user', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const res = await call('/api/auth/internal/create-idp-user', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(res.status).toBe(404);
       expect((await json(res)).message).toBe('Route POST /api/auth/internal/create-idp-user not found');
     });
@@ -152,16 +167,19 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
     }
   });
 
-  it.each(['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher'])('%s answers GET /health at its root with database and redis up', async (name) => {
-    const app = { orchestrator: gateway, auth, partners, 'ledger-wallets': ledger, 'webhook-dispatcher': dispatcher }[name]!;
-    const res = await fetch(`${app.url}/health`);
-    expect(res.status).toBe(200);
-    const body = await json(res);
-    expect(body.status).toBe('ok');
-    expect(body.details.database.status).toBe('up');
-    expect(body.details.redis.status).toBe('up');
-    expect(res.headers.get('server-timing')).toMatch(/^total;dur=/);
-  });
+  it.each(['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher'])(
+    '%s answers GET /health at its root with database and redis up',
+    async (name) => {
+      const app = { orchestrator: gateway, auth, partners, 'ledger-wallets': ledger, 'webhook-dispatcher': dispatcher }[name]!;
+      const res = await fetch(`${app.url}/health`);
+      expect(res.status).toBe(200);
+      const body = await json(res);
+      expect(body.status).toBe('ok');
+      expect(body.details.database.status).toBe('up');
+      expect(body.details.redis.status).toBe('up');
+      expect(res.headers.get('server-timing')).toMatch(/^total;dur=/);
+    },
+  );
 
   describe('upstream failures', () => {
     let broken: RunningApp;
@@ -189,7 +207,11 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
 
     it('a stopped upstream gives 502 UPSTREAM_UNAVAILABLE at once', async () => {
       const started = Date.now();
-      const res = await fetch(`${broken.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': REQUEST_ID }, body: '{}' });
+      const res = await fetch(`${broken.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': REQUEST_ID },
+        body: '{}',
+      });
       expect(Date.now() - started).toBeLessThan(1_000);
       expect(res.status).toBe(502);
       expect(await json(res)).toEqual({ code: 'UPSTREAM_UNAVAILABLE', message: 'auth is unavailable', requestId: REQUEST_ID });
@@ -199,7 +221,11 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
 
     it('a hanging upstream gives 504 UPSTREAM_TIMEOUT within the configured timeout', async () => {
       const started = Date.now();
-      const res = await fetch(`${broken.url}/api/partners-public/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":1}' });
+      const res = await fetch(`${broken.url}/api/partners-public/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"amount":1}',
+      });
       const elapsed = Date.now() - started;
       expect(res.status).toBe(504);
       expect((await json(res)).code).toBe('UPSTREAM_TIMEOUT');

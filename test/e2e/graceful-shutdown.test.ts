@@ -38,7 +38,15 @@ describe('graceful shutdown on SIGTERM (a built app in its own process)', () => 
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [FIXTURE], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY, REDIS_PREFIX: redis.prefix, LOG_LEVEL: 'info', LOG_PRETTY: 'false' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY,
+        REDIS_PREFIX: redis.prefix,
+        LOG_LEVEL: 'info',
+        LOG_PRETTY: 'false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => (output += d));
@@ -63,7 +71,10 @@ describe('graceful shutdown on SIGTERM (a built app in its own process)', () => 
     await expect(inFlight).resolves.toEqual({ status: 200, body: { done: true } });
     const code = await exited;
     if (code !== 0) throw new Error(`exit ${code}: ${output.slice(-3000)}`);
-    const lines = output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string });
+    const lines = output
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string });
     const messages = lines.map((l) => l.msg);
     expect(messages).toEqual(expect.arrayContaining(['slow-fixture shutting down', 'slow-fixture stopped']));
     // the in-flight request was logged as completed before the process stopped
