@@ -88,7 +88,11 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
 
       // Rule 3: a duplicate is acknowledged and ignored.
       const now = Date.now();
-      for (const [id, at] of seen) if (now - at > SEEN_TTL_MS) seen.delete(id);
+      // A Map iterates in insertion order: drop expired ids from the oldest end only.
+      for (const [id, at] of seen) {
+        if (now - at <= SEEN_TTL_MS) break;
+        seen.delete(id);
+      }
       if (seen.has(eventId)) return answer(200, undefined, eventId);
       seen.set(eventId, now);
 

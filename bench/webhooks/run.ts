@@ -1,0 +1,234 @@
+/**
+ * W5 for the dispatcher alone (PERFORMANCE.md): time from enqueue on `webhooks` to the example
+ * receiver's 200, p50/p99, at 50 events/s and at the highest rate this machine sustains.
+ * Baseline in the same run: signed POSTs straight to the same receiver (no queue, no database).
+ * Everything runs in this one process (producer, dispatcher, receiver), so the numbers include
+ * their competition for the event loop; they are a floor, not the dispatcher's ceiling.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { Client } from 'pg';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { QUEUES, WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
+import { bootApp } from '@mm/platform';
+import { signatureHeader } from '@mm/webhook-signature';
+import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
+import { bullOptions } from '../../apps/webhook-dispatcher/src/delivery/bull-options';
+import { createWebhookReceiver } from '../../examples/webhook-receiver/receiver';
+import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
+import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
+
+const DB_NAME = 'mm_bench_webhooks';
+const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 15);
+const PROBE_SECONDS = Number(process.env.BENCH_WEBHOOK_PROBE_SECONDS ?? 6);
+
+async function admin(sql: string): Promise<void> {
+  const c = new Client({ connectionString: withDatabase(ADMIN_URL, 'postgres') });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+interface RateResult {
+  rate: number;
+  sent: number;
+  delivered: number;
+  lost: number;
+  elapsedSec: number;
+  p50: number;
+  p99: number;
+  sustained: boolean;
+}
+
+async function main(): Promise<void> {
+  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  const dbUrl = withDatabase(ADMIN_URL, DB_NAME);
+  await migrateAll(dbUrl);
+  const prefix = `mmbench:webhooks:${randomUUID().slice(0, 8)}`;
+
+  // Receiver: the example partner server; the time of each 200 is taken as it is sent.
+  const acked = new Map<string, number>();
+  let secret = '';
+  const receiver = createWebhookReceiver({
+    secrets: () => [secret],
+    handlers: {},
+    onDelivery: ({ status, eventId }) => {
+      if (status === 200 && eventId && !acked.has(eventId)) acked.set(eventId, performance.now());
+    },
+  });
+  const receiverPort = await receiver.listen();
+
+  const dbUser = new URL(dbUrl);
+  dbUser.username = 'svc_webhooks';
+  const { app, config } = await bootApp(webhookDispatcherApp, {
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      PORT: '0',
+      DATABASE_URL: dbUser.toString(),
+      DB_POOL_SIZE: '10',
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      INTERNAL_SERVICE_KEY: randomBytes(32).toString('hex'),
+      WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_WORKER_CONCURRENCY: process.env.WEBHOOK_WORKER_CONCURRENCY ?? '64',
+    },
+  });
+  const integrationId = randomUUID();
+  const set = await app.inject({
+    method: 'PUT',
+    url: `/internal/webhooks/endpoints/${integrationId}`,
+    headers: { 'x-service-key': config.INTERNAL_SERVICE_KEY },
+    payload: { url: `http://127.0.0.1:${receiverPort}/webhooks` },
+  });
+  secret = set.json().secret;
+  const queue = new Queue(QUEUES.webhooks, bullOptions(config));
+
+  const envelope = () => ({
+    event: 'order.paid',
+    id: randomUUID(),
+    createdAt: new Date().toISOString(),
+    data: {
+      orderId: randomUUID(),
+      transactionId: `TX-${randomUUID()}`,
+      amount: 2500,
+      currencyCode: 'XAF',
+      paidAt: new Date().toISOString(),
+    },
+  });
+
+  /** Open loop: `rate` events/s for `seconds`, then up to 10 s for the backlog to drain. */
+  async function atRate(rate: number, seconds: number): Promise<RateResult> {
+    const sentAt = new Map<string, number>();
+    const start = performance.now();
+    const total = Math.round(rate * seconds);
+    let sent = 0;
+    const adds: Promise<unknown>[] = [];
+    while (sent < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
+      for (; sent < due; sent++) {
+        const e = envelope();
+        sentAt.set(e.id, performance.now());
+        adds.push(queue.add(WEBHOOK_JOBS.deliver, { integrationId, envelope: e }, webhookJobOptions(e.id)));
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await Promise.all(adds);
+    const sendEnd = performance.now();
+    const deadline = sendEnd + 10_000;
+    const done = () => [...sentAt.keys()].every((id) => acked.has(id));
+    while (!done() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const latencies = [...sentAt].filter(([id]) => acked.has(id)).map(([id, t]) => acked.get(id)! - t);
+    const lastAck = Math.max(...[...sentAt.keys()].map((id) => acked.get(id) ?? 0));
+    latencies.sort((a, b) => a - b);
+    const delivered = latencies.length;
+    const elapsedSec = (Math.max(lastAck, sendEnd) - start) / 1000;
+    const p99 = percentile(latencies, 99);
+    // Sustained: everything delivered, the producer kept its pace, and no backlog built up.
+    const sustained = delivered === total && (sendEnd - start) / 1000 < seconds * 1.1 && p99 < 1_000;
+    return { rate, sent: total, delivered, lost: total - delivered, elapsedSec, p50: percentile(latencies, 50), p99, sustained };
+  }
+
+  // Baseline B-http: signed POSTs straight to the same receiver, 32 in flight, no queue or database.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const direct = await closedLoop(32, 5, async () => {
+    const body = JSON.stringify(envelope());
+    const id = JSON.parse(body).id as string;
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: receiverPort,
+          method: 'POST',
+          path: '/webhooks',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'svc-signature': signatureHeader([secret], body, Math.floor(Date.now() / 1000)),
+            'svc-event-id': id,
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(String(res.statusCode)))));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  });
+  agent.destroy();
+
+  await atRate(50, 2); // warm-up
+  const at50 = await atRate(50, SECONDS);
+
+  // Find the highest sustained rate with short probes, then measure it for the full duration.
+  let best = 50;
+  for (const rate of [100, 200, 300, 400, 600, 800, 1_000, 1_300, 1_600, 2_000]) {
+    const probe = await atRate(rate, PROBE_SECONDS);
+    process.stdout.write(
+      `probe ${rate}/s: delivered ${probe.delivered}/${probe.sent}, p50 ${probe.p50.toFixed(1)} ms, p99 ${probe.p99.toFixed(1)} ms${probe.sustained ? '' : ' (not sustained)'}\n`,
+    );
+    if (!probe.sustained) break;
+    best = rate;
+  }
+  let top = await atRate(best, SECONDS);
+  if (!top.sustained && best > 50) {
+    best = Math.round(best * 0.75);
+    top = await atRate(best, SECONDS);
+  }
+
+  const row = (name: string, r: RateResult): BenchRow => ({
+    workload: name,
+    concurrency: Number(config.WEBHOOK_WORKER_CONCURRENCY),
+    committedPerSec: Math.round((r.delivered / r.elapsedSec) * 10) / 10,
+    ratios: { 'B-http': r.delivered / r.elapsedSec / direct.perSec },
+    p50Ms: r.p50,
+    p99Ms: r.p99,
+    errors: r.lost,
+    errorCodes: r.lost ? { NOT_DELIVERED_IN_TIME: r.lost } : undefined,
+    note: `offered ${r.rate}/s × ${SECONDS}s, enqueue→200${r.sustained ? '' : ', NOT sustained'}`,
+  });
+  const rows: BenchRow[] = [
+    {
+      workload: 'B-http direct signed POST',
+      concurrency: 32,
+      committedPerSec: direct.perSec,
+      p50Ms: direct.p50Ms,
+      p99Ms: direct.p99Ms,
+      errors: direct.errors,
+      errorCodes: direct.errorCodes,
+      note: 'closed loop 5 s, no queue/db',
+    },
+    row('W5 dispatcher @50/s', at50),
+    row(`W5 dispatcher @max ${best}/s`, top),
+  ];
+  printTable('W5 webhook dispatcher: enqueue → receiver 200 (single process, loopback receiver)', rows);
+  const file = writeResults('webhooks', rows, { highestSustainedRate: best });
+  process.stdout.write(`results: ${file}\n`);
+
+  await queue.close();
+  await app.close();
+  await receiver.close();
+  const redis = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
+  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:webhooks failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
