@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
 import { pinRuleViolation } from './pin-policy';
 
@@ -39,14 +40,10 @@ describe('PIN rule', () => {
     );
   });
 
-  it('accepts most random PINs (the rule is not so strict that users cannot pick one)', () => {
+  it('accepts almost every uniformly random 6-digit PIN (the rule leaves users plenty of choice)', () => {
+    // Refused 6-digit PINs: 10 repeated digits + 20 runs + ~90 repeated pairs out of 10^6.
     let accepted = 0;
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 999_999 }), (n) => {
-        if (pinRuleViolation(String(n).padStart(6, '0')) === undefined) accepted++;
-      }),
-      { numRuns: 1000 },
-    );
+    for (let i = 0; i < 1000; i++) if (pinRuleViolation(String(randomInt(0, 1_000_000)).padStart(6, '0')) === undefined) accepted++;
     expect(accepted).toBeGreaterThan(990);
   });
 });

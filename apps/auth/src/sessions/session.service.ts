@@ -46,14 +46,15 @@ export class SessionService {
   async create(userId: string): Promise<{ sessionId: string; refreshToken: string }> {
     const sessionId = randomUUID();
     const refreshToken = newRefreshToken();
-    await this.db.transaction(async (m) => {
-      await sql(m, `INSERT INTO auth.sessions (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
-        sessionId,
-        userId,
-        this.config.REFRESH_TOKEN_TTL_SEC,
-      ]);
-      await this.insertRefreshToken(m, sessionId, refreshToken);
-    });
+    // One statement (one round trip, atomic): the session and the first token of its family.
+    await sql(
+      this.db,
+      `WITH s AS (
+         INSERT INTO auth.sessions (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id, expires_at
+       )
+       INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $4, id, expires_at FROM s`,
+      [sessionId, userId, this.config.REFRESH_TOKEN_TTL_SEC, hashToken(refreshToken)],
+    );
     return { sessionId, refreshToken };
   }
 

@@ -1,0 +1,192 @@
+/**
+ * `npm run bench:auth`: what the PIN hash costs. The auth service runs in its own process (as in
+ * production: the load generator must not share its event loop); closed loops at concurrency 8 of
+ *   - GET /health             (no auth work at all: the HTTP + process floor),
+ *   - GET /auth/me            (EdDSA verify + session lookup: an authenticated call without hashing),
+ *   - POST /auth/login        (one scrypt + session insert + token signing),
+ * then login at concurrency 1 for the single-hash latency. Target: login p99 < 150 ms at c=8.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { serviceDatabaseUrl } from '@mm/contracts';
+import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
+import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
+
+const DB_NAME = 'mm_bench_auth';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CONCURRENCY = 8;
+const SERVICE_KEY = randomBytes(32).toString('hex');
+const PIN = '2580';
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+let base = '';
+
+function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      `${base}${path}`,
+      {
+        method,
+        agent,
+        headers: {
+          ...headers,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: Record<string, unknown> = {};
+          try {
+            json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+          } catch {
+            /* non-JSON body */
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function recreateDatabase(adminUrl: string): Promise<void> {
+  const pg = new Client({ connectionString: withDatabase(adminUrl, 'postgres') });
+  await pg.connect();
+  try {
+    await pg.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await pg.query(`CREATE DATABASE ${DB_NAME}`);
+  } finally {
+    await pg.end();
+  }
+}
+
+async function startAuth(adminUrl: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'apps', 'auth', 'src', 'main.js')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: serviceDatabaseUrl(adminUrl, 'auth'),
+      DB_POOL_SIZE: '10',
+      REDIS_PREFIX: `bench-auth-${process.pid}`,
+      INTERNAL_SERVICE_KEY: SERVICE_KEY,
+      PIN_PEPPER: randomBytes(32).toString('hex'),
+      OTP_HMAC_KEY: randomBytes(32).toString('hex'),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    if (child.exitCode !== null) throw new Error(`auth exited with ${child.exitCode}`);
+    try {
+      if ((await call('GET', '/health')).status === 200) return child;
+    } catch {
+      /* not listening yet */
+    }
+  }
+  throw new Error('auth did not become healthy');
+}
+
+function row(workload: string, concurrency: number, r: LoopResult, baseline?: LoopResult, note?: string): BenchRow {
+  return {
+    workload,
+    concurrency,
+    committedPerSec: r.perSec,
+    ratios: baseline ? { floor: r.perSec / baseline.perSec } : undefined,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    errors: r.errors,
+    errorCodes: r.errorCodes,
+    note,
+  };
+}
+
+async function main(): Promise<void> {
+  const adminUrl = withDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, DB_NAME);
+  await recreateDatabase(adminUrl);
+  await migrateAll(adminUrl);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const auth = await startAuth(adminUrl, port);
+  try {
+    const key = { 'x-service-key': SERVICE_KEY };
+    const phones = Array.from({ length: CONCURRENCY }, (_, i) => `+23769100${String(i).padStart(4, '0')}`);
+    for (const phone of phones) {
+      const idp = await call('POST', '/auth/internal/create-idp-user', { phone, pin: PIN }, key);
+      await call('POST', '/auth/internal/create-local-user', { idpUserId: idp.json.idpUserId, roles: ['CUSTOMER'] }, key);
+    }
+    const tokens = await Promise.all(
+      phones.map(async (phone) => (await call('POST', '/auth/login', { phone, pin: PIN })).json.token as string),
+    );
+
+    const expect200 = async (p: Promise<{ status: number; json: Record<string, unknown> }>) => {
+      const res = await p;
+      return res.status === 200 ? undefined : String(res.json.code ?? res.status);
+    };
+    // Warm-up: JIT, pools, the dummy hash.
+    await closedLoop(CONCURRENCY, 2, (w) => expect200(call('POST', '/auth/login', { phone: phones[w], pin: PIN })));
+
+    const health = await closedLoop(CONCURRENCY, SECONDS, () => expect200(call('GET', '/health')));
+    const me = await closedLoop(CONCURRENCY, SECONDS, (w) =>
+      expect200(call('GET', '/auth/me', undefined, { authorization: `Bearer ${tokens[w]}` })),
+    );
+    const login = await closedLoop(CONCURRENCY, SECONDS, (w) => expect200(call('POST', '/auth/login', { phone: phones[w], pin: PIN })));
+    const unknown = await closedLoop(CONCURRENCY, Math.max(3, SECONDS / 3), (w) =>
+      call('POST', '/auth/login', { phone: `+23769200${String(w).padStart(4, '0')}`, pin: PIN }).then((r) =>
+        r.status === 401 ? undefined : String(r.status),
+      ),
+    );
+    const login1 = await closedLoop(1, Math.max(3, SECONDS / 3), () =>
+      expect200(call('POST', '/auth/login', { phone: phones[0], pin: PIN })),
+    );
+
+    const scrypt = 'scrypt N=2^12 r=8 p=1 (4 MiB/hash)';
+    const rows = [
+      row('GET /health (no auth work)', CONCURRENCY, health),
+      row('GET /auth/me (verify JWT + session, no hash)', CONCURRENCY, me, health),
+      row('POST /auth/login (PIN hash)', CONCURRENCY, login, health, `${scrypt}; target p99 < 150 ms`),
+      row('POST /auth/login unknown phone (dummy hash, 401)', CONCURRENCY, unknown, health, 'same work as a wrong PIN'),
+      row('POST /auth/login', 1, login1, health, 'single-request latency'),
+    ];
+    printTable('bench:auth — cost of the PIN hash (auth in its own process, 2-core machine)', rows);
+    const verdict = login.p99Ms < 150 ? 'PASS' : 'FAIL';
+    process.stdout.write(`login p99 at c=${CONCURRENCY}: ${login.p99Ms.toFixed(1)} ms → ${verdict} (target < 150 ms)\n`);
+    const file = writeResults('auth', rows, { scrypt, seconds: SECONDS, loginP99TargetMs: 150, verdict });
+    process.stdout.write(`results: ${file}\n`);
+  } finally {
+    auth.kill('SIGTERM');
+    await new Promise((r) => auth.once('exit', r));
+    agent.destroy();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:auth failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
