@@ -42,7 +42,7 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         CONSTRAINT "CHK_accounts_balance_consistency" CHECK (balance = available_balance + frozen_balance),
         CONSTRAINT "CHK_accounts_positive_available_balance" CHECK (available_balance >= 0 OR account_type IN ('treasury', 'suspense')),
         CONSTRAINT "CHK_accounts_positive_frozen_balance" CHECK (frozen_balance >= 0)
-      )`);
+      ) WITH (fillfactor = 50)`); // room for HOT updates: a balance change never touches an index page
     // One platform-wide technical account per kind and currency (agent commission accounts of
     // individual agents live in the agents' own wallets).
     await q.query(`
@@ -56,8 +56,12 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         status text NOT NULL CHECK (status IN
           ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'CANCELED')),
         idempotency_key text NOT NULL,
-        source_account_id uuid NOT NULL REFERENCES ledger.accounts (id),
-        destination_account_id uuid NOT NULL REFERENCES ledger.accounts (id),
+        -- No foreign keys to accounts here, on purpose: under SERIALIZABLE the FK check locks the
+        -- referenced row FOR KEY SHARE, and the destination (a hot merchant) is updated by every
+        -- payment, so each intent creation would fail with 40001. Accounts are never deleted
+        -- (trigger below) and the service checks both ids exist before inserting.
+        source_account_id uuid NOT NULL,
+        destination_account_id uuid NOT NULL,
         amount bigint NOT NULL CHECK (amount > 0),
         fee bigint NOT NULL DEFAULT 0 CHECK (fee >= 0),
         frozen_amount bigint NOT NULL CHECK (frozen_amount >= 0),
@@ -75,14 +79,19 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT "UQ_transaction_intents_idempotency_key" UNIQUE (idempotency_key),
         CONSTRAINT "CHK_transaction_intents_distinct_accounts" CHECK (source_account_id <> destination_account_id)
+      ) WITH (fillfactor = 70)`);
+    // One QR can lock only one active intent at a time: the lock is a row of its own, inserted with
+    // the intent and deleted when the intent ends. (A partial unique index on status would do the
+    // same, but then no status change could be a HOT update: every transition would insert index
+    // entries into pages that concurrent SERIALIZABLE transactions have read, a needless source of
+    // 40001s.)
+    await q.query(`
+      CREATE TABLE ledger.intent_qr_locks (
+        qr_token text PRIMARY KEY,
+        intent_id uuid NOT NULL UNIQUE REFERENCES ledger.transaction_intents (id),
+        locked_at timestamptz NOT NULL DEFAULT now()
       )`);
-    // One QR can lock only one active intent at a time.
-    await q.query(`
-      CREATE UNIQUE INDEX "UQ_transaction_intents_active_qr" ON ledger.transaction_intents (qr_token)
-      WHERE qr_token IS NOT NULL AND status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED')`);
-    await q.query(`
-      CREATE INDEX "IDX_transaction_intents_active_expiry" ON ledger.transaction_intents (expires_at)
-      WHERE status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED')`);
+    await q.query(`CREATE INDEX "IDX_transaction_intents_expiry" ON ledger.transaction_intents (expires_at)`);
     await q.query(`CREATE INDEX "IDX_transaction_intents_source" ON ledger.transaction_intents (source_account_id)`);
 
     await q.query(`
@@ -102,9 +111,9 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         CONSTRAINT "UQ_transactions_intent" UNIQUE (intent_id),
         CONSTRAINT "CHK_transactions_reference_format" CHECK (reference_id ~ '^[A-Z]{3}TX[0-9]{6}[A-Z0-9]{7}$')
       )`);
-    await q.query(`
-      ALTER TABLE ledger.transaction_intents
-        ADD CONSTRAINT "FK_transaction_intents_transaction" FOREIGN KEY (transaction_id) REFERENCES ledger.transactions (id)`);
+    // transaction_intents.transaction_id has no foreign key: transactions.intent_id (unique, with a
+    // foreign key) is the authoritative link, and a second check would make every confirmation
+    // take a SERIALIZABLE predicate lock on the transactions index page its neighbours insert into.
 
     await q.query(`
       CREATE TABLE ledger.ledgers (
@@ -114,7 +123,10 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         kind text NOT NULL CHECK (kind IN ('DEBIT', 'CREDIT')),
         amount bigint NOT NULL CHECK (amount > 0),
         currency char(3) NOT NULL CHECK (currency IN ('XAF', 'XOF')),
-        counterparty_ledger_id uuid REFERENCES ledger.ledgers (id) DEFERRABLE INITIALLY DEFERRED,
+        -- The pair link is written in the same INSERT as both entries and verified by the audit;
+        -- no self foreign key (its check would read the ledgers index pages every concurrent
+        -- transfer inserts into, turning SERIALIZABLE transfers into each other's conflicts).
+        counterparty_ledger_id uuid NOT NULL,
         created_by text NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
@@ -189,6 +201,17 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         RAISE EXCEPTION '%.% is append-only: TRUNCATE operation forbidden', TG_TABLE_SCHEMA, TG_TABLE_NAME
           USING ERRCODE = 'restrict_violation';
       END $$`);
+    await q.query(`
+      CREATE FUNCTION ledger.forbid_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION '%.% rows are never deleted: DELETE operation forbidden on id %', TG_TABLE_SCHEMA, TG_TABLE_NAME, OLD.id
+          USING ERRCODE = 'restrict_violation';
+      END $$`);
+    for (const table of ['wallets', 'accounts']) {
+      await q.query(`
+        CREATE TRIGGER trg_${table}_no_delete BEFORE DELETE ON ledger.${table}
+        FOR EACH ROW EXECUTE FUNCTION ledger.forbid_delete()`);
+    }
     for (const table of ['ledgers', 'intent_events']) {
       await q.query(`
         CREATE TRIGGER trg_${table}_append_only BEFORE UPDATE OR DELETE ON ledger.${table}
@@ -231,15 +254,15 @@ export class LedgerInit1763800000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['outbox', 'balance_integrity_checks', 'idempotency_keys', 'intent_events', 'ledgers']) {
+    for (const t of ['outbox', 'balance_integrity_checks', 'idempotency_keys', 'intent_events', 'ledgers', 'intent_qr_locks']) {
       await q.query(`DROP TABLE IF EXISTS ledger.${t}`);
     }
-    await q.query(`ALTER TABLE ledger.transaction_intents DROP CONSTRAINT IF EXISTS "FK_transaction_intents_transaction"`);
     for (const t of ['transactions', 'transaction_intents', 'accounts', 'wallets']) {
       await q.query(`DROP TABLE IF EXISTS ledger.${t}`);
     }
     await q.query(`DROP FUNCTION IF EXISTS ledger.forbid_row_change()`);
     await q.query(`DROP FUNCTION IF EXISTS ledger.forbid_truncate()`);
+    await q.query(`DROP FUNCTION IF EXISTS ledger.forbid_delete()`);
     await q.query(`DROP FUNCTION IF EXISTS ledger.lock_keys(bigint[], int)`);
   }
 }

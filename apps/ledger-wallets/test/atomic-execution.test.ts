@@ -153,7 +153,7 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
   it('requires the service key on internal and legacy routes, not on /health', async () => {
     const res = await fetch(`${h.app.url}/v1/internal/technical-accounts`);
     expect(res.status).toBe(401);
-    expect((await res.json()).code).toBe('INVALID_SERVICE_CREDENTIALS');
+    expect(((await res.json()) as { code: string }).code).toBe('INVALID_SERVICE_CREDENTIALS');
     expect((await fetch(`${h.app.url}/v1/transactions`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${h.app.url}/health`)).status).toBe(200);
     const tech = await h.call('GET', '/v1/internal/technical-accounts?currency=XAF');

@@ -25,6 +25,7 @@ export async function startLedger(overrides: Record<string, string> = {}): Promi
       LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
       LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
       LEDGER_OUTBOX_POLL_MS: '0',
+      ...(process.env.LEDGER_TEST_LOG ? { LOG_LEVEL: process.env.LEDGER_TEST_LOG } : {}),
       ...overrides,
     }),
     { listen: true },

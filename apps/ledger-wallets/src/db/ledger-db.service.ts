@@ -92,7 +92,9 @@ export class LedgerDb {
           throw new AppException('CONCURRENCY_CONFLICT');
         }
         this.retries.inc({ sqlstate: state });
-        await sleep(this.delays[attempt]);
+        this.logger.debug({ sqlstate: state, attempt: attempt + 1, detail: (error as { detail?: string }).detail, message: (error as Error).message, query: String((error as { query?: string }).query ?? '').slice(0, 80) }, 'replaying money transaction');
+        // Up to 25% jitter: transactions that failed together must not replay in lockstep.
+        await sleep(Math.round(this.delays[attempt] * (1 + Math.random() * 0.25)));
       }
     }
   }

@@ -177,7 +177,8 @@ export class TransferExecutor {
            WHERE id = $4),
          ev AS (
            INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata, created_at)
-           VALUES ($4, $14, 'SUCCEEDED', 'transaction_completed', $15, $16, $17, $18::jsonb, $10))
+           VALUES ($4, $14, 'SUCCEEDED', 'transaction_completed', $15, $16, $17, $18::jsonb, $10)),
+         q AS (DELETE FROM ledger.intent_qr_locks WHERE intent_id = $4)
          INSERT INTO ledger.outbox (id, event_type, aggregate_id, payload, created_at) VALUES ($19, $20, $1, $21::jsonb, $10)`,
         [
           transactionId,

@@ -123,7 +123,8 @@ export class IntentTransitionService {
          WHERE $4 AND id = $7),
        e AS (
          INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata, created_at)
-         VALUES ($1, $8, $2, $9, $10, $11, $12, $13::jsonb, $3))
+         VALUES ($1, $8, $2, $9, $10, $11, $12, $13::jsonb, $3)),
+       q AS (DELETE FROM ledger.intent_qr_locks WHERE $4 AND intent_id = $1)
        SELECT * FROM i`,
       [
         intent.id,

@@ -76,7 +76,9 @@ export class IntentsService {
              WHERE id = $3),
            e AS (
              INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata)
-             SELECT i.id, NULL, 'CREATED', 'intent_created', $12, $16, $17, $18::jsonb FROM i)
+             SELECT i.id, NULL, 'CREATED', 'intent_created', $12, $16, $17, $18::jsonb FROM i),
+           q AS (
+             INSERT INTO ledger.intent_qr_locks (qr_token, intent_id) SELECT $10, i.id FROM i WHERE $10::text IS NOT NULL)
            SELECT * FROM i`,
           [
             dto.type,
@@ -100,7 +102,7 @@ export class IntentsService {
           ],
         );
       } catch (error) {
-        if (isUniqueViolation(error, 'UQ_transaction_intents_active_qr')) throw new AppException('QR_TOKEN_LOCKED');
+        if (isUniqueViolation(error, 'intent_qr_locks_pkey')) throw new AppException('QR_TOKEN_LOCKED');
         // The key outlived its 48 h idempotency record: still refused by uniqueness (rule 1).
         if (isUniqueViolation(error, 'UQ_transaction_intents_idempotency_key')) throw new AppException('IDEMPOTENCY_KEY_CONFLICT');
         throw error;

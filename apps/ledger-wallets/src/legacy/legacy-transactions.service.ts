@@ -65,7 +65,8 @@ export class LegacyTransactionsService {
             metadata: { typeCode: dto.typeCode ?? 'LEGACY_TRANSFER', description: dto.description },
           },
         },
-        record,
+        // Stored with the status this route answers (201), not the transition's 200.
+        record && ((s, _status, body) => record(s, 201, body)),
       );
     } catch (error) {
       await this.transitions

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { LedgerDb } from '../db/ledger-db.service';
+import { iso, toMoney } from '../db/money';
+
+export type AuditStatus = 'OK' | 'WARNING' | 'CRITICAL';
+
+export interface AccountAuditReport {
+  generatedAt: string;
+  status: AuditStatus;
+  account: { id: string; walletId: string; holder: string; currency: string; accountType: string; createdAt: string };
+  balances: {
+    stored: number;
+    recomputed: number;
+    /** stored − recomputed; non-zero is CRITICAL */
+    gap: number;
+    available: number;
+    frozen: number;
+    /** available + frozen = stored */
+    consistent: boolean;
+  };
+  entries: { count: number; debits: number; credits: number };
+  symmetry: {
+    /** every entry has a counterparty of the opposite kind, same amount, same transaction, linked back */
+    ok: boolean;
+    unmatchedEntryIds: string[];
+  };
+  /** entries whose counterparty is missing, or whose transaction does not balance */
+  orphans: { entryIds: string[]; unbalancedTransactionIds: string[] };
+  findings: string[];
+}
+
+/**
+ * Spec 2 "Audit on demand": one account's report, read in a single REPEATABLE READ snapshot so the
+ * stored balance and the entries are seen at the same instant. Reads only.
+ */
+@Injectable()
+export class AccountAuditService {
+  constructor(private readonly db: LedgerDb) {}
+
+  audit(accountId: string): Promise<AccountAuditReport> {
+    return this.db.withSession(async (s) => {
+      await s.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      s.inTransaction = true;
+      const account = await s.one<Record<string, string | Date>>(
+        `SELECT a.id, a.wallet_id, a.holder, a.currency, a.account_type, a.created_at, a.balance, a.available_balance, a.frozen_balance
+         FROM ledger.accounts a WHERE a.id = $1`,
+        [accountId],
+      );
+      if (!account) throw new AppException('ACCOUNT_NOT_FOUND');
+      const [totals] = await s.query<{ n: string; debits: string; credits: string }>(
+        `SELECT count(*)::text AS n,
+                COALESCE(sum(amount) FILTER (WHERE kind = 'DEBIT'), 0)::text AS debits,
+                COALESCE(sum(amount) FILTER (WHERE kind = 'CREDIT'), 0)::text AS credits
+         FROM ledger.ledgers WHERE account_id = $1`,
+        [accountId],
+      );
+      const unmatched = await s.query<{ id: string }>(
+        `SELECT l.id FROM ledger.ledgers l
+         LEFT JOIN ledger.ledgers c ON c.id = l.counterparty_ledger_id
+         WHERE l.account_id = $1 AND c.id IS NOT NULL
+           AND (c.kind = l.kind OR c.amount <> l.amount OR c.transaction_id <> l.transaction_id OR c.counterparty_ledger_id IS DISTINCT FROM l.id)
+         ORDER BY l.id LIMIT 100`,
+        [accountId],
+      );
+      const orphans = await s.query<{ id: string }>(
+        `SELECT l.id FROM ledger.ledgers l LEFT JOIN ledger.ledgers c ON c.id = l.counterparty_ledger_id
+         WHERE l.account_id = $1 AND c.id IS NULL ORDER BY l.id LIMIT 100`,
+        [accountId],
+      );
+      const unbalanced = await s.query<{ transaction_id: string }>(
+        `SELECT x.transaction_id FROM ledger.ledgers x
+         WHERE x.transaction_id IN (SELECT transaction_id FROM ledger.ledgers WHERE account_id = $1)
+         GROUP BY x.transaction_id HAVING sum(CASE x.kind WHEN 'CREDIT' THEN x.amount ELSE -x.amount END) <> 0 LIMIT 100`,
+        [accountId],
+      );
+      await s.exec('COMMIT');
+      s.inTransaction = false;
+
+      const stored = toMoney(account.balance as string);
+      const debits = toMoney(totals.debits);
+      const credits = toMoney(totals.credits);
+      const recomputed = credits - debits;
+      const available = toMoney(account.available_balance as string);
+      const frozen = toMoney(account.frozen_balance as string);
+      const consistent = available + frozen === stored;
+      const findings: string[] = [];
+      if (stored !== recomputed) findings.push(`stored balance ${stored} differs from the ledger sum ${recomputed} by ${stored - recomputed}`);
+      if (!consistent) findings.push(`available ${available} + frozen ${frozen} ≠ balance ${stored}`);
+      if (unmatched.length > 0) findings.push(`${unmatched.length} entries without a symmetric counterparty`);
+      if (orphans.length > 0) findings.push(`${orphans.length} orphan entries`);
+      if (unbalanced.length > 0) findings.push(`${unbalanced.length} transactions whose debits and credits differ`);
+      const critical = stored !== recomputed || !consistent || unbalanced.length > 0;
+      const status: AuditStatus = critical ? 'CRITICAL' : findings.length > 0 ? 'WARNING' : 'OK';
+
+      return {
+        generatedAt: new Date().toISOString(),
+        status,
+        account: {
+          id: account.id as string,
+          walletId: account.wallet_id as string,
+          holder: account.holder as string,
+          currency: account.currency as string,
+          accountType: account.account_type as string,
+          createdAt: iso(account.created_at as Date)!,
+        },
+        balances: { stored, recomputed, gap: stored - recomputed, available, frozen, consistent },
+        entries: { count: Number(totals.n), debits, credits },
+        symmetry: { ok: unmatched.length === 0, unmatchedEntryIds: unmatched.map((r) => r.id) },
+        orphans: { entryIds: orphans.map((r) => r.id), unbalancedTransactionIds: unbalanced.map((r) => r.transaction_id) },
+        findings,
+      };
+    });
+  }
+}

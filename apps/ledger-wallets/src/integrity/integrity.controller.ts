@@ -1,0 +1,32 @@
+import { Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ServiceKeyGuard } from '@mm/platform';
+import { type IntegrityCheckResult, IntegrityCheckService } from './integrity-check.service';
+
+class RecentChecksQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+}
+
+@Controller('internal/integrity-checks')
+@UseGuards(ServiceKeyGuard)
+export class IntegrityController {
+  constructor(private readonly checks: IntegrityCheckService) {}
+
+  /** Runs the nightly check now (compliance). Never modifies ledger data. */
+  @Post()
+  @HttpCode(200)
+  run(): Promise<IntegrityCheckResult> {
+    return this.checks.run('ON_DEMAND');
+  }
+
+  @Get()
+  recent(@Query() query: RecentChecksQuery): Promise<Record<string, unknown>[]> {
+    return this.checks.recent(query.limit ?? 20);
+  }
+}

@@ -1,0 +1,113 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type ConnectionOptions, Queue } from 'bullmq';
+import type { Counter } from 'prom-client';
+import { QUEUES } from '@mm/contracts';
+import { MetricsService, bullConnection, bullPrefix } from '@mm/platform';
+import { LedgerDb } from '../db/ledger-db.service';
+import { LedgerWalletsConfig } from '../ledger-wallets.config';
+
+interface OutboxRow {
+  id: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+}
+
+const PUBLISH_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`publish timed out after ${ms} ms`)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/**
+ * Publishes committed outbox rows (written in the money transaction) to the BullMQ queue
+ * `ledger-events`, job name = event type, job id = outbox id, so publishing a row twice (a crash
+ * between add and mark, two relays) is a no-op on the queue. A row is marked published only after
+ * Redis accepted it; while Redis is down the rows simply wait, oldest first, nothing is lost.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private queue?: Queue;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+  private readonly published: Counter;
+  private readonly failures: Counter;
+
+  constructor(
+    private readonly db: LedgerDb,
+    private readonly config: LedgerWalletsConfig,
+    metrics: MetricsService,
+  ) {
+    this.published = metrics.counter('ledger_outbox_published_total', 'Outbox rows published to Redis');
+    this.failures = metrics.counter('ledger_outbox_publish_failures_total', 'Outbox publish attempts that failed (rows kept for the next poll)');
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.LEDGER_OUTBOX_POLL_MS <= 0) return;
+    this.timer = setInterval(() => void this.tick(), this.config.LEDGER_OUTBOX_POLL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+    await this.queue?.close().catch(() => undefined);
+  }
+
+  /** One poll, never overlapping another. */
+  tick(): Promise<number> {
+    if (this.running) return this.running as Promise<number>;
+    const run = this.publishPending()
+      .catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'outbox relay poll failed; rows stay pending');
+        return 0;
+      })
+      .finally(() => (this.running = undefined));
+    this.running = run;
+    return run;
+  }
+
+  /** Publishes pending rows in creation order until none is left or one fails. Returns how many were published. */
+  async publishPending(): Promise<number> {
+    const queue = this.getQueue();
+    let total = 0;
+    for (;;) {
+      const rows = await this.db.query<OutboxRow>(
+        `SELECT id, event_type, payload FROM ledger.outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1`,
+        [this.config.LEDGER_OUTBOX_BATCH_SIZE],
+      );
+      for (const row of rows) {
+        try {
+          await withTimeout(queue.add(row.event_type, row.payload, { jobId: row.id }), PUBLISH_TIMEOUT_MS);
+        } catch (error) {
+          this.failures.inc();
+          await this.db.query(`UPDATE ledger.outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String((error as Error).message).slice(0, 500)]);
+          throw error;
+        }
+        await this.db.query(`UPDATE ledger.outbox SET published_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = $1`, [row.id]);
+        this.published.inc();
+        total++;
+      }
+      if (rows.length < this.config.LEDGER_OUTBOX_BATCH_SIZE) return total;
+    }
+  }
+
+  private getQueue(): Queue {
+    this.queue ??= new Queue(QUEUES.ledgerEvents, { connection: bullConnection(this.config) as ConnectionOptions, prefix: bullPrefix(this.config) });
+    // A connection error is reported by the failing add(); the listener keeps it from crashing the process.
+    this.queue.on('error', () => undefined);
+    return this.queue;
+  }
+}
