@@ -271,10 +271,21 @@ async function waitForPlatform(base: number, startedAt: number): Promise<void> {
   if (!stopping) say(`warning: ${url} did not report every service up within ${READY_TIMEOUT_MS / 1000} s; see the logs above`);
 }
 
+function checkedUrl(name: string, value: string, protocols: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InfraError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(url.protocol)) throw new InfraError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  return value;
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  const adminUrl = process.env.DATABASE_URL || DEFAULT_ADMIN_URL;
-  const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+  const adminUrl = checkedUrl('DATABASE_URL', process.env.DATABASE_URL || DEFAULT_ADMIN_URL, ['postgres:', 'postgresql:']);
+  const redisUrl = checkedUrl('REDIS_URL', process.env.REDIS_URL || DEFAULT_REDIS_URL, ['redis:', 'rediss:']);
   const base = portBase();
   for (const service of SERVICE_NAMES) await assertPortFree(hostOf(service), portOf(service, base), service);
 
