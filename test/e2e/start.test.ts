@@ -122,7 +122,8 @@ describe('npm start (dist/tools/start.js)', () => {
         REDIS_URL: redis.url,
         REDIS_PREFIX: redis.prefix,
         MM_PORT_BASE: String(base),
-        NODE_ENV: 'test',
+        // as a developer runs it (Jest's NODE_ENV=test would make apps demand production-grade secrets)
+        NODE_ENV: 'development',
         LOG_LEVEL: 'info',
         LOG_PRETTY: 'false',
         DB_POOL_SIZE: '2',
