@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { Counter } from 'prom-client';
 import { AppException } from '@mm/errors';
+import { MetricsService } from '@mm/platform';
 import { IdentityProvider } from '../identity/identity-provider';
 import type { TokenPair } from '../sessions/token-pair';
 import { TokenIssuer } from '../sessions/token-issuer.service';
@@ -13,19 +15,31 @@ import { PinLockout } from '../users/pin-lockout.service';
  */
 @Injectable()
 export class LoginService {
+  private readonly logins: Counter<'outcome'>;
+
   constructor(
     private readonly users: LocalUserStore,
     private readonly idp: IdentityProvider,
     private readonly lockout: PinLockout,
     private readonly issuer: TokenIssuer,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.logins = metrics.counter('auth_login_total', 'Phone + PIN logins by outcome (the error code, or OK)', ['outcome']);
+  }
 
   async login(phone: string, pin: string): Promise<TokenPair> {
-    const user = await this.users.findByPhone(phone);
-    const verified = await this.checkPin(user, pin);
-    if (!verified) throw new AppException('INVALID_CREDENTIALS');
-    if (verified.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
-    return this.issuer.openSession(verified.id, verified.roles);
+    try {
+      const user = await this.users.findByPhone(phone);
+      const verified = await this.checkPin(user, pin);
+      if (!verified) throw new AppException('INVALID_CREDENTIALS');
+      if (verified.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
+      const pair = await this.issuer.openSession(verified.id, verified.roles);
+      this.logins.inc({ outcome: 'OK' });
+      return pair;
+    } catch (error) {
+      this.logins.inc({ outcome: error instanceof AppException ? error.code : 'ERROR' });
+      throw error;
+    }
   }
 
   /**

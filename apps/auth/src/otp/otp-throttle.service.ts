@@ -19,7 +19,17 @@ export class OtpThrottle {
     private readonly secrets: AuthSecrets,
   ) {}
 
+  /** Fails closed: without Redis no code is sent (SERVICE_UNAVAILABLE), since the throttles could not be enforced. */
   async acquire(phone: string, ip: string): Promise<void> {
+    try {
+      await this.check(phone, ip);
+    } catch (error) {
+      if (error instanceof AppException) throw error;
+      throw new AppException('SERVICE_UNAVAILABLE', 'Codes cannot be sent right now; retry later');
+    }
+  }
+
+  private async check(phone: string, ip: string): Promise<void> {
     const phoneKey = createHmac('sha256', this.secrets.otpKey).update(`throttle:${phone}`).digest('base64url').slice(0, 22);
     if (this.config.OTP_RESEND_COOLDOWN_SEC > 0) {
       const cooldown = `auth:otp:cooldown:${phoneKey}`;

@@ -1,7 +1,9 @@
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { Counter } from 'prom-client';
 import { AppException, type ErrorCode } from '@mm/errors';
+import { MetricsService } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
 import { maskPhone } from '../common/phone';
 import { sql } from '../common/sql';
@@ -38,6 +40,7 @@ const PROOF_PREFIX = 'otp1';
 @Injectable()
 export class OtpService {
   private readonly logger = new Logger(OtpService.name);
+  private readonly verifications: Counter<'purpose' | 'outcome'>;
 
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
@@ -45,7 +48,10 @@ export class OtpService {
     private readonly secrets: AuthSecrets,
     private readonly throttle: OtpThrottle,
     private readonly sms: SmsSender,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.verifications = metrics.counter('auth_otp_verify_total', 'OTP verifications by purpose and outcome', ['purpose', 'outcome']);
+  }
 
   /**
    * Throttles, then stores and sends a code. `deliver: false` (no such account) does the same
@@ -111,6 +117,7 @@ export class OtpService {
       );
       return { id: row.id, consumedAt: consumed[0].consumed_at };
     });
+    this.verifications.inc({ purpose, outcome: 'error' in outcome ? outcome.error : 'OK' });
     if ('error' in outcome) throw new AppException(outcome.error);
     return this.proofFor(outcome.id, purpose, outcome.consumedAt);
   }
