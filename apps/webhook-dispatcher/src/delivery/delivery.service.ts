@@ -3,7 +3,7 @@ import type { WebhookDeliverJob, WebhookResendJob } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { signatureHeader } from '@mm/webhook-signature';
 import { EndpointsService } from '../endpoints/endpoints.service';
-import type { EventStatus } from '../events/event.types';
+import type { EventStatus, StoredEvent } from '../events/event.types';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DedupStore } from './dedup-store';
@@ -62,25 +62,26 @@ export class DeliveryService {
         return 'duplicate';
       }
     }
-    await this.events.ingest({
+    const event = await this.events.ingest({
       id: envelope.id,
       integrationId: data.integrationId,
       eventType: envelope.event,
       body,
       createdAt: envelope.createdAt,
     });
-    return this.attempt(envelope.id, job);
+    return this.attempt(event, job);
   }
 
   /** An operator's resend: the recorded body, no deduplication (the resend is deliberate). */
   async resend(data: WebhookResendJob, job: JobContext): Promise<DeliveryOutcome> {
     if (job.attemptsMade === 0) this.metrics.queueLag.observe({ job: 'resend' }, Math.max(0, Date.now() - job.enqueuedAt) / 1000);
-    return this.attempt(data.eventId, job);
+    const event = await this.events.find(data.eventId);
+    if (!event) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
+    return this.attempt(event, job);
   }
 
-  private async attempt(eventId: string, job: JobContext): Promise<DeliveryOutcome> {
-    const event = await this.events.find(eventId);
-    if (!event) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
+  private async attempt(event: StoredEvent, job: JobContext): Promise<DeliveryOutcome> {
+    const eventId = event.id;
 
     const target = await this.endpoints.deliveryTarget(event.integrationId);
     if (target.kind === 'hold') {
@@ -116,7 +117,7 @@ export class DeliveryService {
     const isLast = job.attemptsMade + 1 >= job.maxAttempts;
     let nextStatus: EventStatus;
     if (success) {
-      await this.endpoints.recordSuccess(event.integrationId);
+      if (target.failing) await this.endpoints.recordSuccess(event.integrationId);
       nextStatus = 'delivered';
     } else {
       const disabled = await this.endpoints.recordFailure(event.integrationId);

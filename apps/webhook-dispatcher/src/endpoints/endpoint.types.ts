@@ -19,4 +19,5 @@ export interface HealthEventView {
 
 /** Where and how to deliver one attempt, or why it must be held. */
 export type DeliveryTarget =
-  { kind: 'deliver'; url: string; secrets: string[] } | { kind: 'hold'; reason: 'no_endpoint' | 'endpoint_disabled' };
+  /** `failing`: the endpoint has failed since its last success (a success must clear that) */
+  { kind: 'deliver'; url: string; secrets: string[]; failing: boolean } | { kind: 'hold'; reason: 'no_endpoint' | 'endpoint_disabled' };

@@ -111,18 +111,19 @@ export class EndpointsService {
 
   /** The URL and the secrets that sign an attempt made now (current first, previous during the overlap). */
   async deliveryTarget(integrationId: string): Promise<DeliveryTarget> {
-    const rows: { url: string; status: string; secret_ciphertext: Buffer; previous: Buffer | null }[] = await this.db.query(
-      `SELECT url, status, secret_ciphertext,
+    const rows: { url: string; status: string; secret_ciphertext: Buffer; previous: Buffer | null; failing: boolean }[] =
+      await this.db.query(
+        `SELECT url, status, secret_ciphertext, failing_since IS NOT NULL AS failing,
               CASE WHEN previous_secret_expires_at > now() THEN previous_secret_ciphertext END AS previous
          FROM webhooks.endpoints WHERE integration_id = $1`,
-      [integrationId],
-    );
+        [integrationId],
+      );
     if (rows.length === 0) return { kind: 'hold', reason: 'no_endpoint' };
     const row = rows[0];
     if (row.status !== 'enabled') return { kind: 'hold', reason: 'endpoint_disabled' };
     const secrets = [this.cipher.decrypt(row.secret_ciphertext, integrationId)];
     if (row.previous) secrets.push(this.cipher.decrypt(row.previous, integrationId));
-    return { kind: 'deliver', url: row.url, secrets };
+    return { kind: 'deliver', url: row.url, secrets, failing: row.failing };
   }
 
   async recordSuccess(integrationId: string): Promise<void> {

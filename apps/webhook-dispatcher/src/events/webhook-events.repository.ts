@@ -18,6 +18,22 @@ interface EventRow {
   failed_at: Date | null;
 }
 
+interface StoredRow {
+  id: string;
+  integration_id: string;
+  event_type: string;
+  body: string;
+  status: EventStatus;
+}
+
+const toStored = (r: StoredRow): StoredEvent => ({
+  id: r.id,
+  integrationId: r.integration_id,
+  eventType: r.event_type,
+  body: r.body,
+  status: r.status,
+});
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The events table (body + final state) and the attempt log. Raw SQL: every write is one statement. */
@@ -25,23 +41,30 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export class WebhookEventsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Records an event once; a second enqueue of the same id keeps the first body. */
-  async ingest(event: { id: string; integrationId: string; eventType: string; body: string; createdAt: string }): Promise<void> {
-    await this.db.query(
-      `INSERT INTO webhooks.events (id, integration_id, event_type, body, created_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (id) DO NOTHING`,
+  /**
+   * Records an event once and returns it as stored: a second enqueue of the same id keeps the first
+   * body (one round trip either way).
+   */
+  async ingest(event: { id: string; integrationId: string; eventType: string; body: string; createdAt: string }): Promise<StoredEvent> {
+    const rows: StoredRow[] = await this.db.query(
+      `WITH ins AS (
+         INSERT INTO webhooks.events (id, integration_id, event_type, body, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id, integration_id, event_type, body, status)
+       SELECT * FROM ins
+       UNION ALL
+       SELECT id, integration_id, event_type, body, status FROM webhooks.events WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
       [event.id, event.integrationId, event.eventType, event.body, event.createdAt],
     );
+    return toStored(rows[0]);
   }
 
   async find(eventId: string): Promise<StoredEvent | null> {
-    const rows: { id: string; integration_id: string; event_type: string; body: string; status: EventStatus }[] = await this.db.query(
+    const rows: StoredRow[] = await this.db.query(
       `SELECT id, integration_id, event_type, body, status FROM webhooks.events WHERE id = $1`,
       [eventId],
     );
-    if (rows.length === 0) return null;
-    const r = rows[0];
-    return { id: r.id, integrationId: r.integration_id, eventType: r.event_type, body: r.body, status: r.status };
+    return rows.length === 0 ? null : toStored(rows[0]);
   }
 
   /** Numbers the attempt (per event, across resends), logs it and moves the event's state, in one statement. */
