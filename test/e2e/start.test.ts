@@ -26,10 +26,13 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/** Five consecutive free ports away from the usual ones. */
+/**
+ * Five consecutive free ports away from the usual ones and below Linux's ephemeral range (32768+),
+ * so no port-0 listener or outgoing connection of a parallel test takes one before the apps bind.
+ */
 async function freePortBase(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
     let free = true;
     for (let i = 0; i < SERVICE_NAMES.length && free; i++) free = await canListen(base + i);
     if (free) return base;
