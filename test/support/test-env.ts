@@ -58,6 +58,11 @@ export function createTestRedis(): { url: string; prefix: string; flush(): Promi
 /** A service key generated per test run (never a committed secret). */
 export const TEST_SERVICE_KEY = randomBytes(32).toString('hex');
 
+/** Secrets a service refuses to boot without outside development, generated per test run. */
+const SERVICE_SECRETS: Partial<Record<ServiceName, Record<string, string>>> = {
+  'webhook-dispatcher': { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+};
+
 /** The environment a service gets in a test: its own role on the file's database, the file's Redis namespace. */
 export function serviceEnv(
   service: ServiceName,
@@ -75,6 +80,7 @@ export function serviceEnv(
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY,
+    ...SERVICE_SECRETS[service],
     ...overrides,
   };
 }
