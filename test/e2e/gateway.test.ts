@@ -181,6 +181,15 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
     },
   );
 
+  it('exposes Prometheus metrics at the root, with a request-duration histogram by route', async () => {
+    await call('/api/config/currencies');
+    const res = await fetch(`${gateway.url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/config\/currencies",status="200"\} [1-9]/);
+    expect(text).toMatch(/process_cpu_user_seconds_total/);
+  });
+
   describe('upstream failures', () => {
     let broken: RunningApp;
     let hanging: Awaited<ReturnType<typeof hangingServer>>;
