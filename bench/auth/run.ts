@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { serviceDatabaseUrl } from '@mm/contracts';
@@ -176,8 +177,10 @@ async function main(): Promise<void> {
     ];
     printTable('bench:auth — cost of the PIN hash (auth in its own process, 2-core machine)', rows);
     const verdict = login.p99Ms < 150 ? 'PASS' : 'FAIL';
+    const load = loadavg().map((l) => l.toFixed(2));
+    process.stdout.write(`machine: ${cpus().length} cores, load average ${load.join(' ')} (other processes share these cores)\n`);
     process.stdout.write(`login p99 at c=${CONCURRENCY}: ${login.p99Ms.toFixed(1)} ms → ${verdict} (target < 150 ms)\n`);
-    const file = writeResults('auth', rows, { scrypt, seconds: SECONDS, loginP99TargetMs: 150, verdict });
+    const file = writeResults('auth', rows, { scrypt, seconds: SECONDS, loginP99TargetMs: 150, verdict, loadAverage: loadavg() });
     process.stdout.write(`results: ${file}\n`);
   } finally {
     auth.kill('SIGTERM');

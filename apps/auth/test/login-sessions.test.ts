@@ -1,6 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, jwtVerify } from 'jose';
+import type { Redis } from 'ioredis';
+import { REDIS } from '@mm/platform';
 import { AuthSecrets } from '../src/crypto/auth-secrets';
+import { revokedSessionKey } from '../src/sessions/session.service';
 import { AuthHarness } from './support/auth-harness';
 
 const ALICE = '+237690000001';
@@ -114,6 +117,11 @@ describe('auth: login, tokens, sessions', () => {
       active: false,
       reason: 'TOKEN_REVOKED',
     });
+    // The marker services that verify offline check (README "How other services check a token").
+    const sid = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sid as string;
+    const redis = h.app.get<symbol, Redis>(REDIS);
+    expect(await redis.exists(revokedSessionKey(sid))).toBe(1);
+    expect(await redis.ttl(revokedSessionKey(sid))).toBeGreaterThan(900);
   });
 
   describe('tampered tokens', () => {
