@@ -72,7 +72,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'error',
       PORT: '0',
       DATABASE_URL: dbUser.toString(),
-      DB_POOL_SIZE: '10',
+      DB_POOL_SIZE: process.env.DB_POOL_SIZE ?? '10',
       REDIS_URL,
       REDIS_PREFIX: prefix,
       INTERNAL_SERVICE_KEY: randomBytes(32).toString('hex'),
@@ -210,6 +210,10 @@ async function main(): Promise<void> {
     row('W5 dispatcher @50/s', at50),
     row(`W5 dispatcher @max ${best}/s`, top),
   ];
+  if (process.env.BENCH_WEBHOOK_METRICS) {
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    process.stdout.write(metrics.body.split('\n').filter((l) => /^webhook_(queue_lag|attempt_duration)_seconds_(sum|count)/.test(l)).join('\n') + '\n');
+  }
   printTable('W5 webhook dispatcher: enqueue → receiver 200 (single process, loopback receiver)', rows);
   const file = writeResults('webhooks', rows, { highestSustainedRate: best });
   process.stdout.write(`results: ${file}\n`);
