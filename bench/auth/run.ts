@@ -22,6 +22,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONCURRENCY = 8;
 const SERVICE_KEY = randomBytes(32).toString('hex');
 const PIN = '2580';
+/** Hash parameters under test (defaults: the service's own defaults). */
+const LOG_N = Number(process.env.BENCH_SCRYPT_LOG_N ?? 12);
+const R = Number(process.env.BENCH_SCRYPT_R ?? 8);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 let base = '';
@@ -99,6 +102,8 @@ async function startAuth(adminUrl: string, port: number): Promise<ChildProcess> 
       INTERNAL_SERVICE_KEY: SERVICE_KEY,
       PIN_PEPPER: randomBytes(32).toString('hex'),
       OTP_HMAC_KEY: randomBytes(32).toString('hex'),
+      PIN_SCRYPT_LOG_N: String(LOG_N),
+      PIN_SCRYPT_R: String(R),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -167,7 +172,7 @@ async function main(): Promise<void> {
       expect200(call('POST', '/auth/login', { phone: phones[0], pin: PIN })),
     );
 
-    const scrypt = 'scrypt N=2^12 r=8 p=1 (4 MiB/hash)';
+    const scrypt = `scrypt N=2^${LOG_N} r=${R} p=1 (${(128 * 2 ** LOG_N * R) / 1048576} MiB/hash)`;
     const rows = [
       row('GET /health (no auth work)', CONCURRENCY, health),
       row('GET /auth/me (verify JWT + session, no hash)', CONCURRENCY, me, health),

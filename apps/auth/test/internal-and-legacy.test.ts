@@ -151,7 +151,11 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
     });
 
     it('are marked deprecated in the OpenAPI document', async () => {
-      const doc = (await h.request('GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { deprecated?: boolean }>> }>();
+      const doc = (await h.request('GET', '/openapi.json')).json<{
+        paths: Record<string, Record<string, { deprecated?: boolean }>>;
+        components: { schemas: Record<string, { properties?: Record<string, { pattern?: string }> }> };
+      }>();
+      expect(doc.components.schemas.LoginDto?.properties?.pin?.pattern).toBe('^\\d{4,6}$');
       for (const path of [
         '/auth/register',
         '/auth/register/merchant',

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { ROLES, type Role } from '../common/roles';
 import { IsOtpCode, IsPhone, IsPin } from '../common/validators';
@@ -11,9 +12,11 @@ export class CreateIdpUserDto {
 }
 
 export class CreateLocalUserDto {
+  @ApiProperty({ format: 'uuid' })
   @IsUUID()
   idpUserId: string;
 
+  @ApiProperty({ enum: ROLES, isArray: true })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(ROLES.length)
@@ -21,6 +24,7 @@ export class CreateLocalUserDto {
   roles: Role[];
 
   /** the customer/profile record in the orchestrator, when already known */
+  @ApiProperty({ format: 'uuid', required: false })
   @IsOptional()
   @IsUUID()
   profileId?: string;
@@ -40,6 +44,7 @@ export class VerifyResetPinOtpDto {
 }
 
 export class IntrospectDto {
+  @ApiProperty({ description: 'an access token' })
   @IsString()
   @MaxLength(4096)
   token: string;

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { IsPhone, IsPin } from '../common/validators';
 
@@ -10,6 +11,7 @@ export class LoginDto {
 }
 
 export class RefreshDto {
+  @ApiProperty({ description: 'the single-use refresh token of the last login or refresh' })
   @IsString()
   @MaxLength(200)
   refreshToken: string;

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { IsOtpCode, IsPhone, IsPin } from '../common/validators';
 
@@ -32,6 +33,7 @@ export class ResetPinDto {
   @IsPhone()
   phone: string;
 
+  @ApiProperty({ description: 'from reset-pin/verify-otp (or internal verify-reset-pin-otp); valid 10 min, once' })
   @IsString()
   @MaxLength(200)
   resetToken: string;
