@@ -171,7 +171,8 @@ async function main(): Promise<void> {
 
   // Find the highest sustained rate with short probes, then measure it for the full duration.
   let best = 50;
-  for (const rate of [100, 200, 300, 400, 600, 800, 1_000, 1_300, 1_600, 2_000]) {
+  const probes = (process.env.BENCH_WEBHOOK_RATES ?? '100,200,300,400,600,800,1000,1300,1600,2000').split(',').map(Number);
+  for (const rate of probes) {
     const probe = await atRate(rate, PROBE_SECONDS);
     process.stdout.write(
       `probe ${rate}/s: delivered ${probe.delivered}/${probe.sent}, p50 ${probe.p50.toFixed(1)} ms, p99 ${probe.p99.toFixed(1)} ms${probe.sustained ? '' : ' (not sustained)'}\n`,
@@ -212,7 +213,12 @@ async function main(): Promise<void> {
   ];
   if (process.env.BENCH_WEBHOOK_METRICS) {
     const metrics = await app.inject({ method: 'GET', url: '/metrics' });
-    process.stdout.write(metrics.body.split('\n').filter((l) => /^webhook_(queue_lag|attempt_duration)_seconds_(sum|count)/.test(l)).join('\n') + '\n');
+    process.stdout.write(
+      metrics.body
+        .split('\n')
+        .filter((l) => /^webhook_(queue_lag|attempt_duration)_seconds_(sum|count)/.test(l))
+        .join('\n') + '\n',
+    );
   }
   printTable('W5 webhook dispatcher: enqueue → receiver 200 (single process, loopback receiver)', rows);
   const file = writeResults('webhooks', rows, { highestSustainedRate: best });
