@@ -71,6 +71,7 @@ describe('ledger: intent state machine against an in-memory model (fast-check)',
             const it = m.intents[c.i % m.intents.length];
             let expected: Status | 'REJECT' | 'INSUFFICIENT' = 'REJECT';
             let res;
+            let fee = 0;
             if (c.kind === 'sendOtp') {
               if (it.status === 'CREATED' && it.otp) expected = 'OTP_SENT';
               res = await move(it.id, 'OTP_SENT');
@@ -84,8 +85,9 @@ describe('ledger: intent state machine against an in-memory model (fast-check)',
               if (ACTIVE.includes(it.status)) expected = 'CANCELED';
               res = await move(it.id, 'CANCELED');
             } else {
-              if (it.status === 'PIN_VERIFIED') expected = m.available[it.src] >= c.fee ? 'SUCCEEDED' : 'INSUFFICIENT';
-              res = await move(it.id, 'SUCCEEDED', { executionContext: contextFor(accounts[it.src], accounts[it.dst], it.amount, { fee: { amount: c.fee } }) });
+              fee = (c as { fee: number }).fee;
+              if (it.status === 'PIN_VERIFIED') expected = m.available[it.src] >= fee ? 'SUCCEEDED' : 'INSUFFICIENT';
+              res = await move(it.id, 'SUCCEEDED', { executionContext: contextFor(accounts[it.src], accounts[it.dst], it.amount, { fee: { amount: fee } }) });
             }
             if (expected === 'REJECT') {
               expect(res.status).toBe(400);
@@ -99,7 +101,7 @@ describe('ledger: intent state machine against an in-memory model (fast-check)',
               if (expected === 'CANCELED') release(it);
               if (expected === 'SUCCEEDED') {
                 m.frozen[it.src] -= it.amount;
-                m.available[it.src] -= c.fee;
+                m.available[it.src] -= fee;
                 m.available[it.dst] += it.amount;
               }
               it.status = expected;

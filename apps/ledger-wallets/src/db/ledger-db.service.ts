@@ -69,8 +69,18 @@ export class LedgerDb {
   async serializable<T>(session: DbSession, lockKeys: bigint[], work: (session: DbSession) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await session.lock(lockKeys);
-        await session.exec(`BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'`);
+        // Locks and BEGIN in one round trip (the keys are our own integers, safe to inline): the
+        // implicit transaction of the lock call is committed, then the SERIALIZABLE one begins;
+        // its snapshot is taken by its first statement, after every lock is held. enable_seqscan
+        // off: on a small table the planner would read a row by primary key with a sequential
+        // scan, and under SERIALIZABLE that takes a predicate lock on the whole relation, so any
+        // concurrent write to the table becomes a 40001. Index scans lock pages.
+        const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
+        const locking = fresh.length > 0 ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.config.LEDGER_LOCK_TIMEOUT_MS}); COMMIT; ` : '';
+        await session.exec(
+          `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'; SET LOCAL enable_seqscan = off`,
+        );
+        session.heldLocks.push(...fresh);
         session.inTransaction = true;
         const result = await work(session);
         // COMMIT and release in one round trip (the keys are our own integers, safe to inline).

@@ -41,7 +41,7 @@ export interface ActorInfo {
   userAgent?: string;
 }
 
-interface LockedAccount {
+export interface LockedAccount {
   id: string;
   account_type: string;
   currency: string;
@@ -65,26 +65,33 @@ export class TransferExecutor {
     private readonly technical: TechnicalAccountsService,
   ) {}
 
-  /** Validates the context against the intent and fills in the default technical accounts. */
-  async resolve(intent: IntentRow, ctx: ExecutionContextDto): Promise<ResolvedContext> {
+  /**
+   * The accounts of an execution context, with the default technical accounts filled in. Done
+   * before the locks (it decides which accounts to lock); `checkAgainst` then compares the context
+   * with the intent read under its lock.
+   */
+  async resolve(ctx: ExecutionContextDto): Promise<ResolvedContext> {
+    const fee = ctx.fee?.amount ?? 0;
+    const commission = ctx.commission?.amount ?? 0;
+    return {
+      source: ctx.sourceAccountId.toLowerCase(),
+      destination: ctx.destinationAccountId.toLowerCase(),
+      amount: ctx.amount,
+      fee,
+      feeAccount: (ctx.fee?.accountId ?? (await this.technical.id('fee_collection', ctx.currency))).toLowerCase(),
+      commission,
+      commissionFrom: commission > 0 ? (ctx.commission?.fromAccountId ?? (await this.technical.id('treasury', ctx.currency))).toLowerCase() : null,
+      commissionTo: commission > 0 ? ctx.commission!.accountId.toLowerCase() : null,
+    };
+  }
+
+  checkAgainst(intent: IntentRow, ctx: ExecutionContextDto): void {
     const mismatch =
       ctx.sourceAccountId.toLowerCase() !== intent.source_account_id ||
       ctx.destinationAccountId.toLowerCase() !== intent.destination_account_id ||
       ctx.amount !== toMoney(intent.amount) ||
       ctx.currency !== intent.currency;
     if (mismatch) throw new AppException('EXECUTION_CONTEXT_MISMATCH', 'Accounts, amount and currency must be those of the intent');
-    const fee = ctx.fee?.amount ?? 0;
-    const commission = ctx.commission?.amount ?? 0;
-    return {
-      source: intent.source_account_id,
-      destination: intent.destination_account_id,
-      amount: ctx.amount,
-      fee,
-      feeAccount: (ctx.fee?.accountId ?? (await this.technical.id('fee_collection', intent.currency))).toLowerCase(),
-      commission,
-      commissionFrom: commission > 0 ? (ctx.commission?.fromAccountId ?? (await this.technical.id('treasury', intent.currency))).toLowerCase() : null,
-      commissionTo: commission > 0 ? ctx.commission!.accountId.toLowerCase() : null,
-    };
   }
 
   accountsOf(r: ResolvedContext): string[] {
@@ -94,19 +101,19 @@ export class TransferExecutor {
     return ids;
   }
 
+  /**
+   * Steps 3 to 8, with the intent and the accounts already locked (steps 1 and 2, read together by
+   * the caller in one round trip: `locked` are the rows of `accountsOf(r)`).
+   */
   async execute(
     s: DbSession,
     intent: IntentRow,
     r: ResolvedContext,
+    locked: LockedAccount[],
     meta: { createdBy: string; typeCode: string; agentId: string | null; description: string | null; extra?: Record<string, unknown> },
     actor: ActorInfo,
   ): Promise<ExecutionResult> {
-    // Step 2: row locks in ascending id order (the advisory locks are already held in that order).
-    const ids = [...new Set(this.accountsOf(r))].sort();
-    const locked = await s.query<LockedAccount>(
-      `SELECT id, account_type, currency, available_balance FROM ledger.accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
-      [ids],
-    );
+    const ids = [...new Set(this.accountsOf(r))];
     if (locked.length !== ids.length) throw new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
     if (locked.some((a) => a.currency !== intent.currency)) throw new AppException('CURRENCY_MISMATCH');
     const byId = new Map(locked.map((a) => [a.id, a]));

@@ -3,7 +3,7 @@ import { AppException } from '@mm/errors';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
 import { moneyLockKeys } from '../db/lock-keys';
-import { type ActorInfo, type ExecutionResult, type ResolvedContext, TransferExecutor } from '../execution/transfer-executor.service';
+import { type ActorInfo, type ExecutionResult, type LockedAccount, type ResolvedContext, TransferExecutor } from '../execution/transfer-executor.service';
 import { IdempotencyService, type IdempotentResponse, type RecordResponse } from '../idempotency/idempotency.service';
 import { requestHash } from '../idempotency/canonical-hash';
 import type { TransitionIntentDto } from './dto/transition-intent.dto';
@@ -47,25 +47,32 @@ export class IntentTransitionService {
   }
 
   async move(session: DbSession, intentId: string, dto: TransitionIntentDto, record?: RecordResponse, options: TransitionOptions = {}): Promise<IntentView> {
-    // Source and destination of an intent never change: reading them before the lock is safe and
-    // tells which accounts to lock.
-    const current = await session.one<IntentRow>(`SELECT * FROM ledger.transaction_intents WHERE id = $1`, [intentId]);
-    if (!current) throw new AppException('INTENT_NOT_FOUND');
     const to = dto.toStatus;
-
     let resolved: ResolvedContext | undefined;
     let accounts: string[] = [];
     if (to === 'SUCCEEDED') {
       if (!dto.executionContext) throw new AppException('EXECUTION_CONTEXT_REQUIRED');
-      resolved = await this.executor.resolve(current, dto.executionContext);
+      // The context names the accounts to lock; it is checked against the intent under the lock.
+      resolved = await this.executor.resolve(dto.executionContext);
       accounts = this.executor.accountsOf(resolved);
     } else if (RELEASING_STATUSES.includes(to)) {
+      // The source of an intent never changes: reading it before the lock is safe.
+      const current = await session.one<{ source_account_id: string }>(`SELECT source_account_id FROM ledger.transaction_intents WHERE id = $1`, [intentId]);
+      if (!current) throw new AppException('INTENT_NOT_FOUND');
       accounts = [current.source_account_id];
     }
+    const ordered = [...new Set(accounts)].sort();
 
-    return this.db.serializable(session, moneyLockKeys(accounts, intentId), async (s) => {
-      // Step 1: the intent row, read again under the lock.
-      const intent = (await s.one<IntentRow>(`SELECT * FROM ledger.transaction_intents WHERE id = $1 FOR UPDATE`, [intentId]))!;
+    return this.db.serializable(session, moneyLockKeys(ordered, intentId), async (s) => {
+      // Steps 1 and 2 in one round trip: the intent row, then the accounts in ascending id order.
+      const [locked] = await s.query<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
+        `WITH i AS (SELECT * FROM ledger.transaction_intents WHERE id = $1 FOR UPDATE),
+              a AS (SELECT id, account_type, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[]) ORDER BY id FOR UPDATE)
+         SELECT (SELECT row_to_json(i) FROM i) AS intent, (SELECT json_agg(a ORDER BY a.id) FROM a) AS accounts`,
+        [intentId, ordered],
+      );
+      if (!locked.intent) throw new AppException('INTENT_NOT_FOUND');
+      const intent = locked.intent;
       const from = intent.status;
       const event = transitionEvent(from, to, intent.requires_otp);
       if (!event) throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${from} → ${to} is not allowed`);
@@ -77,10 +84,12 @@ export class IntentTransitionService {
       let view: IntentView;
       if (to === 'SUCCEEDED') {
         const ctx = dto.executionContext!;
+        this.executor.checkAgainst(intent, ctx);
         const result = await this.executor.execute(
           s,
           intent,
           resolved!,
+          locked.accounts ?? [],
           {
             createdBy: ctx.createdBy ?? intent.initiated_by,
             typeCode: ctx.metadata?.typeCode ?? intent.type,
@@ -110,9 +119,6 @@ export class IntentTransitionService {
     now: Date,
   ): Promise<IntentView> {
     const releasing = RELEASING_STATUSES.includes(to);
-    if (releasing) {
-      await s.query(`SELECT 1 FROM ledger.accounts WHERE id = $1 FOR UPDATE`, [intent.source_account_id]);
-    }
     const [row] = await s.query<IntentRow>(
       `WITH i AS (
          UPDATE ledger.transaction_intents SET status = $2, updated_at = $3,

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from 'pg';
+
+export const FUNDING = 1_000_000_000;
+export const AMOUNT = 10;
+
+/**
+ * Bench fixtures written straight in SQL (setup is not what we measure), keeping every ledger
+ * invariant: each account is funded by a balanced adjustment from the suspense account, and each
+ * pre-created intent freezes its amount on its source account.
+ */
+export async function createFundedAccounts(admin: Client, count: number, ownerType: 'USER' | 'MERCHANT', prefix: string): Promise<string[]> {
+  const type = ownerType === 'USER' ? 'customer' : 'merchant';
+  await admin.query(
+    `INSERT INTO ledger.wallets (owner_type, owner_id, holder_name) SELECT $1, $2 || g, $2 || g FROM generate_series(1, $3) g`,
+    [ownerType, prefix, count],
+  );
+  const rows = await admin.query<{ id: string }>(
+    `INSERT INTO ledger.accounts (wallet_id, account_type, currency, holder)
+     SELECT id, $1, 'XAF', owner_id FROM ledger.wallets WHERE owner_type = $2 AND owner_id LIKE $3 || '%' RETURNING id`,
+    [type, ownerType, prefix],
+  );
+  const ids = rows.rows.map((r) => r.id);
+  await admin.query(
+    `DO $$
+     DECLARE r record; t uuid; d uuid; c uuid; s uuid; n bigint := 0;
+     BEGIN
+       SELECT id INTO s FROM ledger.accounts WHERE account_type = 'suspense' AND currency = 'XAF';
+       FOR r IN SELECT id FROM ledger.accounts WHERE holder LIKE '${prefix}%' LOOP
+         t := gen_random_uuid(); d := gen_random_uuid(); c := gen_random_uuid(); n := n + 1;
+         INSERT INTO ledger.transactions (id, reference_id, type, amount, currency, created_by, initiated_at, metadata)
+         VALUES (t, 'MMPTX' || to_char(now(), 'YYMMDD') || upper(substr(md5(t::text), 1, 7)), 'ADJUSTMENT', ${FUNDING}, 'XAF', 'bench', now(), '{"typeCode":"BENCH_FUNDING"}');
+         INSERT INTO ledger.ledgers (id, transaction_id, account_id, kind, amount, currency, counterparty_ledger_id, created_by)
+         VALUES (d, t, s, 'DEBIT', ${FUNDING}, 'XAF', c, 'bench'), (c, t, r.id, 'CREDIT', ${FUNDING}, 'XAF', d, 'bench');
+       END LOOP;
+       UPDATE ledger.accounts SET balance = balance + ${FUNDING}, available_balance = available_balance + ${FUNDING} WHERE holder LIKE '${prefix}%';
+       UPDATE ledger.accounts SET balance = balance - ${FUNDING} * n, available_balance = available_balance - ${FUNDING} * n WHERE id = s;
+     END $$`,
+  );
+  return ids;
+}
+
+export interface PoolIntent {
+  id: string;
+  source: string;
+  destination: string;
+}
+
+/** Intents already at PIN_VERIFIED (amount frozen), ready for the transition to SUCCEEDED. */
+export async function createReadyIntents(admin: Client, pairs: [string, string][]): Promise<PoolIntent[]> {
+  const out: PoolIntent[] = [];
+  for (let i = 0; i < pairs.length; i += 5_000) {
+    const chunk = pairs.slice(i, i + 5_000);
+    const ids = chunk.map(() => randomUUID());
+    await admin.query('BEGIN');
+    await admin.query(
+      `INSERT INTO ledger.transaction_intents (id, type, status, idempotency_key, source_account_id, destination_account_id, amount, fee, frozen_amount,
+         currency, initiated_by, expires_at)
+       SELECT x.id, 'TRANSFER', 'PIN_VERIFIED', x.id::text, x.src, x.dst, ${AMOUNT}, 0, ${AMOUNT}, 'XAF', 'bench', now() + interval '2 hours'
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(id, src, dst)`,
+      [ids, chunk.map((p) => p[0]), chunk.map((p) => p[1])],
+    );
+    await admin.query(
+      `UPDATE ledger.accounts a SET available_balance = a.available_balance - s.total, frozen_balance = a.frozen_balance + s.total
+       FROM (SELECT src, count(*) * ${AMOUNT} AS total FROM unnest($1::uuid[]) AS src GROUP BY src) s WHERE a.id = s.src`,
+      [chunk.map((p) => p[0])],
+    );
+    await admin.query('COMMIT');
+    chunk.forEach((p, k) => out.push({ id: ids[k], source: p[0], destination: p[1] }));
+  }
+  return out;
+}
+
+export function randomPairs(accounts: string[], count: number, destination?: string): [string, string][] {
+  return Array.from({ length: count }, () => {
+    const a = accounts[Math.floor(Math.random() * accounts.length)];
+    if (destination) return [a, destination] as [string, string];
+    let b = a;
+    while (b === a) b = accounts[Math.floor(Math.random() * accounts.length)];
+    return [a, b] as [string, string];
+  });
+}
+
+export interface Invariants {
+  ledgerGaps: number;
+  splitGaps: number;
+  totals: Record<string, number>;
+  intentMismatches: number;
+  unbalancedTransactions: number;
+}
+
+export async function checkInvariants(admin: Client): Promise<Invariants> {
+  const gaps = await admin.query(`
+    SELECT count(*) FILTER (WHERE a.balance <> COALESCE(l.net, 0))::int AS ledger_gaps,
+           count(*) FILTER (WHERE a.balance <> a.available_balance + a.frozen_balance)::int AS split_gaps
+    FROM ledger.accounts a
+    LEFT JOIN (SELECT account_id, sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) AS net FROM ledger.ledgers GROUP BY account_id) l
+      ON l.account_id = a.id`);
+  const totals = await admin.query(`SELECT currency, sum(balance)::text AS total FROM ledger.accounts GROUP BY currency`);
+  const intents = await admin.query(`
+    SELECT count(*)::int AS n FROM ledger.transaction_intents i
+    LEFT JOIN (SELECT intent_id, count(*) AS c FROM ledger.transactions WHERE intent_id IS NOT NULL GROUP BY intent_id) t ON t.intent_id = i.id
+    WHERE (i.status = 'SUCCEEDED' AND COALESCE(t.c, 0) <> 1) OR (i.status <> 'SUCCEEDED' AND COALESCE(t.c, 0) <> 0)`);
+  const unbalanced = await admin.query(`
+    SELECT count(*)::int AS n FROM (SELECT transaction_id FROM ledger.ledgers GROUP BY transaction_id
+      HAVING sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) <> 0) x`);
+  return {
+    ledgerGaps: gaps.rows[0].ledger_gaps,
+    splitGaps: gaps.rows[0].split_gaps,
+    totals: Object.fromEntries(totals.rows.map((r) => [String(r.currency).trim(), Number(r.total)])),
+    intentMismatches: intents.rows[0].n,
+    unbalancedTransactions: unbalanced.rows[0].n,
+  };
+}
