@@ -88,26 +88,29 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         `SELECT id, event_type, payload FROM ledger.outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1`,
         [this.config.LEDGER_OUTBOX_BATCH_SIZE],
       );
-      for (const row of rows) {
-        try {
-          await withTimeout(queue.add(row.event_type, row.payload, { jobId: row.id }), PUBLISH_TIMEOUT_MS);
-        } catch (error) {
-          this.failures.inc();
-          await this.db.query(`UPDATE ledger.outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String((error as Error).message).slice(0, 500)]);
-          throw error;
-        }
-        await this.db.query(`UPDATE ledger.outbox SET published_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = $1`, [row.id]);
-        this.published.inc();
-        total++;
+      if (rows.length === 0) return total;
+      const ids = rows.map((r) => r.id);
+      try {
+        // One round trip to Redis and one UPDATE per batch; job ids make a re-add a no-op.
+        await withTimeout(queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id } }))), PUBLISH_TIMEOUT_MS);
+      } catch (error) {
+        this.failures.inc();
+        await this.db.query(`UPDATE ledger.outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::uuid[])`, [ids, String((error as Error).message).slice(0, 500)]);
+        throw error;
       }
+      await this.db.query(`UPDATE ledger.outbox SET published_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+      this.published.inc(rows.length);
+      total += rows.length;
       if (rows.length < this.config.LEDGER_OUTBOX_BATCH_SIZE) return total;
     }
   }
 
   private getQueue(): Queue {
-    this.queue ??= new Queue(QUEUES.ledgerEvents, { connection: bullConnection(this.config) as ConnectionOptions, prefix: bullPrefix(this.config) });
-    // A connection error is reported by the failing add(); the listener keeps it from crashing the process.
-    this.queue.on('error', () => undefined);
+    if (!this.queue) {
+      this.queue = new Queue(QUEUES.ledgerEvents, { connection: bullConnection(this.config) as ConnectionOptions, prefix: bullPrefix(this.config) });
+      // A connection error is reported by the failing add(); the listener keeps it from crashing the process.
+      this.queue.on('error', () => undefined);
+    }
     return this.queue;
   }
 }
