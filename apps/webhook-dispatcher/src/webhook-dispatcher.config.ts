@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 
@@ -8,6 +8,8 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
 
   /** 32 bytes, base64: encrypts webhook secrets at rest (AES-256-GCM). Required outside development. */
   @IsString()
+  @ValidateIf((c: WebhookDispatcherConfig) => c.NODE_ENV !== 'development' || c.WEBHOOK_SECRET_ENCRYPTION_KEY !== '')
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 bytes, base64 (required outside development)' })
   WEBHOOK_SECRET_ENCRYPTION_KEY: string = '';
 
   /** Redis of the deduplication store; empty = REDIS_URL. Its own connection so it can fail on its own (fail-open). */

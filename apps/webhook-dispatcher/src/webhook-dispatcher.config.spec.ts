@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '@mm/platform';
+import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
+
+const base = { INTERNAL_SERVICE_KEY: 'k'.repeat(64) };
+
+describe('WebhookDispatcherConfig', () => {
+  it('refuses to start in production or test without a 32-byte encryption key, naming the variable', () => {
+    for (const NODE_ENV of ['production', 'test']) {
+      expect(() => loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV })).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY/);
+      expect(() =>
+        loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV, WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(16).toString('base64') }),
+      ).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY/);
+    }
+  });
+
+  it('accepts a 32-byte key, and no key in development (ephemeral, warned at boot)', () => {
+    const key = randomBytes(32).toString('base64');
+    expect(
+      loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'production', WEBHOOK_SECRET_ENCRYPTION_KEY: key })
+        .WEBHOOK_SECRET_ENCRYPTION_KEY,
+    ).toBe(key);
+    expect(loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development' }).WEBHOOK_SECRET_ENCRYPTION_KEY).toBe('');
+  });
+
+  it('defaults to the spec values: 5 s timeout, 30 s backoff base, 24 h dedup and rotation overlap, 3 days before disabling', () => {
+    const c = loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development' });
+    expect([
+      c.WEBHOOK_TIMEOUT_MS,
+      c.WEBHOOK_BACKOFF_BASE_MS,
+      c.WEBHOOK_DEDUP_TTL_SEC,
+      c.WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
+      c.WEBHOOK_ENDPOINT_DISABLE_AFTER_MS,
+    ]).toEqual([5_000, 30_000, 86_400, 86_400_000, 259_200_000]);
+    expect(c.HOST).toBe('127.0.0.1');
+  });
+});
