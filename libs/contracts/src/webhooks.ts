@@ -63,15 +63,16 @@ export function webhookJobOptions(jobId: string): {
   jobId: string;
   attempts: number;
   backoff: { type: string };
-  removeOnComplete: { age: number };
-  removeOnFail: { age: number };
+  removeOnComplete: { age: number; count: number };
+  removeOnFail: { age: number; count: number };
 } {
   return {
     jobId,
     attempts: WEBHOOK_MAX_ATTEMPTS,
     backoff: { type: WEBHOOK_BACKOFF_TYPE },
-    // The attempt log in PostgreSQL is the record; Redis keeps jobs one day (completed) or a week (failed).
-    removeOnComplete: { age: 24 * 3600 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    // The attempt log in PostgreSQL is the record, and the dispatcher's 24 h deduplication store
+    // covers a re-enqueue once a job is gone: Redis keeps finished jobs briefly and boundedly.
+    removeOnComplete: { age: 3600, count: 100_000 },
+    removeOnFail: { age: 24 * 3600, count: 100_000 },
   };
 }
