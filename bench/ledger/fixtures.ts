@@ -9,7 +9,12 @@ export const AMOUNT = 10;
  * invariant: each account is funded by a balanced adjustment from the suspense account, and each
  * pre-created intent freezes its amount on its source account.
  */
-export async function createFundedAccounts(admin: Client, count: number, ownerType: 'USER' | 'MERCHANT', prefix: string): Promise<string[]> {
+export async function createFundedAccounts(
+  admin: Client,
+  count: number,
+  ownerType: 'USER' | 'MERCHANT',
+  prefix: string,
+): Promise<string[]> {
   const type = ownerType === 'USER' ? 'customer' : 'merchant';
   await admin.query(
     `INSERT INTO ledger.wallets (owner_type, owner_id, holder_name) SELECT $1, $2 || g, $2 || g FROM generate_series(1, $3) g`,

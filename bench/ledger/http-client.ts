@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 
 export interface HttpResult {
   status: number;
-  body: any;
+  body: { code?: string } & Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -29,7 +29,11 @@ export class BenchClient {
           hostname: url.hostname,
           port: url.port,
           path: url.pathname + url.search,
-          headers: { ...this.headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
+          headers: {
+            ...this.headers,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+            ...headers,
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -42,7 +46,7 @@ export class BenchClient {
             } catch {
               /* keep text */
             }
-            resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
+            resolve({ status: res.statusCode ?? 0, body: (parsed ?? {}) as HttpResult['body'], headers: res.headers });
           });
           res.on('error', reject);
         },

@@ -80,6 +80,12 @@ async function startApp(port: number): Promise<ChildProcess> {
   }
 }
 
+/** Fresh statistics, no dead rows from the fixture writes, and no checkpoint due mid-measurement. */
+async function settle(admin: Client): Promise<void> {
+  await admin.query('VACUUM ANALYZE ledger.transaction_intents, ledger.accounts');
+  await admin.query('CHECKPOINT');
+}
+
 async function retriesSoFar(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   let total = 0;
@@ -91,7 +97,13 @@ function confirmBody(intent: PoolIntent) {
   return {
     toStatus: 'SUCCEEDED',
     actor: { id: 'bench' },
-    executionContext: { sourceAccountId: intent.source, destinationAccountId: intent.destination, amount: AMOUNT, currency: 'XAF', metadata: { typeCode: 'P2P' } },
+    executionContext: {
+      sourceAccountId: intent.source,
+      destinationAccountId: intent.destination,
+      amount: AMOUNT,
+      currency: 'XAF',
+      metadata: { typeCode: 'P2P' },
+    },
   };
 }
 
@@ -111,8 +123,10 @@ async function main(): Promise<void> {
   const b0hot: Record<number, number> = {};
   for (const c of [8, 32]) b0hot[c] = await baselineTpcb(1, c);
   await adminQuery(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
-  for (const c of [1, 8, 32]) rows.push({ workload: 'B0 pgbench TPC-B s=10', concurrency: c, committedPerSec: b0[c], p50Ms: 0, p99Ms: 0, errors: 0 });
-  for (const c of [8, 32]) rows.push({ workload: 'B0-hot pgbench TPC-B s=1', concurrency: c, committedPerSec: b0hot[c], p50Ms: 0, p99Ms: 0, errors: 0 });
+  for (const c of [1, 8, 32])
+    rows.push({ workload: 'B0 pgbench TPC-B s=10', concurrency: c, committedPerSec: b0[c], p50Ms: 0, p99Ms: 0, errors: 0 });
+  for (const c of [8, 32])
+    rows.push({ workload: 'B0-hot pgbench TPC-B s=1', concurrency: c, committedPerSec: b0hot[c], p50Ms: 0, p99Ms: 0, errors: 0 });
 
   // ---- The ledger's database: migrated, funded, intents ready.
   await adminQuery(`DROP DATABASE IF EXISTS ${LEDGER_DB} WITH (FORCE)`);
@@ -130,16 +144,48 @@ async function main(): Promise<void> {
   const b1Intents = await createReadyIntents(admin, randomPairs(accounts, 1_000));
   await admin.query(`CREATE TABLE public.b1_acc (n int PRIMARY KEY, id uuid NOT NULL)`);
   await admin.query(`CREATE TABLE public.b1_int (n int PRIMARY KEY, id uuid NOT NULL)`);
-  await admin.query(`INSERT INTO public.b1_acc SELECT g, (ARRAY[${accounts.map((a) => `'${a}'::uuid`).join(',')}])[g] FROM generate_series(1, ${accounts.length}) g`);
-  await admin.query(`INSERT INTO public.b1_int SELECT g, x FROM unnest($1::uuid[]) WITH ORDINALITY AS u(x, g)`, [b1Intents.map((i) => i.id)]);
+  await admin.query(
+    `INSERT INTO public.b1_acc SELECT g, (ARRAY[${accounts.map((a) => `'${a}'::uuid`).join(',')}])[g] FROM generate_series(1, ${accounts.length}) g`,
+  );
+  await admin.query(`INSERT INTO public.b1_int SELECT g, x FROM unnest($1::uuid[]) WITH ORDINALITY AS u(x, g)`, [
+    b1Intents.map((i) => i.id),
+  ]);
   const script = join(tmpdir(), `ledger-b1-${process.pid}.sql`);
   writeFileSync(script, b1Script());
   const b1: Record<number, number> = {};
   for (const c of [8, 32]) {
-    const r = await pgbench(['-M', 'prepared', '-n', '-c', String(c), '-j', '2', '-T', String(SECONDS), '--max-tries=10', '-D', `nacc=${accounts.length}`, '-D', `nint=${b1Intents.length}`, '-f', script, ...pgbenchUrlArgs(LEDGER_DB)]);
+    const r = await pgbench([
+      '-M',
+      'prepared',
+      '-n',
+      '-c',
+      String(c),
+      '-j',
+      '2',
+      '-T',
+      String(SECONDS),
+      '--max-tries=10',
+      '-D',
+      `nacc=${accounts.length}`,
+      '-D',
+      `nint=${b1Intents.length}`,
+      '-f',
+      script,
+      ...pgbenchUrlArgs(LEDGER_DB),
+    ]);
     b1[c] = r.tps;
     log(`B1 c=${c}: ${r.tps.toFixed(1)} tps, retried ${r.retried}, failed ${r.failed}`);
-    rows.push({ workload: 'B1 ledger transfer SQL (pgbench)', concurrency: c, committedPerSec: r.tps, ratios: { B0: r.tps / (b0[c] || 1) }, p50Ms: 0, p99Ms: r.latencyAvgMs, retriesPerOp: r.tps > 0 ? r.retried / (r.tps * SECONDS) : 0, errors: r.failed, note: 'p99 column = avg latency' });
+    rows.push({
+      workload: 'B1 ledger transfer SQL (pgbench)',
+      concurrency: c,
+      committedPerSec: r.tps,
+      ratios: { B0: r.tps / (b0[c] || 1) },
+      p50Ms: 0,
+      p99Ms: r.latencyAvgMs,
+      retriesPerOp: r.tps > 0 ? r.retried / (r.tps * SECONDS) : 0,
+      errors: r.failed,
+      note: 'p99 column = avg latency',
+    });
   }
   await admin.query(`DROP TABLE public.b1_acc, public.b1_int`);
 
@@ -149,8 +195,10 @@ async function main(): Promise<void> {
   const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': SERVICE_KEY }, 64);
   try {
     // warm up
-    const warm = await createReadyIntents(admin, randomPairs(accounts, 200));
-    await Promise.all(warm.map((i) => client.call('POST', `/v1/internal/intents/${i.id}/transition`, confirmBody(i))));
+    const warm = await createReadyIntents(admin, randomPairs(accounts, 1_000));
+    for (let k = 0; k < warm.length; k += 8) {
+      await Promise.all(warm.slice(k, k + 8).map((i) => client.call('POST', `/v1/internal/intents/${i.id}/transition`, confirmBody(i))));
+    }
 
     const confirmLoop = async (name: string, c: number, pool: PoolIntent[], ratios: (perSec: number) => Record<string, number>) => {
       let next = 0;
@@ -163,25 +211,38 @@ async function main(): Promise<void> {
       });
       const retries = (await retriesSoFar(port)) - before;
       log(`${name} c=${c}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
-      rows.push({ workload: name, concurrency: c, committedPerSec: r.perSec, ratios: ratios(r.perSec), p50Ms: r.p50Ms, p99Ms: r.p99Ms, retriesPerOp: r.ok ? retries / r.ok : 0, errors: r.errors, errorCodes: r.errorCodes });
+      rows.push({
+        workload: name,
+        concurrency: c,
+        committedPerSec: r.perSec,
+        ratios: ratios(r.perSec),
+        p50Ms: r.p50Ms,
+        p99Ms: r.p99Ms,
+        retriesPerOp: r.ok ? retries / r.ok : 0,
+        errors: r.errors,
+        errorCodes: r.errorCodes,
+      });
     };
 
     // W1: uncontended transfers, random pairs among the funded accounts.
     for (const c of [1, 8, 32]) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 6_000 : 20_000));
-      await admin.query('ANALYZE ledger.transaction_intents, ledger.accounts');
-      await confirmLoop('W1 transfers (transition→SUCCEEDED)', c, pool, (t) => ({ B0: t / (b0[c] || 1), ...(b1[c] ? { B1: t / b1[c] } : {}) }));
+      await settle(admin);
+      await confirmLoop('W1 transfers (transition→SUCCEEDED)', c, pool, (t) => ({
+        B0: t / (b0[c] || 1),
+        ...(b1[c] ? { B1: t / b1[c] } : {}),
+      }));
     }
     // W2: every payment credits one merchant account.
     for (const c of [8, 32]) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, 20_000, merchant));
-      await admin.query('ANALYZE ledger.transaction_intents, ledger.accounts');
+      await settle(admin);
       await confirmLoop('W2 hot merchant', c, pool, (t) => ({ 'B0-hot': t / (b0hot[c] || 1) }));
     }
     // W3: 30% of requests repeat an earlier key (recent ones, so concurrent duplicates overlap in flight).
     for (const c of [1, 8]) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, 15_000));
-      await admin.query('ANALYZE ledger.transaction_intents, ledger.accounts');
+      await settle(admin);
       const issued: { intent: PoolIntent; key: string }[] = [];
       let next = 0;
       let replays = 0;
@@ -197,7 +258,9 @@ async function main(): Promise<void> {
           pick = { intent, key: randomUUID() };
           issued.push(pick);
         }
-        const res = await client.call('POST', `/v1/internal/intents/${pick.intent.id}/transition`, confirmBody(pick.intent), { 'x-idempotency-key': pick.key });
+        const res = await client.call('POST', `/v1/internal/intents/${pick.intent.id}/transition`, confirmBody(pick.intent), {
+          'x-idempotency-key': pick.key,
+        });
         return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
       });
       const retries = (await retriesSoFar(port)) - before;
@@ -243,7 +306,13 @@ async function main(): Promise<void> {
       `available + frozen = balance: ${inv.splitGaps === 0 ? 'OK' : `${inv.splitGaps} gaps`}; Σ per currency unchanged: ${JSON.stringify(inv.totals) === JSON.stringify(totalsBefore) ? 'OK' : `${JSON.stringify(totalsBefore)} → ${JSON.stringify(inv.totals)}`}; ` +
       `one transaction per SUCCEEDED intent: ${inv.intentMismatches === 0 ? 'OK' : `${inv.intentMismatches} mismatches`}; balanced transactions: ${inv.unbalancedTransactions === 0 ? 'OK' : inv.unbalancedTransactions}\n`,
   );
-  const file = writeResults('ledger', rows, { invariants: inv, invariantsOk: ok, seconds: SECONDS, accounts: ACCOUNTS, wallSec: Math.round((Date.now() - started) / 1000) });
+  const file = writeResults('ledger', rows, {
+    invariants: inv,
+    invariantsOk: ok,
+    seconds: SECONDS,
+    accounts: ACCOUNTS,
+    wallSec: Math.round((Date.now() - started) / 1000),
+  });
   log(`results: ${file} (${Math.round((Date.now() - started) / 1000)} s)`);
   if (!ok) process.exitCode = 1;
 }

@@ -20,7 +20,9 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     expect(await balanceOf(h, a)).toMatchObject({ balance: 10_000, availableBalance: 6_900, frozenBalance: 3_100 });
 
     const id = created.body.intentId;
-    expect((await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status).toBe(200);
+    expect(
+      (await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status,
+    ).toBe(200);
     const correlationId = '5b0c8f4e-8f0a-4c5e-9d6b-1f2e3d4c5b6a';
     const done = await h.call(
       'POST',
@@ -28,7 +30,11 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
       {
         toStatus: 'SUCCEEDED',
         actor: { id: 'user-1', ip: '10.1.2.3', userAgent: 'app/1.0' },
-        executionContext: contextFor(a, b, 3_000, { fee: { amount: 100 }, commission: { amount: 40, accountId: commissionAccount }, metadata: { typeCode: 'P2P', agentId: 'agent-7' } }),
+        executionContext: contextFor(a, b, 3_000, {
+          fee: { amount: 100 },
+          commission: { amount: 40, accountId: commissionAccount },
+          metadata: { typeCode: 'P2P', agentId: 'agent-7' },
+        }),
       },
       { 'x-correlation-id': correlationId },
     );
@@ -43,7 +49,10 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     const tx = await h.admin.query(`SELECT created_by, metadata FROM ledger.transactions WHERE id = $1`, [done.body.transactionId]);
     expect(tx.rows[0].created_by).toBe('user-1');
     expect(tx.rows[0].metadata).toMatchObject({ typeCode: 'P2P', agentId: 'agent-7', correlationId });
-    const entries = await h.admin.query(`SELECT id, kind, amount::int, counterparty_ledger_id FROM ledger.ledgers WHERE transaction_id = $1`, [done.body.transactionId]);
+    const entries = await h.admin.query(
+      `SELECT id, kind, amount::int, counterparty_ledger_id FROM ledger.ledgers WHERE transaction_id = $1`,
+      [done.body.transactionId],
+    );
     expect(entries.rows).toHaveLength(6);
     for (const e of entries.rows) {
       const other = entries.rows.find((x) => x.id === e.counterparty_ledger_id);
@@ -53,10 +62,21 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     }
     const events = await h.call('GET', `/v1/internal/intents/${id}/events`);
     expect(events.body.map((e: { event: string }) => e.event)).toEqual(['intent_created', 'pin_ok', 'transaction_completed']);
-    expect(events.body[2]).toMatchObject({ fromStatus: 'PIN_VERIFIED', toStatus: 'SUCCEEDED', actorId: 'user-1', ipAddress: '10.1.2.3', userAgent: 'app/1.0' });
+    expect(events.body[2]).toMatchObject({
+      fromStatus: 'PIN_VERIFIED',
+      toStatus: 'SUCCEEDED',
+      actorId: 'user-1',
+      ipAddress: '10.1.2.3',
+      userAgent: 'app/1.0',
+    });
     const outbox = await h.admin.query(`SELECT event_type, payload FROM ledger.outbox WHERE aggregate_id = $1`, [done.body.transactionId]);
     expect(outbox.rows).toHaveLength(1);
-    expect(outbox.rows[0].payload).toMatchObject({ type: 'transaction.completed', referenceId: done.body.referenceId, amount: 3_000, correlationId });
+    expect(outbox.rows[0].payload).toMatchObject({
+      type: 'transaction.completed',
+      referenceId: done.body.referenceId,
+      amount: 3_000,
+      correlationId,
+    });
 
     const inv = await invariants(h.admin);
     expect(inv).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
@@ -75,7 +95,10 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     expect(rejected.body.message).toMatch(/available 400, required 600/);
     const after = await balanceOf(h, a);
     expect(after).toMatchObject({ balance: 400, availableBalance: 400, frozenBalance: 0 });
-    const sum = await h.admin.query(`SELECT sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END)::int AS net FROM ledger.ledgers WHERE account_id = $1`, [a]);
+    const sum = await h.admin.query(
+      `SELECT sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END)::int AS net FROM ledger.ledgers WHERE account_id = $1`,
+      [a],
+    );
     expect(sum.rows[0].net).toBe(400);
   });
 
@@ -89,7 +112,11 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     };
     const [i1, i2] = [await make(), await make()];
     const confirm = (id: string) =>
-      h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'SUCCEEDED', actor: { id: 'u' }, executionContext: contextFor(a, b, 450, { fee: { amount: 80 } }) });
+      h.call('POST', `/v1/internal/intents/${id}/transition`, {
+        toStatus: 'SUCCEEDED',
+        actor: { id: 'u' },
+        executionContext: contextFor(a, b, 450, { fee: { amount: 80 } }),
+      });
     const results = await Promise.all([confirm(i1), confirm(i2)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 422]);
     expect(results.find((r) => r.status === 422)!.body.message).toMatch(/available 470, required 530/);
@@ -101,7 +128,8 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     const b = await fundedAccount(h, 0);
     const created = await h.call('POST', '/v1/internal/intents', intentBody(a, b, 100, { requiresOtp: true }));
     const id = created.body.intentId;
-    const move = (toStatus: string, extra = {}) => h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus, actor: { id: 'u' }, ...extra });
+    const move = (toStatus: string, extra = {}) =>
+      h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus, actor: { id: 'u' }, ...extra });
     expect((await move('PIN_VERIFIED')).body.code).toBe('INVALID_INTENT_TRANSITION');
     expect((await move('SUCCEEDED', { executionContext: contextFor(a, b, 100) })).body.code).toBe('INVALID_INTENT_TRANSITION');
     expect((await move('SUCCEEDED')).body.code).toBe('EXECUTION_CONTEXT_REQUIRED');
@@ -116,7 +144,14 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_INTENT_TRANSITION');
     }
-    expect((await h.call('POST', `/v1/internal/intents/0b7c6a70-9f0e-4a52-8f7e-2d1c0b9a8f7e/transition`, { toStatus: 'CANCELED', actor: { id: 'u' } })).status).toBe(404);
+    expect(
+      (
+        await h.call('POST', `/v1/internal/intents/0b7c6a70-9f0e-4a52-8f7e-2d1c0b9a8f7e/transition`, {
+          toStatus: 'CANCELED',
+          actor: { id: 'u' },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('refuses a mismatching execution context, a same-account or cross-currency intent, and money beyond the safe range', async () => {
@@ -133,7 +168,11 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     expect(missing.body.code).toBe('IDEMPOTENCY_KEY_MISSING');
     const created = await h.call('POST', '/v1/internal/intents', intentBody(a, b, 10));
     await h.call('POST', `/v1/internal/intents/${created.body.intentId}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'u' } });
-    const wrong = await h.call('POST', `/v1/internal/intents/${created.body.intentId}/transition`, { toStatus: 'SUCCEEDED', actor: { id: 'u' }, executionContext: contextFor(a, b, 11) });
+    const wrong = await h.call('POST', `/v1/internal/intents/${created.body.intentId}/transition`, {
+      toStatus: 'SUCCEEDED',
+      actor: { id: 'u' },
+      executionContext: contextFor(a, b, 11),
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('EXECUTION_CONTEXT_MISMATCH');
   });
@@ -157,6 +196,12 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     expect((await fetch(`${h.app.url}/v1/transactions`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${h.app.url}/health`)).status).toBe(200);
     const tech = await h.call('GET', '/v1/internal/technical-accounts?currency=XAF');
-    expect(tech.body.map((a: { accountType: string }) => a.accountType).sort()).toEqual(['agent_commission', 'black', 'fee_collection', 'suspense', 'treasury']);
+    expect(tech.body.map((a: { accountType: string }) => a.accountType).sort()).toEqual([
+      'agent_commission',
+      'black',
+      'fee_collection',
+      'suspense',
+      'treasury',
+    ]);
   });
 });

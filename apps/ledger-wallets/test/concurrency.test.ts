@@ -51,7 +51,9 @@ describe('ledger: real concurrency and idempotency', () => {
     await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'u' } });
     const key = randomUUID();
     const body = { toStatus: 'SUCCEEDED', actor: { id: 'u' }, executionContext: contextFor(a, b, 300, { fee: { amount: 10 } }) };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => h.call('POST', `/v1/internal/intents/${id}/transition`, body, { 'x-idempotency-key': key })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h.call('POST', `/v1/internal/intents/${id}/transition`, body, { 'x-idempotency-key': key })),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
     const first = JSON.stringify(answers[0].body);
     for (const r of answers) expect(JSON.stringify(r.body)).toBe(first);
@@ -61,11 +63,21 @@ describe('ledger: real concurrency and idempotency', () => {
     const balance = await h.call('GET', `/v1/internal/accounts/${a}`);
     expect(balance.body.balance).toBe(690);
 
-    const other = await h.call('POST', `/v1/internal/intents/${id}/transition`, { ...body, executionContext: contextFor(a, b, 300, { fee: { amount: 11 } }) }, { 'x-idempotency-key': key });
+    const other = await h.call(
+      'POST',
+      `/v1/internal/intents/${id}/transition`,
+      { ...body, executionContext: contextFor(a, b, 300, { fee: { amount: 11 } }) },
+      { 'x-idempotency-key': key },
+    );
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('IDEMPOTENCY_KEY_CONFLICT');
     // A PIN or OTP field never takes part in the hash: same request, same stored answer.
-    const again = await h.call('POST', `/v1/internal/intents/${id}/transition`, { ...body, metadata: undefined }, { 'x-idempotency-key': key });
+    const again = await h.call(
+      'POST',
+      `/v1/internal/intents/${id}/transition`,
+      { ...body, metadata: undefined },
+      { 'x-idempotency-key': key },
+    );
     expect(JSON.stringify(again.body)).toBe(first);
   }, 30_000);
 
@@ -88,12 +100,17 @@ describe('ledger: real concurrency and idempotency', () => {
     const b = await fundedAccount(h, 0);
     const key = randomUUID();
     const body = { sourceAccountId: a, destinationAccountId: b, amount: 400, currency: 'XAF', createdBy: 'legacy-client' };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => h.call('POST', '/v1/transactions', body, { 'x-idempotency-key': key })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h.call('POST', '/v1/transactions', body, { 'x-idempotency-key': key })),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(new Set(answers.map((r) => JSON.stringify(r.body))).size).toBe(1);
     expect(answers[0].headers.get('deprecation')).toBe('true');
     expect(answers[0].body).toMatchObject({ status: 'SUCCEEDED', amount: 400 });
-    const txs = await h.admin.query(`SELECT count(*)::int AS n FROM ledger.transactions t JOIN ledger.ledgers l ON l.transaction_id = t.id WHERE l.account_id = $1 AND t.type = 'TRANSFER'`, [b]);
+    const txs = await h.admin.query(
+      `SELECT count(*)::int AS n FROM ledger.transactions t JOIN ledger.ledgers l ON l.transaction_id = t.id WHERE l.account_id = $1 AND t.type = 'TRANSFER'`,
+      [b],
+    );
     expect(txs.rows[0].n).toBe(1);
     expect((await h.call('GET', `/v1/internal/accounts/${b}`)).body.balance).toBe(400);
     const overdraft = await h.call('POST', '/v1/transactions', { ...body, amount: 10_000 });

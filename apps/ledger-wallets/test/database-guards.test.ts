@@ -65,7 +65,9 @@ describe('ledger: constraints and append-only triggers', () => {
   it('lets a treasury account go negative (inside a rolled-back transaction)', async () => {
     await raw.query('BEGIN');
     try {
-      const res = await raw.query(`UPDATE ledger.accounts SET balance = -5, available_balance = -5 WHERE account_type = 'treasury' AND currency = 'XAF'`);
+      const res = await raw.query(
+        `UPDATE ledger.accounts SET balance = -5, available_balance = -5 WHERE account_type = 'treasury' AND currency = 'XAF'`,
+      );
       expect(res.rowCount).toBe(1);
     } finally {
       await raw.query('ROLLBACK');
@@ -74,14 +76,17 @@ describe('ledger: constraints and append-only triggers', () => {
 
   it('refuses a malformed reference id and a second transaction for one intent', async () => {
     const error = await raw
-      .query(`INSERT INTO ledger.transactions (reference_id, type, amount, currency, created_by, initiated_at) VALUES ('BAD', 'ADJUSTMENT', 1, 'XAF', 'x', now())`)
+      .query(
+        `INSERT INTO ledger.transactions (reference_id, type, amount, currency, created_by, initiated_at) VALUES ('BAD', 'ADJUSTMENT', 1, 'XAF', 'x', now())`,
+      )
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: '23514', constraint: 'CHK_transactions_reference_format' });
     const intent = await raw.query(`SELECT intent_id FROM ledger.transactions WHERE id = $1`, [txId]);
     const dup = await raw
-      .query(`INSERT INTO ledger.transactions (reference_id, type, intent_id, amount, currency, created_by, initiated_at) VALUES ('MMPTX260101ABCDEFG', 'TRANSFER', $1, 1, 'XAF', 'x', now())`, [
-        intent.rows[0].intent_id,
-      ])
+      .query(
+        `INSERT INTO ledger.transactions (reference_id, type, intent_id, amount, currency, created_by, initiated_at) VALUES ('MMPTX260101ABCDEFG', 'TRANSFER', $1, 1, 'XAF', 'x', now())`,
+        [intent.rows[0].intent_id],
+      )
       .catch((e: unknown) => e);
     expect(dup).toMatchObject({ code: '23505', constraint: 'UQ_transactions_intent' });
   });

@@ -31,7 +31,10 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       LEDGER_OUTBOX_POLL_MS: '100',
       LEDGER_INTEGRITY_ALERT_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/compliance`,
     });
-    queue = new Queue(QUEUES.ledgerEvents, { connection: bullConnection(h.app.config) as ConnectionOptions, prefix: bullPrefix(h.app.config) });
+    queue = new Queue(QUEUES.ledgerEvents, {
+      connection: bullConnection(h.app.config) as ConnectionOptions,
+      prefix: bullPrefix(h.app.config),
+    });
   });
   afterAll(async () => {
     await queue.close();
@@ -62,7 +65,12 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     expect(expired.failureReason).toBe('lifetime exceeded');
     expect(await balanceOf(h, a)).toMatchObject({ balance: 1_000, availableBalance: 1_000, frozenBalance: 0 });
     const events = await h.call('GET', `/v1/internal/intents/${id}/events`);
-    expect(events.body.at(-1)).toMatchObject({ fromStatus: 'CREATED', toStatus: 'EXPIRED', event: 'intent_expired', actorId: 'system:expiry-sweeper' });
+    expect(events.body.at(-1)).toMatchObject({
+      fromStatus: 'CREATED',
+      toStatus: 'EXPIRED',
+      event: 'intent_expired',
+      actorId: 'system:expiry-sweeper',
+    });
     const late = await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'u' } });
     expect(late.body.code).toBe('INVALID_INTENT_TRANSITION');
     // The QR is free again once its intent ended.
@@ -73,8 +81,13 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     const a = await fundedAccount(h, 100);
     const b = await fundedAccount(h, 0);
     const created = await h.call('POST', '/v1/internal/intents', intentBody(a, b, 10));
-    await h.admin.query(`UPDATE ledger.transaction_intents SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.body.intentId]);
-    const res = await h.call('POST', `/v1/internal/intents/${created.body.intentId}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'u' } });
+    await h.admin.query(`UPDATE ledger.transaction_intents SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+      created.body.intentId,
+    ]);
+    const res = await h.call('POST', `/v1/internal/intents/${created.body.intentId}/transition`, {
+      toStatus: 'PIN_VERIFIED',
+      actor: { id: 'u' },
+    });
     expect(res.status).toBe(400);
     expect(['INTENT_EXPIRED', 'INVALID_INTENT_TRANSITION']).toContain(res.body.code);
     const swept = await h.app.app.get(ExpirySweeper).sweep();
@@ -93,17 +106,29 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     });
     const job = await queue.getJob(row.id);
     expect(job?.name).toBe('transaction.completed');
-    expect(job?.data).toMatchObject({ eventId: row.id, transactionId: done.body.transactionId, referenceId: done.body.referenceId, amount: 200, currency: 'XAF' });
+    expect(job?.data).toMatchObject({
+      eventId: row.id,
+      transactionId: done.body.transactionId,
+      referenceId: done.body.referenceId,
+      amount: 200,
+      currency: 'XAF',
+    });
   });
 
   it('keeps rows pending while Redis is unreachable and publishes them once it is back', async () => {
-    const relayDown = new OutboxRelay(h.app.app.get(LedgerDb), { ...h.app.config, REDIS_URL: 'redis://127.0.0.1:1', LEDGER_OUTBOX_POLL_MS: 0 } as never, new MetricsService());
+    const relayDown = new OutboxRelay(
+      h.app.app.get(LedgerDb),
+      { ...h.app.config, REDIS_URL: 'redis://127.0.0.1:1', LEDGER_OUTBOX_POLL_MS: 0 } as never,
+      new MetricsService(),
+    );
     await h.app.app.get(OutboxRelay).onApplicationShutdown(); // stop the app's own relay for this test
     const a = await fundedAccount(h, 500);
     const b = await fundedAccount(h, 0);
     const done = await transfer(h, a, b, 100);
     expect(await relayDown.tick()).toBe(0);
-    const pending = await h.admin.query(`SELECT id, published_at, attempts, last_error FROM ledger.outbox WHERE aggregate_id = $1`, [done.body.transactionId]);
+    const pending = await h.admin.query(`SELECT id, published_at, attempts, last_error FROM ledger.outbox WHERE aggregate_id = $1`, [
+      done.body.transactionId,
+    ]);
     expect(pending.rows[0]).toMatchObject({ published_at: null });
     expect(pending.rows[0].attempts).toBeGreaterThanOrEqual(1);
     await relayDown.onApplicationShutdown();
@@ -133,7 +158,9 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       { kind: 'CREDIT', amount: 100, account_type: 'suspense' },
       { kind: 'DEBIT', amount: 100, account_type: 'customer' },
     ]);
-    expect((await h.call('PUT', `/v1/accounts/${a}/balance/subtract`, { amount: 5_000, reason: 'too much', createdBy: 'ops-1' })).body.code).toBe('INSUFFICIENT_BALANCE');
+    expect(
+      (await h.call('PUT', `/v1/accounts/${a}/balance/subtract`, { amount: 5_000, reason: 'too much', createdBy: 'ops-1' })).body.code,
+    ).toBe('INSUFFICIENT_BALANCE');
 
     const freeze = await h.call('PUT', `/v1/accounts/${a}/balance/freeze`, { amount: 300, reason: 'court order', createdBy: 'ops-1' });
     expect(freeze.body.account).toMatchObject({ balance: 800, availableBalance: 500, frozenBalance: 300 });
@@ -172,14 +199,29 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
 
   it('integrity job: finds the gap, records the check, sets the metric, alerts compliance; never changes data', async () => {
     const before = await h.admin.query(`SELECT id, balance::text FROM ledger.accounts ORDER BY id`);
-    const res = await h.call('POST', '/v1/internal/integrity-checks', undefined, { 'x-correlation-id': '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b' });
+    const res = await h.call('POST', '/v1/internal/integrity-checks', undefined, {
+      'x-correlation-id': '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'GAPS_FOUND', trigger: 'ON_DEMAND', correlationId: '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b', alertSent: true });
+    expect(res.body).toMatchObject({
+      status: 'GAPS_FOUND',
+      trigger: 'ON_DEMAND',
+      correlationId: '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b',
+      alertSent: true,
+    });
     expect(res.body.gapCount).toBeGreaterThanOrEqual(1);
     expect(res.body.gaps).toEqual(expect.arrayContaining([expect.objectContaining({ gap: 50 })]));
-    expect(res.body.currencyTotals.find((t: { currency: string }) => t.currency === 'XAF')).toMatchObject({ storedTotal: 50, ledgerTotal: 0, gap: 50 });
+    expect(res.body.currencyTotals.find((t: { currency: string }) => t.currency === 'XAF')).toMatchObject({
+      storedTotal: 50,
+      ledgerTotal: 0,
+      gap: 50,
+    });
     expect(alerts).toHaveLength(1);
-    expect(alerts[0].body).toMatchObject({ checkId: res.body.id, gapCount: res.body.gapCount, correlationId: '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b' });
+    expect(alerts[0].body).toMatchObject({
+      checkId: res.body.id,
+      gapCount: res.body.gapCount,
+      correlationId: '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b',
+    });
     const metrics = await (await fetch(`${h.app.url}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`^ledger_integrity_gap_count ${res.body.gapCount}$`, 'm'));
     const after = await h.admin.query(`SELECT id, balance::text FROM ledger.accounts ORDER BY id`);

@@ -5,12 +5,20 @@ import type { LedgerWalletsConfig } from '../src/ledger-wallets.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
 import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert response fields one by one
+type ResponseBody = any;
+
 export interface Harness {
   db: TestDatabase;
   app: RunningApp<LedgerWalletsConfig>;
   admin: Client;
   /** real HTTP to the listening app */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: ResponseBody; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -67,7 +75,16 @@ export async function fundedAccount(h: Harness, amount: number, currency = 'XAF'
 }
 
 export function intentBody(source: string, destination: string, amount: number, extra: Record<string, unknown> = {}) {
-  return { idempotencyKey: randomUUID(), type: 'TRANSFER', sourceAccountId: source, destinationAccountId: destination, amount, currency: 'XAF', actor: { id: 'user-1', ip: '10.0.0.1', userAgent: 'jest' }, ...extra };
+  return {
+    idempotencyKey: randomUUID(),
+    type: 'TRANSFER',
+    sourceAccountId: source,
+    destinationAccountId: destination,
+    amount,
+    currency: 'XAF',
+    actor: { id: 'user-1', ip: '10.0.0.1', userAgent: 'jest' },
+    ...extra,
+  };
 }
 
 export function contextFor(source: string, destination: string, amount: number, extra: Record<string, unknown> = {}) {

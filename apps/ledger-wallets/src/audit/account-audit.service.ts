@@ -85,7 +85,8 @@ export class AccountAuditService {
       const frozen = toMoney(account.frozen_balance as string);
       const consistent = available + frozen === stored;
       const findings: string[] = [];
-      if (stored !== recomputed) findings.push(`stored balance ${stored} differs from the ledger sum ${recomputed} by ${stored - recomputed}`);
+      if (stored !== recomputed)
+        findings.push(`stored balance ${stored} differs from the ledger sum ${recomputed} by ${stored - recomputed}`);
       if (!consistent) findings.push(`available ${available} + frozen ${frozen} ≠ balance ${stored}`);
       if (unmatched.length > 0) findings.push(`${unmatched.length} entries without a symmetric counterparty`);
       if (orphans.length > 0) findings.push(`${orphans.length} orphan entries`);

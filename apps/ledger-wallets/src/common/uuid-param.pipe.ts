@@ -9,6 +9,19 @@ export class UuidParamPipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
     if (typeof value === 'string' && UUID.test(value)) return value.toLowerCase();
     const field = metadata.data ?? 'id';
-    throw new AppException('VALIDATION_ERROR', `${field} must be a UUID`, { errors: [{ field, code: 'INVALID_UUID', message: `${field} must be a UUID` }] });
+    throw new AppException('VALIDATION_ERROR', `${field} must be a UUID`, {
+      errors: [{ field, code: 'INVALID_UUID', message: `${field} must be a UUID` }],
+    });
   }
+}
+
+/** `X-Idempotency-Key`: optional where the spec says so; when present, 1 to 255 printable characters. */
+export function idempotencyKeyHeader(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
+    throw new AppException('VALIDATION_ERROR', 'X-Idempotency-Key must be 1 to 255 printable characters', {
+      errors: [{ field: 'X-Idempotency-Key', code: 'INVALID_IDEMPOTENCY_KEY', message: 'must be 1 to 255 printable characters' }],
+    });
+  }
+  return value;
 }

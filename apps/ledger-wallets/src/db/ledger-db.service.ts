@@ -76,7 +76,10 @@ export class LedgerDb {
         // scan, and under SERIALIZABLE that takes a predicate lock on the whole relation, so any
         // concurrent write to the table becomes a 40001. Index scans lock pages.
         const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
-        const locking = fresh.length > 0 ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.config.LEDGER_LOCK_TIMEOUT_MS}); COMMIT; ` : '';
+        const locking =
+          fresh.length > 0
+            ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.config.LEDGER_LOCK_TIMEOUT_MS}); COMMIT; `
+            : '';
         await session.exec(
           `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'; SET LOCAL enable_seqscan = off`,
         );
@@ -102,7 +105,16 @@ export class LedgerDb {
           throw new AppException('CONCURRENCY_CONFLICT');
         }
         this.retries.inc({ sqlstate: state });
-        this.logger.debug({ sqlstate: state, attempt: attempt + 1, detail: (error as { detail?: string }).detail, message: (error as Error).message, query: String((error as { query?: string }).query ?? '').slice(0, 80) }, 'replaying money transaction');
+        this.logger.debug(
+          {
+            sqlstate: state,
+            attempt: attempt + 1,
+            detail: (error as { detail?: string }).detail,
+            message: (error as Error).message,
+            query: String((error as { query?: string }).query ?? '').slice(0, 80),
+          },
+          'replaying money transaction',
+        );
         // Up to 25% jitter: transactions that failed together must not replay in lockstep.
         await sleep(Math.round(this.delays[attempt] * (1 + Math.random() * 0.25)));
       }

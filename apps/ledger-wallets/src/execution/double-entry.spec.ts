@@ -23,7 +23,12 @@ describe('double entry', () => {
   });
 
   it('skips zero fees and commissions (2 entries for a plain transfer)', () => {
-    expect(pairEntries([{ from: A, to: B, amount: 5 }, { from: A, to: FEE, amount: 0 }])).toHaveLength(2);
+    expect(
+      pairEntries([
+        { from: A, to: B, amount: 5 },
+        { from: A, to: FEE, amount: 0 },
+      ]),
+    ).toHaveLength(2);
   });
 
   it('nets balances to zero and releases the hold on the source', () => {

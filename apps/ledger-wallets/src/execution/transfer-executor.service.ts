@@ -80,7 +80,8 @@ export class TransferExecutor {
       fee,
       feeAccount: (ctx.fee?.accountId ?? (await this.technical.id('fee_collection', ctx.currency))).toLowerCase(),
       commission,
-      commissionFrom: commission > 0 ? (ctx.commission?.fromAccountId ?? (await this.technical.id('treasury', ctx.currency))).toLowerCase() : null,
+      commissionFrom:
+        commission > 0 ? (ctx.commission?.fromAccountId ?? (await this.technical.id('treasury', ctx.currency))).toLowerCase() : null,
       commissionTo: commission > 0 ? ctx.commission!.accountId.toLowerCase() : null,
     };
   }
@@ -142,7 +143,14 @@ export class TransferExecutor {
     const transactionId = randomUUID();
     const referenceId = newReferenceId(this.config.LEDGER_REFERENCE_PREFIX, completedAt);
     const correlationId = currentContext()?.correlationId ?? null;
-    const metadata = { typeCode: meta.typeCode, agentId: meta.agentId, correlationId, intentId: intent.id, description: meta.description, ...(meta.extra ? { extra: meta.extra } : {}) };
+    const metadata = {
+      typeCode: meta.typeCode,
+      agentId: meta.agentId,
+      correlationId,
+      intentId: intent.id,
+      description: meta.description,
+      ...(meta.extra ? { extra: meta.extra } : {}),
+    };
     const outboxId = randomUUID();
     const event: TransactionCompletedEvent = {
       eventId: outboxId,
@@ -215,6 +223,14 @@ export class TransferExecutor {
       if (isUniqueViolation(error, 'UQ_transactions_reference_id')) throw replayable(error);
       throw error;
     }
-    return { transactionId, referenceId, amount: r.amount, fee: r.fee, commission: r.commission, currency: intent.currency, completedAt: completedAt.toISOString() };
+    return {
+      transactionId,
+      referenceId,
+      amount: r.amount,
+      fee: r.fee,
+      commission: r.commission,
+      currency: intent.currency,
+      completedAt: completedAt.toISOString(),
+    };
   }
 }

@@ -113,7 +113,18 @@ export class IntegrityCheckService {
     await this.db.query(
       `INSERT INTO ledger.balance_integrity_checks (id, correlation_id, trigger, started_at, finished_at, accounts_checked, gap_count, status, currency_totals, gaps)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb)`,
-      [id, correlationId, trigger, startedAt, finishedAt, accounts, gapCount, gapCount > 0 ? 'GAPS_FOUND' : 'OK', JSON.stringify(currencyTotals), JSON.stringify(accountGaps)],
+      [
+        id,
+        correlationId,
+        trigger,
+        startedAt,
+        finishedAt,
+        accounts,
+        gapCount,
+        gapCount > 0 ? 'GAPS_FOUND' : 'OK',
+        JSON.stringify(currencyTotals),
+        JSON.stringify(accountGaps),
+      ],
     );
     this.gapGauge.set(gapCount);
 
@@ -131,7 +142,10 @@ export class IntegrityCheckService {
       alertSent: false,
     };
     if (gapCount > 0) {
-      this.logger.error({ correlationId, checkId: id, gapCount, gaps: accountGaps.slice(0, 20), currencyTotals }, 'ledger integrity check found gaps');
+      this.logger.error(
+        { correlationId, checkId: id, gapCount, gaps: accountGaps.slice(0, 20), currencyTotals },
+        'ledger integrity check found gaps',
+      );
       result.alertSent = await this.alert(result);
     } else {
       this.logger.log({ correlationId, checkId: id, accountsChecked: accounts }, 'ledger integrity check OK');

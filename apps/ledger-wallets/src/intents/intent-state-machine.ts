@@ -1,5 +1,14 @@
 /** Intent lifecycle of spec 2 "States and transitions". */
-export const INTENT_STATUSES = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'CANCELED'] as const;
+export const INTENT_STATUSES = [
+  'CREATED',
+  'OTP_SENT',
+  'OTP_VERIFIED',
+  'PIN_VERIFIED',
+  'SUCCEEDED',
+  'FAILED',
+  'EXPIRED',
+  'CANCELED',
+] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
 export const ACTIVE_STATUSES: readonly IntentStatus[] = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED'];

@@ -3,7 +3,13 @@ import { AppException } from '@mm/errors';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
 import { moneyLockKeys } from '../db/lock-keys';
-import { type ActorInfo, type ExecutionResult, type LockedAccount, type ResolvedContext, TransferExecutor } from '../execution/transfer-executor.service';
+import {
+  type ActorInfo,
+  type ExecutionResult,
+  type LockedAccount,
+  type ResolvedContext,
+  TransferExecutor,
+} from '../execution/transfer-executor.service';
 import { IdempotencyService, type IdempotentResponse, type RecordResponse } from '../idempotency/idempotency.service';
 import { requestHash } from '../idempotency/canonical-hash';
 import type { TransitionIntentDto } from './dto/transition-intent.dto';
@@ -42,11 +48,23 @@ export class IntentTransitionService {
   /** The sweeper's entry: same locks, same event row, actor `system:expiry-sweeper`. */
   expire(intentId: string, now: Date): Promise<IntentView> {
     return this.db.withSession((session) =>
-      this.move(session, intentId, { toStatus: 'EXPIRED', actor: { id: 'system:expiry-sweeper' }, reason: 'lifetime exceeded' }, undefined, { now }),
+      this.move(
+        session,
+        intentId,
+        { toStatus: 'EXPIRED', actor: { id: 'system:expiry-sweeper' }, reason: 'lifetime exceeded' },
+        undefined,
+        { now },
+      ),
     );
   }
 
-  async move(session: DbSession, intentId: string, dto: TransitionIntentDto, record?: RecordResponse, options: TransitionOptions = {}): Promise<IntentView> {
+  async move(
+    session: DbSession,
+    intentId: string,
+    dto: TransitionIntentDto,
+    record?: RecordResponse,
+    options: TransitionOptions = {},
+  ): Promise<IntentView> {
     const to = dto.toStatus;
     let resolved: ResolvedContext | undefined;
     let accounts: string[] = [];
@@ -57,7 +75,10 @@ export class IntentTransitionService {
       accounts = this.executor.accountsOf(resolved);
     } else if (RELEASING_STATUSES.includes(to)) {
       // The source of an intent never changes: reading it before the lock is safe.
-      const current = await session.one<{ source_account_id: string }>(`SELECT source_account_id FROM ledger.transaction_intents WHERE id = $1`, [intentId]);
+      const current = await session.one<{ source_account_id: string }>(
+        `SELECT source_account_id FROM ledger.transaction_intents WHERE id = $1`,
+        [intentId],
+      );
       if (!current) throw new AppException('INTENT_NOT_FOUND');
       accounts = [current.source_account_id];
     }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ServiceKeyGuard } from '@mm/platform';
-import { UuidParamPipe } from '../common/uuid-param.pipe';
+import { UuidParamPipe, idempotencyKeyHeader } from '../common/uuid-param.pipe';
 import type { IdempotentResponse } from '../idempotency/idempotency.service';
 import { CreateIntentDto } from './dto/create-intent.dto';
 import { TransitionIntentDto } from './dto/transition-intent.dto';
@@ -47,6 +47,6 @@ export class IntentsController {
     @Headers('x-idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IntentView> {
-    return answer(reply, await this.transitions.transition(id, dto, idempotencyKey || undefined));
+    return answer(reply, await this.transitions.transition(id, dto, idempotencyKeyHeader(idempotencyKey)));
   }
 }

@@ -41,7 +41,12 @@ export class BalanceAdjustmentsService {
     private readonly config: LedgerWalletsConfig,
   ) {}
 
-  apply(accountId: string, op: BalanceOperation, dto: BalanceAdjustmentDto, idempotencyKey?: string): Promise<IdempotentResponse<BalanceAdjustmentResult>> {
+  apply(
+    accountId: string,
+    op: BalanceOperation,
+    dto: BalanceAdjustmentDto,
+    idempotencyKey?: string,
+  ): Promise<IdempotentResponse<BalanceAdjustmentResult>> {
     return this.db.withSession(async (session) => {
       if (!idempotencyKey) return { status: 200, body: await this.run(session, accountId, op, dto), replayed: false };
       return this.idempotency.run(session, `legacy.balance.${op}`, idempotencyKey, requestHash({ accountId, ...dto }), async (record) => {
@@ -58,7 +63,10 @@ export class BalanceAdjustmentsService {
     dto: BalanceAdjustmentDto,
     record?: (s: DbSession, body: BalanceAdjustmentResult) => Promise<void>,
   ): Promise<BalanceAdjustmentResult> {
-    const [target] = await session.query<{ currency: string; account_type: string }>(`SELECT currency, account_type FROM ledger.accounts WHERE id = $1`, [accountId]);
+    const [target] = await session.query<{ currency: string; account_type: string }>(
+      `SELECT currency, account_type FROM ledger.accounts WHERE id = $1`,
+      [accountId],
+    );
     if (!target) throw new AppException('ACCOUNT_NOT_FOUND');
     const moves = op === 'add' || op === 'subtract';
     const suspense = moves ? await this.technical.id('suspense', target.currency) : null;
@@ -66,7 +74,10 @@ export class BalanceAdjustmentsService {
 
     return this.db.serializable(session, moneyLockKeys(suspense ? [accountId, suspense] : [accountId]), async (s) => {
       const ids = suspense ? [accountId, suspense].sort() : [accountId];
-      const rows = await s.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM ledger.accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
+      const rows = await s.query<AccountRow>(
+        `SELECT ${ACCOUNT_COLUMNS} FROM ledger.accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+        [ids],
+      );
       const account = rows.find((r) => r.id === accountId)!;
       const available = toMoney(account.available_balance);
       let transactionId: string | null = null;
@@ -74,10 +85,10 @@ export class BalanceAdjustmentsService {
 
       if (op === 'freeze') {
         if (available < dto.amount) throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, dto.amount));
-        await s.query(`UPDATE ledger.accounts SET available_balance = available_balance - $2, frozen_balance = frozen_balance + $2, updated_at = now() WHERE id = $1`, [
-          accountId,
-          dto.amount,
-        ]);
+        await s.query(
+          `UPDATE ledger.accounts SET available_balance = available_balance - $2, frozen_balance = frozen_balance + $2, updated_at = now() WHERE id = $1`,
+          [accountId, dto.amount],
+        );
       } else if (op === 'unfreeze') {
         const [held] = await s.query<{ held: string }>(
           `SELECT COALESCE(sum(frozen_amount), 0)::text AS held FROM ledger.transaction_intents
@@ -88,19 +99,27 @@ export class BalanceAdjustmentsService {
         if (releasable < dto.amount) {
           throw new AppException('INSUFFICIENT_BALANCE', `Insufficient frozen balance: releasable ${releasable}, required ${dto.amount}`);
         }
-        await s.query(`UPDATE ledger.accounts SET available_balance = available_balance + $2, frozen_balance = frozen_balance - $2, updated_at = now() WHERE id = $1`, [
-          accountId,
-          dto.amount,
-        ]);
+        await s.query(
+          `UPDATE ledger.accounts SET available_balance = available_balance + $2, frozen_balance = frozen_balance - $2, updated_at = now() WHERE id = $1`,
+          [accountId, dto.amount],
+        );
       } else {
         if (op === 'subtract' && available < dto.amount && account.account_type !== 'treasury') {
           throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, dto.amount));
         }
-        const legs = pairEntries([op === 'add' ? { from: suspense!, to: accountId, amount: dto.amount } : { from: accountId, to: suspense!, amount: dto.amount }]);
+        const legs = pairEntries([
+          op === 'add' ? { from: suspense!, to: accountId, amount: dto.amount } : { from: accountId, to: suspense!, amount: dto.amount },
+        ]);
         transactionId = randomUUID();
         referenceId = newReferenceId(this.config.LEDGER_REFERENCE_PREFIX);
         const signed = op === 'add' ? dto.amount : -dto.amount;
-        const metadata = { typeCode: `ADJUSTMENT_${op.toUpperCase()}`, reason: dto.reason, signedAmount: signed, correlationId: currentContext()?.correlationId ?? null, agentId: null };
+        const metadata = {
+          typeCode: `ADJUSTMENT_${op.toUpperCase()}`,
+          reason: dto.reason,
+          signedAmount: signed,
+          correlationId: currentContext()?.correlationId ?? null,
+          agentId: null,
+        };
         await s.query(
           `WITH t AS (
              INSERT INTO ledger.transactions (id, reference_id, type, amount, fee, currency, created_by, initiated_at, completed_at, metadata)
@@ -111,11 +130,28 @@ export class BalanceAdjustmentsService {
              FROM t CROSS JOIN jsonb_to_recordset($7::jsonb) AS e(id uuid, account_id uuid, kind text, amount bigint, counterparty_id uuid))
            UPDATE ledger.accounts a SET balance = a.balance + d.delta, available_balance = a.available_balance + d.delta, updated_at = now()
            FROM (VALUES ($8::uuid, $9::bigint), ($10::uuid, -$9::bigint)) AS d(id, delta) WHERE a.id = d.id`,
-          [transactionId, referenceId, dto.amount, target.currency, dto.createdBy, JSON.stringify(metadata), JSON.stringify(legs), accountId, signed, suspense],
+          [
+            transactionId,
+            referenceId,
+            dto.amount,
+            target.currency,
+            dto.createdBy,
+            JSON.stringify(metadata),
+            JSON.stringify(legs),
+            accountId,
+            signed,
+            suspense,
+          ],
         );
       }
       const [after] = await s.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM ledger.accounts WHERE id = $1`, [accountId]);
-      const result: BalanceAdjustmentResult = { account: toAccountView(after), operation: op, amount: dto.amount, transactionId, referenceId };
+      const result: BalanceAdjustmentResult = {
+        account: toAccountView(after),
+        operation: op,
+        amount: dto.amount,
+        transactionId,
+        referenceId,
+      };
       if (record) await record(s, result);
       return result;
     });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { LedgerDb } from '../db/ledger-db.service';
 import type { DbSession } from '../db/db-session';
 import { type IdempotentResponse, IdempotencyService, type RecordResponse } from '../idempotency/idempotency.service';
@@ -17,6 +17,8 @@ import type { LegacyTransactionDto } from './dto/legacy-transaction.dto';
  */
 @Injectable()
 export class LegacyTransactionsService {
+  private readonly logger = new Logger(LegacyTransactionsService.name);
+
   constructor(
     private readonly db: LedgerDb,
     private readonly intents: IntentsService,
@@ -36,17 +38,21 @@ export class LegacyTransactionsService {
 
   private async run(session: DbSession, dto: LegacyTransactionDto, record?: RecordResponse): Promise<IntentView> {
     const actor = { id: dto.createdBy };
-    const intent = await this.intents.createOn(session, {
-      type: 'TRANSFER',
-      sourceAccountId: dto.sourceAccountId,
-      destinationAccountId: dto.destinationAccountId,
-      amount: dto.amount,
-      fee: dto.fee ?? 0,
-      currency: dto.currency,
-      description: dto.description,
-      actor,
-      metadata: { channel: 'legacy POST /v1/transactions' },
-    }, randomUUID());
+    const intent = await this.intents.createOn(
+      session,
+      {
+        type: 'TRANSFER',
+        sourceAccountId: dto.sourceAccountId,
+        destinationAccountId: dto.destinationAccountId,
+        amount: dto.amount,
+        fee: dto.fee ?? 0,
+        currency: dto.currency,
+        description: dto.description,
+        actor,
+        metadata: { channel: 'legacy POST /v1/transactions' },
+      },
+      randomUUID(),
+    );
     try {
       await this.transitions.move(session, intent.intentId, { toStatus: 'PIN_VERIFIED', actor, metadata: { legacy: true } });
       return await this.transitions.move(
@@ -69,9 +75,12 @@ export class LegacyTransactionsService {
         record && ((s, _status, body) => record(s, 201, body)),
       );
     } catch (error) {
+      // Give the hold back; if even that fails the expiry sweeper releases it at the intent's expiry.
       await this.transitions
         .move(session, intent.intentId, { toStatus: 'FAILED', actor: { id: 'system:legacy-adapter' }, reason: 'legacy execution failed' })
-        .catch(() => undefined);
+        .catch((releaseError: unknown) =>
+          this.logger.error({ err: releaseError, intentId: intent.intentId }, 'could not fail the legacy intent'),
+        );
       throw error;
     }
   }

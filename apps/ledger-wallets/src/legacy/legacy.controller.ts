@@ -2,7 +2,7 @@ import { Body, Controller, Header, Headers, Param, Post, Put, Res, UseGuards } f
 import type { FastifyReply } from 'fastify';
 import { AppException } from '@mm/errors';
 import { ServiceKeyGuard } from '@mm/platform';
-import { UuidParamPipe } from '../common/uuid-param.pipe';
+import { UuidParamPipe, idempotencyKeyHeader } from '../common/uuid-param.pipe';
 import type { IntentView } from '../intents/intent-view';
 import { type BalanceAdjustmentResult, BalanceAdjustmentsService } from './balance-adjustments.service';
 import { BALANCE_OPERATIONS, BalanceAdjustmentDto, type BalanceOperation } from './dto/balance-adjustment.dto';
@@ -29,7 +29,7 @@ export class LegacyController {
     @Headers('x-idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IntentView> {
-    const result = await this.transactions.transfer(dto, key || undefined);
+    const result = await this.transactions.transfer(dto, idempotencyKeyHeader(key));
     reply.status(result.status);
     if (result.replayed) reply.header('idempotent-replayed', 'true');
     return result.body;
@@ -45,8 +45,9 @@ export class LegacyController {
     @Headers('x-idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BalanceAdjustmentResult> {
-    if (!BALANCE_OPERATIONS.includes(operation as BalanceOperation)) throw new AppException('NOT_FOUND', `Unknown balance operation ${operation}`);
-    const result = await this.adjustments.apply(id, operation as BalanceOperation, dto, key || undefined);
+    if (!BALANCE_OPERATIONS.includes(operation as BalanceOperation))
+      throw new AppException('NOT_FOUND', `Unknown balance operation ${operation}`);
+    const result = await this.adjustments.apply(id, operation as BalanceOperation, dto, idempotencyKeyHeader(key));
     if (result.replayed) reply.header('idempotent-replayed', 'true');
     return result.body;
   }

@@ -51,7 +51,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     metrics: MetricsService,
   ) {
     this.published = metrics.counter('ledger_outbox_published_total', 'Outbox rows published to Redis');
-    this.failures = metrics.counter('ledger_outbox_publish_failures_total', 'Outbox publish attempts that failed (rows kept for the next poll)');
+    this.failures = metrics.counter(
+      'ledger_outbox_publish_failures_total',
+      'Outbox publish attempts that failed (rows kept for the next poll)',
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -92,13 +95,22 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       const ids = rows.map((r) => r.id);
       try {
         // One round trip to Redis and one UPDATE per batch; job ids make a re-add a no-op.
-        await withTimeout(queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id } }))), PUBLISH_TIMEOUT_MS);
+        await withTimeout(
+          queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id } }))),
+          PUBLISH_TIMEOUT_MS,
+        );
       } catch (error) {
         this.failures.inc();
-        await this.db.query(`UPDATE ledger.outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::uuid[])`, [ids, String((error as Error).message).slice(0, 500)]);
+        await this.db.query(`UPDATE ledger.outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::uuid[])`, [
+          ids,
+          String((error as Error).message).slice(0, 500),
+        ]);
         throw error;
       }
-      await this.db.query(`UPDATE ledger.outbox SET published_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+      await this.db.query(
+        `UPDATE ledger.outbox SET published_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = ANY($1::uuid[])`,
+        [ids],
+      );
       this.published.inc(rows.length);
       total += rows.length;
       if (rows.length < this.config.LEDGER_OUTBOX_BATCH_SIZE) return total;
@@ -107,7 +119,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private getQueue(): Queue {
     if (!this.queue) {
-      this.queue = new Queue(QUEUES.ledgerEvents, { connection: bullConnection(this.config) as ConnectionOptions, prefix: bullPrefix(this.config) });
+      this.queue = new Queue(QUEUES.ledgerEvents, {
+        connection: bullConnection(this.config) as ConnectionOptions,
+        prefix: bullPrefix(this.config),
+      });
       // A connection error is reported by the failing add(); the listener keeps it from crashing the process.
       this.queue.on('error', () => undefined);
     }

@@ -26,7 +26,8 @@ export interface AccountView {
   updatedAt: string;
 }
 
-export const ACCOUNT_COLUMNS = 'id, wallet_id, account_type, currency, holder, balance, available_balance, frozen_balance, created_at, updated_at';
+export const ACCOUNT_COLUMNS =
+  'id, wallet_id, account_type, currency, holder, balance, available_balance, frozen_balance, created_at, updated_at';
 
 export function toAccountView(row: AccountRow): AccountView {
   return {

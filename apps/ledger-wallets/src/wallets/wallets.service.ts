@@ -40,7 +40,10 @@ export class WalletsService {
        ON CONFLICT (owner_type, owner_id) DO NOTHING RETURNING id`,
       [dto.ownerType, dto.ownerId, dto.holderName ?? null],
     );
-    const [wallet] = await this.db.query<{ id: string }>(`SELECT id FROM ledger.wallets WHERE owner_type = $1 AND owner_id = $2`, [dto.ownerType, dto.ownerId]);
+    const [wallet] = await this.db.query<{ id: string }>(`SELECT id FROM ledger.wallets WHERE owner_type = $1 AND owner_id = $2`, [
+      dto.ownerType,
+      dto.ownerId,
+    ]);
     await this.db.query(
       `INSERT INTO ledger.accounts (wallet_id, account_type, currency, holder)
        SELECT $1, t.type, c.currency, $4 FROM unnest($2::text[]) AS t(type) CROSS JOIN unnest($3::text[]) AS c(currency)
@@ -51,12 +54,19 @@ export class WalletsService {
   }
 
   async get(id: string): Promise<WalletView> {
-    const [w] = await this.db.query<{ id: string; owner_type: string; owner_id: string; holder_name: string | null; status: string; created_at: Date }>(
-      `SELECT id, owner_type, owner_id, holder_name, status, created_at FROM ledger.wallets WHERE id = $1`,
+    const [w] = await this.db.query<{
+      id: string;
+      owner_type: string;
+      owner_id: string;
+      holder_name: string | null;
+      status: string;
+      created_at: Date;
+    }>(`SELECT id, owner_type, owner_id, holder_name, status, created_at FROM ledger.wallets WHERE id = $1`, [id]);
+    if (!w) throw new AppException('WALLET_NOT_FOUND');
+    const accounts = await this.db.query<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM ledger.accounts WHERE wallet_id = $1 ORDER BY currency, account_type`,
       [id],
     );
-    if (!w) throw new AppException('WALLET_NOT_FOUND');
-    const accounts = await this.db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM ledger.accounts WHERE wallet_id = $1 ORDER BY currency, account_type`, [id]);
     return {
       id: w.id,
       ownerType: w.owner_type,
@@ -69,7 +79,10 @@ export class WalletsService {
   }
 
   async getByOwner(ownerType: string, ownerId: string): Promise<WalletView> {
-    const [w] = await this.db.query<{ id: string }>(`SELECT id FROM ledger.wallets WHERE owner_type = $1 AND owner_id = $2`, [ownerType, ownerId]);
+    const [w] = await this.db.query<{ id: string }>(`SELECT id FROM ledger.wallets WHERE owner_type = $1 AND owner_id = $2`, [
+      ownerType,
+      ownerId,
+    ]);
     if (!w) throw new AppException('WALLET_NOT_FOUND');
     return this.get(w.id);
   }
@@ -83,7 +96,9 @@ export class WalletsService {
   /** The technical accounts of spec 2, per currency. */
   async technicalAccounts(currency?: string): Promise<AccountView[]> {
     const rows = await this.db.query<AccountRow>(
-      `SELECT ${ACCOUNT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')} FROM ledger.accounts a JOIN ledger.wallets w ON w.id = a.wallet_id
+      `SELECT ${ACCOUNT_COLUMNS.split(', ')
+        .map((c) => `a.${c}`)
+        .join(', ')} FROM ledger.accounts a JOIN ledger.wallets w ON w.id = a.wallet_id
        WHERE w.owner_type = 'SYSTEM' AND ($1::text IS NULL OR a.currency = $1) ORDER BY a.account_type, a.currency`,
       [currency ?? null],
     );

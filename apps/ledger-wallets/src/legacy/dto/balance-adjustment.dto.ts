@@ -20,4 +20,3 @@ export class BalanceAdjustmentDto {
 
 export const BALANCE_OPERATIONS = ['add', 'subtract', 'freeze', 'unfreeze'] as const;
 export type BalanceOperation = (typeof BALANCE_OPERATIONS)[number];
-
