@@ -139,39 +139,39 @@ export class EndpointsService {
    */
   async recordFailure(integrationId: string): Promise<boolean> {
     const windowMs = this.config.WEBHOOK_ENDPOINT_DISABLE_AFTER_MS;
-    return this.db.transaction(async (tx) => {
-      const rows = await rowsOf<{ disabled_now: boolean }>(
-        tx.query(
-          `UPDATE webhooks.endpoints
-            SET failing_since = COALESCE(failing_since, now()),
-                status = CASE WHEN status = 'enabled' AND failing_since <= now() - $2::bigint * interval '1 millisecond' THEN 'disabled' ELSE status END,
-                disabled_at = CASE WHEN status = 'enabled' AND failing_since <= now() - $2::bigint * interval '1 millisecond' THEN now() ELSE disabled_at END,
-                disabled_reason = CASE WHEN status = 'enabled' AND failing_since <= now() - $2::bigint * interval '1 millisecond'
-                                       THEN 'no successful delivery since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-                                       ELSE disabled_reason END,
+    // One statement: lock the row, decide, update, and write the health record when it disables.
+    const rows: { disabled_now: boolean }[] = await this.db.query(
+      `WITH cur AS (
+         SELECT integration_id, failing_since,
+                COALESCE(status = 'enabled' AND failing_since <= now() - $2::bigint * interval '1 millisecond', false) AS disable
+           FROM webhooks.endpoints WHERE integration_id = $1 FOR UPDATE),
+       upd AS (
+         UPDATE webhooks.endpoints e
+            SET failing_since = COALESCE(cur.failing_since, now()),
+                status = CASE WHEN cur.disable THEN 'disabled' ELSE e.status END,
+                disabled_at = CASE WHEN cur.disable THEN now() ELSE e.disabled_at END,
+                disabled_reason = CASE WHEN cur.disable
+                                       THEN 'no successful delivery since ' || to_char(cur.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                                       ELSE e.disabled_reason END,
                 updated_at = now()
-          WHERE integration_id = $1
-          RETURNING (status = 'disabled' AND disabled_at = now()) AS disabled_now`,
-          [integrationId, windowMs],
-        ),
-      );
-      // now() is the transaction's start time: disabled_at = now() only when this statement disabled it.
-      const disabledNow = rows.length > 0 && rows[0].disabled_now;
-      if (disabledNow) {
-        await tx.query(
-          `INSERT INTO webhooks.endpoint_health_events (integration_id, kind, reason)
-           SELECT integration_id, 'disabled', disabled_reason FROM webhooks.endpoints WHERE integration_id = $1`,
-          [integrationId],
-        );
-        this.disabledCounter.inc();
-        this.logger.warn({
-          msg: 'webhook endpoint disabled after sustained failure; its events are held until it is re-enabled',
-          integrationId,
-          windowMs,
-        });
-      }
-      return disabledNow;
-    });
+           FROM cur WHERE e.integration_id = cur.integration_id
+         RETURNING cur.disable, e.disabled_reason),
+       rec AS (
+         INSERT INTO webhooks.endpoint_health_events (integration_id, kind, reason)
+         SELECT $1, 'disabled', disabled_reason FROM upd WHERE upd.disable)
+       SELECT disable AS disabled_now FROM upd`,
+      [integrationId, windowMs],
+    );
+    const disabledNow = rows.length > 0 && rows[0].disabled_now;
+    if (disabledNow) {
+      this.disabledCounter.inc();
+      this.logger.warn({
+        msg: 'webhook endpoint disabled after sustained failure; its events are held until it is re-enabled',
+        integrationId,
+        windowMs,
+      });
+    }
+    return disabledNow;
   }
 
   /** Re-enables a disabled endpoint (the caller then replays its held events). */
