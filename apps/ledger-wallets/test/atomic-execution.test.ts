@@ -189,11 +189,33 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     expect((await h.call('POST', '/v1/internal/intents', intentBody(a, b, 10, { qrToken: 'qr-1' }))).status).toBe(201);
   });
 
+  it('creates one wallet per entity idempotently, one account per currency', async () => {
+    const body = { ownerType: 'MERCHANT', ownerId: 'merchant-42', holderName: 'Boutique 42' };
+    const first = await h.call('POST', '/v1/internal/wallets', body);
+    expect(first.status).toBe(201);
+    expect(first.body.accounts.map((a: { currency: string; accountType: string }) => `${a.accountType}:${a.currency}`)).toEqual([
+      'merchant:XAF',
+      'merchant:XOF',
+    ]);
+    const again = await Promise.all([h.call('POST', '/v1/internal/wallets', body), h.call('POST', '/v1/internal/wallets', body)]);
+    expect(again.map((r) => r.status)).toEqual([200, 200]);
+    expect(again[0].body.id).toBe(first.body.id);
+    const byOwner = await h.call('GET', '/v1/internal/wallets?ownerType=MERCHANT&ownerId=merchant-42');
+    expect(byOwner.body.id).toBe(first.body.id);
+    expect((await h.call('GET', '/v1/internal/wallets/6a0c2b1e-7d3f-4e5a-9b8c-1d2e3f4a5b6c')).body.code).toBe('WALLET_NOT_FOUND');
+    expect((await h.call('GET', '/v1/internal/accounts/not-a-uuid')).body.code).toBe('VALIDATION_ERROR');
+    expect((await h.call('POST', '/v1/internal/wallets', { ownerType: 'SYSTEM', ownerId: 'x' })).status).toBe(400);
+  });
+
   it('requires the service key on internal and legacy routes, not on /health', async () => {
     const res = await fetch(`${h.app.url}/v1/internal/technical-accounts`);
     expect(res.status).toBe(401);
     expect(((await res.json()) as { code: string }).code).toBe('INVALID_SERVICE_CREDENTIALS');
     expect((await fetch(`${h.app.url}/v1/transactions`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${h.app.url}/v1/accounts/6a0c2b1e-7d3f-4e5a-9b8c-1d2e3f4a5b6c/balance/add`, { method: 'PUT' })).status).toBe(401);
+    expect(
+      (await fetch(`${h.app.url}/v1/internal/integrity-checks`, { method: 'POST', headers: { 'x-service-key': 'wrong' } })).status,
+    ).toBe(401);
     expect((await fetch(`${h.app.url}/health`)).status).toBe(200);
     const tech = await h.call('GET', '/v1/internal/technical-accounts?currency=XAF');
     expect(tech.body.map((a: { accountType: string }) => a.accountType).sort()).toEqual([
