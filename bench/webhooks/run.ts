@@ -175,7 +175,7 @@ async function main(): Promise<void> {
 
   // Find the highest sustained rate with short probes, then measure it for the full duration.
   let best = 50;
-  const probes = (process.env.BENCH_WEBHOOK_RATES ?? '100,200,300,400,600,800,1000,1300,1600,2000').split(',').map(Number);
+  const probes = (process.env.BENCH_WEBHOOK_RATES ?? '100,200,250,300,400,600,800,1000,1300,1600,2000').split(',').map(Number);
   for (const rate of probes) {
     const probe = await atRate(rate, PROBE_SECONDS);
     process.stdout.write(
