@@ -177,7 +177,9 @@ async function main(): Promise<void> {
   let best = 50;
   const probes = (process.env.BENCH_WEBHOOK_RATES ?? '100,200,250,300,400,600,800,1000,1300,1600,2000').split(',').map(Number);
   for (const rate of probes) {
-    const probe = await atRate(rate, PROBE_SECONDS);
+    let probe = await atRate(rate, PROBE_SECONDS);
+    // The machine is shared: one noisy probe gets a second chance before the search stops.
+    if (!probe.sustained) probe = await atRate(rate, PROBE_SECONDS);
     process.stdout.write(
       `probe ${rate}/s: delivered ${probe.delivered}/${probe.sent}, p50 ${probe.p50.toFixed(1)} ms, p99 ${probe.p99.toFixed(1)} ms${probe.sustained ? '' : ' (not sustained)'}\n`,
     );
