@@ -51,32 +51,47 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino(base);
 }
 
-/** Nest's logger interface on top of pino, so framework and application lines share one format. */
+/**
+ * Nest's logger interface on top of pino, so framework and application lines share one format.
+ * Nest's `Logger` appends its context as the last argument: `warn(message, ...params, context)`.
+ * Both `logger.warn('text')` and `logger.warn({ fields }, 'text')` end up as one pino line.
+ */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
-  log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
   }
-  error(message: unknown, stackOrContext?: string, context?: string): void {
-    const err = message instanceof Error ? message : undefined;
-    this.logger.error({ context: context ?? stackOrContext, err }, err ? err.message : String(message));
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
   }
-  warn(message: unknown, context?: string): void {
-    this.write('warn', message, context);
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
   }
-  debug(message: unknown, context?: string): void {
-    this.write('debug', message, context);
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
   }
-  verbose(message: unknown, context?: string): void {
-    this.write('trace', message, context);
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
   }
-  fatal(message: unknown, context?: string): void {
-    this.write('fatal', message, context);
+  /** `error(message, stack?, context?)`, or `error(err | fields, 'text'?, context?)` */
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
   }
 
-  private write(level: pino.Level, message: unknown, context?: string): void {
-    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
-    else this.logger[level]({ context }, String(message));
+  private write(level: pino.Level, message: unknown, params: unknown[]): void {
+    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params[params.length - 1] as string) : undefined;
+    const rest = context === undefined ? params : params.slice(0, -1);
+    const text = rest.find((p): p is string => typeof p === 'string');
+    if (message instanceof Error) {
+      this.logger[level]({ context, err: message }, text ?? message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.logger[level]({ context, ...(message as Record<string, unknown>) }, text);
+    } else if (level === 'error' && text !== undefined && /\n\s+at /.test(text)) {
+      // Nest's `error(message, stack)`
+      this.logger.error({ context, stack: text }, String(message));
+    } else {
+      this.logger[level]({ context }, String(message));
+    }
   }
 }

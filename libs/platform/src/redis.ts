@@ -1,3 +1,4 @@
+import type { ConnectionOptions, RedisOptions as BullRedisOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { BaseConfig } from './config';
 
@@ -24,7 +25,7 @@ export function createRedis(config: BaseConfig, options: RedisOptions = {}): Red
  * Connection options for BullMQ queues and workers: BullMQ needs `maxRetriesPerRequest: null`
  * and namespaces keys itself through its `prefix` option (see `bullPrefix`).
  */
-export function bullConnection(config: BaseConfig): RedisOptions & { url: string } {
+export function bullConnection(config: BaseConfig): BullRedisOptions & ConnectionOptions {
   const url = new URL(config.REDIS_URL);
   return {
     url: config.REDIS_URL,
