@@ -7,7 +7,7 @@
  * then login at concurrency 1 for the single-hash latency. Target: login p99 < 150 ms at c=8.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
@@ -172,11 +172,21 @@ async function main(): Promise<void> {
       expect200(call('POST', '/auth/login', { phone: phones[0], pin: PIN })),
     );
 
-    const scrypt = `scrypt N=2^${LOG_N} r=${R} p=1 (${(128 * 2 ** LOG_N * R) / 1048576} MiB/hash)`;
+    // Same-run baseline: the hash alone, in this process, at the same concurrency (no HTTP, no database).
+    const hashOnly = await closedLoop(
+      CONCURRENCY,
+      Math.max(3, SECONDS / 3),
+      () =>
+        new Promise<void>((resolve, reject) =>
+          scrypt(PIN, randomBytes(16), 32, { N: 2 ** LOG_N, r: R, p: 1, maxmem: 256 * 2 ** LOG_N * R }, (e) => (e ? reject(e) : resolve())),
+        ),
+    );
+    const params = `scrypt N=2^${LOG_N} r=${R} p=1 (${(128 * 2 ** LOG_N * R) / 1048576} MiB/hash)`;
     const rows = [
+      row('scrypt alone, in process (same params)', CONCURRENCY, hashOnly, undefined, 'baseline: the hash cost on this machine now'),
       row('GET /health (no auth work)', CONCURRENCY, health),
       row('GET /auth/me (verify JWT + session, no hash)', CONCURRENCY, me, health),
-      row('POST /auth/login (PIN hash)', CONCURRENCY, login, health, `${scrypt}; target p99 < 150 ms`),
+      row('POST /auth/login (PIN hash)', CONCURRENCY, login, health, `${params}; target p99 < 150 ms`),
       row('POST /auth/login unknown phone (dummy hash, 401)', CONCURRENCY, unknown, health, 'same work as a wrong PIN'),
       row('POST /auth/login', 1, login1, health, 'single-request latency'),
     ];
@@ -185,7 +195,7 @@ async function main(): Promise<void> {
     const load = loadavg().map((l) => l.toFixed(2));
     process.stdout.write(`machine: ${cpus().length} cores, load average ${load.join(' ')} (other processes share these cores)\n`);
     process.stdout.write(`login p99 at c=${CONCURRENCY}: ${login.p99Ms.toFixed(1)} ms → ${verdict} (target < 150 ms)\n`);
-    const file = writeResults('auth', rows, { scrypt, seconds: SECONDS, loginP99TargetMs: 150, verdict, loadAverage: loadavg() });
+    const file = writeResults('auth', rows, { scrypt: params, seconds: SECONDS, loginP99TargetMs: 150, verdict, loadAverage: loadavg() });
     process.stdout.write(`results: ${file}\n`);
   } finally {
     auth.kill('SIGTERM');

@@ -33,6 +33,15 @@ export class AuthConfig extends DatabaseConfig {
   @Max(16)
   PIN_SCRYPT_P: number = 1;
 
+  /**
+   * Hashes running at once (0 = one per CPU core, at most 3). Kept below libuv's 4 threads so that
+   * token signing and verification (WebCrypto, also on that pool) never queue behind PIN hashes.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  PIN_HASH_CONCURRENCY: number = 0;
+
   // --- lockout ---
   @IsInt()
   @Min(1)

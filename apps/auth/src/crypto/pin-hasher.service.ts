@@ -1,7 +1,9 @@
 import { createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import { AuthConfig } from '../auth.config';
 import { AuthSecrets } from './auth-secrets';
+import { Gate } from './gate';
 
 interface ScryptParams {
   logN: number;
@@ -31,11 +33,15 @@ function scryptAsync(password: Buffer, salt: Buffer, params: ScryptParams): Prom
  * PIN_SCRYPT_LOG_N where the hardware allows it: parameters are stored in each hash, and a hash
  * made with older parameters is upgraded at the next successful login.
  *
+ * At most PIN_HASH_CONCURRENCY hashes run at once (default: one per core, at most 3): more would
+ * only time-slice the same cores, and would fill libuv's pool where token signing waits its turn.
+ *
  * Stored format: `scrypt$<logN>$<r>$<p>$<salt b64url>$<hash b64url>`.
  */
 @Injectable()
 export class PinHasher {
   private readonly params: ScryptParams;
+  private readonly gate: Gate;
   private dummyHash?: Promise<string>;
 
   constructor(
@@ -43,6 +49,7 @@ export class PinHasher {
     private readonly secrets: AuthSecrets,
   ) {
     this.params = { logN: config.PIN_SCRYPT_LOG_N, r: config.PIN_SCRYPT_R, p: config.PIN_SCRYPT_P };
+    this.gate = new Gate(config.PIN_HASH_CONCURRENCY || Math.min(3, availableParallelism()));
   }
 
   /** bytes of memory one hash needs with the current parameters */
@@ -52,7 +59,7 @@ export class PinHasher {
 
   async hash(pin: string): Promise<string> {
     const salt = randomBytes(16);
-    const key = await scryptAsync(this.peppered(pin), salt, this.params);
+    const key = await this.gate.run(() => scryptAsync(this.peppered(pin), salt, this.params));
     const { logN, r, p } = this.params;
     return `scrypt$${logN}$${r}$${p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
   }
@@ -60,7 +67,7 @@ export class PinHasher {
   async verify(pin: string, stored: string): Promise<boolean> {
     const parsed = this.parse(stored);
     if (!parsed) return false;
-    const key = await scryptAsync(this.peppered(pin), parsed.salt, parsed.params);
+    const key = await this.gate.run(() => scryptAsync(this.peppered(pin), parsed.salt, parsed.params));
     return key.length === parsed.key.length && timingSafeEqual(key, parsed.key);
   }
 
