@@ -5,6 +5,8 @@ export class DbSession {
   /** advisory lock keys this session holds, in acquisition order */
   readonly heldLocks: bigint[] = [];
   inTransaction = false;
+  /** a statement to send in the COMMIT round trip (see LedgerDb.serializable) */
+  beforeCommit?: string;
 
   constructor(
     private readonly runner: QueryRunner,
@@ -19,6 +21,14 @@ export class DbSession {
   /** Several statements without parameters in one round trip (simple query protocol). */
   async exec(sql: string): Promise<void> {
     await this.runner.query(sql);
+  }
+
+  /** Several statements without parameters in one round trip; the rows of each statement, in order. */
+  async batch(sql: string): Promise<Record<string, unknown>[][]> {
+    // TypeORM's runner flattens multi-statement results; the pooled pg client it holds returns them all.
+    const client = (this.runner as unknown as { databaseConnection: { query(text: string): Promise<unknown> } }).databaseConnection;
+    const result = (await client.query(sql)) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
+    return (Array.isArray(result) ? result : [result]).map((r) => r.rows ?? []);
   }
 
   async one<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T | undefined> {

@@ -6,7 +6,7 @@ import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
 import { DbSession } from './db-session';
-import { RETRYABLE_SQLSTATES, sqlState } from './sql-errors';
+import { RETRYABLE_SQLSTATES, isUniqueViolation, sqlState } from './sql-errors';
 
 /**
  * The money path's access to PostgreSQL. Raw SQL through TypeORM's query runner: every statement
@@ -66,38 +66,50 @@ export class LedgerDb {
    * On success the locks are released in the COMMIT round trip; locks the caller took before
    * (an idempotency key) stay held.
    */
-  async serializable<T>(session: DbSession, lockKeys: bigint[], work: (session: DbSession) => Promise<T>): Promise<T> {
+  async serializable<T>(
+    session: DbSession,
+    lockKeys: bigint[],
+    work: (session: DbSession, firstRows: Record<string, unknown>[]) => Promise<T>,
+    /** a first read (steps 1 and 2), sent in the same round trip as the locks and BEGIN */
+    firstRead?: string,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        // Locks and BEGIN in one round trip (the keys are our own integers, safe to inline): the
-        // implicit transaction of the lock call is committed, then the SERIALIZABLE one begins;
-        // its snapshot is taken by its first statement, after every lock is held. enable_seqscan
-        // off: on a small table the planner would read a row by primary key with a sequential
-        // scan, and under SERIALIZABLE that takes a predicate lock on the whole relation, so any
-        // concurrent write to the table becomes a 40001. Index scans lock pages.
+        // Locks, BEGIN and the first read in one round trip (simple protocol: the keys are our own
+        // integers and the read's values are inlined literals). The implicit transaction of the
+        // lock call is committed, then the SERIALIZABLE one begins; its snapshot is taken by its
+        // first statement, after every lock is held. enable_seqscan off: on a small table the
+        // planner would read a row by primary key with a sequential scan, and under SERIALIZABLE
+        // that takes a predicate lock on the whole relation, so any concurrent write to the table
+        // becomes a 40001. Index scans lock pages.
         const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
         const locking =
           fresh.length > 0
             ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.config.LEDGER_LOCK_TIMEOUT_MS}); COMMIT; `
             : '';
-        await session.exec(
-          `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'; SET LOCAL enable_seqscan = off`,
+        session.inTransaction = true;
+        session.beforeCommit = undefined;
+        const results = await session.batch(
+          `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'; SET LOCAL enable_seqscan = off${firstRead ? `; ${firstRead}` : ''}`,
         );
         session.heldLocks.push(...fresh);
-        session.inTransaction = true;
-        const result = await work(session);
-        // COMMIT and release in one round trip (the keys are our own integers, safe to inline).
-        await session.exec(`COMMIT; SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`);
+        const result = await work(session, firstRead ? results[results.length - 1] : []);
+        // The last write (when the work deferred one), COMMIT and the release in one round trip.
+        const last = session.beforeCommit ? `${session.beforeCommit}; ` : '';
+        session.beforeCommit = undefined;
+        await session.exec(`${last}COMMIT; SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`);
         session.inTransaction = false;
         session.forget(lockKeys);
         return result;
       } catch (error) {
+        session.beforeCommit = undefined;
         if (session.inTransaction) {
           session.inTransaction = false;
           await session.exec('ROLLBACK');
         }
         await session.unlock(lockKeys, true);
-        const state = sqlState(error);
+        // A reference id collision (1 in 7.8e10 per day) is replayed with a fresh reference.
+        const state = isUniqueViolation(error, 'UQ_transactions_reference_id') ? '40001' : sqlState(error);
         if (!state || !RETRYABLE_SQLSTATES.has(state)) throw error;
         if (attempt >= this.delays.length) {
           this.conflicts.inc();

@@ -3,6 +3,7 @@ import { AppException } from '@mm/errors';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
 import { moneyLockKeys } from '../db/lock-keys';
+import { uuidArrayLit, uuidLit } from '../db/sql-literal';
 import {
   type ActorInfo,
   type ExecutionResult,
@@ -84,49 +85,53 @@ export class IntentTransitionService {
     }
     const ordered = [...new Set(accounts)].sort();
 
-    return this.db.serializable(session, moneyLockKeys(ordered, intentId), async (s) => {
-      // Steps 1 and 2 in one round trip: the intent row, then the accounts in ascending id order.
-      const [locked] = await s.query<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
-        `WITH i AS (SELECT * FROM ledger.transaction_intents WHERE id = $1 FOR UPDATE),
-              a AS (SELECT id, account_type, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[]) ORDER BY id FOR UPDATE)
-         SELECT (SELECT row_to_json(i) FROM i) AS intent, (SELECT json_agg(a ORDER BY a.id) FROM a) AS accounts`,
-        [intentId, ordered],
-      );
-      if (!locked.intent) throw new AppException('INTENT_NOT_FOUND');
-      const intent = locked.intent;
-      const from = intent.status;
-      const event = transitionEvent(from, to, intent.requires_otp);
-      if (!event) throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${from} → ${to} is not allowed`);
-      const now = options.now ?? new Date();
-      const due = new Date(intent.expires_at).getTime() <= now.getTime();
-      if (to === 'EXPIRED' && !due) throw new AppException('INTENT_NOT_EXPIRED');
-      if (!RELEASING_STATUSES.includes(to) && due) throw new AppException('INTENT_EXPIRED');
+    // Steps 1 and 2 in the locks' round trip: the intent row, then the accounts in ascending id order.
+    const lockedRead = `WITH i AS (SELECT * FROM ledger.transaction_intents WHERE id = ${uuidLit(intentId)} FOR UPDATE),
+           a AS (SELECT id, account_type, currency, available_balance::text FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ordered)}) ORDER BY id FOR UPDATE)
+      SELECT (SELECT row_to_json(i) FROM i) AS intent, (SELECT json_agg(a ORDER BY a.id) FROM a) AS accounts`;
 
-      let view: IntentView;
-      if (to === 'SUCCEEDED') {
-        const ctx = dto.executionContext!;
-        this.executor.checkAgainst(intent, ctx);
-        const result = await this.executor.execute(
-          s,
-          intent,
-          resolved!,
-          locked.accounts ?? [],
-          {
-            createdBy: ctx.createdBy ?? intent.initiated_by,
-            typeCode: ctx.metadata?.typeCode ?? intent.type,
-            agentId: ctx.metadata?.agentId ?? intent.agent_id,
-            description: ctx.metadata?.description ?? intent.description,
-            extra: ctx.metadata?.extra,
-          },
-          dto.actor,
-        );
-        view = succeededView(intent, result);
-      } else {
-        view = await this.simpleMove(s, intent, to, event, dto.actor, { reason: dto.reason ?? null, ...(dto.metadata ?? {}) }, now);
-      }
-      if (record) await record(s, 200, view);
-      return view;
-    });
+    return this.db.serializable(
+      session,
+      moneyLockKeys(ordered, intentId),
+      async (s, rows) => {
+        const locked = rows[0] as { intent: IntentRow | null; accounts: LockedAccount[] | null };
+        if (!locked.intent) throw new AppException('INTENT_NOT_FOUND');
+        const intent = locked.intent;
+        const from = intent.status;
+        const event = transitionEvent(from, to, intent.requires_otp);
+        if (!event) throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${from} → ${to} is not allowed`);
+        const now = options.now ?? new Date();
+        const due = new Date(intent.expires_at).getTime() <= now.getTime();
+        if (to === 'EXPIRED' && !due) throw new AppException('INTENT_NOT_EXPIRED');
+        if (!RELEASING_STATUSES.includes(to) && due) throw new AppException('INTENT_EXPIRED');
+
+        let view: IntentView;
+        if (to === 'SUCCEEDED') {
+          const ctx = dto.executionContext!;
+          this.executor.checkAgainst(intent, ctx);
+          const result = await this.executor.execute(
+            s,
+            intent,
+            resolved!,
+            locked.accounts ?? [],
+            {
+              createdBy: ctx.createdBy ?? intent.initiated_by,
+              typeCode: ctx.metadata?.typeCode ?? intent.type,
+              agentId: ctx.metadata?.agentId ?? intent.agent_id,
+              description: ctx.metadata?.description ?? intent.description,
+              extra: ctx.metadata?.extra,
+            },
+            dto.actor,
+          );
+          view = succeededView(intent, result);
+        } else {
+          view = await this.simpleMove(s, intent, to, event, dto.actor, { reason: dto.reason ?? null, ...(dto.metadata ?? {}) }, now);
+        }
+        if (record) await record(s, 200, view);
+        return view;
+      },
+      lockedRead,
+    );
   }
 
   /** Every move but SUCCEEDED; FAILED / EXPIRED / CANCELED also give the hold back. */
