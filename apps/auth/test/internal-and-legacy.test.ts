@@ -132,7 +132,9 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
 
     it('register/admin needs an administrator', async () => {
       const body = { phone: '+237690000704', pin: '2580' };
-      expect((await h.request('POST', '/auth/register/admin', { body })).json().code).toBe('TOKEN_MISSING');
+      const anonymous = await h.request('POST', '/auth/register/admin', { body });
+      expect(anonymous.json().code).toBe('TOKEN_MISSING');
+      expect(anonymous.headers.deprecation).toBeDefined();
       const customer = await h.login('+237690000701', '2580');
       expect((await h.request('POST', '/auth/register/admin', { token: customer.token, body })).json().code).toBe('FORBIDDEN');
       const admin = await h.login(ADMIN_PHONE, ADMIN_PIN);

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
@@ -7,7 +7,7 @@ import { type PinResetResult, PinResetService } from '../pin/pin-reset.service';
 import { AccessTokenGuard, type AuthContext, CurrentAuth } from '../sessions/access-token.guard';
 import { AccountsService } from '../users/accounts.service';
 import type { UserView } from '../users/local-user';
-import { DeprecatedInterceptor } from './deprecated.interceptor';
+import { DeprecationHeaders } from './deprecation-headers.guard';
 import { LegacyRegisterDto, LegacyResetPinConfirmDto } from './legacy.dto';
 
 /**
@@ -18,7 +18,7 @@ import { LegacyRegisterDto, LegacyResetPinConfirmDto } from './legacy.dto';
  */
 @ApiTags('auth (deprecated)')
 @Controller('auth')
-@UseInterceptors(DeprecatedInterceptor)
+@UseGuards(DeprecationHeaders)
 export class DeprecatedController {
   constructor(
     private readonly accounts: AccountsService,

@@ -1,6 +1,5 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
 
 /** When these routes were marked deprecated (RFC 9745 `Deprecation: @<epoch seconds>`). */
 const DEPRECATED_SINCE = Math.floor(Date.UTC(2026, 10, 1) / 1000);
@@ -14,16 +13,19 @@ const SUCCESSORS: Record<string, string> = {
   '/auth/reset-pin/confirm': '/orchestrator/auth/reset-pin',
 };
 
-/** Marks every answer of a deprecated route, errors included (headers are set before the handler runs). */
+/**
+ * Marks every answer of a deprecated route, errors included: a class-level guard runs before the
+ * route's own guards (authentication) and pipes (validation), so even their refusals carry it.
+ */
 @Injectable()
-export class DeprecatedInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+export class DeprecationHeaders implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
     const path = http.getRequest<FastifyRequest>().url.split('?')[0];
     const reply = http.getResponse<FastifyReply>();
     reply.header('deprecation', `@${DEPRECATED_SINCE}`);
     const successor = SUCCESSORS[path];
     if (successor) reply.header('link', `<${successor}>; rel="successor-version"`);
-    return next.handle();
+    return true;
   }
 }
