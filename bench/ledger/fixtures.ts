@@ -34,7 +34,7 @@ export async function createFundedAccounts(
        FOR r IN SELECT id FROM ledger.accounts WHERE holder LIKE '${prefix}%' LOOP
          t := gen_random_uuid(); d := gen_random_uuid(); c := gen_random_uuid(); n := n + 1;
          INSERT INTO ledger.transactions (id, reference_id, type, amount, currency, created_by, initiated_at, metadata)
-         VALUES (t, 'MMPTX' || to_char(now(), 'YYMMDD') || upper(substr(md5(t::text), 1, 7)), 'ADJUSTMENT', ${FUNDING}, 'XAF', 'bench', now(), '{"typeCode":"BENCH_FUNDING"}');
+         VALUES (t, 'MMPTX' || to_char(now(), 'YYMMDD') || 'F' || lpad(n::text, 6, '0'), 'ADJUSTMENT', ${FUNDING}, 'XAF', 'bench', now(), '{"typeCode":"BENCH_FUNDING"}');
          INSERT INTO ledger.ledgers (id, transaction_id, account_id, kind, amount, currency, counterparty_ledger_id, created_by)
          VALUES (d, t, s, 'DEBIT', ${FUNDING}, 'XAF', c, 'bench'), (c, t, r.id, 'CREDIT', ${FUNDING}, 'XAF', d, 'bench');
        END LOOP;

@@ -144,6 +144,7 @@ async function main(): Promise<void> {
   const b1Intents = await createReadyIntents(admin, randomPairs(accounts, 1_000));
   await admin.query(`CREATE TABLE public.b1_acc (n int PRIMARY KEY, id uuid NOT NULL)`);
   await admin.query(`CREATE TABLE public.b1_int (n int PRIMARY KEY, id uuid NOT NULL)`);
+  await admin.query(`CREATE SEQUENCE public.b1_seq`);
   await admin.query(
     `INSERT INTO public.b1_acc SELECT g, (ARRAY[${accounts.map((a) => `'${a}'::uuid`).join(',')}])[g] FROM generate_series(1, ${accounts.length}) g`,
   );
@@ -188,6 +189,7 @@ async function main(): Promise<void> {
     });
   }
   await admin.query(`DROP TABLE public.b1_acc, public.b1_int`);
+  await admin.query(`DROP SEQUENCE public.b1_seq`);
 
   // ---- The service, as its own process.
   const port = 3900 + Math.floor(Math.random() * 90);
