@@ -28,13 +28,13 @@ export async function createFundedAccounts(
   const ids = rows.rows.map((r) => r.id);
   await admin.query(
     `DO $$
-     DECLARE r record; t uuid; d uuid; c uuid; s uuid; n bigint := 0;
+     DECLARE r record; t uuid; d uuid; c uuid; s uuid; n bigint := 0; base bigint := (SELECT count(*) FROM ledger.transactions);
      BEGIN
        SELECT id INTO s FROM ledger.accounts WHERE account_type = 'suspense' AND currency = 'XAF';
        FOR r IN SELECT id FROM ledger.accounts WHERE holder LIKE '${prefix}%' LOOP
          t := gen_random_uuid(); d := gen_random_uuid(); c := gen_random_uuid(); n := n + 1;
          INSERT INTO ledger.transactions (id, reference_id, type, amount, currency, created_by, initiated_at, metadata)
-         VALUES (t, 'MMPTX' || to_char(now(), 'YYMMDD') || 'F' || lpad(n::text, 6, '0'), 'ADJUSTMENT', ${FUNDING}, 'XAF', 'bench', now(), '{"typeCode":"BENCH_FUNDING"}');
+         VALUES (t, 'MMPTX' || to_char(now(), 'YYMMDD') || 'F' || lpad((base + n)::text, 6, '0'), 'ADJUSTMENT', ${FUNDING}, 'XAF', 'bench', now(), '{"typeCode":"BENCH_FUNDING"}');
          INSERT INTO ledger.ledgers (id, transaction_id, account_id, kind, amount, currency, counterparty_ledger_id, created_by)
          VALUES (d, t, s, 'DEBIT', ${FUNDING}, 'XAF', c, 'bench'), (c, t, r.id, 'CREDIT', ${FUNDING}, 'XAF', d, 'bench');
        END LOOP;
