@@ -14,6 +14,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { serviceDatabaseUrl } from '@mm/contracts';
+import { AuthConfig } from '../../apps/auth/src/auth.config';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
 
@@ -23,8 +24,8 @@ const CONCURRENCY = 8;
 const SERVICE_KEY = randomBytes(32).toString('hex');
 const PIN = '2580';
 /** Hash parameters under test (defaults: the service's own defaults). */
-const LOG_N = Number(process.env.BENCH_SCRYPT_LOG_N ?? 12);
-const R = Number(process.env.BENCH_SCRYPT_R ?? 8);
+const LOG_N = Number(process.env.BENCH_SCRYPT_LOG_N ?? new AuthConfig().PIN_SCRYPT_LOG_N);
+const R = Number(process.env.BENCH_SCRYPT_R ?? new AuthConfig().PIN_SCRYPT_R);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 let base = '';

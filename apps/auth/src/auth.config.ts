@@ -18,10 +18,11 @@ export class AuthConfig extends DatabaseConfig {
   @MinLength(32, { message: 'PIN_PEPPER must be at least 32 characters' })
   PIN_PEPPER?: string;
 
+  /** scrypt cost N = 2^PIN_SCRYPT_LOG_N; memory per hash = 128·N·r bytes (2 MiB with the defaults). */
   @IsInt()
   @Min(10)
   @Max(20)
-  PIN_SCRYPT_LOG_N: number = 12;
+  PIN_SCRYPT_LOG_N: number = 11;
 
   @IsInt()
   @Min(1)
