@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuthConfig } from '../auth.config';
 import { AuthSecrets } from './auth-secrets';
 import { Gate } from './gate';
@@ -50,7 +50,16 @@ export class PinHasher {
     private readonly secrets: AuthSecrets,
   ) {
     this.params = { logN: config.PIN_SCRYPT_LOG_N, r: config.PIN_SCRYPT_R, p: config.PIN_SCRYPT_P };
-    this.gate = new Gate(config.PIN_HASH_CONCURRENCY || Math.min(3, availableParallelism()));
+    const concurrency = config.PIN_HASH_CONCURRENCY || Math.min(3, availableParallelism());
+    this.gate = new Gate(concurrency);
+    new Logger(PinHasher.name).log({
+      msg: 'PIN hashing: scrypt',
+      N: 2 ** this.params.logN,
+      r: this.params.r,
+      p: this.params.p,
+      memoryMiBPerHash: this.memoryBytes / 1048576,
+      concurrency,
+    });
   }
 
   /** bytes of memory one hash needs with the current parameters */

@@ -13,7 +13,6 @@ export abstract class IdentityProvider {
   /** Creates the credential; returns the existing record when the same phone + PIN is already there (idempotent). */
   abstract createUser(phone: string, pin: string): Promise<{ user: IdpUser; created: boolean }>;
   abstract findById(id: string): Promise<IdpUser | undefined>;
-  abstract findByPhone(phone: string): Promise<IdpUser | undefined>;
   /** Constant-work check: an unknown id costs the same as a wrong PIN. */
   abstract verifyPin(id: string | undefined, pin: string): Promise<boolean>;
   abstract setPin(id: string, pin: string): Promise<void>;

@@ -42,11 +42,6 @@ export class LocalIdentityProvider extends IdentityProvider {
     return row && { id: row.id, phone: row.phone };
   }
 
-  async findByPhone(phone: string): Promise<IdpUser | undefined> {
-    const row = await this.row('phone', phone);
-    return row && { id: row.id, phone: row.phone };
-  }
-
   async verifyPin(id: string | undefined, pin: string): Promise<boolean> {
     const row = id ? await this.row('id', id) : undefined;
     if (!row) return this.hasher.verifyDummy(pin);

@@ -146,14 +146,6 @@ export class SessionService {
     return ids;
   }
 
-  /** The refresh token's session, for logout with a refresh token. */
-  async sessionOfRefreshToken(refreshToken: string): Promise<string | undefined> {
-    const rows = await sql<{ session_id: string }>(this.db, `SELECT session_id FROM auth.refresh_tokens WHERE token_hash = $1`, [
-      hashToken(refreshToken),
-    ]);
-    return rows[0]?.session_id;
-  }
-
   private async revokeWith(m: EntityManager | DataSource, sessionId: string, reason: RevokeReason): Promise<void> {
     await sql(m, `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [
       sessionId,
