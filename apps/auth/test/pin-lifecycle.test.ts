@@ -74,6 +74,25 @@ describe('auth: PIN lockout', () => {
     expect((await login(phone, '7391')).statusCode).toBe(200);
   });
 
+  it('lets no more PINs be tried than the threshold, however many requests arrive at once', async () => {
+    const phone = '+237690000404';
+    await h.createUser(phone, PIN);
+    const results = await Promise.all(Array.from({ length: 20 }, () => login(phone, '1111')));
+    const codes = results.map((r) => r.json().code);
+    expect(codes.every((c) => c === 'INVALID_CREDENTIALS' || c === 'ACCOUNT_LOCKED')).toBe(true);
+    expect(codes.filter((c) => c === 'INVALID_CREDENTIALS').length).toBeLessThanOrEqual(4);
+    const { Client } = await import('pg');
+    const pg = new Client({ connectionString: h.adminUrl });
+    await pg.connect();
+    try {
+      // Exactly the threshold's worth of PINs were tried; the 15 others were refused unchecked.
+      const row = (await pg.query(`SELECT failed_pin_attempts FROM auth.users WHERE phone = $1`, [phone])).rows[0];
+      expect(row.failed_pin_attempts).toBe(5);
+    } finally {
+      await pg.end();
+    }
+  });
+
   it('check-pin counts failures on the same account as login', async () => {
     const phone = '+237690000403';
     await h.createUser(phone, PIN);

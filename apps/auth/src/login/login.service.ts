@@ -43,7 +43,7 @@ export class LoginService {
   }
 
   /**
-   * The PIN check shared by login and check-pin: lock first, then scrypt, then count the outcome.
+   * The PIN check shared by login and check-pin: lock check, attempt reserved, scrypt, outcome recorded.
    * Returns the user on success, undefined on a wrong PIN or unknown user (or throws the lock).
    */
   async checkPin(user: LocalUser | undefined, pin: string): Promise<LocalUser | undefined> {
@@ -52,6 +52,7 @@ export class LoginService {
       return undefined;
     }
     this.lockout.assertNotLocked(user);
+    await this.lockout.reserve(user);
     if (!(await this.idp.verifyPin(user.idpUserId, pin))) {
       await this.lockout.recordFailure(user);
       return undefined;

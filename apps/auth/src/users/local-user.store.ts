@@ -87,32 +87,44 @@ export class LocalUserStore {
   }
 
   /**
-   * One failed PIN attempt, counted atomically: the Nth failure at the lock threshold locks for
-   * `baseSec`, each further one doubles the lock (escalation), the hard threshold locks for good.
+   * Counts a PIN attempt *before* the PIN is checked, atomically, and only while the account is not
+   * locked: however many requests arrive at once, no more than the threshold get to try a PIN.
+   * The attempt reaching PIN_LOCK_THRESHOLD (and each later one) sets the lock, doubling each time;
+   * a success then clears it. Returns undefined when the account is locked.
    */
-  async recordPinFailure(id: string, policy: { lockAt: number; hardLockAt: number; baseSec: number }): Promise<LocalUser> {
+  async reservePinAttempt(id: string, policy: { lockAt: number; baseSec: number }): Promise<LocalUser | undefined> {
     const rows = await sql<UserRow>(
       this.db,
       `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
-         hard_locked = hard_locked OR failed_pin_attempts + 1 >= $3,
          locked_until = CASE
-           WHEN failed_pin_attempts + 1 >= $2 AND failed_pin_attempts + 1 < $3
-             THEN now() + make_interval(secs => $4::double precision * power(2, failed_pin_attempts + 1 - $2))
+           WHEN failed_pin_attempts + 1 >= $2
+             THEN now() + make_interval(secs => $3::double precision * power(2, LEAST(failed_pin_attempts + 1 - $2, 16)))
            ELSE locked_until END,
          updated_at = now()
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, policy.lockAt, policy.hardLockAt, policy.baseSec],
+       WHERE id = $1 AND NOT hard_locked AND (locked_until IS NULL OR locked_until <= now())
+       RETURNING ${COLUMNS}`,
+      [id, policy.lockAt, policy.baseSec],
+    );
+    return rows[0] && toUser(rows[0]);
+  }
+
+  /** The reserved attempt failed: at PIN_HARD_LOCK_THRESHOLD the account is locked until a PIN reset. */
+  async confirmPinFailure(id: string, hardLockAt: number): Promise<LocalUser> {
+    const rows = await sql<UserRow>(
+      this.db,
+      `UPDATE auth.users SET hard_locked = hard_locked OR failed_pin_attempts >= $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, hardLockAt],
     );
     if (rows.length === 0) throw new AppException('USER_NOT_FOUND');
     return toUser(rows[0]);
   }
 
-  /** A correct PIN clears the count (but never lifts a hard lock: only a reset does). */
+  /** The reserved attempt succeeded: count and temporary lock cleared (a hard lock only by a reset). */
   async clearPinFailures(id: string): Promise<void> {
     await sql(
       this.db,
-      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now() WHERE id = $1 AND NOT hard_locked AND failed_pin_attempts > 0`,
+      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now() WHERE id = $1 AND NOT hard_locked`,
       [id],
     );
   }

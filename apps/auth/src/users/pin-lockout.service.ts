@@ -5,9 +5,11 @@ import type { LocalUser } from './local-user';
 import { LocalUserStore } from './local-user.store';
 
 /**
- * Failed PIN attempts per account (login and check-pin share the count): a temporary lock at
- * PIN_LOCK_THRESHOLD failures (PIN_LOCK_BASE_SEC, doubling with each further failure), a hard lock
- * at PIN_HARD_LOCK_THRESHOLD that only a PIN reset lifts. A success clears the count.
+ * Failed PIN attempts per account (login, check-pin and change-pin share the count): a temporary
+ * lock at PIN_LOCK_THRESHOLD failures (PIN_LOCK_BASE_SEC, doubling with each further failure), a
+ * hard lock at PIN_HARD_LOCK_THRESHOLD that only a PIN reset lifts. A success clears the count.
+ * Attempts are counted before the PIN is checked, so parallel requests cannot try more PINs than
+ * the thresholds allow.
  */
 @Injectable()
 export class PinLockout {
@@ -22,18 +24,29 @@ export class PinLockout {
     if (user.lockedUntil && user.lockedUntil.getTime() > Date.now()) throw this.lockedError(user.lockedUntil);
   }
 
-  /** Counts the failure; throws the lock when this failure reached a threshold. */
+  /**
+   * Takes one of the account's attempts before the PIN is checked (see LocalUserStore.reservePinAttempt);
+   * throws the lock when none is left.
+   */
+  async reserve(user: LocalUser): Promise<void> {
+    const policy = { lockAt: this.config.PIN_LOCK_THRESHOLD, baseSec: this.config.PIN_LOCK_BASE_SEC };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (await this.users.reservePinAttempt(user.id, policy)) return;
+      const fresh = await this.users.findById(user.id);
+      if (!fresh) throw new AppException('INVALID_CREDENTIALS');
+      // Locked by a concurrent attempt: say so. (Not locked any more: the lock just ended, try again.)
+      this.assertNotLocked(fresh);
+    }
+    throw new AppException('ACCOUNT_LOCKED');
+  }
+
+  /** The reserved attempt failed: throws the lock when the account is now locked. */
   async recordFailure(user: LocalUser): Promise<void> {
-    const updated = await this.users.recordPinFailure(user.id, {
-      lockAt: this.config.PIN_LOCK_THRESHOLD,
-      hardLockAt: this.config.PIN_HARD_LOCK_THRESHOLD,
-      baseSec: this.config.PIN_LOCK_BASE_SEC,
-    });
-    this.assertNotLocked(updated);
+    this.assertNotLocked(await this.users.confirmPinFailure(user.id, this.config.PIN_HARD_LOCK_THRESHOLD));
   }
 
   async recordSuccess(user: LocalUser): Promise<void> {
-    if (user.failedPinAttempts > 0) await this.users.clearPinFailures(user.id);
+    await this.users.clearPinFailures(user.id);
   }
 
   private lockedError(until: Date): AppException {
