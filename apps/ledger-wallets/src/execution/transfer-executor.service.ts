@@ -5,7 +5,7 @@ import { currentContext } from '@mm/platform';
 import { LEDGER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
 import type { DbSession } from '../db/db-session';
 import { toMoney } from '../db/money';
-import { lit, uuidLit } from '../db/sql-literal';
+import { lit, uuidArrayLit, uuidLit } from '../db/sql-literal';
 import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
 import { type IntentRow, insufficientMessage } from '../intents/intent-view';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
@@ -33,6 +33,14 @@ export interface ExecutionResult {
   commission: number;
   currency: string;
   completedAt: string;
+}
+
+export interface ExecutionMeta {
+  createdBy: string;
+  typeCode: string;
+  agentId: string | null;
+  description: string | null;
+  extra?: Record<string, unknown>;
 }
 
 export interface ActorInfo {
@@ -97,35 +105,84 @@ export class TransferExecutor {
     return ids;
   }
 
-  /**
-   * Steps 3 to 8, with the intent and the accounts already locked (steps 1 and 2, read together by
-   * the caller in one round trip: `locked` are the rows of `accountsOf(r)`).
-   */
-  async execute(
-    s: DbSession,
-    intent: IntentRow,
-    r: ResolvedContext,
-    locked: LockedAccount[],
-    meta: { createdBy: string; typeCode: string; agentId: string | null; description: string | null; extra?: Record<string, unknown> },
-    actor: ActorInfo,
-  ): Promise<ExecutionResult> {
+  /** Account checks that do not depend on balances: existence, currency, what fees and commissions may credit. */
+  validateAccounts(intent: IntentRow, r: ResolvedContext, rows: { id: string; account_type: string; currency: string }[]): void {
     const ids = [...new Set(this.accountsOf(r))];
-    if (locked.length !== ids.length) throw new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
-    if (locked.some((a) => a.currency !== intent.currency)) throw new AppException('CURRENCY_MISMATCH');
-    const byId = new Map(locked.map((a) => [a.id, a]));
+    if (rows.length !== ids.length) throw new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
+    if (rows.some((a) => a.currency.trim() !== intent.currency)) throw new AppException('CURRENCY_MISMATCH');
+    const byId = new Map(rows.map((a) => [a.id, a]));
     if (r.fee > 0 && byId.get(r.feeAccount)!.account_type !== 'fee_collection') {
       throw new AppException('ACCOUNT_NOT_ALLOWED', 'Fees go to a FEE_COLLECTION account');
     }
     if (r.commission > 0 && byId.get(r.commissionTo!)!.account_type !== 'agent_commission') {
       throw new AppException('ACCOUNT_NOT_ALLOWED', 'Commissions go to an agent commission account');
     }
+  }
 
+  /**
+   * Steps 3 to 8, with the intent and the accounts already locked (steps 1 and 2, read together by
+   * the caller in one round trip: `locked` are the rows of `accountsOf(r)`). The writes are one
+   * statement sent in the COMMIT round trip.
+   */
+  execute(
+    s: DbSession,
+    intent: IntentRow,
+    r: ResolvedContext,
+    locked: LockedAccount[],
+    meta: ExecutionMeta,
+    actor: ActorInfo,
+  ): ExecutionResult {
+    this.validateAccounts(intent, r, locked);
     // Step 3: the hold goes back to available, then the real total must fit.
     const frozen = toMoney(intent.frozen_amount);
-    const available = toMoney(byId.get(r.source)!.available_balance) + frozen;
+    const available = toMoney(locked.find((a) => a.id === r.source)!.available_balance) + frozen;
     const required = r.amount + r.fee;
     if (available < required) throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, required));
+    const plan = this.writes(intent, r, meta, actor);
+    s.beforeCommit = `WITH ${plan.ctes.join(',\n')} ${plan.last}`;
+    return plan.result;
+  }
 
+  /**
+   * The same execution as one guarded statement for `LedgerDb.singleStatement`: it locks the
+   * intent and the accounts itself (steps 1 and 2), checks the intent is still PIN_VERIFIED and
+   * the source can pay (step 3) on the rows it locked, and performs every write only if both hold.
+   * It returns one row `{ ok, status, available }` telling the caller which check failed.
+   */
+  guarded(
+    intent: IntentRow,
+    r: ResolvedContext,
+    meta: ExecutionMeta,
+    actor: ActorInfo,
+  ): { sql: string; result: ExecutionResult; required: number; frozen: number } {
+    const ids = [...new Set(this.accountsOf(r))].sort();
+    const frozen = toMoney(intent.frozen_amount);
+    const required = r.amount + r.fee;
+    const guard = '(SELECT ok FROM g)';
+    const plan = this.writes(intent, r, meta, actor, guard);
+    const sql = `WITH li AS (SELECT status FROM ledger.transaction_intents WHERE id = ${uuidLit(intent.id)} FOR UPDATE),
+       la AS (SELECT id, available_balance FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ids)}) ORDER BY id FOR UPDATE),
+       g AS (
+         SELECT COALESCE((SELECT status FROM li) = 'PIN_VERIFIED', false)
+                  AND COALESCE((SELECT available_balance FROM la WHERE id = ${uuidLit(r.source)}), 0) + ${lit(frozen)} >= ${lit(required)}
+                  AND (SELECT count(*) FROM la) = ${lit(ids.length)} AS ok,
+                (SELECT status FROM li) AS status,
+                (SELECT available_balance FROM la WHERE id = ${uuidLit(r.source)})::text AS available),
+       ${plan.ctes.join(',\n')},
+       o AS (${plan.last})
+     SELECT ok, status, available FROM g`;
+    return { sql, result: plan.result, required, frozen };
+  }
+
+  /** Steps 4 to 8 and the outbox row as CTEs (values inlined, see sql-literal.ts); with `guard`, each write happens only if it holds. */
+  private writes(
+    intent: IntentRow,
+    r: ResolvedContext,
+    meta: ExecutionMeta,
+    actor: ActorInfo,
+    guard?: string,
+  ): { ctes: string[]; last: string; result: ExecutionResult } {
+    const frozen = toMoney(intent.frozen_amount);
     const postings: Posting[] = [
       { from: r.source, to: r.destination, amount: r.amount },
       { from: r.source, to: r.feeAccount, amount: r.fee },
@@ -167,33 +224,35 @@ export class TransferExecutor {
       agentId: meta.agentId,
       correlationId,
     };
-
-    // Steps 4 to 8 and the outbox row: one statement, sent in the COMMIT round trip (values
-    // inlined as literals, see sql-literal.ts), so the locks are held one round trip less.
-    s.beforeCommit = `WITH t AS (
+    const where = guard ? ` WHERE ${guard}` : '';
+    const and = guard ? ` AND ${guard}` : '';
+    const at = lit(completedAt);
+    const ctes = [
+      `t AS (
          INSERT INTO ledger.transactions (id, reference_id, type, intent_id, amount, fee, currency, created_by, initiated_at, completed_at, metadata)
-         VALUES (${uuidLit(transactionId)}, ${lit(referenceId)}, ${lit(intent.type)}, ${uuidLit(intent.id)}, ${lit(r.amount)}, ${lit(r.fee)},
-                 ${lit(intent.currency)}, ${lit(meta.createdBy)}, ${lit(new Date(intent.created_at))}, ${lit(completedAt)}, ${lit(JSON.stringify(metadata))}::jsonb)
-         RETURNING id),
-       l AS (
+         SELECT ${uuidLit(transactionId)}, ${lit(referenceId)}, ${lit(intent.type)}, ${uuidLit(intent.id)}, ${lit(r.amount)}, ${lit(r.fee)},
+                ${lit(intent.currency)}, ${lit(meta.createdBy)}, ${lit(new Date(intent.created_at))}, ${at}, ${lit(JSON.stringify(metadata))}::jsonb${where}
+         RETURNING id)`,
+      `l AS (
          INSERT INTO ledger.ledgers (id, transaction_id, account_id, kind, amount, currency, counterparty_ledger_id, created_by, created_at)
-         SELECT e.id, t.id, e.account_id, e.kind, e.amount, ${lit(intent.currency)}, e.counterparty_id, ${lit(meta.createdBy)}, ${lit(completedAt)}
-         FROM t CROSS JOIN jsonb_to_recordset(${lit(JSON.stringify(legs))}::jsonb) AS e(id uuid, account_id uuid, kind text, amount bigint, counterparty_id uuid)),
-       b AS (
+         SELECT e.id, t.id, e.account_id, e.kind, e.amount, ${lit(intent.currency)}, e.counterparty_id, ${lit(meta.createdBy)}, ${at}
+         FROM t CROSS JOIN jsonb_to_recordset(${lit(JSON.stringify(legs))}::jsonb) AS e(id uuid, account_id uuid, kind text, amount bigint, counterparty_id uuid))`,
+      `b AS (
          UPDATE ledger.accounts a SET balance = a.balance + d.balance, available_balance = a.available_balance + d.available,
-           frozen_balance = a.frozen_balance + d.frozen, updated_at = ${lit(completedAt)}
-         FROM jsonb_to_recordset(${lit(JSON.stringify(deltas))}::jsonb) AS d(id uuid, balance bigint, available bigint, frozen bigint) WHERE a.id = d.id),
-       i AS (
-         UPDATE ledger.transaction_intents SET status = 'SUCCEEDED', transaction_id = ${uuidLit(transactionId)}, fee = ${lit(r.fee)}, updated_at = ${lit(completedAt)}
-         WHERE id = ${uuidLit(intent.id)}),
-       ev AS (
+           frozen_balance = a.frozen_balance + d.frozen, updated_at = ${at}
+         FROM jsonb_to_recordset(${lit(JSON.stringify(deltas))}::jsonb) AS d(id uuid, balance bigint, available bigint, frozen bigint) WHERE a.id = d.id${and})`,
+      `i AS (
+         UPDATE ledger.transaction_intents SET status = 'SUCCEEDED', transaction_id = ${uuidLit(transactionId)}, fee = ${lit(r.fee)}, updated_at = ${at}
+         WHERE id = ${uuidLit(intent.id)}${and})`,
+      `ev AS (
          INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata, created_at)
-         VALUES (${uuidLit(intent.id)}, ${lit(intent.status)}, 'SUCCEEDED', 'transaction_completed', ${lit(actor.id)}, ${lit(actor.ip)}, ${lit(actor.userAgent)},
-                 ${lit(JSON.stringify({ transactionId, referenceId, correlationId, entries: legs.length }))}::jsonb, ${lit(completedAt)})),
-       q AS (DELETE FROM ledger.intent_qr_locks WHERE intent_id = ${uuidLit(intent.id)})
-     INSERT INTO ledger.outbox (id, event_type, aggregate_id, payload, created_at)
-     VALUES (${uuidLit(outboxId)}, ${lit(LEDGER_EVENT_TYPES.transactionCompleted)}, ${uuidLit(transactionId)}, ${lit(JSON.stringify(event))}::jsonb, ${lit(completedAt)})`;
-    return {
+         SELECT ${uuidLit(intent.id)}, ${lit(intent.status)}, 'SUCCEEDED', 'transaction_completed', ${lit(actor.id)}, ${lit(actor.ip)}, ${lit(actor.userAgent)},
+                ${lit(JSON.stringify({ transactionId, referenceId, correlationId, entries: legs.length }))}::jsonb, ${at}${where})`,
+      `q AS (DELETE FROM ledger.intent_qr_locks WHERE intent_id = ${uuidLit(intent.id)}${and})`,
+    ];
+    const last = `INSERT INTO ledger.outbox (id, event_type, aggregate_id, payload, created_at)
+       SELECT ${uuidLit(outboxId)}, ${lit(LEDGER_EVENT_TYPES.transactionCompleted)}, ${uuidLit(transactionId)}, ${lit(JSON.stringify(event))}::jsonb, ${at}${where}`;
+    const result: ExecutionResult = {
       transactionId,
       referenceId,
       amount: r.amount,
@@ -202,5 +261,6 @@ export class TransferExecutor {
       currency: intent.currency,
       completedAt: completedAt.toISOString(),
     };
+    return { ctes, last, result };
   }
 }

@@ -6,6 +6,7 @@ import { moneyLockKeys } from '../db/lock-keys';
 import { uuidArrayLit, uuidLit } from '../db/sql-literal';
 import {
   type ActorInfo,
+  type ExecutionMeta,
   type ExecutionResult,
   type LockedAccount,
   type ResolvedContext,
@@ -15,7 +16,7 @@ import { IdempotencyService, type IdempotentResponse, type RecordResponse } from
 import { requestHash } from '../idempotency/canonical-hash';
 import type { TransitionIntentDto } from './dto/transition-intent.dto';
 import { type IntentStatus, RELEASING_STATUSES, transitionEvent } from './intent-state-machine';
-import { type IntentRow, type IntentView, toIntentView } from './intent-view';
+import { type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
 
 export interface TransitionOptions {
   /** the sweeper expires intents "as of" its own clock reading */
@@ -67,6 +68,7 @@ export class IntentTransitionService {
     options: TransitionOptions = {},
   ): Promise<IntentView> {
     const to = dto.toStatus;
+    if (to === 'SUCCEEDED' && dto.executionContext && !record) return this.executeInOneRoundTrip(session, intentId, dto, options);
     let resolved: ResolvedContext | undefined;
     let accounts: string[] = [];
     if (to === 'SUCCEEDED') {
@@ -109,20 +111,7 @@ export class IntentTransitionService {
         if (to === 'SUCCEEDED') {
           const ctx = dto.executionContext!;
           this.executor.checkAgainst(intent, ctx);
-          const result = await this.executor.execute(
-            s,
-            intent,
-            resolved!,
-            locked.accounts ?? [],
-            {
-              createdBy: ctx.createdBy ?? intent.initiated_by,
-              typeCode: ctx.metadata?.typeCode ?? intent.type,
-              agentId: ctx.metadata?.agentId ?? intent.agent_id,
-              description: ctx.metadata?.description ?? intent.description,
-              extra: ctx.metadata?.extra,
-            },
-            dto.actor,
-          );
+          const result = this.executor.execute(s, intent, resolved!, locked.accounts ?? [], this.metaOf(intent, dto), dto.actor);
           view = succeededView(intent, result);
         } else {
           view = await this.simpleMove(s, intent, to, event, dto.actor, { reason: dto.reason ?? null, ...(dto.metadata ?? {}) }, now);
@@ -132,6 +121,62 @@ export class IntentTransitionService {
       },
       lockedRead,
     );
+  }
+
+  /**
+   * SUCCEEDED without an idempotency record to store: every check that does not depend on the
+   * locked rows runs first on a plain read (an intent's accounts, amount, currency, expiry and
+   * hold never change), then the whole transaction runs as one guarded statement in one round
+   * trip, re-checking the intent's status and the balance on the rows it locks. With an
+   * idempotency key the response must be stored in the same transaction: that goes through `move`'s
+   * two-round-trip path.
+   */
+  private async executeInOneRoundTrip(
+    session: DbSession,
+    intentId: string,
+    dto: TransitionIntentDto,
+    options: TransitionOptions,
+  ): Promise<IntentView> {
+    const ctx = dto.executionContext!;
+    const resolved = await this.executor.resolve(ctx);
+    const ordered = [...new Set(this.executor.accountsOf(resolved))].sort();
+    const [pre] = await session.query<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
+      `SELECT (SELECT row_to_json(i) FROM ledger.transaction_intents i WHERE i.id = $1) AS intent,
+              (SELECT json_agg(a ORDER BY a.id) FROM (SELECT id, account_type, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[])) a) AS accounts`,
+      [intentId, ordered],
+    );
+    if (!pre.intent) throw new AppException('INTENT_NOT_FOUND');
+    const intent = pre.intent;
+    const invalid = () => new AppException('INVALID_INTENT_TRANSITION', `Transition ${intent.status} → SUCCEEDED is not allowed`);
+    if (!transitionEvent(intent.status, 'SUCCEEDED', intent.requires_otp)) throw invalid();
+    if (new Date(intent.expires_at).getTime() <= (options.now ?? new Date()).getTime()) throw new AppException('INTENT_EXPIRED');
+    this.executor.checkAgainst(intent, ctx);
+    this.executor.validateAccounts(intent, resolved, pre.accounts ?? []);
+
+    const plan = this.executor.guarded(intent, resolved, this.metaOf(intent, dto), dto.actor);
+    const [outcome] = (await this.db.singleStatement(session, moneyLockKeys(ordered, intentId), plan.sql)) as {
+      ok: boolean;
+      status: IntentStatus;
+      available: string;
+    }[];
+    if (!outcome.ok) {
+      if (outcome.status !== 'PIN_VERIFIED') {
+        throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${outcome.status} → SUCCEEDED is not allowed`);
+      }
+      throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(Number(outcome.available) + plan.frozen, plan.required));
+    }
+    return succeededView(intent, plan.result);
+  }
+
+  private metaOf(intent: IntentRow, dto: TransitionIntentDto): ExecutionMeta {
+    const ctx = dto.executionContext!;
+    return {
+      createdBy: ctx.createdBy ?? intent.initiated_by,
+      typeCode: ctx.metadata?.typeCode ?? intent.type,
+      agentId: ctx.metadata?.agentId ?? intent.agent_id,
+      description: ctx.metadata?.description ?? intent.description,
+      extra: ctx.metadata?.extra,
+    };
   }
 
   /** Every move but SUCCEEDED; FAILED / EXPIRED / CANCELED also give the hold back. */
