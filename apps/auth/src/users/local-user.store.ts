@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
-import { sql } from '../common/sql';
+import { relaxedWrite, sql } from '../common/sql';
 import type { LocalUser } from './local-user';
 
 interface UserRow {
@@ -93,9 +93,11 @@ export class LocalUserStore {
    * a success then clears it. Returns undefined when the account is locked.
    */
   async reservePinAttempt(id: string, policy: { lockAt: number; baseSec: number }): Promise<LocalUser | undefined> {
-    const rows = await sql<UserRow>(
-      this.db,
-      `UPDATE auth.users SET
+    // Relaxed commit: a counter lost with a crashed database costs nothing; login latency matters.
+    const rows = await relaxedWrite(this.db, (m) =>
+      sql<UserRow>(
+        m,
+        `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
          locked_until = CASE
            WHEN failed_pin_attempts + 1 >= $2
@@ -104,7 +106,8 @@ export class LocalUserStore {
          updated_at = now()
        WHERE id = $1 AND NOT hard_locked AND (locked_until IS NULL OR locked_until <= now())
        RETURNING ${COLUMNS}`,
-      [id, policy.lockAt, policy.baseSec],
+        [id, policy.lockAt, policy.baseSec],
+      ),
     );
     return rows[0] && toUser(rows[0]);
   }
