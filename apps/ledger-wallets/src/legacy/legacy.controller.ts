@@ -1,4 +1,5 @@
 import { Body, Controller, Header, Headers, Param, Post, Put, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AppException } from '@mm/errors';
 import { ServiceKeyGuard } from '@mm/platform';
@@ -22,6 +23,7 @@ export class LegacyController {
 
   /** @deprecated use POST /v1/internal/intents and the transition to SUCCEEDED */
   @Post('transactions')
+  @ApiOperation({ deprecated: true, summary: 'Deprecated: direct transfer; use intents (POST /v1/internal/intents)' })
   @Header('Deprecation', 'true')
   @Header('Link', SUCCESSOR)
   async transfer(
@@ -37,6 +39,7 @@ export class LegacyController {
 
   /** @deprecated add / subtract write a signed adjustment against suspense; freeze / unfreeze move available ↔ frozen */
   @Put('accounts/:id/balance/:operation')
+  @ApiOperation({ deprecated: true, summary: 'Deprecated: balance adjustment, always with a signed entry against suspense' })
   @Header('Deprecation', 'true')
   async balance(
     @Param('id', UuidParamPipe) id: string,
