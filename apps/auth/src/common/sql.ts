@@ -11,13 +11,13 @@ export async function sql<T>(db: DataSource | EntityManager, text: string, param
 }
 
 /**
- * Runs writes whose loss in a *database* crash is harmless (a session a user simply opens again, a
- * PIN attempt counter) without waiting for the WAL flush: `synchronous_commit = off` for this
- * transaction only. Never for revocations, PIN changes or anything a client is told is durable.
+ * FROM item that turns off the WAL-flush wait for the statement's own (implicit) transaction:
+ * `set_config(..., is_local => true)` runs during the statement, and PostgreSQL reads
+ * synchronous_commit when it commits that transaction, before local settings are reset. One round
+ * trip instead of BEGIN / SET LOCAL / statement / COMMIT.
+ *
+ * Only for writes whose loss in a *database* crash is harmless: a new session (its tokens are then
+ * refused and the user logs in again), the PIN attempt counter. Never for revocations, PIN changes
+ * or anything a client is told is durable.
  */
-export function relaxedWrite<T>(db: DataSource, work: (m: EntityManager) => Promise<T>): Promise<T> {
-  return db.transaction(async (m) => {
-    await m.query(`SET LOCAL synchronous_commit = off`);
-    return work(m);
-  });
-}
+export const RELAXED_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS relaxed_commit`;

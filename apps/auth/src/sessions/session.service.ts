@@ -6,7 +6,7 @@ import { AppException, type ErrorCode } from '@mm/errors';
 import { REDIS } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
 import type { Role } from '../common/roles';
-import { relaxedWrite, sql } from '../common/sql';
+import { RELAXED_COMMIT, sql } from '../common/sql';
 
 export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED';
 
@@ -48,15 +48,13 @@ export class SessionService {
     const refreshToken = newRefreshToken();
     // One statement: the session and the first token of its family. Relaxed commit: a session lost
     // with a crashed database only fails closed (its tokens are refused; the user logs in again).
-    await relaxedWrite(this.db, (m) =>
-      sql(
-        m,
-        `WITH s AS (
+    await sql(
+      this.db,
+      `WITH s AS (
          INSERT INTO auth.sessions (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id, expires_at
        )
-       INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $4, id, expires_at FROM s`,
-        [sessionId, userId, this.config.REFRESH_TOKEN_TTL_SEC, hashToken(refreshToken)],
-      ),
+       INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $4, s.id, s.expires_at FROM s, ${RELAXED_COMMIT}`,
+      [sessionId, userId, this.config.REFRESH_TOKEN_TTL_SEC, hashToken(refreshToken)],
     );
     return { sessionId, refreshToken };
   }

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
-import { relaxedWrite, sql } from '../common/sql';
+import { RELAXED_COMMIT, sql } from '../common/sql';
 import type { LocalUser } from './local-user';
 
 interface UserRow {
@@ -94,20 +94,19 @@ export class LocalUserStore {
    */
   async reservePinAttempt(id: string, policy: { lockAt: number; baseSec: number }): Promise<LocalUser | undefined> {
     // Relaxed commit: a counter lost with a crashed database costs nothing; login latency matters.
-    const rows = await relaxedWrite(this.db, (m) =>
-      sql<UserRow>(
-        m,
-        `UPDATE auth.users SET
+    const rows = await sql<UserRow>(
+      this.db,
+      `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
          locked_until = CASE
            WHEN failed_pin_attempts + 1 >= $2
              THEN now() + make_interval(secs => $3::double precision * power(2, LEAST(failed_pin_attempts + 1 - $2, 16)))
            ELSE locked_until END,
          updated_at = now()
+       FROM ${RELAXED_COMMIT}
        WHERE id = $1 AND NOT hard_locked AND (locked_until IS NULL OR locked_until <= now())
        RETURNING ${COLUMNS}`,
-        [id, policy.lockAt, policy.baseSec],
-      ),
+      [id, policy.lockAt, policy.baseSec],
     );
     return rows[0] && toUser(rows[0]);
   }
@@ -127,7 +126,8 @@ export class LocalUserStore {
   async clearPinFailures(id: string): Promise<void> {
     await sql(
       this.db,
-      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now() WHERE id = $1 AND NOT hard_locked`,
+      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now()
+       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT hard_locked`,
       [id],
     );
   }
