@@ -26,11 +26,13 @@ function scryptAsync(password: Buffer, salt: Buffer, params: ScryptParams): Prom
  * PIN hashing: scrypt (memory-hard, built into Node, no native addon) over HMAC-SHA256(pepper, PIN).
  *
  * Default parameters N = 2^11, r = 8, p = 1: 128·N·r = 2 MiB of memory per hash, ~7 ms on one core
- * of this 2-core machine. Measured with bench/auth on this machine: N = 2^12 (4 MiB) gives ~70
- * logins/s and a p99 near 190 ms at 8 concurrent logins, over the 150 ms budget; N = 2^11 keeps the
- * p99 under it. That is far below OWASP's offline-cracking recommendation (N = 2^17); the pepper is
- * what makes an offline attack on a leaked table infeasible (a 4–6 digit PIN has at most 10^6
- * values, so no affordable hash cost alone could protect it), and the lockout guards the online side.
+ * of this 2-core machine. bench/auth at 8 concurrent logins: N = 2^11 gives ~145 logins/s with a
+ * p99 of ~86 ms; N = 2^12 (4 MiB) ~87 logins/s and a p99 of ~139 ms on a quiet machine but ~190 ms
+ * as soon as other work shares the cores, too close to the 150 ms budget. N = 2^11 it is.
+ *
+ * That is far below OWASP's offline-cracking recommendation (N = 2^17). The pepper is what makes an
+ * offline attack on a leaked table infeasible (a 4–6 digit PIN has at most 10^6 values, so no
+ * affordable hash cost alone could protect it), and the lockout guards the online side.
  * Raise PIN_SCRYPT_LOG_N on bigger hardware: parameters are stored in each hash, and a hash
  * made with older parameters is upgraded at the next successful login.
  *
