@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { AppException } from '@mm/errors';
@@ -48,7 +49,11 @@ export class LoginService {
    */
   async checkPin(user: LocalUser | undefined, pin: string): Promise<LocalUser | undefined> {
     if (!user) {
-      await this.idp.verifyPin(undefined, pin);
+      // Same statements and the same hash as a wrong PIN, against an id that matches nothing.
+      const nobody = randomUUID();
+      await this.lockout.shadowAttempt(nobody);
+      await this.idp.verifyPin(nobody, pin);
+      await this.lockout.shadowAttempt(nobody);
       return undefined;
     }
     this.lockout.assertNotLocked(user);

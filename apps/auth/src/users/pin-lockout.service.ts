@@ -45,6 +45,11 @@ export class PinLockout {
     this.assertNotLocked(await this.users.confirmPinFailure(user.id, this.config.PIN_HARD_LOCK_THRESHOLD));
   }
 
+  /** For an unknown account: the statements of a counted attempt, touching nothing (timing parity). */
+  async shadowAttempt(nobody: string): Promise<void> {
+    await this.users.reservePinAttempt(nobody, { lockAt: this.config.PIN_LOCK_THRESHOLD, baseSec: this.config.PIN_LOCK_BASE_SEC });
+  }
+
   async recordSuccess(user: LocalUser): Promise<void> {
     await this.users.clearPinFailures(user.id);
   }
