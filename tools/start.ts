@@ -166,6 +166,8 @@ function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string;
     LOG_PRETTY: process.env.LOG_PRETTY ?? 'true',
   };
   if (color && !('FORCE_COLOR' in env)) env.FORCE_COLOR = '1'; // pino-pretty writes to our pipe, not a TTY
+  // auth is reached only through the gateway, which appends the client address to X-Forwarded-For.
+  if (service === 'auth') env.TRUST_FORWARDED_FOR = 'true';
   if (service === 'orchestrator') {
     const local = (s: ServiceName) => `http://127.0.0.1:${portOf(s, ctx.base)}`;
     Object.assign(env, {

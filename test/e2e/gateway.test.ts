@@ -1,4 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '@mm/platform';
@@ -15,18 +16,20 @@ const REQUEST_ID = '0b6a4c1e-8d2f-4a57-9c3e-5f1d2e3a4b6c';
 /** JSON bodies of this test are read loosely: the assertions are the contract. */
 const json = (res: Response): Promise<any> => res.json();
 
-/** A TCP server that accepts connections and never answers: a hanging upstream. */
-async function hangingServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
+/**
+ * A real HTTP upstream for the failure cases: `/partners-public/hang` and `/health` never answer
+ * (a hanging service), any other path answers with the request headers it received.
+ */
+async function testUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer((req, res) => {
+    if (req.url?.startsWith('/partners-public/hang') || req.url === '/health') return; // never answers
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url, headers: req.headers }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => {
-      sockets.forEach((s) => s.destroy());
+      server.closeAllConnections();
       return new Promise((r) => server.close(() => r()));
     },
   };
@@ -192,15 +195,15 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
 
   describe('upstream failures', () => {
     let broken: RunningApp;
-    let hanging: Awaited<ReturnType<typeof hangingServer>>;
+    let upstream: Awaited<ReturnType<typeof testUpstream>>;
 
     beforeAll(async () => {
-      hanging = await hangingServer();
+      upstream = await testUpstream();
       broken = await boot(
         orchestratorApp,
         serviceEnv('orchestrator', db, redis, {
           AUTH_URL: await closedPortUrl(),
-          PARTNERS_URL: hanging.url,
+          PARTNERS_URL: upstream.url,
           LEDGER_URL: ledger.url,
           WEBHOOK_DISPATCHER_URL: dispatcher.url,
           UPSTREAM_TIMEOUT_MS: '700',
@@ -211,7 +214,7 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
     });
     afterAll(async () => {
       await broken?.close();
-      await hanging?.close();
+      await upstream?.close();
     });
 
     it('a stopped upstream gives 502 UPSTREAM_UNAVAILABLE at once', async () => {
@@ -230,7 +233,7 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
 
     it('a hanging upstream gives 504 UPSTREAM_TIMEOUT within the configured timeout', async () => {
       const started = Date.now();
-      const res = await fetch(`${broken.url}/api/partners-public/orders`, {
+      const res = await fetch(`${broken.url}/api/partners-public/hang`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{"amount":1}',
@@ -241,6 +244,20 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
       // undici's timers are coarse; what matters is that it waited, then gave up long before a hang
       expect(elapsed).toBeGreaterThanOrEqual(300);
       expect(elapsed).toBeLessThan(3_000);
+    });
+
+    it('forwards ids and the client address, and never a client-supplied service key', async () => {
+      const res = await fetch(`${broken.url}/api/partners-public/echo?a=1`, {
+        headers: { 'x-request-id': REQUEST_ID, 'x-forwarded-for': '203.0.113.9', 'x-service-key': 'guessed-key' },
+      });
+      expect(res.status).toBe(200);
+      const seen = await json(res);
+      expect(seen.path).toBe('/partners-public/echo?a=1');
+      expect(seen.headers['x-request-id']).toBe(REQUEST_ID);
+      expect(seen.headers['x-correlation-id']).toBe(res.headers.get('x-correlation-id'));
+      // the last entry is the peer the gateway saw; upstreams trust only that one
+      expect(seen.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+      expect(seen.headers['x-service-key']).toBeUndefined();
     });
 
     it('GET /api/health is 503 and names the services that are down', async () => {

@@ -32,6 +32,9 @@ export async function registerGateway(fastify: FastifyInstance, config: Orchestr
         timeout: config.UPSTREAM_TIMEOUT_MS,
         rewriteRequestHeaders: (req, headers) => {
           const forwarded: Record<string, unknown> = { ...headers, 'x-request-id': req.id, 'x-correlation-id': req.correlationId };
+          // Append the peer we actually saw: upstreams trust only the last entry, never the client's.
+          const prior = headers['x-forwarded-for'];
+          forwarded['x-forwarded-for'] = prior ? `${String(prior)}, ${req.ip}` : req.ip;
           delete forwarded[SERVICE_KEY_HEADER];
           return forwarded as typeof headers;
         },
