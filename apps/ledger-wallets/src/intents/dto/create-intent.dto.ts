@@ -1,8 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { ActorDto } from './actor.dto';
 import { IsMoney } from './money';
+import { TransferTermsDto } from './transfer-terms.dto';
 
 export const INTENT_TYPES = ['TRANSFER', 'CASH_IN', 'CASH_OUT'] as const;
 export type IntentType = (typeof INTENT_TYPES)[number];
@@ -13,7 +13,7 @@ export type IntentType = (typeof INTENT_TYPES)[number];
  * CASH_IN: source = the agent's float account, destination = the customer's account;
  * CASH_OUT: source = the customer's account, destination = the agent's account.
  */
-export class CreateIntentDto {
+export class CreateIntentDto extends TransferTermsDto {
   /** UUID v4 from the client; required (missing → 400 IDEMPOTENCY_KEY_MISSING) and unique */
   @IsOptional()
   @IsUUID('4')
@@ -22,22 +22,10 @@ export class CreateIntentDto {
   @IsIn(INTENT_TYPES)
   type: IntentType;
 
-  @IsUUID()
-  sourceAccountId: string;
-
-  @IsUUID()
-  destinationAccountId: string;
-
-  @IsMoney()
-  amount: number;
-
   /** fee computed by the orchestrator at creation; frozen together with the amount */
   @IsOptional()
   @IsMoney(0)
   fee?: number;
-
-  @IsIn(SUPPORTED_CURRENCIES)
-  currency: string;
 
   /** cash-out with a non-fresh QR: the OTP branch of the state machine */
   @IsOptional()

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { IsMoney } from './money';
+import { TransferTermsDto } from './transfer-terms.dto';
 
 export class FeeDto {
   @IsMoney(0)
@@ -58,19 +58,7 @@ export class ExecutionMetadataDto {
  * FEE_COLLECTION, commission TREASURY → agent commission account (2 to 6 entries). The correlation
  * id comes from `X-Correlation-Id`.
  */
-export class ExecutionContextDto {
-  @IsUUID()
-  sourceAccountId: string;
-
-  @IsUUID()
-  destinationAccountId: string;
-
-  @IsMoney()
-  amount: number;
-
-  @IsIn(SUPPORTED_CURRENCIES)
-  currency: string;
-
+export class ExecutionContextDto extends TransferTermsDto {
   @IsOptional()
   @ValidateNested()
   @Type(() => FeeDto)

@@ -1,21 +1,9 @@
-import { IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsMoney } from '../../intents/dto/money';
+import { TransferTermsDto } from '../../intents/dto/transfer-terms.dto';
 
 /** Deprecated `POST /v1/transactions`: a direct transfer, run as intent → PIN_VERIFIED → SUCCEEDED. */
-export class LegacyTransactionDto {
-  @IsUUID()
-  sourceAccountId: string;
-
-  @IsUUID()
-  destinationAccountId: string;
-
-  @IsMoney()
-  amount: number;
-
-  @IsIn(SUPPORTED_CURRENCIES)
-  currency: string;
-
+export class LegacyTransactionDto extends TransferTermsDto {
   @IsOptional()
   @IsMoney(0)
   fee?: number;
