@@ -184,6 +184,23 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
     },
   );
 
+  it.each(['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher'])(
+    '/hz/%s reaches that service health directly through the entry point (staging and review)',
+    async (name) => {
+      const res = await call(`/hz/${name}`);
+      expect(res.status).toBe(200);
+      const body = await json(res);
+      expect(body.status).toBe('ok');
+      expect(body.details.database.status).toBe('up');
+    },
+  );
+
+  it('/hz/<unknown> is 404 NOT_FOUND', async () => {
+    const res = await call('/hz/mainframe');
+    expect(res.status).toBe(404);
+    expect((await json(res)).code).toBe('NOT_FOUND');
+  });
+
   it('exposes Prometheus metrics at the root, with a request-duration histogram by route', async () => {
     await call('/api/config/currencies');
     const res = await fetch(`${gateway.url}/metrics`);
@@ -208,6 +225,7 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
           WEBHOOK_DISPATCHER_URL: dispatcher.url,
           UPSTREAM_TIMEOUT_MS: '700',
           HEALTH_TIMEOUT_MS: '500',
+          HZ_ROUTES_ENABLED: 'false', // as in production
         }),
         { listen: true },
       );
@@ -258,6 +276,11 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
       // the last entry is the peer the gateway saw; upstreams trust only that one
       expect(seen.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
       expect(seen.headers['x-service-key']).toBeUndefined();
+    });
+
+    it('has no /hz routes when they are disabled (production)', async () => {
+      const res = await fetch(`${broken.url}/hz/ledger-wallets`);
+      expect(res.status).toBe(404);
     });
 
     it('GET /api/health is 503 and names the services that are down', async () => {

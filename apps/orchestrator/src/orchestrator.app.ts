@@ -1,5 +1,5 @@
 import type { AppDefinition } from '@mm/platform';
-import { registerGateway } from './gateway/gateway';
+import { registerGateway, registerServiceHealthRoutes } from './gateway/gateway';
 import { OrchestratorConfig } from './orchestrator.config';
 import { OrchestratorModule } from './orchestrator.module';
 
@@ -11,6 +11,20 @@ export const orchestratorApp: AppDefinition<OrchestratorConfig> = {
     globalPrefix: 'api',
     // The public entry point creates the correlation id of every public request.
     trustIncomingCorrelationId: false,
-    configure: (_app, fastify) => registerGateway(fastify, config),
+    configure: async (_app, fastify) => {
+      await registerGateway(fastify, config);
+      if (config.hzRoutesEnabled) {
+        registerServiceHealthRoutes(
+          fastify,
+          {
+            auth: config.AUTH_URL,
+            partners: config.PARTNERS_URL,
+            'ledger-wallets': config.LEDGER_URL,
+            'webhook-dispatcher': config.WEBHOOK_DISPATCHER_URL,
+          },
+          config.HEALTH_TIMEOUT_MS,
+        );
+      }
+    },
   }),
 };

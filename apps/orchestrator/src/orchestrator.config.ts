@@ -1,6 +1,6 @@
-import { IsInt, IsUrl, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsUrl, Min } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { DatabaseConfig } from '@mm/platform';
+import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
@@ -32,4 +32,17 @@ export class OrchestratorConfig extends DatabaseConfig {
   @IsInt()
   @Min(100)
   HEALTH_TIMEOUT_MS: number = 2_000;
+
+  /**
+   * Spec 3: in staging and review each service's health is also reachable at `/hz/<service>`.
+   * Unset: on everywhere but production.
+   */
+  @IsOptional()
+  @EnvBoolean()
+  @IsBoolean()
+  HZ_ROUTES_ENABLED?: boolean;
+
+  get hzRoutesEnabled(): boolean {
+    return this.HZ_ROUTES_ENABLED ?? this.NODE_ENV !== 'production';
+  }
 }

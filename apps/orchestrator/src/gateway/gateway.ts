@@ -55,3 +55,32 @@ export async function registerGateway(fastify: FastifyInstance, config: Orchestr
     });
   }
 }
+
+/**
+ * `/hz/<service>` (staging and review only, spec 3): each service's own `/health`, reached directly
+ * through the entry point, status and body as the service answered them.
+ */
+export function registerServiceHealthRoutes(fastify: FastifyInstance, upstreams: Record<string, string>, timeoutMs: number): void {
+  fastify.get<{ Params: { service: string } }>('/hz/:service', async (req, reply) => {
+    if (req.params.service === 'orchestrator') {
+      const own = await fastify.inject({ method: 'GET', url: '/health' });
+      return reply.status(own.statusCode).type('application/json; charset=utf-8').send(own.body);
+    }
+    const base = upstreams[req.params.service];
+    if (!base) throw new AppException('NOT_FOUND', `Unknown service ${req.params.service}`);
+    let res: Response;
+    try {
+      res = await fetch(new URL('/health', base), { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      const timedOut = (error as { name?: string }).name === 'TimeoutError';
+      throw new AppException(
+        timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
+        `${req.params.service} did not answer its health check`,
+      );
+    }
+    return reply
+      .status(res.status)
+      .type('application/json; charset=utf-8')
+      .send(await res.text());
+  });
+}
