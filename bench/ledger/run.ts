@@ -16,7 +16,8 @@ import { type BenchRow, closedLoop, pgbench, printTable, writeResults } from '..
 import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
 import { BenchClient } from './http-client';
-import { AMOUNT, type PoolIntent, checkInvariants, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
+import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
+import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LEDGER_DB = 'mm_bench_ledger';

@@ -14,10 +14,9 @@ import { Client } from 'pg';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUES, WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
-import { bootApp } from '@mm/platform';
+import { bootApp, bullOptions } from '@mm/platform';
 import { signatureHeader } from '@mm/webhook-signature';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
-import { bullOptions } from '../../apps/webhook-dispatcher/src/delivery/bull-options';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
 

@@ -1,8 +1,8 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import { QUEUES } from '@mm/contracts';
-import { MetricsService, bullConnection, bullPrefix } from '@mm/platform';
+import { MetricsService, bullOptions } from '@mm/platform';
 import { LedgerDb } from '../src/db/ledger-db.service';
 import { ExpirySweeper } from '../src/intents/expiry-sweeper.service';
 import { OutboxRelay } from '../src/outbox/outbox-relay.service';
@@ -31,10 +31,7 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       LEDGER_OUTBOX_POLL_MS: '100',
       LEDGER_INTEGRITY_ALERT_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/compliance`,
     });
-    queue = new Queue(QUEUES.ledgerEvents, {
-      connection: bullConnection(h.app.config) as ConnectionOptions,
-      prefix: bullPrefix(h.app.config),
-    });
+    queue = new Queue(QUEUES.ledgerEvents, bullOptions(h.app.config));
   });
   afterAll(async () => {
     await queue.close();

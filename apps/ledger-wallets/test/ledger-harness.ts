@@ -105,42 +105,7 @@ export async function transfer(h: Harness, source: string, destination: string, 
   });
 }
 
-export interface InvariantReport {
-  /** accounts whose balance differs from credits − debits */
-  ledgerGaps: number;
-  /** accounts where available + frozen ≠ balance */
-  splitGaps: number;
-  /** Σ balances per currency (0 when every movement is double entry) */
-  totals: Record<string, number>;
-  /** intents SUCCEEDED without exactly one transaction, or a transaction on a non-SUCCEEDED intent */
-  intentMismatches: number;
-  /** transactions whose debits ≠ credits */
-  unbalancedTransactions: number;
-}
-
-export async function invariants(admin: Client): Promise<InvariantReport> {
-  const gaps = await admin.query(`
-    SELECT count(*) FILTER (WHERE a.balance <> COALESCE(l.net, 0))::int AS ledger_gaps,
-           count(*) FILTER (WHERE a.balance <> a.available_balance + a.frozen_balance)::int AS split_gaps
-    FROM ledger.accounts a
-    LEFT JOIN (SELECT account_id, sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) AS net FROM ledger.ledgers GROUP BY account_id) l
-      ON l.account_id = a.id`);
-  const totals = await admin.query(`SELECT currency, sum(balance)::text AS total FROM ledger.accounts GROUP BY currency`);
-  const intents = await admin.query(`
-    SELECT count(*)::int AS n FROM ledger.transaction_intents i
-    WHERE (i.status = 'SUCCEEDED') <> ((SELECT count(*) FROM ledger.transactions t WHERE t.intent_id = i.id) = 1)
-       OR (SELECT count(*) FROM ledger.transactions t WHERE t.intent_id = i.id) > 1`);
-  const unbalanced = await admin.query(`
-    SELECT count(*)::int AS n FROM (SELECT transaction_id FROM ledger.ledgers GROUP BY transaction_id
-      HAVING sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) <> 0) x`);
-  return {
-    ledgerGaps: gaps.rows[0].ledger_gaps,
-    splitGaps: gaps.rows[0].split_gaps,
-    totals: Object.fromEntries(totals.rows.map((r) => [r.currency.trim(), Number(r.total)])),
-    intentMismatches: intents.rows[0].n,
-    unbalancedTransactions: unbalanced.rows[0].n,
-  };
-}
+export { type Invariants as InvariantReport, checkInvariants as invariants } from './invariants';
 
 export async function balanceOf(h: Harness, id: string): Promise<{ balance: number; availableBalance: number; frozenBalance: number }> {
   const res = await h.call('GET', `/v1/internal/accounts/${id}`);

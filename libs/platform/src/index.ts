@@ -11,3 +11,4 @@ export * from './request-context';
 export * from './route-registry';
 export * from './service-key.guard';
 export * from './app-definition';
+export * from './sql';

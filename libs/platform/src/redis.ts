@@ -41,3 +41,8 @@ export function bullConnection(config: BaseConfig): BullRedisOptions & Connectio
 export function bullPrefix(config: BaseConfig): string {
   return `${config.REDIS_PREFIX}:bull`;
 }
+
+/** `connection` + `prefix` for a BullMQ queue or worker: the app's Redis and its namespace. */
+export function bullOptions(config: BaseConfig): { connection: ConnectionOptions; prefix: string } {
+  return { connection: bullConnection(config), prefix: bullPrefix(config) };
+}

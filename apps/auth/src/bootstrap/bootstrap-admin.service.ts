@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { DataSource } from 'typeorm';
 import { AuthConfig } from '../auth.config';
 import { E164, maskPhone } from '../common/phone';
-import { sql } from '../common/sql';
+import { queryRows } from '@mm/platform';
 import { pinRuleViolation } from '../crypto/pin-policy';
 import { AccountsService } from '../users/accounts.service';
 import { LocalUserStore } from '../users/local-user.store';
@@ -34,7 +34,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     const violation = pinRuleViolation(pin, phone);
     if (violation) throw new Error(`Invalid configuration: BOOTSTRAP_ADMIN_PIN: ${violation}`);
     await this.db.transaction(async (m) => {
-      await sql(m, `SELECT pg_advisory_xact_lock($1)`, [BOOTSTRAP_LOCK]);
+      await queryRows(m, `SELECT pg_advisory_xact_lock($1)`, [BOOTSTRAP_LOCK]);
       if (await this.users.adminExists(m)) return;
       if (await this.users.findByPhone(phone)) {
         this.logger.warn({ msg: 'bootstrap administrator not created: the phone already belongs to a user', phone: maskPhone(phone) });

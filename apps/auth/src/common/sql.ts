@@ -1,15 +1,3 @@
-import type { DataSource, EntityManager } from 'typeorm';
-
-/**
- * Runs one parameterised statement and returns its rows. TypeORM's postgres driver answers
- * UPDATE/DELETE with `[rows, rowCount]` and everything else with `rows`: this evens that out.
- */
-export async function sql<T>(db: DataSource | EntityManager, text: string, params: unknown[] = []): Promise<T[]> {
-  const result: unknown = await db.query(text, params);
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
-}
-
 /**
  * FROM item that turns off the WAL-flush wait for the statement's own (implicit) transaction:
  * `set_config(..., is_local => true)` runs during the statement, and PostgreSQL reads

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { PinHasher } from '../crypto/pin-hasher.service';
-import { sql } from '../common/sql';
+import { queryRows } from '@mm/platform';
 import { IdentityProvider, type IdpUser } from './identity-provider';
 
 interface IdpRow {
@@ -24,7 +24,7 @@ export class LocalIdentityProvider extends IdentityProvider {
 
   async createUser(phone: string, pin: string): Promise<{ user: IdpUser; created: boolean }> {
     const hash = await this.hasher.hash(pin);
-    const rows = await sql<IdpRow>(
+    const rows = await queryRows<IdpRow>(
       this.db,
       `INSERT INTO auth.idp_users (id, phone, pin_hash) VALUES ($1, $2, $3)
        ON CONFLICT (phone) DO NOTHING RETURNING id, phone, pin_hash`,
@@ -48,7 +48,7 @@ export class LocalIdentityProvider extends IdentityProvider {
     const ok = await this.hasher.verify(pin, row.pin_hash);
     if (ok && this.hasher.needsRehash(row.pin_hash)) {
       // Parameters were raised since this hash was made: upgrade it now that we know the PIN.
-      await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2 WHERE id = $1 AND pin_hash = $3`, [
+      await queryRows(this.db, `UPDATE auth.idp_users SET pin_hash = $2 WHERE id = $1 AND pin_hash = $3`, [
         id,
         await this.hasher.hash(pin),
         row.pin_hash,
@@ -59,7 +59,7 @@ export class LocalIdentityProvider extends IdentityProvider {
 
   async setPin(id: string, pin: string): Promise<void> {
     const hash = await this.hasher.hash(pin);
-    const rows = await sql(this.db, `UPDATE auth.idp_users SET pin_hash = $2, pin_changed_at = now() WHERE id = $1 RETURNING id`, [
+    const rows = await queryRows(this.db, `UPDATE auth.idp_users SET pin_hash = $2, pin_changed_at = now() WHERE id = $1 RETURNING id`, [
       id,
       hash,
     ]);
@@ -67,12 +67,12 @@ export class LocalIdentityProvider extends IdentityProvider {
   }
 
   async deleteUser(id: string): Promise<boolean> {
-    const rows = await sql(this.db, `DELETE FROM auth.idp_users WHERE id = $1 RETURNING id`, [id]);
+    const rows = await queryRows(this.db, `DELETE FROM auth.idp_users WHERE id = $1 RETURNING id`, [id]);
     return rows.length > 0;
   }
 
   private async row(column: 'id' | 'phone', value: string): Promise<IdpRow | undefined> {
-    const rows = await sql<IdpRow>(this.db, `SELECT id, phone, pin_hash FROM auth.idp_users WHERE ${column} = $1`, [value]);
+    const rows = await queryRows<IdpRow>(this.db, `SELECT id, phone, pin_hash FROM auth.idp_users WHERE ${column} = $1`, [value]);
     return rows[0];
   }
 }

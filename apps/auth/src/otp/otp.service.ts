@@ -6,7 +6,7 @@ import { AppException, type ErrorCode } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
 import { maskPhone } from '../common/phone';
-import { sql } from '../common/sql';
+import { queryRows } from '@mm/platform';
 import { AuthSecrets } from '../crypto/auth-secrets';
 import { SmsSender } from '../notifications/sms-sender';
 import type { OtpPurpose } from './otp-purpose';
@@ -68,12 +68,12 @@ export class OtpService {
     if (!deliver) return answer;
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.db.transaction(async (m) => {
-      await sql(
+      await queryRows(
         m,
         `UPDATE auth.otp_codes SET discarded_at = now() WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL`,
         [phone, purpose],
       );
-      await sql(
+      await queryRows(
         m,
         `INSERT INTO auth.otp_codes (id, phone, purpose, code_hmac, max_attempts, expires_at) VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
         [randomUUID(), phone, purpose, this.codeHmac(phone, purpose, code), this.config.OTP_MAX_ATTEMPTS, this.config.OTP_TTL_SEC],
@@ -88,7 +88,7 @@ export class OtpService {
   /** Strict single use: a second verification of the same code fails. */
   async verify(phone: string, purpose: OtpPurpose, code: string): Promise<OtpProof> {
     const outcome = await this.db.transaction(async (m): Promise<{ error: ErrorCode } | { id: string; consumedAt: Date }> => {
-      const rows = await sql<OtpRow>(
+      const rows = await queryRows<OtpRow>(
         m,
         `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at FROM auth.otp_codes
           WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL FOR UPDATE`,
@@ -97,20 +97,20 @@ export class OtpService {
       const row = rows[0];
       if (!row) return { error: await this.whyNoLiveCode(m, phone, purpose) };
       if (row.expires_at.getTime() <= Date.now()) {
-        await sql(m, `UPDATE auth.otp_codes SET discarded_at = now() WHERE id = $1`, [row.id]);
+        await queryRows(m, `UPDATE auth.otp_codes SET discarded_at = now() WHERE id = $1`, [row.id]);
         return { error: 'OTP_EXPIRED' as const };
       }
       const expected = this.codeHmac(phone, purpose, code);
       if (!timingSafeEqual(expected, row.code_hmac)) {
         const exhausted = row.attempts + 1 >= row.max_attempts;
-        await sql(
+        await queryRows(
           m,
           `UPDATE auth.otp_codes SET attempts = attempts + 1, discarded_at = CASE WHEN $2 THEN now() ELSE NULL END WHERE id = $1`,
           [row.id, exhausted],
         );
         return { error: exhausted ? ('OTP_ATTEMPTS_EXHAUSTED' as const) : ('OTP_INVALID' as const) };
       }
-      const consumed = await sql<{ consumed_at: Date }>(
+      const consumed = await queryRows<{ consumed_at: Date }>(
         m,
         `UPDATE auth.otp_codes SET consumed_at = now() WHERE id = $1 RETURNING consumed_at`,
         [row.id],
@@ -131,7 +131,7 @@ export class OtpService {
       return await this.verify(phone, purpose, code);
     } catch (error) {
       if (!(error instanceof AppException) || error.code !== 'OTP_EXPIRED') throw error;
-      const rows = await sql<{ id: string; consumed_at: Date }>(
+      const rows = await queryRows<{ id: string; consumed_at: Date }>(
         this.db,
         `SELECT id, consumed_at FROM auth.otp_codes
           WHERE phone = $1 AND purpose = $2 AND code_hmac = $3 AND consumed_at > now() - make_interval(secs => $4)
@@ -149,7 +149,7 @@ export class OtpService {
    */
   async lockProof(m: EntityManager, proof: string, phone: string, purpose: OtpPurpose): Promise<{ otpId: string; alreadyUsed: boolean }> {
     const otpId = this.otpIdOf(proof);
-    const rows = await sql<{ proof_used_at: Date | null }>(
+    const rows = await queryRows<{ proof_used_at: Date | null }>(
       m,
       `SELECT proof_used_at FROM auth.otp_codes
         WHERE id = $1 AND phone = $2 AND purpose = $3 AND consumed_at > now() - make_interval(secs => $4) FOR UPDATE`,
@@ -160,7 +160,7 @@ export class OtpService {
   }
 
   async markProofUsed(m: EntityManager, otpId: string): Promise<void> {
-    await sql(m, `UPDATE auth.otp_codes SET proof_used_at = now() WHERE id = $1 AND proof_used_at IS NULL`, [otpId]);
+    await queryRows(m, `UPDATE auth.otp_codes SET proof_used_at = now() WHERE id = $1 AND proof_used_at IS NULL`, [otpId]);
   }
 
   private otpIdOf(proof: string): string {
@@ -192,7 +192,7 @@ export class OtpService {
 
   /** No live code: tell "used up by wrong tries" apart from "expired, used or never sent". */
   private async whyNoLiveCode(m: EntityManager, phone: string, purpose: OtpPurpose): Promise<'OTP_ATTEMPTS_EXHAUSTED' | 'OTP_EXPIRED'> {
-    const rows = await sql<{ attempts: number; max_attempts: number; consumed_at: Date | null; expires_at: Date }>(
+    const rows = await queryRows<{ attempts: number; max_attempts: number; consumed_at: Date | null; expires_at: Date }>(
       m,
       `SELECT attempts, max_attempts, consumed_at, expires_at FROM auth.otp_codes WHERE phone = $1 AND purpose = $2 ORDER BY created_at DESC LIMIT 1`,
       [phone, purpose],

@@ -6,7 +6,8 @@ import { AppException, type ErrorCode } from '@mm/errors';
 import { REDIS } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
 import type { Role } from '../common/roles';
-import { RELAXED_COMMIT, sql } from '../common/sql';
+import { queryRows } from '@mm/platform';
+import { RELAXED_COMMIT } from '../common/sql';
 
 export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED';
 
@@ -48,7 +49,7 @@ export class SessionService {
     const refreshToken = newRefreshToken();
     // One statement: the session and the first token of its family. Relaxed commit: a session lost
     // with a crashed database only fails closed (its tokens are refused; the user logs in again).
-    await sql(
+    await queryRows(
       this.db,
       `WITH s AS (
          INSERT INTO auth.sessions (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id, expires_at
@@ -68,7 +69,7 @@ export class SessionService {
     expectedUserId?: string,
   ): Promise<{ sessionId: string; userId: string; roles: Role[]; refreshToken: string }> {
     const outcome = await this.db.transaction(async (m) => {
-      const rows = await sql<{
+      const rows = await queryRows<{
         session_id: string;
         used_at: Date | null;
         expires_at: Date;
@@ -96,7 +97,7 @@ export class SessionService {
       }
       if (row.expires_at.getTime() <= Date.now() || row.s_expires.getTime() <= Date.now()) return { error: 'TOKEN_EXPIRED' as const };
       if (row.status !== 'ACTIVE') return { error: 'ACCOUNT_DISABLED' as const };
-      await sql(m, `UPDATE auth.refresh_tokens SET used_at = now() WHERE token_hash = $1`, [hashToken(refreshToken)]);
+      await queryRows(m, `UPDATE auth.refresh_tokens SET used_at = now() WHERE token_hash = $1`, [hashToken(refreshToken)]);
       const next = newRefreshToken();
       await this.insertRefreshToken(m, row.session_id, next);
       return { sessionId: row.session_id, userId: row.user_id, roles: row.roles, refreshToken: next };
@@ -113,7 +114,7 @@ export class SessionService {
 
   /** The session behind an access token, if it is still live (checked on every authenticated call). */
   async active(sessionId: string, userId: string): Promise<ActiveSession> {
-    const rows = await sql<{ revoked_at: Date | null; expires_at: Date; roles: Role[]; status: 'ACTIVE' | 'DISABLED' }>(
+    const rows = await queryRows<{ revoked_at: Date | null; expires_at: Date; roles: Role[]; status: 'ACTIVE' | 'DISABLED' }>(
       this.db,
       `SELECT s.revoked_at, s.expires_at, u.roles, u.status FROM auth.sessions s JOIN auth.users u ON u.id = s.user_id WHERE s.id = $1 AND s.user_id = $2`,
       [sessionId, userId],
@@ -136,7 +137,7 @@ export class SessionService {
     keep?: string,
     manager: EntityManager | DataSource = this.db,
   ): Promise<string[]> {
-    const rows = await sql<{ id: string }>(
+    const rows = await queryRows<{ id: string }>(
       manager,
       `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2
         WHERE user_id = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR id <> $3::uuid) RETURNING id`,
@@ -148,14 +149,14 @@ export class SessionService {
   }
 
   private async revokeWith(m: EntityManager | DataSource, sessionId: string, reason: RevokeReason): Promise<void> {
-    await sql(m, `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [
+    await queryRows(m, `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [
       sessionId,
       reason,
     ]);
   }
 
   private async insertRefreshToken(m: EntityManager, sessionId: string, token: string): Promise<void> {
-    await sql(
+    await queryRows(
       m,
       `INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $1, $2, expires_at FROM auth.sessions WHERE id = $2`,
       [hashToken(token), sessionId],

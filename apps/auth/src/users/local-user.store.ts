@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
-import { RELAXED_COMMIT, sql } from '../common/sql';
+import { queryRows } from '@mm/platform';
+import { RELAXED_COMMIT } from '../common/sql';
 import type { LocalUser } from './local-user';
 
 interface UserRow {
@@ -51,7 +52,7 @@ export class LocalUserStore {
   /** Idempotent on the IdP user: the same input again returns the same user; a different one is a conflict. */
   async create(input: NewLocalUser): Promise<{ user: LocalUser; created: boolean }> {
     const roles = [...new Set(input.roles)].sort();
-    const rows = await sql<UserRow>(
+    const rows = await queryRows<UserRow>(
       this.db,
       `INSERT INTO auth.users (id, idp_user_id, phone, roles, profile_id) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
@@ -77,12 +78,12 @@ export class LocalUserStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    const rows = await sql(this.db, `DELETE FROM auth.users WHERE id = $1 RETURNING id`, [id]);
+    const rows = await queryRows(this.db, `DELETE FROM auth.users WHERE id = $1 RETURNING id`, [id]);
     return rows.length > 0;
   }
 
   async adminExists(manager: EntityManager | DataSource = this.db): Promise<boolean> {
-    const rows = await sql(manager, `SELECT 1 FROM auth.users WHERE 'ADMIN' = ANY (roles) LIMIT 1`);
+    const rows = await queryRows(manager, `SELECT 1 FROM auth.users WHERE 'ADMIN' = ANY (roles) LIMIT 1`);
     return rows.length > 0;
   }
 
@@ -94,7 +95,7 @@ export class LocalUserStore {
    */
   async reservePinAttempt(id: string, policy: { lockAt: number; baseSec: number }): Promise<LocalUser | undefined> {
     // Relaxed commit: a counter lost with a crashed database costs nothing; login latency matters.
-    const rows = await sql<UserRow>(
+    const rows = await queryRows<UserRow>(
       this.db,
       `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
@@ -113,7 +114,7 @@ export class LocalUserStore {
 
   /** The reserved attempt failed: at PIN_HARD_LOCK_THRESHOLD the account is locked until a PIN reset. */
   async confirmPinFailure(id: string, hardLockAt: number): Promise<LocalUser> {
-    const rows = await sql<UserRow>(
+    const rows = await queryRows<UserRow>(
       this.db,
       `UPDATE auth.users SET hard_locked = hard_locked OR failed_pin_attempts >= $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, hardLockAt],
@@ -124,7 +125,7 @@ export class LocalUserStore {
 
   /** The reserved attempt succeeded: count and temporary lock cleared (a hard lock only by a reset). */
   async clearPinFailures(id: string): Promise<void> {
-    await sql(
+    await queryRows(
       this.db,
       `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now()
        FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT hard_locked`,
@@ -134,7 +135,7 @@ export class LocalUserStore {
 
   /** After a PIN reset: every lock lifted. */
   async unlock(id: string, manager: EntityManager | DataSource = this.db): Promise<void> {
-    await sql(
+    await queryRows(
       manager,
       `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, updated_at = now() WHERE id = $1`,
       [id],
@@ -142,7 +143,7 @@ export class LocalUserStore {
   }
 
   private async findBy(column: 'id' | 'phone' | 'idp_user_id', value: string): Promise<LocalUser | undefined> {
-    const rows = await sql<UserRow>(this.db, `SELECT ${COLUMNS} FROM auth.users WHERE ${column} = $1`, [value]);
+    const rows = await queryRows<UserRow>(this.db, `SELECT ${COLUMNS} FROM auth.users WHERE ${column} = $1`, [value]);
     return rows[0] && toUser(rows[0]);
   }
 }

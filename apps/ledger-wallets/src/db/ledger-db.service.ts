@@ -82,22 +82,16 @@ export class LedgerDb {
         // planner would read a row by primary key with a sequential scan, and under SERIALIZABLE
         // that takes a predicate lock on the whole relation, so any concurrent write to the table
         // becomes a 40001. Index scans lock pages.
-        const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
-        const locking =
-          fresh.length > 0
-            ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.config.LEDGER_LOCK_TIMEOUT_MS}); COMMIT; `
-            : '';
+        const { fresh, sql: opening } = this.opening(session, lockKeys);
         session.inTransaction = true;
         session.beforeCommit = undefined;
-        const results = await session.batch(
-          `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'; SET LOCAL enable_seqscan = off${firstRead ? `; ${firstRead}` : ''}`,
-        );
+        const results = await session.batch(firstRead ? `${opening}; ${firstRead}` : opening);
         session.heldLocks.push(...fresh);
         const result = await work(session, firstRead ? results[results.length - 1] : []);
         // The last write (when the work deferred one), COMMIT and the release in one round trip.
         const last = session.beforeCommit ? `${session.beforeCommit}; ` : '';
         session.beforeCommit = undefined;
-        await session.exec(`${last}COMMIT; SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`);
+        await session.exec(`${last}COMMIT; ${releaseSql(lockKeys)}`);
         session.inTransaction = false;
         session.forget(lockKeys);
         return result;
@@ -116,22 +110,30 @@ export class LedgerDb {
   async singleStatement(session: DbSession, lockKeys: bigint[], sql: string): Promise<Record<string, unknown>[]> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
-        const locking =
-          fresh.length > 0
-            ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.config.LEDGER_LOCK_TIMEOUT_MS}); COMMIT; `
-            : '';
+        const { sql: opening } = this.opening(session, lockKeys);
         session.inTransaction = true;
-        const results = await session.batch(
-          `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${this.config.LEDGER_LOCK_TIMEOUT_MS}ms'; SET LOCAL enable_seqscan = off; ` +
-            `${sql}; COMMIT; SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`,
-        );
+        const results = await session.batch(`${opening}; ${sql}; COMMIT; ${releaseSql(lockKeys)}`);
         session.inTransaction = false;
         return results[results.length - 3];
       } catch (error) {
         await this.recover(session, lockKeys, error, attempt);
       }
     }
+  }
+
+  /**
+   * The start of every money transaction, sent in one round trip: the advisory locks not held yet
+   * (ascending ids, taken before the snapshot), then BEGIN SERIALIZABLE with the lock wait cap and
+   * index scans only (see `serializable`).
+   */
+  private opening(session: DbSession, lockKeys: bigint[]): { fresh: bigint[]; sql: string } {
+    const timeout = this.config.LEDGER_LOCK_TIMEOUT_MS;
+    const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
+    const locking = fresh.length > 0 ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${timeout}); COMMIT; ` : '';
+    return {
+      fresh,
+      sql: `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${timeout}ms'; SET LOCAL enable_seqscan = off`,
+    };
   }
 
   /** After a failed attempt: roll back, release, then throw (not retryable, or out of retries) or wait before the replay. */
@@ -158,4 +160,9 @@ export class LedgerDb {
     // Up to 25% jitter: transactions that failed together must not replay in lockstep.
     await sleep(Math.round(this.delays[attempt] * (1 + Math.random() * 0.25)));
   }
+}
+
+/** Releases the session-level advisory locks of one money transaction. */
+function releaseSql(lockKeys: bigint[]): string {
+  return `SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`;
 }

@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type ConnectionOptions, Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Counter } from 'prom-client';
 import { QUEUES } from '@mm/contracts';
-import { MetricsService, bullConnection, bullPrefix } from '@mm/platform';
+import { MetricsService, bullOptions } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 
@@ -119,10 +119,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private getQueue(): Queue {
     if (!this.queue) {
-      this.queue = new Queue(QUEUES.ledgerEvents, {
-        connection: bullConnection(this.config) as ConnectionOptions,
-        prefix: bullPrefix(this.config),
-      });
+      this.queue = new Queue(QUEUES.ledgerEvents, bullOptions(this.config));
       // A connection error is reported by the failing add(); the listener keeps it from crashing the process.
       this.queue.on('error', () => undefined);
     }

@@ -1,10 +1,10 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { bullOptions } from '@mm/platform';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, type WebhookResendJob } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { webhookBackoffMs } from './backoff';
-import { bullOptions } from './bull-options';
 import { DeliveryService, type JobContext } from './delivery.service';
 import type { DeliveryOutcome } from './webhook-metrics';
 import { WebhookSender } from './webhook-sender';

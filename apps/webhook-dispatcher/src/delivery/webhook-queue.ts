@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
+import { bullOptions } from '@mm/platform';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, type WebhookResendJob, webhookJobOptions } from '@mm/contracts';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
-import { bullOptions } from './bull-options';
 
 /** The dispatcher's own producer side of `webhooks`: the internal enqueue route, resends and replays. */
 @Injectable()

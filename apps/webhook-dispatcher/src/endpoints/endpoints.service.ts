@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
-import { rowsOf } from '../common/sql';
+import { queryRows } from '@mm/platform';
 import { SecretCipher, generateWebhookSecret } from '../secrets/secret-cipher';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import type { DeliveryTarget, EndpointView, HealthEventView } from './endpoint.types';
@@ -92,17 +92,16 @@ export class EndpointsService {
       );
       if (rows.length === 0) throw new AppException('WEBHOOK_ENDPOINT_NOT_FOUND');
       const overlapMs = this.config.WEBHOOK_SECRET_ROTATION_OVERLAP_MS;
-      const updated = await rowsOf<{ previous_secret_expires_at: Date | null }>(
-        tx.query(
-          `UPDATE webhooks.endpoints
+      const updated = await queryRows<{ previous_secret_expires_at: Date | null }>(
+        tx,
+        `UPDATE webhooks.endpoints
             SET secret_ciphertext = $2,
                 previous_secret_ciphertext = CASE WHEN $4::bigint > 0 THEN $3::bytea END,
                 previous_secret_expires_at = CASE WHEN $4::bigint > 0 THEN now() + $4::bigint * interval '1 millisecond' END,
                 updated_at = now()
           WHERE integration_id = $1
           RETURNING previous_secret_expires_at`,
-          [integrationId, this.cipher.encrypt(secret, integrationId), rows[0].secret_ciphertext, overlapMs],
-        ),
+        [integrationId, this.cipher.encrypt(secret, integrationId), rows[0].secret_ciphertext, overlapMs],
       );
       this.logger.log({ msg: 'webhook secret rotated', integrationId, overlapMs });
       return { secret, previousSecretExpiresAt: iso(updated[0].previous_secret_expires_at) };
@@ -182,14 +181,13 @@ export class EndpointsService {
       ]);
       if (current.length === 0) throw new AppException('WEBHOOK_ENDPOINT_NOT_FOUND');
       if (current[0].status === 'enabled') return toView(current[0]);
-      const rows = await rowsOf<EndpointRow>(
-        tx.query(
-          `UPDATE webhooks.endpoints
+      const rows = await queryRows<EndpointRow>(
+        tx,
+        `UPDATE webhooks.endpoints
             SET status = 'enabled', failing_since = NULL, disabled_at = NULL, disabled_reason = NULL, updated_at = now()
           WHERE integration_id = $1
           RETURNING ${VIEW_COLUMNS}`,
-          [integrationId],
-        ),
+        [integrationId],
       );
       await tx.query(`INSERT INTO webhooks.endpoint_health_events (integration_id, kind, reason) VALUES ($1, 'enabled', $2)`, [
         integrationId,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
-import { rowsOf } from '../common/sql';
+import { queryRows } from '@mm/platform';
 import type { AttemptRecord, AttemptView, EventStatus, EventView, StoredEvent } from './event.types';
 
 interface EventRow {
@@ -106,11 +106,10 @@ export class WebhookEventsRepository {
 
   /** Marks an event for one more delivery run and returns the run number (names the resend job). */
   async beginResend(eventId: string): Promise<number> {
-    const rows = await rowsOf<{ resend_count: number }>(
-      this.db.query(
-        `UPDATE webhooks.events SET resend_count = resend_count + 1, status = 'pending', updated_at = now() WHERE id = $1 RETURNING resend_count`,
-        [eventId],
-      ),
+    const rows = await queryRows<{ resend_count: number }>(
+      this.db,
+      `UPDATE webhooks.events SET resend_count = resend_count + 1, status = 'pending', updated_at = now() WHERE id = $1 RETURNING resend_count`,
+      [eventId],
     );
     if (rows.length === 0) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
     return rows[0].resend_count;

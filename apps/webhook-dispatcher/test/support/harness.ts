@@ -3,10 +3,9 @@ import { Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import pino from 'pino';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, webhookJobOptions } from '@mm/contracts';
-import type { Logger } from '@mm/platform';
+import { type Logger, bullOptions } from '@mm/platform';
 import { webhookDispatcherApp } from '../../src/webhook-dispatcher.app';
 import type { WebhookDispatcherConfig } from '../../src/webhook-dispatcher.config';
-import { bullOptions } from '../../src/delivery/bull-options';
 import { type RunningApp, boot } from '../../../../test/support/boot';
 import { TEST_SERVICE_KEY, type TestDatabase, serviceEnv } from '../../../../test/support/test-env';
 
