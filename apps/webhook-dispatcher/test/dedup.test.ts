@@ -40,10 +40,8 @@ describe('webhook deduplication store (spec 1 rule 2)', () => {
       await dispatcher.queue.remove(envelope.id);
       await dispatcher.enqueue(integrationId, envelope);
       const job = await waitFor(
-        async () => {
-          const j = await dispatcher.queue.getJob(envelope.id);
-          return j && (await j.getState()) === 'completed' ? j : undefined;
-        },
+        // State first, then the job: a job read before it completes keeps a null returnvalue.
+        async () => ((await dispatcher.queue.getJobState(envelope.id)) === 'completed' ? dispatcher.queue.getJob(envelope.id) : undefined),
         5_000,
         'second job completed',
       );
