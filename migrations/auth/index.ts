@@ -1,5 +1,6 @@
 import type { MigrationClass } from '../types';
 import { AuthInit1763900000000 } from './1763900000000-auth-init';
+import { ApplicationRoles1764000000000 } from './1764000000000-application-roles';
 
 /** Migrations of the `auth` schema, in order. Append new ones; never edit a shipped one. */
-export const authMigrations: MigrationClass[] = [AuthInit1763900000000];
+export const authMigrations: MigrationClass[] = [AuthInit1763900000000, ApplicationRoles1764000000000];

@@ -1,5 +1,13 @@
 import type { MigrationClass } from '../types';
 import { LedgerInit1763800000000 } from './1763800000000-ledger-init';
+import { ConsentProofs1764000000000 } from './1764000000000-consent-proofs';
+import { BalanceEnforcement1764000100000 } from './1764000100000-balance-enforcement';
+import { Corrections1764000200000 } from './1764000200000-corrections';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
-export const ledgerMigrations: MigrationClass[] = [LedgerInit1763800000000];
+export const ledgerMigrations: MigrationClass[] = [
+  LedgerInit1763800000000,
+  ConsentProofs1764000000000,
+  BalanceEnforcement1764000100000,
+  Corrections1764000200000,
+];

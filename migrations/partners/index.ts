@@ -1,4 +1,5 @@
 import type { MigrationClass } from '../types';
+import { PartnersInit1764000000000 } from './1764000000000-partners-init';
 
 /** Migrations of the `partners` schema, in order. Append new ones; never edit a shipped one. */
-export const partnersMigrations: MigrationClass[] = [];
+export const partnersMigrations: MigrationClass[] = [PartnersInit1764000000000];

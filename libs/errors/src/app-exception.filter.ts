@@ -12,6 +12,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, exceptio
   const described = describeError(exception);
   if (described.unexpected) {
     request.log.error({ err: exception }, 'unhandled error');
+  } else if (described.unavailable) {
+    const e = exception as { code?: unknown; message?: unknown };
+    request.log.warn({ err: { code: e.code, message: String(e.message).slice(0, 200) } }, 'backing service unavailable');
   }
   const body: ErrorBody = { code: described.code, message: described.message, requestId: String(request.id) };
   if (described.errors) body.errors = described.errors;

@@ -45,4 +45,32 @@ describe('describeError', () => {
     expect(describeError('a string').code).toBe('INTERNAL_ERROR');
     expect(describeError(null).code).toBe('INTERNAL_ERROR');
   });
+
+  it('turns a lost or refused database/Redis connection into 503 SERVICE_UNAVAILABLE without the driver text', () => {
+    const typeormWrapped = Object.assign(new Error('terminating connection due to administrator command'), {
+      name: 'QueryFailedError',
+      driverError: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    });
+    const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const causes = [
+      typeormWrapped,
+      refused(),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      new AggregateError([refused()], 'connect failed'),
+    ];
+    for (const cause of causes) {
+      expect(describeError(cause)).toEqual({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The service is temporarily unavailable',
+        headers: { 'retry-after': '1' },
+        unexpected: false,
+        unavailable: true,
+      });
+    }
+    // A constraint or syntax error stays a bug.
+    expect(describeError(Object.assign(new Error('duplicate key'), { code: '23505' })).code).toBe('INTERNAL_ERROR');
+  });
 });

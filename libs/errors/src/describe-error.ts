@@ -10,6 +10,8 @@ export interface DescribedError {
   headers?: Record<string, string>;
   /** true when the cause is unexpected and must be logged with its stack */
   unexpected: boolean;
+  /** true when a backing service (database, Redis) was unreachable: logged as a warning, without a stack */
+  unavailable?: boolean;
 }
 
 /** Fastify's own request-level errors (body parsing, limits) and the code each one becomes. */
@@ -23,6 +25,27 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_BAD_URL: 'BAD_REQUEST',
   FST_ERR_ASYNC_CONSTRAINT: 'BAD_REQUEST',
 };
+
+/**
+ * A backing service (PostgreSQL, Redis) that cannot be reached or dropped the connection: SQLSTATE
+ * class 08 (connection exception), 57P01-57P03 (the server is shutting down or starting), 53300 (no
+ * connection slot), the socket errors of a refused or cut connection, and the pg driver's own
+ * messages for a connection it lost or could not open in time. The request may succeed when retried.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Client was closed and is not queryable)/;
+
+export function isBackingServiceUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const e = error as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && (UNAVAILABLE_SQLSTATE.test(e.code) || UNAVAILABLE_ERRNO.has(e.code))) return true;
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  // TypeORM wraps the driver's error; Node wraps connection attempts to several addresses in an AggregateError.
+  const nested = [e.driverError, e.cause, ...(Array.isArray(e.errors) ? e.errors : [])];
+  return nested.some((inner) => inner !== error && isBackingServiceUnavailable(inner, depth + 1));
+}
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -80,6 +103,10 @@ export function describeError(exception: unknown): DescribedError {
   }
   if (err && typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return fromCode(STATUS_CODES[err.statusCode] ?? 'BAD_REQUEST');
+  }
+  // A database or Redis outage is not a bug: 503 with a retry hint, the driver's text never shown.
+  if (isBackingServiceUnavailable(exception)) {
+    return { ...fromCode('SERVICE_UNAVAILABLE'), headers: { 'retry-after': '1' }, unexpected: false, unavailable: true };
   }
   return { ...fromCode('INTERNAL_ERROR'), unexpected: true };
 }

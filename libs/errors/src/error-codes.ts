@@ -3,6 +3,12 @@ import { COMMON_ERRORS } from './codes/common';
 import { LEDGER_ERRORS } from './codes/ledger';
 import { PARTNERS_ERRORS } from './codes/partners';
 import { WEBHOOKS_ERRORS } from './codes/webhooks';
+import { CONSENT_ERRORS } from './codes/consent';
+import { CORRECTIONS_ERRORS } from './codes/corrections';
+import { IDENTITY_ERRORS } from './codes/identity';
+import { MONEY_FLOW_ERRORS } from './codes/money-flow';
+import { PAYMENTS_ERRORS } from './codes/payments';
+import { RELIABILITY_ERRORS } from './codes/reliability';
 
 /**
  * The single catalogue of stable error codes of the platform, composed from one section per domain
@@ -15,6 +21,12 @@ export const ERROR_CATALOG = {
   ...LEDGER_ERRORS,
   ...AUTH_ERRORS,
   ...WEBHOOKS_ERRORS,
+  ...IDENTITY_ERRORS,
+  ...MONEY_FLOW_ERRORS,
+  ...CONSENT_ERRORS,
+  ...CORRECTIONS_ERRORS,
+  ...RELIABILITY_ERRORS,
+  ...PAYMENTS_ERRORS,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

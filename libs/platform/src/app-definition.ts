@@ -2,6 +2,7 @@ import type { DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppOptions, createApp, startApp } from './bootstrap';
 import { type BaseConfig, loadConfig } from './config';
+import { InternalListenerConfig, internalListenerAddress } from './internal-listener';
 import type { Logger } from './logger';
 
 /**
@@ -24,12 +25,24 @@ export async function bootApp<C extends BaseConfig>(
   def: AppDefinition<C>,
   boot: BootOptions = {},
 ): Promise<{ app: NestFastifyApplication; config: C }> {
-  const config = loadConfig(def.Config, boot.env ?? process.env);
-  const app = await createApp(def.module(config), { ...def.options?.(config), service: def.service, config, logger: boot.logger });
+  const env = boot.env ?? process.env;
+  const config = loadConfig(def.Config, env);
+  const app = await createApp(def.module(config), {
+    ...def.options?.(config),
+    internalListener: internalListenerAddress(loadConfig(InternalListenerConfig, env), config.PORT),
+    service: def.service,
+    config,
+    logger: boot.logger,
+  });
   return { app, config };
 }
 
 export function startDefinedApp<C extends BaseConfig>(def: AppDefinition<C>): Promise<NestFastifyApplication> {
   const config = loadConfig(def.Config);
-  return startApp(def.module(config), { ...def.options?.(config), service: def.service, config });
+  return startApp(def.module(config), {
+    ...def.options?.(config),
+    internalListener: internalListenerAddress(loadConfig(InternalListenerConfig), config.PORT),
+    service: def.service,
+    config,
+  });
 }

@@ -3,13 +3,22 @@ import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { AppExceptionFilter, validationExceptionFactory } from '@mm/errors';
+import {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import { AppException, AppExceptionFilter, sendError, validationExceptionFactory } from '@mm/errors';
 import type { BaseConfig } from './config';
 import { PlatformHealthService } from './health';
 import { genRequestId, registerHttpHooks, routeMiss } from './http-hooks';
+import { type InternalListenerAddress, InternalListener, internalListenerOf, setInternalListener } from './internal-listener';
 import { type Logger, PinoNestLogger, createLogger } from './logger';
 import { MetricsService } from './metrics';
+import { type PublicSurfaceOptions, publicDocument, restrictPublicListener, trackPublicListener } from './public-surface';
 import { RouteRegistry } from './route-registry';
 
 export interface AppOptions {
@@ -23,6 +32,14 @@ export interface AppOptions {
   logger?: Logger;
   /** hook to register Fastify plugins (the gateway's proxy) before Nest's routes */
   configure?: (app: NestFastifyApplication, fastify: FastifyInstance) => Promise<void> | void;
+  /**
+   * Set only by an app that faces the Internet (the orchestrator): its listener then serves only
+   * these paths, plus the public OpenAPI document at `<prefix>/openapi.json`; `/metrics`, the full
+   * document and internal routes move to a second, internal listener (`internalListener`).
+   */
+  publicSurface?: PublicSurfaceOptions;
+  /** where the internal listener binds (see InternalListenerConfig); loopback, ephemeral port by default */
+  internalListener?: InternalListenerAddress;
 }
 
 /**
@@ -42,6 +59,13 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     bodyLimit: config.BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL the router cannot even decode (or an over-long parameter) is refused before any hook
+    // runs: still the platform's body, code and request id, never Fastify's own FST_ERR_* body.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('x-request-id', request.id);
+      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The request URL is malformed';
+      sendError(request, reply, new AppException('BAD_REQUEST', message));
+    },
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = new RouteRegistry();
@@ -64,7 +88,14 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
   app.useGlobalFilters(new AppExceptionFilter((req) => routeMiss(req, routes)));
 
   const metrics = app.get(MetricsService);
-  registerHttpHooks(fastify, { trustIncomingCorrelationId: options.trustIncomingCorrelationId ?? true, metrics, routes });
+  // At the entry point, requests of the internal listener (platform services) keep their correlation id.
+  const viaPublicListener = options.publicSurface ? trackPublicListener(fastify) : undefined;
+  const trust = options.trustIncomingCorrelationId ?? true;
+  registerHttpHooks(fastify, {
+    trustIncomingCorrelationId: viaPublicListener && !trust ? (req) => !viaPublicListener(req) : trust,
+    metrics,
+    routes,
+  });
 
   const health = app.get(PlatformHealthService);
   fastify.get('/health', async (_req, reply) => {
@@ -80,10 +111,46 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     openapi ??= buildOpenApi(app, options.service);
     return reply.send(openapi);
   });
+  if (viaPublicListener)
+    exposePublicSurface(app, fastify, options, viaPublicListener, () => (openapi ??= buildOpenApi(app, options.service)));
 
   await options.configure?.(app, fastify);
   await app.init();
   return app;
+}
+
+/**
+ * One app, two listeners: the public one (Fastify's server, bound by `listen`) restricted to the
+ * public surface, and an internal one started with it. Why not a credential on `/metrics` instead:
+ * a scraper secret would still leave the internal routes and the full document one bypass away
+ * from the Internet, and the internal routes would still depend on the gateway's path matching
+ * alone; a listener the Internet cannot reach is the first defence, the service key the second.
+ */
+function exposePublicSurface(
+  app: NestFastifyApplication,
+  fastify: FastifyInstance,
+  options: AppOptions,
+  viaPublicListener: (req: FastifyRequest) => boolean,
+  fullDocument: () => OpenAPIObject,
+): void {
+  const surface = options.publicSurface!;
+  restrictPublicListener(fastify, surface, viaPublicListener);
+  let document: OpenAPIObject | undefined;
+  const prefix = options.globalPrefix ? `/${options.globalPrefix.replace(/^\/+|\/+$/g, '')}` : '';
+  fastify.get(`${prefix}/openapi.json`, async (_req, reply) => {
+    document ??= publicDocument(fullDocument(), surface);
+    return reply.send(document);
+  });
+  const listener = new InternalListener(fastify, options.internalListener ?? { host: '127.0.0.1', port: 0 });
+  setInternalListener(app, listener);
+  // Started whenever the app listens (tests' `app.listen` included); `startApp` awaits the same
+  // promise so that a port already in use fails the boot.
+  fastify.addHook('onListen', async () => {
+    await listener.start().catch(() => undefined);
+  });
+  fastify.addHook('onClose', async () => {
+    await listener.close();
+  });
 }
 
 function buildOpenApi(app: NestFastifyApplication, service: string): OpenAPIObject {
@@ -133,6 +200,11 @@ export async function startApp(module: unknown, options: AppOptions): Promise<Ne
   const logger = app.getHttpAdapter().getInstance().log as Logger;
   await app.listen(options.config.PORT, options.config.HOST);
   logger.info({ host: options.config.HOST, port: options.config.PORT }, `${options.service} listening`);
+  const internal = internalListenerOf(app);
+  if (internal) {
+    const bound = await internal.start();
+    logger.info({ host: bound.address, port: bound.port }, `${options.service} internal listener (metrics, internal routes) listening`);
+  }
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

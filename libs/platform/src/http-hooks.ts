@@ -18,8 +18,11 @@ export function genRequestId(req: { headers: Record<string, string | string[] | 
 }
 
 export interface HttpHookOptions {
-  /** false at the public entry point: every public request gets a fresh correlation id. */
-  trustIncomingCorrelationId: boolean;
+  /**
+   * false at the public entry point: every public request gets a fresh correlation id. A function
+   * decides per request (the entry point's internal listener keeps its callers' ids).
+   */
+  trustIncomingCorrelationId: boolean | ((req: FastifyRequest) => boolean);
   metrics: MetricsService;
   routes: RouteRegistry;
 }
@@ -40,10 +43,26 @@ export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOpt
     closing = true;
     done();
   });
+  // The server reports closed when its sockets are, which can come before the last onResponse hook
+  // has logged its request: shutdown waits for every started request to be logged (or aborted), so
+  // no in-flight request goes unrecorded (the shutdown timeout still bounds the wait).
+  let inFlight = 0;
+  fastify.addHook('onClose', async () => {
+    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  });
+  fastify.addHook('onRequestAbort', (_req, done) => {
+    inFlight--;
+    done();
+  });
 
   fastify.addHook('onRequest', (req, reply, done) => {
+    inFlight++;
     const incoming = req.headers['x-correlation-id'];
-    req.correlationId = options.trustIncomingCorrelationId && isUuidV4(incoming) ? incoming : randomUUID();
+    const trust =
+      typeof options.trustIncomingCorrelationId === 'function'
+        ? options.trustIncomingCorrelationId(req)
+        : options.trustIncomingCorrelationId;
+    req.correlationId = trust && isUuidV4(incoming) ? incoming : randomUUID();
     reply.header('x-request-id', req.id);
     reply.header('x-correlation-id', req.correlationId);
     requestContext.run({ requestId: req.id, correlationId: req.correlationId }, done);
@@ -65,6 +84,7 @@ export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOpt
     if (route !== '/health' && route !== '/metrics') {
       req.log.info({ method: req.method, url: req.url.split('?')[0], route, status: reply.statusCode, durationMs }, 'request');
     }
+    inFlight--;
     done();
   });
 }

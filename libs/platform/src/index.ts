@@ -12,3 +12,8 @@ export * from './route-registry';
 export * from './service-key.guard';
 export * from './app-definition';
 export * from './sql';
+export * from './jwks-verifier';
+export * from './path-normalisation';
+export * from './internal-listener';
+export * from './public-surface';
+export * from './api-errors';

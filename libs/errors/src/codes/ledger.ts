@@ -19,4 +19,11 @@ export const LEDGER_ERRORS = {
   EXECUTION_CONTEXT_MISMATCH: { status: 400, message: 'The executionContext does not match the intent' },
   INTENT_NOT_EXPIRED: { status: 400, message: 'The intent has not reached its expiry time' },
   ACCOUNT_NOT_ALLOWED: { status: 400, message: 'This account cannot take part in this operation' },
+  ACCOUNT_TYPE_NOT_ALLOWED: { status: 422, message: 'This intent type cannot move money between accounts of these types' },
+  FEE_ACCOUNT_NOT_ALLOWED: { status: 422, message: 'Fees may only be credited to the FEE_COLLECTION account of the currency' },
+  COMMISSION_SOURCE_NOT_ALLOWED: { status: 422, message: 'Commissions may only be debited from the TREASURY account of the currency' },
+  COMMISSION_NOT_ALLOWED: {
+    status: 422,
+    message: "A commission may only be paid on a cash operation, to the commission account of the intent's agent",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;

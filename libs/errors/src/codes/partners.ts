@@ -12,4 +12,11 @@ export const PARTNERS_ERRORS = {
   ORDER_NOT_FOUND: { status: 404, message: 'Order not found' },
   INVALID_SCOPE: { status: 400, message: 'Unknown scope' },
   UNSUPPORTED_CURRENCY: { status: 400, message: 'Currency not supported (XAF or XOF)' },
+  MERCHANT_UNAVAILABLE: { status: 422, message: 'The merchant cannot receive payments at the moment' },
+  MERCHANT_CURRENCY_UNAVAILABLE: { status: 422, message: 'The merchant cannot receive payments in this currency' },
+  TEST_MODE_ONLY: { status: 403, message: 'This operation is only available with a test-mode key' },
+  INTEGRATION_NOT_FOUND: { status: 404, message: 'Integration not found' },
+  API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
+  QR_NOT_FOUND: { status: 404, message: 'No payable order behind this QR token' },
+  PAYMENT_ANOMALY_NOT_FOUND: { status: 404, message: 'Payment anomaly not found' },
 } as const satisfies Record<string, { status: number; message: string }>;
