@@ -1,5 +1,5 @@
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
+import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { AUTH_JWKS_PATH, AUTH_TOKEN_ISSUER, DEFAULT_AUTH_URL, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 
 export class LedgerWalletsConfig extends DatabaseConfig {
@@ -58,6 +58,60 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(1)
   @Max(10_000)
   LEDGER_OUTBOX_BATCH_SIZE: number = 100;
+
+  // --- consent proofs (issue 14): PIN_VERIFIED / OTP_VERIFIED need a proof signed by auth ---
+  /** Auth's base URL; its key set verifies consent proofs (fetched once, cached, refetched on an unknown key id). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  AUTH_URL: string = DEFAULT_AUTH_URL;
+
+  /** Where auth's key set is, when not at the usual path under AUTH_URL. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  LEDGER_CONSENT_JWKS_URL?: string;
+
+  /** The `iss` auth signs with (auth's JWT_ISSUER). */
+  @IsString()
+  @MinLength(1)
+  LEDGER_CONSENT_ISSUER: string = AUTH_TOKEN_ISSUER;
+
+  // --- corrections under maker-checker (issue 14, docs/ledger-corrections.md); read through CorrectionsSettings ---
+  /** Roles allowed to submit a correction and to place or lift a hold (comma-separated). */
+  @Matches(/^[A-Z_]+(,[A-Z_]+)*$/, { message: 'LEDGER_CORRECTION_MAKER_ROLES must be comma-separated role names' })
+  LEDGER_CORRECTION_MAKER_ROLES: string = 'COMPLIANCE,ADMIN';
+
+  /** Roles allowed to approve or reject a correction (transactions.approve). */
+  @Matches(/^[A-Z_]+(,[A-Z_]+)*$/, { message: 'LEDGER_CORRECTION_APPROVER_ROLES must be comma-separated role names' })
+  LEDGER_CORRECTION_APPROVER_ROLES: string = 'COMPLIANCE,ADMIN';
+
+  /** Compliance officers: the only approvers of a correction above the limit. */
+  @Matches(/^[A-Z_]+(,[A-Z_]+)*$/, { message: 'LEDGER_CORRECTION_COMPLIANCE_ROLES must be comma-separated role names' })
+  LEDGER_CORRECTION_COMPLIANCE_ROLES: string = 'COMPLIANCE';
+
+  /** Above this amount (smallest unit) a correction needs a compliance officer's approval. */
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  LEDGER_CORRECTION_COMPLIANCE_LIMIT: number = 1_000_000;
+
+  /** Compliance channel webhook for executed corrections; unset: LEDGER_INTEGRITY_ALERT_URL. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  LEDGER_COMPLIANCE_ALERT_URL?: string;
+
+  /** `aud` of auth's access tokens (auth's JWT_AUDIENCE): operator identities. */
+  @IsString()
+  @MinLength(1)
+  LEDGER_OPERATOR_TOKEN_AUDIENCE: string = 'mm-platform';
+
+  /** The legacy add/subtract as the test-funding flow. Unset: on in NODE_ENV=test only; always off in production. */
+  @IsOptional()
+  @EnvBoolean()
+  @IsBoolean()
+  LEDGER_TEST_FUNDING_ENABLED?: boolean;
+}
+
+export function consentJwksUrl(config: LedgerWalletsConfig): string {
+  return config.LEDGER_CONSENT_JWKS_URL ?? `${config.AUTH_URL.replace(/\/+$/, '')}${AUTH_JWKS_PATH}`;
 }
 
 export function retryDelays(config: LedgerWalletsConfig): number[] {

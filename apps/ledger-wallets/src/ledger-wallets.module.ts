@@ -2,9 +2,17 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule } from '@mm/platform';
 import { AccountAuditService } from './audit/account-audit.service';
 import { AuditController } from './audit/audit.controller';
+import { ConsentProofVerifier } from './consent/consent-proof.verifier';
+import { CorrectionAlerts } from './corrections/correction-alerts.service';
+import { CorrectionApproval } from './corrections/correction-approval.service';
+import { CorrectionsController } from './corrections/corrections.controller';
+import { CorrectionsService } from './corrections/corrections.service';
+import { CorrectionsSettings } from './corrections/corrections.settings';
+import { OperatorTokens } from './corrections/operator-tokens.service';
 import { LedgerDb } from './db/ledger-db.service';
 import { TransferExecutor } from './execution/transfer-executor.service';
 import { IdempotencyService } from './idempotency/idempotency.service';
+import { ComplianceChannel } from './integrity/compliance-channel.service';
 import { IntegrityCheckService } from './integrity/integrity-check.service';
 import { IntegrityScheduler } from './integrity/integrity-scheduler.service';
 import { IntegrityController } from './integrity/integrity.controller';
@@ -27,7 +35,7 @@ export class LedgerWalletsModule {
     return {
       module: LedgerWalletsModule,
       imports: [PlatformModule.forRoot({ service: 'ledger-wallets', config, database: { schema: 'ledger' }, redis: true })],
-      controllers: [WalletsController, IntentsController, LegacyController, AuditController, IntegrityController],
+      controllers: [WalletsController, IntentsController, LegacyController, AuditController, IntegrityController, CorrectionsController],
       providers: [
         LedgerDb,
         IdempotencyService,
@@ -35,6 +43,7 @@ export class LedgerWalletsModule {
         WalletsService,
         IntentsService,
         IntentTransitionService,
+        ConsentProofVerifier,
         TransferExecutor,
         ExpirySweeper,
         LegacyTransactionsService,
@@ -43,6 +52,12 @@ export class LedgerWalletsModule {
         IntegrityCheckService,
         IntegrityScheduler,
         OutboxRelay,
+        ComplianceChannel,
+        CorrectionsSettings,
+        OperatorTokens,
+        CorrectionsService,
+        CorrectionApproval,
+        CorrectionAlerts,
       ],
     };
   }

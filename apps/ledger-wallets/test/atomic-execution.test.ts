@@ -9,12 +9,19 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
   afterAll(() => h.close());
 
   it('runs create → PIN_VERIFIED → SUCCEEDED with double entry, fee, commission, event rows and outbox', async () => {
+    // A cash-out: customer a hands 3,000 of e-money to agent-7's float and pays a 100 fee; the
+    // treasury pays the agent a 40 commission (6 entries).
     const a = await fundedAccount(h, 10_000);
-    const b = await fundedAccount(h, 0);
     const agentWallet = await h.call('POST', '/v1/internal/wallets', { ownerType: 'AGENT', ownerId: 'agent-7', currencies: ['XAF'] });
-    const commissionAccount = agentWallet.body.accounts.find((x: { accountType: string }) => x.accountType === 'agent_commission').id;
+    const accountOf = (type: string) => agentWallet.body.accounts.find((x: { accountType: string }) => x.accountType === type).id as string;
+    const b = accountOf('agent');
+    const commissionAccount = accountOf('agent_commission');
 
-    const created = await h.call('POST', '/v1/internal/intents', intentBody(a, b, 3_000, { fee: 100, agentId: 'agent-7' }));
+    const created = await h.call(
+      'POST',
+      '/v1/internal/intents',
+      intentBody(a, b, 3_000, { type: 'CASH_OUT', fee: 100, agentId: 'agent-7' }),
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'CREATED', requiresOtp: false, amount: 3_000, fee: 100, frozenAmount: 3_100 });
     expect(await balanceOf(h, a)).toMatchObject({ balance: 10_000, availableBalance: 6_900, frozenBalance: 3_100 });
@@ -33,7 +40,7 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
         executionContext: contextFor(a, b, 3_000, {
           fee: { amount: 100 },
           commission: { amount: 40, accountId: commissionAccount },
-          metadata: { typeCode: 'P2P', agentId: 'agent-7' },
+          metadata: { typeCode: 'CASH_OUT_AGENT', agentId: 'agent-7' },
         }),
       },
       { 'x-correlation-id': correlationId },
@@ -48,7 +55,7 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
 
     const tx = await h.admin.query(`SELECT created_by, metadata FROM ledger.transactions WHERE id = $1`, [done.body.transactionId]);
     expect(tx.rows[0].created_by).toBe('user-1');
-    expect(tx.rows[0].metadata).toMatchObject({ typeCode: 'P2P', agentId: 'agent-7', correlationId });
+    expect(tx.rows[0].metadata).toMatchObject({ typeCode: 'CASH_OUT_AGENT', agentId: 'agent-7', correlationId });
     const entries = await h.admin.query(
       `SELECT id, kind, amount::int, counterparty_ledger_id FROM ledger.ledgers WHERE transaction_id = $1`,
       [done.body.transactionId],

@@ -6,6 +6,7 @@ import { MetricsService, bullOptions } from '@mm/platform';
 import { LedgerDb } from '../src/db/ledger-db.service';
 import { ExpirySweeper } from '../src/intents/expiry-sweeper.service';
 import { OutboxRelay } from '../src/outbox/outbox-relay.service';
+import { type OperatorSigner, TEST_MAKER, bearer, startOperatorSigner } from '../../../test/support/funding';
 import { type Harness, balanceOf, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
 
 describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy balance endpoints', () => {
@@ -13,8 +14,10 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
   let alerts: { body: any; headers: Record<string, unknown> }[];
   let receiver: Server;
   let queue: Queue;
+  let operators: OperatorSigner;
 
   beforeAll(async () => {
+    operators = await startOperatorSigner();
     alerts = [];
     receiver = createServer((req, res) => {
       let data = '';
@@ -30,12 +33,15 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '250',
       LEDGER_OUTBOX_POLL_MS: '100',
       LEDGER_INTEGRITY_ALERT_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/compliance`,
+      LEDGER_CONSENT_JWKS_URL: operators.jwksUrl,
     });
+    operators.alsoServe(h.consent.jwksUrl);
     queue = new Queue(QUEUES.ledgerEvents, bullOptions(h.app.config));
   });
   afterAll(async () => {
     await queue.close();
     await h.close();
+    await operators.close();
     await new Promise((r) => receiver.close(r));
   });
 
@@ -138,7 +144,7 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     expect((await queue.getJob(pending.rows[0].id))?.data.transactionId).toBe(done.body.transactionId);
   }, 20_000);
 
-  it('legacy balance endpoints: add/subtract write a signed adjustment against suspense; freeze/unfreeze only move available ↔ frozen', async () => {
+  it("legacy balance endpoints: add/subtract only as test funding (signed adjustment against suspense); freeze/unfreeze are an operator's journaled holds", async () => {
     const a = await fundedAccount(h, 0);
     const b = await fundedAccount(h, 0);
     const add = await h.call('PUT', `/v1/accounts/${a}/balance/add`, { amount: 900, reason: 'reconciliation', createdBy: 'ops-1' });
@@ -148,27 +154,51 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     const sub = await h.call('PUT', `/v1/accounts/${a}/balance/subtract`, { amount: 100, reason: 'reconciliation', createdBy: 'ops-1' });
     expect(sub.body.account.balance).toBe(800);
     const entries = await h.admin.query(
-      `SELECT l.kind, l.amount::int, a.account_type FROM ledger.ledgers l JOIN ledger.accounts a ON a.id = l.account_id WHERE l.transaction_id = $1 ORDER BY l.kind`,
+      `SELECT l.kind, l.amount::int, a.account_type, t.metadata->>'typeCode' AS type_code
+       FROM ledger.ledgers l JOIN ledger.accounts a ON a.id = l.account_id JOIN ledger.transactions t ON t.id = l.transaction_id
+       WHERE l.transaction_id = $1 ORDER BY l.kind`,
       [sub.body.transactionId],
     );
     expect(entries.rows).toEqual([
-      { kind: 'CREDIT', amount: 100, account_type: 'suspense' },
-      { kind: 'DEBIT', amount: 100, account_type: 'customer' },
+      { kind: 'CREDIT', amount: 100, account_type: 'suspense', type_code: 'TEST_FUNDING_SUBTRACT' },
+      { kind: 'DEBIT', amount: 100, account_type: 'customer', type_code: 'TEST_FUNDING_SUBTRACT' },
     ]);
     expect(
       (await h.call('PUT', `/v1/accounts/${a}/balance/subtract`, { amount: 5_000, reason: 'too much', createdBy: 'ops-1' })).body.code,
     ).toBe('INSUFFICIENT_BALANCE');
 
-    const freeze = await h.call('PUT', `/v1/accounts/${a}/balance/freeze`, { amount: 300, reason: 'court order', createdBy: 'ops-1' });
+    // A hold needs an operator proven by auth's token, with a maker role; a name in the body proves nothing.
+    const hold = { amount: 300, reason: 'court order', createdBy: 'ops-1' };
+    const anonymous = await h.call('PUT', `/v1/accounts/${a}/balance/freeze`, hold);
+    expect([anonymous.status, anonymous.body.code]).toEqual([401, 'OPERATOR_TOKEN_REQUIRED']);
+    const customer = await h.call(
+      'PUT',
+      `/v1/accounts/${a}/balance/freeze`,
+      hold,
+      bearer(await operators.token({ id: 'u-1', roles: ['CUSTOMER'] })),
+    );
+    expect([customer.status, customer.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
+    const operator = bearer(await operators.token(TEST_MAKER));
+    const freeze = await h.call('PUT', `/v1/accounts/${a}/balance/freeze`, hold, operator);
     expect(freeze.body.account).toMatchObject({ balance: 800, availableBalance: 500, frozenBalance: 300 });
     expect(freeze.body.transactionId).toBeNull();
     await h.call('POST', '/v1/internal/intents', intentBody(a, b, 200));
     // 500 frozen now, 200 of it held by the intent: only 300 can be unfrozen.
-    const tooMuch = await h.call('PUT', `/v1/accounts/${a}/balance/unfreeze`, { amount: 301, reason: 'lifted', createdBy: 'ops-1' });
+    const tooMuch = await h.call('PUT', `/v1/accounts/${a}/balance/unfreeze`, { amount: 301, reason: 'lifted' }, operator);
     expect(tooMuch.status).toBe(422);
     expect(tooMuch.body.message).toMatch(/releasable 300, required 301/);
-    const unfreeze = await h.call('PUT', `/v1/accounts/${a}/balance/unfreeze`, { amount: 300, reason: 'lifted', createdBy: 'ops-1' });
+    const unfreeze = await h.call('PUT', `/v1/accounts/${a}/balance/unfreeze`, { amount: 300, reason: 'lifted' }, operator);
     expect(unfreeze.body.account).toMatchObject({ balance: 800, availableBalance: 600, frozenBalance: 200 });
+    const journal = await h.admin.query(
+      `SELECT action, amount::int, operator_id, operator_roles, reason FROM ledger.operator_actions WHERE account_id = $1 ORDER BY created_at, action`,
+      [a],
+    );
+    expect(journal.rows).toEqual([
+      { action: 'TEST_FUNDING_ADD', amount: 900, operator_id: 'ops-1', operator_roles: [], reason: 'reconciliation' },
+      { action: 'TEST_FUNDING_SUBTRACT', amount: 100, operator_id: 'ops-1', operator_roles: [], reason: 'reconciliation' },
+      { action: 'FREEZE', amount: 300, operator_id: TEST_MAKER.id, operator_roles: TEST_MAKER.roles, reason: 'court order' },
+      { action: 'UNFREEZE', amount: 300, operator_id: TEST_MAKER.id, operator_roles: TEST_MAKER.roles, reason: 'lifted' },
+    ]);
     expect((await h.call('PUT', `/v1/accounts/${a}/balance/steal`, { amount: 1, reason: 'nope', createdBy: 'x' })).status).toBe(404);
     expect((await invariants(h.admin)).ledgerGaps).toBe(0);
   });

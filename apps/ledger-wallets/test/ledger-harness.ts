@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import type { ConsentStep } from '@mm/contracts';
 import { ledgerWalletsApp } from '../src/ledger-wallets.app';
 import type { LedgerWalletsConfig } from '../src/ledger-wallets.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
+import { type ConsentSigner, type ProofOptions, startConsentSigner } from './consent-signer';
 import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert response fields one by one
@@ -12,7 +14,14 @@ export interface Harness {
   db: TestDatabase;
   app: RunningApp<LedgerWalletsConfig>;
   admin: Client;
-  /** real HTTP to the listening app */
+  /** the stand-in for auth: signs consent proofs with a key generated for this file, served as a JWKS on loopback */
+  consent: ConsentSigner;
+  /**
+   * Real HTTP to the listening app. A transition to OTP_VERIFIED / PIN_VERIFIED whose body has no
+   * `consentProof` key gets a valid proof for the user the intent expects (what the orchestrator
+   * does after auth checked the code or PIN); a body that names the key, even as undefined, is sent
+   * as it is (that is how a test sends no proof at all).
+   */
   call(
     method: string,
     path: string,
@@ -22,13 +31,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+const TRANSITION_PATH = /^\/v1\/internal\/intents\/([^/]+)\/transition$/;
+
 /** One test file's ledger: its own database copy, Redis namespace, app listening on loopback. */
-export async function startLedger(overrides: Record<string, string> = {}): Promise<Harness> {
+export async function startLedger(overrides: Record<string, string | undefined> = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const redis = createTestRedis();
+  const consent = await startConsentSigner();
   const app = await boot(
     ledgerWalletsApp,
     serviceEnv('ledger-wallets', db, redis, {
+      LEDGER_CONSENT_JWKS_URL: consent.jwksUrl,
       DB_POOL_SIZE: '6',
       LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
       LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
@@ -40,26 +53,48 @@ export async function startLedger(overrides: Record<string, string> = {}): Promi
   );
   const admin = new Client({ connectionString: db.adminUrl });
   await admin.connect();
+  const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${app.url}${path}`, {
+      method,
+      headers: { 'x-service-key': TEST_SERVICE_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  };
+  /** The proof auth would have issued for this move, when the move needs one and the body did not choose. */
+  const withProof = async (path: string, body: unknown): Promise<unknown> => {
+    const id = TRANSITION_PATH.exec(path)?.[1];
+    const b = body as Record<string, unknown> | undefined;
+    if (!id || !b || 'consentProof' in b || (b.toStatus !== 'PIN_VERIFIED' && b.toStatus !== 'OTP_VERIFIED')) return body;
+    const intent = await send('GET', `/v1/internal/intents/${id}`);
+    if (intent.status !== 200) return body; // let the transition answer for the unknown intent itself
+    const step: ConsentStep = b.toStatus === 'PIN_VERIFIED' ? 'PIN' : 'OTP';
+    const sub = step === 'PIN' ? intent.body.initiatedBy : (intent.body.otpUserId ?? 'nobody');
+    return { ...b, consentProof: await consent.sign({ sub, intentId: id, step }) };
+  };
   return {
     db,
     app,
     admin,
+    consent,
     async call(method, path, body, headers = {}) {
-      const res = await fetch(`${app.url}${path}`, {
-        method,
-        headers: { 'x-service-key': TEST_SERVICE_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+      return send(method, path, method === 'POST' ? await withProof(path, body) : body, headers);
     },
     async close() {
       await admin.end();
       await app.close();
+      await consent.close();
       await redis.flush();
       await db.drop();
     },
   };
+}
+
+/** The PIN proof the intent's initiator would get from auth's check-pin. */
+export async function pinProof(h: Harness, intentId: string, options?: ProofOptions): Promise<string> {
+  const intent = await h.call('GET', `/v1/internal/intents/${intentId}`);
+  return h.consent.sign({ sub: intent.body.initiatedBy, intentId, step: 'PIN' }, options);
 }
 
 /** A USER wallet with its XAF account funded through the legacy `add` (a signed adjustment from suspense). */
@@ -83,6 +118,8 @@ export function intentBody(source: string, destination: string, amount: number, 
     amount,
     currency: 'XAF',
     actor: { id: 'user-1', ip: '10.0.0.1', userAgent: 'jest' },
+    // An OTP-branch intent names the customer its code goes to (required with requiresOtp).
+    ...(extra.requiresOtp ? { otpUserId: 'otp-user-1' } : {}),
     ...extra,
   };
 }
@@ -105,6 +142,7 @@ export async function transfer(h: Harness, source: string, destination: string, 
   });
 }
 
+export { type ConsentSigner, type ProofClaims, type ProofOptions, startConsentSigner } from './consent-signer';
 export { type Invariants as InvariantReport, checkInvariants as invariants } from './invariants';
 
 export async function balanceOf(h: Harness, id: string): Promise<{ balance: number; availableBalance: number; frozenBalance: number }> {

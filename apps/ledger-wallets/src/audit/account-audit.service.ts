@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
-import { iso, toMoney } from '../db/money';
+import { iso, safeSum, toMoney } from '../db/money';
 
 export type AuditStatus = 'OK' | 'WARNING' | 'CRITICAL';
 
@@ -80,13 +80,14 @@ export class AccountAuditService {
       const stored = toMoney(account.balance as string);
       const debits = toMoney(totals.debits);
       const credits = toMoney(totals.credits);
-      const recomputed = credits - debits;
+      // Exact arithmetic throughout: a sum that cannot be reported exactly is refused (422), never rounded.
+      const recomputed = safeSum(credits, -debits);
       const available = toMoney(account.available_balance as string);
       const frozen = toMoney(account.frozen_balance as string);
-      const consistent = available + frozen === stored;
+      const consistent = BigInt(available) + BigInt(frozen) === BigInt(stored);
+      const gap = safeSum(stored, -recomputed);
       const findings: string[] = [];
-      if (stored !== recomputed)
-        findings.push(`stored balance ${stored} differs from the ledger sum ${recomputed} by ${stored - recomputed}`);
+      if (stored !== recomputed) findings.push(`stored balance ${stored} differs from the ledger sum ${recomputed} by ${gap}`);
       if (!consistent) findings.push(`available ${available} + frozen ${frozen} ≠ balance ${stored}`);
       if (unmatched.length > 0) findings.push(`${unmatched.length} entries without a symmetric counterparty`);
       if (orphans.length > 0) findings.push(`${orphans.length} orphan entries`);
@@ -105,7 +106,7 @@ export class AccountAuditService {
           accountType: account.account_type as string,
           createdAt: iso(account.created_at as Date)!,
         },
-        balances: { stored, recomputed, gap: stored - recomputed, available, frozen, consistent },
+        balances: { stored, recomputed, gap, available, frozen, consistent },
         entries: { count: Number(totals.n), debits, credits },
         symmetry: { ok: unmatched.length === 0, unmatchedEntryIds: unmatched.map((r) => r.id) },
         orphans: { entryIds: orphans.map((r) => r.id), unbalancedTransactionIds: unbalanced.map((r) => r.transaction_id) },

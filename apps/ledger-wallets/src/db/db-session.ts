@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { AppException } from '@mm/errors';
 
 /** One pooled connection for the whole of a request's money path (advisory locks are per session). */
 export class DbSession {
@@ -13,18 +14,34 @@ export class DbSession {
     private readonly lockTimeoutMs: number,
   ) {}
 
+  /**
+   * The connection broke (TypeORM releases the runner when its client errors). PostgreSQL has
+   * already rolled back the session's transaction and dropped its advisory locks.
+   */
+  get lost(): boolean {
+    return this.runner.isReleased;
+  }
+
+  /** A statement on a lost connection is a database outage for the caller (503), not a bug (500). */
+  private live(): void {
+    if (this.runner.isReleased) throw new AppException('SERVICE_UNAVAILABLE');
+  }
+
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    this.live();
     const result = await this.runner.query(sql, params, true);
     return (result.records ?? []) as T[];
   }
 
   /** Several statements without parameters in one round trip (simple query protocol). */
   async exec(sql: string): Promise<void> {
+    this.live();
     await this.runner.query(sql);
   }
 
   /** Several statements without parameters in one round trip; the rows of each statement, in order. */
   async batch(sql: string): Promise<Record<string, unknown>[][]> {
+    this.live();
     // TypeORM's runner flattens multi-statement results; the pooled pg client it holds returns them all.
     const client = (this.runner as unknown as { databaseConnection: { query(text: string): Promise<unknown> } }).databaseConnection;
     const result = (await client.query(sql)) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
@@ -49,6 +66,11 @@ export class DbSession {
 
   async unlock(keys: bigint[], quiet = false): Promise<void> {
     if (keys.length === 0) return;
+    // Nothing to release on a lost connection, and trying would hide the request's own error.
+    if (this.lost) {
+      this.forget(keys);
+      return;
+    }
     await this.runner.query(`SELECT pg_advisory_unlock(k) FROM unnest($1::bigint[]) AS k`, [keys.map(String)]).catch((error: unknown) => {
       if (!quiet) throw error;
     });

@@ -6,7 +6,16 @@ import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
 import { DbSession } from './db-session';
-import { RETRYABLE_SQLSTATES, isUniqueViolation, sqlState } from './sql-errors';
+import { outOfRange } from './money';
+import {
+  DOUBLE_ENTRY_CONSTRAINTS,
+  MONEY_RANGE_CONSTRAINTS,
+  RETRYABLE_SQLSTATES,
+  constraintName,
+  isCheckViolation,
+  isUniqueViolation,
+  sqlState,
+} from './sql-errors';
 
 /**
  * The money path's access to PostgreSQL. Raw SQL through TypeORM's query runner: every statement
@@ -18,6 +27,7 @@ export class LedgerDb {
   private readonly delays: number[];
   private readonly retries: Counter<'sqlstate'>;
   private readonly conflicts: Counter;
+  private readonly violations: Counter<'constraint'>;
 
   constructor(
     readonly dataSource: DataSource,
@@ -27,6 +37,11 @@ export class LedgerDb {
     this.delays = retryDelays(config);
     this.retries = metrics.counter('ledger_transaction_retries_total', 'Money transactions replayed after 40001/55P03/40P01', ['sqlstate']);
     this.conflicts = metrics.counter('ledger_concurrency_conflicts_total', 'Money transactions given up after every retry (409)');
+    this.violations = metrics.counter(
+      'ledger_double_entry_violations_total',
+      'Money transactions the database refused at COMMIT because their entries did not balance',
+      ['constraint'],
+    );
   }
 
   /** Plain queries on a pooled connection (reads, non-money writes). */
@@ -44,8 +59,8 @@ export class LedgerDb {
       return await fn(session);
     } finally {
       try {
-        if (session.inTransaction) await session.exec('ROLLBACK');
-        if (session.heldLocks.length > 0) await session.exec('SELECT pg_advisory_unlock_all()');
+        if (session.inTransaction && !session.lost) await session.exec('ROLLBACK');
+        if (session.heldLocks.length > 0 && !session.lost) await session.exec('SELECT pg_advisory_unlock_all()');
       } catch (error) {
         broken = error;
       }
@@ -141,9 +156,11 @@ export class LedgerDb {
     session.beforeCommit = undefined;
     if (session.inTransaction) {
       session.inTransaction = false;
-      await session.exec('ROLLBACK');
+      // A lost connection's transaction was rolled back by the server: the original error is what matters.
+      if (!session.lost) await session.exec('ROLLBACK');
     }
     await session.unlock(lockKeys, true);
+    this.rethrowConstraint(error);
     // A reference id collision (1 in 7.8e10 per day) is replayed with a fresh reference.
     const state = isUniqueViolation(error, 'UQ_transactions_reference_id') ? '40001' : sqlState(error);
     if (!state || !RETRYABLE_SQLSTATES.has(state)) throw error;
@@ -159,6 +176,22 @@ export class LedgerDb {
     );
     // Up to 25% jitter: transactions that failed together must not replay in lockstep.
     await sleep(Math.round(this.delays[attempt] * (1 + Math.random() * 0.25)));
+  }
+
+  /**
+   * The database's last-line checks, turned into stable codes: a balance or amount leaving the exact
+   * integer range is the caller's 422; a transaction refused at COMMIT for not balancing means the
+   * service itself built wrong entries (spec 2: LEDGER_INTEGRITY_VIOLATION, 500), logged at ERROR so
+   * the alerting on error logs and the metric both see it.
+   */
+  private rethrowConstraint(error: unknown): void {
+    if (isCheckViolation(error, MONEY_RANGE_CONSTRAINTS)) throw outOfRange('the resulting amount or balance');
+    if (isCheckViolation(error, DOUBLE_ENTRY_CONSTRAINTS)) {
+      const constraint = constraintName(error)!;
+      this.violations.inc({ constraint });
+      this.logger.error({ err: error, constraint }, 'the database refused an unbalanced money transaction at COMMIT');
+      throw new AppException('LEDGER_INTEGRITY_VIOLATION', 'The transaction was refused: its entries do not balance');
+    }
   }
 }
 

@@ -21,3 +21,19 @@ export function constraintName(error: unknown): string | undefined {
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   return sqlState(error) === '23505' && (constraint === undefined || constraintName(error) === constraint);
 }
+
+/** CHECK constraints keeping money columns within ±(2^53 − 1) (migration 1764000100000). */
+export const MONEY_RANGE_CONSTRAINTS = new Set([
+  'CHK_accounts_money_range',
+  'CHK_transactions_money_range',
+  'CHK_ledgers_money_range',
+  'CHK_transaction_intents_money_range',
+]);
+
+/** The deferred double-entry checks run at COMMIT (migration 1764000100000). */
+export const DOUBLE_ENTRY_CONSTRAINTS = new Set(['CHK_transactions_balanced', 'CHK_transactions_entry_count', 'CHK_transactions_closed']);
+
+export function isCheckViolation(error: unknown, names: Set<string>): boolean {
+  const name = constraintName(error);
+  return sqlState(error) === '23514' && name !== undefined && names.has(name);
+}

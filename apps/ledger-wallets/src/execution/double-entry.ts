@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { safeSum } from '../db/money';
 
 export interface EntryLeg {
   id: string;
@@ -48,13 +49,14 @@ export function balanceDeltas(legs: EntryLeg[], release?: { accountId: string; a
   for (const leg of legs) {
     const d = get(leg.account_id);
     const signed = leg.kind === 'CREDIT' ? leg.amount : -leg.amount;
-    d.balance += signed;
-    d.available += signed;
+    // Exact or refused: an account touched by several legs must not sum past 2^53 − 1.
+    d.balance = safeSum(d.balance, signed);
+    d.available = safeSum(d.available, signed);
   }
   if (release && release.amount > 0) {
     const d = get(release.accountId);
-    d.available += release.amount;
-    d.frozen -= release.amount;
+    d.available = safeSum(d.available, release.amount);
+    d.frozen = safeSum(d.frozen, -release.amount);
   }
   return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }

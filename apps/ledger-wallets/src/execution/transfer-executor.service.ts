@@ -4,13 +4,14 @@ import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import { LEDGER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
 import type { DbSession } from '../db/db-session';
-import { toMoney } from '../db/money';
+import { safeSum, sumCovers, toMoney } from '../db/money';
 import { lit, uuidArrayLit, uuidLit } from '../db/sql-literal';
 import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
 import { type IntentRow, insufficientMessage } from '../intents/intent-view';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
 import { type Posting, balanceDeltas, pairEntries } from './double-entry';
+import { type IntentType, checkExecutionAccounts } from './execution-rules';
 import { newReferenceId } from './reference-id';
 
 /** Accounts a money operation touches, resolved before the locks are taken. */
@@ -52,6 +53,7 @@ export interface ActorInfo {
 export interface LockedAccount {
   id: string;
   account_type: string;
+  wallet_id: string;
   currency: string;
   available_balance: string;
 }
@@ -76,6 +78,8 @@ export class TransferExecutor {
   async resolve(ctx: ExecutionContextDto): Promise<ResolvedContext> {
     const fee = ctx.fee?.amount ?? 0;
     const commission = ctx.commission?.amount ?? 0;
+    // The source pays amount + fee: refused (422) when that sum is not an exact integer.
+    safeSum(ctx.amount, fee);
     return {
       source: ctx.sourceAccountId.toLowerCase(),
       destination: ctx.destinationAccountId.toLowerCase(),
@@ -105,18 +109,24 @@ export class TransferExecutor {
     return ids;
   }
 
-  /** Account checks that do not depend on balances: existence, currency, what fees and commissions may credit. */
-  validateAccounts(intent: IntentRow, r: ResolvedContext, rows: { id: string; account_type: string; currency: string }[]): void {
+  /** Account checks that do not depend on balances: existence, currency, and the spec 2 rules of `execution-rules.ts`. */
+  validateAccounts(
+    intent: IntentRow,
+    r: ResolvedContext,
+    rows: { id: string; account_type: string; wallet_id: string; currency: string }[],
+  ): void {
     const ids = [...new Set(this.accountsOf(r))];
     if (rows.length !== ids.length) throw new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
     if (rows.some((a) => a.currency.trim() !== intent.currency)) throw new AppException('CURRENCY_MISMATCH');
     const byId = new Map(rows.map((a) => [a.id, a]));
-    if (r.fee > 0 && byId.get(r.feeAccount)!.account_type !== 'fee_collection') {
-      throw new AppException('ACCOUNT_NOT_ALLOWED', 'Fees go to a FEE_COLLECTION account');
-    }
-    if (r.commission > 0 && byId.get(r.commissionTo!)!.account_type !== 'agent_commission') {
-      throw new AppException('ACCOUNT_NOT_ALLOWED', 'Commissions go to an agent commission account');
-    }
+    checkExecutionAccounts({
+      type: intent.type as IntentType,
+      source: byId.get(r.source)!,
+      destination: byId.get(r.destination)!,
+      feeAccount: r.fee > 0 ? byId.get(r.feeAccount) : undefined,
+      commissionFrom: r.commission > 0 ? byId.get(r.commissionFrom!) : undefined,
+      commissionTo: r.commission > 0 ? byId.get(r.commissionTo!) : undefined,
+    });
   }
 
   /**
@@ -133,11 +143,15 @@ export class TransferExecutor {
     actor: ActorInfo,
   ): ExecutionResult {
     this.validateAccounts(intent, r, locked);
-    // Step 3: the hold goes back to available, then the real total must fit.
+    // Step 3: the hold goes back to available, then the real total must fit (compared exactly:
+    // available + hold may exceed 2^53 − 1 even though each fits).
     const frozen = toMoney(intent.frozen_amount);
-    const available = toMoney(locked.find((a) => a.id === r.source)!.available_balance) + frozen;
-    const required = r.amount + r.fee;
-    if (available < required) throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, required));
+    const available = locked.find((a) => a.id === r.source)!.available_balance;
+    const required = safeSum(r.amount, r.fee);
+    if (!sumCovers(available, frozen, required)) {
+      // Short of a total that is itself safe: available + hold is below it, so safe too.
+      throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(toMoney(available) + frozen, required));
+    }
     const plan = this.writes(intent, r, meta, actor);
     s.beforeCommit = `WITH ${plan.ctes.join(',\n')} ${plan.last}`;
     return plan.result;
@@ -157,7 +171,7 @@ export class TransferExecutor {
   ): { sql: string; result: ExecutionResult; required: number; frozen: number } {
     const ids = [...new Set(this.accountsOf(r))].sort();
     const frozen = toMoney(intent.frozen_amount);
-    const required = r.amount + r.fee;
+    const required = safeSum(r.amount, r.fee);
     const guard = '(SELECT ok FROM g)';
     const plan = this.writes(intent, r, meta, actor, guard);
     const sql = `WITH li AS (SELECT status FROM ledger.transaction_intents WHERE id = ${uuidLit(intent.id)} FOR UPDATE),

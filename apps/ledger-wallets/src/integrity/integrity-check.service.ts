@@ -3,8 +3,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
 import { MetricsService, currentContext } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
-import { toMoney } from '../db/money';
+import { safeSum, toMoney } from '../db/money';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
+import { ComplianceChannel } from './compliance-channel.service';
 
 export interface AccountGap {
   accountId: string;
@@ -57,6 +58,7 @@ export class IntegrityCheckService {
   constructor(
     private readonly db: LedgerDb,
     private readonly config: LedgerWalletsConfig,
+    private readonly channel: ComplianceChannel,
     metrics: MetricsService,
   ) {
     this.gapGauge = metrics.gauge('ledger_integrity_gap_count', 'Gaps found by the last ledger integrity check (accounts + currencies)');
@@ -97,7 +99,7 @@ export class IntegrityCheckService {
       accountType: r.account_type,
       stored: toMoney(r.balance),
       recomputed: toMoney(r.recomputed),
-      gap: toMoney(r.balance) - toMoney(r.recomputed),
+      gap: safeSum(toMoney(r.balance), -toMoney(r.recomputed)),
       available: toMoney(r.available_balance),
       frozen: toMoney(r.frozen_balance),
     }));
@@ -105,7 +107,7 @@ export class IntegrityCheckService {
       currency: t.currency,
       storedTotal: toMoney(t.stored),
       ledgerTotal: toMoney(t.ledger),
-      gap: toMoney(t.stored) - toMoney(t.ledger),
+      gap: safeSum(toMoney(t.stored), -toMoney(t.ledger)),
     }));
     const gapCount = accountGaps.length + currencyTotals.filter((t) => t.storedTotal !== 0 || t.ledgerTotal !== 0).length;
     const finishedAt = new Date();
@@ -153,30 +155,20 @@ export class IntegrityCheckService {
     return result;
   }
 
-  /** Compliance channel webhook (JSON, 5 s timeout). A failed alert is logged, never thrown. */
-  private async alert(result: IntegrityCheckResult): Promise<boolean> {
-    const url = this.config.LEDGER_INTEGRITY_ALERT_URL;
-    if (!url) return false;
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-correlation-id': result.correlationId },
-        body: JSON.stringify({
-          text: `Ledger integrity check ${result.id}: ${result.gapCount} gap(s) found`,
-          checkId: result.id,
-          correlationId: result.correlationId,
-          gapCount: result.gapCount,
-          currencyTotals: result.currencyTotals,
-          gaps: result.gaps.slice(0, 50),
-        }),
-        signal: AbortSignal.timeout(5_000),
-      });
-      if (!res.ok) throw new Error(`alert webhook answered ${res.status}`);
-      return true;
-    } catch (error) {
-      this.logger.error({ err: error, correlationId: result.correlationId }, 'integrity alert could not be delivered');
-      return false;
-    }
+  /** The compliance channel (JSON, 5 s timeout). A failed alert is logged, never thrown. */
+  private alert(result: IntegrityCheckResult): Promise<boolean> {
+    return this.channel.send(
+      this.config.LEDGER_INTEGRITY_ALERT_URL,
+      {
+        text: `Ledger integrity check ${result.id}: ${result.gapCount} gap(s) found`,
+        checkId: result.id,
+        correlationId: result.correlationId,
+        gapCount: result.gapCount,
+        currencyTotals: result.currencyTotals,
+        gaps: result.gaps.slice(0, 50),
+      },
+      result.correlationId,
+    );
   }
 
   async recent(limit: number): Promise<Record<string, unknown>[]> {

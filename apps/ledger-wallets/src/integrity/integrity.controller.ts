@@ -1,10 +1,12 @@
 import { Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { ServiceKeyGuard } from '@mm/platform';
+import { ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { type IntegrityCheckResult, IntegrityCheckService } from './integrity-check.service';
 
 class RecentChecksQuery {
+  @ApiPropertyOptional({ description: 'how many of the latest checks to list', minimum: 1, maximum: 100, default: 20, example: 20 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -13,6 +15,9 @@ class RecentChecksQuery {
   limit?: number;
 }
 
+@ApiTags('integrity')
+@ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS')
 @Controller('internal/integrity-checks')
 @UseGuards(ServiceKeyGuard)
 export class IntegrityController {
@@ -26,6 +31,7 @@ export class IntegrityController {
   }
 
   @Get()
+  @ApiErrors('VALIDATION_ERROR')
   recent(@Query() query: RecentChecksQuery): Promise<Record<string, unknown>[]> {
     return this.checks.recent(query.limit ?? 20);
   }

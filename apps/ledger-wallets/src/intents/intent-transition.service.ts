@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
+import { ConsentProofVerifier, type VerifiedConsent } from '../consent/consent-proof.verifier';
+import { checkProofTarget, checkProofUser, consentStepOf } from '../consent/consent-rules';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
 import { moneyLockKeys } from '../db/lock-keys';
+import { isUniqueViolation } from '../db/sql-errors';
 import { uuidArrayLit, uuidLit } from '../db/sql-literal';
 import {
   type ActorInfo,
@@ -18,9 +21,24 @@ import type { TransitionIntentDto } from './dto/transition-intent.dto';
 import { type IntentStatus, RELEASING_STATUSES, transitionEvent } from './intent-state-machine';
 import { type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
 
+/**
+ * How the customer's consent to a move to OTP_VERIFIED / PIN_VERIFIED is established.
+ * - `PROOF`: the consent proof auth issued (`dto.consentProof`), verified and redeemed here. The HTTP
+ *   route always uses it, whatever the body says: a caller of the API cannot choose anything else.
+ * - `IN_PROCESS_LEGACY_TRANSFER`: the deprecated direct transfer (`legacy/`), whose caller
+ *   authenticated the user itself and which runs its own create → PIN_VERIFIED → SUCCEEDED inside
+ *   this process. The event row records `consent: "in-process"` so these moves stay visible.
+ */
+export type ConsentMode = 'PROOF' | 'IN_PROCESS_LEGACY_TRANSFER';
+
 export interface TransitionOptions {
   /** the sweeper expires intents "as of" its own clock reading */
   now?: Date;
+  /**
+   * Absent means PROOF: a caller must name the legacy exemption explicitly (only the deprecated
+   * direct transfer in `legacy/` does), so a new in-process caller cannot skip consent by accident.
+   */
+  consent?: ConsentMode;
 }
 
 /**
@@ -34,15 +52,19 @@ export class IntentTransitionService {
     private readonly db: LedgerDb,
     private readonly idempotency: IdempotencyService,
     private readonly executor: TransferExecutor,
+    private readonly consentProofs: ConsentProofVerifier,
   ) {}
 
+  /** The HTTP route: OTP_VERIFIED / PIN_VERIFIED only with a valid consent proof. */
   async transition(intentId: string, dto: TransitionIntentDto, idempotencyKey?: string): Promise<IdempotentResponse<IntentView>> {
+    const options: TransitionOptions = { consent: 'PROOF' };
     return this.db.withSession(async (session) => {
-      if (!idempotencyKey) return { status: 200, body: await this.move(session, intentId, dto), replayed: false };
-      const hash = requestHash({ intentId, ...dto });
+      if (!idempotencyKey) return { status: 200, body: await this.move(session, intentId, dto, undefined, options), replayed: false };
+      // A retry may carry a fresh proof for the same request: the proof is not part of what is compared.
+      const hash = requestHash({ intentId, ...dto, consentProof: undefined });
       return this.idempotency.run(session, 'intent.transition', idempotencyKey, hash, async (record) => ({
         status: 200,
-        body: await this.move(session, intentId, dto, record),
+        body: await this.move(session, intentId, dto, record, options),
       }));
     });
   }
@@ -69,6 +91,7 @@ export class IntentTransitionService {
   ): Promise<IntentView> {
     const to = dto.toStatus;
     if (to === 'SUCCEEDED' && dto.executionContext && !record) return this.executeInOneRoundTrip(session, intentId, dto, options);
+    const consent = await this.consentFor(session, intentId, dto, options);
     let resolved: ResolvedContext | undefined;
     let accounts: string[] = [];
     if (to === 'SUCCEEDED') {
@@ -89,7 +112,7 @@ export class IntentTransitionService {
 
     // Steps 1 and 2 in the locks' round trip: the intent row, then the accounts in ascending id order.
     const lockedRead = `WITH i AS (SELECT * FROM ledger.transaction_intents WHERE id = ${uuidLit(intentId)} FOR UPDATE),
-           a AS (SELECT id, account_type, currency, available_balance::text FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ordered)}) ORDER BY id FOR UPDATE)
+           a AS (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ordered)}) ORDER BY id FOR UPDATE)
       SELECT (SELECT row_to_json(i) FROM i) AS intent, (SELECT json_agg(a ORDER BY a.id) FROM a) AS accounts`;
 
     return this.db.serializable(
@@ -101,7 +124,15 @@ export class IntentTransitionService {
         const intent = locked.intent;
         const from = intent.status;
         const event = transitionEvent(from, to, intent.requires_otp);
-        if (!event) throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${from} → ${to} is not allowed`);
+        if (!event) {
+          // A request that raced another with the same proof finds the intent already moved: say so.
+          if (consent && (await s.one(`SELECT 1 FROM ledger.consent_proofs WHERE jti = $1`, [consent.jti]))) {
+            throw new AppException('CONSENT_PROOF_REPLAYED');
+          }
+          throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${from} → ${to} is not allowed`);
+        }
+        // After the state check: a move the state machine refuses is a 400 whoever's proof it carries.
+        if (consent) checkProofUser(consent, intent);
         const now = options.now ?? new Date();
         const due = new Date(intent.expires_at).getTime() <= now.getTime();
         if (to === 'EXPIRED' && !due) throw new AppException('INTENT_NOT_EXPIRED');
@@ -114,7 +145,8 @@ export class IntentTransitionService {
           const result = this.executor.execute(s, intent, resolved!, locked.accounts ?? [], this.metaOf(intent, dto), dto.actor);
           view = succeededView(intent, result);
         } else {
-          view = await this.simpleMove(s, intent, to, event, dto.actor, { reason: dto.reason ?? null, ...(dto.metadata ?? {}) }, now);
+          const metadata = { reason: dto.reason ?? null, ...(dto.metadata ?? {}), ...consentAudit(to, consent) };
+          view = await this.simpleMove(s, intent, to, event, dto.actor, metadata, now, consent);
         }
         if (record) await record(s, 200, view);
         return view;
@@ -142,7 +174,7 @@ export class IntentTransitionService {
     const ordered = [...new Set(this.executor.accountsOf(resolved))].sort();
     const [pre] = await session.query<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
       `SELECT (SELECT row_to_json(i) FROM ledger.transaction_intents i WHERE i.id = $1) AS intent,
-              (SELECT json_agg(a ORDER BY a.id) FROM (SELECT id, account_type, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[])) a) AS accounts`,
+              (SELECT json_agg(a ORDER BY a.id) FROM (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[])) a) AS accounts`,
       [intentId, ordered],
     );
     if (!pre.intent) throw new AppException('INTENT_NOT_FOUND');
@@ -168,6 +200,30 @@ export class IntentTransitionService {
     return succeededView(intent, plan.result);
   }
 
+  /**
+   * The verified proof a move to OTP_VERIFIED / PIN_VERIFIED needs (PROOF mode), checked before
+   * any lock: signature and lifetime (a local check against auth's cached key set), the intent and
+   * step it was issued for, and whether it was redeemed already (a plain read outside the money
+   * transaction, so no predicate lock ties unrelated moves together; the primary key of
+   * consent_proofs still refuses a concurrent second redemption). The user it names is checked
+   * against the locked intent row.
+   */
+  private async consentFor(
+    session: DbSession,
+    intentId: string,
+    dto: TransitionIntentDto,
+    options: TransitionOptions,
+  ): Promise<VerifiedConsent | undefined> {
+    const step = consentStepOf(dto.toStatus);
+    if (!step || options.consent === 'IN_PROCESS_LEGACY_TRANSFER') return undefined;
+    if (!dto.consentProof) throw new AppException('CONSENT_PROOF_REQUIRED');
+    const proof = await this.consentProofs.verify(dto.consentProof);
+    checkProofTarget(proof, intentId, step);
+    const redeemed = await session.one(`SELECT 1 FROM ledger.consent_proofs WHERE jti = $1`, [proof.jti]);
+    if (redeemed) throw new AppException('CONSENT_PROOF_REPLAYED');
+    return proof;
+  }
+
   private metaOf(intent: IntentRow, dto: TransitionIntentDto): ExecutionMeta {
     const ctx = dto.executionContext!;
     return {
@@ -188,10 +244,12 @@ export class IntentTransitionService {
     actor: ActorInfo,
     metadata: Record<string, unknown>,
     now: Date,
+    consent?: VerifiedConsent,
   ): Promise<IntentView> {
     const releasing = RELEASING_STATUSES.includes(to);
-    const [row] = await s.query<IntentRow>(
-      `WITH i AS (
+    const [row] = await s
+      .query<IntentRow>(
+        `WITH i AS (
          UPDATE ledger.transaction_intents SET status = $2, updated_at = $3,
            failure_reason = CASE WHEN $4 THEN $5 ELSE failure_reason END
          WHERE id = $1 RETURNING *),
@@ -201,26 +259,44 @@ export class IntentTransitionService {
        e AS (
          INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata, created_at)
          VALUES ($1, $8, $2, $9, $10, $11, $12, $13::jsonb, $3)),
-       q AS (DELETE FROM ledger.intent_qr_locks WHERE $4 AND intent_id = $1)
+       q AS (DELETE FROM ledger.intent_qr_locks WHERE $4 AND intent_id = $1),
+       c AS (
+         INSERT INTO ledger.consent_proofs (jti, intent_id, step, user_id, expires_at, redeemed_at)
+         SELECT $14::uuid, $1::uuid, $15::text, $16::text, $17::timestamptz, $3 WHERE $14::uuid IS NOT NULL)
        SELECT * FROM i`,
-      [
-        intent.id,
-        to,
-        now,
-        releasing,
-        (metadata.reason as string | null) ?? to.toLowerCase(),
-        releasing ? intent.frozen_amount : 0,
-        intent.source_account_id,
-        intent.status,
-        event,
-        actor.id,
-        actor.ip ?? null,
-        actor.userAgent ?? null,
-        JSON.stringify(releasing ? { ...metadata, releasedAmount: Number(intent.frozen_amount) } : metadata),
-      ],
-    );
+        [
+          intent.id,
+          to,
+          now,
+          releasing,
+          (metadata.reason as string | null) ?? to.toLowerCase(),
+          releasing ? intent.frozen_amount : 0,
+          intent.source_account_id,
+          intent.status,
+          event,
+          actor.id,
+          actor.ip ?? null,
+          actor.userAgent ?? null,
+          JSON.stringify(releasing ? { ...metadata, releasedAmount: Number(intent.frozen_amount) } : metadata),
+          consent?.jti ?? null,
+          consent?.step ?? null,
+          consent?.userId ?? null,
+          consent?.expiresAt ?? null,
+        ],
+      )
+      .catch((error: unknown) => {
+        // Two requests raced with one proof: the first redemption committed, this one is a replay.
+        if (isUniqueViolation(error, 'consent_proofs_pkey')) throw new AppException('CONSENT_PROOF_REPLAYED');
+        throw error;
+      });
     return toIntentView(row);
   }
+}
+
+/** What the event row keeps of the consent behind an OTP_VERIFIED / PIN_VERIFIED move (never the proof itself). */
+function consentAudit(to: IntentStatus, consent: VerifiedConsent | undefined): Record<string, unknown> {
+  if (consent) return { consent: { step: consent.step, userId: consent.userId, jti: consent.jti } };
+  return consentStepOf(to) ? { consent: 'in-process' } : {};
 }
 
 function succeededView(intent: IntentRow, result: ExecutionResult): IntentView {

@@ -16,6 +16,7 @@ export interface IntentRow {
   qr_token: string | null;
   description: string | null;
   initiated_by: string;
+  otp_user_id: string | null;
   agent_id: string | null;
   transaction_id: string | null;
   failure_reason: string | null;
@@ -39,6 +40,10 @@ export interface IntentView {
   currency: string;
   qrToken: string | null;
   description: string | null;
+  /** who created the intent (whose PIN it needs) */
+  initiatedBy: string;
+  /** OTP branch only: the user the OTP goes to (whose OTP it needs) */
+  otpUserId: string | null;
   transactionId: string | null;
   referenceId: string | null;
   failureReason: string | null;
@@ -61,6 +66,8 @@ export function toIntentView(row: IntentRow): IntentView {
     currency: row.currency,
     qrToken: row.qr_token,
     description: row.description,
+    initiatedBy: row.initiated_by,
+    otpUserId: row.otp_user_id ?? null,
     transactionId: row.transaction_id,
     referenceId: row.reference_id ?? null,
     failureReason: row.failure_reason,

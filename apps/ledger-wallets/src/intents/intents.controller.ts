@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ServiceKeyGuard } from '@mm/platform';
+import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe, idempotencyKeyHeader } from '../common/uuid-param.pipe';
 import type { IdempotentResponse } from '../idempotency/idempotency.service';
 import { CreateIntentDto } from './dto/create-intent.dto';
@@ -15,6 +16,11 @@ function answer<T>(reply: FastifyReply, result: IdempotentResponse<T>): T {
   return result.body;
 }
 
+const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
+
+@ApiTags('intents')
+@ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS')
 @Controller('internal/intents')
 @UseGuards(ServiceKeyGuard)
 export class IntentsController {
@@ -25,22 +31,52 @@ export class IntentsController {
 
   /** 201 with the intent; the same idempotencyKey and body again answers the same 201 (header Idempotent-Replayed). */
   @Post()
+  @ApiOperation({
+    summary:
+      'Creates an intent and freezes amount + fee. actor.id is the initiator (auth user id, whose PIN proof PIN_VERIFIED needs); with requiresOtp, otpUserId names the user whose OTP proof OTP_VERIFIED needs.',
+  })
+  @ApiResponse({
+    status: 400,
+    description: 'VALIDATION_ERROR, IDEMPOTENCY_KEY_MISSING, SAME_ACCOUNT, CURRENCY_MISMATCH, CONSENT_OTP_USER_REQUIRED',
+    ...ERROR,
+  })
   async create(@Body() dto: CreateIntentDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<IntentView> {
     return answer(reply, await this.intents.create(dto));
   }
 
   @Get(':id')
+  @ApiErrors('VALIDATION_ERROR', 'INTENT_NOT_FOUND')
   get(@Param('id', UuidParamPipe) id: string): Promise<IntentView> {
     return this.intents.get(id);
   }
 
   @Get(':id/events')
+  @ApiErrors('VALIDATION_ERROR', 'INTENT_NOT_FOUND')
   events(@Param('id', UuidParamPipe) id: string): Promise<Record<string, unknown>[]> {
     return this.intents.events(id);
   }
 
   /** X-Idempotency-Key is optional (recommended on SUCCEEDED); X-Correlation-Id lands in the transaction metadata. */
   @Post(':id/transition')
+  @ApiOperation({
+    summary:
+      'Moves the intent. OTP_VERIFIED and PIN_VERIFIED need consentProof (issued by auth verify-otp / check-pin with this intentId): single use, bound to the intent, the step and the user.',
+  })
+  @ApiResponse({
+    status: 400,
+    description: 'VALIDATION_ERROR, INVALID_INTENT_TRANSITION, INTENT_EXPIRED, EXECUTION_CONTEXT_REQUIRED, EXECUTION_CONTEXT_MISMATCH',
+    ...ERROR,
+  })
+  @ApiResponse({
+    status: 403,
+    description:
+      'CONSENT_PROOF_REQUIRED, CONSENT_PROOF_INVALID, CONSENT_PROOF_EXPIRED, CONSENT_PROOF_MISMATCH, CONSENT_PROOF_REPLAYED (the intent does not move)',
+    ...ERROR,
+  })
+  @ApiResponse({ status: 404, description: 'INTENT_NOT_FOUND', ...ERROR })
+  @ApiResponse({ status: 409, description: 'CONCURRENCY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS', ...ERROR })
+  @ApiResponse({ status: 422, description: 'INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_CONFLICT, execution rule codes', ...ERROR })
+  @ApiResponse({ status: 502, description: "UPSTREAM_UNAVAILABLE: auth's key set could not be fetched (nothing moved)", ...ERROR })
   async transition(
     @Param('id', UuidParamPipe) id: string,
     @Body() dto: TransitionIntentDto,

@@ -7,12 +7,10 @@ import { toMoney } from '../db/money';
 import { isUniqueViolation } from '../db/sql-errors';
 import { type IdempotentResponse, IdempotencyService, type RecordResponse } from '../idempotency/idempotency.service';
 import { requestHash } from '../idempotency/canonical-hash';
+import { checkIntentAccounts } from '../execution/execution-rules';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import type { CreateIntentDto } from './dto/create-intent.dto';
 import { type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
-
-/** Accounts that hold customer or business money: the only ones an intent may move between. */
-const INTENT_ACCOUNT_TYPES = new Set(['customer', 'agent', 'merchant', 'organisation']);
 
 @Injectable()
 export class IntentsService {
@@ -43,18 +41,19 @@ export class IntentsService {
   /** Creation on a session the caller holds (the legacy adapter runs its three steps on one connection). */
   async createOn(session: DbSession, dto: CreateIntentDto, key: string, record?: RecordResponse): Promise<IntentView> {
     if (dto.sourceAccountId.toLowerCase() === dto.destinationAccountId.toLowerCase()) throw new AppException('SAME_ACCOUNT');
-    const accounts = await session.query<{ id: string; currency: string; account_type: string }>(
-      `SELECT id, currency, account_type FROM ledger.accounts WHERE id = ANY($1::uuid[])`,
+    // Whose OTP the intent needs is fixed now, with the intent: a proof for anyone else is refused later.
+    if (Boolean(dto.requiresOtp) !== Boolean(dto.otpUserId)) throw new AppException('CONSENT_OTP_USER_REQUIRED');
+    const accounts = await session.query<{ id: string; currency: string; account_type: string; wallet_id: string }>(
+      `SELECT id, currency, account_type, wallet_id FROM ledger.accounts WHERE id = ANY($1::uuid[])`,
       [[dto.sourceAccountId, dto.destinationAccountId]],
     );
     if (accounts.length !== 2) throw new AppException('ACCOUNT_NOT_FOUND', 'Source or destination account not found');
     if (accounts.some((a) => a.currency !== dto.currency)) throw new AppException('CURRENCY_MISMATCH');
-    if (accounts.some((a) => !INTENT_ACCOUNT_TYPES.has(a.account_type))) {
-      throw new AppException('ACCOUNT_NOT_ALLOWED', 'Intents move money between customer, agent, merchant or organisation accounts only');
-    }
+    const byId = new Map(accounts.map((a) => [a.id, a]));
+    checkIntentAccounts(dto.type, byId.get(dto.sourceAccountId.toLowerCase())!, byId.get(dto.destinationAccountId.toLowerCase())!);
     const fee = dto.fee ?? 0;
     const total = dto.amount + fee;
-    if (!Number.isSafeInteger(total)) throw new AppException('VALIDATION_ERROR', 'amount + fee is too large');
+    if (!Number.isSafeInteger(total)) throw new AppException('AMOUNT_OUT_OF_RANGE', 'amount + fee exceeds 2^53 − 1');
 
     // Only the source account's balances change: it is the only account lock.
     return this.db.serializable(session, moneyLockKeys([dto.sourceAccountId]), async (s) => {
@@ -68,8 +67,8 @@ export class IntentsService {
         row = await s.one<IntentRow>(
           `WITH i AS (
              INSERT INTO ledger.transaction_intents (type, status, idempotency_key, source_account_id, destination_account_id, amount, fee,
-               frozen_amount, currency, requires_otp, qr_token, description, initiated_by, agent_id, metadata, expires_at)
-             VALUES ($1, 'CREATED', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, now() + make_interval(secs => $15))
+               frozen_amount, currency, requires_otp, qr_token, description, initiated_by, agent_id, metadata, expires_at, otp_user_id)
+             VALUES ($1, 'CREATED', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, now() + make_interval(secs => $15), $19)
              RETURNING *),
            a AS (
              UPDATE ledger.accounts SET available_balance = available_balance - $7, frozen_balance = frozen_balance + $7, updated_at = now()
@@ -99,6 +98,7 @@ export class IntentsService {
             dto.actor.ip ?? null,
             dto.actor.userAgent ?? null,
             JSON.stringify({ frozenAmount: total, qrLocked: Boolean(dto.qrToken) }),
+            dto.otpUserId ?? null,
           ],
         );
       } catch (error) {

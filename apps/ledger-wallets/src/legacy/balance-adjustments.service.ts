@@ -16,6 +16,12 @@ import { ACCOUNT_COLUMNS, type AccountRow, type AccountView, toAccountView } fro
 import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
 import type { BalanceAdjustmentDto, BalanceOperation } from './dto/balance-adjustment.dto';
 
+/** Who performs a legacy balance operation: a verified operator (holds) or the test-funding caller. */
+export interface LegacyOperator {
+  id: string;
+  roles: string[];
+}
+
 export interface BalanceAdjustmentResult {
   account: AccountView;
   operation: BalanceOperation;
@@ -26,11 +32,13 @@ export interface BalanceAdjustmentResult {
 }
 
 /**
- * The deprecated balance endpoints, reworked (spec 2): `add` and `subtract` never change a balance
- * without a signed adjustment transaction against the currency's suspense account (two entries,
- * linked), so `balance = credits − debits` keeps holding; `freeze` and `unfreeze` only move money
- * between available and frozen (balance unchanged), and `unfreeze` cannot release what active
- * intents hold.
+ * The deprecated balance endpoints, reworked (spec 2, issue 14): `freeze` and `unfreeze` are an
+ * operator's holds, moving money between available and frozen (balance unchanged; `unfreeze` cannot
+ * release what active intents hold). `add` and `subtract` exist only as the documented test-funding
+ * flow (NODE_ENV=test, never production; the controller refuses them otherwise): a signed
+ * adjustment against the currency's suspense account, so `balance = credits − debits` holds. Real
+ * corrections go through maker-checker (corrections/). Every operation is journaled in
+ * `operator_actions` in its own transaction.
  */
 @Injectable()
 export class BalanceAdjustmentsService {
@@ -45,12 +53,14 @@ export class BalanceAdjustmentsService {
     accountId: string,
     op: BalanceOperation,
     dto: BalanceAdjustmentDto,
+    operator: LegacyOperator,
     idempotencyKey?: string,
   ): Promise<IdempotentResponse<BalanceAdjustmentResult>> {
     return this.db.withSession(async (session) => {
-      if (!idempotencyKey) return { status: 200, body: await this.run(session, accountId, op, dto), replayed: false };
-      return this.idempotency.run(session, `legacy.balance.${op}`, idempotencyKey, requestHash({ accountId, ...dto }), async (record) => {
-        const body = await this.run(session, accountId, op, dto, async (s, b) => record(s, 200, b));
+      if (!idempotencyKey) return { status: 200, body: await this.run(session, accountId, op, dto, operator), replayed: false };
+      const hash = requestHash({ accountId, amount: dto.amount, reason: dto.reason, operator: operator.id });
+      return this.idempotency.run(session, `legacy.balance.${op}`, idempotencyKey, hash, async (record) => {
+        const body = await this.run(session, accountId, op, dto, operator, async (s, b) => record(s, 200, b));
         return { status: 200, body };
       });
     });
@@ -61,6 +71,7 @@ export class BalanceAdjustmentsService {
     accountId: string,
     op: BalanceOperation,
     dto: BalanceAdjustmentDto,
+    operator: LegacyOperator,
     record?: (s: DbSession, body: BalanceAdjustmentResult) => Promise<void>,
   ): Promise<BalanceAdjustmentResult> {
     const [target] = await session.query<{ currency: string; account_type: string }>(
@@ -114,7 +125,7 @@ export class BalanceAdjustmentsService {
         referenceId = newReferenceId(this.config.LEDGER_REFERENCE_PREFIX);
         const signed = op === 'add' ? dto.amount : -dto.amount;
         const metadata = {
-          typeCode: `ADJUSTMENT_${op.toUpperCase()}`,
+          typeCode: `TEST_FUNDING_${op.toUpperCase()}`,
           reason: dto.reason,
           signedAmount: signed,
           correlationId: currentContext()?.correlationId ?? null,
@@ -135,7 +146,7 @@ export class BalanceAdjustmentsService {
             referenceId,
             dto.amount,
             target.currency,
-            dto.createdBy,
+            operator.id,
             JSON.stringify(metadata),
             JSON.stringify(legs),
             accountId,
@@ -144,7 +155,23 @@ export class BalanceAdjustmentsService {
           ],
         );
       }
-      const [after] = await s.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM ledger.accounts WHERE id = $1`, [accountId]);
+      // The journal of who did it, in the same transaction as the change itself.
+      const [after] = await s.query<AccountRow>(
+        `WITH j AS (
+           INSERT INTO ledger.operator_actions (account_id, action, amount, reason, operator_id, operator_roles, transaction_id, correlation_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+         SELECT ${ACCOUNT_COLUMNS} FROM ledger.accounts WHERE id = $1`,
+        [
+          accountId,
+          op === 'add' || op === 'subtract' ? `TEST_FUNDING_${op.toUpperCase()}` : op.toUpperCase(),
+          dto.amount,
+          dto.reason,
+          operator.id,
+          operator.roles,
+          transactionId,
+          currentContext()?.correlationId ?? null,
+        ],
+      );
       const result: BalanceAdjustmentResult = {
         account: toAccountView(after),
         operation: op,

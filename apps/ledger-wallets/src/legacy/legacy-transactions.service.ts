@@ -54,7 +54,9 @@ export class LegacyTransactionsService {
       randomUUID(),
     );
     try {
-      await this.transitions.move(session, intent.intentId, { toStatus: 'PIN_VERIFIED', actor, metadata: { legacy: true } });
+      await this.transitions.move(session, intent.intentId, { toStatus: 'PIN_VERIFIED', actor, metadata: { legacy: true } }, undefined, {
+        consent: 'IN_PROCESS_LEGACY_TRANSFER',
+      });
       return await this.transitions.move(
         session,
         intent.intentId,

@@ -36,6 +36,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * between add and mark, two relays) is a no-op on the queue. A row is marked published only after
  * Redis accepted it; while Redis is down the rows simply wait, oldest first, nothing is lost.
  */
+/**
+ * A consumer that crashes mid-job must get the event again (BullMQ counts a stalled job as an attempt),
+ * and finished jobs must not pile up in Redis: the outbox row, not the queue, is the durable record.
+ */
+const LEDGER_EVENT_JOB_OPTIONS = {
+  attempts: 20,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 3_600, count: 100_000 },
+  removeOnFail: { age: 7 * 86_400 },
+} as const;
+
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
@@ -96,7 +107,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       try {
         // One round trip to Redis and one UPDATE per batch; job ids make a re-add a no-op.
         await withTimeout(
-          queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id } }))),
+          queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id, ...LEDGER_EVENT_JOB_OPTIONS } }))),
           PUBLISH_TIMEOUT_MS,
         );
       } catch (error) {

@@ -93,6 +93,36 @@ export class WalletsService {
     return toAccountView(row);
   }
 
+  /**
+   * Compensation of a registration: closes the wallet of an owner while nothing ever moved through
+   * it (no entry, no intent, zero balances); wallet rows are never deleted. Idempotent: a closed
+   * wallet answers CLOSED again, an owner without a wallet ABSENT. One statement, so a money
+   * movement cannot slip in between the check and the close.
+   */
+  async closeUnused(ownerType: string, ownerId: string): Promise<{ walletId: string | null; status: 'CLOSED' | 'ABSENT' }> {
+    const rows = await this.db.query<{ id: string; status: string; busy: boolean; closed: boolean }>(
+      `WITH w AS (
+         SELECT id, status FROM ledger.wallets WHERE owner_type = $1 AND owner_id = $2 FOR UPDATE
+       ), busy AS (
+         SELECT EXISTS (
+           SELECT 1 FROM ledger.accounts a JOIN w ON a.wallet_id = w.id
+            WHERE a.balance <> 0 OR a.frozen_balance <> 0
+               OR EXISTS (SELECT 1 FROM ledger.ledgers l WHERE l.account_id = a.id)
+               OR EXISTS (SELECT 1 FROM ledger.transaction_intents i WHERE i.source_account_id = a.id OR i.destination_account_id = a.id)
+         ) AS busy
+       ), closed AS (
+         UPDATE ledger.wallets SET status = 'CLOSED'
+           FROM w, busy WHERE wallets.id = w.id AND NOT busy.busy AND w.status <> 'CLOSED' RETURNING wallets.id
+       )
+       SELECT w.id, w.status, busy.busy, EXISTS (SELECT 1 FROM closed) AS closed FROM w, busy`,
+      [ownerType, ownerId],
+    );
+    const row = rows[0];
+    if (!row) return { walletId: null, status: 'ABSENT' };
+    if (row.status !== 'CLOSED' && row.busy) throw new AppException('WALLET_NOT_EMPTY');
+    return { walletId: row.id, status: 'CLOSED' };
+  }
+
   /** The technical accounts of spec 2, per currency. */
   async technicalAccounts(currency?: string): Promise<AccountView[]> {
     const rows = await this.db.query<AccountRow>(

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { ActorDto } from './actor.dto';
@@ -48,9 +49,22 @@ export class CreateIntentDto extends TransferTermsDto {
   @MaxLength(200)
   agentId?: string;
 
+  /** the initiator: its `id` must be the initiator's auth user id, the only user whose PIN proof moves the intent to PIN_VERIFIED */
   @ValidateNested()
   @Type(() => ActorDto)
   actor: ActorDto;
+
+  @ApiProperty({
+    required: false,
+    maxLength: 200,
+    example: '0b6f7c1e-2d4a-4f3b-8e9c-5a1d2c3b4e5f',
+    description:
+      'Required exactly when requiresOtp is true (400 CONSENT_OTP_USER_REQUIRED otherwise): the auth user id of the customer the OTP goes to. Only an OTP consent proof issued to this user moves the intent to OTP_VERIFIED.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  otpUserId?: string;
 
   @IsOptional()
   @IsObject()

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { INTENT_STATUSES, type IntentStatus } from '../intent-state-machine';
@@ -28,4 +29,16 @@ export class TransitionIntentDto {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
+
+  @ApiProperty({
+    required: false,
+    maxLength: 4096,
+    example: 'eyJhbGciOiJFZERTQSIsInR5cCI6ImNvbnNlbnQrand0Iiwia2lkIjoiLi4uIn0.eyJpbnRlbnRfaWQiOiIuLi4ifQ.c2ln',
+    description:
+      "Required when toStatus is OTP_VERIFIED or PIN_VERIFIED: the consent proof auth returned from verify-otp / check-pin called with this intent's id (JWT, typ consent+jwt). Single use. Missing, invalid, expired, for another intent/step/user, or already used: 403 CONSENT_PROOF_REQUIRED / _INVALID / _EXPIRED / _MISMATCH / _REPLAYED, and the intent does not move. Not part of the idempotency request hash.",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  consentProof?: string;
 }

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { currentContext } from '@mm/platform';
+import { LedgerDb } from '../db/ledger-db.service';
+import { ComplianceChannel } from '../integrity/compliance-channel.service';
+import { LedgerWalletsConfig } from '../ledger-wallets.config';
+import { CORRECTION_COLUMNS, type CorrectionRow, type CorrectionView, toCorrectionView } from './correction-view';
+import { CorrectionsSettings } from './corrections.settings';
+
+/** How often executed corrections whose alert was not acknowledged are sent again. */
+const RETRY_EVERY_MS = 60_000;
+
+/**
+ * Every executed correction is announced on the compliance channel. The alert is sent right after
+ * the correction commits; until the channel acknowledges it (`alerted_at`), it is sent again every
+ * minute (while the background jobs run, i.e. LEDGER_OUTBOX_POLL_MS > 0), so a channel outage
+ * delays an alert but never loses it. The first failure is journaled on the correction.
+ */
+@Injectable()
+export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CorrectionAlerts.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    private readonly db: LedgerDb,
+    private readonly config: LedgerWalletsConfig,
+    private readonly settings: CorrectionsSettings,
+    private readonly channel: ComplianceChannel,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.LEDGER_OUTBOX_POLL_MS <= 0 || !this.settings.alertUrl) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.retryPending()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'correction alert retry failed'))
+        .finally(() => (this.running = undefined));
+    }, RETRY_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Sends the alert of one executed correction; records the outcome. True when acknowledged. */
+  async deliver(correction: CorrectionView, referenceId?: string, firstAttempt = true): Promise<boolean> {
+    const correlationId = currentContext()?.correlationId ?? randomUUID();
+    const sent = await this.channel.send(
+      this.settings.alertUrl,
+      {
+        text:
+          `Ledger correction ${correction.id} executed: ${correction.direction} ${correction.amount} ${correction.currency} ` +
+          `on account ${correction.accountId} (maker ${correction.maker.id}, checker ${correction.checker?.id})`,
+        kind: 'correction.executed',
+        correctionId: correction.id,
+        accountId: correction.accountId,
+        direction: correction.direction,
+        amount: correction.amount,
+        currency: correction.currency,
+        reason: correction.reason,
+        makerId: correction.maker.id,
+        checkerId: correction.checker?.id ?? null,
+        requiresCompliance: correction.requiresCompliance,
+        transactionId: correction.transactionId,
+        referenceId: referenceId ?? null,
+        correlationId,
+      },
+      correlationId,
+    );
+    if (sent) {
+      await this.db.query(
+        `WITH u AS (UPDATE ledger.corrections SET alerted_at = now() WHERE id = $1 AND alerted_at IS NULL RETURNING id)
+         INSERT INTO ledger.correction_events (correction_id, event, actor_id, metadata) SELECT id, 'alert_sent', 'system:compliance-alert', $2::jsonb FROM u`,
+        [correction.id, JSON.stringify({ correlationId })],
+      );
+    } else if (firstAttempt) {
+      const why = this.settings.alertUrl ? 'the compliance channel did not acknowledge' : 'no compliance channel is configured';
+      await this.db.query(
+        `INSERT INTO ledger.correction_events (correction_id, event, actor_id, reason, metadata) VALUES ($1, 'alert_failed', 'system:compliance-alert', $2, $3::jsonb)`,
+        [correction.id, why, JSON.stringify({ correlationId })],
+      );
+    }
+    return sent;
+  }
+
+  /** Executed corrections still waiting for an acknowledged alert, oldest first. */
+  async retryPending(): Promise<number> {
+    const rows = await this.db.query<CorrectionRow>(
+      `SELECT ${CORRECTION_COLUMNS} FROM ledger.corrections WHERE status = 'EXECUTED' AND alerted_at IS NULL ORDER BY decided_at LIMIT 50`,
+    );
+    let sent = 0;
+    for (const row of rows) if (await this.deliver(toCorrectionView(row), undefined, false)) sent++;
+    return sent;
+  }
+}

@@ -1,0 +1,108 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ServiceKeyGuard } from '@mm/platform';
+import { UuidParamPipe } from '../common/uuid-param.pipe';
+import { CorrectionApproval } from './correction-approval.service';
+import type { CorrectionView } from './correction-view';
+import { CorrectionsService } from './corrections.service';
+import { CorrectionsSettings } from './corrections.settings';
+import { ApproveCorrectionDto, RejectCorrectionDto } from './dto/decide-correction.dto';
+import { ListCorrectionsQuery } from './dto/list-corrections.dto';
+import { SubmitCorrectionDto } from './dto/submit-correction.dto';
+import { OperatorTokens } from './operator-tokens.service';
+
+const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
+
+/**
+ * Balance corrections under maker-checker (docs/ledger-corrections.md). Every call carries the
+ * service key (the caller is a platform service) AND the acting operator's access token from auth
+ * (`Authorization: Bearer`): the operator is whoever the token names, with the token's roles.
+ */
+@ApiTags('corrections')
+@ApiSecurity('serviceKey')
+@ApiBearerAuth()
+@ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED or INVALID_SERVICE_CREDENTIALS', ...ERROR })
+@ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED', ...ERROR })
+@Controller('internal/corrections')
+@UseGuards(ServiceKeyGuard)
+export class CorrectionsController {
+  constructor(
+    private readonly tokens: OperatorTokens,
+    private readonly corrections: CorrectionsService,
+    private readonly approval: CorrectionApproval,
+    private readonly settings: CorrectionsSettings,
+  ) {}
+
+  /** Reading corrections is for the operators who make, check or oversee them. */
+  private async reader(authorization: string | undefined): Promise<void> {
+    const operator = await this.tokens.identify(authorization);
+    const { makerRoles, approverRoles, complianceRoles } = this.settings;
+    OperatorTokens.require(operator, [...new Set([...makerRoles, ...approverRoles, ...complianceRoles])], 'read corrections');
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Maker: submit a correction (nothing moves until another operator approves it)' })
+  @ApiResponse({ status: 201, description: 'the correction, PENDING_APPROVAL' })
+  @ApiResponse({ status: 200, description: 'the same idempotency key and body again: the stored correction (Idempotent-Replayed)' })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR, ACCOUNT_NOT_ALLOWED', ...ERROR })
+  @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND', ...ERROR })
+  @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_CONFLICT', ...ERROR })
+  async submit(
+    @Body() dto: SubmitCorrectionDto,
+    @Headers('authorization') authorization: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CorrectionView> {
+    const maker = await this.tokens.identify(authorization);
+    const { view, replayed } = await this.corrections.submit(dto, maker);
+    reply.status(replayed ? 200 : 201);
+    if (replayed) reply.header('idempotent-replayed', 'true');
+    return view;
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Corrections, newest first (e.g. ?status=PENDING_APPROVAL for the checkers)' })
+  async list(@Query() query: ListCorrectionsQuery, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView[]> {
+    await this.reader(authorization);
+    return this.corrections.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One correction with its journal: who did what, when and why' })
+  @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
+  async get(@Param('id', UuidParamPipe) id: string, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView> {
+    await this.reader(authorization);
+    return this.corrections.get(id);
+  }
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Checker: approve and execute (signed adjustment against suspense, compliance alert)' })
+  @ApiResponse({ status: 200, description: 'the correction, EXECUTED, with its transaction' })
+  @ApiResponse({ status: 403, description: 'CORRECTION_SAME_USER, CORRECTION_COMPLIANCE_REQUIRED, OPERATOR_ROLE_REQUIRED', ...ERROR })
+  @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
+  @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED, CONCURRENCY_CONFLICT', ...ERROR })
+  @ApiResponse({ status: 422, description: 'INSUFFICIENT_BALANCE, AMOUNT_OUT_OF_RANGE', ...ERROR })
+  async approve(
+    @Param('id', UuidParamPipe) id: string,
+    @Body() dto: ApproveCorrectionDto,
+    @Headers('authorization') authorization: string | undefined,
+  ): Promise<CorrectionView> {
+    return this.approval.approve(id, await this.tokens.identify(authorization), dto);
+  }
+
+  @Post(':id/reject')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Checker: reject (nothing moves)' })
+  @ApiResponse({ status: 200, description: 'the correction, REJECTED' })
+  @ApiResponse({ status: 403, description: 'CORRECTION_SAME_USER, OPERATOR_ROLE_REQUIRED', ...ERROR })
+  @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
+  @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED', ...ERROR })
+  async reject(
+    @Param('id', UuidParamPipe) id: string,
+    @Body() dto: RejectCorrectionDto,
+    @Headers('authorization') authorization: string | undefined,
+  ): Promise<CorrectionView> {
+    return this.corrections.reject(id, await this.tokens.identify(authorization), dto);
+  }
+}

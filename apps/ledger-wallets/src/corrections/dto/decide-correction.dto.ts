@@ -1,0 +1,20 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
+/** `POST /v1/internal/corrections/:id/approve`: the checker (bearer of the operator token) may say why. */
+export class ApproveCorrectionDto {
+  @ApiPropertyOptional({ example: 'Checked against the bank statement of 2026-03-02', maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+/** `POST /v1/internal/corrections/:id/reject`: a refusal always says why. */
+export class RejectCorrectionDto {
+  @ApiProperty({ example: 'The bank statement shows a single credit', minLength: 3, maxLength: 500 })
+  @IsString()
+  @MinLength(3)
+  @MaxLength(500)
+  reason: string;
+}

@@ -1,0 +1,28 @@
+import { Injectable, Logger } from '@nestjs/common';
+
+/**
+ * The compliance chat channel (spec 2: integrity gaps and, here, every executed correction): a
+ * webhook receiving one JSON message per alert, with a human `text` line and the facts. A failed
+ * delivery is logged and reported to the caller (which keeps it to retry), never thrown.
+ */
+@Injectable()
+export class ComplianceChannel {
+  private readonly logger = new Logger(ComplianceChannel.name);
+
+  async send(url: string | undefined, message: { text: string } & Record<string, unknown>, correlationId: string): Promise<boolean> {
+    if (!url) return false;
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId },
+        body: JSON.stringify(message),
+        signal: AbortSignal.timeout(5_000),
+      });
+      if (!res.ok) throw new Error(`alert webhook answered ${res.status}`);
+      return true;
+    } catch (error) {
+      this.logger.error({ err: error, correlationId }, 'compliance alert could not be delivered');
+      return false;
+    }
+  }
+}

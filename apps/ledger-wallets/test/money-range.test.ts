@@ -1,0 +1,94 @@
+import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
+
+const MAX = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Money is exact on every path (issue 14 item 4): a sum beyond 2^53 − 1 is refused with the stable
+ * 422 AMOUNT_OUT_OF_RANGE, never rounded and never a 500.
+ */
+describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startLedger();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  /** An intent of `amount` from a source holding exactly that, moved to PIN_VERIFIED. */
+  const readyIntent = async (amount: number, currency = 'XAF') => {
+    const source = await fundedAccount(h, amount, currency);
+    const destination = await fundedAccount(h, 0, currency);
+    const created = await h.call('POST', '/v1/internal/intents', intentBody(source, destination, amount, { currency }));
+    expect(created.status).toBe(201);
+    const id = created.body.intentId as string;
+    const pin = await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
+    expect(pin.status).toBe(200);
+    return { id, source, destination };
+  };
+
+  /**
+   * Suspense funds every test account and may itself go no lower than −(2^53 − 1): each test that
+   * borrows near that much returns it (failing its intent first, which releases the hold).
+   */
+  const giveBack = async (account: string, amount: number, intentId?: string) => {
+    if (intentId) {
+      const failed = await h.call('POST', `/v1/internal/intents/${intentId}/transition`, { toStatus: 'FAILED', actor: { id: 'test' } });
+      expect(failed.status).toBe(200);
+    }
+    const back = await h.call('PUT', `/v1/accounts/${account}/balance/subtract`, { amount, reason: 'test clean-up', createdBy: 'test' });
+    expect(back.status).toBe(200);
+  };
+
+  it.each([
+    ['in one round trip (no idempotency key)', {}],
+    ['on the idempotent path', { 'x-idempotency-key': '7a0c5a2e-3d4b-4c8e-9f1a-2b3c4d5e6f70' }],
+  ])('confirm with amount + fee above 2^53 − 1 answers 422 AMOUNT_OUT_OF_RANGE %s, and moves nothing', async (_name, headers) => {
+    const { id, source, destination } = await readyIntent(MAX - 1);
+    const res = await h.call(
+      'POST',
+      `/v1/internal/intents/${id}/transition`,
+      {
+        toStatus: 'SUCCEEDED',
+        actor: { id: 'user-1' },
+        executionContext: contextFor(source, destination, MAX - 1, { fee: { amount: 5 } }),
+      },
+      headers as Record<string, string>,
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    expect((await h.call('GET', `/v1/internal/intents/${id}`)).body.status).toBe('PIN_VERIFIED');
+    expect(await balanceOf(h, source)).toMatchObject({ balance: MAX - 1, frozenBalance: MAX - 1 });
+    expect(await balanceOf(h, destination)).toMatchObject({ balance: 0 });
+    await giveBack(source, MAX - 1, id);
+  });
+
+  it('a balance adjustment that would carry a balance past 2^53 − 1 answers 422 and changes nothing', async () => {
+    const account = await fundedAccount(h, MAX - 5, 'XOF');
+    const res = await h.call('PUT', `/v1/accounts/${account}/balance/add`, { amount: 10, reason: 'overflow attempt', createdBy: 'ops-1' });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    const after = await h.call('GET', `/v1/internal/accounts/${account}`);
+    expect(after.status).toBe(200);
+    expect(after.body).toMatchObject({ balance: MAX - 5, availableBalance: MAX - 5 });
+    await giveBack(account, MAX - 5);
+  });
+
+  it('an audit whose totals cannot be reported exactly answers 422, not 500', async () => {
+    const account = await fundedAccount(h, MAX - 5);
+    const back = await h.call('PUT', `/v1/accounts/${account}/balance/subtract`, {
+      amount: MAX - 5,
+      reason: 'reversal',
+      createdBy: 'ops-1',
+    });
+    expect(back.status).toBe(200);
+    const again = await h.call('PUT', `/v1/accounts/${account}/balance/add`, { amount: 10, reason: 'funding', createdBy: 'ops-1' });
+    expect(again.status).toBe(200);
+    // Credits over the account's life: (2^53 − 6) + 10, beyond what a JSON number carries exactly.
+    const audit = await h.call('GET', `/v1/internal/accounts/${account}/audit`);
+    expect(audit.status).toBe(422);
+    expect(audit.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    expect((await invariants(h.admin)).ledgerGaps).toBe(0);
+  });
+});
