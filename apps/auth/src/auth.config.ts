@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
+import { AUTH_TOKEN_ISSUER, CONSENT_PROOF_DEFAULT_TTL_SEC, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 
@@ -68,7 +68,7 @@ export class AuthConfig extends DatabaseConfig {
   JWT_KEY_ID?: string;
 
   @IsString()
-  JWT_ISSUER: string = 'mm-auth';
+  JWT_ISSUER: string = AUTH_TOKEN_ISSUER;
 
   @IsString()
   JWT_AUDIENCE: string = 'mm-platform';
@@ -81,6 +81,15 @@ export class AuthConfig extends DatabaseConfig {
   @IsInt()
   @Min(60)
   REFRESH_TOKEN_TTL_SEC: number = 30 * 24 * 3600;
+
+  /**
+   * Lifetime of a consent proof (check-pin / verify-otp with an intentId). Long enough for the
+   * orchestrator's next call to the ledger, short enough that a leaked proof is soon worthless.
+   */
+  @IsInt()
+  @Min(10)
+  @Max(600, { message: 'CONSENT_PROOF_TTL_SEC must be at most 600 (10 minutes)' })
+  CONSENT_PROOF_TTL_SEC: number = CONSENT_PROOF_DEFAULT_TTL_SEC;
 
   // --- OTP ---
   /** HMAC key of stored OTP codes and of verification proofs. */

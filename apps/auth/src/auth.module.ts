@@ -24,6 +24,7 @@ import { PinResetService } from './pin/pin-reset.service';
 import { PinService } from './pin/pin.service';
 import { AccessTokenGuard } from './sessions/access-token.guard';
 import { AccessTokenService } from './sessions/access-token.service';
+import { ConsentProofIssuer } from './sessions/consent-proof.service';
 import { SessionService } from './sessions/session.service';
 import { TokenIssuer } from './sessions/token-issuer.service';
 import { AccountsService } from './users/accounts.service';
@@ -43,6 +44,7 @@ export class AuthModule {
       PinLockout,
       AccountsService,
       AccessTokenService,
+      ConsentProofIssuer,
       SessionService,
       TokenIssuer,
       AccessTokenGuard,

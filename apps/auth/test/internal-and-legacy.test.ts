@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { authApp } from '../src/auth.app';
 import { boot } from '../../../test/support/boot';
-import { AuthHarness } from './support/auth-harness';
+import { TEST_SERVICE_KEY } from '../../../test/support/test-env';
+import { AuthHarness, type JsonBody } from './support/auth-harness';
 
 const ADMIN_PHONE = '+237690000900';
 const ADMIN_PIN = '4826';
@@ -23,6 +24,15 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
 
   const internal = (method: 'POST' | 'DELETE', url: string, body?: unknown) =>
     h.request(method, `/auth/internal/${url}`, { serviceKey: true, body });
+  const putInternal = async (url: string, body: unknown) => {
+    const res = await h.app.inject({
+      method: 'PUT',
+      url: `/auth/internal/${url}`,
+      headers: { 'x-service-key': TEST_SERVICE_KEY },
+      payload: body as never,
+    });
+    return { statusCode: res.statusCode, json: () => res.json() as JsonBody };
+  };
 
   it('require the service key', async () => {
     const res = await h.request('POST', '/auth/internal/create-idp-user', { body: { phone: '+237690000601', pin: '2580' } });
@@ -39,7 +49,9 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
     const body = { phone: '+237690000601', pin: '2580' };
     const [a, b] = [await internal('POST', 'create-idp-user', body), await internal('POST', 'create-idp-user', body)];
     expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
-    expect(b.json()).toEqual(a.json());
+    // the same user; `created` tells the first call from its replay
+    expect(b.json()).toEqual({ ...a.json(), created: false });
+    expect(a.json().created).toBe(true);
     expect(await count(h.adminUrl, `SELECT count(*) n FROM auth.idp_users WHERE phone = $1`, [body.phone])).toBe(1);
     expect((await internal('POST', 'create-idp-user', { ...body, pin: '7391' })).json().code).toBe('USER_ALREADY_EXISTS');
     expect((await internal('POST', 'create-idp-user', { phone: '+237690000602', pin: '1111' })).json().code).toBe('PIN_POLICY_VIOLATION');
@@ -112,39 +124,90 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
     expect(await count(h.adminUrl, `SELECT count(*) n FROM auth.users WHERE 'ADMIN' = ANY (roles)`)).toBe(1);
   });
 
+  it("create-idp-user and create-local-user with the caller's ids: a replay is the same user, another id for the phone a conflict", async () => {
+    const phone = '+237690000606';
+    const idpUserId = '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e01';
+    const userId = '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e02';
+    const first = await internal('POST', 'create-idp-user', { phone, pin: '2580', idpUserId });
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toEqual({ idpUserId, phone, created: true });
+    expect((await internal('POST', 'create-idp-user', { phone, pin: '2580', idpUserId })).json()).toEqual({
+      idpUserId,
+      phone,
+      created: false,
+    });
+    // Another registration of the same phone (its own id) must not adopt this user.
+    const other = await internal('POST', 'create-idp-user', { phone, pin: '2580', idpUserId: '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e03' });
+    expect(other.json().code).toBe('USER_ALREADY_EXISTS');
+    const local = await internal('POST', 'create-local-user', { idpUserId, userId, roles: ['MASTER_AGENT'] });
+    expect(local.statusCode).toBe(201);
+    expect(local.json()).toMatchObject({ id: userId, roles: ['MASTER_AGENT'] });
+    expect((await internal('POST', 'create-local-user', { idpUserId, userId, roles: ['MASTER_AGENT'] })).json().id).toBe(userId);
+    const otherId = await internal('POST', 'create-local-user', {
+      idpUserId,
+      userId: '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e04',
+      roles: ['MASTER_AGENT'],
+    });
+    expect(otherId.json().code).toBe('USER_ALREADY_EXISTS');
+  });
+
+  it('users/by-phone finds a user, 404 USER_NOT_FOUND otherwise', async () => {
+    const { userId } = await h.createUser('+237690000607', '2580', ['SUPPORT']);
+    const found = await h.request('GET', '/auth/internal/users/by-phone?phone=%2B237690000607', { serviceKey: true });
+    expect(found.json()).toMatchObject({ id: userId, roles: ['SUPPORT'], status: 'ACTIVE' });
+    const missing = await h.request('GET', '/auth/internal/users/by-phone?phone=%2B237690000699', { serviceKey: true });
+    expect([missing.statusCode, missing.json().code]).toEqual([404, 'USER_NOT_FOUND']);
+    const bad = await h.request('GET', '/auth/internal/users/by-phone?phone=0690', { serviceKey: true });
+    expect(bad.json().errors?.[0]).toMatchObject({ field: 'phone', code: 'INVALID_PHONE_FORMAT' });
+  });
+
+  it('status DISABLED ends the sessions and refuses login; ACTIVE lets the user back in', async () => {
+    const phone = '+237690000608';
+    const { userId } = await h.createUser(phone, '2580');
+    const { token } = await h.login(phone, '2580');
+    const put = (status: string) => putInternal(`users/${userId}/status`, { status });
+    for (let i = 0; i < 2; i++) expect((await put('DISABLED')).json()).toMatchObject({ id: userId, status: 'DISABLED' });
+    expect((await h.request('GET', '/auth/me', { token })).json().code).toBe('TOKEN_REVOKED');
+    const refused = await h.request('POST', '/auth/login', { body: { phone, pin: '2580' } });
+    expect([refused.statusCode, refused.json().code]).toEqual([403, 'ACCOUNT_DISABLED']);
+    expect((await put('ACTIVE')).json().status).toBe('ACTIVE');
+    await h.login(phone, '2580');
+    expect((await put('FROZEN')).json().code).toBe('VALIDATION_ERROR');
+  });
+
+  it('roles change: the sessions end, the next login carries the new role; an unknown role is INVALID_ROLE', async () => {
+    const phone = '+237690000609';
+    const { userId } = await h.createUser(phone, '2580', ['AGENT']);
+    const { token } = await h.login(phone, '2580');
+    const put = (roles: string[]) => putInternal(`users/${userId}/roles`, { roles });
+    expect((await put(['MASTER_AGENT'])).json().roles).toEqual(['MASTER_AGENT']);
+    expect((await h.request('GET', '/auth/me', { token })).json().code).toBe('TOKEN_REVOKED');
+    const fresh = await h.login(phone, '2580');
+    expect((await h.request('GET', '/auth/me', { token: fresh.token })).json().roles).toEqual(['MASTER_AGENT']);
+    // the same roles again: nothing changes, the session lives on
+    await put(['MASTER_AGENT']);
+    expect((await h.request('GET', '/auth/me', { token: fresh.token })).statusCode).toBe(200);
+    expect((await put(['ROOT'])).json().errors?.[0]).toMatchObject({ field: 'roles', code: 'INVALID_ROLE' });
+    expect((await putInternal('users/00000000-0000-4000-8000-000000000000/roles', { roles: ['AGENT'] })).json().code).toBe(
+      'USER_NOT_FOUND',
+    );
+  });
+
   describe('deprecated routes', () => {
-    it('register, register/merchant, register/agent still work, marked deprecated', async () => {
-      for (const [path, role, phone] of [
-        ['register', 'CUSTOMER', '+237690000701'],
-        ['register/merchant', 'MERCHANT', '+237690000702'],
-        ['register/agent', 'AGENT', '+237690000703'],
-      ]) {
-        const res = await h.request('POST', `/auth/${path}`, { body: { phone, pin: '2580' } });
-        expect(res.statusCode).toBe(201);
-        expect(res.json()).toMatchObject({ phone, roles: [role] });
+    it('register* answer 410 REGISTRATION_MOVED with the successor: no user is created outside the orchestrator workflow', async () => {
+      for (const path of ['register', 'register/merchant', 'register/agent', 'register/admin']) {
+        const res = await h.request('POST', `/auth/${path}`, { body: { phone: '+237690000701', pin: '2580' } });
+        expect(res.statusCode).toBe(410);
+        expect(res.json().code).toBe('REGISTRATION_MOVED');
         expect(res.headers.deprecation).toMatch(/^@\d+$/);
         expect(res.headers.link).toContain(`/orchestrator/auth/${path}`);
       }
-      const dup = await h.request('POST', '/auth/register', { body: { phone: '+237690000701', pin: '2580' } });
-      expect(dup.json().code).toBe('USER_ALREADY_EXISTS');
-      expect(dup.headers.deprecation).toBeDefined();
-    });
-
-    it('register/admin needs an administrator', async () => {
-      const body = { phone: '+237690000704', pin: '2580' };
-      const anonymous = await h.request('POST', '/auth/register/admin', { body });
-      expect(anonymous.json().code).toBe('TOKEN_MISSING');
-      expect(anonymous.headers.deprecation).toBeDefined();
-      const customer = await h.login('+237690000701', '2580');
-      expect((await h.request('POST', '/auth/register/admin', { token: customer.token, body })).json().code).toBe('FORBIDDEN');
-      const admin = await h.login(ADMIN_PHONE, ADMIN_PIN);
-      const res = await h.request('POST', '/auth/register/admin', { token: admin.token, body });
-      expect(res.statusCode).toBe(201);
-      expect(res.json()).toMatchObject({ roles: ['ADMIN'] });
+      expect(await count(h.adminUrl, `SELECT count(*) n FROM auth.idp_users WHERE phone = $1`, ['+237690000701'])).toBe(0);
     });
 
     it('reset-pin/confirm verifies the code and resets in one call', async () => {
       const phone = '+237690000702';
+      await h.createUser(phone, '2580', ['MERCHANT']);
       await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
       const res = await h.request('POST', '/auth/reset-pin/confirm', { body: { phone, otp: await h.lastOtp(phone), newPin: '7391' } });
       expect(res.statusCode).toBe(200);

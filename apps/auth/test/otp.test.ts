@@ -135,3 +135,69 @@ describe('auth: OTP hourly caps', () => {
     expect((await send('+237690000399', '10.9.9.8')).statusCode).toBe(202);
   });
 });
+
+/** Issue 14 item 6: every check of a code or of its proof counts an attempt, with the code's own limit. */
+describe('auth: OTP proof window counted', () => {
+  const h = new AuthHarness();
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+
+  const verifyReset = (phone: string, otp: string) =>
+    h.request('POST', '/auth/internal/verify-reset-pin-otp', { serviceKey: true, body: { phone, otp } });
+  const reset = (phone: string, resetToken: string, newPin: string) =>
+    h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone, resetToken, newPin } });
+  /** A consumed PIN_RESET code (its proof window open) and its proof. */
+  const consumedCode = async (phone: string) => {
+    await h.createUser(phone, '2580');
+    await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
+    const code = await h.lastOtp(phone);
+    const first = await verifyReset(phone, code);
+    expect(first.statusCode).toBe(200);
+    return { code, wrong: code === '000000' ? '111111' : '000000', resetToken: first.json<{ resetToken: string }>().resetToken };
+  };
+
+  it('wrong codes during the proof window lock the code out exactly like wrong codes before it was used', async () => {
+    const { code, wrong } = await consumedCode('+237690000801');
+    const codes = [];
+    for (let i = 0; i < 5; i++) codes.push((await verifyReset('+237690000801', wrong)).json().code);
+    // Four refusals, then the fifth wrong try exhausts the code, as on the first check.
+    expect(codes).toEqual(['OTP_EXPIRED', 'OTP_EXPIRED', 'OTP_EXPIRED', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXHAUSTED']);
+    const right = await verifyReset('+237690000801', code);
+    expect(right.statusCode).toBe(400);
+    expect(right.json().code).toBe('OTP_ATTEMPTS_EXHAUSTED');
+  });
+
+  it('below the limit, the right code still answers the same proof (the orchestrator retry keeps working)', async () => {
+    const { code, wrong, resetToken } = await consumedCode('+237690000802');
+    // Four wrong tries, then the right code: still accepted, as on the first check.
+    for (let i = 0; i < 4; i++) expect((await verifyReset('+237690000802', wrong)).json().code).toBe('OTP_EXPIRED');
+    const replay = await verifyReset('+237690000802', code);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json<{ resetToken: string }>().resetToken).toBe(resetToken);
+    // A right replay counts too: that was the fifth check since the code was used, the next is refused.
+    expect((await verifyReset('+237690000802', code)).json().code).toBe('OTP_ATTEMPTS_EXHAUSTED');
+  });
+
+  it('forged reset tokens count against the code: after the limit even the genuine token is refused', async () => {
+    const phone = '+237690000803';
+    const { resetToken } = await consumedCode(phone);
+    const forged = resetToken.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    for (let i = 0; i < 5; i++) expect((await reset(phone, forged, '7391')).json().code).toBe('RESET_TOKEN_INVALID');
+    const genuine = await reset(phone, resetToken, '7391');
+    expect(genuine.statusCode).toBe(400);
+    expect(genuine.json().code).toBe('RESET_TOKEN_INVALID');
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '2580' } })).statusCode).toBe(200);
+  });
+
+  it('a used reset token is no PIN oracle: replays with other PINs count, and run out', async () => {
+    const phone = '+237690000804';
+    const { resetToken } = await consumedCode(phone);
+    expect((await reset(phone, resetToken, '7391')).statusCode).toBe(200);
+    // The reset counted one check of the proof; four guesses at the new PIN use up the code's five.
+    for (const guess of ['1357', '2468', '9753', '8642'])
+      expect((await reset(phone, resetToken, guess)).json().code).toBe('RESET_TOKEN_INVALID');
+    // The right new PIN no longer confirms anything either.
+    expect((await reset(phone, resetToken, '7391')).json().code).toBe('RESET_TOKEN_INVALID');
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
+  });
+});

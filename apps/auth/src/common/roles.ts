@@ -1,2 +1,6 @@
-export const ROLES = ['CUSTOMER', 'MERCHANT', 'AGENT', 'ADMIN'] as const;
-export type Role = (typeof ROLES)[number];
+/**
+ * The application roles (spec 2 "Authentication"), one list for the platform in `@mm/contracts`:
+ * auth stores them on local users and signs them into access tokens; the orchestrator maps them to
+ * permissions. CUSTOMER is the spec's "end user".
+ */
+export { APP_ROLES as ROLES, type AppRole as Role } from '@mm/contracts';

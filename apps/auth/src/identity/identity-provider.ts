@@ -10,8 +10,11 @@ export interface IdpUser {
  * `LocalIdentityProvider` (spec 3 "create only the identity-provider user").
  */
 export abstract class IdentityProvider {
-  /** Creates the credential; returns the existing record when the same phone + PIN is already there (idempotent). */
-  abstract createUser(phone: string, pin: string): Promise<{ user: IdpUser; created: boolean }>;
+  /**
+   * Creates the credential, with the caller's id when given. Idempotent: the same phone + PIN (and
+   * the same id, when one is given) already there answers that record with `created: false`.
+   */
+  abstract createUser(phone: string, pin: string, id?: string): Promise<{ user: IdpUser; created: boolean }>;
   abstract findById(id: string): Promise<IdpUser | undefined>;
   /** Constant-work check: an unknown id costs the same as a wrong PIN. */
   abstract verifyPin(id: string | undefined, pin: string): Promise<boolean>;

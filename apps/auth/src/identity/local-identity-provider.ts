@@ -22,18 +22,20 @@ export class LocalIdentityProvider extends IdentityProvider {
     super();
   }
 
-  async createUser(phone: string, pin: string): Promise<{ user: IdpUser; created: boolean }> {
+  async createUser(phone: string, pin: string, id?: string): Promise<{ user: IdpUser; created: boolean }> {
     const hash = await this.hasher.hash(pin);
     const rows = await queryRows<IdpRow>(
       this.db,
       `INSERT INTO auth.idp_users (id, phone, pin_hash) VALUES ($1, $2, $3)
-       ON CONFLICT (phone) DO NOTHING RETURNING id, phone, pin_hash`,
-      [randomUUID(), phone, hash],
+       ON CONFLICT DO NOTHING RETURNING id, phone, pin_hash`,
+      [id ?? randomUUID(), phone, hash],
     );
     if (rows.length > 0) return { user: { id: rows[0].id, phone }, created: true };
-    // Already there: a replay of the same creation is the same result; another PIN is a conflict.
+    // Already there: a replay of the same creation is the same result; anything else is a conflict
+    // (another PIN, or another caller's id: the phone belongs to someone else's registration).
     const existing = await this.row('phone', phone);
-    if (existing && (await this.hasher.verify(pin, existing.pin_hash))) return { user: { id: existing.id, phone }, created: false };
+    const replay = existing && (id === undefined || existing.id === id) && (await this.hasher.verify(pin, existing.pin_hash));
+    if (existing && replay) return { user: { id: existing.id, phone }, created: false };
     throw new AppException('USER_ALREADY_EXISTS');
   }
 

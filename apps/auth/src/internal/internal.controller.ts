@@ -1,11 +1,21 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ServiceKeyGuard } from '@mm/platform';
+import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { type OtpProof, OtpService } from '../otp/otp.service';
 import { type PinResetResult, PinResetService } from '../pin/pin-reset.service';
 import type { UserView } from '../users/local-user';
 import { AccountsService } from '../users/accounts.service';
-import { CreateIdpUserDto, CreateLocalUserDto, IdParam, InternalResetPinDto, IntrospectDto, VerifyResetPinOtpDto } from './internal.dto';
+import {
+  CreateIdpUserDto,
+  CreateLocalUserDto,
+  IdParam,
+  InternalResetPinDto,
+  IntrospectDto,
+  PhoneQuery,
+  SetRolesDto,
+  SetStatusDto,
+  VerifyResetPinOtpDto,
+} from './internal.dto';
 import { type Introspection, IntrospectionService } from './introspection.service';
 
 /**
@@ -15,6 +25,7 @@ import { type Introspection, IntrospectionService } from './introspection.servic
  */
 @ApiTags('auth (internal)')
 @ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS', 'VALIDATION_ERROR')
 @Controller('auth/internal')
 @UseGuards(ServiceKeyGuard)
 export class InternalController {
@@ -26,13 +37,14 @@ export class InternalController {
   ) {}
 
   @Post('create-idp-user')
+  @ApiErrors('PIN_POLICY_VIOLATION', 'USER_ALREADY_EXISTS')
   @HttpCode(201)
-  async createIdpUser(@Body() body: CreateIdpUserDto): Promise<{ idpUserId: string; phone: string }> {
-    const { idpUserId, phone } = await this.accounts.createIdpUser(body.phone, body.pin);
-    return { idpUserId, phone };
+  async createIdpUser(@Body() body: CreateIdpUserDto): Promise<{ idpUserId: string; phone: string; created: boolean }> {
+    return this.accounts.createIdpUser(body.phone, body.pin, body.idpUserId);
   }
 
   @Post('create-local-user')
+  @ApiErrors('PIN_POLICY_VIOLATION', 'USER_ALREADY_EXISTS')
   @HttpCode(201)
   async createLocalUser(@Body() body: CreateLocalUserDto): Promise<UserView> {
     return (await this.accounts.createLocalUser(body)).user;
@@ -50,7 +62,29 @@ export class InternalController {
     await this.accounts.deleteLocalUser(params.id);
   }
 
+  /** Step 2 of the PIN reset (find the user by phone); also how a workflow learns a phone is taken. */
+  @Get('users/by-phone')
+  @ApiErrors('USER_NOT_FOUND')
+  userByPhone(@Query() query: PhoneQuery): Promise<UserView> {
+    return this.accounts.findByPhone(query.phone);
+  }
+
+  /** Freeze (DISABLED: every session ends, login refused) and unfreeze. Idempotent. */
+  @Put('users/:id/status')
+  @ApiErrors('USER_NOT_FOUND')
+  setStatus(@Param() params: IdParam, @Body() body: SetStatusDto): Promise<UserView> {
+    return this.accounts.setStatus(params.id, body.status);
+  }
+
+  /** Role change by an administrator (through the orchestrator); the user's sessions end. Idempotent. */
+  @Put('users/:id/roles')
+  @ApiErrors('USER_NOT_FOUND')
+  setRoles(@Param() params: IdParam, @Body() body: SetRolesDto): Promise<UserView> {
+    return this.accounts.setRoles(params.id, body.roles);
+  }
+
   @Post('verify-reset-pin-otp')
+  @ApiErrors('OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXHAUSTED')
   @HttpCode(200)
   async verifyResetPinOtp(@Body() body: VerifyResetPinOtpDto): Promise<OtpProof & { resetToken: string }> {
     const proof = await this.otp.verifyIdempotent(body.phone, 'PIN_RESET', body.otp);
@@ -58,6 +92,7 @@ export class InternalController {
   }
 
   @Post('reset-pin')
+  @ApiErrors('RESET_TOKEN_INVALID', 'PIN_POLICY_VIOLATION', 'USER_NOT_FOUND')
   @HttpCode(200)
   resetPin(@Body() body: InternalResetPinDto): Promise<PinResetResult> {
     return this.reset.reset(body.phone, body.resetToken, body.newPin);

@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '@mm/platform';
 import type { JSONWebKeySet } from 'jose';
 import { AccessTokenService } from '../sessions/access-token.service';
 
@@ -10,6 +11,7 @@ export class JwksController {
   constructor(private readonly tokens: AccessTokenService) {}
 
   @Get('jwks.json')
+  @ApiErrors('INTERNAL_ERROR')
   @Header('cache-control', 'public, max-age=300')
   jwks(): Promise<JSONWebKeySet> {
     return this.tokens.jwks();

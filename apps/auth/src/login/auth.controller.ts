@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import { AccessTokenGuard, type AuthContext, CurrentAuth, bearerToken } from '../sessions/access-token.guard';
 import { SessionService } from '../sessions/session.service';
@@ -23,6 +24,7 @@ export class AuthController {
   ) {}
 
   @Post(['login', 'login/phone-pin'])
+  @ApiErrors('VALIDATION_ERROR', 'INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'ACCOUNT_LOCKED', 'ACCOUNT_HARD_LOCKED')
   @ApiOperation({
     summary:
       'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED.',
@@ -33,6 +35,7 @@ export class AuthController {
   }
 
   @Get('me')
+  @ApiErrors('TOKEN_MISSING', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Validates the access token against its session (revocation is immediate) and returns the user.' })
   @UseGuards(AccessTokenGuard)
@@ -44,6 +47,7 @@ export class AuthController {
 
   /** Rotates the refresh token. An access token sent along (even expired) must be the same user's. */
   @Post('refresh')
+  @ApiErrors('VALIDATION_ERROR', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'REFRESH_TOKEN_REUSED')
   @ApiOperation({ summary: 'Rotates the refresh token. A used one again: 401 REFRESH_TOKEN_REUSED and the session is revoked.' })
   @HttpCode(200)
   refresh(@Body() body: RefreshDto, @Req() request: FastifyRequest): Promise<TokenPair> {
@@ -52,6 +56,7 @@ export class AuthController {
 
   /** Ends the session of the access token: its access tokens stop working at once. */
   @Post('logout')
+  @ApiErrors('TOKEN_MISSING', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Ends the session: its access and refresh tokens stop working at once.' })
   @HttpCode(204)

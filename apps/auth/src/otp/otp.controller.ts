@@ -1,6 +1,8 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '@mm/platform';
+import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { LocalUserStore } from '../users/local-user.store';
@@ -21,6 +23,7 @@ export class OtpController {
   ) {}
 
   @Post('send-otp')
+  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED')
   @ApiOperation({
     summary:
       'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After). Same answer for unknown phones.',
@@ -42,10 +45,17 @@ export class OtpController {
 
   @Post('verify-otp')
   @ApiOperation({
-    summary: 'Verifies and consumes a code (once). Errors: OTP_INVALID, OTP_EXPIRED (also used or unknown), OTP_ATTEMPTS_EXHAUSTED.',
+    summary:
+      'Verifies and consumes a code (once). With `intentId` (purpose INTENT), the answer also carries `consentProof` and `consentProofExpiresAt`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED.',
+  })
+  @ApiResponse({ status: 200, description: 'the OTP proof; plus `consentProof` and `consentProofExpiresAt` when `intentId` was given' })
+  @ApiResponse({
+    status: 400,
+    description: 'OTP_INVALID, OTP_EXPIRED (also used or unknown), OTP_ATTEMPTS_EXHAUSTED, CONSENT_OTP_PURPOSE_INVALID, VALIDATION_ERROR',
   })
   @HttpCode(200)
-  verify(@Body() body: VerifyOtpDto): Promise<OtpProof> {
+  verify(@Body() body: VerifyOtpDto): Promise<OtpProof | (OtpProof & ConsentProofAnswer)> {
+    if (body.intentId) return this.otp.verifyForIntent(body.phone, body.purpose, body.otp, body.intentId);
     return this.otp.verify(body.phone, body.purpose, body.otp);
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { IsOtpCode, IsPhone } from '../common/validators';
 import { OTP_PURPOSES, type OtpPurpose } from './otp-purpose';
 
@@ -15,6 +15,17 @@ export class SendOtpDto {
 export class VerifyOtpDto extends SendOtpDto {
   @IsOtpCode()
   otp: string;
+
+  @ApiProperty({
+    required: false,
+    format: 'uuid',
+    example: '3f1c2a9e-5b7d-4c1e-9a2f-6d8e0b4c7a15',
+    description:
+      'Ledger intent the code is verified for (purpose must be INTENT, else 400 CONSENT_OTP_PURPOSE_INVALID). A right code then also returns `consentProof`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED.',
+  })
+  @IsOptional()
+  @IsUUID()
+  intentId?: string;
 }
 
 export class PhoneOtpDto {

@@ -2,6 +2,7 @@ import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Counter } from 'prom-client';
+import type { ConsentProofAnswer } from '@mm/contracts';
 import { AppException, type ErrorCode } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
@@ -9,6 +10,8 @@ import { maskPhone } from '../common/phone';
 import { queryRows } from '@mm/platform';
 import { AuthSecrets } from '../crypto/auth-secrets';
 import { SmsSender } from '../notifications/sms-sender';
+import { ConsentProofIssuer } from '../sessions/consent-proof.service';
+import { LocalUserStore } from '../users/local-user.store';
 import type { OtpPurpose } from './otp-purpose';
 import { OtpThrottle } from './otp-throttle.service';
 
@@ -48,6 +51,8 @@ export class OtpService {
     private readonly secrets: AuthSecrets,
     private readonly throttle: OtpThrottle,
     private readonly sms: SmsSender,
+    private readonly users: LocalUserStore,
+    private readonly consent: ConsentProofIssuer,
     metrics: MetricsService,
   ) {
     this.verifications = metrics.counter('auth_otp_verify_total', 'OTP verifications by purpose and outcome', ['purpose', 'outcome']);
@@ -123,52 +128,107 @@ export class OtpService {
   }
 
   /**
+   * The OTP step of an intent: a strict, single-use verification of an INTENT code that also
+   * yields the consent proof of the OTP step of that intent, for the user who owns the phone (the
+   * ledger's OTP_VERIFIED needs it). No idempotent replay here: a retry checks the code again and
+   * fails, and the orchestrator asks the customer for a new code.
+   */
+  async verifyForIntent(phone: string, purpose: OtpPurpose, code: string, intentId: string): Promise<OtpProof & ConsentProofAnswer> {
+    // Refused before the code is looked at, so a wrong purpose does not burn the customer's code.
+    if (purpose !== 'INTENT') throw new AppException('CONSENT_OTP_PURPOSE_INVALID');
+    const user = await this.users.findByPhone(phone);
+    // Codes are only ever sent to active accounts: same answer as when no code is live.
+    if (!user || user.status !== 'ACTIVE') throw new AppException('OTP_EXPIRED');
+    const proof = await this.verify(phone, purpose, code);
+    const consent = await this.consent.issue(user.id, intentId, 'OTP');
+    this.logger.log({ msg: 'consent proof issued', step: 'OTP', userId: user.id, intentId });
+    return { ...proof, ...consent };
+  }
+
+  /**
    * For the orchestrator's retries: the same (phone, purpose, code) again, after it was consumed
-   * and while its proof is still valid, answers the same proof instead of failing.
+   * and while its proof is still valid, answers the same proof instead of failing. Every such check
+   * counts an attempt on the consumed code, with the code's own limit: a wrong code during the proof
+   * window is not a free guess (it answers OTP_EXPIRED, as an unknown code does, and counts), and
+   * once the limit is reached the code answers OTP_ATTEMPTS_EXHAUSTED, even when right.
    */
   async verifyIdempotent(phone: string, purpose: OtpPurpose, code: string): Promise<OtpProof> {
     try {
       return await this.verify(phone, purpose, code);
     } catch (error) {
       if (!(error instanceof AppException) || error.code !== 'OTP_EXPIRED') throw error;
-      const rows = await queryRows<{ id: string; consumed_at: Date }>(
-        this.db,
-        `SELECT id, consumed_at FROM auth.otp_codes
-          WHERE phone = $1 AND purpose = $2 AND code_hmac = $3 AND consumed_at > now() - make_interval(secs => $4)
-          ORDER BY consumed_at DESC LIMIT 1`,
-        [phone, purpose, this.codeHmac(phone, purpose, code), this.config.OTP_PROOF_TTL_SEC],
-      );
-      if (!rows[0]) throw error;
-      return this.proofFor(rows[0].id, purpose, rows[0].consumed_at);
+      const replay = await this.replayConsumed(phone, purpose, code);
+      this.verifications.inc({ purpose, outcome: 'error' in replay ? `REPLAY_${replay.error}` : 'REPLAY_OK' });
+      if ('error' in replay) throw new AppException(replay.error);
+      return this.proofFor(replay.id, purpose, replay.consumedAt);
     }
   }
 
+  /** One counted check of a code against the last code of (phone, purpose) consumed within the proof window. */
+  private replayConsumed(
+    phone: string,
+    purpose: OtpPurpose,
+    code: string,
+  ): Promise<{ error: ErrorCode } | { id: string; consumedAt: Date }> {
+    return this.db.transaction(async (m) => {
+      const rows = await queryRows<OtpRow>(
+        m,
+        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at FROM auth.otp_codes
+          WHERE phone = $1 AND purpose = $2 AND consumed_at > now() - make_interval(secs => $3)
+          ORDER BY consumed_at DESC LIMIT 1 FOR UPDATE`,
+        [phone, purpose, this.config.OTP_PROOF_TTL_SEC],
+      );
+      const row = rows[0];
+      if (!row) return { error: 'OTP_EXPIRED' as const };
+      if (row.attempts >= row.max_attempts) return { error: 'OTP_ATTEMPTS_EXHAUSTED' as const };
+      // Counted before the comparison, whatever its outcome, and committed with the answer.
+      await queryRows(m, `UPDATE auth.otp_codes SET attempts = attempts + 1 WHERE id = $1`, [row.id]);
+      const matches = timingSafeEqual(this.codeHmac(phone, purpose, code), row.code_hmac);
+      if (!matches) return { error: row.attempts + 1 >= row.max_attempts ? ('OTP_ATTEMPTS_EXHAUSTED' as const) : ('OTP_EXPIRED' as const) };
+      return { id: row.id, consumedAt: row.consumed_at! };
+    });
+  }
+
   /**
-   * Locks the OTP row behind a proof inside the caller's transaction. Returns whether the proof
-   * was already redeemed (the caller decides whether that is a replay), or throws RESET_TOKEN_INVALID.
+   * Locks the OTP row behind a proof inside the caller's transaction and counts the check as an
+   * attempt on it (a proof that does not verify counts on the phone's last consumed code of that
+   * purpose). Never throws for a bad proof: the caller must commit the count, then refuse, so the
+   * answer is `{ error }` or the row with whether the proof was already redeemed (the caller decides
+   * whether that is a replay).
    */
-  async lockProof(m: EntityManager, proof: string, phone: string, purpose: OtpPurpose): Promise<{ otpId: string; alreadyUsed: boolean }> {
+  async lockProof(
+    m: EntityManager,
+    proof: string,
+    phone: string,
+    purpose: OtpPurpose,
+  ): Promise<{ error: 'RESET_TOKEN_INVALID' } | { otpId: string; alreadyUsed: boolean }> {
     const otpId = this.otpIdOf(proof);
-    const rows = await queryRows<{ proof_used_at: Date | null }>(
+    const rows = await queryRows<{ id: string; attempts: number; max_attempts: number; proof_used_at: Date | null }>(
       m,
-      `SELECT proof_used_at FROM auth.otp_codes
-        WHERE id = $1 AND phone = $2 AND purpose = $3 AND consumed_at > now() - make_interval(secs => $4) FOR UPDATE`,
-      [otpId, phone, purpose, this.config.OTP_PROOF_TTL_SEC],
+      `SELECT id, attempts, max_attempts, proof_used_at FROM auth.otp_codes
+        WHERE phone = $1 AND purpose = $2 AND consumed_at > now() - make_interval(secs => $3) AND ($4::uuid IS NULL OR id = $4::uuid)
+        ORDER BY consumed_at DESC LIMIT 1 FOR UPDATE`,
+      [phone, purpose, this.config.OTP_PROOF_TTL_SEC, otpId ?? null],
     );
-    if (!rows[0]) throw new AppException('RESET_TOKEN_INVALID');
-    return { otpId, alreadyUsed: rows[0].proof_used_at !== null };
+    const row = rows[0];
+    if (!row) return { error: 'RESET_TOKEN_INVALID' };
+    if (row.attempts >= row.max_attempts) return { error: 'RESET_TOKEN_INVALID' };
+    await queryRows(m, `UPDATE auth.otp_codes SET attempts = attempts + 1 WHERE id = $1`, [row.id]);
+    if (!otpId) return { error: 'RESET_TOKEN_INVALID' };
+    return { otpId: row.id, alreadyUsed: row.proof_used_at !== null };
   }
 
   async markProofUsed(m: EntityManager, otpId: string): Promise<void> {
     await queryRows(m, `UPDATE auth.otp_codes SET proof_used_at = now() WHERE id = $1 AND proof_used_at IS NULL`, [otpId]);
   }
 
-  private otpIdOf(proof: string): string {
+  /** The OTP row id a proof names, or undefined when it is not a proof we issued. */
+  private otpIdOf(proof: string): string | undefined {
     const [prefix, id, mac] = proof.split('.');
-    if (prefix !== PROOF_PREFIX || !id || !mac || !/^[0-9a-f-]{36}$/.test(id)) throw new AppException('RESET_TOKEN_INVALID');
+    if (prefix !== PROOF_PREFIX || !id || !mac || !/^[0-9a-f-]{36}$/.test(id)) return undefined;
     const expected = this.proofMac(id);
     const given = Buffer.from(mac, 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AppException('RESET_TOKEN_INVALID');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     return id;
   }
 

@@ -17,7 +17,9 @@ export interface PinResetResult {
  * PIN reset once a PIN_RESET code was verified: new PIN in the identity provider, every lock lifted
  * and every session ended in the local store. The proof row stays locked for the whole operation,
  * so two resets with one proof cannot both run; a replay with the same proof and the same new PIN
- * (orchestrator retry) answers the same result without doing anything again.
+ * (orchestrator retry) answers the same result without doing anything again. Every redemption,
+ * replay or refused proof counts an attempt on the code behind it (OtpService.lockProof): a used
+ * proof cannot serve as an unlimited oracle of the new PIN.
  */
 @Injectable()
 export class PinResetService {
@@ -35,19 +37,22 @@ export class PinResetService {
     const user = await this.users.findByPhone(phone);
     if (!user) throw new AppException('RESET_TOKEN_INVALID');
     assertPinRule(newPin, phone);
-    const revoked = await this.db.transaction(async (m) => {
-      const { otpId, alreadyUsed } = await this.otp.lockProof(m, resetToken, phone, 'PIN_RESET');
-      if (alreadyUsed) {
+    // A refusal is returned, not thrown, so that the attempt it counted commits before we answer.
+    const outcome = await this.db.transaction(async (m): Promise<{ refused: true } | { revoked?: string[] }> => {
+      const proof = await this.otp.lockProof(m, resetToken, phone, 'PIN_RESET');
+      if ('error' in proof) return { refused: true };
+      if (proof.alreadyUsed) {
         // A replay is only the same request if it carries the same new PIN.
-        if (await this.idp.verifyPin(user.idpUserId, newPin)) return undefined;
-        throw new AppException('RESET_TOKEN_INVALID');
+        return (await this.idp.verifyPin(user.idpUserId, newPin)) ? {} : { refused: true };
       }
       await this.idp.setPin(user.idpUserId, newPin);
       await this.users.unlock(user.id, m);
-      await this.otp.markProofUsed(m, otpId);
-      return this.sessions.revokeAllForUser(user.id, 'PIN_RESET', undefined, m);
+      await this.otp.markProofUsed(m, proof.otpId);
+      return { revoked: await this.sessions.revokeAllForUser(user.id, 'PIN_RESET', undefined, m) };
     });
-    if (revoked) this.logger.log({ msg: 'PIN reset', userId: user.id, phone: maskPhone(phone), revokedSessions: revoked.length });
+    if ('refused' in outcome) throw new AppException('RESET_TOKEN_INVALID');
+    if (outcome.revoked)
+      this.logger.log({ msg: 'PIN reset', userId: user.id, phone: maskPhone(phone), revokedSessions: outcome.revoked.length });
     return { reset: true, userId: user.id };
   }
 }

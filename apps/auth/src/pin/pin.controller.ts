@@ -1,6 +1,8 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '@mm/platform';
+import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { type OtpProof, OtpService } from '../otp/otp.service';
@@ -22,15 +24,31 @@ export class PinController {
 
   @Post('check-pin')
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Checks the PIN of the signed-in user (403 INVALID_PIN); failures count toward the lockout like logins.' })
+  @ApiOperation({
+    summary:
+      'Checks the PIN of the signed-in user; failures count toward the lockout like logins. With `intentId`, a right PIN also returns `consentProof` and `consentProofExpiresAt`: the single-use proof (2 min by default) the ledger needs to move that intent to PIN_VERIFIED.',
+  })
+  @ApiResponse({ status: 200, description: '`{ valid: true }`, plus `consentProof` and `consentProofExpiresAt` when `intentId` was given' })
+  @ApiResponse({ status: 403, description: 'INVALID_PIN' })
+  @ApiResponse({ status: 423, description: 'ACCOUNT_LOCKED, ACCOUNT_HARD_LOCKED' })
   @HttpCode(200)
   @UseGuards(AccessTokenGuard)
-  async check(@CurrentAuth() auth: AuthContext, @Body() body: CheckPinDto): Promise<{ valid: true }> {
-    await this.pins.check(auth.userId, body.pin);
-    return { valid: true };
+  check(@CurrentAuth() auth: AuthContext, @Body() body: CheckPinDto): Promise<{ valid: true } & Partial<ConsentProofAnswer>> {
+    return this.pins.check(auth.userId, body.pin, body.intentId);
   }
 
   @Post('change-pin')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'PIN_POLICY_VIOLATION',
+    'INVALID_PIN',
+    'ACCOUNT_LOCKED',
+    'ACCOUNT_HARD_LOCKED',
+    'TOKEN_MISSING',
+    'TOKEN_INVALID',
+    'TOKEN_EXPIRED',
+    'TOKEN_REVOKED',
+  )
   @ApiBearerAuth()
   @ApiOperation({
     summary:
@@ -44,6 +62,7 @@ export class PinController {
 
   /** Sends a PIN_RESET code (same answer whether or not the phone has an account). */
   @Post('reset-pin/request')
+  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED')
   @ApiOperation({ summary: 'Sends a PIN_RESET code.' })
   @HttpCode(202)
   async request(
@@ -57,6 +76,7 @@ export class PinController {
 
   /** Verifies the code without resetting; the returned `resetToken` is what the reset step redeems. */
   @Post('reset-pin/verify-otp')
+  @ApiErrors('VALIDATION_ERROR', 'OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXHAUSTED')
   @ApiOperation({ summary: 'Verifies the PIN_RESET code without resetting; returns the resetToken the reset step redeems (10 min).' })
   @HttpCode(200)
   async verify(@Body() body: ResetPinVerifyDto): Promise<OtpProof & { resetToken: string }> {

@@ -1,10 +1,21 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { IsOtpCode, IsPhone, IsPin } from '../common/validators';
 
 export class CheckPinDto {
   @IsPin()
   pin: string;
+
+  @ApiProperty({
+    required: false,
+    format: 'uuid',
+    example: '3f1c2a9e-5b7d-4c1e-9a2f-6d8e0b4c7a15',
+    description:
+      'Ledger intent the PIN is checked for. When given, a right PIN also returns `consentProof` (PIN step of this intent, this user), which the ledger needs to move the intent to PIN_VERIFIED.',
+  })
+  @IsOptional()
+  @IsUUID()
+  intentId?: string;
 }
 
 export class ChangePinDto {

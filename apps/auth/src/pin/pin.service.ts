@@ -1,8 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { ConsentProofAnswer } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { assertPinRule } from '../crypto/pin-policy';
 import { IdentityProvider } from '../identity/identity-provider';
 import { LoginService } from '../login/login.service';
+import { ConsentProofIssuer } from '../sessions/consent-proof.service';
 import { SessionService } from '../sessions/session.service';
 import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
@@ -17,11 +19,19 @@ export class PinService {
     private readonly login: LoginService,
     private readonly idp: IdentityProvider,
     private readonly sessions: SessionService,
+    private readonly consent: ConsentProofIssuer,
   ) {}
 
-  /** Counts toward the lockout like a login. */
-  async check(userId: string, pin: string): Promise<void> {
-    await this.verifiedUser(userId, pin);
+  /**
+   * Counts toward the lockout like a login. With an intent id, a right PIN also yields the proof
+   * of the PIN step of that intent, for this user (the ledger's PIN_VERIFIED needs it).
+   */
+  async check(userId: string, pin: string, intentId?: string): Promise<{ valid: true } & Partial<ConsentProofAnswer>> {
+    const user = await this.verifiedUser(userId, pin);
+    if (!intentId) return { valid: true };
+    const proof = await this.consent.issue(user.id, intentId, 'PIN');
+    this.logger.log({ msg: 'consent proof issued', step: 'PIN', userId: user.id, intentId });
+    return { valid: true, ...proof };
   }
 
   /** Needs the old PIN; ends every other session of the user (the current one stays). */

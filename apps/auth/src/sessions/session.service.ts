@@ -9,7 +9,7 @@ import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
 import { RELAXED_COMMIT } from '../common/sql';
 
-export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED';
+export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED' | 'ACCOUNT_DISABLED' | 'ROLE_CHANGED';
 
 /** Redis marker of a revoked session, kept as long as an access token of it could live. */
 export const revokedSessionKey = (sessionId: string): string => `auth:revoked-session:${sessionId}`;

@@ -38,10 +38,14 @@ function toUser(row: UserRow): LocalUser {
 }
 
 export interface NewLocalUser {
+  /** the caller's choice of id (the orchestrator's saga), else a new one */
+  id?: string;
   idpUserId: string;
   phone: string;
   roles: Role[];
   profileId?: string | null;
+  /** DISABLED: created by a workflow that activates the user as its last step (no login before) */
+  status?: 'ACTIVE' | 'DISABLED';
 }
 
 /** The local user store (`auth.users`): roles, status, profile link and PIN lockout counters. */
@@ -54,14 +58,15 @@ export class LocalUserStore {
     const roles = [...new Set(input.roles)].sort();
     const rows = await queryRows<UserRow>(
       this.db,
-      `INSERT INTO auth.users (id, idp_user_id, phone, roles, profile_id) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO auth.users (id, idp_user_id, phone, roles, profile_id, status) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [randomUUID(), input.idpUserId, input.phone, roles, input.profileId ?? null],
+      [input.id ?? randomUUID(), input.idpUserId, input.phone, roles, input.profileId ?? null, input.status ?? 'ACTIVE'],
     );
     if (rows.length > 0) return { user: toUser(rows[0]), created: true };
     const existing = await this.findBy('idp_user_id', input.idpUserId);
     const same =
       existing &&
+      (input.id === undefined || existing.id === input.id) &&
       existing.phone === input.phone &&
       existing.roles.join() === roles.join() &&
       (input.profileId === undefined || existing.profileId === (input.profileId ?? null));
@@ -75,6 +80,25 @@ export class LocalUserStore {
 
   findByPhone(phone: string): Promise<LocalUser | undefined> {
     return this.findBy('phone', phone);
+  }
+
+  /** Answers the user after the change (undefined when there is no such user). */
+  async setStatus(id: string, status: LocalUser['status'], manager: EntityManager | DataSource = this.db): Promise<LocalUser | undefined> {
+    const rows = await queryRows<UserRow>(
+      manager,
+      `UPDATE auth.users SET status = $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, status],
+    );
+    return rows[0] && toUser(rows[0]);
+  }
+
+  async setRoles(id: string, roles: Role[], manager: EntityManager | DataSource = this.db): Promise<LocalUser | undefined> {
+    const rows = await queryRows<UserRow>(
+      manager,
+      `UPDATE auth.users SET roles = $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, [...new Set(roles)].sort()],
+    );
+    return rows[0] && toUser(rows[0]);
   }
 
   async delete(id: string): Promise<boolean> {
