@@ -1,5 +1,7 @@
 import type { AppDefinition } from '@mm/platform';
+import { registerApiReference } from './gateway/api-reference';
 import { registerGateway, registerServiceHealthRoutes } from './gateway/gateway';
+import { orchestratorPublicSurface } from './gateway/public-surface';
 import { OrchestratorConfig } from './orchestrator.config';
 import { OrchestratorModule } from './orchestrator.module';
 
@@ -11,8 +13,12 @@ export const orchestratorApp: AppDefinition<OrchestratorConfig> = {
     globalPrefix: 'api',
     // The public entry point creates the correlation id of every public request.
     trustIncomingCorrelationId: false,
+    // The Internet reaches only the public surface; /metrics, the full document and /api/internal/*
+    // are served on the internal listener (INTERNAL_HOST/INTERNAL_PORT).
+    publicSurface: orchestratorPublicSurface(config.hzRoutesEnabled),
     configure: async (_app, fastify) => {
       await registerGateway(fastify, config);
+      registerApiReference(fastify);
       if (config.hzRoutesEnabled) {
         registerServiceHealthRoutes(
           fastify,

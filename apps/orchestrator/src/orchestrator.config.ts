@@ -1,4 +1,5 @@
-import { IsBoolean, IsInt, IsOptional, IsUrl, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 
@@ -45,4 +46,156 @@ export class OrchestratorConfig extends DatabaseConfig {
   get hzRoutesEnabled(): boolean {
     return this.HZ_ROUTES_ENABLED ?? this.NODE_ENV !== 'production';
   }
+
+  // --- access guard (access tokens issued by auth) ---
+  /** must equal auth's JWT_ISSUER */
+  @IsString()
+  @MinLength(1)
+  AUTH_JWT_ISSUER: string = 'mm-auth';
+
+  /** must equal auth's JWT_AUDIENCE */
+  @IsString()
+  @MinLength(1)
+  AUTH_JWT_AUDIENCE: string = 'mm-platform';
+
+  /** how long auth's key set is trusted before it is fetched again (an unknown `kid` refetches at once) */
+  @IsInt()
+  @Min(1_000)
+  AUTH_JWKS_CACHE_MS: number = 600_000;
+
+  /**
+   * How long a session check answered by auth's introspection is reused for the same token. Logout,
+   * PIN change/reset, freeze and role change are still seen at once through auth's Redis revocation
+   * marker, read on every cached use; this bound only matters if that marker was lost. 0: ask every time.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(30_000)
+  ACCESS_SESSION_CACHE_MS: number = 2_000;
+
+  // --- registration workflows ---
+  /** a registration run silent for this long is considered abandoned by a dead process and recovered */
+  @IsInt()
+  @Min(0)
+  SAGA_RECOVERY_STALE_MS: number = 120_000;
+
+  /** how often the recovery job looks for abandoned runs (it also runs once at start); 0: only at start */
+  @IsInt()
+  @Min(0)
+  SAGA_RECOVERY_INTERVAL_MS: number = 60_000;
+
+  /** how long a request repeating the Idempotency-Key of a running registration waits for its outcome */
+  @IsInt()
+  @Min(0)
+  @Max(30_000)
+  REGISTRATION_WAIT_MS: number = 5_000;
+
+  /**
+   * Tests only: honour the `X-Saga-Fault` header (fail, crash or fail the compensation of a chosen
+   * step). Refused at boot when NODE_ENV=production.
+   */
+  @EnvBoolean()
+  @IsBoolean()
+  SAGA_FAULT_INJECTION: boolean = false;
+
+  /** Operations alert webhook (JSON POST) for a compensation that failed; unset or empty: ERROR log only. */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @IsUrl(URL_RULE)
+  OPS_ALERT_URL?: string;
+
+  // --- PIN reset throttling (on top of auth's OTP attempt limits) ---
+  @IsInt()
+  @Min(1)
+  PIN_RESET_MAX_PER_PHONE_PER_HOUR: number = 10;
+
+  @IsInt()
+  @Min(1)
+  PIN_RESET_MAX_PER_IP_PER_HOUR: number = 30;
+
+  // --- SMS outbox ---
+  @IsIn(['dev', 'http'])
+  SMS_DRIVER: 'dev' | 'http' = 'dev';
+
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @IsUrl(URL_RULE)
+  SMS_PROVIDER_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  SMS_PROVIDER_TOKEN?: string;
+
+  @IsInt()
+  @Min(100)
+  SMS_PROVIDER_TIMEOUT_MS: number = 5_000;
+
+  /** outbox relay poll interval; 0 disables the relay (messages stay pending) */
+  @IsInt()
+  @Min(0)
+  SMS_RELAY_POLL_MS: number = 1_000;
+
+  /** sends tried before a message is marked failed (backoff doubles from 5 s) */
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  SMS_MAX_ATTEMPTS: number = 8;
+
+  // --- public money flow (intents) ---
+  /** one ledger call waits this long before it counts as timed out (and is retried when idempotent) */
+  @IsInt()
+  @Min(100)
+  LEDGER_TIMEOUT_MS: number = 5_000;
+
+  /** tries of an idempotent ledger call on a timeout or 5xx, the first included */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  LEDGER_RETRY_ATTEMPTS: number = 3;
+
+  /** wait before the second try; doubled each time */
+  @IsInt()
+  @Min(0)
+  LEDGER_RETRY_BASE_MS: number = 200;
+
+  /** wrong PINs on one intent before it fails and its hold is released (auth's own lockout also counts them) */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  INTENT_MAX_PIN_ATTEMPTS: number = 3;
+
+  /** wrong OTPs on one cash-out before it fails */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  INTENT_MAX_OTP_ATTEMPTS: number = 3;
+
+  /** lifetime of a customer's withdrawal QR, seconds */
+  @IsInt()
+  @Min(30)
+  @Max(900)
+  WITHDRAWAL_QR_TTL_SEC: number = 120;
+
+  /**
+   * How often unfinished confirms are looked at (a success the ledger committed but this service never
+   * recorded, an intent the ledger ended): 0 disables the timer.
+   */
+  @IsInt()
+  @Min(0)
+  PAYMENTS_RECONCILE_INTERVAL_MS: number = 30_000;
+
+  /** tests only: honour the X-Payments-Fault header (e.g. drop the answer after the ledger committed); refused in production */
+  @EnvBoolean()
+  @IsBoolean()
+  PAYMENTS_FAULT_INJECTION: boolean = false;
+}
+
+/** Settings production must never run with. */
+export function assertOrchestratorProductionConfig(config: OrchestratorConfig): void {
+  if (config.NODE_ENV !== 'production') return;
+  const wrong: string[] = [];
+  if (config.SAGA_FAULT_INJECTION) wrong.push('SAGA_FAULT_INJECTION must be false');
+  if (config.SMS_DRIVER !== 'http') wrong.push('SMS_DRIVER must be http');
+  if (config.SMS_DRIVER === 'http' && !config.SMS_PROVIDER_URL) wrong.push('SMS_PROVIDER_URL is required');
+  if (wrong.length > 0) throw new Error(`Invalid configuration: ${wrong.join('; ')}`);
 }

@@ -1,20 +1,47 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule } from '@mm/platform';
-import { ConfigApiController } from './config-api/config-api.controller';
+import { AccessModule } from './access/access.module';
+import { ConfigApiModule } from './config-api/config-api.module';
+import { CustomersModule } from './customers/customers.module';
 import { GatewayModule } from './gateway/gateway.module';
-import type { OrchestratorConfig } from './orchestrator.config';
-import { RegistrationController } from './registration/registration.controller';
+import { IntentsModule } from './intents/intents.module';
+import { LimitsModule } from './limits/limits.module';
+import { type OrchestratorConfig, assertOrchestratorProductionConfig } from './orchestrator.config';
+import { PartnerLinksModule } from './partner-links/partner-links.module';
+import { PricingModule } from './pricing/pricing.module';
+import { NotificationsModule } from './notifications/notifications.module';
+import { RegistrationModule } from './registration/registration.module';
+import { RiskModule } from './risk/risk.module';
+import { TransactionsModule } from './transactions/transactions.module';
+import { WithdrawalQrModule } from './withdrawal-qr/withdrawal-qr.module';
 
 @Module({})
 export class OrchestratorModule {
   static forRoot(config: OrchestratorConfig): DynamicModule {
+    assertOrchestratorProductionConfig(config);
     return {
       module: OrchestratorModule,
       imports: [
-        PlatformModule.forRoot({ service: 'orchestrator', config, database: { schema: 'orchestrator' }, redis: true }),
+        PlatformModule.forRoot({
+          service: 'orchestrator',
+          config,
+          database: { schema: 'orchestrator' },
+          redis: true,
+        }),
+        AccessModule,
         GatewayModule,
+        ConfigApiModule,
+        PricingModule,
+        LimitsModule,
+        RiskModule,
+        NotificationsModule.forRoot(config),
+        CustomersModule,
+        RegistrationModule,
+        PartnerLinksModule,
+        IntentsModule,
+        WithdrawalQrModule,
+        TransactionsModule,
       ],
-      controllers: [ConfigApiController, RegistrationController],
     };
   }
 }

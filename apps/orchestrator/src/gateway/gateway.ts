@@ -1,8 +1,9 @@
 import proxy from '@fastify/http-proxy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppException, sendError } from '@mm/errors';
-import { SERVICE_KEY_HEADER } from '@mm/platform';
+import { SERVICE_KEY_HEADER, normaliseRequestPath } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
+import { isInternalRoute } from './public-surface';
 
 /**
  * The routing table of spec 3, for the rows served by another process:
@@ -21,9 +22,13 @@ export async function registerGateway(fastify: FastifyInstance, config: Orchestr
       upstream: route.upstream,
       prefix: route.prefix,
       rewritePrefix: route.rewritePrefix,
-      // Internal endpoints (service credential) are never reachable from outside.
+      // Nothing is proxied to an upstream's internal endpoints, whatever the listener: the
+      // orchestrator calls them directly. Decided on the normalised path (the proxy resolves `..`
+      // when it builds the upstream URL, and upstreams decode escapes), never on the raw URL.
       preHandler: async (req: FastifyRequest) => {
-        if (/^\/api\/auth\/internal(\/|$|\?)/.test(req.url)) {
+        const normalised = normaliseRequestPath(req.url);
+        if (!normalised.ok) throw new AppException('BAD_REQUEST', 'The request path must be in canonical form');
+        if (isInternalRoute(normalised.path)) {
           throw new AppException('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`);
         }
       },

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, type HealthIndicatorFunction } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { CONFIG, PlatformHealthService } from '@mm/platform';
@@ -6,6 +7,7 @@ import type { OrchestratorConfig } from '../orchestrator.config';
 import { UPSTREAMS, type UpstreamName, type Upstreams } from './upstreams';
 
 /** GET /api/health: the orchestrator's own checks plus the `/health` of every other service. */
+@ApiTags('health')
 @Controller('health')
 export class PlatformHealthController {
   constructor(
@@ -17,6 +19,11 @@ export class PlatformHealthController {
   ) {}
 
   @Get()
+  @ApiResponse({ status: 200, description: 'every check is up: `{ status: "ok", info, details }`' })
+  @ApiResponse({
+    status: 503,
+    description: 'a check is down (this service, its database or Redis, or an upstream service): `{ status: "error", error, details }`',
+  })
   async check(@Res() reply: FastifyReply): Promise<void> {
     const checks: HealthIndicatorFunction[] = [
       () =>

@@ -1,0 +1,76 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { AppRole, CustomerRole, StaffRole } from '@mm/contracts';
+import { AppException } from '@mm/errors';
+import { AgentsService } from '../agents/agents.service';
+import { AuthIdentityClient } from '../clients/identity-clients';
+import type { Customer } from '../customers/customer.types';
+import { CustomersService } from '../customers/customers.service';
+import { StaffService } from '../staff/staff.service';
+
+/** Roles change only within a family: a person's records (wallet, agent record) stay meaningful. */
+const FAMILIES: ReadonlyArray<readonly AppRole[]> = [
+  ['AGENT', 'MASTER_AGENT'],
+  ['SUPPORT', 'COMPLIANCE', 'ADMIN'],
+];
+
+/**
+ * Staff actions on users: freeze / unfreeze a customer and change a role. Each writes the
+ * orchestrator's side and auth's side; both calls are idempotent, so a failure between them is
+ * repaired by repeating the request.
+ */
+@Injectable()
+export class AdminUsersService {
+  private readonly logger = new Logger(AdminUsersService.name);
+
+  constructor(
+    private readonly customers: CustomersService,
+    private readonly staff: StaffService,
+    private readonly agents: AgentsService,
+    private readonly auth: AuthIdentityClient,
+  ) {}
+
+  /**
+   * Frozen: no money movement may start (CustomersService.assertCanMoveMoney, checked first, in
+   * our own database) and no sign-in (auth: the user is DISABLED, every session ends at once).
+   */
+  async freeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
+    const { customer } = await this.customers.setStatus(customerId, 'frozen', reason, actorUserId);
+    await this.auth.setStatus(customer.userId, 'DISABLED');
+    return customer;
+  }
+
+  async unfreeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
+    const { customer } = await this.customers.setStatus(customerId, 'active', reason, actorUserId);
+    await this.auth.setStatus(customer.userId, 'ACTIVE');
+    return customer;
+  }
+
+  async changeRole(userId: string, role: AppRole, actorUserId: string): Promise<{ userId: string; from: AppRole; role: AppRole }> {
+    if (userId === actorUserId) throw new AppException('ROLE_CHANGE_NOT_ALLOWED', 'Nobody changes their own role');
+    const [customer, staff] = await Promise.all([this.customers.findByUserId(userId), this.staff.findByUserId(userId)]);
+    const from: AppRole | undefined = customer?.role ?? staff?.role;
+    if (!from) throw new AppException('USER_NOT_FOUND');
+    if (from === role) return { userId, from, role };
+    if (!FAMILIES.some((family) => family.includes(from) && family.includes(role))) {
+      throw new AppException('ROLE_CHANGE_NOT_ALLOWED', `A ${from} cannot become a ${role}`);
+    }
+    // A master agent keeps its network until its agents are moved: none is left without oversight.
+    const master = customer?.role === 'MASTER_AGENT' ? await this.agents.findByUserId(userId) : undefined;
+    if (master && (await this.agents.listAffiliated(master.id, 1)).items.length > 0) {
+      throw new AppException('ROLE_CHANGE_NOT_ALLOWED', 'Detach the agents of this master agent first');
+    }
+    // auth first: it ends the user's sessions, so no token keeps the old role's permissions
+    await this.auth.setRoles(userId, [role]);
+    if (customer) await this.customers.setRole(customer.id, role as CustomerRole);
+    if (staff) await this.staff.setRole(staff.id, role as StaffRole);
+    this.logger.log({ msg: 'role changed', userId, from, to: role, actorUserId });
+    return { userId, from, role };
+  }
+
+  async setMasterAgent(agentId: string, masterAgentCode: string | null) {
+    const agent = await this.agents.findById(agentId);
+    if (!agent) throw new AppException('AGENT_NOT_FOUND');
+    const master = masterAgentCode === null ? null : await this.agents.masterByCode(masterAgentCode);
+    return this.agents.setMaster(agent.id, master?.id ?? null);
+  }
+}

@@ -1,0 +1,114 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { APP_ROLES, CUSTOMER_ROLES, CUSTOMER_STATUSES, type AppRole, type CustomerRole, type CustomerStatus } from '@mm/contracts';
+import { E164 } from '../common/validators';
+import { CurrencyAccountsView } from '../directory/directory.views';
+
+export class CustomerSearchQuery {
+  @ApiProperty({ required: false, example: '+237690000001', description: 'exact phone (field code INVALID_PHONE_FORMAT)' })
+  @IsOptional()
+  @Matches(E164, { message: 'phone must be in E.164 format', context: { code: 'INVALID_PHONE_FORMAT' } })
+  phone?: string;
+
+  @ApiProperty({ required: false, example: '+2376900', description: 'prefix of the phone number, first name or last name', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  q?: string;
+
+  @ApiProperty({ required: false, enum: CUSTOMER_STATUSES })
+  @IsOptional()
+  @IsIn(CUSTOMER_STATUSES)
+  status?: CustomerStatus;
+
+  @ApiProperty({ required: false, enum: CUSTOMER_ROLES })
+  @IsOptional()
+  @IsIn(CUSTOMER_ROLES)
+  role?: CustomerRole;
+
+  @ApiProperty({ required: false, minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiProperty({ required: false, description: 'nextCursor of the previous page', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+export class StatusChangeDto {
+  @ApiProperty({ example: 'Suspected account takeover, ticket 4821', minLength: 1, maxLength: 500 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  @Matches(/\S/, { message: 'must not be blank' })
+  reason: string;
+}
+
+export class ChangeRoleDto {
+  @ApiProperty({
+    enum: APP_ROLES,
+    example: 'MASTER_AGENT',
+    description: 'within a family only: AGENT ↔ MASTER_AGENT, or among SUPPORT, COMPLIANCE and ADMIN (else 409 ROLE_CHANGE_NOT_ALLOWED)',
+  })
+  @IsIn(APP_ROLES)
+  role: AppRole;
+}
+
+export class SetMasterAgentDto {
+  @ApiProperty({ nullable: true, type: String, example: 'AG00012345', description: 'the master agent code; null detaches the agent' })
+  @ValidateIf((_, v) => v !== null)
+  @Matches(/^AG\d{8}$/, { message: 'masterAgentCode must be AG and 8 digits, or null' })
+  masterAgentCode: string | null;
+}
+
+export class RoleChangeView {
+  @ApiProperty({ format: 'uuid' })
+  userId: string;
+
+  @ApiProperty({ enum: APP_ROLES })
+  from: AppRole;
+
+  @ApiProperty({ enum: APP_ROLES })
+  role: AppRole;
+}
+
+export class CreateOrganisationDto {
+  @ApiProperty({ example: 'Réseau Awa SARL', minLength: 1, maxLength: 200 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  @Matches(/\S/, { message: 'must not be blank' })
+  name: string;
+
+  @ApiProperty({
+    example: 'AG00012345',
+    description: 'the master agent the organisation belongs to (404 AGENT_NOT_FOUND, 422 NOT_A_MASTER_AGENT)',
+  })
+  @Matches(/^AG\d{8}$/, { message: 'masterAgentCode must be AG and 8 digits' })
+  masterAgentCode: string;
+}
+
+export class OrganisationView {
+  @ApiProperty({ format: 'uuid' })
+  organisationId: string;
+
+  @ApiProperty({ example: 'Réseau Awa SARL' })
+  name: string;
+
+  @ApiProperty({ format: 'uuid', description: 'the corporate wallet' })
+  walletId: string;
+
+  @ApiProperty({ type: CurrencyAccountsView })
+  accounts: CurrencyAccountsView;
+
+  @ApiProperty({ format: 'uuid' })
+  masterAgentId: string;
+}

@@ -1,0 +1,126 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../access/permissions';
+import { ApiAdminRoute, ApiErrors } from './api-errors';
+import { HistoryQueryDto, parseSection, parseVersion } from './config-params';
+import { CONFIG_SECTIONS, type ConfigSection, type ConfigVersion } from './config-sections';
+import { ConfigVersionsService } from './config-versions.service';
+import { ChangeLimitsDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
+import { ActiveLimitsView, ActivePricingView, ConfigHistoryView, ConfigVersionView, toActiveView } from './dto/config-views';
+
+/**
+ * `/api/config/*`: the versioned fee, commission, limit and risk configuration.
+ * Fees, commissions and limits are public (a customer sees the tariff before signing in, and an
+ * agent its commission grid); risk thresholds and the change history (staff ids, reasons) are for
+ * holders of `config.manage`, as is every change.
+ */
+@ApiTags('config')
+@Controller('config')
+export class ConfigVersionsController {
+  constructor(private readonly versions: ConfigVersionsService) {}
+
+  @Get('pricing')
+  @PublicRoute()
+  @ApiOperation({ summary: 'Fee grids (charged to the payer) and agent commission grids in force' })
+  @ApiOkResponse({ type: ActivePricingView })
+  @ApiErrors('INTERNAL_ERROR')
+  async pricing(): Promise<ActivePricingView> {
+    return toActiveView(await this.versions.active('pricing'));
+  }
+
+  @Get('limits')
+  @PublicRoute()
+  @ApiOperation({ summary: 'Amount bounds per operation type, customer limits per KYC tier and agent ceilings in force' })
+  @ApiOkResponse({ type: ActiveLimitsView })
+  @ApiErrors('INTERNAL_ERROR')
+  async limits(): Promise<ActiveLimitsView> {
+    return toActiveView(await this.versions.active('limits'));
+  }
+
+  @Get('risk')
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiOperation({ summary: 'Risk rule thresholds in force (never public: they would tell a fraudster how to stay under them)' })
+  @ApiOkResponse({ type: ConfigVersionView })
+  risk(): Promise<ConfigVersion> {
+    return this.versions.active('risk');
+  }
+
+  @Get(':section/versions')
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiParam({ name: 'section', enum: CONFIG_SECTIONS })
+  @ApiOperation({ summary: 'Change history of a section, newest first: version, who, when, why' })
+  @ApiOkResponse({ type: ConfigHistoryView })
+  @ApiErrors('VALIDATION_ERROR')
+  async history(@Param('section') section: string, @Query() query: HistoryQueryDto): Promise<ConfigHistoryView> {
+    const versions = await this.versions.history(parseSection(section), { before: query.before, limit: query.limit ?? 20 });
+    const last = versions[versions.length - 1];
+    return { versions, nextBefore: last && last.version > 1 && versions.length === (query.limit ?? 20) ? last.version : null };
+  }
+
+  @Get(':section/versions/:version')
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiParam({ name: 'section', enum: CONFIG_SECTIONS })
+  @ApiParam({ name: 'version', type: Number, example: 1 })
+  @ApiOperation({ summary: 'One version of a section, as it was (the version a quote or a risk decision recorded)' })
+  @ApiOkResponse({ type: ConfigVersionView })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_NOT_FOUND')
+  version(@Param('section') section: string, @Param('version') version: string): Promise<ConfigVersion> {
+    return this.versions.get(parseSection(section), parseVersion(version));
+  }
+
+  @Post('pricing/versions')
+  @HttpCode(201)
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiOperation({
+    summary:
+      'New version of the fee and commission grids. Grids must be complete (every type and currency for fees), bands contiguous from 1 and open-ended, integers ≥ 0, rates ≤ 10 000 bps.',
+  })
+  @ApiCreatedResponse({ type: ConfigVersionView })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
+  changePricing(@Body() body: ChangePricingDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {
+    return this.change('pricing', body, user);
+  }
+
+  @Post('limits/versions')
+  @HttpCode(201)
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiOperation({
+    summary:
+      'New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency.',
+  })
+  @ApiCreatedResponse({ type: ConfigVersionView })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
+  changeLimits(@Body() body: ChangeLimitsDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {
+    return this.change('limits', body, user);
+  }
+
+  @Post('risk/versions')
+  @HttpCode(201)
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiOperation({ summary: 'New version of the risk thresholds' })
+  @ApiCreatedResponse({ type: ConfigVersionView })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
+  changeRisk(@Body() body: ChangeRiskDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {
+    return this.change('risk', body, user);
+  }
+
+  private change<S extends ConfigSection>(
+    section: S,
+    body: ConfigChangeDto & { document: unknown },
+    user: AuthUser,
+  ): Promise<ConfigVersion<S>> {
+    return this.versions.append(section, {
+      baseVersion: body.baseVersion,
+      reason: body.reason,
+      createdBy: user.userId,
+      // a plain copy: what is stored is exactly the validated fields
+      document: JSON.parse(JSON.stringify(body.document)),
+    });
+  }
+}

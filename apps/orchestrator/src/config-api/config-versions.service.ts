@@ -1,0 +1,117 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '@mm/errors';
+import { queryRows } from '@mm/platform';
+import { type ConfigSection, type ConfigVersion, SECTION_RULES, type SectionDocuments } from './config-sections';
+
+interface VersionRow {
+  section: ConfigSection;
+  version: number;
+  document: unknown;
+  created_by: string;
+  reason: string;
+  created_at: Date;
+}
+
+export interface ConfigChange<S extends ConfigSection> {
+  /** the version the author read and edited; another change since then → 409 CONFIG_VERSION_CONFLICT */
+  baseVersion: number;
+  document: SectionDocuments[S];
+  createdBy: string;
+  reason: string;
+}
+
+const COLUMNS = 'section, version, document, created_by, reason, created_at';
+
+/**
+ * The versioned configuration store. A change appends version N+1 of a section (a database trigger
+ * forbids updating or deleting a version and skipping a number); the active version is the
+ * highest. Versions never change, so each one is cached in memory once read.
+ */
+@Injectable()
+export class ConfigVersionsService {
+  private readonly logger = new Logger(ConfigVersionsService.name);
+  private readonly cache = new Map<string, ConfigVersion>();
+
+  constructor(private readonly db: DataSource) {}
+
+  /** The version in force now (one indexed read: changes are visible at once on every instance). */
+  async active<S extends ConfigSection>(section: S): Promise<ConfigVersion<S>> {
+    const [row] = await queryRows<{ version: number }>(
+      this.db,
+      `SELECT max(version) AS version FROM orchestrator.config_versions WHERE section = $1`,
+      [section],
+    );
+    if (!row?.version) throw new Error(`configuration section ${section} has no version (migrations not run?)`);
+    return this.get(section, row.version);
+  }
+
+  async get<S extends ConfigSection>(section: S, version: number): Promise<ConfigVersion<S>> {
+    const key = `${section}/${version}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached as ConfigVersion<S>;
+    const [row] = await queryRows<VersionRow>(
+      this.db,
+      `SELECT ${COLUMNS} FROM orchestrator.config_versions WHERE section = $1 AND version = $2`,
+      [section, version],
+    );
+    if (!row) throw new AppException('CONFIG_VERSION_NOT_FOUND', `No version ${version} of the ${section} configuration`);
+    const found = toVersion<S>(row);
+    this.cache.set(key, found);
+    return found;
+  }
+
+  /** Newest first, without the documents; `before` pages backwards. */
+  async history(section: ConfigSection, options: { before?: number; limit: number }): Promise<Array<Omit<ConfigVersion, 'document'>>> {
+    const rows = await queryRows<VersionRow>(
+      this.db,
+      `SELECT section, version, NULL::jsonb AS document, created_by, reason, created_at FROM orchestrator.config_versions
+        WHERE section = $1 AND ($2::int IS NULL OR version < $2) ORDER BY version DESC LIMIT $3`,
+      [section, options.before ?? null, options.limit],
+    );
+    return rows.map((row) => {
+      const { document: _document, ...rest } = toVersion(row);
+      return rest;
+    });
+  }
+
+  /** Validates the document as a whole and appends it as the next version, if `baseVersion` is still the active one. */
+  async append<S extends ConfigSection>(section: S, change: ConfigChange<S>): Promise<ConfigVersion<S>> {
+    const errors = SECTION_RULES[section](change.document).map((e) => ({ ...e, field: `document.${e.field}` }));
+    if (errors.length > 0) {
+      throw new AppException('VALIDATION_ERROR', `${errors[0].field}: ${errors[0].message}`, { errors });
+    }
+    let rows: VersionRow[];
+    try {
+      rows = await queryRows<VersionRow>(
+        this.db,
+        `INSERT INTO orchestrator.config_versions (section, version, document, created_by, reason)
+         SELECT $1, $2::int + 1, $3::jsonb, $4, $5
+          WHERE (SELECT max(version) FROM orchestrator.config_versions WHERE section = $1) = $2
+         RETURNING ${COLUMNS}`,
+        [section, change.baseVersion, JSON.stringify(change.document), change.createdBy, change.reason],
+      );
+    } catch (error) {
+      // Two changes on the same base at once: the primary key lets only the first one in.
+      if ((error as { code?: string }).code === '23505') rows = [];
+      else throw error;
+    }
+    if (rows.length === 0) {
+      throw new AppException('CONFIG_VERSION_CONFLICT', `The ${section} configuration is no longer at version ${change.baseVersion}`);
+    }
+    const created = toVersion<S>(rows[0]);
+    this.logger.log({ msg: 'configuration changed', section, version: created.version, createdBy: change.createdBy });
+    return created;
+  }
+}
+
+function toVersion<S extends ConfigSection>(row: VersionRow): ConfigVersion<S> {
+  return {
+    section: row.section as S,
+    version: Number(row.version),
+    document: row.document as SectionDocuments[S],
+    createdBy: row.created_by,
+    reason: row.reason,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}

@@ -1,0 +1,73 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { LimitsDocumentDto } from '../../limits/limits-document';
+import { PricingDocumentDto } from '../../pricing/pricing-document';
+import { RiskDocumentDto } from '../../risk/risk-document';
+import { CONFIG_SECTIONS, type ConfigSection, type ConfigVersion } from '../config-sections';
+
+/** The public view of the section in force: no staff identity, no internal note. */
+class ActiveConfigView {
+  @ApiProperty({ description: 'version number; quotes and decisions record the version they used', example: 3 })
+  version: number;
+
+  @ApiProperty({ description: 'when this version took effect', example: '2026-11-20T08:00:00.000Z', format: 'date-time' })
+  effectiveFrom: string;
+}
+
+export class ActivePricingView extends ActiveConfigView {
+  @ApiProperty({ type: PricingDocumentDto })
+  document: PricingDocumentDto;
+}
+
+export class ActiveLimitsView extends ActiveConfigView {
+  @ApiProperty({ type: LimitsDocumentDto })
+  document: LimitsDocumentDto;
+}
+
+/** A version as stored, for administrators: who, when, why. */
+export class ConfigVersionSummaryView {
+  @ApiProperty({ enum: CONFIG_SECTIONS, example: 'pricing' })
+  section: ConfigSection;
+
+  @ApiProperty({ example: 2 })
+  version: number;
+
+  @ApiProperty({ description: 'user id of the administrator (or system:migration)', example: '3f1c9a4e-2b7d-4c1e-9f0a-6d5e4c3b2a19' })
+  createdBy: string;
+
+  @ApiProperty({ example: 'Lower transfer fees from 1 March' })
+  reason: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-20T08:00:00.000Z' })
+  createdAt: string;
+}
+
+export class ConfigVersionView extends ConfigVersionSummaryView {
+  @ApiProperty({
+    description: 'the section document (shape of the section: pricing, limits or risk)',
+    oneOf: [
+      { $ref: '#/components/schemas/PricingDocumentDto' },
+      { $ref: '#/components/schemas/LimitsDocumentDto' },
+      { $ref: '#/components/schemas/RiskDocumentDto' },
+    ],
+  })
+  document: PricingDocumentDto | LimitsDocumentDto | RiskDocumentDto;
+}
+
+export class ConfigHistoryView {
+  @ApiProperty({ type: [ConfigVersionSummaryView], description: 'newest first' })
+  versions: ConfigVersionSummaryView[];
+
+  @ApiProperty({
+    description: 'pass as `before` to read older versions; null at the first version',
+    nullable: true,
+    type: Number,
+    example: null,
+  })
+  nextBefore: number | null;
+}
+
+export function toActiveView<S extends ConfigSection>(
+  v: ConfigVersion<S>,
+): { version: number; effectiveFrom: string; document: ConfigVersion<S>['document'] } {
+  return { version: v.version, effectiveFrom: v.createdAt, document: v.document };
+}

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { AdminUsersService } from '../admin/admin-users.service';
+import { AdminController } from '../admin/admin.controller';
+import { AgentsController } from '../agents/agents.controller';
+import { AgentsService } from '../agents/agents.service';
+import { OrganisationsService } from '../agents/organisations.service';
+import { AuthIdentityClient, LedgerWalletsClient } from '../clients/identity-clients';
+import { DirectoryController } from '../directory/directory.controller';
+import { MerchantsController } from '../merchants/merchants.controller';
+import { MerchantsService } from '../merchants/merchants.service';
+import { ProfileController } from '../profile/profile.controller';
+import { StaffService } from '../staff/staff.service';
+import { CustomersService } from './customers.service';
+import { WalletBalances } from './wallet-balances.service';
+
+/**
+ * Identities (spec 3's "customer service", kept a module with a narrow interface): customers and
+ * profiles, merchants, agents, staff; the internal merchant directory; the users' own routes and
+ * the staff routes. Other modules use only the exported services.
+ */
+@Module({
+  controllers: [DirectoryController, ProfileController, MerchantsController, AgentsController, AdminController],
+  providers: [
+    CustomersService,
+    MerchantsService,
+    AgentsService,
+    StaffService,
+    WalletBalances,
+    AdminUsersService,
+    OrganisationsService,
+    AuthIdentityClient,
+    LedgerWalletsClient,
+  ],
+  exports: [CustomersService, MerchantsService, AgentsService, StaffService, AuthIdentityClient, LedgerWalletsClient],
+})
+export class CustomersModule {}

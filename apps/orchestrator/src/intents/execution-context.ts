@@ -1,0 +1,52 @@
+import type { LedgerExecutionContext } from '../ledger-client/ledger.types';
+import type { PaymentIntentRecord } from './payment-intent.types';
+
+/** Business type codes kept in the transaction's metadata (spec 2: "the transaction type code"). */
+export const TYPE_CODES: Record<PaymentIntentRecord['operationType'], string> = {
+  TRANSFER: 'P2P',
+  MERCHANT_PAYMENT: 'MERCHANT_PAYMENT',
+  CASH_IN: 'CASH_IN_AGENT',
+  CASH_OUT: 'CASH_OUT_AGENT',
+};
+
+export interface Charged {
+  fee: number;
+  commission: number;
+  feeAccountId: string;
+  treasuryAccountId: string;
+}
+
+/**
+ * The executionContext of the confirm (spec 2 "Atomic execution"): the amount between the intent's
+ * own accounts; the fee from the payer to FEE_COLLECTION; on a cash operation the agent's commission
+ * from TREASURY to that agent's commission account (the ledger refuses any other shape). The
+ * correlation id travels in X-Correlation-Id and lands in the transaction metadata there.
+ */
+export function executionContext(intent: PaymentIntentRecord, charged: Charged, initiatorUserId: string): LedgerExecutionContext {
+  const cash = intent.type === 'CASH_IN' || intent.type === 'CASH_OUT';
+  return {
+    sourceAccountId: intent.sourceAccountId,
+    destinationAccountId: intent.destinationAccountId,
+    amount: intent.amount,
+    currency: intent.currency,
+    ...(charged.fee > 0 ? { fee: { amount: charged.fee, accountId: charged.feeAccountId } } : {}),
+    ...(cash && intent.agent && charged.commission > 0
+      ? {
+          commission: { amount: charged.commission, accountId: intent.agent.commissionAccountId, fromAccountId: charged.treasuryAccountId },
+        }
+      : {}),
+    createdBy: initiatorUserId,
+    metadata: {
+      typeCode: TYPE_CODES[intent.operationType],
+      ...(intent.agent ? { agentId: intent.agent.agentId } : {}),
+      ...(intent.description ? { description: intent.description } : {}),
+      extra: {
+        operationType: intent.operationType,
+        quoteId: intent.quoteId,
+        riskCreateDecisionId: intent.riskCreateDecisionId,
+        ...(intent.agent ? { agentCode: intent.agent.agentCode } : {}),
+        ...(intent.correlationId ? { createCorrelationId: intent.correlationId } : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,241 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '@mm/errors';
+import type { AuthUser } from '../access/permissions';
+import { LedgerClient } from '../ledger-client/ledger.client';
+import { isRetryable } from '../ledger-client/ledger-retry';
+import type { LedgerIntentView, LedgerTransition } from '../ledger-client/ledger.types';
+import { LimitsService } from '../limits/limits.service';
+import { PricingService } from '../pricing/pricing.service';
+import type { Charge } from '../pricing/pricing.types';
+import { RiskService } from '../risk/risk.service';
+import type { RiskDecision } from '../risk/risk.types';
+import type { ClientInfo } from './client-info';
+import type { ConfirmedIntentView } from './dto/intent-views.dto';
+import { executionContext } from './execution-context';
+import { PAYMENT_NOTIFIER, type PaymentNotifierPort } from './payment-notifier.port';
+import { PAYMENT_PARTIES, type PaymentParty, type PaymentPartiesPort } from './payment-parties.port';
+import { PaymentIntentStore } from './payment-intent.store';
+import type { PartySnapshot, PaymentIntentRecord } from './payment-intent.types';
+import { paymentSms } from './payment-sms';
+import { PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
+import { limitCheck, riskParty } from './risk-parties';
+
+/**
+ * `POST /api/v1/intents/:id/confirm` (spec 2): risk judged again, fee re-decided (the quote binds
+ * unless the grid got cheaper or the quote outlived its validity, see PricingService), limits
+ * held, then the ledger's move to SUCCEEDED, once.
+ *
+ * Exactly once, whatever happens: the first confirm fixes the ledger request on the record and
+ * sends it with `X-Idempotency-Key: confirm:<intentId>`; timeouts and 5xx are retried with that
+ * key, and every later confirm of the intent (a client retry, ten at once, a retry after this
+ * process died between the ledger's commit and its answer) sends the same request under the same
+ * key, so the ledger executes it once and answers the same transaction to all of them. Each step
+ * before it (risk decision, requote, limit hold) is itself decided once per operation.
+ */
+@Injectable()
+export class IntentConfirmService {
+  private readonly logger = new Logger(IntentConfirmService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly store: PaymentIntentStore,
+    private readonly ledger: LedgerClient,
+    private readonly limits: LimitsService,
+    private readonly risk: RiskService,
+    private readonly pricing: PricingService,
+    @Inject(PAYMENT_PARTIES) private readonly parties: PaymentPartiesPort,
+    @Inject(PAYMENT_NOTIFIER) private readonly notifier: PaymentNotifierPort,
+    @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
+  ) {}
+
+  async confirm(user: AuthUser, intentId: string, client: ClientInfo): Promise<ConfirmedIntentView> {
+    let record = await this.store.getForInitiator(intentId, user.userId);
+    if (record.confirmResponse) return record.confirmResponse;
+    if (!record.confirmRequest) record = await this.assertConfirmable(record);
+
+    const [initiator, payer, payee] = await this.freshParties(record);
+    // Risk, the fee decision and the payee's balance (for its cap) are independent; the limit hold
+    // comes last and only for an accepted payment, so it is short and never taken for nothing.
+    const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
+    const [decision, charge, balance] = await Promise.all([
+      this.judge(record, user, client, initiator, payer, payee),
+      this.pricing.requote({ quoteId: record.quoteId, type: record.operationType, amount: record.amount, currency: record.currency }),
+      check.payee ? this.ledger.account(record.payee.accountId).then((a) => a.balance) : undefined,
+    ]);
+    if (check.payee) check.payee.currentBalance = balance;
+    await this.limits.holdAtConfirm(check);
+
+    const request = await this.store.fixConfirmRequest(record.id, await this.confirmRequest(record, charge, user, client));
+    let view: LedgerIntentView;
+    try {
+      view = await this.ledger.transition(intentId, request, `confirm:${intentId}`);
+    } catch (error) {
+      // Refused for good (insufficient balance, expired, …): nothing moved, give the limit room back.
+      // An unknown outcome (timeout after every retry) keeps the hold: the payment may have happened.
+      if (!isRetryable(error)) await this.limits.release(record.idempotencyKey);
+      throw error;
+    }
+    // Tests only: the process really dies right after the ledger committed (a child-process orchestrator).
+    if (this.settings.faultInjection && client.fault === 'kill-after-ledger-commit') process.kill(process.pid, 'SIGKILL');
+    if (this.settings.faultInjection && client.fault === 'crash-after-ledger-commit') {
+      // Tests: this process "dies" right after the ledger committed: no answer, nothing recorded here.
+      client.crash?.();
+      throw new AppException('SERVICE_UNAVAILABLE', 'Simulated crash after the ledger commit');
+    }
+
+    return this.settle(record, view, charge, decision, check, payer, payee);
+  }
+
+  /**
+   * The ledger committed this intent's confirm but the success was never recorded here (this
+   * process died in between and the client did not come back): the reconciler finishes it, with
+   * the decisions the confirm already stored (fee, risk), so the outcome is the one it would have had.
+   */
+  async finishCommitted(record: PaymentIntentRecord, view: LedgerIntentView): Promise<ConfirmedIntentView> {
+    const [, payer, payee] = await this.freshParties(record);
+    const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
+    const [charge, decision] = await Promise.all([
+      this.pricing.requote({ quoteId: record.quoteId, type: record.operationType, amount: record.amount, currency: record.currency }),
+      this.risk.find(record.idempotencyKey, 'CONFIRM'),
+    ]);
+    // A confirm request is only ever fixed after risk accepted the confirm.
+    if (!decision) throw new Error(`intent ${record.ledgerIntentId} was committed without a confirm risk decision`);
+    return this.settle(record, view, charge, decision, check, payer, payee);
+  }
+
+  /** After the ledger's success: limit usage and known counterparty (both idempotent), then the record and the SMS. */
+  private async settle(
+    record: PaymentIntentRecord,
+    view: LedgerIntentView,
+    charge: Charge,
+    decision: RiskDecision,
+    check: ReturnType<typeof limitCheck>,
+    payer: PaymentParty,
+    payee: PaymentParty,
+  ): Promise<ConfirmedIntentView> {
+    await Promise.all([
+      this.risk.recordSuccess({ operationId: record.idempotencyKey, payer: riskParty(payer), payee: riskParty(payee) }),
+      this.limits.recordUsage(check),
+    ]);
+    return this.record(record, view, charge, decision);
+  }
+
+  /** The intent must be PIN_VERIFIED and alive; the ledger is asked when our copy is behind. */
+  private async assertConfirmable(record: PaymentIntentRecord): Promise<PaymentIntentRecord> {
+    if (record.status !== 'PIN_VERIFIED') {
+      const current = await this.ledger.getIntent(record.ledgerIntentId!);
+      await this.store.mirrorStatus(record.id, current.status, current.failureReason);
+      if (current.status !== 'PIN_VERIFIED' && current.status !== 'SUCCEEDED') {
+        if (current.status === 'EXPIRED') throw new AppException('INTENT_EXPIRED');
+        throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${current.status}; confirm needs PIN_VERIFIED`);
+      }
+      record = await this.store.reload(record.id);
+    }
+    if (record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
+    return record;
+  }
+
+  /** The second risk judgement; a refusal fails the intent (the hold goes back) and answers 403 RISK_REJECTED. */
+  private async judge(
+    record: PaymentIntentRecord,
+    user: AuthUser,
+    client: ClientInfo,
+    initiator: PaymentParty,
+    payer: PaymentParty,
+    payee: PaymentParty,
+  ): Promise<RiskDecision> {
+    const input = {
+      stage: 'CONFIRM' as const,
+      operationId: record.idempotencyKey,
+      intentId: record.ledgerIntentId!,
+      type: record.operationType,
+      amount: record.amount,
+      currency: record.currency,
+      initiator: riskParty(initiator),
+      payer: riskParty(payer),
+      payee: riskParty(payee),
+      deviceId: client.deviceId,
+    };
+    const decision = await this.risk.evaluate(input);
+    if (decision.outcome === 'REJECT') {
+      await this.ledger
+        .transition(record.ledgerIntentId!, { toStatus: 'FAILED', actor: { id: user.userId }, reason: 'refused by risk controls' })
+        .then((v) => this.store.mirrorStatus(record.id, v.status, v.failureReason))
+        .catch((error: unknown) =>
+          this.logger.warn({ msg: 'could not fail a risk-refused intent', intentId: record.ledgerIntentId, err: error }),
+        );
+      await this.risk.assertAccepted(input); // throws RISK_REJECTED with its reason headers
+    }
+    return decision;
+  }
+
+  private async confirmRequest(record: PaymentIntentRecord, charge: Charge, user: AuthUser, client: ClientInfo): Promise<LedgerTransition> {
+    const [feeAccountId, treasuryAccountId] = await Promise.all([
+      this.ledger.technicalAccount('fee_collection', record.currency),
+      this.ledger.technicalAccount('treasury', record.currency),
+    ]);
+    if (!feeAccountId || !treasuryAccountId)
+      throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger has no technical accounts for this currency');
+    return {
+      toStatus: 'SUCCEEDED',
+      actor: { id: user.userId, ...(client.ip ? { ip: client.ip } : {}), ...(client.userAgent ? { userAgent: client.userAgent } : {}) },
+      executionContext: executionContext(
+        record,
+        { fee: charge.fee, commission: charge.commission, feeAccountId, treasuryAccountId },
+        record.initiatorUserId,
+      ),
+    };
+  }
+
+  /** Success on the record and the two SMS in the outbox: one transaction, done once whoever gets there first. */
+  private async record(record: PaymentIntentRecord, view: LedgerIntentView, charge: Charge, decision: RiskDecision) {
+    const response: ConfirmedIntentView = {
+      intentId: view.intentId,
+      status: 'SUCCEEDED',
+      transactionId: view.transactionId!,
+      referenceId: view.referenceId!,
+      amount: view.amount,
+      fees: view.fee,
+      currency: record.currency,
+      completedAt: view.updatedAt,
+    };
+    const commission = record.type === 'TRANSFER' ? 0 : charge.commission;
+    const first = await this.db.transaction(async (m) => {
+      const updated = await this.store.markSucceeded(m, record.id, {
+        transactionId: response.transactionId,
+        referenceId: response.referenceId,
+        chargedFee: view.fee,
+        chargedCommission: commission,
+        chargeRule: charge.rule,
+        riskConfirmDecisionId: decision.decisionId,
+        completedAt: response.completedAt,
+        response,
+      });
+      if (updated) await this.notifier.enqueue(m, paymentSms(record, { referenceId: response.referenceId, fee: view.fee, commission }));
+      return updated;
+    });
+    if (first) {
+      this.logger.log({
+        msg: 'payment succeeded',
+        intentId: view.intentId,
+        transactionId: response.transactionId,
+        referenceId: response.referenceId,
+        type: record.operationType,
+        chargeRule: charge.rule,
+      });
+    }
+    return response;
+  }
+
+  /** Initiator, payer and payee as the customer module knows them now (statuses may have changed since creation). */
+  private async freshParties(record: PaymentIntentRecord): Promise<[PaymentParty, PaymentParty, PaymentParty]> {
+    const was: PartySnapshot[] = [record.payer, record.payee];
+    const found = await Promise.all(was.map((p) => this.parties.byUserId(p.userId)));
+    // Gone since creation (a closed account removed): judged as not active.
+    const [payer, payee] = found.map((party, i) => party ?? { ...was[i], status: 'closed', accounts: {}, commissionAccounts: {} });
+    // The initiator is the payer of a transfer, the agent (payer or payee) of a cash operation.
+    const initiator = record.initiatorUserId === payee.userId ? payee : payer;
+    return [initiator, payer, payee];
+  }
+}

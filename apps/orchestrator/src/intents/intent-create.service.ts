@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { currentContext } from '@mm/platform';
+import type { AuthUser } from '../access/permissions';
+import { LedgerClient } from '../ledger-client/ledger.client';
+import type { LedgerCreateIntent } from '../ledger-client/ledger.types';
+import { LimitsService } from '../limits/limits.service';
+import { PricingService } from '../pricing/pricing.service';
+import { RiskService } from '../risk/risk.service';
+import { requestHash } from './canonical-hash';
+import type { ClientInfo } from './client-info';
+import type { CreateIntentDto } from './dto/create-intent.dto';
+import type { CreatedIntentView } from './dto/intent-views.dto';
+import { type IntentPlan, IntentPlanner } from './intent-planner';
+import { PaymentIntentStore } from './payment-intent.store';
+import type { PaymentIntentRecord } from './payment-intent.types';
+import { maskPhone } from './phone-prefixes';
+import { limitCheck, riskParty } from './risk-parties';
+
+export interface CreateResult {
+  view: CreatedIntentView;
+  /** true when this answer is the stored one of an earlier request with the same key */
+  replayed: boolean;
+}
+
+/**
+ * `POST /api/v1/intents`: validate, resolve, limits, risk, fee quote, then ONE ledger creation.
+ *
+ * The orchestrator's record is written before the ledger is called and holds the exact ledger
+ * request: a create retried after a timeout or a crash (same idempotencyKey, same body) sends
+ * the ledger the very same request, which the ledger answers with the intent it already made.
+ * The same key with another body, or from another user, is 422 IDEMPOTENCY_KEY_CONFLICT.
+ */
+@Injectable()
+export class IntentCreateService {
+  private readonly logger = new Logger(IntentCreateService.name);
+
+  constructor(
+    private readonly planner: IntentPlanner,
+    private readonly store: PaymentIntentStore,
+    private readonly ledger: LedgerClient,
+    private readonly limits: LimitsService,
+    private readonly risk: RiskService,
+    private readonly pricing: PricingService,
+  ) {}
+
+  async create(user: AuthUser, dto: CreateIntentDto, client: ClientInfo): Promise<CreateResult> {
+    const key = dto.idempotencyKey;
+    if (!key) throw new AppException('IDEMPOTENCY_KEY_MISSING', 'idempotencyKey (a UUID v4) is required to create an intent');
+    const hash = requestHash({ ...dto, initiator: user.userId });
+
+    const existing = await this.store.findByKey(key);
+    if (existing) return this.replay(existing, user, hash);
+
+    const plan = await this.planner.plan(user, dto);
+    const parties = { payer: plan.payerParty, payee: plan.payeeParty, agentId: plan.agent?.agentId ?? null };
+    const operation = { idempotencyKey: key, operationType: plan.operationType, amount: plan.amount, currency: plan.currency };
+    // Limits (with the payee's balance for its cap), risk and the fee quote are independent: asked
+    // at once, and the refusals reported in a fixed order (limits, then risk, then pricing).
+    const payeeBalance = plan.payee.role === 'CUSTOMER' ? this.ledger.account(plan.payee.accountId).then((a) => a.balance) : undefined;
+    const [limits, risk, priced] = await Promise.allSettled([
+      Promise.resolve(payeeBalance).then((balance) => this.limits.checkAtCreate(limitCheck(operation, parties, balance))),
+      this.risk.assertAccepted({
+        stage: 'CREATE',
+        operationId: key,
+        type: plan.operationType,
+        amount: plan.amount,
+        currency: plan.currency,
+        initiator: riskParty(plan.initiator),
+        payer: riskParty(plan.payerParty),
+        payee: riskParty(plan.payeeParty),
+        deviceId: client.deviceId,
+      }),
+      this.pricing.quote({ type: plan.operationType, amount: plan.amount, currency: plan.currency, operationId: key }),
+    ]);
+    const { limitsVersion } = settled(limits);
+    const decision = settled(risk);
+    const quote = settled(priced);
+    if (!Number.isSafeInteger(plan.amount + quote.fee)) {
+      throw new AppException('AMOUNT_ABOVE_MAXIMUM', 'Amount plus fee is beyond what can be represented exactly');
+    }
+
+    const correlationId = currentContext()?.correlationId ?? null;
+    const ledgerRequest = this.ledgerRequest(user, key, plan, quote.fee, client, {
+      operationType: plan.operationType,
+      quoteId: quote.quoteId,
+      gridVersion: quote.gridVersion,
+      riskDecisionId: decision.decisionId,
+      correlationId,
+    });
+    const id = randomUUID();
+    const inserted = await this.store.insertPending({
+      id,
+      idempotencyKey: key,
+      requestHash: hash,
+      initiatorUserId: user.userId,
+      initiatorRole: user.role,
+      type: plan.type,
+      operationType: plan.operationType,
+      amount: plan.amount,
+      currency: plan.currency,
+      quoteId: quote.quoteId,
+      quotedFee: quote.fee,
+      quotedCommission: quote.commission,
+      gridVersion: quote.gridVersion,
+      limitsVersion,
+      riskCreateDecisionId: decision.decisionId,
+      payer: plan.payer,
+      payee: plan.payee,
+      agent: plan.agent,
+      sourceAccountId: plan.payer.accountId,
+      destinationAccountId: plan.payee.accountId,
+      requiresOtp: plan.requiresOtp,
+      qrToken: plan.ledgerQrToken,
+      withdrawalQrId: plan.withdrawalQrId,
+      description: plan.description,
+      ledgerRequest,
+      correlationId,
+    });
+    // A concurrent request with the same key wrote first: answer as its replay.
+    if (!inserted) return this.replay((await this.store.findByKey(key))!, user, hash);
+    return { view: await this.callLedger(inserted), replayed: false };
+  }
+
+  private async replay(record: PaymentIntentRecord, user: AuthUser, hash: string): Promise<CreateResult> {
+    if (record.initiatorUserId !== user.userId || record.requestHash !== hash) {
+      throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotencyKey was already used for another request');
+    }
+    if (record.createResponse) return { view: record.createResponse, replayed: true };
+    // The first request never heard back from the ledger: ask again, with the very same request.
+    return { view: await this.callLedger(record), replayed: true };
+  }
+
+  private async callLedger(record: PaymentIntentRecord): Promise<CreatedIntentView> {
+    // A refusal (insufficient balance, QR locked, …) leaves the record PENDING: the same request may
+    // be sent again later and the ledger decides again; another body under this key stays a conflict.
+    const created = await this.ledger.createIntent(record.ledgerRequest);
+    const view = createdView(record, created.intentId, created.expiresAt);
+    await this.store.markCreated(record.id, created.intentId, created.expiresAt, view);
+    this.logger.log({
+      msg: 'intent created',
+      intentId: created.intentId,
+      type: record.type,
+      operationType: record.operationType,
+      initiatorId: record.initiatorUserId,
+    });
+    return view;
+  }
+
+  private ledgerRequest(
+    user: AuthUser,
+    key: string,
+    plan: IntentPlan,
+    fee: number,
+    client: ClientInfo,
+    metadata: Record<string, unknown>,
+  ): LedgerCreateIntent {
+    return {
+      idempotencyKey: key,
+      type: plan.type,
+      sourceAccountId: plan.payer.accountId,
+      destinationAccountId: plan.payee.accountId,
+      amount: plan.amount,
+      currency: plan.currency,
+      fee,
+      requiresOtp: plan.requiresOtp,
+      ...(plan.requiresOtp ? { otpUserId: plan.payer.userId } : {}),
+      ...(plan.ledgerQrToken ? { qrToken: plan.ledgerQrToken } : {}),
+      ...(plan.description ? { description: plan.description } : {}),
+      ...(plan.agent ? { agentId: plan.agent.agentId } : {}),
+      actor: { id: user.userId, ...(client.ip ? { ip: client.ip } : {}), ...(client.userAgent ? { userAgent: client.userAgent } : {}) },
+      metadata,
+    };
+  }
+}
+
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
+/** The other party, seen from the initiator: the recipient of a transfer or cash-in, the customer of a cash-out. */
+export function counterpartyOf(record: Pick<PaymentIntentRecord, 'type' | 'payer' | 'payee'>) {
+  const party = record.type === 'CASH_OUT' ? record.payer : record.payee;
+  return { displayName: party.displayName, phone: maskPhone(party.phone) };
+}
+
+function createdView(record: PaymentIntentRecord, intentId: string, expiresAt: string): CreatedIntentView {
+  return {
+    intentId,
+    status: 'CREATED',
+    requiresOtp: record.requiresOtp,
+    expiresAt,
+    type: record.type,
+    amount: record.amount,
+    fee: record.quotedFee,
+    total: record.amount + record.quotedFee,
+    currency: record.currency,
+    counterparty: counterpartyOf(record),
+  };
+}

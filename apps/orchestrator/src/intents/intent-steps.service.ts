@@ -1,0 +1,172 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import type { AuthUser } from '../access/permissions';
+import { LedgerClient } from '../ledger-client/ledger.client';
+import { type LedgerActor, type LedgerIntentStatus, type LedgerIntentView, TERMINAL_STATUSES } from '../ledger-client/ledger.types';
+import { LimitsService } from '../limits/limits.service';
+import { AuthConsentClient } from './auth-consent.client';
+import type { ClientInfo } from './client-info';
+import type { IntentStepView, IntentView, OtpSentView } from './dto/intent-views.dto';
+import { counterpartyOf } from './intent-create.service';
+import { PaymentIntentStore } from './payment-intent.store';
+import type { PaymentIntentRecord } from './payment-intent.types';
+import { PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
+import { maskPhone } from './phone-prefixes';
+
+const actorOf = (user: AuthUser, client: ClientInfo): LedgerActor => ({
+  id: user.userId,
+  ...(client.ip ? { ip: client.ip } : {}),
+  ...(client.userAgent ? { userAgent: client.userAgent } : {}),
+});
+
+/**
+ * The steps between creation and confirm (spec 2 state table): send-otp, verify-otp, verify-pin,
+ * plus cancel and read. Only the initiator reaches its intent (anyone else: 404). The ledger holds
+ * the state machine and refuses a move it does not allow (400 INVALID_INTENT_TRANSITION); the
+ * orchestrator's copy of the status only saves a PIN or OTP check that could not lead anywhere.
+ *
+ * A wrong PIN or OTP leaves the intent where it was and counts an attempt on it (auth counts its own,
+ * for the lockout); the attempt that reaches the limit fails the intent, which releases the hold.
+ */
+@Injectable()
+export class IntentStepsService {
+  private readonly logger = new Logger(IntentStepsService.name);
+
+  constructor(
+    private readonly store: PaymentIntentStore,
+    private readonly ledger: LedgerClient,
+    private readonly auth: AuthConsentClient,
+    private readonly limits: LimitsService,
+    @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
+  ) {}
+
+  /** The intent as the ledger holds it now (the source of truth), with the counterparty for the screen. */
+  async get(user: AuthUser, intentId: string): Promise<IntentView> {
+    const record = await this.store.getForInitiator(intentId, user.userId);
+    const ledger = await this.ledger.getIntent(intentId);
+    await this.store.mirrorStatus(record.id, ledger.status, ledger.failureReason);
+    return {
+      intentId,
+      type: record.type,
+      status: ledger.status,
+      requiresOtp: record.requiresOtp,
+      amount: record.amount,
+      fee: ledger.fee,
+      currency: record.currency,
+      counterparty: counterpartyOf(record),
+      description: record.description,
+      transactionId: ledger.transactionId,
+      referenceId: ledger.referenceId,
+      failureReason: ledger.failureReason,
+      expiresAt: ledger.expiresAt,
+      createdAt: ledger.createdAt,
+      updatedAt: ledger.updatedAt,
+    };
+  }
+
+  async cancel(user: AuthUser, intentId: string, client: ClientInfo): Promise<IntentStepView> {
+    const record = await this.store.getForInitiator(intentId, user.userId);
+    if (record.status === 'CANCELED') return { intentId, status: 'CANCELED' };
+    const view = await this.move(record, { toStatus: 'CANCELED', actor: actorOf(user, client), reason: 'canceled by the initiator' });
+    // A confirm that held limit room and then stopped leaves a hold: give it back now.
+    await this.limits.release(record.idempotencyKey);
+    return { intentId, status: view.status };
+  }
+
+  /** Sends (or sends again) the customer's code for a cash-out without a withdrawal QR. */
+  async sendOtp(user: AuthUser, intentId: string, client: ClientInfo): Promise<OtpSentView> {
+    const record = await this.store.getForInitiator(intentId, user.userId);
+    if (!record.requiresOtp) throw new AppException('OTP_NOT_REQUIRED');
+    this.assertOpen(record, ['CREATED', 'OTP_SENT']);
+    // The move first: should the SMS fail, the intent is already in OTP_SENT, where a resend is allowed.
+    if (record.status === 'CREATED') await this.move(record, { toStatus: 'OTP_SENT', actor: actorOf(user, client) }, 'OTP_SENT');
+    const sent = await this.auth.sendOtp(record.payer.phone, client.ip);
+    return { intentId, status: 'OTP_SENT', sentTo: maskPhone(record.payer.phone), ...sent };
+  }
+
+  async verifyOtp(user: AuthUser, intentId: string, otp: string, client: ClientInfo): Promise<IntentStepView> {
+    const record = await this.store.getForInitiator(intentId, user.userId);
+    if (!record.requiresOtp) throw new AppException('OTP_NOT_REQUIRED');
+    if (record.status === 'OTP_VERIFIED' || record.status === 'PIN_VERIFIED') return { intentId, status: record.status };
+    this.assertOpen(record, ['OTP_SENT']);
+    let proof: string;
+    try {
+      proof = (await this.auth.verifyOtp(record.payer.phone, otp, intentId, client.ip)).consentProof;
+    } catch (error) {
+      const code = (error as AppException).code;
+      if (code === 'OTP_INVALID' || code === 'OTP_ATTEMPTS_EXHAUSTED') {
+        await this.wrongCode(record, 'otp', user, client, code === 'OTP_ATTEMPTS_EXHAUSTED');
+      }
+      throw error;
+    }
+    const view = await this.move(record, { toStatus: 'OTP_VERIFIED', actor: actorOf(user, client), consentProof: proof }, 'OTP_VERIFIED');
+    return { intentId, status: view.status };
+  }
+
+  async verifyPin(user: AuthUser, intentId: string, pin: string, client: ClientInfo): Promise<IntentStepView> {
+    const record = await this.store.getForInitiator(intentId, user.userId);
+    if (record.status === 'PIN_VERIFIED') return { intentId, status: 'PIN_VERIFIED' };
+    this.assertOpen(record, [record.requiresOtp ? 'OTP_VERIFIED' : 'CREATED']);
+    let proof: string;
+    try {
+      proof = (await this.auth.checkPin(user.accessToken, pin, intentId, client.ip)).consentProof;
+    } catch (error) {
+      if ((error as AppException).code === 'INVALID_PIN') await this.wrongCode(record, 'pin', user, client, false);
+      throw error;
+    }
+    const view = await this.move(record, { toStatus: 'PIN_VERIFIED', actor: actorOf(user, client), consentProof: proof }, 'PIN_VERIFIED');
+    return { intentId, status: view.status };
+  }
+
+  /**
+   * Refuses early what the ledger would refuse anyway, before a PIN or an OTP is spent on it:
+   * a final intent, a step out of order, an intent past its lifetime.
+   */
+  private assertOpen(record: PaymentIntentRecord, expected: LedgerIntentStatus[]): void {
+    if (TERMINAL_STATUSES.includes(record.status as LedgerIntentStatus) || !expected.includes(record.status as LedgerIntentStatus)) {
+      throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${record.status}; this step needs ${expected.join(' or ')}`);
+    }
+    if (record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
+  }
+
+  /** Counts a wrong code; the one that reaches the limit (ours or auth's) fails the intent. */
+  private async wrongCode(record: PaymentIntentRecord, kind: 'pin' | 'otp', user: AuthUser, client: ClientInfo, exhausted: boolean) {
+    const attempts = await this.store.countAttempt(record.id, kind);
+    const max = kind === 'pin' ? this.settings.maxPinAttempts : this.settings.maxOtpAttempts;
+    if (!exhausted && attempts < max) return;
+    const reason = `too many wrong ${kind === 'pin' ? 'PINs' : 'OTPs'}`;
+    await this.move(record, { toStatus: 'FAILED', actor: actorOf(user, client), reason }).catch((error: unknown) => {
+      // Already final (expired, canceled): nothing left to release.
+      this.logger.warn({ msg: 'could not fail the intent after too many wrong codes', intentId: record.ledgerIntentId, err: error });
+    });
+    throw new AppException('INTENT_ATTEMPTS_EXHAUSTED');
+  }
+
+  /**
+   * One ledger move, mirrored on the record. With `reached`: when the ledger refuses because a twin
+   * request already made the same move (a retried step), the state it reached is the answer.
+   */
+  private async move(
+    record: PaymentIntentRecord,
+    body: Parameters<LedgerClient['transition']>[1],
+    reached?: LedgerIntentStatus,
+  ): Promise<LedgerIntentView> {
+    const intentId = record.ledgerIntentId!;
+    try {
+      const view = await this.ledger.transition(intentId, body);
+      await this.store.mirrorStatus(record.id, view.status, view.failureReason);
+      return view;
+    } catch (error) {
+      const current = await this.ledger.getIntent(intentId).catch(() => undefined);
+      if (current) await this.store.mirrorStatus(record.id, current.status, current.failureReason);
+      if (reached && current && statusAtOrAfter(current.status, reached)) return current;
+      throw error;
+    }
+  }
+}
+
+const ORDER: LedgerIntentStatus[] = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED', 'SUCCEEDED'];
+
+function statusAtOrAfter(status: LedgerIntentStatus, target: LedgerIntentStatus): boolean {
+  return ORDER.indexOf(status) >= ORDER.indexOf(target) && ORDER.indexOf(target) >= 0;
+}

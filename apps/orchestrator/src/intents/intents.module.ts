@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { LedgerClientModule } from '../ledger-client/ledger-client.module';
+import { LimitsModule } from '../limits/limits.module';
+import { OrchestratorConfig } from '../orchestrator.config';
+import { PricingModule } from '../pricing/pricing.module';
+import { RiskModule } from '../risk/risk.module';
+import { WithdrawalQrModule } from '../withdrawal-qr/withdrawal-qr.module';
+import { AuthConsentClient } from './auth-consent.client';
+import { IntentConfirmService } from './intent-confirm.service';
+import { IntentCreateService } from './intent-create.service';
+import { IntentPlanner } from './intent-planner';
+import { IntentStepsService } from './intent-steps.service';
+import { IntentsController } from './intents.controller';
+import { MerchantQrClient } from './merchant-qr.client';
+import { PAYMENT_NOTIFIER } from './payment-notifier.port';
+import { PaymentPartiesModule } from './payment-parties.module';
+import { PaymentIntentStore } from './payment-intent.store';
+import { PaymentReconciler } from './payment-reconciler.service';
+import { PAYMENTS_SETTINGS, paymentsSettings } from './payments-settings';
+import { SmsOutboxNotifier } from './sms-outbox.notifier';
+
+/** Spec 2's public intents: create, OTP and PIN steps, confirm, cancel, read. */
+@Module({
+  imports: [LedgerClientModule, PricingModule, LimitsModule, RiskModule, PaymentPartiesModule, WithdrawalQrModule],
+  controllers: [IntentsController],
+  providers: [
+    { provide: PAYMENTS_SETTINGS, inject: [OrchestratorConfig], useFactory: paymentsSettings },
+    { provide: PAYMENT_NOTIFIER, useClass: SmsOutboxNotifier },
+    AuthConsentClient,
+    MerchantQrClient,
+    IntentPlanner,
+    PaymentIntentStore,
+    IntentCreateService,
+    IntentStepsService,
+    IntentConfirmService,
+    PaymentReconciler,
+  ],
+  exports: [PaymentIntentStore],
+})
+export class IntentsModule {}

@@ -1,0 +1,315 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppException } from '@mm/errors';
+import { queryRows } from '@mm/platform';
+import { toSafeInteger } from '../pricing/operation-type';
+import type { LedgerIntentStatus, LedgerTransition } from '../ledger-client/ledger.types';
+import { TERMINAL_STATUSES } from '../ledger-client/ledger.types';
+import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
+import type { NewPaymentIntent, PaymentIntentRecord } from './payment-intent.types';
+
+type Db = DataSource | EntityManager;
+
+export interface PaymentIntentRow {
+  id: string;
+  ledger_intent_id: string | null;
+  idempotency_key: string;
+  request_hash: string;
+  initiator_user_id: string;
+  initiator_role: string;
+  type: PaymentIntentRecord['type'];
+  operation_type: PaymentIntentRecord['operationType'];
+  amount: string;
+  currency: PaymentIntentRecord['currency'];
+  quote_id: string;
+  quoted_fee: string;
+  quoted_commission: string;
+  grid_version: number;
+  limits_version: number;
+  risk_create_decision_id: string;
+  risk_confirm_decision_id: string | null;
+  payer: PaymentIntentRecord['payer'];
+  payee: PaymentIntentRecord['payee'];
+  agent: PaymentIntentRecord['agent'];
+  source_account_id: string;
+  destination_account_id: string;
+  requires_otp: boolean;
+  qr_token: string | null;
+  withdrawal_qr_id: string | null;
+  description: string | null;
+  status: PaymentIntentRecord['status'];
+  pin_attempts: number;
+  otp_attempts: number;
+  ledger_request: PaymentIntentRecord['ledgerRequest'];
+  create_response: CreatedIntentView | null;
+  confirm_request: LedgerTransition | null;
+  charged_fee: string | null;
+  charged_commission: string | null;
+  charge_rule: string | null;
+  transaction_id: string | null;
+  reference_id: string | null;
+  confirm_response: ConfirmedIntentView | null;
+  failure_reason: string | null;
+  correlation_id: string | null;
+  expires_at: Date | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+const money = (v: string | null) => (v === null ? null : toSafeInteger(v));
+
+export function toRecord(row: PaymentIntentRow): PaymentIntentRecord {
+  return {
+    id: row.id,
+    ledgerIntentId: row.ledger_intent_id,
+    idempotencyKey: row.idempotency_key,
+    requestHash: row.request_hash,
+    initiatorUserId: row.initiator_user_id,
+    initiatorRole: row.initiator_role,
+    type: row.type,
+    operationType: row.operation_type,
+    amount: toSafeInteger(row.amount),
+    currency: row.currency,
+    quoteId: row.quote_id,
+    quotedFee: toSafeInteger(row.quoted_fee),
+    quotedCommission: toSafeInteger(row.quoted_commission),
+    gridVersion: row.grid_version,
+    limitsVersion: row.limits_version,
+    riskCreateDecisionId: row.risk_create_decision_id,
+    riskConfirmDecisionId: row.risk_confirm_decision_id,
+    payer: row.payer,
+    payee: row.payee,
+    agent: row.agent,
+    sourceAccountId: row.source_account_id,
+    destinationAccountId: row.destination_account_id,
+    requiresOtp: row.requires_otp,
+    qrToken: row.qr_token,
+    withdrawalQrId: row.withdrawal_qr_id,
+    description: row.description,
+    status: row.status,
+    pinAttempts: row.pin_attempts,
+    otpAttempts: row.otp_attempts,
+    ledgerRequest: row.ledger_request,
+    createResponse: row.create_response,
+    confirmRequest: row.confirm_request,
+    chargedFee: money(row.charged_fee),
+    chargedCommission: money(row.charged_commission),
+    chargeRule: row.charge_rule,
+    transactionId: row.transaction_id,
+    referenceId: row.reference_id,
+    confirmResponse: row.confirm_response,
+    failureReason: row.failure_reason,
+    correlationId: row.correlation_id,
+    expiresAt: iso(row.expires_at),
+    completedAt: iso(row.completed_at),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+
+const TERMINAL_LIST = `(${TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+
+/** What the success of an intent writes on its record (with the SMS, in one transaction). */
+export interface Outcome {
+  transactionId: string;
+  referenceId: string;
+  chargedFee: number;
+  chargedCommission: number;
+  chargeRule: string;
+  riskConfirmDecisionId: string;
+  completedAt: string;
+  response: ConfirmedIntentView;
+}
+
+/** SQL of orchestrator.payment_intents and the withdrawal QR consumption that goes with a creation. */
+@Injectable()
+export class PaymentIntentStore {
+  constructor(private readonly db: DataSource) {}
+
+  async findByKey(idempotencyKey: string): Promise<PaymentIntentRecord | undefined> {
+    const [row] = await queryRows<PaymentIntentRow>(this.db, `SELECT * FROM orchestrator.payment_intents WHERE idempotency_key = $1`, [
+      idempotencyKey,
+    ]);
+    return row && toRecord(row);
+  }
+
+  /** The intent as its initiator may see it; anyone else gets the same 404 as for an unknown id. */
+  async getForInitiator(ledgerIntentId: string, userId: string): Promise<PaymentIntentRecord> {
+    const [row] = await queryRows<PaymentIntentRow>(
+      this.db,
+      `SELECT * FROM orchestrator.payment_intents WHERE ledger_intent_id = $1 AND initiator_user_id = $2`,
+      [ledgerIntentId, userId],
+    );
+    if (!row) throw new AppException('INTENT_NOT_FOUND');
+    return toRecord(row);
+  }
+
+  /**
+   * Writes the record before the ledger is called (its ledger request is then fixed) and consumes
+   * the withdrawal QR, in one statement: with a QR that is no longer usable nothing is written
+   * (WITHDRAWAL_QR_INVALID). Answers undefined when a record with this key already exists (a
+   * concurrent twin won).
+   */
+  async insertPending(intent: NewPaymentIntent): Promise<PaymentIntentRecord | undefined> {
+    let row: PaymentIntentRow & { qr_ok: boolean };
+    try {
+      [row] = await this.insertStatement(intent);
+    } catch (error) {
+      // The QR was consumed for this id while a twin with the same key (another body) won the insert.
+      if ((error as { code?: string }).code === '23503') return undefined;
+      throw error;
+    }
+    if (!row.qr_ok) {
+      // A twin with the same key consumed it first: the caller answers as its replay.
+      if (await this.findByKey(intent.idempotencyKey)) return undefined;
+      throw new AppException('WITHDRAWAL_QR_INVALID');
+    }
+    return row.id ? toRecord(row) : undefined;
+  }
+
+  private insertStatement(intent: NewPaymentIntent): Promise<Array<PaymentIntentRow & { qr_ok: boolean }>> {
+    return queryRows<PaymentIntentRow & { qr_ok: boolean }>(
+      this.db,
+      `WITH qr AS (
+         UPDATE orchestrator.withdrawal_qrs SET consumed_at = now(), consumed_by = $1
+          WHERE $27::uuid IS NOT NULL AND id = $27 AND consumed_at IS NULL AND expires_at > now() RETURNING id),
+       ins AS (
+         INSERT INTO orchestrator.payment_intents (id, idempotency_key, request_hash, initiator_user_id, initiator_role, type, operation_type,
+           amount, currency, quote_id, quoted_fee, quoted_commission, grid_version, limits_version, risk_create_decision_id,
+           payer, payee, agent, payer_user_id, payee_user_id, agent_user_id, master_agent_user_id, source_account_id, destination_account_id,
+           requires_otp, qr_token, withdrawal_qr_id, description, status, ledger_request, correlation_id)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb, $18::jsonb, $19, $20, $21, $22,
+           $23, $24, $25, $26, $27, $28, 'PENDING', $29::jsonb, $30
+          WHERE $27::uuid IS NULL OR EXISTS (SELECT 1 FROM qr)
+         ON CONFLICT (idempotency_key) DO NOTHING
+         RETURNING *)
+       SELECT ins.*, ($27::uuid IS NULL OR EXISTS (SELECT 1 FROM qr)) AS qr_ok FROM (SELECT 1) one LEFT JOIN ins ON true`,
+      [
+        intent.id,
+        intent.idempotencyKey,
+        intent.requestHash,
+        intent.initiatorUserId,
+        intent.initiatorRole,
+        intent.type,
+        intent.operationType,
+        intent.amount,
+        intent.currency,
+        intent.quoteId,
+        intent.quotedFee,
+        intent.quotedCommission,
+        intent.gridVersion,
+        intent.limitsVersion,
+        intent.riskCreateDecisionId,
+        JSON.stringify(intent.payer),
+        JSON.stringify(intent.payee),
+        intent.agent ? JSON.stringify(intent.agent) : null,
+        intent.payer.userId,
+        intent.payee.userId,
+        intent.agent?.userId ?? null,
+        intent.agent?.masterAgentUserId ?? null,
+        intent.sourceAccountId,
+        intent.destinationAccountId,
+        intent.requiresOtp,
+        intent.qrToken,
+        intent.withdrawalQrId,
+        intent.description,
+        JSON.stringify(intent.ledgerRequest),
+        intent.correlationId,
+      ],
+    );
+  }
+
+  /** The ledger created the intent: its id and the answer every replay of this key gets. */
+  async markCreated(id: string, ledgerIntentId: string, expiresAt: string, response: CreatedIntentView): Promise<PaymentIntentRecord> {
+    const [row] = await queryRows<PaymentIntentRow>(
+      this.db,
+      `UPDATE orchestrator.payment_intents SET ledger_intent_id = $2, status = 'CREATED', expires_at = $3, create_response = $4::jsonb, updated_at = now()
+        WHERE id = $1 AND status = 'PENDING' RETURNING *`,
+      [id, ledgerIntentId, expiresAt, JSON.stringify(response)],
+    );
+    // A concurrent twin already recorded it: same ledger intent, same answer.
+    return row ? toRecord(row) : this.reload(id);
+  }
+
+  /** Mirrors a status the ledger reported (never leaves a final status, never marks SUCCEEDED: see `markSucceeded`). */
+  async mirrorStatus(id: string, status: LedgerIntentStatus, failureReason?: string | null): Promise<void> {
+    if (status === 'SUCCEEDED') return;
+    await queryRows(
+      this.db,
+      `UPDATE orchestrator.payment_intents SET status = $2, failure_reason = COALESCE($3, failure_reason), updated_at = now()
+        WHERE id = $1 AND status <> $2 AND status NOT IN ${TERMINAL_LIST} AND status <> 'PENDING'`,
+      [id, status, failureReason ?? null],
+    );
+  }
+
+  /** Counts one wrong PIN or OTP; answers the count after it. */
+  async countAttempt(id: string, kind: 'pin' | 'otp'): Promise<number> {
+    const column = kind === 'pin' ? 'pin_attempts' : 'otp_attempts';
+    const [row] = await queryRows<{ n: number }>(
+      this.db,
+      `UPDATE orchestrator.payment_intents SET ${column} = ${column} + 1, updated_at = now() WHERE id = $1 RETURNING ${column} AS n`,
+      [id],
+    );
+    return row.n;
+  }
+
+  /** The first confirm fixes the ledger request; every retry sends exactly that one. */
+  async fixConfirmRequest(id: string, request: LedgerTransition): Promise<LedgerTransition> {
+    const [row] = await queryRows<{ confirm_request: LedgerTransition }>(
+      this.db,
+      `UPDATE orchestrator.payment_intents SET confirm_request = COALESCE(confirm_request, $2::jsonb), updated_at = now()
+        WHERE id = $1 RETURNING confirm_request`,
+      [id, JSON.stringify(request)],
+    );
+    return row.confirm_request;
+  }
+
+  /**
+   * Marks the intent SUCCEEDED with the ledger's outcome, inside the caller's transaction (the SMS
+   * go into the outbox in the same one). Answers false when a concurrent confirm already did it.
+   */
+  async markSucceeded(m: EntityManager, id: string, outcome: Outcome): Promise<boolean> {
+    const rows = await queryRows(
+      m,
+      `UPDATE orchestrator.payment_intents SET status = 'SUCCEEDED', transaction_id = $2, reference_id = $3, charged_fee = $4,
+          charged_commission = $5, charge_rule = $6, risk_confirm_decision_id = $7, completed_at = $8, confirm_response = $9::jsonb,
+          updated_at = now()
+        WHERE id = $1 AND status <> 'SUCCEEDED' RETURNING id`,
+      [
+        id,
+        outcome.transactionId,
+        outcome.referenceId,
+        outcome.chargedFee,
+        outcome.chargedCommission,
+        outcome.chargeRule,
+        outcome.riskConfirmDecisionId,
+        outcome.completedAt,
+        JSON.stringify(outcome.response),
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Intents whose confirm request was fixed more than `quietMs` ago and that are not recorded as
+   * final: a confirm that died after (or while) asking the ledger, or an intent the ledger ended since.
+   */
+  async unfinishedConfirms(quietMs: number, limit: number): Promise<PaymentIntentRecord[]> {
+    const rows = await queryRows<PaymentIntentRow>(
+      this.db,
+      `SELECT * FROM orchestrator.payment_intents
+        WHERE confirm_request IS NOT NULL AND status NOT IN ${TERMINAL_LIST} AND status <> 'PENDING'
+          AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+        ORDER BY updated_at LIMIT $2`,
+      [quietMs, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  async reload(id: string, db: Db = this.db): Promise<PaymentIntentRecord> {
+    const [row] = await queryRows<PaymentIntentRow>(db, `SELECT * FROM orchestrator.payment_intents WHERE id = $1`, [id]);
+    return toRecord(row);
+  }
+}

@@ -1,0 +1,34 @@
+import type { Currency, CustomerRole } from '@mm/contracts';
+
+/**
+ * Who takes part in a payment, as the customer module knows them. The intent flow depends on this
+ * narrow interface only (the PAYMENT_PARTIES token), never on the customer module's tables.
+ */
+export interface PaymentParty {
+  customerId: string;
+  /** auth's local user id (the access token's `sub`) */
+  userId: string;
+  role: CustomerRole;
+  /** `active`, `frozen`, `closed` */
+  status: string;
+  kycTier: string;
+  phone: string;
+  /** what a receipt and an SMS call this party: "Awa N." for a person, the business name for a merchant */
+  displayName: string;
+  /** the account money moves through, per currency (an agent's float account) */
+  accounts: Partial<Record<Currency, string>>;
+  /** agents: their commission account per currency */
+  commissionAccounts: Partial<Record<Currency, string>>;
+  /** agents and master agents */
+  agent?: { agentId: string; agentCode: string; masterAgentUserId: string | null };
+  /** merchants */
+  merchantId?: string;
+}
+
+export interface PaymentPartiesPort {
+  byUserId(userId: string): Promise<PaymentParty | undefined>;
+  byPhone(phone: string): Promise<PaymentParty | undefined>;
+  byMerchantId(merchantId: string): Promise<PaymentParty | undefined>;
+}
+
+export const PAYMENT_PARTIES = Symbol('PAYMENT_PARTIES');

@@ -1,0 +1,55 @@
+import type { AppException } from '@mm/errors';
+import type { Currency } from '../pricing/operation-type';
+import type { LimitsDocument, TierLimits } from './limits-document';
+import { limitRefusal } from './limit-refusal';
+import type { LimitCheck } from './limits.types';
+
+/** What a subject has already used in the current day and month (settled, plus live holds of other operations). */
+export interface Usage {
+  day: number;
+  month: number;
+}
+
+/** The tier's limits; an unknown tier code gets the least verified tier of the currency (the safe side). */
+export function tierLimits(doc: LimitsDocument, currency: Currency, tier: string): { limits: TierLimits; known: boolean } {
+  const ofCurrency = doc.tiers.filter((t) => t.currency === currency);
+  const found = ofCurrency.find((t) => t.tier === tier);
+  return { limits: found ?? ofCurrency[0], known: Boolean(found) };
+}
+
+/**
+ * The first limit the operation breaks, in a fixed order (bounds of the type, per-operation
+ * ceilings, then daily, monthly, and the recipient's balance cap), or undefined. An amount equal
+ * to what remains passes; one franc more does not.
+ */
+export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { payer?: Usage; agent?: Usage }): AppException | undefined {
+  const { amount, currency } = check;
+  const bounds = doc.amounts.find((b) => b.type === check.type && b.currency === currency);
+  if (bounds && amount < bounds.min) return limitRefusal('AMOUNT_BELOW_MINIMUM', bounds.min, currency);
+  if (bounds && amount > bounds.max) return limitRefusal('AMOUNT_ABOVE_MAXIMUM', bounds.max, currency);
+
+  const ceilings = doc.agents.find((a) => a.currency === currency);
+  if (check.agent && ceilings && amount > ceilings.perOperationMax) {
+    return limitRefusal('AGENT_OPERATION_CEILING_EXCEEDED', ceilings.perOperationMax, currency);
+  }
+
+  if (check.payer) {
+    const { limits } = tierLimits(doc, currency, check.payer.kycTier);
+    const used = usage.payer ?? { day: 0, month: 0 };
+    if (amount > limits.singleMax) return limitRefusal('LIMIT_SINGLE_OPERATION_EXCEEDED', limits.singleMax, currency);
+    if (amount > limits.dailyMax - used.day) return limitRefusal('LIMIT_DAILY_EXCEEDED', limits.dailyMax - used.day, currency);
+    if (amount > limits.monthlyMax - used.month) return limitRefusal('LIMIT_MONTHLY_EXCEEDED', limits.monthlyMax - used.month, currency);
+  }
+
+  if (check.agent && ceilings) {
+    const used = usage.agent ?? { day: 0, month: 0 };
+    if (amount > ceilings.dailyMax - used.day) return limitRefusal('AGENT_DAILY_CEILING_EXCEEDED', ceilings.dailyMax - used.day, currency);
+  }
+
+  if (check.payee?.currentBalance !== undefined) {
+    const { limits } = tierLimits(doc, currency, check.payee.kycTier);
+    const room = limits.balanceMax - check.payee.currentBalance;
+    if (amount > room) return limitRefusal('LIMIT_BALANCE_CAP_EXCEEDED', room, currency);
+  }
+  return undefined;
+}

@@ -1,0 +1,154 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { queryRows } from '@mm/platform';
+import { ConfigVersionsService } from '../config-api/config-versions.service';
+import type { LimitsDocument } from './limits-document';
+import { type Usage, firstRefusal, tierLimits } from './limit-rules';
+import type { LimitCheck, LimitVerdict } from './limits.types';
+
+export const LIMITS_CLOCK = Symbol('LIMITS_CLOCK');
+export type Clock = () => Date;
+
+type Subject = { kind: 'CUSTOMER' | 'AGENT'; id: string };
+type Queryable = DataSource | EntityManager;
+
+/**
+ * Customer limits per KYC tier, agent ceilings and amount bounds per type.
+ *
+ * Model: check at create, hold at confirm, settle on success.
+ * - `checkAtCreate` refuses early (before any money is frozen) and reserves nothing: an intent
+ *   that is abandoned, expires or fails would otherwise keep eating its owner's daily room until
+ *   someone noticed, and expiry happens in the ledger, out of our sight.
+ * - `holdAtConfirm` re-checks under a per-subject lock and records a short hold, so concurrent
+ *   confirms of one customer or agent cannot together pass a limit each passes alone. The hold
+ *   lapses by itself after `holdSeconds` (a crash between hold and outcome cannot lock a user out).
+ * - `recordUsage` (payment succeeded) turns the hold into usage, or writes it if there was none;
+ *   `release` (payment failed) drops the hold. Both are keyed on the operation id: idempotent.
+ * Usage counts the amount (not the fee) a customer pays or withdraws and the cash an agent handles.
+ */
+@Injectable()
+export class LimitsService {
+  private readonly logger = new Logger(LimitsService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: ConfigVersionsService,
+    @Inject(LIMITS_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** At intent creation: throws the first limit broken (4xx with its code); reserves nothing. */
+  async checkAtCreate(check: LimitCheck): Promise<LimitVerdict> {
+    const { version, document } = await this.config.active('limits');
+    this.warnUnknownTiers(document, check);
+    const now = this.clock();
+    const usage = {
+      payer: check.payer ? await this.usage(this.db, document, { kind: 'CUSTOMER', id: check.payer.userId }, check, now) : undefined,
+      agent: check.agent ? await this.usage(this.db, document, { kind: 'AGENT', id: check.agent.agentId }, check, now) : undefined,
+    };
+    const refusal = firstRefusal(document, check, usage);
+    if (refusal) throw refusal;
+    return { limitsVersion: version };
+  }
+
+  /**
+   * At confirm, before calling the ledger: re-checks under the limits in force and holds the room.
+   * A second call for the same operation (retried confirm) returns without checking again.
+   */
+  async holdAtConfirm(check: LimitCheck): Promise<LimitVerdict> {
+    const { version, document } = await this.config.active('limits');
+    const subjects = subjectsOf(check);
+    return this.db.transaction(async (m) => {
+      // Subjects locked in one global order: two confirms sharing an agent and a customer cannot deadlock.
+      const keys = subjects.map((s) => `limits:${s.kind}:${s.id}:${check.currency}`).sort();
+      for (const key of keys) await queryRows(m, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key]);
+      const [existing] = await queryRows<{ n: number }>(
+        m,
+        `SELECT count(*)::int AS n FROM orchestrator.limit_usage WHERE operation_id = $1 AND status <> 'RELEASED'`,
+        [check.operationId],
+      );
+      if (existing.n > 0) return { limitsVersion: version };
+
+      const now = this.clock();
+      const usage = {
+        payer: check.payer ? await this.usage(m, document, { kind: 'CUSTOMER', id: check.payer.userId }, check, now) : undefined,
+        agent: check.agent ? await this.usage(m, document, { kind: 'AGENT', id: check.agent.agentId }, check, now) : undefined,
+      };
+      const refusal = firstRefusal(document, check, usage);
+      if (refusal) throw refusal;
+      const heldUntil = new Date(now.getTime() + document.holdSeconds * 1000);
+      for (const subject of subjects) {
+        await queryRows(
+          m,
+          `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, held_until)
+           VALUES ($1, $2, $3, $4, $5, $6, 'HELD', $7, $8)
+           ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
+             SET status = 'HELD', occurred_at = EXCLUDED.occurred_at, held_until = EXCLUDED.held_until, released_at = NULL
+             WHERE limit_usage.status = 'RELEASED'`,
+          [check.operationId, subject.kind, subject.id, check.currency, check.type, check.amount, now, heldUntil],
+        );
+      }
+      return { limitsVersion: version };
+    });
+  }
+
+  /** The payment succeeded: its amount now counts for good. Safe to call any number of times. */
+  async recordUsage(check: LimitCheck): Promise<void> {
+    const now = this.clock();
+    for (const subject of subjectsOf(check)) {
+      await queryRows(
+        this.db,
+        `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, settled_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'SETTLED', $7, $7)
+         ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
+           SET status = 'SETTLED', settled_at = EXCLUDED.settled_at, held_until = NULL, released_at = NULL
+           WHERE limit_usage.status <> 'SETTLED'`,
+        [check.operationId, subject.kind, subject.id, check.currency, check.type, check.amount, now],
+      );
+    }
+  }
+
+  /** The payment failed or was cancelled after a hold: give the room back. Settled usage is never released. */
+  async release(operationId: string): Promise<void> {
+    await queryRows(
+      this.db,
+      `UPDATE orchestrator.limit_usage SET status = 'RELEASED', released_at = $2, held_until = NULL
+        WHERE operation_id = $1 AND status = 'HELD'`,
+      [operationId, this.clock()],
+    );
+  }
+
+  /** Settled usage and live holds of other operations in the current day and month of the limits' time zone. */
+  private async usage(db: Queryable, doc: LimitsDocument, subject: Subject, check: LimitCheck, now: Date): Promise<Usage> {
+    const [row] = await queryRows<{ day: string; month: string }>(
+      db,
+      `WITH bounds AS (
+         SELECT date_trunc('day', $4::timestamptz AT TIME ZONE $5) AT TIME ZONE $5 AS day_start,
+                date_trunc('month', $4::timestamptz AT TIME ZONE $5) AT TIME ZONE $5 AS month_start)
+       SELECT COALESCE(sum(u.amount) FILTER (WHERE u.occurred_at >= b.day_start), 0)::text AS day,
+              COALESCE(sum(u.amount), 0)::text AS month
+         FROM bounds b
+         LEFT JOIN orchestrator.limit_usage u
+           ON u.subject_kind = $1 AND u.subject_id = $2 AND u.currency = $3 AND u.operation_id <> $6
+          AND u.occurred_at >= b.month_start AND u.occurred_at <= $4::timestamptz
+          AND (u.status = 'SETTLED' OR (u.status = 'HELD' AND u.held_until > $4::timestamptz))`,
+      [subject.kind, subject.id, check.currency, now, doc.timezone, check.operationId],
+    );
+    return { day: Number(row.day), month: Number(row.month) };
+  }
+
+  private warnUnknownTiers(doc: LimitsDocument, check: LimitCheck): void {
+    for (const party of [check.payer, check.payee]) {
+      if (party && !tierLimits(doc, check.currency, party.kycTier).known) {
+        this.logger.warn({ msg: 'unknown KYC tier: the lowest tier applies', kycTier: party.kycTier, userId: party.userId });
+      }
+    }
+  }
+}
+
+/** Whose usage an operation consumes: the paying customer's and the agent's (a payee is bounded by its balance cap only). */
+function subjectsOf(check: LimitCheck): Subject[] {
+  const subjects: Subject[] = [];
+  if (check.payer) subjects.push({ kind: 'CUSTOMER', id: check.payer.userId });
+  if (check.agent) subjects.push({ kind: 'AGENT', id: check.agent.agentId });
+  return subjects;
+}

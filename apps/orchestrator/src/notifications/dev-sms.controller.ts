@@ -1,0 +1,25 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
+import { PublicRoute } from '../access/permissions';
+import { IsPhone } from '../common/validators';
+import { type DevSms, DevSmsSender } from './dev-sms-sender';
+
+class DevSmsQuery {
+  @IsOptional()
+  @IsPhone()
+  phone?: string;
+}
+
+/** Development and tests only: registered when SMS_DRIVER=dev, never in production. */
+@ApiExcludeController()
+@Controller('dev')
+export class DevSmsController {
+  constructor(private readonly outbox: DevSmsSender) {}
+
+  @Get('sms')
+  @PublicRoute()
+  list(@Query() query: DevSmsQuery): { messages: DevSms[] } {
+    return { messages: this.outbox.list(query.phone) };
+  }
+}

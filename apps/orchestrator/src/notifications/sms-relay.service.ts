@@ -1,0 +1,105 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CONFIG, queryRows, requestContext } from '@mm/platform';
+import { randomUUID } from 'node:crypto';
+import { maskPhone } from '../common/validators';
+import type { OrchestratorConfig } from '../orchestrator.config';
+import { SmsSender } from './sms-sender';
+
+interface DueRow {
+  id: string;
+  to_phone: string;
+  body: string;
+  attempts: number;
+  correlation_id: string | null;
+}
+
+const BATCH = 20;
+const BASE_BACKOFF_SEC = 5;
+
+/**
+ * Sends pending outbox rows: claims a batch with SKIP LOCKED (several instances share the work),
+ * sends each, marks it sent, or schedules a retry with doubling backoff until SMS_MAX_ATTEMPTS,
+ * then marks it failed. At-least-once: a crash after the provider accepted and before the row was
+ * marked sends that message again.
+ */
+@Injectable()
+export class SmsRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SmsRelay.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: OrchestratorConfig,
+    private readonly db: DataSource,
+    private readonly sender: SmsSender,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.SMS_RELAY_POLL_MS > 0) this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.relayOnce()
+        .then(() => undefined)
+        .catch((error: unknown) => this.logger.error({ msg: 'SMS relay pass failed', err: error }))
+        .finally(() => this.schedule());
+    }, this.config.SMS_RELAY_POLL_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * One pass; answers how many messages were sent. Rows are leased (their next attempt pushed past
+   * the send timeout) in one short statement, then sent outside any transaction: a slow provider
+   * never holds a database transaction open, and a row whose sender died is picked up again when
+   * its lease ends.
+   */
+  async relayOnce(): Promise<number> {
+    const leaseSec = Math.ceil(this.config.SMS_PROVIDER_TIMEOUT_MS / 1000) * BATCH + 30;
+    const due = await queryRows<DueRow>(
+      this.db,
+      `UPDATE orchestrator.sms_outbox SET next_attempt_at = now() + make_interval(secs => $2)
+        WHERE id IN (SELECT id FROM orchestrator.sms_outbox WHERE status = 'pending' AND next_attempt_at <= now()
+                      ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, to_phone, body, attempts, correlation_id`,
+      [BATCH, leaseSec],
+    );
+    let sent = 0;
+    for (const row of due) {
+      const context = { requestId: randomUUID(), correlationId: row.correlation_id ?? randomUUID() };
+      await requestContext.run(context, async () => {
+        try {
+          await this.sender.send(row.to_phone, row.body);
+          await queryRows(
+            this.db,
+            `UPDATE orchestrator.sms_outbox SET status = 'sent', attempts = attempts + 1, sent_at = now() WHERE id = $1 AND status = 'pending'`,
+            [row.id],
+          );
+          sent++;
+        } catch (error) {
+          const attempts = row.attempts + 1;
+          const failed = attempts >= this.config.SMS_MAX_ATTEMPTS;
+          await queryRows(
+            this.db,
+            `UPDATE orchestrator.sms_outbox SET attempts = $2, status = CASE WHEN $3 THEN 'failed' ELSE status END, last_error = $4,
+               next_attempt_at = now() + make_interval(secs => $5) WHERE id = $1 AND status = 'pending'`,
+            [row.id, attempts, failed, String((error as Error)?.message ?? error).slice(0, 500), BASE_BACKOFF_SEC * 2 ** (attempts - 1)],
+          );
+          const log = { msg: failed ? 'SMS given up' : 'SMS send failed; will retry', to: maskPhone(row.to_phone), attempts, err: error };
+          if (failed) this.logger.error(log);
+          else this.logger.warn(log);
+        }
+      });
+    }
+    return sent;
+  }
+}

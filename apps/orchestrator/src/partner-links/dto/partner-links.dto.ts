@@ -1,0 +1,111 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { CONNECTION_STATUSES, type ConnectionStatus, type PartnerMode } from '@mm/contracts';
+
+const MODES = ['live', 'test'] as const;
+const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
+
+export class PageQueryDto {
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: 200, example: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBa…' })
+  @IsOptional()
+  @IsString({ context: { code: 'INVALID_CURSOR' } })
+  @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
+  cursor?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1, { context: { code: 'INVALID_LIMIT' } })
+  @Max(100, { context: { code: 'INVALID_LIMIT' } })
+  @IsInt({ context: { code: 'INVALID_LIMIT' } })
+  limit?: number;
+}
+
+export class MerchantConnectionsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: CONNECTION_STATUSES, example: 'pending', description: 'default: pending and active' })
+  @IsOptional()
+  @IsIn(CONNECTION_STATUSES, { context: { code: 'INVALID_STATUS' } })
+  status?: ConnectionStatus;
+}
+
+export class AnomaliesQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['open', 'resolved'], example: 'open' })
+  @IsOptional()
+  @IsIn(['open', 'resolved'], { context: { code: 'INVALID_STATUS' } })
+  status?: 'open' | 'resolved';
+}
+
+export class CreateIntegrationDto {
+  @ApiProperty({ example: 'Caisse Rapide POS', minLength: 1, maxLength: 120 })
+  @Length(1, 120)
+  @IsString()
+  name: string;
+
+  @ApiProperty({
+    example: 'tech@caisse-rapide.example',
+    maxLength: 254,
+    description: 'receives deprecation and incident notices (field code INVALID_EMAIL)',
+  })
+  @MaxLength(254, { context: { code: 'INVALID_EMAIL' } })
+  @IsEmail({}, { context: { code: 'INVALID_EMAIL' } })
+  technicalContactEmail: string;
+
+  @ApiProperty({
+    example: 'https://pos.caisse-rapide.example/webhooks/mm',
+    maxLength: 2048,
+    description: 'receives live-mode events (https in production)',
+  })
+  @MaxLength(2048, { context: { code: 'INVALID_WEBHOOK_URL' } })
+  @IsUrl(URL_RULE, { context: { code: 'INVALID_WEBHOOK_URL' } })
+  webhookUrl: string;
+
+  @ApiPropertyOptional({
+    example: 'https://staging.caisse-rapide.example/webhooks/mm',
+    maxLength: 2048,
+    description: 'receives test-mode events; default webhookUrl',
+  })
+  @IsOptional()
+  @MaxLength(2048, { context: { code: 'INVALID_WEBHOOK_URL' } })
+  @IsUrl(URL_RULE, { context: { code: 'INVALID_WEBHOOK_URL' } })
+  testWebhookUrl?: string;
+}
+
+export class IssueKeyDto {
+  @ApiProperty({ enum: MODES, example: 'live' })
+  @IsIn(MODES, { context: { code: 'INVALID_MODE' } })
+  mode: PartnerMode;
+}
+
+export class RotateKeyDto {
+  @ApiPropertyOptional({ example: 86400, minimum: 0, maximum: 2592000, description: 'how long the old key keeps working; default 24 h' })
+  @IsOptional()
+  @Min(0, { context: { code: 'INVALID_OVERLAP' } })
+  @Max(30 * 86_400, { context: { code: 'INVALID_OVERLAP' } })
+  @IsInt({ context: { code: 'INVALID_OVERLAP' } })
+  overlapSeconds?: number;
+}
+
+export class WebhookEndpointDto {
+  @ApiProperty({ enum: MODES, example: 'live' })
+  @IsIn(MODES, { context: { code: 'INVALID_MODE' } })
+  mode: PartnerMode;
+
+  @ApiProperty({ example: 'https://pos.caisse-rapide.example/webhooks/mm', maxLength: 2048 })
+  @MaxLength(2048, { context: { code: 'INVALID_WEBHOOK_URL' } })
+  @IsUrl(URL_RULE, { context: { code: 'INVALID_WEBHOOK_URL' } })
+  url: string;
+}
+
+export class WebhookSecretDto {
+  @ApiProperty({ enum: MODES, example: 'live' })
+  @IsIn(MODES, { context: { code: 'INVALID_MODE' } })
+  mode: PartnerMode;
+}
+
+export class ResolveAnomalyDto {
+  @ApiProperty({ example: 'Reversed by MMPTX2611220K7Q2ZP (refund to the payer)', minLength: 1, maxLength: 1000 })
+  @Length(1, 1000)
+  @IsString()
+  resolution: string;
+}

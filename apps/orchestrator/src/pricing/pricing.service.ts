@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppException } from '@mm/errors';
+import { queryRows } from '@mm/platform';
+import { ConfigVersionsService } from '../config-api/config-versions.service';
+import type { ConfigVersion } from '../config-api/config-sections';
+import { bandFor, charge } from './grid-math';
+import { toSafeInteger } from './operation-type';
+import type { Charge, ChargeRule, Pricing, Quote, QuoteRequest } from './pricing.types';
+
+interface QuoteRow {
+  id: string;
+  operation_id: string | null;
+  type: Quote['type'];
+  currency: Quote['currency'];
+  amount: string;
+  fee: string;
+  commission: string;
+  grid_version: number;
+  created_at: Date;
+  expires_at: Date;
+  charged_fee: string | null;
+  charged_commission: string | null;
+  charged_grid_version: number | null;
+  charge_rule: ChargeRule | null;
+  requoted_at: Date | null;
+}
+
+const QUOTE_COLUMNS = `id, operation_id, type, currency, amount, fee, commission, grid_version, created_at, expires_at,
+  charged_fee, charged_commission, charged_grid_version, charge_rule, requoted_at`;
+
+/**
+ * Fees and agent commissions from the versioned grids.
+ *
+ * Order of use by the intent flow: `quote()` at create (the fee frozen with the amount), then
+ * `requote()` at confirm (the fee and commission that go into the executionContext).
+ *
+ * Which fee wins at confirm: the quote is a promise to the payer, who approved it with a PIN, so
+ * a grid change while the intent is open never raises the price; a cut applies at once (the
+ * payer gets the lower fee). Commission and grid version follow whichever version set the fee,
+ * so one payment is always priced by one version. Past its validity the quote no longer binds:
+ * the grid in force applies. The decision is stored on the quote the first time, so a confirm
+ * retried after a crash sends the ledger the very same numbers (and its idempotency check holds).
+ */
+@Injectable()
+export class PricingService {
+  private readonly logger = new Logger(PricingService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: ConfigVersionsService,
+  ) {}
+
+  /** Fee and commission under the grid in force, not stored (the public estimate). */
+  async estimate(request: Omit<QuoteRequest, 'operationId'>): Promise<Pricing> {
+    return priceWith(await this.config.active('pricing'), request);
+  }
+
+  /** Prices the operation with the grid in force and stores the quote. */
+  async quote(request: QuoteRequest): Promise<Quote> {
+    const grid = await this.config.active('pricing');
+    const pricing = priceWith(grid, request);
+    const [inserted] = await queryRows<QuoteRow>(
+      this.db,
+      `INSERT INTO orchestrator.fee_quotes (id, operation_id, type, currency, amount, fee, commission, grid_version, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now() + make_interval(secs => $9))
+       ON CONFLICT (operation_id) DO NOTHING
+       RETURNING ${QUOTE_COLUMNS}`,
+      [
+        randomUUID(),
+        request.operationId ?? null,
+        request.type,
+        request.currency,
+        request.amount,
+        pricing.fee,
+        pricing.commission,
+        pricing.gridVersion,
+        grid.document.quoteValiditySeconds,
+      ],
+    );
+    if (inserted) return toQuote(inserted);
+    // A retried create: the first quote of this operation stands, if the terms are the same.
+    const [existing] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE operation_id = $1`, [
+      request.operationId,
+    ]);
+    const quote = toQuote(existing);
+    if (quote.type !== request.type || quote.amount !== request.amount || quote.currency !== request.currency) {
+      throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotency key was already priced for another operation');
+    }
+    return quote;
+  }
+
+  async getQuote(quoteId: string): Promise<Quote> {
+    const [row] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [quoteId]);
+    if (!row) throw new AppException('QUOTE_NOT_FOUND');
+    return toQuote(row);
+  }
+
+  /**
+   * The confirm-time price of a quote (see the class comment for which fee wins). Idempotent: the
+   * first call decides and stores; every later call returns the same Charge.
+   */
+  async requote(previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>): Promise<Charge> {
+    const quote = await this.getQuote(previous.quoteId);
+    if (quote.type !== previous.type || quote.amount !== previous.amount || quote.currency !== previous.currency) {
+      // The caller paired a quote with another operation: a bug, never a client mistake.
+      throw new Error(`quote ${quote.quoteId} does not price this operation`);
+    }
+    // Both grids are read before the row lock: no pooled connection is awaited while holding it.
+    const quotedGrid = await this.config.get('pricing', quote.gridVersion);
+    const active = await this.config.active('pricing');
+    return this.db.transaction(async (m) => {
+      const [row] = await queryRows<QuoteRow>(m, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1 FOR UPDATE`, [
+        quote.quoteId,
+      ]);
+      if (row.requoted_at) return toCharge(row);
+      return this.decide(m, quote, quotedGrid, active);
+    });
+  }
+
+  private async decide(
+    m: EntityManager,
+    quote: Quote,
+    quotedGrid: ConfigVersion<'pricing'>,
+    active: ConfigVersion<'pricing'>,
+  ): Promise<Charge> {
+    // Recompute the quote under its own (immutable) version: the stored numbers must be reproducible.
+    const recomputed = priceWith(quotedGrid, quote);
+    if (recomputed.fee !== quote.fee || recomputed.commission !== quote.commission) {
+      this.logger.error({ msg: 'stored quote does not match its grid version', quoteId: quote.quoteId, gridVersion: quote.gridVersion });
+      throw new AppException('INTERNAL_ERROR', 'The quote could not be verified');
+    }
+    const quoted: Pricing = { fee: quote.fee, commission: quote.commission, gridVersion: quote.gridVersion };
+    let charged = quoted;
+    let rule: ChargeRule = 'QUOTE_HONOURED';
+    if (active.version !== quote.gridVersion) {
+      const current = priceWith(active, quote);
+      const [{ expired }] = await queryRows<{ expired: boolean }>(m, `SELECT now() > $1::timestamptz AS expired`, [quote.expiresAt]);
+      if (expired) [charged, rule] = [current, 'QUOTE_EXPIRED'];
+      else if (current.fee < quote.fee) [charged, rule] = [current, 'ACTIVE_GRID_LOWER'];
+    }
+    const [row] = await queryRows<QuoteRow>(
+      m,
+      `UPDATE orchestrator.fee_quotes
+          SET charged_fee = $2, charged_commission = $3, charged_grid_version = $4, charge_rule = $5, requoted_at = now()
+        WHERE id = $1 RETURNING ${QUOTE_COLUMNS}`,
+      [quote.quoteId, charged.fee, charged.commission, charged.gridVersion, rule],
+    );
+    if (active.version !== quote.gridVersion) {
+      this.logger.log({
+        msg: 'fee decided at confirm under a changed grid',
+        quoteId: quote.quoteId,
+        rule,
+        activeGridVersion: active.version,
+        quoted,
+        charged,
+      });
+    }
+    return toCharge(row);
+  }
+}
+
+/** Fee (rounded up) and commission (rounded down) of an operation under one pricing version. */
+export function priceWith(grid: ConfigVersion<'pricing'>, op: Pick<QuoteRequest, 'type' | 'amount' | 'currency'>): Pricing {
+  const feeGrid = grid.document.fees.find((g) => g.type === op.type && g.currency === op.currency);
+  const feeBand = feeGrid && bandFor(feeGrid.bands, op.amount);
+  if (!feeBand) throw new AppException('PRICING_UNAVAILABLE', `No ${op.type} fee grid for ${op.currency}`);
+  const commissionGrid = grid.document.commissions.find((g) => g.type === op.type && g.currency === op.currency);
+  const commissionBand = commissionGrid && bandFor(commissionGrid.bands, op.amount);
+  return {
+    fee: charge(feeBand, op.amount, 'ceil'),
+    commission: commissionBand ? charge(commissionBand, op.amount, 'floor') : 0,
+    gridVersion: grid.version,
+  };
+}
+
+function toQuote(row: QuoteRow): Quote {
+  return {
+    quoteId: row.id,
+    operationId: row.operation_id,
+    type: row.type,
+    amount: toSafeInteger(row.amount),
+    currency: row.currency,
+    fee: toSafeInteger(row.fee),
+    commission: toSafeInteger(row.commission),
+    gridVersion: Number(row.grid_version),
+    createdAt: new Date(row.created_at).toISOString(),
+    expiresAt: new Date(row.expires_at).toISOString(),
+  };
+}
+
+function toCharge(row: QuoteRow): Charge {
+  if (
+    !row.requoted_at ||
+    row.charged_fee === null ||
+    row.charged_commission === null ||
+    row.charged_grid_version === null ||
+    !row.charge_rule
+  ) {
+    throw new Error(`quote ${row.id} has no charge yet`);
+  }
+  return {
+    quoteId: row.id,
+    fee: toSafeInteger(row.charged_fee),
+    commission: toSafeInteger(row.charged_commission),
+    gridVersion: Number(row.charged_grid_version),
+    rule: row.charge_rule,
+    quoted: { fee: toSafeInteger(row.fee), commission: toSafeInteger(row.commission), gridVersion: Number(row.grid_version) },
+    decidedAt: new Date(row.requoted_at).toISOString(),
+  };
+}

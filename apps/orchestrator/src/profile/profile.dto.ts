@@ -1,0 +1,69 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { APP_ROLES, type AppRole } from '@mm/contracts';
+import { IsEmail, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { CustomerView } from '../customers/customer.views';
+
+export class UpdateProfileDto {
+  @ApiProperty({ required: false, example: 'Awa', minLength: 1, maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @Matches(/\S/, { message: 'must not be blank' })
+  firstName?: string;
+
+  @ApiProperty({ required: false, example: 'Nkoulou', minLength: 1, maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @Matches(/\S/, { message: 'must not be blank' })
+  lastName?: string;
+
+  @ApiProperty({ required: false, nullable: true, type: String, example: 'awa@example.cm', maxLength: 254, description: 'null removes it' })
+  @ValidateIf((_, v) => v !== null)
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(254)
+  email?: string | null;
+}
+
+export class StaffView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['SUPPORT', 'COMPLIANCE', 'ADMIN'] })
+  role: string;
+
+  @ApiProperty({ example: '+237699000001' })
+  phone: string;
+
+  @ApiProperty({ example: 'Paul' })
+  firstName: string;
+
+  @ApiProperty({ example: 'Mbarga' })
+  lastName: string;
+
+  @ApiProperty({ example: 'CM' })
+  countryCode: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+export class MeView {
+  @ApiProperty({ format: 'uuid' })
+  userId: string;
+
+  @ApiProperty({ enum: APP_ROLES, example: 'CUSTOMER' })
+  role: AppRole;
+
+  @ApiProperty({ type: [String], example: ['transactions.create', 'transactions.read', 'profile.read', 'profile.update'] })
+  permissions: string[];
+
+  @ApiProperty({ required: false, type: CustomerView, description: 'end users, merchants and agents' })
+  customer?: CustomerView;
+
+  @ApiProperty({ required: false, type: StaffView, description: 'staff (the bootstrap administrator has none)' })
+  staff?: StaffView;
+}

@@ -1,0 +1,65 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { AppException } from '@mm/errors';
+import { CONFIG, REDIS } from '@mm/platform';
+import { AuthIdentityClient } from '../clients/identity-clients';
+import { maskPhone } from '../common/validators';
+import type { OrchestratorConfig } from '../orchestrator.config';
+
+const HOUR = 3600;
+
+/**
+ * PIN reset (spec 3): 1 verify the OTP through auth, 2 find the user by phone, 3 reset the PIN
+ * (identity provider and local store: auth also lifts every lock and ends every session). Nothing
+ * to compensate: only step 3 changes anything, and it is one call.
+ *
+ * Anti-enumeration: an unknown phone never had a code, so step 1 answers OTP_EXPIRED exactly as
+ * for a known phone without a live code; step 2 runs only after a verified code. Throttling: on top
+ * of auth's per-code attempt limit, at most PIN_RESET_MAX_PER_PHONE_PER_HOUR attempts per phone
+ * and PIN_RESET_MAX_PER_IP_PER_HOUR per client address (429 RATE_LIMITED with Retry-After),
+ * counted before anything is checked, for known and unknown phones alike.
+ */
+@Injectable()
+export class PinResetWorkflow {
+  private readonly logger = new Logger(PinResetWorkflow.name);
+
+  constructor(
+    @Inject(CONFIG) private readonly config: OrchestratorConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly auth: AuthIdentityClient,
+  ) {}
+
+  async reset(phone: string, otp: string, newPin: string, clientIp: string): Promise<{ reset: true }> {
+    await this.throttle(`pin-reset:phone:${phone}`, this.config.PIN_RESET_MAX_PER_PHONE_PER_HOUR);
+    await this.throttle(`pin-reset:ip:${clientIp}`, this.config.PIN_RESET_MAX_PER_IP_PER_HOUR);
+    // Idempotent at auth: a retry with the same code within its proof's life gets the same proof.
+    const { resetToken } = await this.auth.verifyResetPinOtp(phone, otp);
+    const user = await this.auth.userByPhone(phone).catch((error: unknown) => {
+      if (error instanceof AppException && error.code === 'USER_NOT_FOUND') throw new AppException('OTP_EXPIRED');
+      throw error;
+    });
+    await this.auth.resetPin(phone, resetToken, newPin);
+    this.logger.log({ msg: 'PIN reset through the workflow', userId: user.id, phone: maskPhone(phone) });
+    return { reset: true };
+  }
+
+  /** Fixed one-hour window per key; Redis down: fail open (auth's own OTP limits still hold). */
+  private async throttle(key: string, max: number): Promise<void> {
+    let count: number;
+    let ttl: number;
+    try {
+      const results = await this.redis.multi().incr(key).expire(key, HOUR, 'NX').ttl(key).exec();
+      count = Number(results?.[0]?.[1] ?? 0);
+      ttl = Number(results?.[2]?.[1] ?? HOUR);
+    } catch (error) {
+      this.logger.warn({ msg: 'PIN reset throttle unavailable', err: error });
+      return;
+    }
+    if (count > max) {
+      const retryAfter = Math.max(1, ttl);
+      throw new AppException('RATE_LIMITED', `Too many PIN reset attempts; retry in ${retryAfter} s`, {
+        headers: { 'retry-after': String(retryAfter) },
+      });
+    }
+  }
+}

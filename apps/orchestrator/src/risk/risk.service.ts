@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '@mm/errors';
+import { queryRows } from '@mm/platform';
+import { ConfigVersionsService } from '../config-api/config-versions.service';
+import { tierLimits } from '../limits/limit-rules';
+import { BlocklistService } from './blocklist.service';
+import { type RiskFacts, judge } from './risk-rules';
+import type { RiskDecision, RiskInput, RiskParty, RiskReason, RiskSignal } from './risk.types';
+import { VelocityService, velocityKey } from './velocity.service';
+
+interface DecisionRow {
+  id: string;
+  operation_id: string;
+  stage: RiskDecision['stage'];
+  outcome: RiskDecision['outcome'];
+  reason_code: RiskReason | null;
+  rules_version: number;
+  signals: RiskSignal[];
+  created_at: Date;
+}
+
+const DECISION_COLUMNS = 'id, operation_id, stage, outcome, reason_code, rules_version, signals, created_at';
+export const RISK_REASON_HEADER = 'X-Risk-Reason';
+export const RISK_DECISION_HEADER = 'X-Risk-Decision-Id';
+
+/**
+ * Explicit risk rules, judged at intent creation and again at confirm (statuses and lists may
+ * have changed in between; velocity is judged once, at create, where the attempt is made). Every
+ * decision is stored with its signals and the thresholds version. The first decision of an
+ * operation at a stage stands: a retried create or confirm gets the same answer, so a confirm
+ * replayed after the ledger committed is never refused afterwards.
+ */
+@Injectable()
+export class RiskService {
+  private readonly logger = new Logger(RiskService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: ConfigVersionsService,
+    private readonly blocklist: BlocklistService,
+    private readonly velocity: VelocityService,
+  ) {}
+
+  /** Judges (or returns the stored decision) and throws 403 RISK_REJECTED on a refusal. */
+  async assertAccepted(input: RiskInput): Promise<RiskDecision> {
+    const decision = await this.evaluate(input);
+    if (decision.outcome === 'REJECT') {
+      throw new AppException('RISK_REJECTED', `The operation was refused by risk controls (${decision.reasonCode})`, {
+        headers: { [RISK_REASON_HEADER]: decision.reasonCode ?? 'NOT_ALLOWED', [RISK_DECISION_HEADER]: decision.decisionId },
+      });
+    }
+    return decision;
+  }
+
+  /** Judges the operation at its stage and stores the decision; never throws on a refusal. */
+  async evaluate(input: RiskInput): Promise<RiskDecision> {
+    const stored = await this.find(input.operationId, input.stage);
+    if (stored) return stored;
+
+    const risk = await this.config.active('risk');
+    const facts = await this.gather(input, risk.document.velocity.windowSeconds);
+    const { signals, reason } = judge(input, risk.document, facts);
+    const [row] = await queryRows<DecisionRow>(
+      this.db,
+      `INSERT INTO orchestrator.risk_decisions
+         (id, operation_id, intent_id, stage, outcome, reason_code, signals, rules_version, initiator_id, device_id, type, amount, currency)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13)
+       ON CONFLICT (operation_id, stage) DO NOTHING
+       RETURNING ${DECISION_COLUMNS}`,
+      [
+        randomUUID(),
+        input.operationId,
+        input.intentId ?? null,
+        input.stage,
+        reason ? 'REJECT' : 'ACCEPT',
+        reason,
+        JSON.stringify(signals),
+        risk.version,
+        input.initiator.id,
+        input.deviceId ?? null,
+        input.type,
+        input.amount,
+        input.currency,
+      ],
+    );
+    // A concurrent twin decided first: its decision stands.
+    const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage);
+    if (!decision) throw new Error(`risk decision of ${input.operationId} vanished`);
+    if (decision.outcome === 'REJECT') {
+      this.logger.warn({
+        msg: 'risk refusal',
+        decisionId: decision.decisionId,
+        stage: decision.stage,
+        reason: decision.reasonCode,
+        initiatorId: input.initiator.id,
+      });
+    }
+    return decision;
+  }
+
+  /** After a successful payment: the payee is no longer new to the payer. Idempotent. */
+  async recordSuccess(input: Pick<RiskInput, 'operationId' | 'payer' | 'payee'>): Promise<void> {
+    await queryRows(
+      this.db,
+      `INSERT INTO orchestrator.risk_counterparties (payer_id, payee_id, first_operation_id) VALUES ($1, $2, $3)
+       ON CONFLICT (payer_id, payee_id) DO NOTHING`,
+      [input.payer.id, input.payee.id, input.operationId],
+    );
+  }
+
+  async find(operationId: string, stage: RiskDecision['stage']): Promise<RiskDecision | undefined> {
+    const [row] = await queryRows<DecisionRow>(
+      this.db,
+      `SELECT ${DECISION_COLUMNS} FROM orchestrator.risk_decisions WHERE operation_id = $1 AND stage = $2`,
+      [operationId, stage],
+    );
+    return row ? toDecision(row) : undefined;
+  }
+
+  /** Every decision about an operation (compliance view), oldest first. */
+  async decisionsOf(operationId: string): Promise<RiskDecision[]> {
+    const rows = await queryRows<DecisionRow>(
+      this.db,
+      `SELECT ${DECISION_COLUMNS} FROM orchestrator.risk_decisions WHERE operation_id = $1 ORDER BY created_at, stage DESC`,
+      [operationId],
+    );
+    return rows.map(toDecision);
+  }
+
+  private async gather(input: RiskInput, windowSeconds: number): Promise<RiskFacts> {
+    const parties: Array<['initiator' | 'payer' | 'payee', RiskParty]> = [
+      ['initiator', input.initiator],
+      ['payer', input.payer],
+      ['payee', input.payee],
+    ];
+    const phones = [...new Set(parties.map(([, p]) => p.phone).filter((p): p is string => Boolean(p)))];
+    const entries = await this.blocklist.matching(phones);
+    const blocklisted = parties.flatMap(([party, p]) =>
+      entries.filter((e) => e.phone === p.phone).map((e) => ({ party, entryId: e.id, list: e.list })),
+    );
+
+    let velocity: RiskFacts['velocity'];
+    if (input.stage === 'CREATE') {
+      const keys = [velocityKey.party(input.initiator.kind, input.initiator.id)];
+      if (input.deviceId) keys.push(velocityKey.device(input.deviceId));
+      try {
+        const [initiator, device] = await this.velocity.hit(keys, input.operationId, windowSeconds);
+        velocity = { initiator, device };
+      } catch (error) {
+        this.logger.warn({ msg: 'velocity counters unavailable: rule skipped', err: error });
+        velocity = 'UNAVAILABLE';
+      }
+    }
+
+    const p2p = input.type === 'TRANSFER' || input.type === 'MERCHANT_PAYMENT';
+    const knownPayee = p2p ? await this.paidBefore(input.payer.id, input.payee.id) : undefined;
+    let payerSingleMax: number | undefined;
+    if (input.payer.kind === 'CUSTOMER' && input.payer.kycTier) {
+      const limits = await this.config.active('limits');
+      payerSingleMax = tierLimits(limits.document, input.currency, input.payer.kycTier).limits?.singleMax;
+    }
+    return { blocklisted, velocity, knownPayee, payerSingleMax };
+  }
+
+  private async paidBefore(payerId: string, payeeId: string): Promise<boolean> {
+    const rows = await queryRows(this.db, `SELECT 1 FROM orchestrator.risk_counterparties WHERE payer_id = $1 AND payee_id = $2`, [
+      payerId,
+      payeeId,
+    ]);
+    return rows.length > 0;
+  }
+}
+
+function toDecision(row: DecisionRow): RiskDecision {
+  return {
+    decisionId: row.id,
+    operationId: row.operation_id,
+    stage: row.stage,
+    outcome: row.outcome,
+    reasonCode: row.reason_code,
+    rulesVersion: Number(row.rules_version),
+    signals: row.signals,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { PaymentPartiesModule } from '../intents/payment-parties.module';
+import { PAYMENTS_SETTINGS, paymentsSettings } from '../intents/payments-settings';
+import { OrchestratorConfig } from '../orchestrator.config';
+import { WithdrawalQrController } from './withdrawal-qr.controller';
+import { WithdrawalQrService } from './withdrawal-qr.service';
+
+/** Withdrawal codes: issued to customers, resolved and consumed by the cash-out intent. */
+@Module({
+  imports: [PaymentPartiesModule],
+  controllers: [WithdrawalQrController],
+  providers: [{ provide: PAYMENTS_SETTINGS, inject: [OrchestratorConfig], useFactory: paymentsSettings }, WithdrawalQrService],
+  exports: [WithdrawalQrService],
+})
+export class WithdrawalQrModule {}

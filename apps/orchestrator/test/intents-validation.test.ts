@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { type MoneyPlatform as Platform, MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
+
+/**
+ * Every bad input of the public intent routes answers 4xx with a stable code, before anything is
+ * held: field faults are 400 VALIDATION_ERROR with the field's specific code in errors[].
+ */
+describe('public intents: bad input', () => {
+  const p: Platform = new MoneyPlatform();
+  let alice: TestUser;
+  let bob: TestUser;
+  let agent: TestUser;
+
+  beforeAll(async () => {
+    await p.start();
+    [alice, bob, agent] = await Promise.all([p.register('CUSTOMER'), p.register('CUSTOMER'), p.register('AGENT')]);
+    await p.fund(alice.accounts.XAF, 50_000);
+  });
+  afterAll(() => p.stop());
+
+  const create = (user: TestUser, body: Record<string, unknown>) => p.call('POST', '/api/v1/intents', { token: user.token, body });
+  const valid = () => ({ type: 'TRANSFER', amount: 1_000, clientPhone: bob.phone, idempotencyKey: randomUUID() });
+
+  it.each([
+    ['amount 0', { amount: 0 }, 'amount', 'INVALID_AMOUNT'],
+    ['negative amount', { amount: -5 }, 'amount', 'INVALID_AMOUNT'],
+    ['fractional amount', { amount: 10.5 }, 'amount', 'INVALID_AMOUNT'],
+    ['amount above 2^53 − 1', { amount: Number.MAX_SAFE_INTEGER + 1 }, 'amount', 'INVALID_AMOUNT'],
+    ['amount as a string', { amount: '1000' }, 'amount', 'INVALID_AMOUNT'],
+    ['unknown type', { type: 'REFUND' }, 'type', 'INVALID_INTENT_TYPE'],
+    ['phone not E.164', { clientPhone: '690000001' }, 'clientPhone', 'INVALID_PHONE_FORMAT'],
+    ['unsupported currency', { currency: 'EUR' }, 'currency', 'UNSUPPORTED_CURRENCY'],
+    ['idempotency key not a UUID v4', { idempotencyKey: 'abc' }, 'idempotencyKey', 'INVALID_IDEMPOTENCY_KEY'],
+    ['country code the platform does not serve', { clientCountryCode: '+33' }, 'clientCountryCode', 'INVALID_COUNTRY_CODE'],
+    ['country code not starting the phone', { clientCountryCode: '+241' }, 'clientCountryCode', 'COUNTRY_CODE_MISMATCH'],
+    ['description too long', { description: 'x'.repeat(141) }, 'description', 'INVALID_DESCRIPTION'],
+    ['unknown field', { pinCode: '1234' }, 'pinCode', 'UNKNOWN_FIELD'],
+  ])('%s → 400 VALIDATION_ERROR, field code on the field', async (_name, patch, field, code) => {
+    const res = await create(alice, { ...valid(), ...patch });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, code })]));
+  });
+
+  it.each([
+    ['missing idempotencyKey', { idempotencyKey: undefined }, 400, 'IDEMPOTENCY_KEY_MISSING'],
+    ['self-transfer', { clientPhone: '__self__' }, 400, 'SELF_TRANSFER'],
+    ['unknown recipient', { clientPhone: '+237699999999' }, 400, 'RECIPIENT_NOT_FOUND'],
+    ['no recipient at all', { clientPhone: undefined }, 400, 'RECIPIENT_REQUIRED'],
+    ['a withdrawal code on a transfer', { clientPhone: undefined, qrToken: `wqr_${'a'.repeat(64)}` }, 400, 'QR_NOT_ALLOWED'],
+    ['a transfer to an agent', { clientPhone: '__agent__' }, 422, 'RECIPIENT_NOT_ELIGIBLE'],
+  ])('%s → its status and stable code', async (_name, patch, status, code) => {
+    const body: Record<string, unknown> = { ...valid(), ...patch };
+    if (body.clientPhone === '__self__') body.clientPhone = alice.phone;
+    if (body.clientPhone === '__agent__') body.clientPhone = agent.phone;
+    const res = await create(alice, body);
+    expect(res.status).toBe(status);
+    expect(res.body.code).toBe(code);
+    expect(await p.balance(alice.accounts.XAF)).toEqual({ balance: 50_000, availableBalance: 50_000, frozenBalance: 0 });
+  });
+
+  it('who starts what: a customer cannot cash in, an agent cannot transfer (403 INTENT_TYPE_NOT_ALLOWED)', async () => {
+    const cashIn = await create(alice, { ...valid(), type: 'CASH_IN' });
+    expect([cashIn.status, cashIn.body.code]).toEqual([403, 'INTENT_TYPE_NOT_ALLOWED']);
+    const transfer = await create(agent, { ...valid(), clientPhone: alice.phone });
+    expect([transfer.status, transfer.body.code]).toEqual([403, 'INTENT_TYPE_NOT_ALLOWED']);
+  });
+
+  it('without an access token: 401; malformed intent id: 400; unknown intent: 404', async () => {
+    const anonymous = await p.call('POST', '/api/v1/intents', { body: valid() });
+    expect([anonymous.status, anonymous.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const malformed = await p.call('POST', '/api/v1/intents/not-a-uuid/confirm', { token: alice.token });
+    expect([malformed.status, malformed.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const unknown = await p.call('GET', `/api/v1/intents/${randomUUID()}`, { token: alice.token });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'INTENT_NOT_FOUND']);
+  });
+
+  it('the same key with the same body answers the first 201 again; with another body 422', async () => {
+    const body = valid();
+    const first = await create(alice, body);
+    expect(first.status).toBe(201);
+    const again = await create(alice, body);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await create(alice, { ...body, amount: 1_001 });
+    expect([other.status, other.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_CONFLICT']);
+    const stranger = await create(bob, { ...body, clientPhone: alice.phone });
+    expect([stranger.status, stranger.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_CONFLICT']);
+    // One intent, one hold.
+    expect(await p.balance(alice.accounts.XAF)).toMatchObject({ frozenBalance: 1_050 });
+    await p.call('POST', `/api/v1/intents/${first.body.intentId}/cancel`, { token: alice.token });
+  });
+
+  it('another user never sees or moves an intent that is not theirs (404)', async () => {
+    const created = await create(alice, valid());
+    const id = created.body.intentId;
+    for (const [method, path, body] of [
+      ['GET', `/api/v1/intents/${id}`, undefined],
+      ['POST', `/api/v1/intents/${id}/verify-pin`, { pin: bob.pin }],
+      ['POST', `/api/v1/intents/${id}/confirm`, undefined],
+      ['POST', `/api/v1/intents/${id}/cancel`, undefined],
+    ] as const) {
+      const res = await p.call(method, path, { token: bob.token, body });
+      expect([res.status, res.body.code]).toEqual([404, 'INTENT_NOT_FOUND']);
+    }
+    const mine = await p.call('GET', `/api/v1/intents/${id}`, { token: alice.token });
+    expect(mine.body).toMatchObject({ intentId: id, status: 'CREATED', amount: 1_000, fee: 50 });
+    const canceled = await p.call('POST', `/api/v1/intents/${id}/cancel`, { token: alice.token });
+    expect(canceled.body).toEqual({ intentId: id, status: 'CANCELED' });
+    expect(await p.balance(alice.accounts.XAF)).toEqual({ balance: 50_000, availableBalance: 50_000, frozenBalance: 0 });
+  });
+});

@@ -1,0 +1,232 @@
+import { ConfigVersionsService } from '../src/config-api/config-versions.service';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { LimitsDocumentDto } from '../src/limits/limits-document';
+import { type PricingDocument, PricingDocumentDto } from '../src/pricing/pricing-document';
+import { RiskDocumentDto } from '../src/risk/risk-document';
+import { OrchestratorHarness } from './pricing-harness';
+
+/** The versioned configuration: public reads, validation with stable codes, append-only history, concurrent changes. */
+describe('versioned fee, limit and risk configuration', () => {
+  const h = new OrchestratorHarness();
+  let versions: ConfigVersionsService;
+
+  beforeAll(async () => {
+    await h.start();
+    versions = h.get(ConfigVersionsService);
+  });
+  afterAll(() => h.stop());
+
+  const pricingV1 = async () => (await versions.get('pricing', 1)).document;
+  const withTransferBands = (doc: PricingDocument, bands: PricingDocument['fees'][number]['bands']): PricingDocument => ({
+    ...doc,
+    fees: doc.fees.map((g) => (g.type === 'TRANSFER' && g.currency === 'XAF' ? { ...g, bands } : g)),
+  });
+
+  it('serves the fee grids and limits in force without a token, with their version', async () => {
+    const pricing = await h.request('GET', '/api/config/pricing');
+    expect(pricing.statusCode).toBe(200);
+    const body = pricing.json<{ version: number; effectiveFrom: string; document: PricingDocument }>();
+    expect(body.version).toBe(1);
+    expect(Object.keys(body)).toEqual(['version', 'effectiveFrom', 'document']); // no staff id, no internal note
+    const cashIn = body.document.fees.find((g) => g.type === 'CASH_IN' && g.currency === 'XAF');
+    expect(cashIn?.bands).toEqual([{ from: 1, to: null, fixed: 0, rateBps: 0 }]); // cash-in is free
+    expect(body.document.fees).toHaveLength(8);
+
+    const limits = await h.request('GET', '/api/config/limits');
+    expect(limits.statusCode).toBe(200);
+    expect(limits.json<{ document: { tiers: unknown[]; agents: unknown[] } }>().document.tiers).toHaveLength(6);
+  });
+
+  it('the seeded defaults pass the same validation as any change', async () => {
+    const dtos: Record<string, new () => object> = { pricing: PricingDocumentDto, limits: LimitsDocumentDto, risk: RiskDocumentDto };
+    for (const section of ['pricing', 'limits', 'risk'] as const) {
+      const active = await versions.active(section);
+      expect(
+        validateSync(plainToInstance(dtos[section], active.document as object), {
+          forbidUnknownValues: true,
+          whitelist: true,
+          forbidNonWhitelisted: true,
+        }),
+      ).toEqual([]);
+      // appending the very same document must be accepted
+      const next = await versions.append(section, {
+        baseVersion: active.version,
+        document: active.document as never,
+        createdBy: 'test',
+        reason: 'revalidate defaults',
+      });
+      expect(next.version).toBe(active.version + 1);
+    }
+  });
+
+  it('estimates a fee with exact integer rounding (ceil on basis points)', async () => {
+    const at = (amount: number | string, type = 'TRANSFER', currency = 'XAF') =>
+      h.request('GET', `/api/config/pricing/estimate?type=${type}&amount=${amount}&currency=${currency}`);
+    expect((await at(5_000)).json()).toMatchObject({ fee: 50, total: 5_050 });
+    expect((await at(5_001)).json()).toMatchObject({ fee: 51, total: 5_052 }); // 1 % of 5 001 = 50.01 → 51
+    expect((await at(50_001)).json()).toMatchObject({ fee: 501 }); // 250 + 0.5 % (250.005 → 251)
+    expect((await at(10_000, 'CASH_IN')).json()).toMatchObject({ fee: 0, commission: 50 });
+    expect((await at(10_001, 'CASH_OUT', 'XOF')).json()).toMatchObject({ fee: 201, commission: 80 }); // commission floors 80.008
+    for (const bad of ['0', '-5', '12.5', '1e3', '0x10', '9007199254740993', 'abc']) {
+      const res = await at(bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json<{ errors: Array<{ field: string; code: string }> }>().errors[0]).toMatchObject({
+        field: 'amount',
+        code: 'INVALID_AMOUNT',
+      });
+    }
+    const unknownType = await at(100, 'REFUND');
+    expect(unknownType.json()).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'type' }] });
+    const unknownCurrency = await at(100, 'TRANSFER', 'EUR');
+    expect(unknownCurrency.json()).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'currency' }] });
+  });
+
+  it('refuses a grid with a gap, an overlap, a closed end or a missing type, naming the field and the rule', async () => {
+    const v1 = await pricingV1();
+    const active = (await versions.active('pricing')).version;
+    const attempt = (document: PricingDocument) =>
+      versions.append('pricing', { baseVersion: active, document, createdBy: 'test', reason: 'bad grid' });
+    const codesOf = async (document: PricingDocument) => {
+      const error = await attempt(document).then(
+        () => undefined,
+        (e: { code: string; errors: Array<{ field: string; code: string }> }) => e,
+      );
+      expect(error?.code).toBe('VALIDATION_ERROR');
+      return error?.errors.map((e) => `${e.field}:${e.code}`);
+    };
+    const gap = withTransferBands(v1, [
+      { from: 1, to: 100, fixed: 1, rateBps: 0 },
+      { from: 102, to: null, fixed: 2, rateBps: 0 },
+    ]);
+    expect(await codesOf(gap)).toEqual(['document.fees[0].bands[1].from:BANDS_NOT_CONTIGUOUS']);
+    const overlap = withTransferBands(v1, [
+      { from: 1, to: 100, fixed: 1, rateBps: 0 },
+      { from: 100, to: null, fixed: 2, rateBps: 0 },
+    ]);
+    expect(await codesOf(overlap)).toEqual(['document.fees[0].bands[1].from:BANDS_NOT_CONTIGUOUS']);
+    const closed = withTransferBands(v1, [{ from: 1, to: 100, fixed: 1, rateBps: 0 }]);
+    expect(await codesOf(closed)).toEqual(['document.fees[0].bands[0].to:BANDS_NOT_OPEN_ENDED']);
+    const missing = { ...v1, fees: v1.fees.filter((g) => !(g.type === 'CASH_OUT' && g.currency === 'XOF')) };
+    expect(await codesOf(missing)).toEqual(['document.fees:GRID_MISSING']);
+    const duplicate = { ...v1, commissions: [...v1.commissions, v1.commissions[0]] };
+    expect(await codesOf(duplicate)).toEqual([`document.commissions[${v1.commissions.length}]:GRID_DUPLICATE`]);
+    // nothing was stored
+    expect((await versions.active('pricing')).version).toBe(active);
+  });
+
+  it('a change based on a stale version is refused with 409 CONFIG_VERSION_CONFLICT', async () => {
+    const active = await versions.active('risk');
+    await versions.append('risk', { baseVersion: active.version, document: active.document, createdBy: 'alice', reason: 'first' });
+    await expect(
+      versions.append('risk', { baseVersion: active.version, document: active.document, createdBy: 'bob', reason: 'second' }),
+    ).rejects.toMatchObject({
+      code: 'CONFIG_VERSION_CONFLICT',
+      status: 409,
+    });
+  });
+
+  it('of N concurrent changes on one base, exactly one lands; the others get 409', async () => {
+    const active = await versions.active('limits');
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        versions.append('limits', { baseVersion: active.version, document: active.document, createdBy: `admin-${i}`, reason: `race ${i}` }),
+      ),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost.map((r) => (r.reason as { code: string }).code)).toEqual(Array(7).fill('CONFIG_VERSION_CONFLICT'));
+    expect((await versions.active('limits')).version).toBe(active.version + 1);
+  });
+
+  it('keeps who, when and why of every version, newest first', async () => {
+    const active = await versions.active('pricing');
+    await versions.append('pricing', {
+      baseVersion: active.version,
+      document: active.document,
+      createdBy: 'admin-42',
+      reason: 'quarterly review',
+    });
+    const history = await versions.history('pricing', { limit: 2 });
+    expect(history[0]).toMatchObject({
+      section: 'pricing',
+      version: active.version + 1,
+      createdBy: 'admin-42',
+      reason: 'quarterly review',
+    });
+    expect(history[1].version).toBe(active.version);
+    expect((await versions.history('pricing', { limit: 100 })).at(-1)).toMatchObject({ version: 1, createdBy: 'system:migration' });
+  });
+
+  it('the database refuses to change, delete or skip a version', async () => {
+    await expect(
+      h.sql.query(`UPDATE orchestrator.config_versions SET reason = 'rewritten' WHERE section = 'pricing' AND version = 1`),
+    ).rejects.toThrow(/orchestrator.config_versions is append-only: UPDATE operation forbidden on pricing\/1/);
+    await expect(h.sql.query(`DELETE FROM orchestrator.config_versions WHERE section = 'risk'`)).rejects.toThrow(
+      /append-only: DELETE operation forbidden/,
+    );
+    await expect(
+      h.sql.query(
+        `INSERT INTO orchestrator.config_versions (section, version, document, created_by, reason) VALUES ('risk', 99, '{}', 'x', 'skip')`,
+      ),
+    ).rejects.toThrow(/risk version must be/);
+  });
+});
+
+describe('OpenAPI document of the config, pricing and risk routes', () => {
+  const h = new OrchestratorHarness();
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+
+  it('documents every route with a tag, its error answers, and every DTO field with an example', async () => {
+    const doc = (await h.request('GET', '/openapi.json')).json<{
+      paths: Record<
+        string,
+        Record<
+          string,
+          { tags?: string[]; security?: unknown[]; parameters?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }
+        >
+      >;
+      components: {
+        schemas: Record<
+          string,
+          { properties?: Record<string, { example?: unknown; $ref?: string; items?: unknown; allOf?: unknown; oneOf?: unknown }> }
+        >;
+      };
+    }>();
+    const mine = Object.entries(doc.paths).filter(([path]) => /^\/api\/(config|risk)\//.test(path));
+    expect(mine.length).toBeGreaterThanOrEqual(12);
+    const problems: string[] = [];
+    for (const [path, operations] of mine) {
+      for (const [method, op] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!op.tags?.length) problems.push(`${where}: no tag`);
+        const takesInput = Boolean(op.requestBody) || (op.parameters?.length ?? 0) > 0;
+        if (takesInput && !op.responses['400']) problems.push(`${where}: 400 not documented`);
+        if (op.security && !(op.responses['401'] && op.responses['403'])) problems.push(`${where}: 401/403 not documented`);
+        if (!Object.keys(op.responses).some((s) => s.startsWith('2'))) problems.push(`${where}: no success answer`);
+      }
+    }
+    // the schemas these routes use, followed through their references (other modules' DTOs are not judged here)
+    const dtoNames: string[] = [];
+    const refsOf = (value: unknown) => [...JSON.stringify(value).matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => m[1]);
+    const queue = refsOf(mine);
+    while (queue.length > 0) {
+      const name = queue.shift()!;
+      if (dtoNames.includes(name) || name === 'ErrorBody') continue;
+      dtoNames.push(name);
+      queue.push(...refsOf(doc.components.schemas[name]));
+    }
+    expect(dtoNames).toEqual(
+      expect.arrayContaining(['GridBandDto', 'ChangePricingDto', 'TierLimitsDto', 'AddBlocklistEntryDto', 'EstimateView']),
+    );
+    for (const name of dtoNames) {
+      for (const [field, schema] of Object.entries(doc.components.schemas[name].properties ?? {})) {
+        const structural = schema.$ref || schema.items || schema.allOf || schema.oneOf;
+        if (!structural && schema.example === undefined) problems.push(`${name}.${field}: no example`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
