@@ -1,7 +1,99 @@
+import { IsInt, IsUrl, Max, Min } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig } from '@mm/platform';
+
+const local = (port: number) => `http://127.0.0.1:${port}`;
+const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
 export class PartnersConfig extends DatabaseConfig {
   override PORT = SERVICES['partners'].port;
   override DATABASE_URL = `postgres://${SERVICES['partners'].role}@127.0.0.1:5432/${DEFAULT_DATABASE_NAME}`;
+
+  /**
+   * The orchestrator's internal listener (its PORT + 100), where the merchant directory lives
+   * (phone → merchant, merchant → ledger accounts); never its public port.
+   */
+  @IsUrl(URL_RULE)
+  ORCHESTRATOR_URL: string = local(SERVICES.orchestrator.port + 100);
+
+  /** The dispatcher's internal endpoint API (webhook URL and secret of each integration). */
+  @IsUrl(URL_RULE)
+  WEBHOOK_DISPATCHER_URL: string = local(SERVICES['webhook-dispatcher'].port);
+
+  /** Budget of one internal call (directory, dispatcher). */
+  @IsInt()
+  @Min(100)
+  PARTNERS_UPSTREAM_TIMEOUT_MS: number = 5_000;
+
+  /** How long a merchant has to answer a connection request before it expires (7 days). */
+  @IsInt()
+  @Min(60)
+  PARTNERS_CONNECTION_PENDING_TTL_SEC: number = 7 * 86_400;
+
+  /**
+   * A connection request is answered no sooner than this after it arrived, whether or not the phone
+   * belongs to a merchant: the directory's own work differs slightly between the two cases, and
+   * the floor keeps that difference out of the response time (anti-enumeration).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(5_000)
+  PARTNERS_CONNECTION_REQUEST_MIN_MS: number = 100;
+
+  /**
+   * After `expiresAt` an order's QR no longer resolves; the order itself turns `expired` (and
+   * `order.expired` is sent) only this much later, so a payment already under way completes as paid.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3_600)
+  PARTNERS_ORDER_EXPIRY_GRACE_SEC: number = 60;
+
+  /** How often the sweeper expires pending connections and orders (0 disables the timer). */
+  @IsInt()
+  @Min(0)
+  PARTNERS_SWEEP_INTERVAL_MS: number = 5_000;
+
+  /** How often the event relay looks for events not yet handed to the dispatcher (0 disables the timer). */
+  @IsInt()
+  @Min(0)
+  PARTNERS_OUTBOX_POLL_MS: number = 1_000;
+
+  /** Requests one API key may make per window (sliding window in Redis). */
+  @IsInt()
+  @Min(1)
+  PARTNERS_RATE_LIMIT_MAX: number = 600;
+
+  @IsInt()
+  @Min(1)
+  @Max(3_600)
+  PARTNERS_RATE_LIMIT_WINDOW_SEC: number = 60;
+
+  /** Default overlap of a rotated API key (the old key keeps working this long), 24 h. */
+  @IsInt()
+  @Min(0)
+  @Max(30 * 86_400)
+  PARTNERS_KEY_ROTATION_OVERLAP_SEC: number = 86_400;
+
+  /** How long an Idempotency-Key of order creation is remembered (24 h). */
+  @IsInt()
+  @Min(60)
+  PARTNERS_IDEMPOTENCY_TTL_SEC: number = 86_400;
+
+  /** How far back GET /partners-public/events reaches (30 days). */
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  PARTNERS_EVENTS_WINDOW_DAYS: number = 30;
+
+  /** How long a merchant's directory entry (status, accounts) is reused by order creation. */
+  @IsInt()
+  @Min(0)
+  PARTNERS_DIRECTORY_CACHE_MS: number = 30_000;
+
+  /** Ledger events processed at once by this replica. */
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  PARTNERS_LEDGER_EVENTS_CONCURRENCY: number = 16;
 }

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { ConnectionStatus, ConnectionView, MerchantConnectionView, Page, PartnerScope } from '@mm/contracts';
+import { AppException } from '@mm/errors';
+import { queryRows } from '@mm/platform';
+import { cursorClause, decodeCursor, pageOf } from '../common/cursor';
+import type { PartnerPrincipal } from '../keys/partner-principal';
+import { PartnersConfig } from '../partners.config';
+import { MerchantDirectoryClient } from '../upstreams/merchant-directory.client';
+import { CONNECTION_COLUMNS, type ConnectionRow, EFFECTIVE_STATUS, toConnectionView, toMerchantView } from './connection-row';
+import { MerchantPseudonyms } from './merchant-pseudonym';
+
+export interface ConnectionRequestResult {
+  connectionId: string;
+  status: ConnectionStatus;
+  expiresAt: string;
+  alreadyExisted: boolean;
+}
+
+const FROM = `FROM partners.connections c JOIN partners.integrations i ON i.id = c.integration_id`;
+
+/** Connection requests, reads and lists (moves between states are ConnectionTransitions). */
+@Injectable()
+export class ConnectionsService {
+  private readonly pseudonyms: MerchantPseudonyms;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly directory: MerchantDirectoryClient,
+    private readonly config: PartnersConfig,
+  ) {
+    this.pseudonyms = new MerchantPseudonyms(config.INTERNAL_SERVICE_KEY);
+  }
+
+  /**
+   * Spec 1 "POST /partners-public/connections/request". Anti-enumeration: whether the phone belongs
+   * to an active merchant or not, the same statements run and the same answer comes back; an
+   * unknown phone gets a request row that nobody will ever see (it has no merchant) and that simply
+   * expires; and the answer leaves at a fixed floor after the request arrived
+   * (PARTNERS_CONNECTION_REQUEST_MIN_MS). An open (pending or active) connection for the same merchant is returned as it is
+   * (`alreadyExisted: true`, its own scopes): to change scopes, revoke it and ask again.
+   */
+  async request(
+    partner: PartnerPrincipal,
+    phone: string,
+    scopes: PartnerScope[],
+    reason: string | undefined,
+  ): Promise<ConnectionRequestResult> {
+    const merchant = await this.directory.byPhone(phone);
+    const merchantId = merchant?.status === 'active' ? merchant.merchantId.toLowerCase() : null;
+    const ref = merchantId ?? this.pseudonyms.of(partner.integrationId, partner.livemode, phone);
+    const unique = [...new Set(scopes)].sort().reverse() as PartnerScope[];
+    return this.db.transaction(async (tx) => {
+      // A pending request past its end no longer blocks a new one.
+      await tx.query(
+        `UPDATE partners.connections SET status = 'expired', expired_at = now(), updated_at = now()
+          WHERE integration_id = $1 AND livemode = $2 AND merchant_ref = $3 AND status = 'pending' AND pending_expires_at <= now()`,
+        [partner.integrationId, partner.livemode, ref],
+      );
+      const inserted = await queryRows<{ id: string; status: ConnectionStatus; pending_expires_at: Date }>(
+        tx,
+        `INSERT INTO partners.connections (id, integration_id, livemode, merchant_id, merchant_ref, status, scopes, requested_reason, pending_expires_at)
+         VALUES ($1, $2, $3, $4, $5, 'pending', $6::text[], $7, now() + $8::int * interval '1 second')
+         ON CONFLICT (integration_id, livemode, merchant_ref) WHERE status IN ('pending', 'active') DO NOTHING
+         RETURNING id, status, pending_expires_at`,
+        [
+          randomUUID(),
+          partner.integrationId,
+          partner.livemode,
+          merchantId,
+          ref,
+          unique,
+          reason ?? null,
+          this.config.PARTNERS_CONNECTION_PENDING_TTL_SEC,
+        ],
+      );
+      const row =
+        inserted[0] ??
+        (
+          await queryRows<{ id: string; status: ConnectionStatus; pending_expires_at: Date }>(
+            tx,
+            `SELECT id, status, pending_expires_at FROM partners.connections
+              WHERE integration_id = $1 AND livemode = $2 AND merchant_ref = $3 AND status IN ('pending', 'active')`,
+            [partner.integrationId, partner.livemode, ref],
+          )
+        )[0];
+      return { connectionId: row.id, status: row.status, expiresAt: row.pending_expires_at.toISOString(), alreadyExisted: !inserted[0] };
+    });
+  }
+
+  /** One of the caller's connections (same mode); anything else is CONNECTION_NOT_FOUND. */
+  async getForIntegration(partner: PartnerPrincipal, id: string): Promise<ConnectionView> {
+    const rows = await queryRows<ConnectionRow>(
+      this.db,
+      `SELECT ${CONNECTION_COLUMNS} ${FROM} WHERE c.id = $1 AND c.integration_id = $2 AND c.livemode = $3`,
+      [id, partner.integrationId, partner.livemode],
+    );
+    if (rows.length === 0) throw new AppException('CONNECTION_NOT_FOUND');
+    return toConnectionView(rows[0]);
+  }
+
+  async listForIntegration(
+    partner: PartnerPrincipal,
+    status: ConnectionStatus | undefined,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<Page<ConnectionView>> {
+    const params: unknown[] = [partner.integrationId, partner.livemode];
+    let where = `c.integration_id = $1 AND c.livemode = $2`;
+    if (status) {
+      params.push(status);
+      where += ` AND ${EFFECTIVE_STATUS} = $${params.length}`;
+    }
+    where += cursorClause(decodeCursor(cursor), params, 'c');
+    params.push(limit + 1);
+    const rows = await queryRows<ConnectionRow>(
+      this.db,
+      `SELECT ${CONNECTION_COLUMNS} ${FROM} WHERE ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return pageOf(rows, limit, toConnectionView);
+  }
+
+  /** The merchant's live connections; by default the ones that need or have its consent (pending and active). */
+  async listForMerchant(
+    merchantId: string,
+    status: ConnectionStatus | undefined,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<Page<MerchantConnectionView>> {
+    const params: unknown[] = [merchantId];
+    let where = `c.merchant_id = $1 AND c.livemode`;
+    if (status) {
+      params.push(status);
+      where += ` AND ${EFFECTIVE_STATUS} = $${params.length}`;
+    } else {
+      where += ` AND ${EFFECTIVE_STATUS} IN ('pending', 'active')`;
+    }
+    where += cursorClause(decodeCursor(cursor), params, 'c');
+    params.push(limit + 1);
+    const rows = await queryRows<ConnectionRow>(
+      this.db,
+      `SELECT ${CONNECTION_COLUMNS} ${FROM} WHERE ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return pageOf(rows, limit, toMerchantView);
+  }
+}

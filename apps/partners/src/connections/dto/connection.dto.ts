@@ -1,0 +1,108 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { CONNECTION_STATUSES, type ConnectionStatus, PARTNER_SCOPES, type PartnerScope } from '@mm/contracts';
+import { ListQueryDto } from '../../common/list-query.dto';
+
+/** E.164: `+`, country code and number, 8 to 15 digits, no spaces. */
+export const E164 = /^\+[1-9]\d{7,14}$/;
+
+export class RequestConnectionDto {
+  @ApiProperty({
+    example: '+237690000001',
+    pattern: E164.source,
+    description: "the merchant's phone, E.164 (field code INVALID_PHONE_FORMAT)",
+  })
+  @IsString({ context: { code: 'INVALID_PHONE_FORMAT' } })
+  @Matches(E164, { message: 'merchantPhone must be in E.164 format (+237690000001)', context: { code: 'INVALID_PHONE_FORMAT' } })
+  merchantPhone: string;
+
+  @ApiProperty({
+    example: ['orders.write', 'orders.read'],
+    isArray: true,
+    enum: PARTNER_SCOPES,
+    minItems: 1,
+    maxItems: 10,
+    description:
+      'at least one (field code INVALID_SCOPES); each one orders.write or orders.read (field code INVALID_SCOPE); duplicates are ignored',
+  })
+  // The lowest decorator is checked first and names the field's code when several fail.
+  @IsIn(PARTNER_SCOPES, { each: true, message: 'each scope must be orders.write or orders.read', context: { code: 'INVALID_SCOPE' } })
+  @ArrayMaxSize(10, { context: { code: 'INVALID_SCOPES' } })
+  @ArrayMinSize(1, { message: 'scopes must contain at least one scope', context: { code: 'INVALID_SCOPES' } })
+  @IsArray({ context: { code: 'INVALID_SCOPES' } })
+  scopes: PartnerScope[];
+
+  @ApiPropertyOptional({
+    example: 'Accept mobile-money payments at your Caisse Rapide till',
+    maxLength: 500,
+    description: 'shown to the merchant',
+  })
+  @IsOptional()
+  @IsString({ context: { code: 'INVALID_REASON' } })
+  @MaxLength(500, { context: { code: 'INVALID_REASON' } })
+  requestedReason?: string;
+}
+
+export class ConnectionRequestResultDto {
+  @ApiProperty({ format: 'uuid', example: '7b1f3c1e-55a4-4c1e-9d0e-2f6d0c9b8a11' })
+  connectionId: string;
+
+  @ApiProperty({
+    enum: CONNECTION_STATUSES,
+    example: 'pending',
+    description: "pending for a new request; the existing connection's status when alreadyExisted",
+  })
+  status: ConnectionStatus;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-29T10:00:00.000Z', description: 'end of the pending period (7 days)' })
+  expiresAt: string;
+
+  @ApiProperty({
+    example: false,
+    description: 'true when an open (pending or active) connection to this merchant already existed; it is returned unchanged',
+  })
+  alreadyExisted: boolean;
+}
+
+export class ConnectionDto {
+  @ApiProperty({ format: 'uuid', example: '7b1f3c1e-55a4-4c1e-9d0e-2f6d0c9b8a11' })
+  id: string;
+  @ApiProperty({ format: 'uuid', example: '0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6' })
+  integrationId: string;
+  @ApiProperty({ format: 'uuid', example: '3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c' })
+  merchantId: string;
+  @ApiProperty({ enum: CONNECTION_STATUSES, example: 'active' })
+  status: ConnectionStatus;
+  @ApiProperty({ isArray: true, enum: PARTNER_SCOPES, example: ['orders.write'] })
+  scopes: PartnerScope[];
+  @ApiProperty({ nullable: true, type: String, example: 'Accept mobile-money payments at your till' })
+  requestedReason: string | null;
+  @ApiProperty({ format: 'date-time', example: '2026-11-29T10:00:00.000Z' })
+  pendingExpiresAt: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: '2026-11-22T10:05:00.000Z' })
+  activatedAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: null })
+  revokedAt: string | null;
+  @ApiProperty({ enum: ['merchant', 'integration', 'admin', 'system'], nullable: true, example: null })
+  revokedBy: string | null;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  createdAt: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:05:00.000Z' })
+  updatedAt: string;
+  @ApiProperty({ example: true, description: 'false for a test-mode connection' })
+  livemode: boolean;
+}
+
+export class ConnectionPageDto {
+  @ApiProperty({ type: [ConnectionDto] })
+  data: ConnectionDto[];
+  @ApiProperty({ nullable: true, type: String, example: null, description: 'pass as cursor for the next page; null on the last page' })
+  nextCursor: string | null;
+}
+
+export class ConnectionListQueryDto extends ListQueryDto {
+  @ApiPropertyOptional({ enum: CONNECTION_STATUSES, example: 'active' })
+  @IsOptional()
+  @IsIn(CONNECTION_STATUSES, { context: { code: 'INVALID_STATUS' } })
+  status?: ConnectionStatus;
+}

@@ -1,0 +1,1 @@
+export const PARTNER_MODES = ['live', 'test'] as const;

@@ -1,0 +1,29 @@
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { QrOrderResolution } from '@mm/contracts';
+import { AppException } from '@mm/errors';
+import { ServiceKeyGuard } from '@mm/platform';
+import { ApiErrors } from '../common/api-errors';
+import { OrdersService } from './orders.service';
+
+/** Internal (service key): the orchestrator's QR-pay path resolves a scanned token to the order it pays. */
+@ApiTags('internal: QR orders')
+@ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS')
+@Controller('internal/partners/qr')
+@UseGuards(ServiceKeyGuard)
+export class QrController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Get(':qrToken')
+  @ApiOperation({
+    summary: 'Live order behind a QR token',
+    description:
+      'Pay only when payable is true, exactly amount in currencyCode to destinationAccountId, with the token on the ledger intent.',
+  })
+  @ApiErrors('QR_NOT_FOUND')
+  resolve(@Param('qrToken') qrToken: string): Promise<QrOrderResolution> {
+    if (!/^pqr_[0-9A-Za-z]{43}$/.test(qrToken)) throw new AppException('QR_NOT_FOUND');
+    return this.orders.resolveQr(qrToken);
+  }
+}

@@ -1,0 +1,44 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import type { Page, PaymentAnomalyView } from '@mm/contracts';
+import { ServiceKeyGuard } from '@mm/platform';
+import { ApiErrors } from '../common/api-errors';
+import { ListQueryDto } from '../common/list-query.dto';
+import { UuidParamPipe } from '../common/uuid-param.pipe';
+import { ResolveAnomalyDto } from '../integrations/dto/integration.dto';
+import { PaymentAnomaliesService } from './payment-anomalies.service';
+
+class AnomalyListQueryDto extends ListQueryDto {
+  @ApiPropertyOptional({ enum: ['open', 'resolved'], example: 'open' })
+  @IsOptional()
+  @IsIn(['open', 'resolved'], { context: { code: 'INVALID_STATUS' } })
+  status?: 'open' | 'resolved';
+}
+
+/** Internal (service key): payments recorded for reversal, for the orchestrator's admin routes. */
+@ApiTags('internal: payment anomalies')
+@ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS', 'VALIDATION_ERROR')
+@Controller('internal/partners/payment-anomalies')
+@UseGuards(ServiceKeyGuard)
+export class PaymentAnomaliesController {
+  constructor(private readonly anomalies: PaymentAnomaliesService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Payments that could not pay their order, newest first' })
+  list(@Query() query: AnomalyListQueryDto): Promise<Page<PaymentAnomalyView>> {
+    return this.anomalies.list(query.status, query.cursor, query.limit ?? 20);
+  }
+
+  @Post(':anomalyId/resolve')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Records how the payment was settled (e.g. the reversal reference)' })
+  @ApiErrors('PAYMENT_ANOMALY_NOT_FOUND', 'CONFLICT')
+  resolve(
+    @Param('anomalyId', new UuidParamPipe('anomalyId', 'PAYMENT_ANOMALY_NOT_FOUND')) id: string,
+    @Body() dto: ResolveAnomalyDto,
+  ): Promise<PaymentAnomalyView> {
+    return this.anomalies.resolve(id, dto.resolution, dto.resolvedBy);
+  }
+}

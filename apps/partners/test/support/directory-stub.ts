@@ -1,0 +1,60 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { DIRECTORY_ROUTES, type MerchantDirectoryEntry } from '@mm/contracts';
+import { TEST_SERVICE_KEY } from '../../../../test/support/test-env';
+
+/**
+ * An HTTP server implementing the merchant directory contract (libs/contracts directory.ts) for
+ * the partners tests that run without the orchestrator. The journey test uses the real one.
+ */
+export class DirectoryStub {
+  readonly merchants = new Map<string, MerchantDirectoryEntry>();
+  private server?: http.Server;
+  url = '';
+  /** calls received, by path (to prove a lookup happened or not) */
+  calls: string[] = [];
+
+  add(phone: string, overrides: Partial<MerchantDirectoryEntry> = {}): MerchantDirectoryEntry {
+    const entry: MerchantDirectoryEntry = {
+      merchantId: randomUUID(),
+      businessName: `Shop ${phone}`,
+      phone,
+      status: 'active',
+      walletId: randomUUID(),
+      accounts: { XAF: randomUUID(), XOF: randomUUID() },
+      ...overrides,
+    };
+    this.merchants.set(entry.merchantId, entry);
+    return entry;
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://stub');
+      this.calls.push(url.pathname);
+      const send = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.headers['x-service-key'] !== TEST_SERVICE_KEY)
+        return send(401, { code: 'INVALID_SERVICE_CREDENTIALS', message: 'no', requestId: randomUUID() });
+      let found: MerchantDirectoryEntry | undefined;
+      if (url.pathname === DIRECTORY_ROUTES.merchantByPhone) {
+        found = [...this.merchants.values()].find((m) => m.phone === url.searchParams.get('phone'));
+      } else if (url.pathname.startsWith(`${DIRECTORY_ROUTES.merchantById}/`)) {
+        found = this.merchants.get(url.pathname.slice(DIRECTORY_ROUTES.merchantById.length + 1));
+      }
+      if (!found) return send(404, { code: 'MERCHANT_NOT_FOUND', message: 'Merchant not found', requestId: randomUUID() });
+      return send(200, found);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
