@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@mm/platform';
-import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
+import { WebhookDispatcherConfig, allowsLoopbackReceivers } from './webhook-dispatcher.config';
 
 const base = { INTERNAL_SERVICE_KEY: 'k'.repeat(64) };
 
@@ -33,5 +33,20 @@ describe('WebhookDispatcherConfig', () => {
       c.WEBHOOK_ENDPOINT_DISABLE_AFTER_MS,
     ]).toEqual([5_000, 30_000, 86_400, 86_400_000, 259_200_000]);
     expect(c.HOST).toBe('127.0.0.1');
+  });
+
+  it('allows loopback receivers by default in development and test only; production refuses to boot with them', () => {
+    const key = randomBytes(32).toString('base64');
+    const load = (env: Record<string, string>) =>
+      loadConfig(WebhookDispatcherConfig, { ...base, WEBHOOK_SECRET_ENCRYPTION_KEY: key, ...env });
+    expect(allowsLoopbackReceivers(load({ NODE_ENV: 'development' }))).toBe(true);
+    expect(allowsLoopbackReceivers(load({ NODE_ENV: 'test' }))).toBe(true);
+    expect(allowsLoopbackReceivers(load({ NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK_URLS: 'false' }))).toBe(false);
+    expect(allowsLoopbackReceivers(load({ NODE_ENV: 'production' }))).toBe(false);
+    expect(allowsLoopbackReceivers(load({ NODE_ENV: 'production', WEBHOOK_ALLOW_LOOPBACK_URLS: 'false' }))).toBe(false);
+    expect(() => load({ NODE_ENV: 'production', WEBHOOK_ALLOW_LOOPBACK_URLS: 'true' })).toThrow(
+      /WEBHOOK_ALLOW_LOOPBACK_URLS cannot be true when NODE_ENV=production/,
+    );
+    expect(() => load({ NODE_ENV: 'development', WEBHOOK_ALLOW_LOOPBACK_URLS: 'maybe' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK_URLS/);
   });
 });

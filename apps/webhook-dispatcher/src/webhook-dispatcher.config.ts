@@ -1,6 +1,31 @@
-import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  ValidateIf,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
+
+/** A loopback receiver in production would be an SSRF hole by configuration: refused at boot. */
+@ValidatorConstraint({ name: 'notInProduction' })
+class NotTrueInProduction implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return !(value === true && (args.object as WebhookDispatcherConfig).NODE_ENV === 'production');
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} cannot be true when NODE_ENV=production (webhooks would reach this host's own services)`;
+  }
+}
 
 export class WebhookDispatcherConfig extends DatabaseConfig {
   override PORT = SERVICES['webhook-dispatcher'].port;
@@ -48,8 +73,34 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
   @Max(512)
   WEBHOOK_WORKER_CONCURRENCY: number = 32;
 
+  /**
+   * How long a delivery job stays locked to the process running it without a renewal. When that
+   * process dies (crash, kill -9) its jobs go back to the queue within about twice this time.
+   */
+  @IsInt()
+  @Min(500)
+  @Max(300_000)
+  WEBHOOK_JOB_LOCK_MS: number = 30_000;
+
   /** Only read in production, where endpoint URLs must be https unless this is true. */
   @EnvBoolean()
   @IsBoolean()
   WEBHOOK_ALLOW_HTTP_URLS: boolean = false;
+
+  /**
+   * Lets endpoint URLs point at loopback addresses (127.0.0.0/8, ::1), for receivers on the
+   * developer's machine and in tests. Unset: on in development and test, off in production, where
+   * true is refused at boot. Every other internal range (private, link-local, metadata …) stays
+   * refused in every mode.
+   */
+  @IsOptional()
+  @EnvBoolean()
+  @IsBoolean()
+  @Validate(NotTrueInProduction)
+  WEBHOOK_ALLOW_LOOPBACK_URLS?: boolean;
+}
+
+/** Whether webhook endpoints may resolve to loopback addresses (see WEBHOOK_ALLOW_LOOPBACK_URLS). */
+export function allowsLoopbackReceivers(config: WebhookDispatcherConfig): boolean {
+  return config.WEBHOOK_ALLOW_LOOPBACK_URLS ?? config.NODE_ENV !== 'production';
 }

@@ -8,15 +8,22 @@ import { WebhookQueue } from './delivery/webhook-queue';
 import { WebhookSender } from './delivery/webhook-sender';
 import { EndpointsController } from './endpoints/endpoints.controller';
 import { EndpointsService } from './endpoints/endpoints.service';
+import { HOST_RESOLVER, type HostResolver, systemResolver } from './endpoints/host-resolver';
+import { WebhookTargetPolicy } from './endpoints/webhook-target.policy';
 import { EventsController } from './events/events.controller';
 import { ReplayService } from './events/replay.service';
 import { WebhookEventsRepository } from './events/webhook-events.repository';
 import { secretCipherProvider } from './secrets/secret-cipher.provider';
 import type { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
+/** What a test may swap: the DNS resolver (a stub answering what a rebinding attacker would). */
+export interface WebhookDispatcherOverrides {
+  resolver?: HostResolver;
+}
+
 @Module({})
 export class WebhookDispatcherModule {
-  static forRoot(config: WebhookDispatcherConfig): DynamicModule {
+  static forRoot(config: WebhookDispatcherConfig, overrides: WebhookDispatcherOverrides = {}): DynamicModule {
     return {
       module: WebhookDispatcherModule,
       imports: [PlatformModule.forRoot({ service: 'webhook-dispatcher', config, database: { schema: 'webhooks' }, redis: true })],
@@ -24,6 +31,8 @@ export class WebhookDispatcherModule {
       providers: [
         secretCipherProvider,
         { provide: WebhookSender, useFactory: () => new WebhookSender() },
+        { provide: HOST_RESOLVER, useValue: overrides.resolver ?? systemResolver },
+        WebhookTargetPolicy,
         WebhookMetrics,
         DedupStore,
         EndpointsService,

@@ -3,13 +3,14 @@ import type { WebhookDeliverJob, WebhookResendJob } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { signatureHeader } from '@mm/webhook-signature';
 import { EndpointsService } from '../endpoints/endpoints.service';
+import { WebhookTargetPolicy } from '../endpoints/webhook-target.policy';
 import type { EventStatus, StoredEvent } from '../events/event.types';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DedupStore } from './dedup-store';
 import { serializeEnvelope } from './envelope';
 import { type AttemptResult, type DeliveryOutcome, WebhookMetrics } from './webhook-metrics';
-import { WebhookSender } from './webhook-sender';
+import { type SendResult, WebhookSender } from './webhook-sender';
 
 /** `User-Agent: Svc-Webhooks/<version>` (spec 1). */
 export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
@@ -44,6 +45,7 @@ export class DeliveryService {
     private readonly dedup: DedupStore,
     private readonly sender: WebhookSender,
     private readonly metrics: WebhookMetrics,
+    private readonly targets: WebhookTargetPolicy,
   ) {}
 
   async deliverNew(data: WebhookDeliverJob, job: JobContext): Promise<DeliveryOutcome> {
@@ -103,7 +105,7 @@ export class DeliveryService {
       'Svc-Event-Id': event.id,
       'Content-Length': String(Buffer.byteLength(event.body)),
     };
-    const result = await this.sender.send(target.url, event.body, headers, this.config.WEBHOOK_TIMEOUT_MS);
+    const result = await this.send(target.url, event.body, headers);
     const success = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
     const kind: AttemptResult = success
       ? 'success'
@@ -111,7 +113,9 @@ export class DeliveryService {
         ? 'http_error'
         : result.error === 'timeout'
           ? 'timeout'
-          : 'network_error';
+          : result.error?.startsWith('refused:')
+            ? 'refused'
+            : 'network_error';
     this.metrics.attemptDuration.observe({ result: kind }, result.latencyMs / 1000);
 
     const isLast = job.attemptsMade + 1 >= job.maxAttempts;
@@ -156,5 +160,20 @@ export class DeliveryService {
     if (isLast) this.logger.warn({ msg: 'webhook delivery failed after all attempts', ...logFields });
     else this.logger.warn({ msg: 'webhook attempt failed; retry scheduled', ...logFields });
     throw new DeliveryAttemptFailed(result.error ?? `receiver answered ${result.statusCode}`);
+  }
+
+  /**
+   * Checks the URL against the SSRF policy on a fresh resolution (DNS rebinding), then POSTs to the
+   * address checked. A refusal is a failed attempt like any other: retried, logged, and counted
+   * towards disabling the endpoint. DNS time counts in the attempt's deadline.
+   */
+  private async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+    const started = performance.now();
+    const timeoutMs = this.config.WEBHOOK_TIMEOUT_MS;
+    const route = await this.targets.routeForSend(url, timeoutMs);
+    const spent = Math.round(performance.now() - started);
+    if (!route.ok) return { error: route.reason, latencyMs: spent };
+    const result = await this.sender.send(url, body, headers, Math.max(1, timeoutMs - spent), route.pinned);
+    return { ...result, latencyMs: result.latencyMs + spent };
   }
 }

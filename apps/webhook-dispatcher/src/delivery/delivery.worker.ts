@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { bullOptions } from '@mm/platform';
-import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, type WebhookResendJob } from '@mm/contracts';
+import { QUEUES, WEBHOOK_JOBS, WEBHOOK_MAX_ATTEMPTS, type WebhookDeliverJob, type WebhookResendJob } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { webhookBackoffMs } from './backoff';
@@ -33,6 +33,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       ...bullOptions(this.config),
       concurrency: this.config.WEBHOOK_WORKER_CONCURRENCY,
       settings: { backoffStrategy: (attemptsMade: number) => webhookBackoffMs(base, attemptsMade) },
+      // A crashed dispatcher's jobs are re-run once their lock lapses (at-least-once; the receiver
+      // deduplicates by Svc-Event-Id). BullMQ's default fails a job on its second stall, which would
+      // strand an event after two crashes: allow as many stalls as the job has attempts.
+      lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
+      stalledInterval: this.config.WEBHOOK_JOB_LOCK_MS,
+      maxStalledCount: WEBHOOK_MAX_ATTEMPTS,
     });
     this.worker.on('error', (error) => this.logger.warn({ msg: 'webhook worker error', err: { message: error.message } }));
   }

@@ -3,7 +3,7 @@ import type { Counter, Histogram } from 'prom-client';
 import { MetricsService } from '@mm/platform';
 
 export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'held' | 'duplicate';
-export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error';
+export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
 
 /** Deliveries by outcome, attempt latency and queue lag (issue 5). */
 @Injectable()

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
-import { ServiceKeyGuard } from '@mm/platform';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ReplayService } from '../events/replay.service';
 import type { EndpointView, HealthEventView } from './endpoint.types';
@@ -7,6 +8,9 @@ import { EndpointsService } from './endpoints.service';
 import { SetEndpointDto } from './dto/set-endpoint.dto';
 
 /** Internal (service credential): endpoint URL, secret rotation, health. */
+@ApiTags('webhook endpoints')
+@ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS', 'VALIDATION_ERROR')
 @Controller('internal/webhooks/endpoints')
 @UseGuards(ServiceKeyGuard)
 export class EndpointsController {
@@ -17,6 +21,7 @@ export class EndpointsController {
 
   /** Creates or re-points the endpoint; `secret` is present only when the endpoint is created. */
   @Put(':integrationId')
+  @ApiErrors('INVALID_WEBHOOK_URL', 'WEBHOOK_URL_FORBIDDEN_ADDRESS')
   async set(
     @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,
     @Body() dto: SetEndpointDto,
@@ -26,12 +31,14 @@ export class EndpointsController {
   }
 
   @Get(':integrationId')
+  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   get(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<EndpointView> {
     return this.endpoints.get(integrationId);
   }
 
   /** Returns the new secret, once; the previous one keeps signing until `previousSecretExpiresAt`. */
   @Post(':integrationId/rotate-secret')
+  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   @HttpCode(200)
   rotate(
     @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,
@@ -41,6 +48,7 @@ export class EndpointsController {
 
   /** Re-enables a disabled endpoint and replays the events held meanwhile. */
   @Post(':integrationId/enable')
+  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   @HttpCode(200)
   async enable(
     @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,
@@ -52,6 +60,7 @@ export class EndpointsController {
 
   /** Operator-visible record of disable/enable decisions. */
   @Get(':integrationId/health-events')
+  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   health(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<HealthEventView[]> {
     return this.endpoints.healthEvents(integrationId);
   }

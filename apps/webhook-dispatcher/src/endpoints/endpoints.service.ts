@@ -6,7 +6,7 @@ import { queryRows } from '@mm/platform';
 import { SecretCipher, generateWebhookSecret } from '../secrets/secret-cipher';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import type { DeliveryTarget, EndpointView, HealthEventView } from './endpoint.types';
-import { validateWebhookUrl } from './webhook-url';
+import { WebhookTargetPolicy } from './webhook-target.policy';
 
 interface EndpointRow {
   integration_id: string;
@@ -51,14 +51,18 @@ export class EndpointsService {
     private readonly db: DataSource,
     private readonly cipher: SecretCipher,
     private readonly config: WebhookDispatcherConfig,
+    private readonly targets: WebhookTargetPolicy,
     metrics: MetricsService,
   ) {
     this.disabledCounter = metrics.counter('webhook_endpoints_disabled_total', 'Endpoints disabled after sustained delivery failure');
   }
 
-  /** Creates or re-points the endpoint. A new endpoint gets a secret, returned this once only. */
+  /**
+   * Creates or re-points the endpoint. A new endpoint gets a secret, returned this once only. The URL
+   * must pass the SSRF policy (https in production, no credentials, no internal address).
+   */
   async setUrl(integrationId: string, rawUrl: string): Promise<{ endpoint: EndpointView; secret?: string }> {
-    const url = validateWebhookUrl(rawUrl, this.config.NODE_ENV === 'production' && !this.config.WEBHOOK_ALLOW_HTTP_URLS);
+    const url = await this.targets.checkForRegistration(rawUrl);
     const secret = generateWebhookSecret();
     const rows: (EndpointRow & { created: boolean })[] = await this.db.query(
       `INSERT INTO webhooks.endpoints (integration_id, url, secret_ciphertext) VALUES ($1, $2, $3)

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ServiceKeyGuard } from '@mm/platform';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { WebhookQueue } from '../delivery/webhook-queue';
 import { serializeEnvelope } from '../delivery/envelope';
@@ -10,6 +11,9 @@ import { ReplayService } from './replay.service';
 import { WebhookEventsRepository } from './webhook-events.repository';
 
 /** Internal (service credential): enqueue, inspect and resend events. */
+@ApiTags('webhook events')
+@ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS', 'VALIDATION_ERROR')
 @Controller('internal/webhooks/events')
 @UseGuards(ServiceKeyGuard)
 export class EventsController {
@@ -21,6 +25,7 @@ export class EventsController {
 
   /** Queues an event (job id = event id: a second call with the same id is a no-op). */
   @Post()
+  @ApiErrors('INVALID_WEBHOOK_EVENT')
   @HttpCode(202)
   async enqueue(@Body() dto: EnqueueEventDto): Promise<{ eventId: string; jobId: string }> {
     const job = {
@@ -34,22 +39,26 @@ export class EventsController {
 
   /** Resends every failed or held event received in [from, to). */
   @Post('resend-undelivered')
+  @ApiErrors('INVALID_TIME_WINDOW')
   @HttpCode(202)
   resendWindow(@Body() dto: ResendWindowDto): Promise<{ eventIds: string[] }> {
     return this.replay.resendUndelivered(new Date(dto.from), new Date(dto.to), dto.integrationId?.toLowerCase());
   }
 
   @Get(':eventId')
+  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
   get(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<EventView> {
     return this.events.view(eventId);
   }
 
   @Get(':eventId/attempts')
+  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
   attempts(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<AttemptView[]> {
     return this.events.attempts(eventId);
   }
 
   @Post(':eventId/resend')
+  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
   @HttpCode(202)
   resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<{ eventId: string; jobId: string }> {
     return this.replay.resendOne(eventId);

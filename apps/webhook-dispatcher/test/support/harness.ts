@@ -4,8 +4,10 @@ import { Queue } from 'bullmq';
 import pino from 'pino';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, webhookJobOptions } from '@mm/contracts';
 import { type Logger, bullOptions } from '@mm/platform';
+import type { HostResolver } from '../../src/endpoints/host-resolver';
 import { webhookDispatcherApp } from '../../src/webhook-dispatcher.app';
 import type { WebhookDispatcherConfig } from '../../src/webhook-dispatcher.config';
+import { WebhookDispatcherModule } from '../../src/webhook-dispatcher.module';
 import { type RunningApp, boot } from '../../../../test/support/boot';
 import { TEST_SERVICE_KEY, type TestDatabase, serviceEnv } from '../../../../test/support/test-env';
 
@@ -40,8 +42,9 @@ export interface Dispatcher {
 export async function startDispatcher(
   db: TestDatabase,
   redis: { url: string; prefix: string },
-  overrides: Record<string, string> = {},
+  overrides: Record<string, string | undefined> = {},
   logger?: Logger,
+  options: { resolver?: HostResolver } = {},
 ): Promise<Dispatcher> {
   const env = serviceEnv('webhook-dispatcher', db, redis, {
     WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -50,7 +53,11 @@ export async function startDispatcher(
     DB_POOL_SIZE: '3',
     ...overrides,
   });
-  const running = await boot(webhookDispatcherApp, env, { logger });
+  const { resolver } = options;
+  const app = resolver
+    ? { ...webhookDispatcherApp, module: (c: WebhookDispatcherConfig) => WebhookDispatcherModule.forRoot(c, { resolver }) }
+    : webhookDispatcherApp;
+  const running = await boot(app, env, { logger });
   const queue = new Queue(QUEUES.webhooks, bullOptions(running.config));
   const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
     const res = await running.app.inject({ method, url, payload: payload as never, headers: { 'x-service-key': TEST_SERVICE_KEY } });

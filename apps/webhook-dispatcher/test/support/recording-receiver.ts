@@ -7,7 +7,10 @@ export interface Received {
   rawBody: Buffer;
 }
 
-export type Script = (index: number, req: Received) => { status: number; delayMs?: number; body?: string };
+export type Script = (
+  index: number,
+  req: Received,
+) => { status: number; delayMs?: number; body?: string; headers?: Record<string, string> };
 
 /** A loopback HTTP receiver that records every request (raw bytes) and answers per a script. */
 export class RecordingReceiver {
@@ -32,9 +35,9 @@ export class RecordingReceiver {
       req.on('end', () => {
         const entry: Received = { at: Date.now(), headers: req.headers, rawBody: Buffer.concat(chunks) };
         const index = this.received.push(entry) - 1;
-        const { status, delayMs, body } = this.script(index, entry);
+        const { status, delayMs, body, headers } = this.script(index, entry);
         const reply = () => {
-          if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(body ?? `status ${status}`);
+          if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(body ?? `status ${status}`);
         };
         if (delayMs) setTimeout(reply, delayMs).unref();
         else reply();
