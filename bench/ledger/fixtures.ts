@@ -3,6 +3,8 @@ import type { Client } from 'pg';
 
 export const FUNDING = 1_000_000_000;
 export const AMOUNT = 10;
+/** `initiated_by` of every bench intent: the user whose PIN proofs the PIN step presents. */
+export const BENCH_INITIATOR = 'bench';
 
 /**
  * Bench fixtures written straight in SQL (setup is not what we measure), keeping every ledger
@@ -51,8 +53,15 @@ export interface PoolIntent {
   destination: string;
 }
 
-/** Intents already at PIN_VERIFIED (amount frozen), ready for the transition to SUCCEEDED. */
-export async function createReadyIntents(admin: Client, pairs: [string, string][]): Promise<PoolIntent[]> {
+/**
+ * Intents already at PIN_VERIFIED (amount frozen), ready for the transition to SUCCEEDED; or at
+ * CREATED, ready for the PIN step (whose consent proofs name the initiator, `bench`).
+ */
+export async function createReadyIntents(
+  admin: Client,
+  pairs: [string, string][],
+  status: 'PIN_VERIFIED' | 'CREATED' = 'PIN_VERIFIED',
+): Promise<PoolIntent[]> {
   const out: PoolIntent[] = [];
   for (let i = 0; i < pairs.length; i += 5_000) {
     const chunk = pairs.slice(i, i + 5_000);
@@ -61,9 +70,9 @@ export async function createReadyIntents(admin: Client, pairs: [string, string][
     await admin.query(
       `INSERT INTO ledger.transaction_intents (id, type, status, idempotency_key, source_account_id, destination_account_id, amount, fee, frozen_amount,
          currency, initiated_by, expires_at)
-       SELECT x.id, 'TRANSFER', 'PIN_VERIFIED', x.id::text, x.src, x.dst, ${AMOUNT}, 0, ${AMOUNT}, 'XAF', 'bench', now() + interval '2 hours'
+       SELECT x.id, 'TRANSFER', $4, x.id::text, x.src, x.dst, ${AMOUNT}, 0, ${AMOUNT}, 'XAF', '${BENCH_INITIATOR}', now() + interval '2 hours'
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(id, src, dst)`,
-      [ids, chunk.map((p) => p[0]), chunk.map((p) => p[1])],
+      [ids, chunk.map((p) => p[0]), chunk.map((p) => p[1]), status],
     );
     await admin.query(
       `UPDATE ledger.accounts a SET available_balance = a.available_balance - s.total, frozen_balance = a.frozen_balance + s.total

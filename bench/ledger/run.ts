@@ -1,9 +1,10 @@
 /**
- * `npm run bench:ledger` — PERFORMANCE.md for the ledger: baselines B0 (pgbench TPC-B scale 10),
+ * `npm run bench:ledger` — the ledger's benchmark (docs/performance.md): baselines B0 (pgbench TPC-B scale 10),
  * B0-hot (scale 1) and B1 (our transfer SQL in a pgbench script) in the same run, then W1
  * (uncontended transfers at the internal transition endpoint, concurrency 1/8/32), W2 (one hot
- * merchant account, 8/32) and W3 (30% repeated idempotency keys, sequential and concurrent),
- * ending with the ledger invariant check. The app runs as its own process (dist main.js).
+ * merchant account, 8/32), W3 (30% repeated idempotency keys, sequential and concurrent) and W4
+ * (the PIN step with its consent proof, 1/8; proofs signed before the measured loop by a stand-in
+ * for auth whose key set the app fetches once), ending with the ledger invariant check. The app runs as its own process (dist main.js).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -16,8 +17,9 @@ import { type BenchRow, closedLoop, pgbench, printTable, writeResults } from '..
 import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
 import { BenchClient } from './http-client';
+import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
-import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
+import { AMOUNT, BENCH_INITIATOR, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LEDGER_DB = 'mm_bench_ledger';
@@ -51,7 +53,7 @@ async function baselineTpcb(scale: number, clients: number): Promise<number> {
   return r.tps;
 }
 
-async function startApp(port: number): Promise<ChildProcess> {
+async function startApp(port: number, consentJwksUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(__dirname, '../../apps/ledger-wallets/src/main.js')], {
     env: {
       ...process.env,
@@ -65,6 +67,7 @@ async function startApp(port: number): Promise<ChildProcess> {
       INTERNAL_SERVICE_KEY: SERVICE_KEY,
       LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
       LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
+      LEDGER_CONSENT_JWKS_URL: consentJwksUrl,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -194,7 +197,8 @@ async function main(): Promise<void> {
 
   // ---- The service, as its own process.
   const port = 3900 + Math.floor(Math.random() * 90);
-  const app = await startApp(port);
+  const signer: ConsentSigner = await startConsentSigner();
+  const app = await startApp(port, signer.jwksUrl);
   const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': SERVICE_KEY }, 64);
   try {
     // warm up
@@ -288,10 +292,46 @@ async function main(): Promise<void> {
         note: `${replays} replays; ${check.rows[0].txs} tx for ${check.rows[0].intents} keys${exactlyOnce ? ' (exactly once)' : ' — DUPLICATE EXECUTION'}`,
       });
     }
+    // W4: the PIN step, each request with its own proof (signed here, before the loop: issuing is
+    // auth's cost, not the ledger's). A new workload of issue 14: it has no earlier number to compare.
+    for (const c of [1, 8]) {
+      const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 6_000 : 20_000), 'CREATED');
+      const proofs = await Promise.all(
+        pool.map((i) => signer.sign({ sub: BENCH_INITIATOR, intentId: i.id, step: 'PIN' }, { expiresInSec: 3_600 })),
+      );
+      await settle(admin);
+      let next = 0;
+      const before = await retriesSoFar(port);
+      const r = await closedLoop(c, SECONDS, async () => {
+        const k = next++;
+        if (!pool[k]) return 'POOL_EXHAUSTED';
+        const res = await client.call('POST', `/v1/internal/intents/${pool[k].id}/transition`, {
+          toStatus: 'PIN_VERIFIED',
+          actor: { id: BENCH_INITIATOR },
+          consentProof: proofs[k],
+        });
+        return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
+      });
+      const retries = (await retriesSoFar(port)) - before;
+      log(`W4 c=${c}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
+      rows.push({
+        workload: 'W4 PIN step (transition→PIN_VERIFIED, proof verified)',
+        concurrency: c,
+        committedPerSec: r.perSec,
+        ratios: { B0: r.perSec / (b0[c] || 1) },
+        p50Ms: r.p50Ms,
+        p99Ms: r.p99Ms,
+        retriesPerOp: r.ok ? retries / r.ok : 0,
+        errors: r.errors,
+        errorCodes: r.errorCodes,
+        note: 'proofs signed outside the loop',
+      });
+    }
   } finally {
     client.close();
     app.kill('SIGTERM');
     await new Promise((r) => app.once('exit', r));
+    await signer.close();
   }
 
   // ---- Invariants: a fast wrong answer fails the bench.

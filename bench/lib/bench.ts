@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** One row of the benchmark table (PERFORMANCE.md "Report"). */
+/** One row of the benchmark table (docs/performance.md "Results"). */
 export interface BenchRow {
   workload: string;
   concurrency: number;

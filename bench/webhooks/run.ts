@@ -1,5 +1,5 @@
 /**
- * W5 for the dispatcher alone (PERFORMANCE.md): time from enqueue on `webhooks` to the example
+ * W5 for the dispatcher alone (docs/performance.md): time from enqueue on `webhooks` to the example
  * receiver's 200, p50/p99, at 50 events/s and at the highest rate this machine sustains.
  * Baseline in the same run: signed POSTs straight to the same receiver (no queue, no database).
  * The receiver (examples/webhook-receiver) runs in a child process, as a partner's server would;

@@ -1,8 +1,8 @@
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createLogger } from '@mm/platform';
+import { createLogger, internalListenerOf } from '@mm/platform';
 import { authApp } from '../../apps/auth/src/auth.app';
 import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
 import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
@@ -33,6 +33,23 @@ async function testUpstream(): Promise<{ url: string; close(): Promise<void> }> 
       return new Promise((r) => server.close(() => r()));
     },
   };
+}
+
+/** One HTTP/1.1 request with the path sent byte for byte (fetch would resolve dot segments before sending). */
+function rawRequest(base: string, method: string, path: string): Promise<{ status: number; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path, method, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(method === 'GET' ? undefined : '{}');
+  });
 }
 
 /** A loopback port nothing listens on: a stopped upstream. */
@@ -100,9 +117,12 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
       '/api/auth/register/admin',
       '/api/auth/reset-pin/confirm',
     ])('POST %s is an orchestrator workflow route, not proxied to auth', async (path) => {
+      const seen = authLines.length;
       const res = await call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      expect(res.status).toBe(501);
-      expect((await json(res)).code).toBe('NOT_IMPLEMENTED');
+      // Whatever the workflow answers to an empty body, it is the orchestrator's route: auth never saw the request.
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect((await json(res)).message).not.toMatch(/^Route POST \/auth\//);
+      expect(authLines.slice(seen).filter((l) => l.msg === 'request' && l.url === path.replace(/^\/api/, ''))).toEqual([]);
     });
 
     it('/api/auth/* is proxied to auth with the /api prefix removed', async () => {
@@ -201,13 +221,97 @@ describe('gateway: routing table of spec 3, ids downstream, upstream failures', 
     expect((await json(res)).code).toBe('NOT_FOUND');
   });
 
-  it('exposes Prometheus metrics at the root, with a request-duration histogram by route', async () => {
-    await call('/api/config/currencies');
-    const res = await fetch(`${gateway.url}/metrics`);
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/config\/currencies",status="200"\} [1-9]/);
-    expect(text).toMatch(/process_cpu_user_seconds_total/);
+  describe('public and internal listeners (nothing internal on the public port)', () => {
+    let internal: string;
+    beforeAll(() => {
+      internal = internalListenerOf(gateway.app)!.url;
+    });
+
+    it('serves Prometheus metrics on the internal listener only, with a request-duration histogram by route', async () => {
+      await call('/api/config/currencies');
+      const res = await fetch(`${internal}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/config\/currencies",status="200"\} [1-9]/);
+      expect(text).toMatch(/process_cpu_user_seconds_total/);
+      const outside = await call('/metrics');
+      expect(outside.status).toBe(404);
+      expect((await json(outside)).code).toBe('NOT_FOUND');
+    });
+
+    it('publishes the public OpenAPI document at /api/openapi.json and the full one only inside', async () => {
+      const pub = await call('/api/openapi.json');
+      expect(pub.status).toBe(200);
+      const doc = await json(pub);
+      const paths = Object.keys(doc.paths);
+      expect(paths).toEqual(expect.arrayContaining(['/api/health', '/api/config/currencies']));
+      expect(paths.filter((p) => /^\/api\/(auth\/)?internal/i.test(p))).toEqual([]);
+      expect(doc.components.securitySchemes?.serviceKey).toBeUndefined();
+      expect((await call('/openapi.json')).status).toBe(404);
+      const full = await fetch(`${internal}/openapi.json`);
+      expect(full.status).toBe(200);
+      expect((await json(full)).components.securitySchemes.serviceKey).toBeDefined();
+    });
+
+    it('keeps the correlation id of internal callers, makes a fresh one for the public', async () => {
+      const correlation = '22222222-3333-4444-8555-666666666666';
+      const inside = await fetch(`${internal}/api/config/currencies`, { headers: { 'x-correlation-id': correlation } });
+      expect(inside.headers.get('x-correlation-id')).toBe(correlation);
+      const outside = await call('/api/config/currencies', { headers: { 'x-correlation-id': correlation } });
+      expect(outside.headers.get('x-correlation-id')).not.toBe(correlation);
+    });
+
+    it('answers /health on both listeners (probes) and /api/health publicly', async () => {
+      expect((await call('/health')).status).toBe(200);
+      expect((await fetch(`${internal}/health`)).status).toBe(200);
+      expect((await call('/api/health')).status).toBe(200);
+    });
+
+    it.each([
+      '/api/auth/internal/create-idp-user',
+      '/api/auth/%69nternal/create-idp-user',
+      '/api/auth/%2569nternal/create-idp-user',
+      '/api/auth/INTERNAL/create-idp-user',
+      '/api/auth//internal/create-idp-user',
+      '/api/AUTH/internal/create-idp-user',
+      '/api/auth/internal%2Fcreate-idp-user',
+      '/api/auth%2Finternal/create-idp-user',
+      '/api/auth/./internal/create-idp-user',
+      '/api/auth/login/../internal/create-idp-user',
+      '/api/auth/x/%2e%2e/internal/create-idp-user',
+      '/api/auth/x/..%2Finternal/create-idp-user',
+      '/api/partners-public/../auth/internal/create-idp-user',
+      '/api/partners-public/../../auth/internal/create-idp-user',
+      '/api/internal/directory/merchants/by-phone?phone=%2B237690000001',
+      '/api/%69nternal/directory/merchants/by-phone',
+      '/api/config/../internal/directory/merchants/by-phone',
+    ])('public port: %s never reaches an internal route (4xx from the gateway, nothing upstream)', async (path) => {
+      const seen = authLines.length;
+      const res = await rawRequest(gateway.url, 'POST', path);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(['NOT_FOUND', 'BAD_REQUEST']).toContain(JSON.parse(res.body).code);
+      // auth logs one line per request it serves: none arrived
+      expect(authLines.slice(seen).filter((l) => l.msg === 'request')).toEqual([]);
+    });
+
+    it('public port: a dot segment towards a partners internal route is refused before the proxy resolves it', async () => {
+      for (const path of [
+        '/api/partners-public/../internal/partners/integrations',
+        '/api/partners-public/%2E%2E/internal/partners/integrations',
+      ]) {
+        const res = await rawRequest(gateway.url, 'GET', path);
+        expect(res.status).toBe(400);
+        expect(JSON.parse(res.body).code).toBe('BAD_REQUEST');
+      }
+    });
+
+    it('the internal listener does not proxy to auth internal routes either (the orchestrator calls them directly)', async () => {
+      const seen = authLines.length;
+      const res = await rawRequest(internal, 'POST', '/api/auth/%69nternal/create-idp-user');
+      expect(res.status).toBe(404);
+      expect(authLines.slice(seen).filter((l) => l.msg === 'request')).toEqual([]);
+    });
   });
 
   describe('upstream failures', () => {

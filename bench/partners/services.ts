@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { SERVICES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+
+export interface PlatformPorts {
+  orchestrator: number;
+  orchestratorInternal: number;
+  auth: number;
+  partners: number;
+  ledger: number;
+  dispatcher: number;
+}
+
+export function portsFrom(base: number): PlatformPorts {
+  return {
+    orchestrator: base,
+    auth: base + 1,
+    partners: base + 2,
+    ledger: base + 3,
+    dispatcher: base + 4,
+    orchestratorInternal: base + 100,
+  };
+}
+
+const MAIN: Record<ServiceName, string> = {
+  orchestrator: 'orchestrator',
+  auth: 'auth',
+  partners: 'partners',
+  'ledger-wallets': 'ledger-wallets',
+  'webhook-dispatcher': 'webhook-dispatcher',
+};
+
+/**
+ * The five services as separate processes from the build (dist/), as `npm start` runs them, so the
+ * load generator's event loop is not theirs.
+ */
+export async function startService(
+  service: ServiceName,
+  port: number,
+  env: { adminUrl: string; redisUrl: string; redisPrefix: string; serviceKey: string; extra?: Record<string, string> },
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(__dirname, `../../apps/${MAIN[service]}/src/main.js`)], {
+    env: {
+      PATH: process.env.PATH,
+      ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}),
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: serviceDatabaseUrl(env.adminUrl, service),
+      DB_POOL_SIZE: process.env.BENCH_DB_POOL_SIZE ?? '10',
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.redisPrefix,
+      INTERNAL_SERVICE_KEY: env.serviceKey,
+      ...env.extra,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${service} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      if (res.status === 200) return child;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${service} did not start on ${port}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function stopService(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+  });
+}
+
+export { SERVICES };

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PaymentReconciler } from '../../apps/orchestrator/src/intents/payment-reconciler.service';
+import type { RunningApp } from '../support/boot';
+import { type Answer, MoneyPlatform, type TestUser, pay } from './money-platform';
+
+/**
+ * A ledger in front of which the network misbehaves: requests are forwarded to the real ledger,
+ * but the answer of the first `drop` moves to SUCCEEDED is thrown away after the ledger committed
+ * (the orchestrator sees a broken connection, as with a timeout).
+ */
+async function lossyLedger(target: string, drop: number): Promise<{ url: string; dropped: () => number; close(): Promise<void> }> {
+  let dropped = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const succeeding = req.method === 'POST' && req.url?.endsWith('/transition') && body.toString().includes('"toStatus":"SUCCEEDED"');
+      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
+        if (succeeding && dropped < drop) {
+          dropped++;
+          answer.resume();
+          answer.on('end', () => res.socket?.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.writeHead(502).end());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    dropped: () => dropped,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('money flow under concurrency, retries and crashes', () => {
+  const p = new MoneyPlatform();
+  let agent: TestUser;
+  let agent2: TestUser;
+  let alice: TestUser;
+  let bob: TestUser;
+
+  beforeAll(async () => {
+    await p.start();
+    agent = await p.register('AGENT');
+    agent2 = await p.register('AGENT');
+    alice = await p.register('CUSTOMER', { firstName: 'Alice' });
+    bob = await p.register('CUSTOMER', { firstName: 'Bob' });
+    await p.fund(alice.accounts.XAF, 200_000);
+    await p.fund(agent.accounts.XAF, 500_000);
+  });
+  afterAll(() => p.stop());
+
+  async function expectClean(): Promise<void> {
+    expect(await p.invariants()).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
+  }
+
+  async function transactionsOf(intentId: string): Promise<number> {
+    const { rows } = await p.sql.query(`SELECT count(*)::int AS n FROM ledger.transactions WHERE intent_id = $1`, [intentId]);
+    return rows[0].n;
+  }
+
+  async function readyTransfer(amount = 1_000): Promise<string> {
+    const created = await p.call('POST', '/api/v1/intents', {
+      token: alice.token,
+      body: { type: 'TRANSFER', amount, clientPhone: bob.phone, idempotencyKey: randomUUID() },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.intentId as string;
+    const pin = await p.call('POST', `/api/v1/intents/${id}/verify-pin`, { token: alice.token, body: { pin: alice.pin } });
+    expect(pin.status).toBe(200);
+    return id;
+  }
+
+  it("spec 2's two simultaneous withdrawals, each above half the balance: one 200, one 422 naming both amounts", async () => {
+    const customer = await p.register('CUSTOMER');
+    await p.fund(customer.accounts.XAF, 30_000);
+    const [qr1, qr2] = await Promise.all(
+      [1, 2].map(() => p.call('POST', '/api/v1/withdrawal-qr', { token: customer.token, body: {} }).then((r) => r.body.qrToken as string)),
+    );
+    const flows = await Promise.all([
+      pay(p, agent, { type: 'CASH_OUT', amount: 20_000, qrToken: qr1 }),
+      pay(p, agent2, { type: 'CASH_OUT', amount: 20_000, qrToken: qr2 }),
+    ]);
+    const last = (f: { created: Answer; pin?: Answer; confirmed?: Answer }) => f.confirmed ?? f.pin ?? f.created;
+    const outcomes = flows.map(last).sort((a, b) => a.status - b.status);
+    expect(outcomes.map((o) => o.status)).toEqual([200, 422]);
+    expect(outcomes[1].body.code).toBe('INSUFFICIENT_BALANCE');
+    // 20 000 + the 2 % fee (400) is required, 30 000 − 20 400 is what was left available.
+    expect(outcomes[1].body.message).toContain('available 9600');
+    expect(outcomes[1].body.message).toContain('required 20400');
+    expect(await p.balance(customer.accounts.XAF)).toEqual({ balance: 9_600, availableBalance: 9_600, frozenBalance: 0 });
+    await expectClean();
+  });
+
+  it('confirm sent 10 times at once: one transaction, ten identical answers', async () => {
+    const id = await readyTransfer(2_000);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    for (const a of answers) expect(a.body).toEqual(answers[0].body);
+    expect(answers[0].body).toMatchObject({ status: 'SUCCEEDED', amount: 2_000, fees: 50 });
+    expect(await transactionsOf(id)).toBe(1);
+    // The success is recorded once: two SMS, not twenty.
+    const { rows } = await p.sql.query(`SELECT count(*)::int AS n FROM orchestrator.sms_outbox WHERE dedupe_key LIKE $1`, [
+      `payment:${id}:%`,
+    ]);
+    expect(rows[0].n).toBe(2);
+    await expectClean();
+  });
+
+  it('killed between the ledger commit and its answer: the retried confirm answers SUCCEEDED with the same transaction', async () => {
+    const id = await readyTransfer(3_000);
+    const crashed = await p
+      .call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token, headers: { 'x-payments-fault': 'crash-after-ledger-commit' } })
+      .then(
+        () => 'answered',
+        () => 'no answer',
+      );
+    expect(crashed).toBe('no answer');
+    // The ledger did commit; the orchestrator recorded nothing and sent nothing.
+    const ledgerView = await p.ledgerCall('GET', `/v1/internal/intents/${id}`);
+    expect(ledgerView.body.status).toBe('SUCCEEDED');
+    const before = await p.sql.query(`SELECT status FROM orchestrator.payment_intents WHERE ledger_intent_id = $1`, [id]);
+    expect(before.rows[0].status).toBe('PIN_VERIFIED');
+
+    const retried = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({
+      status: 'SUCCEEDED',
+      transactionId: ledgerView.body.transactionId,
+      referenceId: ledgerView.body.referenceId,
+    });
+    expect(await transactionsOf(id)).toBe(1);
+    const sms = await p.sql.query(`SELECT to_phone FROM orchestrator.sms_outbox WHERE dedupe_key LIKE $1 ORDER BY dedupe_key`, [
+      `payment:${id}:%`,
+    ]);
+    expect(sms.rows.map((r) => r.to_phone)).toEqual([bob.phone, alice.phone]);
+    await expectClean();
+  });
+
+  it('a confirm cut after the ledger commit and never retried: the reconciler records it from the ledger (history, SMS)', async () => {
+    const id = await readyTransfer(2_500);
+    await p
+      .call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token, headers: { 'x-payments-fault': 'crash-after-ledger-commit' } })
+      .catch(() => undefined);
+    const ledgerView = await p.ledgerCall('GET', `/v1/internal/intents/${id}`);
+    expect(ledgerView.body.status).toBe('SUCCEEDED');
+    const history = async () =>
+      (await p.call('GET', '/api/v1/transactions', { token: alice.token })).body.items.map((i: { referenceId: string }) => i.referenceId);
+    expect(await history()).not.toContain(ledgerView.body.referenceId);
+
+    expect(await p.gateway.app.get(PaymentReconciler).runOnce(0)).toBe(1);
+    expect(await history()).toContain(ledgerView.body.referenceId);
+    const sms = await p.sql.query(`SELECT count(*)::int AS n FROM orchestrator.sms_outbox WHERE dedupe_key LIKE $1`, [`payment:${id}:%`]);
+    expect(sms.rows[0].n).toBe(2);
+    expect(await transactionsOf(id)).toBe(1);
+    // Nothing left to do; a late confirm from the client gets the same answer.
+    expect(await p.gateway.app.get(PaymentReconciler).runOnce(0)).toBe(0);
+    const late = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
+    expect(late.body).toMatchObject({ status: 'SUCCEEDED', transactionId: ledgerView.body.transactionId });
+  });
+
+  it('an answer lost on the way back from the ledger is retried under the same key: the client gets its one transaction', async () => {
+    const proxy = await lossyLedger(p.ledger.url, 1);
+    let via: RunningApp | undefined;
+    try {
+      via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '20' });
+      const id = await readyTransfer(4_000);
+      const confirmed = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token, via });
+      expect(proxy.dropped()).toBe(1);
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body.status).toBe('SUCCEEDED');
+      expect(await transactionsOf(id)).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+    await expectClean();
+  });
+
+  it('ledger down: 502 UPSTREAM_UNAVAILABLE, nothing half-done, and the same confirm succeeds once it is back', async () => {
+    const down = await p.bootGateway({ LEDGER_URL: 'http://127.0.0.1:9', LEDGER_RETRY_BASE_MS: '10' });
+    const createDown = await p.call('POST', '/api/v1/intents', {
+      token: alice.token,
+      via: down,
+      body: { type: 'TRANSFER', amount: 1_000, clientPhone: bob.phone, idempotencyKey: randomUUID() },
+    });
+    expect([createDown.status, createDown.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+
+    const id = await readyTransfer(5_000);
+    const before = await p.balance(alice.accounts.XAF);
+    const confirmDown = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token, via: down });
+    expect([confirmDown.status, confirmDown.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+    expect(await p.balance(alice.accounts.XAF)).toEqual(before);
+    expect(await transactionsOf(id)).toBe(0);
+
+    const confirmed = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
+    expect(confirmed.status).toBe(200);
+    expect(await transactionsOf(id)).toBe(1);
+    await expectClean();
+  });
+
+  it('confirm after the intent expired: 400 INTENT_EXPIRED, the hold stays until the sweeper releases it', async () => {
+    const id = await readyTransfer(1_500);
+    await p.sql.query(`UPDATE ledger.transaction_intents SET expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+    await p.sql.query(`UPDATE orchestrator.payment_intents SET expires_at = now() - interval '1 second' WHERE ledger_intent_id = $1`, [id]);
+    const res = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
+    expect([res.status, res.body.code]).toEqual([400, 'INTENT_EXPIRED']);
+    expect(await transactionsOf(id)).toBe(0);
+  });
+});

@@ -1,0 +1,152 @@
+import { authApp } from '../../apps/auth/src/auth.app';
+import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
+import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
+import { partnersApp } from '../../apps/partners/src/partners.app';
+import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
+import { type RunningApp, boot } from '../support/boot';
+import { type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
+
+/**
+ * A client generated from a service's OpenAPI document is only as good as the document: a body
+ * schema without fields or a route without its error answers leaves integrators guessing. This
+ * test reads every service's document (the full one, plus the gateway's public one) and lists each
+ * schema that is an object without `properties` (a free-form map must say so with
+ * `additionalProperties`) and each operation that documents no 4xx/5xx answer.
+ */
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: unknown;
+  items?: Schema;
+  $ref?: string;
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+};
+type Operation = {
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+};
+type Document = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
+
+const METHODS = new Set(['get', 'put', 'post', 'patch', 'delete', 'head', 'options']);
+
+/** Every object schema, walking nested properties, items and compositions; `where` names its place. */
+function emptyObjects(schema: Schema | undefined, where: string, out: string[]): void {
+  if (!schema || schema.$ref) return;
+  const composed = [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])];
+  const isObject = schema.type === 'object' || (schema.type === undefined && composed.length === 0 && !schema.items);
+  if (isObject && composed.length === 0 && Object.keys(schema.properties ?? {}).length === 0 && schema.additionalProperties === undefined) {
+    out.push(`${where}: object without properties`);
+  }
+  for (const [name, property] of Object.entries(schema.properties ?? {})) emptyObjects(property, `${where}.${name}`, out);
+  if (schema.items) emptyObjects(schema.items, `${where}[]`, out);
+  if (typeof schema.additionalProperties === 'object') emptyObjects(schema.additionalProperties as Schema, `${where}{}`, out);
+  composed.forEach((part, i) => emptyObjects(part, `${where}<${i}>`, out));
+}
+
+export function offenders(service: string, doc: Document): string[] {
+  const out: string[] = [];
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) emptyObjects(schema, `${service} schema ${name}`, out);
+  for (const [path, operations] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!METHODS.has(method)) continue;
+      const route = `${service} ${method.toUpperCase()} ${path}`;
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {}))
+        emptyObjects(media.schema, `${route} request ${type}`, out);
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        for (const [type, media] of Object.entries(response.content ?? {}))
+          emptyObjects(media.schema, `${route} response ${status} ${type}`, out);
+      }
+      if (!Object.keys(operation.responses ?? {}).some((status) => /^[45]\d\d$|^[45]XX$/i.test(status))) {
+        out.push(`${route}: no 4xx/5xx error response documented`);
+      }
+    }
+  }
+  return out;
+}
+
+describe('OpenAPI documents are complete', () => {
+  let db: TestDatabase;
+  const redis = createTestRedis();
+  const apps: Array<[string, RunningApp]> = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const defs = [
+      ['orchestrator', orchestratorApp],
+      ['auth', authApp],
+      ['partners', partnersApp],
+      ['ledger-wallets', ledgerWalletsApp],
+      ['webhook-dispatcher', webhookDispatcherApp],
+    ] as const;
+    for (const [name, def] of defs) {
+      apps.push([
+        name,
+        // The orchestrator listens so that its reference page is fetched through the public listener.
+        await boot(def as never, serviceEnv(name, db, redis, { LEDGER_OUTBOX_POLL_MS: '0', LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0' }), {
+          listen: name === 'orchestrator',
+        }),
+      ]);
+    }
+  });
+  afterAll(async () => {
+    for (const [, app] of apps) await app.close();
+    await db.drop();
+    await redis.flush();
+  });
+
+  it('recognises the gaps it guards against', () => {
+    const doc: Document = {
+      paths: {
+        '/x': { post: { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': {} } } },
+      },
+      components: {
+        schemas: { Empty: { type: 'object', properties: {} }, Map: { type: 'object', additionalProperties: { type: 'string' } } },
+      },
+    };
+    expect(offenders('svc', doc)).toEqual([
+      'svc schema Empty: object without properties',
+      'svc POST /x request application/json: object without properties',
+      'svc POST /x: no 4xx/5xx error response documented',
+    ]);
+  });
+
+  it('every schema has properties and every operation documents its errors', async () => {
+    const found: string[] = [];
+    let operations = 0;
+    for (const [name, running] of apps) {
+      const urls = name === 'orchestrator' ? ['/openapi.json', '/api/openapi.json'] : ['/openapi.json'];
+      for (const url of urls) {
+        const res = await running.app.inject({ method: 'GET', url });
+        expect(res.statusCode).toBe(200);
+        const doc = res.json() as Document;
+        operations += Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).filter((m) => METHODS.has(m)).length, 0);
+        found.push(...offenders(`${name}${url === '/openapi.json' ? '' : ' (public)'}`, doc));
+      }
+    }
+    expect(operations).toBeGreaterThan(50);
+    // Jest's diff prints one offender per line: service, schema or route, and what is missing.
+    expect([...new Set(found)]).toEqual([]);
+  }, 60_000);
+
+  it('the gateway renders the public reference at /api/docs from local assets only', async () => {
+    const base = apps.find(([name]) => name === 'orchestrator')![1].url;
+    const page = await fetch(`${base}/api/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThanOrEqual(4);
+    // No CDN: every asset is a path on this host, and each one is served.
+    for (const asset of assets) {
+      expect(asset).toMatch(/^\/api\/docs\//);
+      const res = await fetch(`${base}${asset}`);
+      expect([asset, res.status]).toEqual([asset, 200]);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+    const initializer = await (await fetch(`${base}/api/docs/swagger-initializer.js`)).text();
+    expect(initializer).toContain('"/api/openapi.json"');
+    expect((await fetch(`${base}/api/openapi.json`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { isUuidV4 } from '@mm/platform';
+import { TEST_SERVICE_KEY } from '../support/test-env';
+import { type PartnersPlatform as Platform } from './partners-platform';
+import { type Json, PartnersPlatform } from './partners-platform';
+import { E2E_ADMIN } from './partners-support';
+
+/**
+ * Spec 1 end to end, every hop real: an administrator creates an integration (key shown once), the
+ * partner asks a merchant to connect, the merchant accepts in the app (connection.activated reaches
+ * the partner), the partner creates an order, a customer pays its QR in the ledger, and order.paid
+ * reaches the partner's receiver, signature verified with libs/webhook-signature.
+ */
+interface Registered {
+  phone: string;
+  pin: string;
+  token: string;
+  merchantId?: string;
+  accounts: Record<string, string>;
+}
+
+/** A user registered through the orchestrator's real registration workflow, signed in. */
+async function register(p: Platform, kind: 'merchant' | 'customer', phone: string): Promise<Registered> {
+  const person = { phone, pin: '2580', firstName: 'Awa', lastName: 'Test', countryCode: 'CM' };
+  const res =
+    kind === 'merchant'
+      ? await p.call('POST', '/api/orchestrator/auth/register/merchant', {
+          body: { ...person, businessName: 'Boutique Awa', category: 'FOOD_AND_DRINK' },
+        })
+      : await p.call('POST', '/api/orchestrator/auth/register', { body: person });
+  if (res.status !== 201) throw new Error(`register ${kind} ${res.status} ${res.text}`);
+  return {
+    phone,
+    pin: person.pin,
+    token: await p.login(phone, person.pin),
+    merchantId: res.body.merchantId,
+    accounts: res.body.accounts ?? {},
+  };
+}
+
+/** Money into an account from outside the intent flow (the ledger's test funding). */
+async function fund(p: Platform, accountId: string, amount: number): Promise<void> {
+  const res = await fetch(`${p.ledger.url}/v1/accounts/${accountId}/balance/add`, {
+    method: 'PUT',
+    headers: { 'x-service-key': TEST_SERVICE_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount, reason: 'test funding', createdBy: 'test' }),
+  });
+  if (res.status !== 200) throw new Error(`fund ${res.status} ${await res.text()}`);
+}
+
+describe('partner API journey through the gateway', () => {
+  const p = new PartnersPlatform();
+  beforeAll(() => p.start(), 60_000);
+  afterAll(() => p.stop());
+
+  it('integration → connection → acceptance → order → ledger payment → verified order.paid', async () => {
+    // 1. The administrator creates the integration; the keys and webhook secrets are shown once.
+    const admin = await p.login(E2E_ADMIN.phone, E2E_ADMIN.pin);
+    const created = await p.call('POST', '/api/admin/partners/integrations', {
+      token: admin,
+      body: { name: 'Caisse Rapide', technicalContactEmail: 'tech@pos.example', webhookUrl: p.receiver.url },
+    });
+    expect(created.status).toBe(201);
+    const key: string = created.body.apiKeys.live.key;
+    p.receiver.secrets.push(created.body.webhookSecrets.live);
+    const keys = await p.call('GET', `/api/admin/partners/integrations/${created.body.integration.id}/keys`, { token: admin });
+    expect(keys.text).not.toContain(key);
+
+    // 2. A merchant registers (the real workflow: auth user, customer, wallet); the partner asks it to connect.
+    const merchant = await register(p, 'merchant', '+237690777001');
+    const request = await p.call('POST', '/api/partners-public/connections/request', {
+      key,
+      body: { merchantPhone: merchant.phone, scopes: ['orders.write', 'orders.read'], requestedReason: 'Payments at till 1' },
+    });
+    expect(request.status).toBe(200);
+    expect(request.body).toMatchObject({ status: 'pending', alreadyExisted: false });
+    for (const res of [request, created]) {
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get('server-timing')).toMatch(/^total;dur=/);
+    }
+
+    // 3. The merchant sees it in clear and accepts; the partner is told.
+    const merchantToken = merchant.token;
+    const pending = await p.call('GET', '/api/merchant/connections', { token: merchantToken });
+    if (pending.status !== 200) throw new Error(pending.text);
+    expect(pending.body.data).toEqual([
+      expect.objectContaining({
+        id: request.body.connectionId,
+        integrationName: 'Caisse Rapide',
+        scopes: ['orders.write', 'orders.read'],
+        status: 'pending',
+      }),
+    ]);
+    const accepted = await p.call('POST', `/api/merchant/connections/${request.body.connectionId}/accept`, { token: merchantToken });
+    expect(accepted.body.status).toBe('active');
+    const activated = await p.receiver.waitFor((w) => w.body.event === 'connection.activated');
+    expect(activated.body.data).toEqual({
+      connectionId: request.body.connectionId,
+      merchantId: merchant.merchantId,
+      scopes: ['orders.write', 'orders.read'],
+      activatedAt: accepted.body.activatedAt,
+    });
+
+    // 4. The partner creates an order (with an Idempotency-Key: a retry gets the same bytes).
+    const orderBody = { merchantId: merchant.merchantId, amount: 4500, externalReference: 'TILL1-000123', description: '3 sandwiches' };
+    const idem = { 'idempotency-key': randomUUID() };
+    const order = await p.call('POST', '/api/partners-public/orders', { key, body: orderBody, headers: idem });
+    expect(order.status).toBe(201);
+    expect((await p.call('POST', '/api/partners-public/orders', { key, body: orderBody, headers: idem })).text).toBe(order.text);
+    const o: Json = order.body;
+
+    // 5. A customer pays the QR through the public intent flow (the orchestrator resolves it at partners).
+    const resolved = await fetch(`${p.partners.url}/internal/partners/qr/${o.qrToken}`, {
+      headers: { 'x-service-key': TEST_SERVICE_KEY },
+    }).then((r) => r.json() as Promise<Json>);
+    expect(resolved).toMatchObject({
+      orderId: o.orderId,
+      payable: true,
+      destinationAccountId: merchant.accounts.XAF,
+      amount: 4500,
+      currencyCode: 'XAF',
+    });
+    const customer = await register(p, 'customer', '+237690777002');
+    await fund(p, customer.accounts.XAF, 50_000);
+    const intent = await p.call('POST', '/api/v1/intents', {
+      token: customer.token,
+      body: { type: 'TRANSFER', amount: 4500, qrToken: o.qrToken, idempotencyKey: randomUUID() },
+    });
+    expect(intent.status).toBe(201);
+    const pin = await p.call('POST', `/api/v1/intents/${intent.body.intentId}/verify-pin`, {
+      token: customer.token,
+      body: { pin: customer.pin },
+    });
+    expect(pin.status).toBe(200);
+    const confirmed = await p.call('POST', `/api/v1/intents/${intent.body.intentId}/confirm`, { token: customer.token });
+    expect(confirmed.status).toBe(200);
+    const tx = await p.sql.query(`SELECT id, reference_id FROM ledger.transactions WHERE intent_id = $1`, [intent.body.intentId]);
+    const paid = { transactionId: tx.rows[0].id as string, referenceId: tx.rows[0].reference_id as string };
+    const { rows } = await p.sql.query(`SELECT completed_at FROM ledger.transactions WHERE id = $1`, [paid.transactionId]);
+
+    // 6. order.paid at the partner's receiver: signature verified, every field checked.
+    const hook = await p.receiver.waitFor((w) => w.body.event === 'order.paid' && w.body.data.orderId === o.orderId);
+    expect(hook.verified).toBe(true);
+    expect(isUuidV4(hook.body.id)).toBe(true);
+    expect(hook.headers['svc-event-id']).toBe(hook.body.id);
+    expect(hook.headers['svc-event']).toBe('order.paid');
+    expect(hook.headers['svc-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(hook.body.data).toEqual({
+      orderId: o.orderId,
+      transactionId: paid.referenceId,
+      amount: 4500,
+      currencyCode: 'XAF',
+      paidAt: rows[0].completed_at.toISOString(),
+      externalReference: 'TILL1-000123',
+      description: '3 sandwiches',
+    });
+    expect(p.receiver.received.filter((w) => w.body.data?.orderId === o.orderId)).toHaveLength(1);
+
+    // 7. What the partner can read afterwards.
+    expect((await p.call('GET', `/api/partners-public/orders/${o.orderId}`, { key })).body).toMatchObject({
+      status: 'paid',
+      paidAt: hook.body.data.paidAt,
+    });
+    const events = await p.call('GET', '/api/partners-public/events', { key });
+    expect(events.body.data.map((e: Json) => e.event)).toEqual(['order.paid', 'connection.activated']);
+    expect(events.body.data[0]).toEqual(hook.body);
+  }, 60_000);
+});

@@ -1,0 +1,194 @@
+/**
+ * `npm run demo`: a walkthrough of the public money flow against a platform started by `npm start`
+ * (README "Walkthrough"). Everything goes through the gateway as a mobile app would, except the
+ * funding of the agent's float: money enters the platform only through a ledger correction that
+ * one operator submits and another approves (docs/ledger-corrections.md), an internal route that
+ * needs the run's service key.
+ *
+ * Needs, in the environment of both `npm start` and `npm run demo`:
+ *   INTERNAL_SERVICE_KEY   (at least 32 characters; `npm start` otherwise makes one up and keeps it)
+ *   BOOTSTRAP_ADMIN_PHONE, BOOTSTRAP_ADMIN_PIN   (the first administrator, created by auth at start)
+ * and MM_PORT_BASE if `npm start` used another base than 3000.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+
+const BASE = Number(process.env.MM_PORT_BASE ?? 3000);
+const GATEWAY = process.env.DEMO_GATEWAY_URL ?? `http://127.0.0.1:${BASE}`;
+const LEDGER = process.env.DEMO_LEDGER_URL ?? `http://127.0.0.1:${BASE + 3}`;
+const SERVICE_KEY = process.env.INTERNAL_SERVICE_KEY ?? '';
+const ADMIN = { phone: process.env.BOOTSTRAP_ADMIN_PHONE ?? '', pin: process.env.BOOTSTRAP_ADMIN_PIN ?? '' };
+const PIN = '2580';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a walkthrough reads answers field by field
+type Json = any;
+
+class DemoError extends Error {}
+
+function say(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+const money = (n: number) => `${String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} XAF`;
+
+async function http(
+  base: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  } catch {
+    throw new DemoError(`${base} does not answer: is the platform running (npm start)?`);
+  }
+  const text = await res.text();
+  const body: Json = text ? JSON.parse(text) : undefined;
+  return { status: res.status, body };
+}
+
+/** A call through the gateway that must succeed with `status`. */
+async function api(method: string, path: string, options: { token?: string; body?: unknown } = {}, status = 200): Promise<Json> {
+  const res = await http(GATEWAY, method, `/api${path}`, options);
+  if (res.status !== status) throw new DemoError(`${method} /api${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+async function ledger(method: string, path: string, token: string, body?: unknown): Promise<Json> {
+  const res = await http(LEDGER, method, path, { token, body, headers: { 'x-service-key': SERVICE_KEY } });
+  if (res.status >= 300) throw new DemoError(`ledger ${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const phone = () => `+2376${randomInt(10_000_000, 99_999_999)}`;
+
+interface Person {
+  name: string;
+  phone: string;
+  token: string;
+  userId: string;
+  account: string;
+  commission?: string;
+  agentCode?: string;
+}
+
+async function register(kind: 'customer' | 'agent', firstName: string): Promise<Person> {
+  const p = phone();
+  const path = kind === 'agent' ? '/orchestrator/auth/register/agent' : '/orchestrator/auth/register';
+  const reg = await api('POST', path, { body: { phone: p, pin: PIN, firstName, lastName: 'Demo', countryCode: 'CM' } }, 201);
+  const { token } = await api('POST', '/auth/login', { body: { phone: p, pin: PIN } });
+  say(`  ${firstName.padEnd(6)} ${kind.padEnd(8)} ${p}${reg.agentCode ? `  agent code ${reg.agentCode}` : ''}`);
+  return {
+    name: firstName,
+    phone: p,
+    token,
+    userId: reg.userId,
+    account: reg.accounts.XAF,
+    commission: reg.commissionAccounts?.XAF,
+    agentCode: reg.agentCode,
+  };
+}
+
+/** create → (send-otp → verify-otp) → verify-pin → confirm, printing each answer's gist. */
+async function payment(initiator: Person, body: Record<string, unknown>, otpFor?: Person): Promise<Json> {
+  const created = await api('POST', '/v1/intents', { token: initiator.token, body: { idempotencyKey: randomUUID(), ...body } }, 201);
+  say(`    created   ${created.intentId}: ${money(created.amount)} + fee ${money(created.fee)}, with ${created.counterparty.displayName}`);
+  const id = created.intentId;
+  if (created.requiresOtp) {
+    const sent = await api('POST', `/v1/intents/${id}/send-otp`, { token: initiator.token });
+    const sms = await api('GET', `/auth/dev/sms?phone=${encodeURIComponent(otpFor!.phone)}`);
+    const code = /\b(\d{6})\b/.exec(sms.messages[0]?.text ?? '')?.[1];
+    if (!code) throw new DemoError('no code in the development SMS box: is SMS_DRIVER=dev?');
+    say(`    otp sent  to ${sent.sentTo}; ${otpFor!.name} reads out ${code}`);
+    await api('POST', `/v1/intents/${id}/verify-otp`, { token: initiator.token, body: { otpCode: code } });
+  }
+  await api('POST', `/v1/intents/${id}/verify-pin`, { token: initiator.token, body: { pin: PIN } });
+  const done = await api('POST', `/v1/intents/${id}/confirm`, { token: initiator.token });
+  say(`    confirmed ${done.status}, reference ${done.referenceId}, fee charged ${money(done.fees)}`);
+  return done;
+}
+
+async function balances(people: Person[]): Promise<void> {
+  for (const person of people) {
+    const wallet = await api('GET', '/orchestrator/me/wallet', { token: person.token });
+    const accounts = wallet.balances as Array<{ currency: string; balance: number; accountType: string }>;
+    const xaf = accounts.filter((a) => a.currency === 'XAF').map((a) => `${a.accountType} ${money(a.balance)}`);
+    say(`  ${person.name.padEnd(6)} ${xaf.join(', ')}`);
+  }
+}
+
+async function main(): Promise<void> {
+  if (SERVICE_KEY.length < 32 || !ADMIN.phone || !ADMIN.pin) {
+    throw new DemoError(
+      'set INTERNAL_SERVICE_KEY (32+ characters), BOOTSTRAP_ADMIN_PHONE and BOOTSTRAP_ADMIN_PIN, the same as for npm start (README "Walkthrough")',
+    );
+  }
+  await api('GET', '/health');
+  say(`Platform at ${GATEWAY}\n`);
+
+  say('1. Staff: the bootstrap administrator creates a compliance officer (the checker of corrections).');
+  const admin = (await api('POST', '/auth/login', { body: ADMIN })).token as string;
+  const officerPhone = phone();
+  await api(
+    'POST',
+    '/orchestrator/admin/staff',
+    {
+      token: admin,
+      body: { phone: officerPhone, pin: PIN, firstName: 'Clara', lastName: 'Demo', countryCode: 'CM', role: 'COMPLIANCE' },
+    },
+    201,
+  );
+  const officer = (await api('POST', '/auth/login', { body: { phone: officerPhone, pin: PIN } })).token as string;
+
+  say('\n2. Registration: an agent and two customers (each gets a wallet with XAF and XOF accounts).');
+  const kofi = await register('agent', 'Kofi');
+  const awa = await register('customer', 'Awa');
+  const jean = await register('customer', 'Jean');
+
+  say("\n3. The agent's float is funded: the administrator submits a correction, the compliance officer approves it.");
+  const correction = await ledger('POST', '/v1/internal/corrections', admin, {
+    idempotencyKey: randomUUID(),
+    accountId: kofi.account,
+    direction: 'CREDIT',
+    amount: 500_000,
+    reason: 'Demo: initial agent float',
+  });
+  const approved = await ledger('POST', `/v1/internal/corrections/${correction.id}/approve`, officer, { reason: 'Demo float approved' });
+  say(`  correction ${approved.status}: ${money(500_000)} on Kofi's float`);
+
+  say('\n4. Cash-in: Awa hands Kofi 50 000 in cash; Kofi credits her wallet (his PIN).');
+  await payment(kofi, { type: 'CASH_IN', amount: 50_000, clientPhone: awa.phone });
+
+  say('\n5. Transfer: Awa sends Jean 10 000 (her PIN).');
+  const transfer = await payment(awa, { type: 'TRANSFER', amount: 10_000, clientPhone: jean.phone, description: 'Lunch' });
+
+  say('\n6. Cash-out with a fresh withdrawal QR: Jean shows a code, Kofi scans it, no OTP.');
+  const qr = await api('POST', '/v1/withdrawal-qr', { token: jean.token, body: { amount: 5_000 } }, 201);
+  say(`    Jean's code ${qr.qrToken.slice(0, 12)}… valid until ${qr.expiresAt}`);
+  await payment(kofi, { type: 'CASH_OUT', amount: 5_000, qrToken: qr.qrToken });
+
+  say('\n7. Cash-out with an OTP: Awa has no code at hand; the platform texts her one.');
+  await payment(kofi, { type: 'CASH_OUT', amount: 2_000, clientPhone: awa.phone }, awa);
+
+  say("\n8. Balances (each one's own wallet):");
+  await balances([kofi, awa, jean]);
+
+  say('\n9. History and receipt:');
+  const history = await api('GET', '/v1/transactions?limit=10', { token: awa.token });
+  for (const t of history.items as Json[]) {
+    say(`  ${t.referenceId}  ${t.operationType.padEnd(8)} ${t.direction.padEnd(6)} ${money(t.amount).padStart(11)}  fee ${money(t.fee)}`);
+  }
+  const receipt = await api('GET', `/v1/transactions/${transfer.referenceId}`, { token: jean.token });
+  say(
+    `  Jean's receipt ${receipt.referenceId}: ${money(receipt.amount)} from ${receipt.payer.displayName} (${receipt.payer.phone}), "${receipt.description}"`,
+  );
+  say('\nDone. The OpenAPI document of the public API: GET /api/openapi.json; the flow in detail: docs/mobile-api.md');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`demo: ${error instanceof DemoError ? error.message : ((error as Error).stack ?? String(error))}\n`);
+  process.exit(1);
+});
