@@ -80,15 +80,23 @@ describe('OpenAPI documents are complete', () => {
       ['ledger-wallets', ledgerWalletsApp],
       ['webhook-dispatcher', webhookDispatcherApp],
     ] as const;
-    for (const [name, def] of defs) {
-      apps.push([
-        name,
-        // The orchestrator listens so that its reference page is fetched through the public listener.
-        await boot(def as never, serviceEnv(name, db, redis, { LEDGER_OUTBOX_POLL_MS: '0', LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0' }), {
-          listen: name === 'orchestrator',
-        }),
-      ]);
+    // The orchestrator boots last, pointed at the listening auth and partners it proxies (its public
+    // document merges theirs), and listens so that the reference page is fetched over HTTP.
+    for (const [name, def] of defs.slice(1)) {
+      const env = serviceEnv(name, db, redis, { LEDGER_OUTBOX_POLL_MS: '0', LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+      apps.push([name, await boot(def as never, env, { listen: name === 'auth' || name === 'partners' })]);
     }
+    const url = (name: string) => apps.find(([n]) => n === name)![1].url;
+    apps.unshift([
+      'orchestrator',
+      await boot(
+        orchestratorApp as never,
+        serviceEnv('orchestrator', db, redis, { AUTH_URL: url('auth'), PARTNERS_URL: url('partners') }),
+        {
+          listen: true,
+        },
+      ),
+    ]);
   });
   afterAll(async () => {
     for (const [, app] of apps) await app.close();
@@ -129,6 +137,86 @@ describe('OpenAPI documents are complete', () => {
     // Jest's diff prints one offender per line: service, schema or route, and what is missing.
     expect([...new Set(found)]).toEqual([]);
   }, 60_000);
+
+  describe('the public document at /api/openapi.json', () => {
+    const UUID = '00000000-0000-4000-8000-000000000000';
+    type PublicOperation = Operation & { security?: Array<Record<string, unknown>>; deprecated?: boolean };
+    type PublicDocument = {
+      paths: Record<string, Record<string, PublicOperation>>;
+      components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown> };
+      info: Record<string, unknown>;
+    };
+    let doc: PublicDocument;
+    const operations = () =>
+      Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => METHODS.has(method))
+          .map(([method, operation]) => ({ path, method, operation })),
+      );
+
+    beforeAll(async () => {
+      const orchestrator = apps.find(([name]) => name === 'orchestrator')![1];
+      const res = await fetch(`${orchestrator.url}/api/openapi.json`);
+      expect(res.status).toBe(200);
+      doc = (await res.json()) as PublicDocument;
+    });
+
+    it('merges the routes the gateway proxies to auth and partners, and nothing internal', () => {
+      expect(doc.info['x-unavailable-services']).toBeUndefined();
+      const paths = Object.keys(doc.paths);
+      expect(paths.filter((p) => p.startsWith('/api/auth/')).length).toBeGreaterThan(3);
+      expect(paths.filter((p) => p.startsWith('/api/partners-public/')).length).toBeGreaterThan(3);
+      expect(paths).toEqual(expect.arrayContaining(['/api/v1/intents', '/api/partners-public/orders']));
+      expect(paths.filter((p) => !p.startsWith('/api/') || /\/internal(\/|$)/.test(p))).toEqual([]);
+      expect(doc.components?.securitySchemes?.serviceKey).toBeUndefined();
+      // Every $ref resolves inside the merged document.
+      const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+      expect(refs.filter((name) => !(name in (doc.components?.schemas ?? {})))).toEqual([]);
+    });
+
+    it('every security requirement names a declared scheme', () => {
+      const schemes = Object.keys(doc.components?.securitySchemes ?? {});
+      const unknown = operations().flatMap(({ path, method, operation }) =>
+        (operation.security ?? []).flatMap((req) =>
+          Object.keys(req)
+            .filter((s) => !schemes.includes(s))
+            .map((s) => `${method} ${path}: ${s}`),
+        ),
+      );
+      expect(unknown).toEqual([]);
+    });
+
+    it('a route that refuses an anonymous caller declares its scheme, and a route that answers Deprecation is flagged deprecated', async () => {
+      const orchestrator = apps.find(([name]) => name === 'orchestrator')![1];
+      const undeclared: string[] = [];
+      const unflagged: string[] = [];
+      let refused = 0;
+      for (const { path, method, operation } of operations()) {
+        const url = path.replace(/\{[^}]+\}/g, UUID);
+        const res = await fetch(`${orchestrator.url}${url}`, {
+          method: method.toUpperCase(),
+          headers: method === 'get' || method === 'delete' ? {} : { 'content-type': 'application/json' },
+          body: method === 'get' || method === 'delete' ? undefined : '{}',
+        });
+        await res.arrayBuffer();
+        // The upstreams are up: a 502/504 here would hide the answer this test reads.
+        expect([`${method} ${path}`, [502, 504].includes(res.status)]).toEqual([`${method} ${path}`, false]);
+        if (res.status === 401) {
+          refused++;
+          if (!operation.security?.length) undeclared.push(`${method.toUpperCase()} ${path}`);
+        }
+        if (res.headers.get('deprecation') && operation.deprecated !== true) unflagged.push(`${method.toUpperCase()} ${path}`);
+      }
+      expect(refused).toBeGreaterThan(10);
+      expect(undeclared).toEqual([]);
+      expect(unflagged).toEqual([]);
+    }, 60_000);
+
+    it('flags the moved registration paths as deprecated', () => {
+      expect(doc.paths['/api/auth/register']?.post?.deprecated).toBe(true);
+      expect(doc.paths['/api/orchestrator/auth/register']?.post?.deprecated).not.toBe(true);
+    });
+  });
 
   it('the gateway renders the public reference at /api/docs from local assets only', async () => {
     const base = apps.find(([name]) => name === 'orchestrator')![1].url;

@@ -1,6 +1,7 @@
 import type { AppDefinition } from '@mm/platform';
 import { registerApiReference } from './gateway/api-reference';
-import { registerGateway, registerServiceHealthRoutes } from './gateway/gateway';
+import { gatewayMounts, registerGateway, registerServiceHealthRoutes } from './gateway/gateway';
+import { mergedDocumentProvider } from './gateway/public-document';
 import { orchestratorPublicSurface } from './gateway/public-surface';
 import { OrchestratorConfig } from './orchestrator.config';
 import { OrchestratorModule } from './orchestrator.module';
@@ -15,7 +16,11 @@ export const orchestratorApp: AppDefinition<OrchestratorConfig> = {
     trustIncomingCorrelationId: false,
     // The Internet reaches only the public surface; /metrics, the full document and /api/internal/*
     // are served on the internal listener (INTERNAL_HOST/INTERNAL_PORT).
-    publicSurface: orchestratorPublicSurface(config.hzRoutesEnabled),
+    // `/api/openapi.json` is one document: the orchestrator's public routes and those it proxies.
+    publicSurface: {
+      ...orchestratorPublicSurface(config.hzRoutesEnabled),
+      extendDocument: mergedDocumentProvider(gatewayMounts(config), { timeoutMs: config.HEALTH_TIMEOUT_MS, ttlMs: 60_000 }),
+    },
     configure: async (_app, fastify) => {
       await registerGateway(fastify, config);
       registerApiReference(fastify);

@@ -139,7 +139,7 @@ function exposePublicSurface(
   const prefix = options.globalPrefix ? `/${options.globalPrefix.replace(/^\/+|\/+$/g, '')}` : '';
   fastify.get(`${prefix}/openapi.json`, async (_req, reply) => {
     document ??= publicDocument(fullDocument(), surface);
-    return reply.send(document);
+    return reply.send(surface.extendDocument ? await surface.extendDocument(document) : document);
   });
   const listener = new InternalListener(fastify, options.internalListener ?? { host: '127.0.0.1', port: 0 });
   setInternalListener(app, listener);

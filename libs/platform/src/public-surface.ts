@@ -13,6 +13,11 @@ import { normaliseRequestPath } from './path-normalisation';
 export interface PublicSurfaceOptions {
   /** may a request with this normalised path (lower-case, decoded) arriving from the Internet reach it */
   isPublic(path: string): boolean;
+  /**
+   * Completes the public document before it is served (the gateway adds the routes it proxies to
+   * other services); it receives the app's own public document and owns any caching.
+   */
+  extendDocument?(own: OpenAPIObject): Promise<OpenAPIObject>;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppException, sendError } from '@mm/errors';
 import { SERVICE_KEY_HEADER, normaliseRequestPath } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
+import type { GatewayMount } from './public-document';
 import { isInternalRoute } from './public-surface';
 
 /**
@@ -12,11 +13,20 @@ import { isInternalRoute } from './public-surface';
  *   /api/partners-public/* → partners  (/partners-public/*)
  * /api/config/* and everything else are the orchestrator's own Nest routes.
  */
-export async function registerGateway(fastify: FastifyInstance, config: OrchestratorConfig): Promise<void> {
-  const routes: Array<{ prefix: string; upstream: string; rewritePrefix: string; name: string }> = [
-    { name: 'auth', prefix: '/api/auth', upstream: config.AUTH_URL, rewritePrefix: '/auth' },
-    { name: 'partners', prefix: '/api/partners-public', upstream: config.PARTNERS_URL, rewritePrefix: '/partners-public' },
+export function gatewayMounts(config: OrchestratorConfig): GatewayMount[] {
+  return [
+    { name: 'auth', publicPrefix: '/api/auth', baseUrl: config.AUTH_URL, upstreamPrefix: '/auth' },
+    { name: 'partners', publicPrefix: '/api/partners-public', baseUrl: config.PARTNERS_URL, upstreamPrefix: '/partners-public' },
   ];
+}
+
+export async function registerGateway(fastify: FastifyInstance, config: OrchestratorConfig): Promise<void> {
+  const routes = gatewayMounts(config).map((mount) => ({
+    name: mount.name,
+    prefix: mount.publicPrefix,
+    upstream: mount.baseUrl,
+    rewritePrefix: mount.upstreamPrefix,
+  }));
   for (const route of routes) {
     await fastify.register(proxy, {
       upstream: route.upstream,
