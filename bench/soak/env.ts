@@ -1,0 +1,107 @@
+/**
+ * The soak's platform: which ports, and what each of the five services is started with. Every
+ * variable a service receives is decided here (beside what `startService` of bench/partners adds:
+ * NODE_ENV, the service's own database role, Redis, LOG_LEVEL), so a change in how services are
+ * configured — notably their credentials — is made in one place.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { ServiceName } from '@mm/contracts';
+import type { PlatformPorts } from '../partners/services';
+
+interface Credentials {
+  /** the credential variables of one service */
+  service(service: ServiceName): Record<string, string>;
+  /**
+   * the key the bench itself presents on the only internal route it calls (the ledger's test
+   * funding of the agents' floats, where the money enters the run)
+   */
+  benchCaller: string;
+}
+
+/** Today's scheme: one INTERNAL_SERVICE_KEY shared by every service, generated per run. */
+function sharedKey(): Credentials {
+  const key = randomBytes(32).toString('hex');
+  return { service: () => ({ INTERNAL_SERVICE_KEY: key }), benchCaller: key };
+}
+
+/**
+ * The one line to change when each service gets its own key and caller allow-list (issue 11, part 3):
+ * build `Credentials` from libs/platform's shared builder instead (each service's variables from
+ * its keys; the bench calling as the operators' caller). Nothing else in the soak sets a credential.
+ */
+const CREDENTIALS: Credentials = sharedKey();
+
+export const BENCH_CALLER_KEY = CREDENTIALS.benchCaller;
+
+/** A port nobody listens on right now (loopback); the machine is shared, so no fixed ports. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function choosePorts(): Promise<PlatformPorts> {
+  const ports: number[] = [];
+  while (ports.length < 6) {
+    const p = await freePort();
+    if (!ports.includes(p)) ports.push(p);
+  }
+  const [orchestrator, auth, partners, ledger, dispatcher, orchestratorInternal] = ports;
+  return { orchestrator, auth, partners, ledger, dispatcher, orchestratorInternal };
+}
+
+export const BOOTSTRAP_ADMIN = { phone: '+237699000019', pin: '4826' };
+
+const url = (port: number) => `http://127.0.0.1:${port}`;
+
+/**
+ * What each service gets beyond the common variables. Background work (ledger expiry sweep and
+ * outbox, partners' order sweeper, orchestrator's reconciler and SMS relay) runs at its defaults: a
+ * soak is meant to include it. Only the per-key partner rate limit is lifted, as in bench:partners,
+ * because one partner key stands for many partners here.
+ */
+export function serviceEnv(service: ServiceName, ports: PlatformPorts, run: { webhookKey: string }): Record<string, string> {
+  const own: Record<ServiceName, Record<string, string>> = {
+    auth: {
+      BOOTSTRAP_ADMIN_PHONE: BOOTSTRAP_ADMIN.phone,
+      BOOTSTRAP_ADMIN_PIN: BOOTSTRAP_ADMIN.pin,
+      TRUST_FORWARDED_FOR: 'true',
+      // Every simulated user signs in from the loopback address, and a few dozen people stand for
+      // a population: login limits per address and per phone are widened like the per-person
+      // throttles of fixtures.ts (names of issue 11's abuse limits; ignored by a build without them).
+      LOGIN_LIMIT_PER_IP: '1000000',
+      LOGIN_LIMIT_PER_PHONE: '1000000',
+    },
+    'ledger-wallets': {
+      AUTH_URL: url(ports.auth),
+      LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
+    },
+    'webhook-dispatcher': { WEBHOOK_SECRET_ENCRYPTION_KEY: run.webhookKey },
+    partners: {
+      ORCHESTRATOR_URL: url(ports.orchestratorInternal),
+      WEBHOOK_DISPATCHER_URL: url(ports.dispatcher),
+      PARTNERS_RATE_LIMIT_MAX: '1000000000',
+    },
+    orchestrator: {
+      INTERNAL_PORT: String(ports.orchestratorInternal),
+      AUTH_URL: url(ports.auth),
+      LEDGER_URL: url(ports.ledger),
+      PARTNERS_URL: url(ports.partners),
+      WEBHOOK_DISPATCHER_URL: url(ports.dispatcher),
+    },
+  };
+  return { ...own[service], ...CREDENTIALS.service(service) };
+}
+
+/** The order services start in: each one's upstreams first (partners reaches the orchestrator only on demand). */
+export const START_ORDER: Array<{ service: ServiceName; port: keyof PlatformPorts }> = [
+  { service: 'auth', port: 'auth' },
+  { service: 'webhook-dispatcher', port: 'dispatcher' },
+  { service: 'ledger-wallets', port: 'ledger' },
+  { service: 'partners', port: 'partners' },
+  { service: 'orchestrator', port: 'orchestrator' },
+];
