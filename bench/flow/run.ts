@@ -8,9 +8,25 @@
  *     each call.
  * Concurrency 8. Goal: one public transfer costs at most 3× the ledger's own transition (W1/F1).
  * Auth, ledger and orchestrator run as separate processes from the build (dist/), as `npm start` does.
+ *
+ * To say where a flow's time goes, the same run also measures the parts the flow cannot avoid:
+ *   - A1: auth's check-pin with an intent id (one scrypt and a signed consent proof), alone;
+ *   - F0: the flow's own ledger and auth calls made directly, without the orchestrator: ledger
+ *     create → auth check-pin → ledger PIN_VERIFIED (with the proof) → ledger SUCCEEDED (key, fee).
+ *     F1/F0 is what the orchestrator and its gateway add on top of what the flow must do anyway.
+ * and the CPU time each process (the three services, their PostgreSQL backends, this client)
+ * spends per operation of each workload, from /proc (Linux).
+ *
+ * FLOW_COUNT=1: each service also counts, per workload, its inbound and outbound HTTP calls, SQL
+ * statements and Redis round trips (bench/flow/trace-preload.ts) and the table per flow is printed.
+ * FLOW_PROFILE=1: as FLOW_COUNT, plus a V8 CPU profile of each service during each workload (the
+ * `.cpuprofile` files are kept under FLOW_TRACE_DIR, default a fresh temporary directory, and
+ * summarised: see bench/flow/profile-summary.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
@@ -19,6 +35,7 @@ import { type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs 
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { migrateAll, withDatabase } from '../../tools/db';
+import { formatSummary, readProfile, summariseProfile } from './profile-summary';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'mm_bench_flow';
@@ -30,6 +47,14 @@ const PORTS = { orchestrator: BASE_PORT, auth: BASE_PORT + 1, ledger: BASE_PORT 
 const ADMIN_USER = { phone: '+237699000009', pin: '4826' };
 const PIN = '2580';
 const AMOUNT = 100;
+const PROFILE = process.env.FLOW_PROFILE === '1';
+const TRACE_DIR = PROFILE || process.env.FLOW_COUNT === '1' ? traceDir(process.env.FLOW_TRACE_DIR) : undefined;
+
+function traceDir(given: string | undefined): string {
+  if (!given) return mkdtempSync(join(tmpdir(), 'mm-bench-flow-'));
+  mkdirSync(given, { recursive: true });
+  return given;
+}
 
 function log(message: string): void {
   process.stdout.write(`[bench:flow] ${message}\n`);
@@ -45,38 +70,48 @@ async function adminQuery(sql: string): Promise<void> {
   }
 }
 
-async function startService(
-  service: ServiceName,
-  main: string,
-  port: number,
-  adminUrl: string,
-  extra: Record<string, string>,
-): Promise<ChildProcess> {
-  // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it stops (where the time goes).
+/**
+ * The environment of each service the benchmark starts, in one place (the shared settings, then
+ * the service's own). Service credentials are still the single INTERNAL_SERVICE_KEY.
+ */
+function serviceEnv(service: ServiceName, port: number, adminUrl: string, own: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: serviceDatabaseUrl(adminUrl, service),
+    DB_POOL_SIZE: '12',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `mmbench-flow-${process.pid}`,
+    INTERNAL_SERVICE_KEY: SERVICE_KEY,
+    ...own,
+  };
+}
+
+interface Service {
+  name: ServiceName;
+  child: ChildProcess;
+}
+
+async function startService(service: ServiceName, main: string, port: number, env: NodeJS.ProcessEnv): Promise<Service> {
+  // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile of its whole life there when it stops.
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${main}.cpuprofile`]
     : [];
-  const child = spawn(process.execPath, [...profile, join(__dirname, `../../apps/${main}/src/main.js`)], {
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: serviceDatabaseUrl(adminUrl, service),
-      DB_POOL_SIZE: '12',
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      REDIS_PREFIX: `mmbench-flow-${process.pid}`,
-      INTERNAL_SERVICE_KEY: SERVICE_KEY,
-      ...extra,
-    },
+  // FLOW_COUNT / FLOW_PROFILE: counters and per-workload profiles (bench/flow/trace-preload.ts).
+  const trace = TRACE_DIR ? ['-r', join(__dirname, 'trace-preload.js')] : [];
+  const traceEnv = TRACE_DIR ? { FLOW_TRACE_DIR: TRACE_DIR, FLOW_TRACE_NAME: service, FLOW_TRACE_PROFILE: PROFILE ? '1' : '0' } : {};
+  const child = spawn(process.execPath, [...profile, ...trace, join(__dirname, `../../apps/${main}/src/main.js`)], {
+    env: { ...env, ...traceEnv },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${service} exited with ${child.exitCode}`);
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return child;
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return { name: service, child };
     } catch {
       /* not up yet */
     }
@@ -85,7 +120,145 @@ async function startService(
   }
 }
 
-function stop(child: ChildProcess | undefined): Promise<void> {
+/** Opens or closes the counting (and profiling) window of every service; `close` waits for their files. */
+async function traceWindow(services: Service[], cmd: 'open' | 'close', label: string): Promise<void> {
+  if (!TRACE_DIR) return;
+  const files = services.map((s) => join(TRACE_DIR, cmd === 'open' ? `${s.name}.opened` : `${s.name}.trace.json`));
+  for (const f of files) rmSync(f, { force: true });
+  for (const s of services) {
+    writeFileSync(join(TRACE_DIR, `${s.name}.cmd`), cmd);
+    s.child.kill('SIGUSR2');
+  }
+  const deadline = Date.now() + 60_000;
+  while (!files.every((f) => existsSync(f))) {
+    if (Date.now() > deadline) throw new Error(`trace window ${cmd} ${label}: a service did not answer`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  if (cmd === 'close') {
+    for (const s of services) {
+      for (const ext of ['trace.json', 'cpuprofile']) {
+        const from = join(TRACE_DIR, `${s.name}.${ext}`);
+        if (!existsSync(from)) continue;
+        writeFileSync(join(TRACE_DIR, `${label}.${s.name}.${ext}`), readFileSync(from));
+        rmSync(from);
+      }
+    }
+  }
+}
+
+interface Tally {
+  n: number;
+  ms: number;
+}
+interface Trace {
+  inbound: Record<string, Tally>;
+  outbound: Record<string, Tally>;
+  sql: Record<string, Tally>;
+  poolConnect: Tally;
+  redis: Record<string, number>;
+  redisRoundTrips: Tally;
+}
+
+/** Per-operation counts of one workload, per service: what FLOW_COUNT prints and stores. */
+function traceReport(services: Service[], label: string, ops: number): Record<string, unknown> | undefined {
+  if (!TRACE_DIR || ops === 0) return undefined;
+  const per = (n: number) => Math.round((n / ops) * 100) / 100;
+  const lines: string[] = [`\n${label}: per operation (${ops} operations)`];
+  const out: Record<string, unknown> = {};
+  for (const s of services) {
+    const file = join(TRACE_DIR, `${label}.${s.name}.trace.json`);
+    if (!existsSync(file)) continue;
+    const t = JSON.parse(readFileSync(file, 'utf8')) as Trace;
+    const sum = (m: Record<string, Tally>) => Object.values(m).reduce((a, v) => ({ n: a.n + v.n, ms: a.ms + v.ms }), { n: 0, ms: 0 });
+    const sql = sum(t.sql);
+    const inbound = sum(t.inbound);
+    const outbound = sum(t.outbound);
+    const redisCommands = Object.values(t.redis).reduce((a, v) => a + v, 0);
+    const row = {
+      inbound: per(inbound.n),
+      outbound: per(outbound.n),
+      sqlStatements: per(sql.n),
+      sqlWaitMs: per(sql.ms),
+      poolConnects: per(t.poolConnect.n),
+      poolWaitMs: per(t.poolConnect.ms),
+      redisRoundTrips: per(t.redisRoundTrips.n),
+      redisCommands: per(redisCommands),
+    };
+    out[s.name] = { ...row, detail: t };
+    lines.push(
+      `  ${s.name}: ${row.inbound} requests in, ${row.outbound} out, ${row.sqlStatements} SQL statements (${row.sqlWaitMs} ms waited), ` +
+        `${row.poolConnects} pool checkouts (${row.poolWaitMs} ms), ${row.redisRoundTrips} Redis round trips (${row.redisCommands} commands)`,
+    );
+    const rows = (m: Record<string, Tally>) =>
+      Object.entries(m)
+        .sort((a, b) => b[1].n - a[1].n)
+        .map(([k, v]) => `      ${String(per(v.n)).padStart(6)} × ${(v.ms / v.n).toFixed(2).padStart(7)} ms  ${k}`);
+    if (inbound.n) lines.push('    in:', ...rows(t.inbound));
+    if (outbound.n) lines.push('    out:', ...rows(t.outbound));
+    if (sql.n) lines.push('    SQL:', ...rows(t.sql));
+    if (redisCommands) lines.push(`    Redis: ${JSON.stringify(Object.fromEntries(Object.entries(t.redis).map(([k, v]) => [k, per(v)])))}`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  if (PROFILE) {
+    for (const s of services) {
+      const file = join(TRACE_DIR, `${label}.${s.name}.cpuprofile`);
+      if (!existsSync(file)) continue;
+      const summary = summariseProfile(readProfile(file), 20);
+      process.stdout.write(`\n${formatSummary(`${label} ${s.name}`, summary, ops)}\n`);
+      (out[s.name] as Record<string, unknown>).profile = { file, ...summary };
+    }
+  }
+  return out;
+}
+
+/** CPU time (ms) of a process so far, from /proc/<pid>/stat (Linux; undefined elsewhere). */
+function procCpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 100 Hz ticks
+  } catch {
+    return undefined;
+  }
+}
+
+type CpuSnapshot = { services: Record<string, number | undefined>; postgres: Map<number, number>; client: number };
+
+async function cpuSnapshot(services: Service[], admin: Client): Promise<CpuSnapshot> {
+  const backends = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+    DB,
+  ]);
+  const postgres = new Map<number, number>();
+  for (const { pid } of backends.rows) {
+    const ms = procCpuMs(pid);
+    if (ms !== undefined) postgres.set(pid, ms);
+  }
+  const own = process.cpuUsage();
+  return {
+    services: Object.fromEntries(services.map((s) => [s.name, procCpuMs(s.child.pid)])),
+    postgres,
+    client: (own.user + own.system) / 1000,
+  };
+}
+
+/** CPU milliseconds per operation by process between two snapshots (a backend born in between counts from zero). */
+function cpuPerOp(before: CpuSnapshot, after: CpuSnapshot, ops: number): Record<string, number> {
+  const r = (v: number) => Math.round((v / Math.max(1, ops)) * 100) / 100;
+  const out: Record<string, number> = {};
+  for (const [name, ms] of Object.entries(after.services)) {
+    if (ms !== undefined && before.services[name] !== undefined) out[name] = r(ms - before.services[name]);
+  }
+  let pg = 0;
+  for (const [pid, ms] of after.postgres) pg += ms - (before.postgres.get(pid) ?? 0);
+  out.postgres = r(pg);
+  out['bench client'] = r(after.client - before.client);
+  out.total = Math.round(Object.values(out).reduce((a, v) => a + v, 0) * 100) / 100;
+  return out;
+}
+
+function stop(service: Service | undefined): Promise<void> {
+  const child = service?.child;
   if (!child || child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
@@ -102,47 +275,62 @@ function ok(res: HttpResult, status: number, what: string): HttpResult {
 interface Customer {
   phone: string;
   token: string;
+  userId: string;
   account: string;
+}
+
+type Step = 'create' | 'pin' | 'confirm';
+
+/** The auth user id a token names (its `sub`); the benchmark only reads its own tokens. */
+function subjectOf(token: string): string {
+  return (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { sub: string }).sub;
+}
+
+function sortedPercentiles(values: number[]): { p50: number; p99: number; n: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length };
 }
 
 async function main(): Promise<void> {
   const started = Date.now();
   const rows: BenchRow[] = [];
+  const cpu: Record<string, Record<string, number>> = {};
+  const traces: Record<string, unknown> = {};
   await adminQuery(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   const adminUrl = withDatabase(ADMIN, DB);
   await migrateAll(adminUrl);
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
 
-  const children: ChildProcess[] = [];
+  const services: Service[] = [];
   try {
     const url = (port: number) => `http://127.0.0.1:${port}`;
-    children.push(
-      await startService('auth', 'auth', PORTS.auth, adminUrl, {
+    const env = {
+      auth: serviceEnv('auth', PORTS.auth, adminUrl, {
         BOOTSTRAP_ADMIN_PHONE: ADMIN_USER.phone,
         BOOTSTRAP_ADMIN_PIN: ADMIN_USER.pin,
         TRUST_FORWARDED_FOR: 'true',
       }),
-    );
-    children.push(
-      await startService('ledger-wallets', 'ledger-wallets', PORTS.ledger, adminUrl, {
+      ledger: serviceEnv('ledger-wallets', PORTS.ledger, adminUrl, {
         AUTH_URL: url(PORTS.auth),
         DB_POOL_SIZE: '20',
         LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
         LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
       }),
-    );
-    children.push(
-      await startService('orchestrator', 'orchestrator', PORTS.orchestrator, adminUrl, {
+      orchestrator: serviceEnv('orchestrator', PORTS.orchestrator, adminUrl, {
         AUTH_URL: url(PORTS.auth),
         LEDGER_URL: url(PORTS.ledger),
         PARTNERS_URL: 'http://127.0.0.1:9',
         WEBHOOK_DISPATCHER_URL: 'http://127.0.0.1:9',
         INTERNAL_PORT: String(PORTS.internal),
       }),
-    );
+    };
+    services.push(await startService('auth', 'auth', PORTS.auth, env.auth));
+    services.push(await startService('ledger-wallets', 'ledger-wallets', PORTS.ledger, env.ledger));
+    services.push(await startService('orchestrator', 'orchestrator', PORTS.orchestrator, env.orchestrator));
     const gateway = new BenchClient(url(PORTS.orchestrator), {}, 64);
     const ledger = new BenchClient(url(PORTS.ledger), { 'x-service-key': SERVICE_KEY }, 64);
+    const authDirect = new BenchClient(url(PORTS.auth), { 'x-service-key': SERVICE_KEY }, 64);
 
     // ---- Setup (not measured): velocity room for a benchmark, customers registered and funded.
     const adminToken = ok(await gateway.call('POST', '/api/auth/login', ADMIN_USER), 200, 'admin login').body.token as string;
@@ -184,13 +372,52 @@ async function main(): Promise<void> {
         200,
         'fund',
       );
-      customers.push({ phone, token, account });
+      customers.push({ phone, token, userId: subjectOf(token), account });
     }
+    const feeAccount = (await admin.query(`SELECT id FROM ledger.accounts WHERE account_type = 'fee_collection' AND currency = 'XAF'`))
+      .rows[0].id as string;
+
+    /** One measured workload: closed loop at concurrency 8, CPU per operation by process, counters when asked. */
+    const measure = async (label: string, op: (worker: number) => Promise<string | void>) => {
+      await traceWindow(services, 'open', label);
+      const before = await cpuSnapshot(services, admin);
+      const r = await closedLoop(CONCURRENCY, SECONDS, op);
+      const after = await cpuSnapshot(services, admin);
+      await traceWindow(services, 'close', label);
+      const ops = r.ok + r.errors;
+      cpu[label] = cpuPerOp(before, after, ops);
+      const t = traceReport(services, label, ops);
+      if (t) traces[label] = t;
+      log(`${label}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
+      return r;
+    };
+    const row = (workload: string, r: Awaited<ReturnType<typeof measure>>, extra: Partial<BenchRow> = {}): BenchRow => ({
+      workload,
+      concurrency: CONCURRENCY,
+      committedPerSec: r.perSec,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      errors: r.errors,
+      errorCodes: r.errorCodes,
+      ...extra,
+    });
+    const callRows = (steps: Record<string, number[]>, names: Record<string, string>) => {
+      for (const [step, values] of Object.entries(steps)) {
+        const p = sortedPercentiles(values);
+        rows.push({
+          workload: `  ${names[step] ?? step}`,
+          concurrency: CONCURRENCY,
+          committedPerSec: 0,
+          p50Ms: p.p50,
+          p99Ms: p.p99,
+          errors: 0,
+          note: `${p.n} calls`,
+        });
+      }
+    };
 
     // ---- W1 / W1k at the ledger, on SQL fixtures (as bench:ledger does).
     const accounts = await createFundedAccounts(admin, 2_000, 'USER', 'bench-flow-');
-    const feeAccount = (await admin.query(`SELECT id FROM ledger.accounts WHERE account_type = 'fee_collection' AND currency = 'XAF'`))
-      .rows[0].id;
     await admin.query('VACUUM ANALYZE');
     const confirm = (i: PoolIntent, fee: boolean) => ({
       toStatus: 'SUCCEEDED',
@@ -204,14 +431,14 @@ async function main(): Promise<void> {
         metadata: { typeCode: 'P2P' },
       },
     });
-    for (const [name, withKey] of [
-      ['W1 ledger transition→SUCCEEDED (no key, no fee)', false],
-      ['W1k ledger transition as confirm sends it (key, fee)', true],
+    for (const [label, name, withKey] of [
+      ['W1', 'W1 ledger transition→SUCCEEDED (no key, no fee)', false],
+      ['W1k', 'W1k ledger transition as confirm sends it (key, fee)', true],
     ] as const) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, 20_000));
       await admin.query('CHECKPOINT');
       let next = 0;
-      const r = await closedLoop(CONCURRENCY, SECONDS, async () => {
+      const r = await measure(label, async () => {
         const intent = pool[next++];
         if (!intent) return 'POOL_EXHAUSTED';
         const res = await ledger.call(
@@ -222,32 +449,106 @@ async function main(): Promise<void> {
         );
         return res.status === 200 ? undefined : String(res.body.code ?? res.status);
       });
-      log(`${name}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
-      rows.push({
-        workload: name,
-        concurrency: CONCURRENCY,
-        committedPerSec: r.perSec,
-        p50Ms: r.p50Ms,
-        p99Ms: r.p99Ms,
-        errors: r.errors,
-        errorCodes: r.errorCodes,
-      });
+      rows.push(row(name, r));
     }
     const w1 = rows[0].committedPerSec;
 
-    // ---- F1: the public flow. Worker w pays from customer w to customer w + 8, with its own token.
-    const latencies: Record<'create' | 'pin' | 'confirm', number[]> = { create: [], pin: [], confirm: [] };
-    const timed = async (step: keyof typeof latencies, call: () => Promise<HttpResult>) => {
+    // ---- A1: auth's check-pin alone, as the orchestrator calls it (the user's token, an intent id: a proof is signed).
+    const a1 = await measure('A1', async (worker) => {
+      const payer = customers[worker];
+      const res = await authDirect.call(
+        'POST',
+        '/auth/check-pin',
+        { pin: PIN, intentId: randomUUID() },
+        { authorization: `Bearer ${payer.token}` },
+      );
+      return res.status === 200 ? undefined : String(res.body.code ?? res.status);
+    });
+    rows.push(row('A1 auth check-pin with a consent proof (one scrypt)', a1));
+
+    // ---- F0: the calls a flow cannot avoid, made directly (no orchestrator): the floor under F1.
+    const floorSteps: Record<string, number[]> = { create: [], pin: [], transition: [], confirm: [] };
+    const stepTimed = async <T>(steps: Record<string, number[]>, step: string, call: () => Promise<T>): Promise<T> => {
       const t0 = performance.now();
       const res = await call();
-      latencies[step].push(performance.now() - t0);
+      steps[step].push(performance.now() - t0);
       return res;
     };
+    const FEE = 5;
+    const f0 = await measure('F0', async (worker) => {
+      const payer = customers[worker];
+      const payee = customers[worker + CONCURRENCY];
+      const actor = { id: payer.userId };
+      const created = await stepTimed(floorSteps, 'create', () =>
+        ledger.call('POST', '/v1/internal/intents', {
+          idempotencyKey: randomUUID(),
+          type: 'TRANSFER',
+          sourceAccountId: payer.account,
+          destinationAccountId: payee.account,
+          amount: AMOUNT,
+          currency: 'XAF',
+          fee: FEE,
+          requiresOtp: false,
+          actor,
+          metadata: { operationType: 'TRANSFER' },
+        }),
+      );
+      if (created.status !== 201 && created.status !== 200) return `create:${String(created.body.code ?? created.status)}`;
+      const id = created.body.intentId as string;
+      const pin = await stepTimed(floorSteps, 'pin', () =>
+        authDirect.call('POST', '/auth/check-pin', { pin: PIN, intentId: id }, { authorization: `Bearer ${payer.token}` }),
+      );
+      if (pin.status !== 200) return `pin:${String(pin.body.code ?? pin.status)}`;
+      const moved = await stepTimed(floorSteps, 'transition', () =>
+        ledger.call('POST', `/v1/internal/intents/${id}/transition`, {
+          toStatus: 'PIN_VERIFIED',
+          actor,
+          consentProof: pin.body.consentProof,
+        }),
+      );
+      if (moved.status !== 200) return `transition:${String(moved.body.code ?? moved.status)}`;
+      const done = await stepTimed(floorSteps, 'confirm', () =>
+        ledger.call(
+          'POST',
+          `/v1/internal/intents/${id}/transition`,
+          {
+            toStatus: 'SUCCEEDED',
+            actor,
+            executionContext: {
+              sourceAccountId: payer.account,
+              destinationAccountId: payee.account,
+              amount: AMOUNT,
+              currency: 'XAF',
+              fee: { amount: FEE, accountId: feeAccount },
+              createdBy: payer.userId,
+              metadata: { typeCode: 'P2P' },
+            },
+          },
+          { 'x-idempotency-key': `confirm:${id}` },
+        ),
+      );
+      return done.status === 200 ? undefined : `confirm:${String(done.body.code ?? done.status)}`;
+    });
+    rows.push(
+      row('F0 the same calls without the orchestrator', f0, {
+        ratios: { W1: f0.perSec / (w1 || 1) },
+        note: `costs ${(w1 / (f0.perSec || 1)).toFixed(2)}× W1`,
+      }),
+    );
+    callRows(floorSteps, {
+      create: 'F0 call: ledger create',
+      pin: 'F0 call: auth check-pin',
+      transition: 'F0 call: ledger →PIN_VERIFIED',
+      confirm: 'F0 call: ledger →SUCCEEDED',
+    });
+
+    // ---- F1: the public flow. Worker w pays from customer w to customer w + 8, with its own token.
+    const latencies: Record<Step, number[]> = { create: [], pin: [], confirm: [] };
     const flow = async (worker: number): Promise<string | void> => {
       const payer = customers[worker];
       const payee = customers[worker + CONCURRENCY];
       const h = { authorization: `Bearer ${payer.token}` };
-      const created = await timed('create', () =>
+      const created = await stepTimed(latencies, 'create', () =>
         gateway.call(
           'POST',
           '/api/v1/intents',
@@ -257,58 +558,60 @@ async function main(): Promise<void> {
       );
       if (created.status !== 201) return `create:${String(created.body.code ?? created.status)}`;
       const id = created.body.intentId as string;
-      const pin = await timed('pin', () => gateway.call('POST', `/api/v1/intents/${id}/verify-pin`, { pin: PIN }, h));
+      const pin = await stepTimed(latencies, 'pin', () => gateway.call('POST', `/api/v1/intents/${id}/verify-pin`, { pin: PIN }, h));
       if (pin.status !== 200) return `pin:${String(pin.body.code ?? pin.status)}`;
-      const done = await timed('confirm', () => gateway.call('POST', `/api/v1/intents/${id}/confirm`, undefined, h));
+      const done = await stepTimed(latencies, 'confirm', () => gateway.call('POST', `/api/v1/intents/${id}/confirm`, undefined, h));
       return done.status === 200 ? undefined : `confirm:${String(done.body.code ?? done.status)}`;
     };
     for (let w = 0; w < CONCURRENCY; w++) await flow(w); // warm-up: one flow per worker
-    for (const k of Object.keys(latencies) as Array<keyof typeof latencies>) latencies[k] = [];
-    const f = await closedLoop(CONCURRENCY, SECONDS, (worker) => flow(worker));
-    log(`F1 public flow: ${f.perSec} transfers/s p50 ${f.p50Ms} p99 ${f.p99Ms} errors ${JSON.stringify(f.errorCodes)}`);
+    for (const k of Object.keys(latencies) as Step[]) latencies[k] = [];
+    const f = await measure('F1', (worker) => flow(worker));
     const ratio = f.perSec > 0 ? w1 / f.perSec : Infinity;
-    rows.push({
-      workload: 'F1 public flow create→verify-pin→confirm',
-      concurrency: CONCURRENCY,
-      committedPerSec: f.perSec,
-      ratios: { W1: f.perSec / (w1 || 1) },
-      p50Ms: f.p50Ms,
-      p99Ms: f.p99Ms,
-      errors: f.errors,
-      errorCodes: f.errorCodes,
-      note: `costs ${ratio.toFixed(2)}× W1 (goal ≤ 3×)`,
-    });
-    for (const step of ['create', 'pin', 'confirm'] as const) {
-      const sorted = [...latencies[step]].sort((a, b) => a - b);
-      rows.push({
-        workload: `  F1 call: ${step === 'pin' ? 'verify-pin' : step}`,
-        concurrency: CONCURRENCY,
-        committedPerSec: 0,
-        p50Ms: percentile(sorted, 50),
-        p99Ms: percentile(sorted, 99),
-        errors: 0,
-        note: `${sorted.length} calls`,
-      });
-    }
+    // The flow's unavoidable parts priced at their own rates in this run: one W1 and one check-pin.
+    const w1PlusPin = 1 / (1 / (w1 || 1) + 1 / (a1.perSec || 1));
+    rows.push(
+      row('F1 public flow create→verify-pin→confirm', f, {
+        ratios: { W1: f.perSec / (w1 || 1), F0: f.perSec / (f0.perSec || 1) },
+        note: `costs ${ratio.toFixed(2)}× W1 (goal ≤ 3×), ${(w1PlusPin / (f.perSec || 1)).toFixed(2)}× (W1 + A1), ${(f0.perSec / (f.perSec || 1)).toFixed(2)}× F0`,
+      }),
+    );
+    callRows(latencies, { create: 'F1 call: create', pin: 'F1 call: verify-pin', confirm: 'F1 call: confirm' });
 
     const inv = await checkInvariants(admin);
     const clean = inv.ledgerGaps === 0 && inv.splitGaps === 0 && inv.intentMismatches === 0 && inv.unbalancedTransactions === 0;
     log(`ledger invariants after the run: ${JSON.stringify(inv)}${clean ? '' : ' — BROKEN'}`);
     printTable('Public flow benchmark (transfers/s at concurrency 8; W1 = the ledger transition alone, same run)', rows);
+    printCpu(cpu);
     const file = writeResults('flow', rows, {
       seconds: SECONDS,
       invariants: inv,
       ratioToW1: ratio,
+      ratioToW1PlusCheckPin: w1PlusPin / (f.perSec || 1),
+      ratioToF0: f0.perSec / (f.perSec || 1),
+      cpuMsPerOperation: cpu,
+      ...(TRACE_DIR ? { traceDir: TRACE_DIR, traces } : {}),
       elapsedSec: (Date.now() - started) / 1000,
     });
-    log(`results: ${file}`);
+    log(`results: ${file}${TRACE_DIR ? `; counters and profiles: ${TRACE_DIR}` : ''}`);
     log(`goal (public flow ≤ 3× the ledger transition): ${ratio <= 3 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}×)`);
     if (!clean) process.exitCode = 1;
   } finally {
-    for (const child of children.reverse()) await stop(child);
+    for (const service of services.reverse()) await stop(service);
     await admin.end();
     await adminQuery(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   }
+}
+
+/** CPU milliseconds per operation by process, one line per workload. */
+function printCpu(cpu: Record<string, Record<string, number>>): void {
+  const columns = [...new Set(Object.values(cpu).flatMap((c) => Object.keys(c)))];
+  const lines = [
+    '\nCPU ms per operation by process (2 cores: ~2000 CPU ms per second of wall time)',
+    `| workload | ${columns.join(' | ')} |`,
+    `|---|${columns.map(() => '---').join('|')}|`,
+    ...Object.entries(cpu).map(([w, c]) => `| ${w} | ${columns.map((k) => (c[k] ?? 0).toFixed(2)).join(' | ')} |`),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 main().catch((error: unknown) => {
