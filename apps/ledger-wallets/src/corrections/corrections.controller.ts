@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
@@ -7,6 +7,7 @@ import { CorrectionApproval } from './correction-approval.service';
 import type { CorrectionView } from './correction-view';
 import { CorrectionsService } from './corrections.service';
 import { CorrectionsSettings } from './corrections.settings';
+import { CorrectionDetailViewDto, CorrectionViewDto } from './dto/correction.views';
 import { ApproveCorrectionDto, RejectCorrectionDto } from './dto/decide-correction.dto';
 import { ListCorrectionsQuery } from './dto/list-corrections.dto';
 import { SubmitCorrectionDto } from './dto/submit-correction.dto';
@@ -43,8 +44,12 @@ export class CorrectionsController {
 
   @Post()
   @ApiOperation({ summary: 'Maker: submit a correction (nothing moves until another operator approves it)' })
-  @ApiResponse({ status: 201, description: 'the correction, PENDING_APPROVAL' })
-  @ApiResponse({ status: 200, description: 'the same idempotency key and body again: the stored correction (Idempotent-Replayed)' })
+  @ApiResponse({ status: 201, description: 'the correction, PENDING_APPROVAL', type: CorrectionViewDto })
+  @ApiResponse({
+    status: 200,
+    description: 'the same idempotency key and body again: the stored correction, in its current state (Idempotent-Replayed: true)',
+    type: CorrectionViewDto,
+  })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR, ACCOUNT_NOT_ALLOWED', ...ERROR })
   @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND', ...ERROR })
   @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_CONFLICT', ...ERROR })
@@ -62,6 +67,7 @@ export class CorrectionsController {
 
   @Get()
   @ApiOperation({ summary: 'Corrections, newest first (e.g. ?status=PENDING_APPROVAL for the checkers)' })
+  @ApiOkResponse({ type: [CorrectionViewDto], description: 'at most `limit` corrections, without their journal; no cursor' })
   async list(@Query() query: ListCorrectionsQuery, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView[]> {
     await this.reader(authorization);
     return this.corrections.list(query);
@@ -69,6 +75,7 @@ export class CorrectionsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One correction with its journal: who did what, when and why' })
+  @ApiOkResponse({ type: CorrectionDetailViewDto })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   async get(@Param('id', UuidParamPipe) id: string, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView> {
     await this.reader(authorization);
@@ -78,7 +85,7 @@ export class CorrectionsController {
   @Post(':id/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Checker: approve and execute (signed adjustment against suspense, compliance alert)' })
-  @ApiResponse({ status: 200, description: 'the correction, EXECUTED, with its transaction' })
+  @ApiResponse({ status: 200, description: 'the correction, EXECUTED, with its transaction and journal', type: CorrectionDetailViewDto })
   @ApiResponse({ status: 403, description: 'CORRECTION_SAME_USER, CORRECTION_COMPLIANCE_REQUIRED, OPERATOR_ROLE_REQUIRED', ...ERROR })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED, CONCURRENCY_CONFLICT', ...ERROR })
@@ -94,7 +101,7 @@ export class CorrectionsController {
   @Post(':id/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Checker: reject (nothing moves)' })
-  @ApiResponse({ status: 200, description: 'the correction, REJECTED' })
+  @ApiResponse({ status: 200, description: 'the correction, REJECTED, with its journal', type: CorrectionDetailViewDto })
   @ApiResponse({ status: 403, description: 'CORRECTION_SAME_USER, OPERATOR_ROLE_REQUIRED', ...ERROR })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED', ...ERROR })
