@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { TEST_SERVICE_KEY, createTestRedis } from '../support/test-env';
+import { callerKey, createTestRedis } from '../support/test-env';
 
 const FIXTURE = join(__dirname, '../../dist/test/fixtures/slow-app.js');
 
@@ -42,7 +42,7 @@ describe('graceful shutdown on SIGTERM (a built app in its own process)', () => 
         ...process.env,
         PORT: String(port),
         HOST: '127.0.0.1',
-        INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY,
+        INTERNAL_SERVICE_KEY: callerKey('orchestrator'),
         REDIS_PREFIX: redis.prefix,
         LOG_LEVEL: 'info',
         LOG_PRETTY: 'false',

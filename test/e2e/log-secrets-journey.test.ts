@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TEST_SERVICE_KEY } from '../support/test-env';
+import { TEST_SERVICE_KEYS, callerKey } from '../support/test-env';
 import { type Json, PartnersPlatform } from './partners-platform';
 import { E2E_ADMIN } from './partners-support';
 
@@ -143,7 +143,7 @@ describe('no secret in the logs of a full journey', () => {
   async function fund(accountId: string, amount: number): Promise<void> {
     const res = await fetch(`${p.ledger.url}/v1/accounts/${accountId}/balance/add`, {
       method: 'PUT',
-      headers: { 'x-service-key': TEST_SERVICE_KEY, 'content-type': 'application/json' },
+      headers: { 'x-service-key': callerKey('ops'), 'content-type': 'application/json' },
       body: JSON.stringify({ amount, reason: 'test funding', createdBy: 'test' }),
     });
     if (res.status !== 200) throw new Error(`fund ${res.status} ${await res.text()}`);
@@ -158,7 +158,7 @@ describe('no secret in the logs of a full journey', () => {
   it('captures every service and finds no PIN, OTP, token, proof, key or secret in any line', async () => {
     const pins = { customer: '7394', merchant: '6142', agent: '5817', wrong: '9036' };
     for (const pin of [...Object.values(pins), E2E_ADMIN.pin]) secrets.add(pin);
-    secrets.add(TEST_SERVICE_KEY);
+    for (const key of Object.values(TEST_SERVICE_KEYS)) secrets.add(key);
     for (const app of [p.auth, p.ledger, p.partners, p.dispatcher, p.gateway]) {
       for (const [name, value] of Object.entries(app.config as unknown as Record<string, unknown>)) {
         if (/KEY|SECRET|PASSWORD/.test(name) && typeof value === 'string' && value.length >= 16) secrets.add(value);

@@ -7,7 +7,7 @@ import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
 import { partnersApp } from '../../apps/partners/src/partners.app';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
 import { type RunningApp, boot } from '../support/boot';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
+import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
 import { DeferredForwarder, orchestratorInternalUrl } from './partners-support';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
@@ -182,11 +182,14 @@ export class MoneyPlatform {
     return { status: res.status, headers: res.headers, body };
   }
 
-  /** A ledger internal call (service key): funding, balances. */
+  /** A ledger internal call with the key of a caller its table allows (ops: funding; orchestrator: balances). */
   async ledgerCall(method: string, path: string, body?: unknown): Promise<Answer> {
     const res = await fetch(`${this.ledger.url}${path}`, {
       method,
-      headers: { 'x-service-key': TEST_SERVICE_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        'x-service-key': allowedCallerKey('ledger-wallets', method, path),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { TEST_SERVICE_KEY } from '../support/test-env';
+import { callerKey } from '../support/test-env';
 import { generateApiKey } from '../../apps/partners/src/keys/api-key';
 import { mannWhitneyZ, median } from '../../apps/partners/test/support/stats';
 import { type Answer, type Json, PartnersPlatform } from './partners-platform';
@@ -164,7 +164,7 @@ describe('spec 1 error table through the gateway', () => {
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const url = new URL(p.gateway.url);
         const req = http.request(
-          { host: url.hostname, port: url.port, path, method: 'GET', headers: { 'x-service-key': TEST_SERVICE_KEY } },
+          { host: url.hostname, port: url.port, path, method: 'GET', headers: { 'x-service-key': callerKey('orchestrator') } },
           (res) => {
             let body = '';
             res.on('data', (c: Buffer) => (body += c.toString()));

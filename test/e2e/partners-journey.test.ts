@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isUuidV4 } from '@mm/platform';
-import { TEST_SERVICE_KEY } from '../support/test-env';
+import { callerKey } from '../support/test-env';
 import { type PartnersPlatform as Platform } from './partners-platform';
 import { type Json, PartnersPlatform } from './partners-platform';
 import { E2E_ADMIN } from './partners-support';
@@ -42,7 +42,7 @@ async function register(p: Platform, kind: 'merchant' | 'customer', phone: strin
 async function fund(p: Platform, accountId: string, amount: number): Promise<void> {
   const res = await fetch(`${p.ledger.url}/v1/accounts/${accountId}/balance/add`, {
     method: 'PUT',
-    headers: { 'x-service-key': TEST_SERVICE_KEY, 'content-type': 'application/json' },
+    headers: { 'x-service-key': callerKey('ops'), 'content-type': 'application/json' },
     body: JSON.stringify({ amount, reason: 'test funding', createdBy: 'test' }),
   });
   if (res.status !== 200) throw new Error(`fund ${res.status} ${await res.text()}`);
@@ -112,7 +112,7 @@ describe('partner API journey through the gateway', () => {
 
     // 5. A customer pays the QR through the public intent flow (the orchestrator resolves it at partners).
     const resolved = await fetch(`${p.partners.url}/internal/partners/qr/${o.qrToken}`, {
-      headers: { 'x-service-key': TEST_SERVICE_KEY },
+      headers: { 'x-service-key': callerKey('orchestrator') },
     }).then((r) => r.json() as Promise<Json>);
     expect(resolved).toMatchObject({
       orderId: o.orderId,

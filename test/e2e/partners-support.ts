@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from 'pg';
 import { internalListenerOf } from '@mm/platform';
 import type { RunningApp } from '../support/boot';
-import { TEST_SERVICE_KEY } from '../support/test-env';
+import { callerKey } from '../support/test-env';
 
 /**
  * Helpers of the partner-API tests that run the real orchestrator (test/e2e/partners-*.test.ts,
@@ -59,7 +59,11 @@ export interface TestMerchant {
   accounts: Record<string, string>;
 }
 
-async function post(url: string, body: unknown, serviceKey = TEST_SERVICE_KEY): Promise<{ status: number; body: Record<string, unknown> }> {
+async function post(
+  url: string,
+  body: unknown,
+  serviceKey = callerKey('orchestrator'),
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'x-service-key': serviceKey, 'content-type': 'application/json' },
@@ -79,7 +83,8 @@ export async function createMerchant(
   phone: string,
   pin = '2580',
 ): Promise<TestMerchant> {
-  const key = urls.serviceKey ?? TEST_SERVICE_KEY;
+  // auth's user steps and the ledger's wallets are the orchestrator's routes
+  const key = urls.serviceKey ?? callerKey('orchestrator');
   // Without auth the merchant exists in the directory only (nobody can log in as it): enough for
   // tests that only need the phone to belong to a merchant.
   let userId: string = randomUUID();

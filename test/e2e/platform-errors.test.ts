@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsString, Min, ValidateNested } from 'class-validator';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PlatformModule, createApp, loadConfig, BaseConfig } from '@mm/platform';
-import { TEST_SERVICE_KEY } from '../support/test-env';
+import { callerKey } from '../support/test-env';
 
 class Line {
   @IsInt({ context: { code: 'INVALID_AMOUNT' } })
@@ -37,7 +37,11 @@ describe('platform: error body and headers on every response', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    const config = loadConfig(TestConfig, { INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY, LOG_LEVEL: 'silent', BODY_LIMIT_BYTES: '2048' });
+    const config = loadConfig(TestConfig, {
+      INTERNAL_SERVICE_KEY: callerKey('orchestrator'),
+      LOG_LEVEL: 'silent',
+      BODY_LIMIT_BYTES: '2048',
+    });
     @Module({ imports: [PlatformModule.forRoot({ service: 'test', config })], controllers: [ThingsController] })
     class TestModule {}
     app = await createApp(TestModule, { service: 'test', config, globalPrefix: 'api' });

@@ -12,7 +12,7 @@ import {
   loadConfig,
   normaliseRequestPath,
 } from '@mm/platform';
-import { TEST_SERVICE_KEY } from '../support/test-env';
+import { callerKey } from '../support/test-env';
 
 /** JSON bodies of this test are read loosely: the assertions are the contract. */
 const json = (res: Response): Promise<any> => res.json();
@@ -68,7 +68,7 @@ describe('platform: a public listener that serves only the public surface, an in
   let internalUrl: string;
 
   beforeAll(async () => {
-    const config = loadConfig(TestConfig, { INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY, LOG_LEVEL: 'silent' });
+    const config = loadConfig(TestConfig, { INTERNAL_SERVICE_KEY: callerKey('orchestrator'), LOG_LEVEL: 'silent' });
     @Module({ imports: [PlatformModule.forRoot({ service: 'edge', config })], controllers: [ThingsController, InternalController] })
     class TestModule {}
     app = await createApp(TestModule, {

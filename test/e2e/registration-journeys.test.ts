@@ -1,4 +1,5 @@
 import { PlatformHarness } from '../../apps/orchestrator/test/platform-harness';
+import { callerKey } from '../support/test-env';
 
 const PIN = '2580';
 const person = { firstName: 'Awa', lastName: 'Nkoulou', countryCode: 'CM' };
@@ -10,7 +11,7 @@ describe('registration journeys through the gateway (real auth and ledger)', () 
 
   async function wallet(walletId: string) {
     const res = await fetch(`${h.ledger.url}/v1/internal/wallets/${walletId}`, {
-      headers: { 'x-service-key': String(h.ledger.config.INTERNAL_SERVICE_KEY) },
+      headers: { 'x-service-key': callerKey('orchestrator') },
     });
     return (await res.json()) as { status: string; accounts: Array<{ currency: string; accountType: string; balance: number }> };
   }

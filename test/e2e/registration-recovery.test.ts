@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RegistrationRecovery } from '../../apps/orchestrator/src/registration/registration-recovery.service';
 import { PlatformHarness } from '../../apps/orchestrator/test/platform-harness';
-import { TEST_SERVICE_KEY } from '../support/test-env';
+import { callerKey } from '../support/test-env';
 
 const PIN = '2580';
 const person = { firstName: 'Awa', lastName: 'Nkoulou', countryCode: 'CM' };
@@ -79,7 +79,7 @@ describe('registration: a run cut by a crash is finished or undone at the next s
     await h.sql.query(`INSERT INTO orchestrator.saga_events (saga_id, step, event) VALUES ($1, 'IDP_USER', 'started')`, [sagaId]);
     const created = await fetch(`${h.auth.url}/auth/internal/create-idp-user`, {
       method: 'POST',
-      headers: { 'x-service-key': TEST_SERVICE_KEY, 'content-type': 'application/json' },
+      headers: { 'x-service-key': callerKey('orchestrator'), 'content-type': 'application/json' },
       body: JSON.stringify({ phone, pin: PIN, idpUserId }),
     });
     expect(created.status).toBe(201);

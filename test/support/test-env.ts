@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SERVICES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+import { serviceCredentialEnv } from '@mm/platform';
 import { withDatabase } from '../../tools/db';
+import { TEST_SERVICE_KEYS } from './service-keys';
 import { TEST_ADMIN_URL, TEST_DB_PREFIX, TEST_REDIS_NAMESPACE, TEST_REDIS_URL, deleteRedisKeys, templateDb } from './infra';
 
 export interface TestDatabase {
@@ -55,12 +57,10 @@ export function createTestRedis(): { url: string; prefix: string; flush(): Promi
   };
 }
 
-/** A service key generated per test run (never a committed secret). */
-export const TEST_SERVICE_KEY = randomBytes(32).toString('hex');
-
 /** Secrets a service refuses to boot without outside development, generated per test run. */
 const SERVICE_SECRETS: Partial<Record<ServiceName, Record<string, string>>> = {
   'webhook-dispatcher': { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+  partners: { PARTNERS_PSEUDONYM_SECRET: randomBytes(32).toString('hex') },
 };
 
 /** The environment a service gets in a test: its own role on the file's database, the file's Redis namespace. */
@@ -79,10 +79,11 @@ export function serviceEnv(
     DB_POOL_SIZE: '4',
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
-    INTERNAL_SERVICE_KEY: TEST_SERVICE_KEY,
+    ...serviceCredentialEnv(service, TEST_SERVICE_KEYS),
     ...SERVICE_SECRETS[service],
     ...overrides,
   };
 }
 
 export { SERVICES };
+export { TEST_SERVICE_KEYS, allowedCaller, allowedCallerKey, callerKey } from './service-keys';

@@ -1,11 +1,12 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
-import { PlatformModule } from '@mm/platform';
+import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { type AuthConfig, assertProductionSecrets } from './auth.config';
 import { BootstrapAdminService } from './bootstrap/bootstrap-admin.service';
 import { AuthSecrets } from './crypto/auth-secrets';
 import { PinHasher } from './crypto/pin-hasher.service';
 import { IdentityProvider } from './identity/identity-provider';
 import { LocalIdentityProvider } from './identity/local-identity-provider';
+import { AUTH_INTERNAL_CALLERS } from './internal-callers';
 import { InternalController } from './internal/internal.controller';
 import { IntrospectionService } from './internal/introspection.service';
 import { JwksController } from './jwks/jwks.controller';
@@ -37,6 +38,7 @@ export class AuthModule {
     assertProductionSecrets(config);
     const devSms = config.SMS_DRIVER === 'dev';
     const providers: Provider[] = [
+      { provide: INTERNAL_CALLER_TABLE, useValue: AUTH_INTERNAL_CALLERS },
       { provide: AuthSecrets, useFactory: () => AuthSecrets.fromConfig(config) },
       PinHasher,
       { provide: IdentityProvider, useClass: LocalIdentityProvider },

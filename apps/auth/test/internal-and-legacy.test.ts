@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { authApp } from '../src/auth.app';
 import { boot } from '../../../test/support/boot';
-import { TEST_SERVICE_KEY } from '../../../test/support/test-env';
+import { callerKey } from '../../../test/support/test-env';
 import { AuthHarness, type JsonBody } from './support/auth-harness';
 
 const ADMIN_PHONE = '+237690000900';
@@ -28,7 +28,7 @@ describe('auth: internal endpoints (orchestrator saga steps)', () => {
     const res = await h.app.inject({
       method: 'PUT',
       url: `/auth/internal/${url}`,
-      headers: { 'x-service-key': TEST_SERVICE_KEY },
+      headers: { 'x-service-key': callerKey('orchestrator') },
       payload: body as never,
     });
     return { statusCode: res.statusCode, json: () => res.json() as JsonBody };

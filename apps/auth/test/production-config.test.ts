@@ -3,7 +3,7 @@ import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authApp } from '../src/auth.app';
 import { boot } from '../../../test/support/boot';
-import { createTestDatabase, createTestRedis, serviceEnv, type TestDatabase } from '../../../test/support/test-env';
+import { callerKey, createTestDatabase, createTestRedis, serviceEnv, type TestDatabase } from '../../../test/support/test-env';
 
 describe('auth: production configuration', () => {
   let db: TestDatabase;
@@ -72,7 +72,7 @@ describe('auth: production configuration', () => {
     const running = await boot(authApp, env);
     try {
       const phone = '+237690000951';
-      const key = { 'x-service-key': env.INTERNAL_SERVICE_KEY as string };
+      const key = { 'x-service-key': callerKey('orchestrator') };
       const idp = await running.app.inject({
         method: 'POST',
         url: '/auth/internal/create-idp-user',

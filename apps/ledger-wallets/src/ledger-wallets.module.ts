@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule } from '@mm/platform';
+import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccountAuditService } from './audit/account-audit.service';
 import { AuditController } from './audit/audit.controller';
 import { ConsentProofVerifier } from './consent/consent-proof.verifier';
@@ -20,6 +20,7 @@ import { ExpirySweeper } from './intents/expiry-sweeper.service';
 import { IntentTransitionService } from './intents/intent-transition.service';
 import { IntentsController } from './intents/intents.controller';
 import { IntentsService } from './intents/intents.service';
+import { LEDGER_INTERNAL_CALLERS } from './internal-callers';
 import type { LedgerWalletsConfig } from './ledger-wallets.config';
 import { BalanceAdjustmentsService } from './legacy/balance-adjustments.service';
 import { LegacyController } from './legacy/legacy.controller';
@@ -37,6 +38,7 @@ export class LedgerWalletsModule {
       imports: [PlatformModule.forRoot({ service: 'ledger-wallets', config, database: { schema: 'ledger' }, redis: true })],
       controllers: [WalletsController, IntentsController, LegacyController, AuditController, IntegrityController, CorrectionsController],
       providers: [
+        { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },
         LedgerDb,
         IdempotencyService,
         TechnicalAccountsService,

@@ -1,7 +1,7 @@
 import { authApp } from '../../auth/src/auth.app';
 import type { AuthConfig } from '../../auth/src/auth.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
+import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 import { type Harness, contextFor, fundedAccount, intentBody, startLedger } from './ledger-harness';
 
 /**
@@ -25,7 +25,7 @@ describe('ledger + real auth: consent proofs end to end', () => {
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
   };
   const createUser = async (phone: string, pin: string): Promise<{ userId: string; token: string }> => {
-    const internal = { 'x-service-key': TEST_SERVICE_KEY };
+    const internal = { 'x-service-key': callerKey('orchestrator') };
     const idp = await authCall('POST', '/auth/internal/create-idp-user', { phone, pin }, internal);
     const local = await authCall(
       'POST',

@@ -5,7 +5,7 @@ import { ledgerWalletsApp } from '../src/ledger-wallets.app';
 import type { LedgerWalletsConfig } from '../src/ledger-wallets.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
 import { type ConsentSigner, type ProofOptions, startConsentSigner } from './consent-signer';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
+import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert response fields one by one
 type ResponseBody = any;
@@ -56,7 +56,12 @@ export async function startLedger(overrides: Record<string, string | undefined> 
   const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${app.url}${path}`, {
       method,
-      headers: { 'x-service-key': TEST_SERVICE_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      // the caller the ledger's table allows on this route (orchestrator, or ops for operators' routes)
+      headers: {
+        'x-service-key': allowedCallerKey('ledger-wallets', method, path),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();

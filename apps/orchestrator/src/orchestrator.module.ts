@@ -1,9 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule } from '@mm/platform';
+import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccessModule } from './access/access.module';
 import { ConfigApiModule } from './config-api/config-api.module';
 import { CustomersModule } from './customers/customers.module';
 import { GatewayModule } from './gateway/gateway.module';
+import { ORCHESTRATOR_INTERNAL_CALLERS } from './internal-callers';
 import { IntentsModule } from './intents/intents.module';
 import { LimitsModule } from './limits/limits.module';
 import { type OrchestratorConfig, assertOrchestratorProductionConfig } from './orchestrator.config';
@@ -42,6 +43,7 @@ export class OrchestratorModule {
         WithdrawalQrModule,
         TransactionsModule,
       ],
+      providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
     };
   }
 }

@@ -6,7 +6,7 @@ import { ledgerWalletsApp } from '../../ledger-wallets/src/ledger-wallets.app';
 import { orchestratorApp } from '../src/orchestrator.app';
 import type { OrchestratorConfig } from '../src/orchestrator.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
+import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert response fields one by one
 export type Json = any;
@@ -134,9 +134,9 @@ export class PlatformHarness {
     return listener.url;
   }
 
-  /** A call to an internal route of the orchestrator, on its internal listener, with the service key. */
+  /** A call to an internal route of the orchestrator, on its internal listener, with partners' key (its only caller). */
   internal(method: string, path: string, options: { token?: string; serviceKey?: boolean } = {}): Promise<Answer> {
-    const headers: Record<string, string> = options.serviceKey === false ? {} : { 'x-service-key': TEST_SERVICE_KEY };
+    const headers: Record<string, string> = options.serviceKey === false ? {} : { 'x-service-key': callerKey('partners') };
     return this.call(method, path, { headers, token: options.token, base: this.internalUrl });
   }
 
@@ -165,7 +165,7 @@ export class PlatformHarness {
 
   /** A user created directly through auth's internal steps (no orchestrator side), for guard tests. */
   async authUser(phone: string, pin: string, roles: string[]): Promise<string> {
-    const key = { 'x-service-key': TEST_SERVICE_KEY, 'content-type': 'application/json' };
+    const key = { 'x-service-key': callerKey('orchestrator'), 'content-type': 'application/json' };
     const idp = await fetch(`${this.auth.url}/auth/internal/create-idp-user`, {
       method: 'POST',
       headers: key,

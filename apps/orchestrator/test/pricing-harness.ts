@@ -3,7 +3,7 @@ import { authApp } from '../../auth/src/auth.app';
 import { orchestratorApp } from '../src/orchestrator.app';
 import type { OrchestratorConfig } from '../src/orchestrator.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
+import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 export const ADMIN_PHONE = '+237690001001';
 export const ADMIN_PIN = '4826';
@@ -77,7 +77,7 @@ export class OrchestratorHarness {
     const call = async (path: string, body: unknown) => {
       const res = await fetch(`${this.auth!.url}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-service-key': TEST_SERVICE_KEY },
+        headers: { 'content-type': 'application/json', 'x-service-key': callerKey('orchestrator') },
         body: JSON.stringify(body),
       });
       if (res.status !== 201) throw new Error(`${path} ${res.status} ${await res.text()}`);

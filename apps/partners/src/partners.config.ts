@@ -1,4 +1,4 @@
-import { IsInt, IsUrl, Max, Min } from 'class-validator';
+import { IsInt, IsString, IsUrl, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig } from '@mm/platform';
 
@@ -90,6 +90,16 @@ export class PartnersConfig extends DatabaseConfig {
   @IsInt()
   @Min(0)
   PARTNERS_DIRECTORY_CACHE_MS: number = 30_000;
+
+  /**
+   * Key of the merchant pseudonyms (the merchantId a connection request for an unknown phone gets).
+   * A secret of its own, so rotating the service credential never changes a pseudonym. Required
+   * outside development; a development boot without it uses a per-boot key and warns.
+   */
+  @IsString()
+  @ValidateIf((c: PartnersConfig) => c.NODE_ENV !== 'development' || c.PARTNERS_PSEUDONYM_SECRET !== '')
+  @MinLength(32, { message: 'PARTNERS_PSEUDONYM_SECRET must be at least 32 characters (required outside development)' })
+  PARTNERS_PSEUDONYM_SECRET: string = '';
 
   /** Ledger events processed at once by this replica. */
   @IsInt()

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule } from '@mm/platform';
+import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { ConnectionTransitions } from './connections/connection-transitions.service';
 import { ConnectionsController } from './connections/connections.controller';
 import { ConnectionsService } from './connections/connections.service';
@@ -9,6 +9,7 @@ import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
 import { IntegrationsController } from './integrations/integrations.controller';
 import { IntegrationsService } from './integrations/integrations.service';
+import { PARTNERS_INTERNAL_CALLERS } from './internal-callers';
 import { ApiKeysService } from './keys/api-keys.service';
 import { PartnerAuthGuard } from './keys/partner-auth.guard';
 import { RateLimiter } from './keys/rate-limiter.service';
@@ -42,6 +43,7 @@ export class PartnersModule {
         PaymentAnomaliesController,
       ],
       providers: [
+        { provide: INTERNAL_CALLER_TABLE, useValue: PARTNERS_INTERNAL_CALLERS },
         MerchantDirectoryClient,
         DispatcherEndpointsClient,
         ApiKeysService,

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule } from '@mm/platform';
+import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { DedupStore } from './delivery/dedup-store';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery.worker';
@@ -11,6 +11,7 @@ import { EndpointsService } from './endpoints/endpoints.service';
 import { HOST_RESOLVER, type HostResolver, systemResolver } from './endpoints/host-resolver';
 import { WebhookTargetPolicy } from './endpoints/webhook-target.policy';
 import { EventsController } from './events/events.controller';
+import { DISPATCHER_INTERNAL_CALLERS } from './internal-callers';
 import { ReplayService } from './events/replay.service';
 import { WebhookEventsRepository } from './events/webhook-events.repository';
 import { secretCipherProvider } from './secrets/secret-cipher.provider';
@@ -29,6 +30,7 @@ export class WebhookDispatcherModule {
       imports: [PlatformModule.forRoot({ service: 'webhook-dispatcher', config, database: { schema: 'webhooks' }, redis: true })],
       controllers: [EndpointsController, EventsController],
       providers: [
+        { provide: INTERNAL_CALLER_TABLE, useValue: DISPATCHER_INTERNAL_CALLERS },
         secretCipherProvider,
         { provide: WebhookSender, useFactory: () => new WebhookSender() },
         { provide: HOST_RESOLVER, useValue: overrides.resolver ?? systemResolver },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
+import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
 import { type Dispatcher, captureLogger, sleep, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver, closedPort } from './support/recording-receiver';
 
@@ -103,11 +103,7 @@ describe('webhook deduplication store (spec 1 rule 2)', () => {
         (l) => l.msg === 'deduplication store unavailable: dispatching without deduplication' && l.eventId === envelope.id,
       );
       expect(warning).toMatchObject({ level: 40, context: 'DedupStore' });
-      const metrics = await dispatcher.running.app.inject({
-        method: 'GET',
-        url: '/metrics',
-        headers: { 'x-service-key': TEST_SERVICE_KEY },
-      });
+      const metrics = await dispatcher.running.app.inject({ method: 'GET', url: '/metrics' });
       expect(metrics.body).toMatch(/^webhook_dedup_unavailable_total 1$/m);
     });
   });

@@ -1,6 +1,21 @@
 import 'reflect-metadata';
 import { Transform, plainToInstance } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength, getMetadataStorage, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsString,
+  Max,
+  Min,
+  MinLength,
+  Validate,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+  getMetadataStorage,
+  validateSync,
+} from 'class-validator';
+import { trustedCallersProblem } from './service-credentials';
 
 export const CONFIG = Symbol('CONFIG');
 
@@ -17,6 +32,18 @@ export function EnvBoolean(): PropertyDecorator {
     if (['false', '0', 'no', ''].includes(v)) return false;
     return raw;
   });
+}
+
+/** INTERNAL_TRUSTED_CALLERS must parse, and must be set in production; the message never quotes it. */
+@ValidatorConstraint({ name: 'trustedCallers' })
+class TrustedCallersFormat implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return trustedCallersProblem(value, (args.object as BaseConfig).NODE_ENV) === undefined;
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} ${trustedCallersProblem(args.value, (args.object as BaseConfig).NODE_ENV) ?? 'is invalid'}`;
+  }
 }
 
 /** Variables every app reads. Apps extend this class; defaults are the local development values. */
@@ -47,10 +74,21 @@ export class BaseConfig {
   @MinLength(1)
   REDIS_PREFIX: string = 'mm';
 
-  /** Shared secret internal callers present in X-Service-Key. */
+  /**
+   * This service's own credential, presented in X-Service-Key on every call it makes to another
+   * service (each service has its own; docs/service-credentials.md).
+   */
   @IsString()
   @MinLength(32, { message: 'INTERNAL_SERVICE_KEY must be at least 32 characters' })
   INTERNAL_SERVICE_KEY: string;
+
+  /**
+   * Who may call this service's internal routes: `caller:sha256hex[:sha256hex],…`, the SHA-256 of
+   * each accepted caller's key (two during a rotation). Which routes each caller may use is the
+   * app's own table. Empty: no caller is recognised (allowed in development and test only).
+   */
+  @Validate(TrustedCallersFormat)
+  INTERNAL_TRUSTED_CALLERS: string = '';
 
   @IsInt()
   @Min(1024)

@@ -17,3 +17,4 @@ export * from './path-normalisation';
 export * from './internal-listener';
 export * from './public-surface';
 export * from './api-errors';
+export * from './service-credentials';

@@ -1,28 +1,76 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AppException } from '@mm/errors';
 import { type BaseConfig, CONFIG } from './config';
+import { type CallerName, type InternalCallerTable, type TrustedCallers, identifyCaller, parseTrustedCallers } from './service-credentials';
 
 export const SERVICE_KEY_HEADER = 'x-service-key';
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+/**
+ * The app's internal route table, provided by its root module:
+ * `{ provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS }`.
+ */
+export const INTERNAL_CALLER_TABLE = Symbol('INTERNAL_CALLER_TABLE');
+
+/** `"<METHOD> <pattern>"` of the route a request matched; HEAD is answered by the GET route. */
+export function internalRouteKey(request: FastifyRequest): string {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  return `${method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;
 }
 
-/** Internal routes: the caller must present the shared service credential (compared in constant time). */
+/**
+ * Internal routes. Two questions, in this order:
+ * 1. Who is calling? The X-Service-Key must be the key of a caller in INTERNAL_TRUSTED_CALLERS
+ *    (compared by SHA-256 digest, in constant time); otherwise 401 INVALID_SERVICE_CREDENTIALS.
+ * 2. May that caller use this route? The app's table (apps/<service>/src/internal-callers.ts) must
+ *    list it for the route; otherwise 403 SERVICE_NOT_ALLOWED. A route missing from the table is
+ *    refused to everyone (default deny), and says so in the log.
+ * The caller's name joins the request's log bindings, so the request line names it (never a key).
+ */
 @Injectable()
 export class ServiceKeyGuard implements CanActivate {
-  private readonly expected: Buffer;
+  private readonly trusted: TrustedCallers;
+  private table?: ReadonlyMap<string, ReadonlySet<CallerName>>;
 
-  constructor(@Inject(CONFIG) config: BaseConfig) {
-    this.expected = digest(config.INTERNAL_SERVICE_KEY);
+  constructor(
+    @Inject(CONFIG) config: BaseConfig,
+    private readonly modules: ModuleRef,
+  ) {
+    // Validated at boot by BaseConfig; parsed once here.
+    this.trusted = parseTrustedCallers(config.INTERNAL_TRUSTED_CALLERS ?? '');
+  }
+
+  /** Looked up once, anywhere in the app (the guard is instantiated in each controller's module). */
+  private routes(): ReadonlyMap<string, ReadonlySet<CallerName>> {
+    if (!this.table) {
+      let table: InternalCallerTable = {};
+      try {
+        table = this.modules.get<InternalCallerTable>(INTERNAL_CALLER_TABLE, { strict: false });
+      } catch {
+        // no table provided: every internal route is refused (default deny)
+      }
+      this.table = new Map(Object.entries(table).map(([route, callers]) => [route, new Set(callers)]));
+    }
+    return this.table;
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const header = context.switchToHttp().getRequest<FastifyRequest>().headers[SERVICE_KEY_HEADER];
-    if (typeof header !== 'string' || !timingSafeEqual(digest(header), this.expected)) {
-      throw new AppException('INVALID_SERVICE_CREDENTIALS');
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const header = request.headers[SERVICE_KEY_HEADER];
+    const caller = typeof header === 'string' ? identifyCaller(this.trusted, header) : undefined;
+    if (!caller) throw new AppException('INVALID_SERVICE_CREDENTIALS');
+
+    request.log = request.log.child({ caller });
+    const route = internalRouteKey(request);
+    const allowed = this.routes().get(route);
+    if (!allowed) {
+      request.log.error({ route }, 'internal route has no entry in the caller table: refused to every caller');
+      throw new AppException('SERVICE_NOT_ALLOWED', 'This internal route is not open to any service');
+    }
+    if (!allowed.has(caller)) {
+      request.log.warn({ route }, 'service credential used on a route its service is not allowed');
+      throw new AppException('SERVICE_NOT_ALLOWED');
     }
     return true;
   }

@@ -2,7 +2,7 @@ import type { Logger } from '@mm/platform';
 import { authApp } from '../../src/auth.app';
 import type { AuthConfig } from '../../src/auth.config';
 import { type RunningApp, boot } from '../../../../test/support/boot';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
+import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
 
 /** The default view of a JSON answer: the error body fields, plus anything else. */
 export type JsonBody = { code?: string; message?: string; errors?: Array<{ field: string; code: string }> } & Record<string, unknown>;
@@ -49,7 +49,8 @@ export class AuthHarness {
   ): Promise<InjectResult> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.serviceKey) headers['x-service-key'] = TEST_SERVICE_KEY;
+    // auth's internal routes are the orchestrator's alone (apps/auth/src/internal-callers.ts)
+    if (options.serviceKey) headers['x-service-key'] = callerKey('orchestrator');
     const res = await this.app.inject({ method, url, headers, payload: options.body as never });
     return res as unknown as InjectResult;
   }

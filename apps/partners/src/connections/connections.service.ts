@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ConnectionStatus, ConnectionView, MerchantConnectionView, Page, PartnerScope } from '@mm/contracts';
 import { AppException } from '@mm/errors';
@@ -30,7 +30,15 @@ export class ConnectionsService {
     private readonly directory: MerchantDirectoryClient,
     private readonly config: PartnersConfig,
   ) {
-    this.pseudonyms = new MerchantPseudonyms(config.INTERNAL_SERVICE_KEY);
+    let secret = config.PARTNERS_PSEUDONYM_SECRET;
+    if (!secret) {
+      // development only (the config refuses an empty secret elsewhere)
+      new Logger(ConnectionsService.name).warn(
+        'PARTNERS_PSEUDONYM_SECRET is not set: using a per-boot key (development only); pseudonyms change when this process restarts.',
+      );
+      secret = randomBytes(32).toString('hex');
+    }
+    this.pseudonyms = new MerchantPseudonyms(secret);
   }
 
   /**

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { DIRECTORY_ROUTES, type MerchantDirectoryEntry } from '@mm/contracts';
-import { TEST_SERVICE_KEY } from '../../../../test/support/test-env';
+import { callerKey } from '../../../../test/support/test-env';
 
 /**
  * An HTTP server implementing the merchant directory contract (libs/contracts directory.ts) for
@@ -35,7 +35,8 @@ export class DirectoryStub {
       this.calls.push(url.pathname);
       const send = (status: number, body: unknown) =>
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      if (req.headers['x-service-key'] !== TEST_SERVICE_KEY)
+      // the orchestrator's directory answers partners' credential only
+      if (req.headers['x-service-key'] !== callerKey('partners'))
         return send(401, { code: 'INVALID_SERVICE_CREDENTIALS', message: 'no', requestId: randomUUID() });
       let found: MerchantDirectoryEntry | undefined;
       if (url.pathname === DIRECTORY_ROUTES.merchantByPhone) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TEST_SERVICE_KEY } from '../../../../test/support/test-env';
+import { callerKey } from '../../../../test/support/test-env';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ledger answers are read field by field
 type Json = any;
@@ -16,7 +16,8 @@ export class LedgerPayments {
   constructor(
     private readonly url: string,
     private readonly consent: (intentId: string, actorId: string) => Promise<string>,
-    private readonly serviceKey = TEST_SERVICE_KEY,
+    // it plays the orchestrator, the only service that may move money at the ledger
+    private readonly serviceKey = callerKey('orchestrator'),
   ) {}
 
   private async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {

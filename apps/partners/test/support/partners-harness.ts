@@ -6,7 +6,7 @@ import type { PartnersConfig } from '../../src/partners.config';
 import { ledgerWalletsApp } from '../../../ledger-wallets/src/ledger-wallets.app';
 import { webhookDispatcherApp } from '../../../webhook-dispatcher/src/webhook-dispatcher.app';
 import { type RunningApp, boot } from '../../../../test/support/boot';
-import { TEST_SERVICE_KEY, type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
+import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
 import { type ConsentSigner, startConsentSigner } from '../../../ledger-wallets/test/consent-signer';
 import { DirectoryStub } from './directory-stub';
 import { LedgerPayments } from './ledger-payments';
@@ -126,7 +126,7 @@ export async function startPartners(
       return request(`${partners.url}${path}`, { method, headers, body: payload });
     },
     internal(method, path, body) {
-      const headers: Record<string, string> = { 'x-service-key': TEST_SERVICE_KEY };
+      const headers: Record<string, string> = { 'x-service-key': allowedCallerKey('partners', method, path) };
       if (body !== undefined) headers['content-type'] = 'application/json';
       return request(`${partners.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     },

@@ -9,7 +9,7 @@ import { webhookDispatcherApp } from '../../src/webhook-dispatcher.app';
 import type { WebhookDispatcherConfig } from '../../src/webhook-dispatcher.config';
 import { WebhookDispatcherModule } from '../../src/webhook-dispatcher.module';
 import { type RunningApp, boot } from '../../../../test/support/boot';
-import { TEST_SERVICE_KEY, type TestDatabase, serviceEnv } from '../../../../test/support/test-env';
+import { type TestDatabase, allowedCallerKey, serviceEnv } from '../../../../test/support/test-env';
 
 /** A logger whose JSON lines the test can read. */
 export function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -60,7 +60,12 @@ export async function startDispatcher(
   const running = await boot(app, env, { logger });
   const queue = new Queue(QUEUES.webhooks, bullOptions(running.config));
   const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
-    const res = await running.app.inject({ method, url, payload: payload as never, headers: { 'x-service-key': TEST_SERVICE_KEY } });
+    const res = await running.app.inject({
+      method,
+      url,
+      payload: payload as never,
+      headers: { 'x-service-key': allowedCallerKey('webhook-dispatcher', method, url) },
+    });
     return { status: res.statusCode, body: res.body ? res.json() : undefined };
   };
   return {

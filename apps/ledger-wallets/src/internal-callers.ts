@@ -1,0 +1,38 @@
+import { type InternalCallerTable, OPS_CALLER } from '@mm/platform';
+
+/**
+ * Who may call each internal route of the ledger (docs/service-credentials.md). Only the
+ * orchestrator moves customers' money (intents, wallets); operators read, audit and correct under
+ * maker-checker (their routes also require an operator's access token). Partners learns about
+ * payments from the `ledger-events` queue and has no route here. Anything not listed is refused.
+ */
+export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
+  // the money path: IntentCreateService, IntentStepsService, IntentConfirmService, PaymentReconciler
+  'POST /v1/internal/intents': ['orchestrator'],
+  'GET /v1/internal/intents/:id': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/intents/:id/events': [OPS_CALLER],
+  'POST /v1/internal/intents/:id/transition': ['orchestrator'],
+
+  // wallets: registration sagas open them and close them when undone; balances and history read them
+  'POST /v1/internal/wallets': ['orchestrator'],
+  'POST /v1/internal/wallets/close': ['orchestrator'],
+  'GET /v1/internal/wallets': [OPS_CALLER],
+  'GET /v1/internal/wallets/:id': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/accounts/:id': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/technical-accounts': ['orchestrator', OPS_CALLER],
+
+  // operators: audits, integrity checks, maker-checker corrections
+  'GET /v1/internal/accounts/:id/audit': [OPS_CALLER],
+  'POST /v1/internal/integrity-checks': [OPS_CALLER],
+  'GET /v1/internal/integrity-checks': [OPS_CALLER],
+  'POST /v1/internal/corrections': [OPS_CALLER],
+  'GET /v1/internal/corrections': [OPS_CALLER],
+  'GET /v1/internal/corrections/:id': [OPS_CALLER],
+  'POST /v1/internal/corrections/:id/approve': [OPS_CALLER],
+  'POST /v1/internal/corrections/:id/reject': [OPS_CALLER],
+
+  // deprecated: a direct transfer moves money, so it stays the orchestrator's; holds are an operator's
+  // (operator token required), as is the test-funding add (NODE_ENV=test only)
+  'POST /v1/transactions': ['orchestrator'],
+  'PUT /v1/accounts/:id/balance/:operation': [OPS_CALLER],
+};

@@ -1,0 +1,11 @@
+import type { InternalCallerTable } from '@mm/platform';
+
+/**
+ * Who may call each internal route of the orchestrator (served on its internal listener only;
+ * docs/service-credentials.md): partners reads the merchant directory (merchant-directory.client.ts)
+ * to check connection requests and orders. Anything not listed is refused.
+ */
+export const ORCHESTRATOR_INTERNAL_CALLERS: InternalCallerTable = {
+  'GET /api/internal/directory/merchants/by-phone': ['partners'],
+  'GET /api/internal/directory/merchants/:merchantId': ['partners'],
+};

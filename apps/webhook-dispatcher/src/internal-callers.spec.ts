@@ -1,0 +1,17 @@
+import { callerTableProblems, guardedRoutes } from '../../../test/support/internal-routes';
+import { webhookDispatcherApp } from './webhook-dispatcher.app';
+import { DISPATCHER_INTERNAL_CALLERS } from './internal-callers';
+
+describe('webhook-dispatcher internal caller table', () => {
+  it('has one entry per internal route, only for callers webhook-dispatcher recognises', () => {
+    expect(guardedRoutes(webhookDispatcherApp).length).toBeGreaterThan(0);
+    expect(callerTableProblems('webhook-dispatcher', webhookDispatcherApp, DISPATCHER_INTERNAL_CALLERS)).toEqual([]);
+  });
+
+  it('opens the dispatcher to partners and operators only, and event creation to partners alone', () => {
+    for (const callers of Object.values(DISPATCHER_INTERNAL_CALLERS)) {
+      for (const caller of callers) expect(['partners', 'ops']).toContain(caller);
+    }
+    expect(DISPATCHER_INTERNAL_CALLERS['POST /internal/webhooks/events']).toEqual(['partners']);
+  });
+});
