@@ -67,6 +67,29 @@ export class AuthConfig extends DatabaseConfig {
   @IsString()
   JWT_KEY_ID?: string;
 
+  /**
+   * Key rotation (docs/auth-limits.md): the public half (SPKI PEM; a private PEM is accepted, only its
+   * public half is used) of the key that will sign next, published in the JWKS before it signs
+   * anything, and of the key that signed before, published until its last tokens have expired.
+   * Neither ever signs. Kids default to the same digest as JWT_KEY_ID's, so a key keeps its kid
+   * whichever slot it is in.
+   */
+  @IsOptional()
+  @IsString()
+  JWT_NEXT_PUBLIC_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  JWT_NEXT_KEY_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  JWT_PREVIOUS_PUBLIC_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  JWT_PREVIOUS_KEY_ID?: string;
+
   @IsString()
   JWT_ISSUER: string = AUTH_TOKEN_ISSUER;
 
@@ -81,6 +104,16 @@ export class AuthConfig extends DatabaseConfig {
   @IsInt()
   @Min(60)
   REFRESH_TOKEN_TTL_SEC: number = 30 * 24 * 3600;
+
+  /**
+   * A used refresh token presented again within this many seconds of its use, while its successor
+   * is still unused, answers the pair its first use issued (a mobile app retrying after a lost
+   * answer) instead of revoking the session. 0 turns the grace off: every reuse revokes.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(60, { message: 'REFRESH_GRACE_SEC must be at most 60' })
+  REFRESH_GRACE_SEC: number = 10;
 
   /**
    * Lifetime of a consent proof (check-pin / verify-otp with an intentId). Long enough for the
@@ -123,6 +156,55 @@ export class AuthConfig extends DatabaseConfig {
   @IsInt()
   @Min(1)
   OTP_PROOF_TTL_SEC: number = 600;
+
+  // --- abuse limits (rate-limit/, docs/auth-limits.md) ---
+  // Fixed windows in Redis, every attempt counted before any work (a login costs a scrypt). Per
+  // phone and per client address, each refused with 429 RATE_LIMITED and Retry-After; 0 turns one
+  // limit off. They come on top of the per-account PIN lockout and the OTP resend throttles above.
+  // Per-address numbers are higher than per-phone ones: carrier-grade NAT puts many customers
+  // behind one address.
+
+  /** POST /auth/login and /auth/login/phone-pin. */
+  @IsInt()
+  @Min(0)
+  LOGIN_LIMIT_PER_PHONE: number = 10;
+
+  @IsInt()
+  @Min(0)
+  LOGIN_LIMIT_PER_IP: number = 30;
+
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  LOGIN_LIMIT_WINDOW_SEC: number = 60;
+
+  /** Codes sent: POST /auth/send-otp and /auth/reset-pin/request, every purpose in one count. */
+  @IsInt()
+  @Min(0)
+  OTP_SEND_LIMIT_PER_PHONE: number = 3;
+
+  @IsInt()
+  @Min(0)
+  OTP_SEND_LIMIT_PER_IP: number = 10;
+
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  OTP_SEND_LIMIT_WINDOW_SEC: number = 600;
+
+  /** Codes checked: POST /auth/verify-otp, /auth/reset-pin/verify-otp and /auth/reset-pin/confirm. */
+  @IsInt()
+  @Min(0)
+  OTP_VERIFY_LIMIT_PER_PHONE: number = 10;
+
+  @IsInt()
+  @Min(0)
+  OTP_VERIFY_LIMIT_PER_IP: number = 30;
+
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  OTP_VERIFY_LIMIT_WINDOW_SEC: number = 600;
 
   /** Take the client IP from the last X-Forwarded-For entry (set true only behind the gateway). */
   @EnvBoolean()

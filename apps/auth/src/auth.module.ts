@@ -23,9 +23,12 @@ import { OtpService } from './otp/otp.service';
 import { PinController } from './pin/pin.controller';
 import { PinResetService } from './pin/pin-reset.service';
 import { PinService } from './pin/pin.service';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { AccessTokenGuard } from './sessions/access-token.guard';
 import { AccessTokenService } from './sessions/access-token.service';
 import { ConsentProofIssuer } from './sessions/consent-proof.service';
+import { RefreshGraceStore } from './sessions/refresh-grace.store';
 import { SessionService } from './sessions/session.service';
 import { TokenIssuer } from './sessions/token-issuer.service';
 import { AccountsService } from './users/accounts.service';
@@ -47,10 +50,13 @@ export class AuthModule {
       AccountsService,
       AccessTokenService,
       ConsentProofIssuer,
+      RefreshGraceStore,
       SessionService,
       TokenIssuer,
       AccessTokenGuard,
       LoginService,
+      RateLimiter,
+      RateLimitGuard,
       OtpThrottle,
       OtpService,
       PinService,

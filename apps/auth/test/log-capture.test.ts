@@ -18,7 +18,13 @@ describe('auth: no secret in any log line', () => {
 
   beforeAll(() =>
     h.start(
-      { LOG_LEVEL: 'debug', BOOTSTRAP_ADMIN_PHONE: '+237690000802', BOOTSTRAP_ADMIN_PIN: '4826', PIN_LOCK_THRESHOLD: '3' },
+      {
+        LOG_LEVEL: 'debug',
+        BOOTSTRAP_ADMIN_PHONE: '+237690000802',
+        BOOTSTRAP_ADMIN_PIN: '4826',
+        PIN_LOCK_THRESHOLD: '3',
+        REFRESH_GRACE_SEC: '0',
+      },
       createLogger({ service: 'auth', level: 'debug', destination }),
     ),
   );

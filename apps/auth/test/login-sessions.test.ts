@@ -15,7 +15,8 @@ describe('auth: login, tokens, sessions', () => {
   let alice: { userId: string };
 
   beforeAll(async () => {
-    await h.start();
+    // Grace window off: these tests pin down plain reuse detection; refresh-grace.test.ts covers the window.
+    await h.start({ REFRESH_GRACE_SEC: '0' });
     alice = await h.createUser(ALICE, PIN);
     await h.createUser(BOB, '1357');
   });

@@ -11,13 +11,26 @@ export interface SigningKey {
   publicKey: KeyObject;
 }
 
+/** A key tokens are verified with and the JWKS publishes: the signing key, the next one, the previous one. */
+export interface VerificationKey {
+  kid: string;
+  publicKey: KeyObject;
+  slot: 'current' | 'next' | 'previous';
+}
+
 /** The secrets of the service, resolved once at boot. */
 export class AuthSecrets {
   constructor(
     readonly pepper: Buffer,
     readonly otpKey: Buffer,
     readonly signing: SigningKey,
+    private readonly others: readonly VerificationKey[] = [],
   ) {}
+
+  /** Every published key, the signing key first (kids are unique: checked in fromConfig). */
+  get verificationKeys(): readonly VerificationKey[] {
+    return [{ kid: this.signing.kid, publicKey: this.signing.publicKey, slot: 'current' }, ...this.others];
+  }
 
   static fromConfig(config: AuthConfig): AuthSecrets {
     const logger = new Logger(AuthSecrets.name);
@@ -25,7 +38,33 @@ export class AuthSecrets {
     if (!config.OTP_HMAC_KEY) logger.warn('OTP_HMAC_KEY is not set: using a key generated for this process only');
     const pepper = Buffer.from(config.PIN_PEPPER ?? DEVELOPMENT_PEPPER, 'utf8');
     const otpKey = config.OTP_HMAC_KEY ? Buffer.from(config.OTP_HMAC_KEY, 'utf8') : randomBytes(32);
-    return new AuthSecrets(pepper, otpKey, AuthSecrets.signingKey(config, logger));
+    const others: VerificationKey[] = [];
+    for (const [slot, pem, kid] of [
+      ['next', config.JWT_NEXT_PUBLIC_KEY, config.JWT_NEXT_KEY_ID],
+      ['previous', config.JWT_PREVIOUS_PUBLIC_KEY, config.JWT_PREVIOUS_KEY_ID],
+    ] as const) {
+      if (pem) others.push(AuthSecrets.publishedKey(slot, pem, kid));
+    }
+    const secrets = new AuthSecrets(pepper, otpKey, AuthSecrets.signingKey(config, logger), others);
+    const kids = secrets.verificationKeys.map((k) => k.kid);
+    const duplicate = kids.find((kid, i) => kids.indexOf(kid) !== i);
+    if (duplicate !== undefined)
+      throw new Error(`Invalid configuration: two signing keys share the kid ${duplicate} (is the next or previous key the current one?)`);
+    for (const key of others) logger.log({ msg: 'publishing an extra verification key', slot: key.slot, kid: key.kid });
+    return secrets;
+  }
+
+  /** A next or previous key: only its public half is kept, whichever half was configured. */
+  private static publishedKey(slot: 'next' | 'previous', pem: string, kid: string | undefined): VerificationKey {
+    const variable = slot === 'next' ? 'JWT_NEXT_PUBLIC_KEY' : 'JWT_PREVIOUS_PUBLIC_KEY';
+    let publicKey: KeyObject;
+    try {
+      publicKey = createPublicKey(pem.replace(/\\n/g, '\n'));
+    } catch {
+      throw new Error(`Invalid configuration: ${variable} is not a PEM key`);
+    }
+    if (publicKey.asymmetricKeyType !== 'ed25519') throw new Error(`Invalid configuration: ${variable} must be an Ed25519 key`);
+    return { kid: kid || defaultKid(publicKey), publicKey, slot };
   }
 
   private static signingKey(config: AuthConfig, logger: Logger): SigningKey {
@@ -40,13 +79,17 @@ export class AuthSecrets {
       privateKey = generateKeyPairSync('ed25519').privateKey;
     }
     const publicKey = createPublicKey(privateKey);
-    // Stable default kid: a digest of the public key, so every instance sharing the key agrees.
-    const kid =
-      config.JWT_KEY_ID ??
-      createHash('sha256')
-        .update(publicKey.export({ type: 'spki', format: 'der' }))
-        .digest('base64url')
-        .slice(0, 16);
-    return { kid, privateKey, publicKey };
+    return { kid: config.JWT_KEY_ID || defaultKid(publicKey), privateKey, publicKey };
   }
+}
+
+/**
+ * Stable default kid: a digest of the public key, so every instance sharing the key agrees, and a
+ * key keeps its kid when it moves from next to current to previous during a rotation.
+ */
+export function defaultKid(publicKey: KeyObject): string {
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url')
+    .slice(0, 16);
 }

@@ -4,6 +4,7 @@ import { ApiErrors } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import { OtpService } from '../otp/otp.service';
 import { type PinResetResult, PinResetService } from '../pin/pin-reset.service';
+import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { DeprecationHeaders } from './deprecation-headers.guard';
 import { LegacyResetPinConfirmDto } from './legacy.dto';
 
@@ -41,8 +42,17 @@ export class DeprecatedController {
   }
 
   @Post('reset-pin/confirm')
-  @ApiErrors('VALIDATION_ERROR', 'OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXHAUSTED', 'PIN_POLICY_VIOLATION', 'USER_NOT_FOUND')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'OTP_INVALID',
+    'OTP_EXPIRED',
+    'OTP_ATTEMPTS_EXHAUSTED',
+    'PIN_POLICY_VIOLATION',
+    'USER_NOT_FOUND',
+    'RATE_LIMITED',
+  )
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/reset-pin' })
+  @RateLimit('OTP_VERIFY')
   @HttpCode(200)
   async confirmReset(@Body() body: LegacyResetPinConfirmDto): Promise<PinResetResult> {
     const proof = await this.otp.verify(body.phone, 'PIN_RESET', body.otp);

@@ -9,6 +9,7 @@ import { TokenIssuer } from '../sessions/token-issuer.service';
 import type { TokenPair } from '../sessions/token-pair';
 import { type UserView, toUserView } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
+import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { LoginDto, RefreshDto } from './login.dto';
 import { LoginService } from './login.service';
 
@@ -24,11 +25,12 @@ export class AuthController {
   ) {}
 
   @Post(['login', 'login/phone-pin'])
-  @ApiErrors('VALIDATION_ERROR', 'INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'ACCOUNT_LOCKED', 'ACCOUNT_HARD_LOCKED')
+  @ApiErrors('VALIDATION_ERROR', 'INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'ACCOUNT_LOCKED', 'ACCOUNT_HARD_LOCKED', 'RATE_LIMITED')
   @ApiOperation({
     summary:
-      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED.',
+      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
   })
+  @RateLimit('LOGIN')
   @HttpCode(200)
   loginWithPin(@Body() body: LoginDto): Promise<TokenPair> {
     return this.login.login(body.phone, body.pin);
@@ -48,7 +50,10 @@ export class AuthController {
   /** Rotates the refresh token. An access token sent along (even expired) must be the same user's. */
   @Post('refresh')
   @ApiErrors('VALIDATION_ERROR', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'REFRESH_TOKEN_REUSED')
-  @ApiOperation({ summary: 'Rotates the refresh token. A used one again: 401 REFRESH_TOKEN_REUSED and the session is revoked.' })
+  @ApiOperation({
+    summary:
+      'Rotates the refresh token. The same token again within REFRESH_GRACE_SEC (10 s) of its use, while its successor is unused, answers the same pair (a retry after a lost answer); any other reuse: 401 REFRESH_TOKEN_REUSED and the session is revoked.',
+  })
   @HttpCode(200)
   refresh(@Body() body: RefreshDto, @Req() request: FastifyRequest): Promise<TokenPair> {
     return this.issuer.refresh(body.refreshToken, bearerToken(request));

@@ -5,6 +5,7 @@ import { ApiErrors } from '@mm/platform';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
+import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { LocalUserStore } from '../users/local-user.store';
 import { SendOtpDto, VerifyOtpDto } from './otp.dto';
 import { type OtpProof, OtpService } from './otp.service';
@@ -23,11 +24,12 @@ export class OtpController {
   ) {}
 
   @Post('send-otp')
-  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED')
+  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED', 'RATE_LIMITED')
   @ApiOperation({
     summary:
-      'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After). Same answer for unknown phones.',
+      'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After); and 3 sends per phone / 10 per client address in 10 min across all purposes (429 RATE_LIMITED, Retry-After). Same answer for unknown phones.',
   })
+  @RateLimit('OTP_SEND')
   @HttpCode(202)
   async send(
     @Body() body: SendOtpDto,
@@ -53,6 +55,8 @@ export class OtpController {
     status: 400,
     description: 'OTP_INVALID, OTP_EXPIRED (also used or unknown), OTP_ATTEMPTS_EXHAUSTED, CONSENT_OTP_PURPOSE_INVALID, VALIDATION_ERROR',
   })
+  @ApiErrors('RATE_LIMITED')
+  @RateLimit('OTP_VERIFY')
   @HttpCode(200)
   verify(@Body() body: VerifyOtpDto): Promise<OtpProof | (OtpProof & ConsentProofAnswer)> {
     if (body.intentId) return this.otp.verifyForIntent(body.phone, body.purpose, body.otp, body.intentId);

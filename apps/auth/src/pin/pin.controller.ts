@@ -6,6 +6,7 @@ import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { type OtpProof, OtpService } from '../otp/otp.service';
+import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { AccessTokenGuard, type AuthContext, CurrentAuth } from '../sessions/access-token.guard';
 import { LocalUserStore } from '../users/local-user.store';
 import { ChangePinDto, CheckPinDto, ResetPinRequestDto, ResetPinVerifyDto } from './pin.dto';
@@ -62,8 +63,9 @@ export class PinController {
 
   /** Sends a PIN_RESET code (same answer whether or not the phone has an account). */
   @Post('reset-pin/request')
-  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED')
-  @ApiOperation({ summary: 'Sends a PIN_RESET code.' })
+  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED', 'RATE_LIMITED')
+  @ApiOperation({ summary: 'Sends a PIN_RESET code (counts toward the OTP send limits of /auth/send-otp).' })
+  @RateLimit('OTP_SEND')
   @HttpCode(202)
   async request(
     @Body() body: ResetPinRequestDto,
@@ -76,8 +78,12 @@ export class PinController {
 
   /** Verifies the code without resetting; the returned `resetToken` is what the reset step redeems. */
   @Post('reset-pin/verify-otp')
-  @ApiErrors('VALIDATION_ERROR', 'OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXHAUSTED')
-  @ApiOperation({ summary: 'Verifies the PIN_RESET code without resetting; returns the resetToken the reset step redeems (10 min).' })
+  @ApiErrors('VALIDATION_ERROR', 'OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXHAUSTED', 'RATE_LIMITED')
+  @ApiOperation({
+    summary:
+      'Verifies the PIN_RESET code without resetting; returns the resetToken the reset step redeems (10 min). Counts toward the OTP verify limits of /auth/verify-otp.',
+  })
+  @RateLimit('OTP_VERIFY')
   @HttpCode(200)
   async verify(@Body() body: ResetPinVerifyDto): Promise<OtpProof & { resetToken: string }> {
     const proof = await this.otp.verify(body.phone, 'PIN_RESET', body.otp);

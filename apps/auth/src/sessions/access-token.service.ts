@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { type KeyObject, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type JSONWebKeySet, SignJWT, errors as joseErrors, exportJWK, jwtVerify } from 'jose';
+import { type JSONWebKeySet, type CompactJWSHeaderParameters, SignJWT, errors as joseErrors, exportJWK, jwtVerify } from 'jose';
 import { AppException } from '@mm/errors';
 import { AuthConfig } from '../auth.config';
 import type { Role } from '../common/roles';
@@ -49,10 +49,15 @@ export class AccessTokenService {
     return { token, expiresAt: new Date(exp * 1000), jti };
   }
 
-  /** Signature (our key, EdDSA only: `alg: none` and HS256 tricks fail here), type, issuer, audience, lifetime. */
+  /**
+   * Signature (one of our published keys, chosen by the token's `kid`; EdDSA only: `alg: none` and
+   * HS256 tricks fail here), type, issuer, audience, lifetime. The next and previous keys verify
+   * too, so during a rotation instances on the old and the new configuration accept each other's
+   * tokens.
+   */
   async verify(token: string, options: { ignoreExpiry?: boolean } = {}): Promise<AccessClaims> {
     try {
-      const { payload } = await jwtVerify(token, this.secrets.signing.publicKey, {
+      const { payload } = await jwtVerify(token, this.keyFor, {
         algorithms: [ALG],
         typ: TYP,
         issuer: this.config.JWT_ISSUER,
@@ -80,11 +85,21 @@ export class AccessTokenService {
     }
   }
 
-  /** The public key set other services verify with (`GET /auth/.well-known/jwks.json`). */
+  /**
+   * The public key set other services verify with (`GET /auth/.well-known/jwks.json`): the signing
+   * key first, then the next and the previous key when configured, each under its `kid`.
+   */
   jwks(): Promise<JSONWebKeySet> {
-    this.jwksCache ??= exportJWK(this.secrets.signing.publicKey).then((jwk) => ({
-      keys: [{ ...jwk, kid: this.secrets.signing.kid, alg: ALG, use: 'sig' }],
-    }));
+    this.jwksCache ??= Promise.all(
+      this.secrets.verificationKeys.map(async (key) => ({ ...(await exportJWK(key.publicKey)), kid: key.kid, alg: ALG, use: 'sig' })),
+    ).then((keys) => ({ keys }));
     return this.jwksCache;
   }
+
+  /** The published key named by the token's `kid`; none (no `kid`, or one we do not publish) is TOKEN_INVALID. */
+  private readonly keyFor = (header: CompactJWSHeaderParameters): KeyObject => {
+    const key = this.secrets.verificationKeys.find((k) => k.kid === header.kid);
+    if (!key) throw new joseErrors.JWKSNoMatchingKey();
+    return key.publicKey;
+  };
 }

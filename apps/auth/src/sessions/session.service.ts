@@ -8,11 +8,21 @@ import { AuthConfig } from '../auth.config';
 import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
 import { RELAXED_COMMIT } from '../common/sql';
+import { RefreshGraceStore } from './refresh-grace.store';
+import type { TokenPair } from './token-pair';
 
 export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED' | 'ACCOUNT_DISABLED' | 'ROLE_CHANGED';
 
 /** Redis marker of a revoked session, kept as long as an access token of it could live. */
 export const revokedSessionKey = (sessionId: string): string => `auth:revoked-session:${sessionId}`;
+
+/** A rotated session and the refresh token that replaces the presented one. */
+export interface Rotated {
+  sessionId: string;
+  userId: string;
+  roles: Role[];
+  refreshToken: string;
+}
 
 export interface ActiveSession {
   sessionId: string;
@@ -42,6 +52,7 @@ export class SessionService {
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly db: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly grace: RefreshGraceStore,
   ) {}
 
   async create(userId: string): Promise<{ sessionId: string; refreshToken: string }> {
@@ -61,17 +72,25 @@ export class SessionService {
   }
 
   /**
-   * Rotates a refresh token. `expectedUserId` (from an access token sent along, if any) must own it.
-   * Reuse of a used token revokes the session and answers REFRESH_TOKEN_REUSED.
+   * Rotates a refresh token: marks it used, stores its successor and answers the pair `mint` makes
+   * for the successor. `expectedUserId` (from an access token sent along, if any) must own it.
+   *
+   * A used token presented again is a reuse (stolen or replayed): the session is revoked and the
+   * answer is REFRESH_TOKEN_REUSED; except within REFRESH_GRACE_SEC of its use while its successor
+   * is still unused, where the pair its use issued is answered again (the client's retry after a
+   * lost answer). Everything happens under the lock of the token and its session, and the pair is
+   * kept before the rotation commits, so two refreshes racing with one token get the same pair.
    */
   async rotate(
     refreshToken: string,
-    expectedUserId?: string,
-  ): Promise<{ sessionId: string; userId: string; roles: Role[]; refreshToken: string }> {
-    const outcome = await this.db.transaction(async (m) => {
+    expectedUserId: string | undefined,
+    mint: (rotated: Rotated) => Promise<TokenPair>,
+  ): Promise<TokenPair> {
+    const outcome = await this.db.transaction(async (m): Promise<{ error: ErrorCode; revokedSession?: string } | { pair: TokenPair }> => {
       const rows = await queryRows<{
         session_id: string;
         used_at: Date | null;
+        in_grace: boolean | null;
         expires_at: Date;
         user_id: string;
         revoked_at: Date | null;
@@ -80,36 +99,67 @@ export class SessionService {
         status: string;
       }>(
         m,
-        `SELECT rt.session_id, rt.used_at, rt.expires_at, s.user_id, s.revoked_at, s.expires_at AS s_expires, u.roles, u.status
+        // clock_timestamp(), not now(): the row may have waited on the lock of a concurrent use.
+        `SELECT rt.session_id, rt.used_at, rt.used_at > clock_timestamp() - make_interval(secs => $2) AS in_grace,
+                rt.expires_at, s.user_id, s.revoked_at, s.expires_at AS s_expires, u.roles, u.status
            FROM auth.refresh_tokens rt
            JOIN auth.sessions s ON s.id = rt.session_id
            JOIN auth.users u ON u.id = s.user_id
           WHERE rt.token_hash = $1
           FOR UPDATE OF rt, s`,
-        [hashToken(refreshToken)],
+        [hashToken(refreshToken), this.config.REFRESH_GRACE_SEC],
       );
       const row = rows[0];
-      if (!row || (expectedUserId !== undefined && row.user_id !== expectedUserId)) return { error: 'TOKEN_INVALID' as const };
-      if (row.revoked_at) return { error: 'TOKEN_REVOKED' as const };
-      if (row.used_at) {
+      if (!row || (expectedUserId !== undefined && row.user_id !== expectedUserId)) return { error: 'TOKEN_INVALID' };
+      if (row.revoked_at) return { error: 'TOKEN_REVOKED' };
+      const replay = row.used_at && row.in_grace ? await this.graceReplay(m, refreshToken, row.session_id) : undefined;
+      if (row.used_at && !replay) {
         await this.revokeWith(m, row.session_id, 'REFRESH_REUSE');
-        return { error: 'REFRESH_TOKEN_REUSED' as const, sessionId: row.session_id };
+        return { error: 'REFRESH_TOKEN_REUSED', revokedSession: row.session_id };
       }
-      if (row.expires_at.getTime() <= Date.now() || row.s_expires.getTime() <= Date.now()) return { error: 'TOKEN_EXPIRED' as const };
-      if (row.status !== 'ACTIVE') return { error: 'ACCOUNT_DISABLED' as const };
+      if (row.expires_at.getTime() <= Date.now() || row.s_expires.getTime() <= Date.now()) return { error: 'TOKEN_EXPIRED' };
+      if (row.status !== 'ACTIVE') return { error: 'ACCOUNT_DISABLED' };
+      if (replay) return { pair: replay };
       await queryRows(m, `UPDATE auth.refresh_tokens SET used_at = now() WHERE token_hash = $1`, [hashToken(refreshToken)]);
       const next = newRefreshToken();
       await this.insertRefreshToken(m, row.session_id, next);
-      return { sessionId: row.session_id, userId: row.user_id, roles: row.roles, refreshToken: next };
+      const pair = await mint({ sessionId: row.session_id, userId: row.user_id, roles: row.roles, refreshToken: next });
+      // Before the commit: a concurrent refresh with the same token waits on our lock and then finds it.
+      await this.grace.save(refreshToken, pair);
+      return { pair };
     });
     if ('error' in outcome) {
-      if (outcome.error === 'REFRESH_TOKEN_REUSED' && outcome.sessionId) {
-        await this.markRevoked([outcome.sessionId]);
-        this.logger.warn({ msg: 'refresh token reuse detected: session revoked', sessionId: outcome.sessionId });
+      if (outcome.revokedSession) {
+        await this.markRevoked([outcome.revokedSession]);
+        this.logger.warn({ msg: 'refresh token reuse detected: session revoked', sessionId: outcome.revokedSession });
       }
-      throw new AppException(outcome.error as ErrorCode);
+      throw new AppException(outcome.error);
     }
-    return outcome;
+    return outcome.pair;
+  }
+
+  /**
+   * The pair the first use of `presented` issued, if it is still kept and its refresh token is still
+   * unused. Read under the session's lock, which every rotation takes: a use of the successor has
+   * either committed before (the client got that pair, so this is a reuse) or waits for us.
+   */
+  private async graceReplay(m: EntityManager, presented: string, sessionId: string): Promise<TokenPair | undefined> {
+    const kept = await this.grace.load(presented);
+    if (!kept) return undefined;
+    const successor = await queryRows<{ used_at: Date | null }>(
+      m,
+      `SELECT used_at FROM auth.refresh_tokens WHERE token_hash = $1 AND session_id = $2`,
+      [hashToken(kept.refreshToken), sessionId],
+    );
+    if (!successor[0] || successor[0].used_at) return undefined;
+    this.logger.log({ msg: 'refresh retried within the grace window: same pair answered', sessionId });
+    return {
+      token: kept.token,
+      refreshToken: kept.refreshToken,
+      tokenType: 'Bearer',
+      expiresIn: Math.max(0, Math.round((Date.parse(kept.expiresAt) - Date.now()) / 1000)),
+      expiresAt: kept.expiresAt,
+    };
   }
 
   /** The session behind an access token, if it is still live (checked on every authenticated call). */

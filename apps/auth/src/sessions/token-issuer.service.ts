@@ -17,11 +17,15 @@ export class TokenIssuer {
     return this.pair(userId, sessionId, roles, refreshToken);
   }
 
-  /** `bearer`: an access token sent along (even expired); if present, it must belong to the same user. */
+  /**
+   * `bearer`: an access token sent along (even expired); if present, it must belong to the same user.
+   * The same refresh token again within the grace window answers the same pair (SessionService.rotate).
+   */
   async refresh(refreshToken: string, bearer?: string): Promise<TokenPair> {
     const expectedUserId = bearer ? (await this.access.verify(bearer, { ignoreExpiry: true })).sub : undefined;
-    const rotated = await this.sessions.rotate(refreshToken, expectedUserId);
-    return this.pair(rotated.userId, rotated.sessionId, rotated.roles, rotated.refreshToken);
+    return this.sessions.rotate(refreshToken, expectedUserId, (rotated) =>
+      this.pair(rotated.userId, rotated.sessionId, rotated.roles, rotated.refreshToken),
+    );
   }
 
   private async pair(userId: string, sessionId: string, roles: Role[], refreshToken: string): Promise<TokenPair> {

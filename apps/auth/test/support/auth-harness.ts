@@ -14,6 +14,18 @@ export interface InjectResult {
   json<T = JsonBody>(): T;
 }
 
+/**
+ * Abuse limits far above what any test here does: every request comes from 127.0.0.1 and the
+ * lockout and OTP tests retry one phone many times. The limiter still runs on every request;
+ * rate-limits.test.ts sets real numbers.
+ */
+export const GENEROUS_RATE_LIMITS: Record<string, string> = Object.fromEntries(
+  ['LOGIN', 'OTP_SEND', 'OTP_VERIFY'].flatMap((policy) => [
+    [`${policy}_LIMIT_PER_PHONE`, '100000'],
+    [`${policy}_LIMIT_PER_IP`, '100000'],
+  ]),
+);
+
 /** One auth app on a private database and Redis namespace, with helpers for the usual steps. */
 export class AuthHarness {
   running!: RunningApp<AuthConfig>;
@@ -23,7 +35,7 @@ export class AuthHarness {
 
   async start(overrides: Record<string, string | undefined> = {}, logger?: Logger): Promise<this> {
     this.db = await createTestDatabase();
-    this.env = serviceEnv('auth', this.db, this.redis, { OTP_RESEND_COOLDOWN_SEC: '0', ...overrides });
+    this.env = serviceEnv('auth', this.db, this.redis, { OTP_RESEND_COOLDOWN_SEC: '0', ...GENEROUS_RATE_LIMITS, ...overrides });
     this.running = await boot(authApp, this.env, { logger });
     return this;
   }
