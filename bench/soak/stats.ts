@@ -206,6 +206,7 @@ export function memoryTable(trends: MemoryTrend[], thresholdPct: number): string
     'service',
     'pid',
     'samples',
+    'RSS boot MiB',
     'RSS start MiB',
     'RSS end MiB',
     'peak MiB',
@@ -225,7 +226,7 @@ export function memoryTable(trends: MemoryTrend[], thresholdPct: number): string
     t.slopeMiBPerMin.toFixed(2),
     t.lateSlopeMiBPerMin.toFixed(2),
     `${t.fittedGrowthPct.toFixed(1)} %`,
-    t.growing ? 'GROWING' : 'flat',
+    t.growing ? 'GROWING' : 'ok',
   ]);
   return formatTable(
     `Resident memory per service during the soak (flagged above ${thresholdPct} % fitted growth that persists)`,
