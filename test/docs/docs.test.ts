@@ -176,7 +176,8 @@ describe('the documents: checks of the doc-test itself', () => {
 
   it('jq-lite reads the paths the docs use, as jq does, and refuses the rest', () => {
     const input = JSON.stringify({ token: 'abc', items: [{ referenceId: 'MMPTX1' }], accounts: { XAF: 'u1' } });
-    const jq = (...args: string[]) => execFileSync(process.execPath, [JQ_LITE, ...args], { input, encoding: 'utf8' });
+    const jq = (...args: string[]) =>
+      execFileSync(process.execPath, [JQ_LITE, ...args], { input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
     expect(jq('-r', '.token')).toBe('abc\n');
     expect(jq('-r', '.items[0].referenceId')).toBe('MMPTX1\n');
     expect(jq('-r', '.accounts.XAF')).toBe('u1\n');
