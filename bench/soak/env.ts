@@ -4,10 +4,10 @@
  * NODE_ENV, the service's own database role, Redis, LOG_LEVEL), so a change in how services are
  * configured — notably their credentials — is made in one place.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { ServiceName } from '@mm/contracts';
+import { OPS_CALLER, type ServiceKeys, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import type { PlatformPorts } from '../partners/services';
 
 interface Credentials {
@@ -20,18 +20,18 @@ interface Credentials {
   benchCaller: string;
 }
 
-/** Today's scheme: one INTERNAL_SERVICE_KEY shared by every service, generated per run. */
-function sharedKey(): Credentials {
-  const key = randomBytes(32).toString('hex');
-  return { service: () => ({ INTERNAL_SERVICE_KEY: key }), benchCaller: key };
+/**
+ * One key per caller, generated per run (never a committed secret): each service presents its own
+ * and recognises its callers' by digest (libs/platform's builder, as `npm start` and the tests do).
+ * The bench funds the agents' floats as the operators' caller, the only one the ledger lets use the
+ * test funding route.
+ */
+function perCallerKeys(keys: ServiceKeys): Credentials {
+  return { service: (service) => ({ ...serviceCredentialEnv(service, keys) }), benchCaller: keys[OPS_CALLER] };
 }
 
-/**
- * The one line to change when each service gets its own key and caller allow-list (issue 11, part 3):
- * build `Credentials` from libs/platform's shared builder instead (each service's variables from
- * its keys; the bench calling as the operators' caller). Nothing else in the soak sets a credential.
- */
-const CREDENTIALS: Credentials = sharedKey();
+/** The one place credentials are decided: nothing else in the soak sets one. */
+const CREDENTIALS: Credentials = perCallerKeys(generateServiceKeys());
 
 export const BENCH_CALLER_KEY = CREDENTIALS.benchCaller;
 
@@ -64,7 +64,11 @@ const url = (port: number) => `http://127.0.0.1:${port}`;
  * soak is meant to include it. Only the per-key partner rate limit is lifted, as in bench:partners,
  * because one partner key stands for many partners here.
  */
-export function serviceEnv(service: ServiceName, ports: PlatformPorts, run: { webhookKey: string }): Record<string, string> {
+export function serviceEnv(
+  service: ServiceName,
+  ports: PlatformPorts,
+  run: { webhookKey: string; pseudonymSecret: string },
+): Record<string, string> {
   const own: Record<ServiceName, Record<string, string>> = {
     auth: {
       BOOTSTRAP_ADMIN_PHONE: BOOTSTRAP_ADMIN.phone,
@@ -72,7 +76,7 @@ export function serviceEnv(service: ServiceName, ports: PlatformPorts, run: { we
       TRUST_FORWARDED_FOR: 'true',
       // Every simulated user signs in from the loopback address, and a few dozen people stand for
       // a population: login limits per address and per phone are widened like the per-person
-      // throttles of fixtures.ts (names of issue 11's abuse limits; ignored by a build without them).
+      // throttles of fixtures.ts.
       LOGIN_LIMIT_PER_IP: '1000000',
       LOGIN_LIMIT_PER_PHONE: '1000000',
     },
@@ -85,6 +89,7 @@ export function serviceEnv(service: ServiceName, ports: PlatformPorts, run: { we
       ORCHESTRATOR_URL: url(ports.orchestratorInternal),
       WEBHOOK_DISPATCHER_URL: url(ports.dispatcher),
       PARTNERS_RATE_LIMIT_MAX: '1000000000',
+      PARTNERS_PSEUDONYM_SECRET: run.pseudonymSecret,
     },
     orchestrator: {
       INTERNAL_PORT: String(ports.orchestratorInternal),

@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   let stopping = false;
   try {
     // ---- Platform
-    const runEnv = { webhookKey: randomBytes(32).toString('base64') };
+    const runEnv = { webhookKey: randomBytes(32).toString('base64'), pseudonymSecret: randomBytes(32).toString('hex') };
     for (const { service, port } of START_ORDER) {
       const child = await startService(service, ports[port], {
         adminUrl: dbUrl,
