@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { ConnectionView, MerchantConnectionView, Page } from '@mm/contracts';
 import { ServiceKeyGuard } from '@mm/platform';
 import { ApiErrors } from '../common/api-errors';
@@ -8,7 +8,8 @@ import { AdminActionDto } from '../integrations/dto/integration.dto';
 import { ConnectionTransitions, type ConnectionMove } from './connection-transitions.service';
 import { toConnectionView, toMerchantView } from './connection-row';
 import { ConnectionsService } from './connections.service';
-import { ConnectionListQueryDto } from './dto/connection.dto';
+import { ConnectionDto, ConnectionListQueryDto } from './dto/connection.dto';
+import { MerchantConnectionPageDto, MerchantConnectionViewDto } from './dto/merchant-connection.views';
 
 const merchant = () => new UuidParamPipe('merchantId');
 const connection = () => new UuidParamPipe('connectionId', 'CONNECTION_NOT_FOUND');
@@ -30,6 +31,7 @@ export class MerchantConnectionsController {
 
   @Get('merchants/:merchantId/connections')
   @ApiOperation({ summary: "The merchant's live connections; default filter: pending and active" })
+  @ApiOkResponse({ type: MerchantConnectionPageDto })
   list(@Param('merchantId', merchant()) merchantId: string, @Query() query: ConnectionListQueryDto): Promise<Page<MerchantConnectionView>> {
     return this.connections.listForMerchant(merchantId, query.status, query.cursor, query.limit ?? 20);
   }
@@ -37,6 +39,7 @@ export class MerchantConnectionsController {
   @Post('merchants/:merchantId/connections/:connectionId/accept')
   @HttpCode(200)
   @ApiOperation({ summary: 'pending → active (connection.activated is sent to the integration)' })
+  @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
   accept(
     @Param('merchantId', merchant()) merchantId: string,
@@ -48,6 +51,7 @@ export class MerchantConnectionsController {
   @Post('merchants/:merchantId/connections/:connectionId/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'pending → rejected' })
+  @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
   reject(
     @Param('merchantId', merchant()) merchantId: string,
@@ -59,6 +63,7 @@ export class MerchantConnectionsController {
   @Post('merchants/:merchantId/connections/:connectionId/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'active → revoked by merchant (connection.revoked_by_merchant is sent to the integration)' })
+  @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
   revoke(
     @Param('merchantId', merchant()) merchantId: string,
@@ -70,6 +75,7 @@ export class MerchantConnectionsController {
   @Post('connections/:connectionId/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Admin revoke: pending or active → revoked by admin' })
+  @ApiOkResponse({ type: ConnectionDto, description: 'the connection as the integration sees it' })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
   async adminRevoke(@Param('connectionId', connection()) id: string, @Body() dto: AdminActionDto): Promise<ConnectionView> {
     return toConnectionView(await this.transitions.move(id, 'revoke', { kind: 'admin', actorId: dto.actorId }));

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type {
   ApiKeyView,
   CreatedIntegration,
@@ -22,6 +22,15 @@ import {
   RotateWebhookSecretDto,
   WebhookEndpointDto,
 } from './dto/integration.dto';
+import {
+  ApiKeyViewDto,
+  CreatedIntegrationDto,
+  IntegrationPageDto,
+  IntegrationViewDto,
+  IssuedApiKeyDto,
+  RotatedWebhookSecretDto,
+  WebhookEndpointViewDto,
+} from './dto/integration.views';
 import { IntegrationsService } from './integrations.service';
 
 const id = () => new UuidParamPipe('integrationId', 'INTEGRATION_NOT_FOUND');
@@ -40,6 +49,7 @@ export class IntegrationsController {
 
   @Post()
   @ApiOperation({ summary: 'Creates an integration with one live and one test key and its two webhook endpoints (secrets shown once)' })
+  @ApiCreatedResponse({ type: CreatedIntegrationDto })
   @ApiErrors('INVALID_WEBHOOK_URL', 'WEBHOOK_URL_FORBIDDEN_ADDRESS', 'UPSTREAM_UNAVAILABLE')
   create(@Body() dto: CreateIntegrationDto): Promise<CreatedIntegration> {
     return this.integrations.create(dto);
@@ -47,11 +57,13 @@ export class IntegrationsController {
 
   @Get()
   @ApiOperation({ summary: 'Integrations, newest first' })
+  @ApiOkResponse({ type: IntegrationPageDto })
   list(@Query() query: ListQueryDto): Promise<Page<IntegrationView>> {
     return this.integrations.list(query.cursor, query.limit ?? 20);
   }
 
   @Get(':integrationId')
+  @ApiOkResponse({ type: IntegrationViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
   get(@Param('integrationId', id()) integrationId: string): Promise<IntegrationView> {
     return this.integrations.get(integrationId);
@@ -60,6 +72,7 @@ export class IntegrationsController {
   @Post(':integrationId/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revokes the integration: its keys answer 401 INTEGRATION_REVOKED, its open connections are revoked by admin' })
+  @ApiOkResponse({ type: IntegrationViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
   revoke(@Param('integrationId', id()) integrationId: string, @Body() dto: AdminActionDto): Promise<IntegrationView> {
     return this.integrations.revoke(integrationId, dto.actorId);
@@ -67,6 +80,7 @@ export class IntegrationsController {
 
   @Get(':integrationId/keys')
   @ApiOperation({ summary: 'Keys of the integration (hints only, never the key)' })
+  @ApiOkResponse({ type: [ApiKeyViewDto] })
   @ApiErrors('INTEGRATION_NOT_FOUND')
   async listKeys(@Param('integrationId', id()) integrationId: string): Promise<ApiKeyView[]> {
     await this.integrations.get(integrationId);
@@ -75,6 +89,7 @@ export class IntegrationsController {
 
   @Post(':integrationId/keys')
   @ApiOperation({ summary: 'Issues an additional key of a mode (shown once)' })
+  @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
   issueKey(@Param('integrationId', id()) integrationId: string, @Body() dto: IssueApiKeyDto): Promise<IssuedApiKey> {
     return this.keys.issue(integrationId, dto.mode, dto.createdBy);
@@ -82,6 +97,7 @@ export class IntegrationsController {
 
   @Post(':integrationId/keys/:keyId/rotate')
   @ApiOperation({ summary: 'Issues a replacement key (shown once); the old key works for overlapSeconds more' })
+  @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiErrors('API_KEY_NOT_FOUND', 'CONFLICT')
   rotateKey(
     @Param('integrationId', id()) integrationId: string,
@@ -94,6 +110,7 @@ export class IntegrationsController {
   @Post(':integrationId/keys/:keyId/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revokes a key at once (401 INVALID_INTEGRATION_CREDENTIALS from then on)' })
+  @ApiOkResponse({ type: ApiKeyViewDto })
   @ApiErrors('API_KEY_NOT_FOUND')
   revokeKey(
     @Param('integrationId', id()) integrationId: string,
@@ -104,6 +121,7 @@ export class IntegrationsController {
 
   @Put(':integrationId/webhook-endpoint')
   @ApiOperation({ summary: 'Points the live or test webhook endpoint at a new URL (the secret is unchanged)' })
+  @ApiOkResponse({ type: WebhookEndpointViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'INVALID_WEBHOOK_URL', 'WEBHOOK_URL_FORBIDDEN_ADDRESS', 'UPSTREAM_UNAVAILABLE')
   setWebhookEndpoint(@Param('integrationId', id()) integrationId: string, @Body() dto: WebhookEndpointDto): Promise<WebhookEndpointView> {
     return this.integrations.setWebhookUrl(integrationId, dto.mode, dto.url);
@@ -112,6 +130,7 @@ export class IntegrationsController {
   @Post(':integrationId/webhook-secret/rotate')
   @HttpCode(200)
   @ApiOperation({ summary: 'New signing secret (shown once); the previous one keeps signing during the dispatcher overlap' })
+  @ApiOkResponse({ type: RotatedWebhookSecretDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'UPSTREAM_UNAVAILABLE')
   rotateWebhookSecret(
     @Param('integrationId', id()) integrationId: string,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import type { Page, PaymentAnomalyView } from '@mm/contracts';
 import { ServiceKeyGuard } from '@mm/platform';
@@ -7,6 +7,7 @@ import { ApiErrors } from '../common/api-errors';
 import { ListQueryDto } from '../common/list-query.dto';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ResolveAnomalyDto } from '../integrations/dto/integration.dto';
+import { PaymentAnomalyPageDto, PaymentAnomalyViewDto } from './dto/payment-anomaly.views';
 import { PaymentAnomaliesService } from './payment-anomalies.service';
 
 class AnomalyListQueryDto extends ListQueryDto {
@@ -27,6 +28,7 @@ export class PaymentAnomaliesController {
 
   @Get()
   @ApiOperation({ summary: 'Payments that could not pay their order, newest first' })
+  @ApiOkResponse({ type: PaymentAnomalyPageDto })
   list(@Query() query: AnomalyListQueryDto): Promise<Page<PaymentAnomalyView>> {
     return this.anomalies.list(query.status, query.cursor, query.limit ?? 20);
   }
@@ -34,6 +36,7 @@ export class PaymentAnomaliesController {
   @Post(':anomalyId/resolve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Records how the payment was settled (e.g. the reversal reference)' })
+  @ApiOkResponse({ type: PaymentAnomalyViewDto, description: 'the anomaly, resolved' })
   @ApiErrors('PAYMENT_ANOMALY_NOT_FOUND', 'CONFLICT')
   resolve(
     @Param('anomalyId', new UuidParamPipe('anomalyId', 'PAYMENT_ANOMALY_NOT_FOUND')) id: string,
