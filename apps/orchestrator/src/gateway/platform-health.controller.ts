@@ -1,10 +1,76 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, type HealthIndicatorFunction } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { CONFIG, PlatformHealthService } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import { UPSTREAMS, type UpstreamName, type Upstreams } from './upstreams';
+
+/** One check's outcome, as @nestjs/terminus reports it. */
+class HealthCheckOutcome {
+  @ApiProperty({ enum: ['up', 'down'], example: 'up' })
+  status: 'up' | 'down';
+
+  @ApiProperty({ example: 4, description: 'milliseconds the check took' })
+  responseTime: number;
+
+  @ApiPropertyOptional({ example: 'timeout of 2000ms exceeded', description: 'only when down: why' })
+  message?: string;
+}
+
+/** The checks by name: the orchestrator itself (its database and Redis) and each service it calls. */
+class PlatformHealthChecks {
+  @ApiProperty({ type: HealthCheckOutcome })
+  orchestrator: HealthCheckOutcome;
+
+  @ApiProperty({ type: HealthCheckOutcome })
+  auth: HealthCheckOutcome;
+
+  @ApiProperty({ type: HealthCheckOutcome })
+  partners: HealthCheckOutcome;
+
+  @ApiProperty({ type: HealthCheckOutcome })
+  'ledger-wallets': HealthCheckOutcome;
+
+  @ApiProperty({ type: HealthCheckOutcome })
+  'webhook-dispatcher': HealthCheckOutcome;
+}
+
+/** The same checks, only those in one state (`info`: up, `error`: down); a check in the other state is absent. */
+class PlatformHealthSubset {
+  @ApiPropertyOptional({ type: HealthCheckOutcome })
+  orchestrator?: HealthCheckOutcome;
+
+  @ApiPropertyOptional({ type: HealthCheckOutcome })
+  auth?: HealthCheckOutcome;
+
+  @ApiPropertyOptional({ type: HealthCheckOutcome })
+  partners?: HealthCheckOutcome;
+
+  @ApiPropertyOptional({ type: HealthCheckOutcome })
+  'ledger-wallets'?: HealthCheckOutcome;
+
+  @ApiPropertyOptional({ type: HealthCheckOutcome })
+  'webhook-dispatcher'?: HealthCheckOutcome;
+}
+
+export class PlatformHealthView {
+  @ApiProperty({
+    enum: ['ok', 'error', 'shutting_down'],
+    example: 'ok',
+    description: 'ok (200) when every check is up; error or shutting_down (503) otherwise',
+  })
+  status: 'ok' | 'error' | 'shutting_down';
+
+  @ApiProperty({ type: PlatformHealthSubset, description: 'the checks that are up' })
+  info: PlatformHealthSubset;
+
+  @ApiProperty({ type: PlatformHealthSubset, description: 'the checks that are down (empty when status is ok)' })
+  error: PlatformHealthSubset;
+
+  @ApiProperty({ type: PlatformHealthChecks, description: 'every check' })
+  details: PlatformHealthChecks;
+}
 
 /** GET /api/health: the orchestrator's own checks plus the `/health` of every other service. */
 @ApiTags('health')
@@ -19,10 +85,11 @@ export class PlatformHealthController {
   ) {}
 
   @Get()
-  @ApiResponse({ status: 200, description: 'every check is up: `{ status: "ok", info, details }`' })
+  @ApiResponse({ status: 200, description: 'every check is up', type: PlatformHealthView })
   @ApiResponse({
     status: 503,
-    description: 'a check is down (this service, its database or Redis, or an upstream service): `{ status: "error", error, details }`',
+    description: 'a check is down (this service, its database or Redis, or an upstream service), or the service is shutting down',
+    type: PlatformHealthView,
   })
   async check(@Res() reply: FastifyReply): Promise<void> {
     const checks: HealthIndicatorFunction[] = [

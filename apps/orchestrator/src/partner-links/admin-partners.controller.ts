@@ -32,6 +32,13 @@ import {
   IssuedApiKeyDto,
   RotatedWebhookSecretDto,
 } from './dto/partner-links.views';
+import {
+  ConnectionViewDto,
+  IntegrationPageDto,
+  PaymentAnomalyPageDto,
+  PaymentAnomalyViewDto,
+  WebhookEndpointViewDto,
+} from './dto/admin-partners.views';
 import { PartnersClient } from './partners.client';
 
 function uuid(raw: string, notFound: ErrorCode): string {
@@ -64,6 +71,7 @@ export class AdminPartnersController {
 
   @Get('integrations')
   @ApiOperation({ summary: 'Integrations, newest first' })
+  @ApiOkResponse({ type: IntegrationPageDto })
   list(@Query() query: PageQueryDto): Promise<Page<IntegrationView>> {
     return this.partners.integrations({ cursor: query.cursor, limit: query.limit });
   }
@@ -128,6 +136,7 @@ export class AdminPartnersController {
 
   @Put('integrations/:integrationId/webhook-endpoint')
   @ApiOperation({ summary: 'Points the live or test webhook endpoint at a new URL (its secret is unchanged)' })
+  @ApiOkResponse({ type: WebhookEndpointViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'INVALID_WEBHOOK_URL', 'WEBHOOK_URL_FORBIDDEN_ADDRESS')
   setWebhookEndpoint(@Param('integrationId') id: string, @Body() dto: WebhookEndpointDto): Promise<WebhookEndpointView> {
     return this.partners.setWebhookEndpoint(uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode, dto.url);
@@ -146,6 +155,7 @@ export class AdminPartnersController {
   @Post('connections/:connectionId/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revokes a pending or active connection (revokedBy admin)' })
+  @ApiOkResponse({ type: ConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
   revokeConnection(@CurrentUser() user: AuthUser, @Param('connectionId') id: string): Promise<ConnectionView> {
     return this.partners.adminRevokeConnection(uuid(id, 'CONNECTION_NOT_FOUND'), user.userId);
@@ -153,6 +163,7 @@ export class AdminPartnersController {
 
   @Get('payment-anomalies')
   @ApiOperation({ summary: 'Payments that could not pay their order (expired, already paid, mismatched): to reverse (docs/partners.md)' })
+  @ApiOkResponse({ type: PaymentAnomalyPageDto })
   anomalies(@Query() query: AnomaliesQueryDto): Promise<Page<PaymentAnomalyView>> {
     return this.partners.paymentAnomalies({ status: query.status, cursor: query.cursor, limit: query.limit });
   }
@@ -160,6 +171,7 @@ export class AdminPartnersController {
   @Post('payment-anomalies/:anomalyId/resolve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Records how the payment was settled (typically the reference of the reversal)' })
+  @ApiOkResponse({ type: PaymentAnomalyViewDto, description: 'the anomaly, resolved' })
   @ApiErrors('PAYMENT_ANOMALY_NOT_FOUND', 'CONFLICT')
   resolveAnomaly(
     @CurrentUser() user: AuthUser,
