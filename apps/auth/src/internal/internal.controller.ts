@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiSecurity, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { type OtpProof, OtpService } from '../otp/otp.service';
 import { type PinResetResult, PinResetService } from '../pin/pin-reset.service';
@@ -17,6 +17,7 @@ import {
   VerifyResetPinOtpDto,
 } from './internal.dto';
 import { type Introspection, IntrospectionService } from './introspection.service';
+import { ActiveTokenView, InactiveTokenView } from './introspection.views';
 
 /**
  * Spec 3 internal endpoints, for the orchestrator's workflows only: service key required, and the
@@ -101,6 +102,11 @@ export class InternalController {
   /** Is this access token good right now (signature, expiry, session not revoked)? */
   @Post('introspect')
   @HttpCode(200)
+  @ApiExtraModels(ActiveTokenView, InactiveTokenView)
+  @ApiOkResponse({
+    description: 'always 200 for a well-formed request: `active` says whether the token is good now, and if not, why',
+    schema: { oneOf: [{ $ref: getSchemaPath(ActiveTokenView) }, { $ref: getSchemaPath(InactiveTokenView) }] },
+  })
   introspect(@Body() body: IntrospectDto): Promise<Introspection> {
     return this.introspection.introspect(body.token);
   }
