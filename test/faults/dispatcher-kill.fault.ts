@@ -41,7 +41,7 @@ describe('fault: kill -9 of the webhook dispatcher during deliveries', () => {
   it('delivers every event at least once, exactly once after deduplication', async () => {
     const dispatcher = platform.service('webhook-dispatcher');
     const integrationId = randomUUID();
-    await registerEndpoint(dispatcher.url, platform.serviceKey, integrationId, sink);
+    await registerEndpoint(dispatcher.url, platform.keyOf('partners'), integrationId, sink);
 
     const events = Array.from({ length: EVENTS }, () => orderPaid());
     const ids = events.map((e) => e.id);

@@ -48,14 +48,14 @@ describe('fault: PostgreSQL restarted during a burst', () => {
     const dispatcher = platform.service('webhook-dispatcher');
     const pids = [ledger.pid, dispatcher.pid];
     const tally = new Tally();
-    const caller = new LedgerCaller(ledger.url, platform.serviceKey, tally);
+    const caller = new LedgerCaller(ledger.url, platform.keyOf('orchestrator'), tally);
     const funded = new Map<string, number>();
-    for (let i = 0; i < 8; i++) funded.set(await createFundedAccount(caller, 100_000), 100_000);
+    for (let i = 0; i < 8; i++) funded.set(await createFundedAccount(caller, 100_000, platform.keyOf('ops')), 100_000);
     let admin = await platform.pg.admin();
     const before = await checkInvariants(admin);
     await admin.end();
     const integrationId = randomUUID();
-    await registerEndpoint(dispatcher.url, platform.serviceKey, integrationId, sink);
+    await registerEndpoint(dispatcher.url, platform.keyOf('partners'), integrationId, sink);
     const setupRequests = tally.requests;
 
     const events = Array.from({ length: EVENTS }, () => orderPaid());

@@ -51,13 +51,13 @@ describe('fault: Redis stopped for 30 s during payments', () => {
     const ledger = platform.service('ledger-wallets');
     const dispatcher = platform.service('webhook-dispatcher');
     const tally = new Tally();
-    const caller = new LedgerCaller(ledger.url, platform.serviceKey, tally);
+    const caller = new LedgerCaller(ledger.url, platform.keyOf('orchestrator'), tally);
     const funded = new Map<string, number>();
-    for (let i = 0; i < 6; i++) funded.set(await createFundedAccount(caller, 100_000), 100_000);
+    for (let i = 0; i < 6; i++) funded.set(await createFundedAccount(caller, 100_000, platform.keyOf('ops')), 100_000);
     const admin = await platform.pg.admin();
     const before = await checkInvariants(admin);
     const integrationId = randomUUID();
-    await registerEndpoint(dispatcher.url, platform.serviceKey, integrationId, sink);
+    await registerEndpoint(dispatcher.url, platform.keyOf('partners'), integrationId, sink);
     partners = startPartnersStandIn(platform.redis.url, queue, integrationId);
     const setupRequests = tally.requests;
     const plan = planTransfers([...funded.keys()], BEFORE + DURING);
@@ -98,7 +98,7 @@ describe('fault: Redis stopped for 30 s during payments', () => {
       30_000,
     );
     const backlogDeliveredMs = Date.now() - backAt;
-    const metrics = await (await fetch(`${dispatcher.url}/metrics`, { headers: { 'x-service-key': platform.serviceKey } })).text();
+    const metrics = await (await fetch(`${dispatcher.url}/metrics`, { headers: { 'x-service-key': platform.keyOf('ops') } })).text();
     const failOpen = Number(/^webhook_dedup_unavailable_total (\d+)/m.exec(metrics)?.[1] ?? 0);
     await sleep(Math.max(0, OUTAGE_MS + DEDUP_EXTRA_MS - (Date.now() - stoppedAt)));
     await platform.dedupRedis!.start();

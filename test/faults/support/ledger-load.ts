@@ -39,11 +39,18 @@ export class Tally {
 const DRIVER_WORDS =
   /ECONN|ETIMEDOUT|EPIPE|terminat|QueryFailed|QueryRunner|pg_|SQLSTATE|relation "|syntax error|not queryable|timeout exceeded|\bat \w+ \(/i;
 
-export class LedgerCaller {
+/**
+ * Calls one service over HTTP and files every answer in the tally: errors by code, and any error
+ * answer that is not a catalogue code or that leaks a driver error (must never happen).
+ */
+export class HttpCaller {
   constructor(
     readonly baseUrl: string,
-    private readonly serviceKey: string,
     readonly tally: Tally,
+    /** sent with every request (a service key, …) */
+    private readonly baseHeaders: Record<string, string> = {},
+    /** how long one request may take before it counts as unanswered */
+    private readonly timeoutMs = 15_000,
   ) {}
 
   async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
@@ -53,16 +60,21 @@ export class LedgerCaller {
     try {
       res = await fetch(`${this.baseUrl}${path}`, {
         method,
-        headers: { 'x-service-key': this.serviceKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: { ...this.baseHeaders, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(15_000),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
       text = await res.text();
     } catch (error) {
       this.tally.noAnswer += 1;
       return { kind: 'none', error: String((error as Error).cause ?? error) };
     }
-    const parsed = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    } catch {
+      parsed = { unparsable: text.slice(0, 300) };
+    }
     const replayed = res.headers.get('idempotent-replayed') === 'true';
     if (replayed) this.tally.replayed += 1;
     if (res.status >= 400) {
@@ -76,6 +88,13 @@ export class LedgerCaller {
   }
 }
 
+/** The ledger's internal API, called with the service key as the orchestrator calls it. */
+export class LedgerCaller extends HttpCaller {
+  constructor(baseUrl: string, serviceKey: string, tally: Tally) {
+    super(baseUrl, tally, { 'x-service-key': serviceKey });
+  }
+}
+
 export interface PlannedTransfer {
   n: number;
   source: string;
@@ -84,6 +103,8 @@ export interface PlannedTransfer {
   createKey: string;
   pinKey: string;
   confirmKey: string;
+  /** a merchant order's QR token: the transfer pays that order (partners turns it into order.paid) */
+  qrToken?: string;
 }
 
 export interface TransferOutcome {
@@ -98,12 +119,12 @@ export interface TransferOutcome {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function retryable(a: Answer): boolean {
+export function retryable(a: Answer): boolean {
   return a.kind === 'none' || a.status >= 500 || RETRY_CODES.has(String(a.body.code));
 }
 
 /** Repeats one step (same key) until a definite answer or the deadline. */
-async function untilDefinite(step: () => Promise<Answer>, deadline: number): Promise<Answer> {
+export async function untilDefinite(step: () => Promise<Answer>, deadline: number): Promise<Answer> {
   let pause = 50;
   for (;;) {
     const answer = await step();
@@ -113,17 +134,21 @@ async function untilDefinite(step: () => Promise<Answer>, deadline: number): Pro
   }
 }
 
-export async function createFundedAccount(caller: LedgerCaller, amount: number): Promise<string> {
+/**
+ * A user wallet opened as the orchestrator opens it, funded through the test-funding flow of the
+ * legacy adjustment (NODE_ENV=test, an operators' route: `opsKey`), as the ledger's own tests fund accounts.
+ */
+export async function createFundedAccount(caller: LedgerCaller, amount: number, opsKey: string): Promise<string> {
   const wallet = await caller.call('POST', '/v1/internal/wallets', { ownerType: 'USER', ownerId: randomUUID(), currencies: ['XAF'] });
   if (wallet.kind !== 'answer' || wallet.status !== 201) throw new Error(`wallet: ${JSON.stringify(wallet)}`);
   const accounts = wallet.body.accounts as { id: string; accountType: string }[];
   const account = accounts.find((a) => !a.accountType.includes('commission'))!;
-  // The test-funding flow of the legacy adjustment (NODE_ENV=test), as the ledger's own tests fund accounts.
-  const add = await caller.call('PUT', `/v1/accounts/${account.id}/balance/add`, {
-    amount,
-    reason: 'fault test funding',
-    createdBy: 'fault-test',
-  });
+  const add = await caller.call(
+    'PUT',
+    `/v1/accounts/${account.id}/balance/add`,
+    { amount, reason: 'fault test funding', createdBy: 'fault-test' },
+    { 'x-service-key': opsKey },
+  );
   if (add.kind !== 'answer' || add.status !== 200) throw new Error(`funding: ${JSON.stringify(add)}`);
   return account.id;
 }
@@ -153,7 +178,7 @@ function confirmBody(p: PlannedTransfer) {
       destinationAccountId: p.destination,
       amount: p.amount,
       currency: 'XAF',
-      metadata: { typeCode: 'P2P' },
+      metadata: { typeCode: p.qrToken ? 'QR_PAYMENT' : 'P2P' },
     },
   };
 }
@@ -175,6 +200,7 @@ export async function runTransfer(
         destinationAccountId: p.destination,
         amount: p.amount,
         currency: 'XAF',
+        ...(p.qrToken ? { qrToken: p.qrToken } : {}),
         actor: ACTOR,
       }),
     deadline,

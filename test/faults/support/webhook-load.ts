@@ -16,6 +16,8 @@ export interface WebhookSink {
   raw: Map<string, number>;
   /** events the receiver's handler ran for, per event id: after deduplication each must be 1 */
   handled: Map<string, number>;
+  /** the `data` of each handled `order.paid`, by event id (which order, which transaction) */
+  paid: Map<string, Record<string, unknown>>;
   /** requests refused (bad signature, stale timestamp …): must stay 0 */
   refused: number;
   /** the dispatcher hands the secret over when the endpoint is created */
@@ -25,10 +27,15 @@ export interface WebhookSink {
 
 export async function startSink(): Promise<WebhookSink> {
   let secret = '';
-  const sink = { raw: new Map<string, number>(), handled: new Map<string, number>(), refused: 0 } as WebhookSink;
+  const sink = { raw: new Map<string, number>(), handled: new Map<string, number>(), paid: new Map(), refused: 0 } as WebhookSink;
   const receiver: WebhookReceiver = createWebhookReceiver({
     secrets: () => [secret],
-    handlers: { 'order.paid': (e) => void sink.handled.set(e.id, (sink.handled.get(e.id) ?? 0) + 1) },
+    handlers: {
+      'order.paid': (e) => {
+        sink.handled.set(e.id, (sink.handled.get(e.id) ?? 0) + 1);
+        sink.paid.set(e.id, e.data);
+      },
+    },
     onDelivery: (d) => {
       if (d.status !== 200) sink.refused += 1;
       else if (d.eventId) sink.raw.set(d.eventId, (sink.raw.get(d.eventId) ?? 0) + 1);
