@@ -55,4 +55,16 @@ describe('loadConfig', () => {
   it('requires the service key', () => {
     expect(() => loadConfig(SampleConfig, {})).toThrow(/INTERNAL_SERVICE_KEY/);
   });
+
+  it('refuses a malformed INTERNAL_TRUSTED_CALLERS at boot, naming the variable and never its value', () => {
+    const value = `orchestrator:${'f'.repeat(63)}`;
+    expect(() => loadConfig(SampleConfig, { INTERNAL_SERVICE_KEY: KEY, INTERNAL_TRUSTED_CALLERS: value })).toThrow(
+      /INTERNAL_TRUSTED_CALLERS is malformed: entry 1/,
+    );
+    try {
+      loadConfig(SampleConfig, { INTERNAL_SERVICE_KEY: KEY, INTERNAL_TRUSTED_CALLERS: value });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('f'.repeat(63));
+    }
+  });
 });

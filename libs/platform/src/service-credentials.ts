@@ -19,9 +19,10 @@ export function isCallerName(value: string): value is CallerName {
 }
 
 /**
- * Which callers each service recognises at all, read from the clients that exist (grep
- * `InternalHttpClient`). Each app's route table (`apps/<service>/src/internal-callers.ts`) then says
- * which of them may use which route; a unit test per app keeps the two equal.
+ * The caller graph: who calls each service at all, read from the clients that exist (grep
+ * `InternalHttpClient`) and from what operators do. Each app's route table
+ * (`apps/<service>/src/internal-callers.ts`) says route by route who may call; a unit test per app
+ * keeps the table's callers equal to this list, so the graph can be reviewed on one screen.
  */
 export const SERVICE_CALLERS: Readonly<Record<ServiceName, readonly CallerName[]>> = {
   // the merchant directory on the internal listener
@@ -150,15 +151,22 @@ export function deriveServiceKeys(seed: string): ServiceKeys {
   ) as Record<CallerName, string>;
 }
 
+/** Every caller but the service itself: whom a service can recognise (and so name in its logs). */
+export function recognisedCallers(service: ServiceName): CallerName[] {
+  return CALLER_NAMES.filter((caller) => caller !== service);
+}
+
 export interface ServiceCredentialEnv {
   INTERNAL_SERVICE_KEY: string;
   INTERNAL_TRUSTED_CALLERS: string;
 }
 
 /**
- * The credential variables of one service: its own outbound key, and the digests of the keys of the
- * callers it recognises (SERVICE_CALLERS). `previous` keeps a caller's old key valid beside its new
- * one: the overlap of a rotation.
+ * The credential variables of one service: its own outbound key, and the digests of every other
+ * caller's key. Recognising a caller grants nothing by itself (the route table decides); it lets a
+ * wrong caller be told apart from a stranger: 403 SERVICE_NOT_ALLOWED naming the caller in the log,
+ * rather than an anonymous 401. `previous` keeps a caller's old key valid beside its new one: the
+ * overlap of a rotation.
  */
 export function serviceCredentialEnv(
   service: ServiceName,
@@ -166,7 +174,7 @@ export function serviceCredentialEnv(
   options: { previous?: Partial<Record<CallerName, string>> } = {},
 ): ServiceCredentialEnv {
   const digests: Partial<Record<CallerName, string[]>> = {};
-  for (const caller of SERVICE_CALLERS[service]) {
+  for (const caller of recognisedCallers(service)) {
     const old = options.previous?.[caller];
     digests[caller] = [serviceKeyDigest(keys[caller]), ...(old ? [serviceKeyDigest(old)] : [])];
   }
