@@ -172,6 +172,8 @@ describe('OpenAPI documents are complete', () => {
       // Every $ref resolves inside the merged document.
       const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
       expect(refs.filter((name) => !(name in (doc.components?.schemas ?? {})))).toEqual([]);
+      // …and every schema is used by a public route (internal bodies stay out of the public document).
+      expect(Object.keys(doc.components?.schemas ?? {}).filter((name) => !refs.includes(name))).toEqual([]);
     });
 
     it('every security requirement names a declared scheme', () => {

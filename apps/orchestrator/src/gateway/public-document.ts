@@ -98,8 +98,26 @@ export function mergePublicDocuments(
     info: { ...own.info, title: 'Mobile money platform (public API)' },
     paths,
     tags: [...tags.values()],
-    components: { ...own.components, schemas: schemas as never, securitySchemes: securitySchemes as never },
+    components: { ...own.components, schemas: reachableSchemas(paths, schemas) as never, securitySchemes: securitySchemes as never },
   };
+}
+
+const SCHEMA_REF = /"\$ref":"#\/components\/schemas\/([^"]+)"/g;
+
+/**
+ * Only the schemas the public paths use, directly or through other schemas: the services' full
+ * documents also hold the bodies of their internal routes, which the public document must not show.
+ */
+function reachableSchemas(paths: OpenAPIObject['paths'], schemas: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  const pending = [...JSON.stringify(paths).matchAll(SCHEMA_REF)].map((m) => m[1]);
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (name in kept || !(name in schemas)) continue;
+    kept[name] = schemas[name];
+    for (const m of JSON.stringify(schemas[name]).matchAll(SCHEMA_REF)) pending.push(m[1]);
+  }
+  return kept;
 }
 
 /**
