@@ -10,6 +10,7 @@ import { PricingService } from '../pricing/pricing.service';
 import type { Charge } from '../pricing/pricing.types';
 import { RiskService } from '../risk/risk.service';
 import type { RiskDecision } from '../risk/risk.types';
+import { type ActiveConfig, ActiveConfigReader } from './active-config';
 import type { ClientInfo } from './client-info';
 import type { ConfirmedIntentView } from './dto/intent-views.dto';
 import { executionContext } from './execution-context';
@@ -47,6 +48,7 @@ export class IntentConfirmService {
     @Inject(PAYMENT_PARTIES) private readonly parties: PaymentPartiesPort,
     @Inject(PAYMENT_NOTIFIER) private readonly notifier: PaymentNotifierPort,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
+    private readonly activeConfig: ActiveConfigReader,
   ) {}
 
   async confirm(user: AuthUser, intentId: string, client: ClientInfo): Promise<ConfirmedIntentView> {
@@ -54,17 +56,26 @@ export class IntentConfirmService {
     if (record.confirmResponse) return record.confirmResponse;
     if (!record.confirmRequest) record = await this.assertConfirmable(record);
 
-    const [initiator, payer, payee] = await this.freshParties(record);
-    // Risk, the fee decision and the payee's balance (for its cap) are independent; the limit hold
-    // comes last and only for an accepted payment, so it is short and never taken for nothing.
-    const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
-    const [decision, charge, balance] = await Promise.all([
-      this.judge(record, user, client, initiator, payer, payee),
-      this.pricing.requote({ quoteId: record.quoteId, type: record.operationType, amount: record.amount, currency: record.currency }),
-      check.payee ? this.ledger.account(record.payee.accountId).then((a) => a.balance) : undefined,
+    // The parties as they are now, the versions in force and the payee's balance (for its cap, when
+    // the payee was a customer at creation: it is asked again below if that changed) are read at once.
+    const balanceOf = () => this.ledger.account(record.payee.accountId).then((a) => a.balance);
+    const [[initiator, payer, payee], config, earlyBalance] = await Promise.all([
+      this.freshParties(record),
+      this.activeConfig.read(),
+      record.payee.role === 'CUSTOMER' ? balanceOf() : undefined,
     ]);
-    if (check.payee) check.payee.currentBalance = balance;
-    await this.limits.holdAtConfirm(check);
+    const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
+    if (check.payee) check.payee.currentBalance = earlyBalance ?? (await balanceOf());
+    // Risk and the fee decision are independent; the limit hold comes last and only for an
+    // accepted payment, so it is short and never taken for nothing.
+    const [decision, charge] = await Promise.all([
+      this.judge(record, user, client, initiator, payer, payee, config),
+      this.pricing.requote(
+        { quoteId: record.quoteId, type: record.operationType, amount: record.amount, currency: record.currency },
+        config.pricing,
+      ),
+    ]);
+    await this.limits.holdAtConfirm(check, config.limits);
 
     const request = await this.store.fixConfirmRequest(record.id, await this.confirmRequest(record, charge, user, client));
     let view: LedgerIntentView;
@@ -144,6 +155,7 @@ export class IntentConfirmService {
     initiator: PaymentParty,
     payer: PaymentParty,
     payee: PaymentParty,
+    config: ActiveConfig,
   ): Promise<RiskDecision> {
     const input = {
       stage: 'CONFIRM' as const,
@@ -157,7 +169,7 @@ export class IntentConfirmService {
       payee: riskParty(payee),
       deviceId: client.deviceId,
     };
-    const decision = await this.risk.evaluate(input);
+    const decision = await this.risk.evaluate(input, config);
     if (decision.outcome === 'REJECT') {
       await this.ledger
         .transition(record.ledgerIntentId!, { toStatus: 'FAILED', actor: { id: user.userId }, reason: 'refused by risk controls' })
@@ -165,7 +177,7 @@ export class IntentConfirmService {
         .catch((error: unknown) =>
           this.logger.warn({ msg: 'could not fail a risk-refused intent', intentId: record.ledgerIntentId, err: error }),
         );
-      await this.risk.assertAccepted(input); // throws RISK_REJECTED with its reason headers
+      await this.risk.assertAccepted(input, config); // throws RISK_REJECTED with its reason headers
     }
     return decision;
   }

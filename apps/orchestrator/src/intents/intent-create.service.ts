@@ -8,6 +8,7 @@ import type { LedgerCreateIntent } from '../ledger-client/ledger.types';
 import { LimitsService } from '../limits/limits.service';
 import { PricingService } from '../pricing/pricing.service';
 import { RiskService } from '../risk/risk.service';
+import { ActiveConfigReader } from './active-config';
 import { requestHash } from './canonical-hash';
 import type { ClientInfo } from './client-info';
 import type { CreateIntentDto } from './dto/create-intent.dto';
@@ -43,6 +44,7 @@ export class IntentCreateService {
     private readonly limits: LimitsService,
     private readonly risk: RiskService,
     private readonly pricing: PricingService,
+    private readonly activeConfig: ActiveConfigReader,
   ) {}
 
   async create(user: AuthUser, dto: CreateIntentDto, client: ClientInfo): Promise<CreateResult> {
@@ -50,29 +52,39 @@ export class IntentCreateService {
     if (!key) throw new AppException('IDEMPOTENCY_KEY_MISSING', 'idempotencyKey (a UUID v4) is required to create an intent');
     const hash = requestHash({ ...dto, initiator: user.userId });
 
-    const existing = await this.store.findByKey(key);
+    // The stored answer of this key, the parties and the versions in force are read at once. A
+    // replay answers what the first request got, whatever the plan would say today.
+    const [found, planned, active] = await Promise.allSettled([
+      this.store.findByKey(key),
+      this.planner.plan(user, dto),
+      this.activeConfig.read(),
+    ]);
+    const existing = settled(found);
     if (existing) return this.replay(existing, user, hash);
-
-    const plan = await this.planner.plan(user, dto);
+    const plan = settled(planned);
+    const config = settled(active);
     const parties = { payer: plan.payerParty, payee: plan.payeeParty, agentId: plan.agent?.agentId ?? null };
     const operation = { idempotencyKey: key, operationType: plan.operationType, amount: plan.amount, currency: plan.currency };
     // Limits (with the payee's balance for its cap), risk and the fee quote are independent: asked
     // at once, and the refusals reported in a fixed order (limits, then risk, then pricing).
     const payeeBalance = plan.payee.role === 'CUSTOMER' ? this.ledger.account(plan.payee.accountId).then((a) => a.balance) : undefined;
     const [limits, risk, priced] = await Promise.allSettled([
-      Promise.resolve(payeeBalance).then((balance) => this.limits.checkAtCreate(limitCheck(operation, parties, balance))),
-      this.risk.assertAccepted({
-        stage: 'CREATE',
-        operationId: key,
-        type: plan.operationType,
-        amount: plan.amount,
-        currency: plan.currency,
-        initiator: riskParty(plan.initiator),
-        payer: riskParty(plan.payerParty),
-        payee: riskParty(plan.payeeParty),
-        deviceId: client.deviceId,
-      }),
-      this.pricing.quote({ type: plan.operationType, amount: plan.amount, currency: plan.currency, operationId: key }),
+      Promise.resolve(payeeBalance).then((balance) => this.limits.checkAtCreate(limitCheck(operation, parties, balance), config.limits)),
+      this.risk.assertAccepted(
+        {
+          stage: 'CREATE',
+          operationId: key,
+          type: plan.operationType,
+          amount: plan.amount,
+          currency: plan.currency,
+          initiator: riskParty(plan.initiator),
+          payer: riskParty(plan.payerParty),
+          payee: riskParty(plan.payeeParty),
+          deviceId: client.deviceId,
+        },
+        config,
+      ),
+      this.pricing.quote({ type: plan.operationType, amount: plan.amount, currency: plan.currency, operationId: key }, config.pricing),
     ]);
     const { limitsVersion } = settled(limits);
     const decision = settled(risk);

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ConfigApiModule } from '../config-api/config-api.module';
 import { LedgerClientModule } from '../ledger-client/ledger-client.module';
 import { LimitsModule } from '../limits/limits.module';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { PricingModule } from '../pricing/pricing.module';
 import { RiskModule } from '../risk/risk.module';
 import { WithdrawalQrModule } from '../withdrawal-qr/withdrawal-qr.module';
+import { ActiveConfigReader } from './active-config';
 import { AuthConsentClient } from './auth-consent.client';
 import { IntentConfirmService } from './intent-confirm.service';
 import { IntentCreateService } from './intent-create.service';
@@ -21,11 +23,12 @@ import { SmsOutboxNotifier } from './sms-outbox.notifier';
 
 /** Spec 2's public intents: create, OTP and PIN steps, confirm, cancel, read. */
 @Module({
-  imports: [LedgerClientModule, PricingModule, LimitsModule, RiskModule, PaymentPartiesModule, WithdrawalQrModule],
+  imports: [ConfigApiModule, LedgerClientModule, PricingModule, LimitsModule, RiskModule, PaymentPartiesModule, WithdrawalQrModule],
   controllers: [IntentsController],
   providers: [
     { provide: PAYMENTS_SETTINGS, inject: [OrchestratorConfig], useFactory: paymentsSettings },
     { provide: PAYMENT_NOTIFIER, useClass: SmsOutboxNotifier },
+    ActiveConfigReader,
     AuthConsentClient,
     MerchantQrClient,
     IntentPlanner,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { queryRows } from '@mm/platform';
+import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import type { LimitsDocument } from './limits-document';
 import { type Usage, firstRefusal, tierLimits } from './limit-rules';
@@ -36,15 +37,14 @@ export class LimitsService {
     @Inject(LIMITS_CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** At intent creation: throws the first limit broken (4xx with its code); reserves nothing. */
-  async checkAtCreate(check: LimitCheck): Promise<LimitVerdict> {
-    const { version, document } = await this.config.active('limits');
+  /**
+   * At intent creation: throws the first limit broken (4xx with its code); reserves nothing.
+   * `active`: the limits version the caller already read for this request (else read here).
+   */
+  async checkAtCreate(check: LimitCheck, active?: ConfigVersion<'limits'>): Promise<LimitVerdict> {
+    const { version, document } = active ?? (await this.config.active('limits'));
     this.warnUnknownTiers(document, check);
-    const now = this.clock();
-    const usage = {
-      payer: check.payer ? await this.usage(this.db, document, { kind: 'CUSTOMER', id: check.payer.userId }, check, now) : undefined,
-      agent: check.agent ? await this.usage(this.db, document, { kind: 'AGENT', id: check.agent.agentId }, check, now) : undefined,
-    };
+    const { usage } = await this.usage(this.db, document, subjectsOf(check), check, this.clock());
     const refusal = firstRefusal(document, check, usage);
     if (refusal) throw refusal;
     return { limitsVersion: version };
@@ -54,25 +54,18 @@ export class LimitsService {
    * At confirm, before calling the ledger: re-checks under the limits in force and holds the room.
    * A second call for the same operation (retried confirm) returns without checking again.
    */
-  async holdAtConfirm(check: LimitCheck): Promise<LimitVerdict> {
-    const { version, document } = await this.config.active('limits');
+  async holdAtConfirm(check: LimitCheck, active?: ConfigVersion<'limits'>): Promise<LimitVerdict> {
+    const { version, document } = active ?? (await this.config.active('limits'));
     const subjects = subjectsOf(check);
     return this.db.transaction(async (m) => {
       // Subjects locked in one global order: two confirms sharing an agent and a customer cannot deadlock.
       const keys = subjects.map((s) => `limits:${s.kind}:${s.id}:${check.currency}`).sort();
       for (const key of keys) await queryRows(m, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key]);
-      const [existing] = await queryRows<{ n: number }>(
-        m,
-        `SELECT count(*)::int AS n FROM orchestrator.limit_usage WHERE operation_id = $1 AND status <> 'RELEASED'`,
-        [check.operationId],
-      );
-      if (existing.n > 0) return { limitsVersion: version };
-
+      // Read after the locks (a statement's snapshot is taken when it starts): the operation's own
+      // live hold or usage, and what the subjects used, in one statement.
       const now = this.clock();
-      const usage = {
-        payer: check.payer ? await this.usage(m, document, { kind: 'CUSTOMER', id: check.payer.userId }, check, now) : undefined,
-        agent: check.agent ? await this.usage(m, document, { kind: 'AGENT', id: check.agent.agentId }, check, now) : undefined,
-      };
+      const { existing, usage } = await this.usage(m, document, subjects, check, now);
+      if (existing) return { limitsVersion: version };
       const refusal = firstRefusal(document, check, usage);
       if (refusal) throw refusal;
       const heldUntil = new Date(now.getTime() + document.holdSeconds * 1000);
@@ -117,23 +110,43 @@ export class LimitsService {
     );
   }
 
-  /** Settled usage and live holds of other operations in the current day and month of the limits' time zone. */
-  private async usage(db: Queryable, doc: LimitsDocument, subject: Subject, check: LimitCheck, now: Date): Promise<Usage> {
-    const [row] = await queryRows<{ day: string; month: string }>(
+  /**
+   * In one statement: whether this operation already holds or used room (`existing`), and for each
+   * subject the settled usage and live holds of other operations in the current day and month of
+   * the limits' time zone.
+   */
+  private async usage(
+    db: Queryable,
+    doc: LimitsDocument,
+    subjects: Subject[],
+    check: LimitCheck,
+    now: Date,
+  ): Promise<{ existing: boolean; usage: { payer?: Usage; agent?: Usage } }> {
+    const rows = await queryRows<{ existing: boolean; kind: Subject['kind'] | null; day: string | null; month: string | null }>(
       db,
       `WITH bounds AS (
          SELECT date_trunc('day', $4::timestamptz AT TIME ZONE $5) AT TIME ZONE $5 AS day_start,
-                date_trunc('month', $4::timestamptz AT TIME ZONE $5) AT TIME ZONE $5 AS month_start)
-       SELECT COALESCE(sum(u.amount) FILTER (WHERE u.occurred_at >= b.day_start), 0)::text AS day,
-              COALESCE(sum(u.amount), 0)::text AS month
-         FROM bounds b
-         LEFT JOIN orchestrator.limit_usage u
-           ON u.subject_kind = $1 AND u.subject_id = $2 AND u.currency = $3 AND u.operation_id <> $6
-          AND u.occurred_at >= b.month_start AND u.occurred_at <= $4::timestamptz
-          AND (u.status = 'SETTLED' OR (u.status = 'HELD' AND u.held_until > $4::timestamptz))`,
-      [subject.kind, subject.id, check.currency, now, doc.timezone, check.operationId],
+                date_trunc('month', $4::timestamptz AT TIME ZONE $5) AT TIME ZONE $5 AS month_start),
+       subjects AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(kind, id)),
+       used AS (
+         SELECT s.kind, COALESCE(sum(u.amount) FILTER (WHERE u.occurred_at >= b.day_start), 0)::text AS day,
+                COALESCE(sum(u.amount), 0)::text AS month
+           FROM subjects s CROSS JOIN bounds b
+           LEFT JOIN orchestrator.limit_usage u
+             ON u.subject_kind = s.kind AND u.subject_id = s.id AND u.currency = $3 AND u.operation_id <> $6
+            AND u.occurred_at >= b.month_start AND u.occurred_at <= $4::timestamptz
+            AND (u.status = 'SETTLED' OR (u.status = 'HELD' AND u.held_until > $4::timestamptz))
+          GROUP BY s.kind, s.id)
+       SELECT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $6 AND status <> 'RELEASED') AS existing,
+              used.kind, used.day, used.month
+         FROM (SELECT 1) one LEFT JOIN used ON true`,
+      [subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, now, doc.timezone, check.operationId],
     );
-    return { day: Number(row.day), month: Number(row.month) };
+    const of = (kind: Subject['kind']): Usage | undefined => {
+      const row = rows.find((r) => r.kind === kind);
+      return row ? { day: Number(row.day), month: Number(row.month) } : undefined;
+    };
+    return { existing: rows[0]?.existing ?? false, usage: { payer: of('CUSTOMER'), agent: of('AGENT') } };
   }
 
   private warnUnknownTiers(doc: LimitsDocument, check: LimitCheck): void {

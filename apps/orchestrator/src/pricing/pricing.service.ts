@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
@@ -57,9 +57,9 @@ export class PricingService {
     return priceWith(await this.config.active('pricing'), request);
   }
 
-  /** Prices the operation with the grid in force and stores the quote. */
-  async quote(request: QuoteRequest): Promise<Quote> {
-    const grid = await this.config.active('pricing');
+  /** Prices the operation with the grid in force (`active`, when the caller already read it) and stores the quote. */
+  async quote(request: QuoteRequest, active?: ConfigVersion<'pricing'>): Promise<Quote> {
+    const grid = active ?? (await this.config.active('pricing'));
     const pricing = priceWith(grid, request);
     const [inserted] = await queryRows<QuoteRow>(
       this.db,
@@ -99,32 +99,28 @@ export class PricingService {
 
   /**
    * The confirm-time price of a quote (see the class comment for which fee wins). Idempotent: the
-   * first call decides and stores; every later call returns the same Charge.
+   * first call decides and stores; every later call returns the same Charge. `active`: the grid in
+   * force as the caller already read it for this request (else read here).
+   *
+   * Two statements: the quote, then one conditional UPDATE that stores the decision only if none
+   * is stored yet (`requoted_at IS NULL`; a concurrent twin waits on the row and then finds it
+   * decided, and reads that decision back). Whether the quote has expired is decided by the
+   * database's clock inside that UPDATE, so both possible outcomes are computed beforehand.
    */
-  async requote(previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>): Promise<Charge> {
-    const quote = await this.getQuote(previous.quoteId);
+  async requote(previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>, active?: ConfigVersion<'pricing'>): Promise<Charge> {
+    const [row] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
+      previous.quoteId,
+    ]);
+    if (!row) throw new AppException('QUOTE_NOT_FOUND');
+    const quote = toQuote(row);
     if (quote.type !== previous.type || quote.amount !== previous.amount || quote.currency !== previous.currency) {
       // The caller paired a quote with another operation: a bug, never a client mistake.
       throw new Error(`quote ${quote.quoteId} does not price this operation`);
     }
-    // Both grids are read before the row lock: no pooled connection is awaited while holding it.
-    const quotedGrid = await this.config.get('pricing', quote.gridVersion);
-    const active = await this.config.active('pricing');
-    return this.db.transaction(async (m) => {
-      const [row] = await queryRows<QuoteRow>(m, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1 FOR UPDATE`, [
-        quote.quoteId,
-      ]);
-      if (row.requoted_at) return toCharge(row);
-      return this.decide(m, quote, quotedGrid, active);
-    });
-  }
+    if (row.requoted_at) return toCharge(row);
 
-  private async decide(
-    m: EntityManager,
-    quote: Quote,
-    quotedGrid: ConfigVersion<'pricing'>,
-    active: ConfigVersion<'pricing'>,
-  ): Promise<Charge> {
+    const quotedGrid = await this.config.get('pricing', quote.gridVersion);
+    const grid = active ?? (await this.config.active('pricing'));
     // Recompute the quote under its own (immutable) version: the stored numbers must be reproducible.
     const recomputed = priceWith(quotedGrid, quote);
     if (recomputed.fee !== quote.fee || recomputed.commission !== quote.commission) {
@@ -132,32 +128,54 @@ export class PricingService {
       throw new AppException('INTERNAL_ERROR', 'The quote could not be verified');
     }
     const quoted: Pricing = { fee: quote.fee, commission: quote.commission, gridVersion: quote.gridVersion };
-    let charged = quoted;
-    let rule: ChargeRule = 'QUOTE_HONOURED';
-    if (active.version !== quote.gridVersion) {
-      const current = priceWith(active, quote);
-      const [{ expired }] = await queryRows<{ expired: boolean }>(m, `SELECT now() > $1::timestamptz AS expired`, [quote.expiresAt]);
-      if (expired) [charged, rule] = [current, 'QUOTE_EXPIRED'];
-      else if (current.fee < quote.fee) [charged, rule] = [current, 'ACTIVE_GRID_LOWER'];
+    let live: [Pricing, ChargeRule] = [quoted, 'QUOTE_HONOURED'];
+    let expired: [Pricing, ChargeRule] = [quoted, 'QUOTE_HONOURED'];
+    if (grid.version !== quote.gridVersion) {
+      const current = priceWith(grid, quote);
+      expired = [current, 'QUOTE_EXPIRED'];
+      if (current.fee < quote.fee) live = [current, 'ACTIVE_GRID_LOWER'];
     }
-    const [row] = await queryRows<QuoteRow>(
-      m,
+    const [updated] = await queryRows<QuoteRow>(
+      this.db,
       `UPDATE orchestrator.fee_quotes
-          SET charged_fee = $2, charged_commission = $3, charged_grid_version = $4, charge_rule = $5, requoted_at = now()
-        WHERE id = $1 RETURNING ${QUOTE_COLUMNS}`,
-      [quote.quoteId, charged.fee, charged.commission, charged.gridVersion, rule],
+          SET charged_fee = CASE WHEN now() > expires_at THEN $2::bigint ELSE $6::bigint END,
+              charged_commission = CASE WHEN now() > expires_at THEN $3::bigint ELSE $7::bigint END,
+              charged_grid_version = CASE WHEN now() > expires_at THEN $4::int ELSE $8::int END,
+              charge_rule = CASE WHEN now() > expires_at THEN $5::text ELSE $9::text END,
+              requoted_at = now()
+        WHERE id = $1 AND requoted_at IS NULL
+        RETURNING ${QUOTE_COLUMNS}`,
+      [
+        quote.quoteId,
+        expired[0].fee,
+        expired[0].commission,
+        expired[0].gridVersion,
+        expired[1],
+        live[0].fee,
+        live[0].commission,
+        live[0].gridVersion,
+        live[1],
+      ],
     );
-    if (active.version !== quote.gridVersion) {
+    if (!updated) {
+      // A concurrent confirm of the same operation decided first: its decision stands.
+      const [decided] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
+        quote.quoteId,
+      ]);
+      return toCharge(decided);
+    }
+    const charge = toCharge(updated);
+    if (grid.version !== quote.gridVersion) {
       this.logger.log({
         msg: 'fee decided at confirm under a changed grid',
         quoteId: quote.quoteId,
-        rule,
-        activeGridVersion: active.version,
+        rule: charge.rule,
+        activeGridVersion: grid.version,
         quoted,
-        charged,
+        charged: { fee: charge.fee, commission: charge.commission, gridVersion: charge.gridVersion },
       });
     }
-    return toCharge(row);
+    return charge;
   }
 }
 

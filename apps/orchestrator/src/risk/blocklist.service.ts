@@ -79,14 +79,24 @@ export class BlocklistService {
     return rows.map(toEntry);
   }
 
-  /** Active entries for any of these phones. */
-  async matching(phones: string[]): Promise<Array<Pick<BlocklistEntry, 'id' | 'phone' | 'list'>>> {
-    if (phones.length === 0) return [];
-    return queryRows(
+  /**
+   * What risk needs from the lists for one judgement, in one statement: the active entries for any
+   * of these phones and, with `pair`, whether that payer has already paid that payee
+   * (orchestrator.risk_counterparties, the known-payee rule).
+   */
+  async screen(
+    phones: string[],
+    pair?: { payerId: string; payeeId: string },
+  ): Promise<{ entries: Array<Pick<BlocklistEntry, 'id' | 'phone' | 'list'>>; knownPayee?: boolean }> {
+    const [row] = await queryRows<{ entries: Array<Pick<BlocklistEntry, 'id' | 'phone' | 'list'>>; known: boolean | null }>(
       this.db,
-      `SELECT id, phone, list FROM orchestrator.risk_blocklist WHERE phone = ANY($1::text[]) AND removed_at IS NULL`,
-      [phones],
+      `SELECT COALESCE((SELECT json_agg(json_build_object('id', b.id, 'phone', b.phone, 'list', b.list))
+                          FROM orchestrator.risk_blocklist b WHERE b.phone = ANY($1::text[]) AND b.removed_at IS NULL), '[]'::json) AS entries,
+              CASE WHEN $2::text IS NULL THEN NULL
+                   ELSE EXISTS (SELECT 1 FROM orchestrator.risk_counterparties WHERE payer_id = $2 AND payee_id = $3) END AS known`,
+      [phones, pair?.payerId ?? null, pair?.payeeId ?? null],
     );
+    return { entries: row.entries, knownPayee: row.known ?? undefined };
   }
 }
 

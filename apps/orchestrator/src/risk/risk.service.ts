@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
+import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import { tierLimits } from '../limits/limit-rules';
 import { BlocklistService } from './blocklist.service';
@@ -22,6 +23,12 @@ interface DecisionRow {
 }
 
 const DECISION_COLUMNS = 'id, operation_id, stage, outcome, reason_code, rules_version, signals, created_at';
+
+/** The versions a judgement uses: the risk thresholds, and the limits for the payer's single-operation maximum. */
+export interface RiskConfig {
+  risk: ConfigVersion<'risk'>;
+  limits: ConfigVersion<'limits'>;
+}
 export const RISK_REASON_HEADER = 'X-Risk-Reason';
 export const RISK_DECISION_HEADER = 'X-Risk-Decision-Id';
 
@@ -43,9 +50,12 @@ export class RiskService {
     private readonly velocity: VelocityService,
   ) {}
 
-  /** Judges (or returns the stored decision) and throws 403 RISK_REJECTED on a refusal. */
-  async assertAccepted(input: RiskInput): Promise<RiskDecision> {
-    const decision = await this.evaluate(input);
+  /**
+   * Judges (or returns the stored decision) and throws 403 RISK_REJECTED on a refusal. `config`:
+   * the versions the caller already read for this request (else read here).
+   */
+  async assertAccepted(input: RiskInput, config?: RiskConfig): Promise<RiskDecision> {
+    const decision = await this.evaluate(input, config);
     if (decision.outcome === 'REJECT') {
       throw new AppException('RISK_REJECTED', `The operation was refused by risk controls (${decision.reasonCode})`, {
         headers: { [RISK_REASON_HEADER]: decision.reasonCode ?? 'NOT_ALLOWED', [RISK_DECISION_HEADER]: decision.decisionId },
@@ -54,13 +64,16 @@ export class RiskService {
     return decision;
   }
 
-  /** Judges the operation at its stage and stores the decision; never throws on a refusal. */
-  async evaluate(input: RiskInput): Promise<RiskDecision> {
-    const stored = await this.find(input.operationId, input.stage);
-    if (stored) return stored;
-
-    const risk = await this.config.active('risk');
-    const facts = await this.gather(input, risk.document.velocity.windowSeconds);
+  /**
+   * Judges the operation at its stage and stores the decision; never throws on a refusal. The
+   * first decision of an operation at a stage stands: the insert keeps it (ON CONFLICT DO NOTHING)
+   * and a retry gets it back. Judging before knowing whether a decision exists costs a retry some
+   * reads, and saves every first attempt, the usual case, a statement; velocity counts an
+   * operation once however often it is judged (ZADD NX on the operation id).
+   */
+  async evaluate(input: RiskInput, config?: RiskConfig): Promise<RiskDecision> {
+    const { risk, limits } = config ?? { risk: await this.config.active('risk'), limits: await this.config.active('limits') };
+    const facts = await this.gather(input, risk.document.velocity.windowSeconds, limits);
     const { signals, reason } = judge(input, risk.document, facts);
     const [row] = await queryRows<DecisionRow>(
       this.db,
@@ -85,10 +98,10 @@ export class RiskService {
         input.currency,
       ],
     );
-    // A concurrent twin decided first: its decision stands.
+    // An earlier attempt (or a concurrent twin) decided first: its decision stands.
     const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage);
     if (!decision) throw new Error(`risk decision of ${input.operationId} vanished`);
-    if (decision.outcome === 'REJECT') {
+    if (row && decision.outcome === 'REJECT') {
       this.logger.warn({
         msg: 'risk refusal',
         decisionId: decision.decisionId,
@@ -129,47 +142,41 @@ export class RiskService {
     return rows.map(toDecision);
   }
 
-  private async gather(input: RiskInput, windowSeconds: number): Promise<RiskFacts> {
+  /** What the rules need: list matches and a known payee in one statement, velocity from Redis at the same time. */
+  private async gather(input: RiskInput, windowSeconds: number, limits: ConfigVersion<'limits'>): Promise<RiskFacts> {
     const parties: Array<['initiator' | 'payer' | 'payee', RiskParty]> = [
       ['initiator', input.initiator],
       ['payer', input.payer],
       ['payee', input.payee],
     ];
     const phones = [...new Set(parties.map(([, p]) => p.phone).filter((p): p is string => Boolean(p)))];
-    const entries = await this.blocklist.matching(phones);
-    const blocklisted = parties.flatMap(([party, p]) =>
-      entries.filter((e) => e.phone === p.phone).map((e) => ({ party, entryId: e.id, list: e.list })),
-    );
-
-    let velocity: RiskFacts['velocity'];
-    if (input.stage === 'CREATE') {
-      const keys = [velocityKey.party(input.initiator.kind, input.initiator.id)];
-      if (input.deviceId) keys.push(velocityKey.device(input.deviceId));
-      try {
-        const [initiator, device] = await this.velocity.hit(keys, input.operationId, windowSeconds);
-        velocity = { initiator, device };
-      } catch (error) {
-        this.logger.warn({ msg: 'velocity counters unavailable: rule skipped', err: error });
-        velocity = 'UNAVAILABLE';
-      }
-    }
-
     const p2p = input.type === 'TRANSFER' || input.type === 'MERCHANT_PAYMENT';
-    const knownPayee = p2p ? await this.paidBefore(input.payer.id, input.payee.id) : undefined;
-    let payerSingleMax: number | undefined;
-    if (input.payer.kind === 'CUSTOMER' && input.payer.kycTier) {
-      const limits = await this.config.active('limits');
-      payerSingleMax = tierLimits(limits.document, input.currency, input.payer.kycTier).limits?.singleMax;
-    }
-    return { blocklisted, velocity, knownPayee, payerSingleMax };
+    const [screened, velocity] = await Promise.all([
+      this.blocklist.screen(phones, p2p ? { payerId: input.payer.id, payeeId: input.payee.id } : undefined),
+      this.velocityOf(input, windowSeconds),
+    ]);
+    const blocklisted = parties.flatMap(([party, p]) =>
+      screened.entries.filter((e) => e.phone === p.phone).map((e) => ({ party, entryId: e.id, list: e.list })),
+    );
+    const payerSingleMax =
+      input.payer.kind === 'CUSTOMER' && input.payer.kycTier
+        ? tierLimits(limits.document, input.currency, input.payer.kycTier).limits?.singleMax
+        : undefined;
+    return { blocklisted, velocity, knownPayee: screened.knownPayee, payerSingleMax };
   }
 
-  private async paidBefore(payerId: string, payeeId: string): Promise<boolean> {
-    const rows = await queryRows(this.db, `SELECT 1 FROM orchestrator.risk_counterparties WHERE payer_id = $1 AND payee_id = $2`, [
-      payerId,
-      payeeId,
-    ]);
-    return rows.length > 0;
+  /** Velocity is judged once, at create, where the attempt is made. */
+  private async velocityOf(input: RiskInput, windowSeconds: number): Promise<RiskFacts['velocity']> {
+    if (input.stage !== 'CREATE') return undefined;
+    const keys = [velocityKey.party(input.initiator.kind, input.initiator.id)];
+    if (input.deviceId) keys.push(velocityKey.device(input.deviceId));
+    try {
+      const [initiator, device] = await this.velocity.hit(keys, input.operationId, windowSeconds);
+      return { initiator, device };
+    } catch (error) {
+      this.logger.warn({ msg: 'velocity counters unavailable: rule skipped', err: error });
+      return 'UNAVAILABLE';
+    }
   }
 }
 
