@@ -40,9 +40,9 @@ const JQ_LITE = join(__dirname, 'jq-lite.js');
 /** The documents whose commands run, with the least each must contain (a removed marker fails). */
 const RUN: Array<{ file: string; blocks: number; outputs: number }> = [
   { file: 'README.md', blocks: 1, outputs: 1 },
-  { file: 'docs/operations.md', blocks: 3, outputs: 3 },
-  { file: 'docs/mobile-api.md', blocks: 12, outputs: 10 },
-  { file: 'docs/partners.md', blocks: 9, outputs: 7 },
+  { file: 'docs/operations.md', blocks: 5, outputs: 5 },
+  { file: 'docs/mobile-api.md', blocks: 27, outputs: 25 },
+  { file: 'docs/partners.md', blocks: 16, outputs: 15 },
 ];
 
 /**
