@@ -2,20 +2,23 @@
  * `npm run demo`: a walkthrough of the public money flow against a platform started by `npm start`
  * (README "Walkthrough"). Everything goes through the gateway as a mobile app would, except the
  * funding of the agent's float: money enters the platform only through a ledger correction that
- * one operator submits and another approves (docs/ledger-corrections.md), an internal route that
- * needs the run's service key.
+ * one operator submits and another approves (docs/ledger-corrections.md), an internal route open
+ * to the operators' credential (`ops`, docs/service-credentials.md).
  *
  * Needs, in the environment of both `npm start` and `npm run demo`:
- *   INTERNAL_SERVICE_KEY   (at least 32 characters; `npm start` otherwise makes one up and keeps it)
+ *   MM_SERVICE_KEY_SEED    (at least 32 characters; every service key of the run, the operators' too,
+ *                          derives from it; `npm start` otherwise makes random keys and keeps them;
+ *                          INTERNAL_SERVICE_KEY is read as its older name)
  *   BOOTSTRAP_ADMIN_PHONE, BOOTSTRAP_ADMIN_PIN   (the first administrator, created by auth at start)
  * and MM_PORT_BASE if `npm start` used another base than 3000.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { deriveServiceKeys } from '@mm/platform';
 
 const BASE = Number(process.env.MM_PORT_BASE ?? 3000);
 const GATEWAY = process.env.DEMO_GATEWAY_URL ?? `http://127.0.0.1:${BASE}`;
 const LEDGER = process.env.DEMO_LEDGER_URL ?? `http://127.0.0.1:${BASE + 3}`;
-const SERVICE_KEY = process.env.INTERNAL_SERVICE_KEY ?? '';
+const SEED = process.env.MM_SERVICE_KEY_SEED || process.env.INTERNAL_SERVICE_KEY || '';
 const ADMIN = { phone: process.env.BOOTSTRAP_ADMIN_PHONE ?? '', pin: process.env.BOOTSTRAP_ADMIN_PIN ?? '' };
 const PIN = '2580';
 
@@ -58,7 +61,8 @@ async function api(method: string, path: string, options: { token?: string; body
 }
 
 async function ledger(method: string, path: string, token: string, body?: unknown): Promise<Json> {
-  const res = await http(LEDGER, method, path, { token, body, headers: { 'x-service-key': SERVICE_KEY } });
+  // the operators' credential, derived from the seed `npm start` used (the ledger allows `ops` on corrections)
+  const res = await http(LEDGER, method, path, { token, body, headers: { 'x-service-key': deriveServiceKeys(SEED).ops } });
   if (res.status >= 300) throw new DemoError(`ledger ${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -121,9 +125,9 @@ async function balances(people: Person[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (SERVICE_KEY.length < 32 || !ADMIN.phone || !ADMIN.pin) {
+  if (SEED.length < 32 || !ADMIN.phone || !ADMIN.pin) {
     throw new DemoError(
-      'set INTERNAL_SERVICE_KEY (32+ characters), BOOTSTRAP_ADMIN_PHONE and BOOTSTRAP_ADMIN_PIN, the same as for npm start (README "Walkthrough")',
+      'set MM_SERVICE_KEY_SEED (32+ characters), BOOTSTRAP_ADMIN_PHONE and BOOTSTRAP_ADMIN_PIN, the same as for npm start (README "Walkthrough")',
     );
   }
   await api('GET', '/health');

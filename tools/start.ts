@@ -5,9 +5,11 @@
  *    When nothing answers on a loopback URL it runs its own: an embedded PostgreSQL with its data in
  *    `.data/postgres`, a `redis-server` without persistence.
  * 2. Migrates (database, roles, schemas, every service's migrations).
- * 3. Starts the five apps as separate processes, each with its own-role DATABASE_URL, one service
- *    key generated for this run (unless INTERNAL_SERVICE_KEY is set; never written to disk), and
- *    their output prefixed with the service name.
+ * 3. Starts the five apps as separate processes, each with its own-role DATABASE_URL, its own
+ *    service key and the digests of the other callers' keys (docs/service-credentials.md), and
+ *    their output prefixed with the service name. The keys are generated for this run, or derived
+ *    from MM_SERVICE_KEY_SEED when set (so `npm run demo` can derive the operators' key); they are
+ *    never written to disk, and the seed itself reaches no app.
  * 4. Supervises them: an app that exits on its own is restarted after a backoff (1 s, doubling with
  *    each crash inside a sliding minute) while the others keep serving; the fifth crash within that
  *    minute gives up, stops everything and exits 1 (MM_RESTART_* change these numbers).
@@ -20,6 +22,7 @@ import { createServer } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SERVICES, SERVICE_NAMES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+import { type ServiceKeys, deriveServiceKeys, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { DEFAULT_ADMIN_URL, migrateAll } from './db';
 import {
   InfraError,
@@ -165,7 +168,24 @@ async function ensureRedis(redisUrl: string): Promise<void> {
   say('local redis-server ready');
 }
 
-function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string; serviceKey: string; base: number }): NodeJS.ProcessEnv {
+/** Variables naming the run's key seed: INTERNAL_SERVICE_KEY is its older name (one shared key per run, before issue 11). */
+const SEED_VARIABLES = ['MM_SERVICE_KEY_SEED', 'INTERNAL_SERVICE_KEY'] as const;
+
+/** One key per caller for this run: derived from the seed when one is set, random otherwise. */
+function runServiceKeys(): ServiceKeys {
+  const name = SEED_VARIABLES.find((v) => process.env[v]);
+  if (!name) return generateServiceKeys();
+  if (process.env[name]!.length < 32) throw new InfraError(`${name} must be at least 32 characters (openssl rand -hex 32)`);
+  return deriveServiceKeys(process.env[name]!);
+}
+
+interface RunSecrets {
+  keys: ServiceKeys;
+  /** partners' merchant pseudonyms, stable across the restarts of one run */
+  pseudonymSecret: string;
+}
+
+function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string; secrets: RunSecrets; base: number }): NodeJS.ProcessEnv {
   const { role } = SERVICES[service];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -174,9 +194,13 @@ function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string;
     // The app's own role: it can use its own schema and nothing else.
     DATABASE_URL: serviceDatabaseUrl(ctx.adminUrl, service, process.env[`${role.toUpperCase()}_PASSWORD`]),
     REDIS_URL: ctx.redisUrl,
-    INTERNAL_SERVICE_KEY: ctx.serviceKey,
+    // Its own key and the other callers' digests; which routes each may use is the app's own table.
+    ...serviceCredentialEnv(service, ctx.secrets.keys),
     LOG_PRETTY: process.env.LOG_PRETTY ?? 'true',
   };
+  // The seed derives every key: no app may hold it.
+  delete env.MM_SERVICE_KEY_SEED;
+  if (service === 'partners') env.PARTNERS_PSEUDONYM_SECRET = process.env.PARTNERS_PSEUDONYM_SECRET || ctx.secrets.pseudonymSecret;
   if (color && !('FORCE_COLOR' in env)) env.FORCE_COLOR = '1'; // pino-pretty writes to our pipe, not a TTY
   // auth is reached only through the gateway, which appends the client address to X-Forwarded-For.
   if (service === 'auth') env.TRUST_FORWARDED_FOR = 'true';
@@ -369,6 +393,7 @@ async function main(): Promise<void> {
   const adminUrl = checkedUrl('DATABASE_URL', process.env.DATABASE_URL || DEFAULT_ADMIN_URL, ['postgres:', 'postgresql:']);
   const redisUrl = checkedUrl('REDIS_URL', process.env.REDIS_URL || DEFAULT_REDIS_URL, ['redis:', 'rediss:']);
   const base = portBase();
+  const secrets: RunSecrets = { keys: runServiceKeys(), pseudonymSecret: randomBytes(32).toString('hex') };
   restartLimits = restartLimitsFromEnv();
   for (const service of SERVICE_NAMES) await assertPortFree(hostOf(service), portOf(service, base), service);
   await assertPortFree('127.0.0.1', portOf('orchestrator', base) + 100, 'orchestrator');
@@ -385,9 +410,8 @@ async function main(): Promise<void> {
   }
   if (stopping) return;
 
-  const serviceKey = process.env.INTERNAL_SERVICE_KEY || randomBytes(32).toString('hex');
   SERVICE_NAMES.forEach((service, index) => {
-    apps.push(startApp(service, index, appEnv(service, { adminUrl, redisUrl, serviceKey, base })));
+    apps.push(startApp(service, index, appEnv(service, { adminUrl, redisUrl, secrets, base })));
   });
   say(`started ${SERVICE_NAMES.map((s) => `${s} :${portOf(s, base)}`).join(', ')}`);
   await waitForPlatform(base, startedAt);
