@@ -24,12 +24,13 @@
  * summarised: see bench/flow/profile-summary.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+import { OPS_CALLER, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { BenchClient, type HttpResult } from '../ledger/http-client';
 import { type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from '../ledger/fixtures';
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
@@ -41,7 +42,8 @@ const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432
 const DB = 'mm_bench_flow';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const CONCURRENCY = 8;
-const SERVICE_KEY = randomBytes(32).toString('hex');
+/** One key per caller, fresh for each run (libs/platform's builder, as npm start and the tests use). */
+const SERVICE_KEYS = generateServiceKeys();
 const BASE_PORT = 4200 + Math.floor(Math.random() * 50) * 10;
 const PORTS = { orchestrator: BASE_PORT, auth: BASE_PORT + 1, ledger: BASE_PORT + 3, internal: BASE_PORT + 5 };
 const ADMIN_USER = { phone: '+237699000009', pin: '4826' };
@@ -72,7 +74,7 @@ async function adminQuery(sql: string): Promise<void> {
 
 /**
  * The environment of each service the benchmark starts, in one place (the shared settings, then
- * the service's own). Service credentials are still the single INTERNAL_SERVICE_KEY.
+ * the service's own). Credentials: each service's own key and the digests of its callers' keys.
  */
 function serviceEnv(service: ServiceName, port: number, adminUrl: string, own: Record<string, string>): NodeJS.ProcessEnv {
   return {
@@ -85,7 +87,7 @@ function serviceEnv(service: ServiceName, port: number, adminUrl: string, own: R
     DB_POOL_SIZE: '12',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: `mmbench-flow-${process.pid}`,
-    INTERNAL_SERVICE_KEY: SERVICE_KEY,
+    ...serviceCredentialEnv(service, SERVICE_KEYS),
     ...own,
   };
 }
@@ -329,8 +331,11 @@ async function main(): Promise<void> {
     services.push(await startService('ledger-wallets', 'ledger-wallets', PORTS.ledger, env.ledger));
     services.push(await startService('orchestrator', 'orchestrator', PORTS.orchestrator, env.orchestrator));
     const gateway = new BenchClient(url(PORTS.orchestrator), {}, 64);
-    const ledger = new BenchClient(url(PORTS.ledger), { 'x-service-key': SERVICE_KEY }, 64);
-    const authDirect = new BenchClient(url(PORTS.auth), { 'x-service-key': SERVICE_KEY }, 64);
+    // The benchmark stands in for the orchestrator at the ledger and at auth (W1, A1, F0), and
+    // funds accounts as an operator (the ledger's test-funding route is the operators').
+    const ledger = new BenchClient(url(PORTS.ledger), { 'x-service-key': SERVICE_KEYS.orchestrator }, 64);
+    const ledgerOps = new BenchClient(url(PORTS.ledger), { 'x-service-key': SERVICE_KEYS[OPS_CALLER] }, 64);
+    const authDirect = new BenchClient(url(PORTS.auth), { 'x-service-key': SERVICE_KEYS.orchestrator }, 64);
 
     // ---- Setup (not measured): velocity room for a benchmark, customers registered and funded.
     const adminToken = ok(await gateway.call('POST', '/api/auth/login', ADMIN_USER), 200, 'admin login').body.token as string;
@@ -368,7 +373,11 @@ async function main(): Promise<void> {
       const token = ok(await gateway.call('POST', '/api/auth/login', { phone, pin: PIN }), 200, 'login').body.token as string;
       const account = (reg.body.accounts as Record<string, string>).XAF;
       ok(
-        await ledger.call('PUT', `/v1/accounts/${account}/balance/add`, { amount: 150_000, reason: 'bench funding', createdBy: 'bench' }),
+        await ledgerOps.call('PUT', `/v1/accounts/${account}/balance/add`, {
+          amount: 150_000,
+          reason: 'bench funding',
+          createdBy: 'bench',
+        }),
         200,
         'fund',
       );
