@@ -87,6 +87,9 @@ describe('service keys and the environment of a service', () => {
     expect(new Set(Object.values(keys)).size).toBe(CALLER_NAMES.length);
     for (const key of Object.values(keys)) expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(deriveServiceKeys(seed)).toEqual(keys);
+    // a documented contract (docs/service-credentials.md): tools compute the operators' key with
+    // `printf 'mm-service-key:v1:ops' | openssl dgst -sha256 -hmac "$SEED"`, so it never changes
+    expect(keys.ops).toBe('135e635d6d6f2b38ac8577c81b16cb3383a0e487b7f0c9b0b3a9f52af7df054b');
     expect(deriveServiceKeys('t'.repeat(40)).ops).not.toBe(keys.ops);
     expect(() => deriveServiceKeys('short')).toThrow(/at least 32/);
   });
