@@ -43,6 +43,7 @@ const RUN: Array<{ file: string; blocks: number; outputs: number }> = [
   { file: 'docs/operations.md', blocks: 5, outputs: 5 },
   { file: 'docs/mobile-api.md', blocks: 27, outputs: 25 },
   { file: 'docs/partners.md', blocks: 16, outputs: 15 },
+  { file: 'docs/registration.md', blocks: 6, outputs: 6 },
 ];
 
 /**
