@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Answer, openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
 import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
@@ -73,6 +74,39 @@ describe('endpoint health: disable after sustained failure, hold, replay after r
       });
     } finally {
       await flaky.stop();
+    }
+  });
+
+  it('answers what its OpenAPI document says about a disabled endpoint, its health record, failed attempts and the re-enable', async () => {
+    const doc = await openApiOf(dispatcher.running.app);
+    const ENDPOINT = '/internal/webhooks/endpoints/{integrationId}';
+    const ATTEMPTS = '/internal/webhooks/events/{eventId}/attempts';
+    const integrationId = randomUUID();
+    const endpoint = `/internal/webhooks/endpoints/${integrationId}`;
+    const failing = await new RecordingReceiver(() => ({ status: 503, body: 'maintenance' })).start();
+    try {
+      await dispatcher.setEndpoint(integrationId, failing.url);
+      const held = await dispatcher.enqueue(integrationId);
+      await waitFor(async () => (await dispatcher.event(held.id))?.status === 'held', 10_000, 'event held');
+      const answers: Array<[string, string, Answer]> = [
+        ['GET', ENDPOINT, await dispatcher.api('GET', endpoint)],
+        ['GET', `${ENDPOINT}/health-events`, await dispatcher.api('GET', `${endpoint}/health-events`)],
+        ['GET', ATTEMPTS, await dispatcher.api('GET', `/internal/webhooks/events/${held.id}/attempts`)],
+      ];
+      failing.setScript(() => ({ status: 200 }));
+      answers.push(['POST', `${ENDPOINT}/enable`, await dispatcher.api('POST', `${endpoint}/enable`)]);
+      await waitFor(async () => (await dispatcher.event(held.id))?.status === 'delivered', 10_000, 'delivered after re-enable');
+      answers.push(['GET', `${ENDPOINT}/health-events`, await dispatcher.api('GET', `${endpoint}/health-events`)]);
+
+      expect(answers.map(([, , res]) => res.status)).toEqual([200, 200, 200, 200, 200]);
+      // The nullable fields were filled in, and the lists were not empty.
+      expect(answers[0][2].body).toMatchObject({ status: 'disabled', failingSince: expect.any(String), disabledAt: expect.any(String) });
+      expect(answers[2][2].body[0]).toMatchObject({ statusCode: 503, outcome: 'failure', responseExcerpt: 'maintenance' });
+      expect(answers[3][2].body).toMatchObject({ replayed: 1, endpoint: { status: 'enabled' } });
+      expect(answers[4][2].body).toHaveLength(2);
+      expect(answers.flatMap(([method, path, res]) => undocumented(doc, method, path, res))).toEqual([]);
+    } finally {
+      await failing.stop();
     }
   });
 });

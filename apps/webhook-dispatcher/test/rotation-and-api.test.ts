@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { parseSignatureHeader, verify } from '@mm/webhook-signature';
+import { type Answer, openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
 import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
@@ -158,5 +159,77 @@ describe('secret rotation and the internal API', () => {
     } finally {
       await failing.stop();
     }
+  });
+
+  it('answers exactly what its OpenAPI document says: every success body of the endpoint and event routes', async () => {
+    const doc = await openApiOf(dispatcher.running.app);
+    const ENDPOINT = '/internal/webhooks/endpoints/{integrationId}';
+    const EVENTS = '/internal/webhooks/events';
+    const answers: Array<[string, string, Answer]> = [];
+    const call = async (method: 'GET' | 'POST' | 'PUT', url: string, documented: string, payload?: unknown) => {
+      const res = await dispatcher.api(method, url, payload);
+      answers.push([method, documented, res]);
+      return res;
+    };
+    const integrationId = randomUUID();
+    const endpoint = `/internal/webhooks/endpoints/${integrationId}`;
+    const from = new Date(Date.now() - 1_000).toISOString();
+    const created = await call('PUT', endpoint, ENDPOINT, { url: receiver.url });
+    await call('PUT', endpoint, ENDPOINT, { url: `${receiver.url}/v2` }); // re-pointed: no secret
+    await call('POST', `${endpoint}/rotate-secret`, `${ENDPOINT}/rotate-secret`);
+    await call('GET', endpoint, ENDPOINT); // previousSecretExpiresAt filled in
+    await call('POST', `${endpoint}/enable`, `${ENDPOINT}/enable`); // already enabled: nothing replayed
+    await call('GET', `${endpoint}/health-events`, `${ENDPOINT}/health-events`);
+    const data = { orderId: randomUUID(), transactionId: 'TX-7', amount: 10, currencyCode: 'XAF', paidAt: new Date().toISOString() };
+    const queued = await call('POST', EVENTS, EVENTS, { integrationId, event: 'order.paid', id: randomUUID(), data });
+    const eventId: string = queued.body.eventId;
+    await waitFor(async () => (await dispatcher.event(eventId))?.status === 'delivered', 10_000, 'delivered');
+    await call('GET', `${EVENTS}/${eventId}`, `${EVENTS}/{eventId}`);
+    const attempts = await call('GET', `${EVENTS}/${eventId}/attempts`, `${EVENTS}/{eventId}/attempts`);
+    await call('POST', `${EVENTS}/${eventId}/resend`, `${EVENTS}/{eventId}/resend`);
+    // An event for an integration without an endpoint is held: the window resend picks it up.
+    const orphan = randomUUID();
+    const held = await call('POST', EVENTS, EVENTS, { integrationId: orphan, event: 'order.paid', id: randomUUID(), data });
+    await waitFor(async () => (await dispatcher.event(held.body.eventId))?.status === 'held', 10_000, 'held');
+    await call('GET', `${EVENTS}/${held.body.eventId}`, `${EVENTS}/{eventId}`); // never attempted: the nullable times are null
+    const window = await call('POST', `${EVENTS}/resend-undelivered`, `${EVENTS}/resend-undelivered`, {
+      from,
+      to: new Date(Date.now() + 1_000).toISOString(),
+      integrationId: orphan,
+    });
+
+    expect(answers.map(([method, path, res]) => `${method} ${path} ${res.status}`)).toEqual([
+      `PUT ${ENDPOINT} 200`,
+      `PUT ${ENDPOINT} 200`,
+      `POST ${ENDPOINT}/rotate-secret 200`,
+      `GET ${ENDPOINT} 200`,
+      `POST ${ENDPOINT}/enable 200`,
+      `GET ${ENDPOINT}/health-events 200`,
+      `POST ${EVENTS} 202`,
+      `GET ${EVENTS}/{eventId} 200`,
+      `GET ${EVENTS}/{eventId}/attempts 200`,
+      `POST ${EVENTS}/{eventId}/resend 202`,
+      `POST ${EVENTS} 202`,
+      `GET ${EVENTS}/{eventId} 200`,
+      `POST ${EVENTS}/resend-undelivered 202`,
+    ]);
+    // The optional and array fields were really there to be checked.
+    expect(created.body.secret).toMatch(/^whsec_/);
+    expect(answers[3][2].body.previousSecretExpiresAt).toEqual(expect.any(String));
+    expect(attempts.body.length).toBeGreaterThan(0);
+    expect(window.body.eventIds).toEqual([held.body.eventId]);
+    expect(answers.flatMap(([method, path, res]) => undocumented(doc, method, path, res))).toEqual([]);
+
+    // …and the comparison has teeth: a field too many, one missing, a wrong type, an unknown status.
+    const { deliveredAt: _dropped, ...event } = answers[7][2].body;
+    expect(
+      undocumented(doc, 'GET', `${EVENTS}/{eventId}`, { status: 200, body: { ...event, attemptCount: 1.5, status: 'lost', extra: 1 } }),
+    ).toEqual([
+      `GET ${EVENTS}/{eventId} 200.extra: not documented`,
+      `GET ${EVENTS}/{eventId} 200.deliveredAt: required, missing`,
+      `GET ${EVENTS}/{eventId} 200.status: "lost" is not in the enum`,
+      `GET ${EVENTS}/{eventId} 200.attemptCount: 1.5 is not of type integer`,
+    ]);
+    expect(undocumented(doc, 'POST', EVENTS, { status: 201, body: queued.body })).toEqual([`POST ${EVENTS} 201: status not documented`]);
   });
 });

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ReplayService } from '../events/replay.service';
 import type { EndpointView, HealthEventView } from './endpoint.types';
 import { EndpointsService } from './endpoints.service';
 import { SetEndpointDto } from './dto/set-endpoint.dto';
+import { EnabledEndpointView, EndpointViewDto, HealthEventViewDto, RotatedSecretView, SetEndpointView } from './dto/endpoint.views';
 
 /** Internal (service credential): endpoint URL, secret rotation, health. */
 @ApiTags('webhook endpoints')
@@ -21,6 +22,10 @@ export class EndpointsController {
 
   /** Creates or re-points the endpoint; `secret` is present only when the endpoint is created. */
   @Put(':integrationId')
+  @ApiOkResponse({
+    type: SetEndpointView,
+    description: 'the endpoint, created or re-pointed (200 either way); `secret` only when this call created it',
+  })
   @ApiErrors('INVALID_WEBHOOK_URL', 'WEBHOOK_URL_FORBIDDEN_ADDRESS')
   async set(
     @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,
@@ -31,6 +36,7 @@ export class EndpointsController {
   }
 
   @Get(':integrationId')
+  @ApiOkResponse({ type: EndpointViewDto })
   @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   get(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<EndpointView> {
     return this.endpoints.get(integrationId);
@@ -38,6 +44,7 @@ export class EndpointsController {
 
   /** Returns the new secret, once; the previous one keeps signing until `previousSecretExpiresAt`. */
   @Post(':integrationId/rotate-secret')
+  @ApiOkResponse({ type: RotatedSecretView })
   @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   @HttpCode(200)
   rotate(
@@ -48,6 +55,10 @@ export class EndpointsController {
 
   /** Re-enables a disabled endpoint and replays the events held meanwhile. */
   @Post(':integrationId/enable')
+  @ApiOkResponse({
+    type: EnabledEndpointView,
+    description: 'the endpoint, enabled (unchanged if it already was), and how many held events were queued again',
+  })
   @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   @HttpCode(200)
   async enable(
@@ -60,6 +71,7 @@ export class EndpointsController {
 
   /** Operator-visible record of disable/enable decisions. */
   @Get(':integrationId/health-events')
+  @ApiOkResponse({ type: [HealthEventViewDto], description: 'oldest first; empty while the endpoint was never disabled' })
   @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
   health(@Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string): Promise<HealthEventView[]> {
     return this.endpoints.healthEvents(integrationId);

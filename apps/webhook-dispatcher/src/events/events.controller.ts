@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { WebhookQueue } from '../delivery/webhook-queue';
 import { serializeEnvelope } from '../delivery/envelope';
 import type { AttemptView, EventView } from './event.types';
 import { EnqueueEventDto } from './dto/enqueue-event.dto';
+import { AttemptViewDto, EventViewDto, QueuedEventView, ResentEventsView } from './dto/event.views';
 import { ResendWindowDto } from './dto/resend-window.dto';
 import { ReplayService } from './replay.service';
 import { WebhookEventsRepository } from './webhook-events.repository';
@@ -25,6 +26,10 @@ export class EventsController {
 
   /** Queues an event (job id = event id: a second call with the same id is a no-op). */
   @Post()
+  @ApiAcceptedResponse({
+    type: QueuedEventView,
+    description: 'queued for delivery; the same event id queued again within 24 hours answers the same and is not delivered twice',
+  })
   @ApiErrors('INVALID_WEBHOOK_EVENT')
   @HttpCode(202)
   async enqueue(@Body() dto: EnqueueEventDto): Promise<{ eventId: string; jobId: string }> {
@@ -39,6 +44,7 @@ export class EventsController {
 
   /** Resends every failed or held event received in [from, to). */
   @Post('resend-undelivered')
+  @ApiAcceptedResponse({ type: ResentEventsView })
   @ApiErrors('INVALID_TIME_WINDOW')
   @HttpCode(202)
   resendWindow(@Body() dto: ResendWindowDto): Promise<{ eventIds: string[] }> {
@@ -46,18 +52,21 @@ export class EventsController {
   }
 
   @Get(':eventId')
+  @ApiOkResponse({ type: EventViewDto })
   @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
   get(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<EventView> {
     return this.events.view(eventId);
   }
 
   @Get(':eventId/attempts')
+  @ApiOkResponse({ type: [AttemptViewDto], description: 'every delivery attempt, in order (empty before the first)' })
   @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
   attempts(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<AttemptView[]> {
     return this.events.attempts(eventId);
   }
 
   @Post(':eventId/resend')
+  @ApiAcceptedResponse({ type: QueuedEventView, description: 'queued again: one more delivery run, with its own job' })
   @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
   @HttpCode(202)
   resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<{ eventId: string; jobId: string }> {
