@@ -56,7 +56,7 @@ const UNRUN: Record<string, Record<string, string>> = {
       'installs dependencies and runs the whole test suite: the suite this test is part of',
     'npm start          # terminal 1':
       'the test starts this very command (dist/tools/start.js) itself, with the variables of the doctest-env block, before any document runs',
-    'cp .env.example .env        # then replace every change-me value (service key, role passwords, PIN pepper, …)':
+    'cp .env.example .env        # then replace every change-me value (service keys and digests, role passwords, PIN pepper, …)':
       'docker compose builds images and runs containers: not available to the test suite',
   },
   'docs/operations.md': {
@@ -222,10 +222,11 @@ describe('the documents: their commands run against a started platform', () => {
 
     db = await createTestDatabase();
     platform = await runStart('docs', { ...docEnv, DATABASE_URL: db.adminUrl });
-    await platform.waitHealthy(60_000);
+    // Generous: on a loaded 2-core machine five Node apps take a while to boot (the test waits on health, never sleeps).
+    await platform.waitHealthy(120_000);
     ports = platformPorts(platform.base, await freePort());
     sessionEnv = { ...readerEnv(), ...docEnv, MM_PORT_BASE: String(platform.base) };
-  }, 90_000);
+  }, 150_000);
 
   afterAll(async () => {
     await platform?.cleanUp();
@@ -235,11 +236,11 @@ describe('the documents: their commands run against a started platform', () => {
   it.each(RUN)(
     '$file: every command block exits 0 and prints what the document shows',
     async ({ file, blocks, outputs }) => {
-      const run = await runDocument(file, { root: ROOT, ports, env: sessionEnv, dist: DIST, timeoutMs: 45_000 });
+      const run = await runDocument(file, { root: ROOT, ports, env: sessionEnv, dist: DIST, timeoutMs: 90_000 });
       if (!run.ok) throw new Error(`${file}\n${run.report}`);
       expect(run.blocks.length).toBeGreaterThanOrEqual(blocks);
       expect(run.blocks.filter((b) => b.expected).length).toBeGreaterThanOrEqual(outputs);
     },
-    60_000,
+    100_000,
   );
 });
