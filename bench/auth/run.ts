@@ -14,6 +14,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { serviceDatabaseUrl } from '@mm/contracts';
+import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { AuthConfig } from '../../apps/auth/src/auth.config';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
@@ -21,7 +22,8 @@ import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } 
 const DB_NAME = 'mm_bench_auth';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONCURRENCY = 8;
-const SERVICE_KEY = randomBytes(32).toString('hex');
+/** One key per caller for this run; the bench calls auth's internal routes as the orchestrator. */
+const KEYS = generateServiceKeys();
 const PIN = '2580';
 /** Hash parameters under test (defaults: the service's own defaults). */
 const LOG_N = Number(process.env.BENCH_SCRYPT_LOG_N ?? new AuthConfig().PIN_SCRYPT_LOG_N);
@@ -100,7 +102,7 @@ async function startAuth(adminUrl: string, port: number): Promise<ChildProcess> 
       DATABASE_URL: serviceDatabaseUrl(adminUrl, 'auth'),
       DB_POOL_SIZE: '10',
       REDIS_PREFIX: `bench-auth-${process.pid}`,
-      INTERNAL_SERVICE_KEY: SERVICE_KEY,
+      ...serviceCredentialEnv('auth', KEYS),
       PIN_PEPPER: randomBytes(32).toString('hex'),
       OTP_HMAC_KEY: randomBytes(32).toString('hex'),
       PIN_SCRYPT_LOG_N: String(LOG_N),
@@ -142,7 +144,7 @@ async function main(): Promise<void> {
   base = `http://127.0.0.1:${port}`;
   const auth = await startAuth(adminUrl, port);
   try {
-    const key = { 'x-service-key': SERVICE_KEY };
+    const key = { 'x-service-key': KEYS.orchestrator };
     const phones = Array.from({ length: CONCURRENCY }, (_, i) => `+23769100${String(i).padStart(4, '0')}`);
     for (const phone of phones) {
       const idp = await call('POST', '/auth/internal/create-idp-user', { phone, pin: PIN }, key);

@@ -7,12 +7,13 @@
  * for auth whose key set the app fetches once), ending with the ledger invariant check. The app runs as its own process (dist main.js).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { serviceDatabaseUrl } from '@mm/contracts';
+import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { type BenchRow, closedLoop, pgbench, printTable, writeResults } from '../lib/bench';
 import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
@@ -26,7 +27,8 @@ const LEDGER_DB = 'mm_bench_ledger';
 const PGBENCH_DB = 'mm_bench_pgbench';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 5_000);
-const SERVICE_KEY = randomBytes(32).toString('hex');
+/** One key per caller for this run: the bench drives the ledger as the orchestrator does. */
+const KEYS = generateServiceKeys();
 
 function log(message: string): void {
   process.stdout.write(`[bench:ledger] ${message}\n`);
@@ -64,7 +66,7 @@ async function startApp(port: number, consentJwksUrl: string): Promise<ChildProc
       DATABASE_URL: serviceDatabaseUrl(withDatabase(ADMIN, LEDGER_DB), 'ledger-wallets'),
       DB_POOL_SIZE: '20',
       REDIS_PREFIX: `mmbench:${randomUUID().slice(0, 8)}`,
-      INTERNAL_SERVICE_KEY: SERVICE_KEY,
+      ...serviceCredentialEnv('ledger-wallets', KEYS),
       LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
       LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
       LEDGER_CONSENT_JWKS_URL: consentJwksUrl,
@@ -199,7 +201,7 @@ async function main(): Promise<void> {
   const port = 3900 + Math.floor(Math.random() * 90);
   const signer: ConsentSigner = await startConsentSigner();
   const app = await startApp(port, signer.jwksUrl);
-  const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': SERVICE_KEY }, 64);
+  const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': KEYS.orchestrator }, 64);
   try {
     // warm up
     const warm = await createReadyIntents(admin, randomPairs(accounts, 1_000));

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SERVICES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+import { deriveServiceKeys, serviceCredentialEnv } from '@mm/platform';
 
 export interface PlatformPorts {
   orchestrator: number;
@@ -30,9 +32,14 @@ const MAIN: Record<ServiceName, string> = {
   'webhook-dispatcher': 'webhook-dispatcher',
 };
 
+/** Partners' merchant pseudonyms: one secret per bench run (required outside development). */
+const PSEUDONYM_SECRET = randomBytes(32).toString('hex');
+
 /**
  * The five services as separate processes from the build (dist/), as `npm start` runs them, so the
- * load generator's event loop is not theirs.
+ * load generator's event loop is not theirs. `serviceKey` is the run's key seed: each service gets
+ * its own key derived from it and the digests of the others' (docs/service-credentials.md); the
+ * bench presents `deriveServiceKeys(serviceKey).<caller>` on the internal routes it calls.
  */
 export async function startService(
   service: ServiceName,
@@ -51,7 +58,8 @@ export async function startService(
       DB_POOL_SIZE: process.env.BENCH_DB_POOL_SIZE ?? '10',
       REDIS_URL: env.redisUrl,
       REDIS_PREFIX: env.redisPrefix,
-      INTERNAL_SERVICE_KEY: env.serviceKey,
+      ...serviceCredentialEnv(service, deriveServiceKeys(env.serviceKey)),
+      ...(service === 'partners' ? { PARTNERS_PSEUDONYM_SECRET: PSEUDONYM_SECRET } : {}),
       ...env.extra,
     },
     stdio: ['ignore', 'inherit', 'inherit'],

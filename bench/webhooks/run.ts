@@ -14,7 +14,7 @@ import { Client } from 'pg';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUES, WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
-import { bootApp, bullOptions } from '@mm/platform';
+import { bootApp, bullOptions, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { signatureHeader } from '@mm/webhook-signature';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
@@ -24,6 +24,8 @@ const DB_NAME = 'mm_bench_webhooks';
 const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 15);
+/** One key per caller for this run: the bench registers the endpoint as partners would. */
+const KEYS = generateServiceKeys();
 const wallClock = () => performance.timeOrigin + performance.now();
 const PROBE_SECONDS = Number(process.env.BENCH_WEBHOOK_PROBE_SECONDS ?? 6);
 
@@ -75,7 +77,7 @@ async function main(): Promise<void> {
       DB_POOL_SIZE: process.env.DB_POOL_SIZE ?? '10',
       REDIS_URL,
       REDIS_PREFIX: prefix,
-      INTERNAL_SERVICE_KEY: randomBytes(32).toString('hex'),
+      ...serviceCredentialEnv('webhook-dispatcher', KEYS),
       WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       WEBHOOK_WORKER_CONCURRENCY: process.env.WEBHOOK_WORKER_CONCURRENCY ?? '64',
     },
@@ -84,7 +86,8 @@ async function main(): Promise<void> {
   const set = await app.inject({
     method: 'PUT',
     url: `/internal/webhooks/endpoints/${integrationId}`,
-    headers: { 'x-service-key': config.INTERNAL_SERVICE_KEY },
+    // what partners does when an integration is created
+    headers: { 'x-service-key': KEYS.partners },
     payload: { url: `http://127.0.0.1:${receiverPort}/webhooks` },
   });
   const secret: string = set.json().secret;
