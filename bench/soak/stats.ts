@@ -27,9 +27,11 @@ export interface MinuteStats {
   p50Ms: Partial<Record<OpKind, number>>;
   p99Ms: Partial<Record<OpKind, number>>;
   errorCodes: Record<string, number>;
+  /** 1-minute load average of the machine at the end of this minute */
+  load?: number;
 }
 
-export function byMinute(samples: OpSample[], durationMs: number): MinuteStats[] {
+export function byMinute(samples: OpSample[], durationMs: number, loadByMinute: number[] = []): MinuteStats[] {
   const minutes = Math.max(1, Math.ceil(durationMs / 60_000));
   const out: MinuteStats[] = [];
   for (let m = 0; m < minutes; m++) {
@@ -45,6 +47,7 @@ export function byMinute(samples: OpSample[], durationMs: number): MinuteStats[]
       p50Ms: {},
       p99Ms: {},
       errorCodes: {},
+      ...(loadByMinute[m] === undefined ? {} : { load: Math.round(loadByMinute[m] * 100) / 100 }),
     };
     for (const s of inMinute) {
       if (s.code) {
@@ -185,10 +188,11 @@ export function formatTable(title: string, header: string[], body: string[][]): 
 }
 
 export function minuteTable(minutes: MinuteStats[]): string {
-  const header = ['min', 'secs', 'issued', 'ok/s', 'errors', ...OP_KINDS.map((k) => `p99 ${k}`), 'errors by code'];
+  const header = ['min', 'secs', 'load', 'issued', 'ok/s', 'errors', ...OP_KINDS.map((k) => `p99 ${k}`), 'errors by code'];
   const body = minutes.map((m) => [
     String(m.minute),
     String(m.seconds),
+    m.load === undefined ? '' : m.load.toFixed(1),
     String(m.issued),
     m.okPerSec.toFixed(1),
     String(m.errors),
@@ -198,7 +202,11 @@ export function minuteTable(minutes: MinuteStats[]): string {
       .map(([c, n]) => `${c} ×${n}`)
       .join(', '),
   ]);
-  return formatTable('Soak, per minute (p99 in ms, from the time each operation was due)', header, body);
+  return formatTable(
+    "Soak, per minute (p99 in ms, from the time each operation was due; load: 1-min load average at the minute's end)",
+    header,
+    body,
+  );
 }
 
 export function memoryTable(trends: MemoryTrend[], thresholdPct: number): string {
