@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Answer, openApiOf, undocumented } from '../../../test/support/openapi-departures';
+import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
 import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
+
+/** What the harness's `api` answers (the body read loosely, as the other assertions do). */
+type ApiAnswer = Awaited<ReturnType<Dispatcher['api']>>;
 
 describe('endpoint health: disable after sustained failure, hold, replay after re-enable', () => {
   const redis = createTestRedis();
@@ -88,7 +91,7 @@ describe('endpoint health: disable after sustained failure, hold, replay after r
       await dispatcher.setEndpoint(integrationId, failing.url);
       const held = await dispatcher.enqueue(integrationId);
       await waitFor(async () => (await dispatcher.event(held.id))?.status === 'held', 10_000, 'event held');
-      const answers: Array<[string, string, Answer]> = [
+      const answers: Array<[string, string, ApiAnswer]> = [
         ['GET', ENDPOINT, await dispatcher.api('GET', endpoint)],
         ['GET', `${ENDPOINT}/health-events`, await dispatcher.api('GET', `${endpoint}/health-events`)],
         ['GET', ATTEMPTS, await dispatcher.api('GET', `/internal/webhooks/events/${held.id}/attempts`)],

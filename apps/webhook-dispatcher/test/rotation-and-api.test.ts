@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { parseSignatureHeader, verify } from '@mm/webhook-signature';
-import { type Answer, openApiOf, undocumented } from '../../../test/support/openapi-departures';
+import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
 import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
+
+/** What the harness's `api` answers (the body read loosely, as the other assertions do). */
+type ApiAnswer = Awaited<ReturnType<Dispatcher['api']>>;
 
 const OVERLAP_MS = 2_000;
 
@@ -165,7 +168,7 @@ describe('secret rotation and the internal API', () => {
     const doc = await openApiOf(dispatcher.running.app);
     const ENDPOINT = '/internal/webhooks/endpoints/{integrationId}';
     const EVENTS = '/internal/webhooks/events';
-    const answers: Array<[string, string, Answer]> = [];
+    const answers: Array<[string, string, ApiAnswer]> = [];
     const call = async (method: 'GET' | 'POST' | 'PUT', url: string, documented: string, payload?: unknown) => {
       const res = await dispatcher.api(method, url, payload);
       answers.push([method, documented, res]);
