@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
 
 const BUSINESS_CODES = new Set(['INSUFFICIENT_BALANCE', 'CONCURRENCY_CONFLICT']);
@@ -118,4 +119,33 @@ describe('ledger: real concurrency and idempotency', () => {
     expect(overdraft.body.code).toBe('INSUFFICIENT_BALANCE');
     expect((await invariants(h.admin)).ledgerGaps).toBe(0);
   }, 30_000);
+
+  it('the legacy POST /v1/transactions answers what its OpenAPI document says, first time and replayed', async () => {
+    const doc = await openApiOf(h.app.app);
+    const a = await fundedAccount(h, 1_000);
+    const b = await fundedAccount(h, 0);
+    const key = randomUUID();
+    const body = {
+      sourceAccountId: a,
+      destinationAccountId: b,
+      amount: 300,
+      fee: 20,
+      currency: 'XAF',
+      createdBy: 'legacy-client',
+      description: 'documented shape check',
+    };
+    const first = await h.call('POST', '/v1/transactions', body, { 'x-idempotency-key': key });
+    const replayed = await h.call('POST', '/v1/transactions', body, { 'x-idempotency-key': key });
+    expect([first.status, replayed.status]).toEqual([201, 201]);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.body).toMatchObject({
+      status: 'SUCCEEDED',
+      fee: 20,
+      description: 'documented shape check',
+      referenceId: expect.any(String),
+    });
+    expect([...undocumented(doc, 'POST', '/v1/transactions', first), ...undocumented(doc, 'POST', '/v1/transactions', replayed)]).toEqual(
+      [],
+    );
+  });
 });

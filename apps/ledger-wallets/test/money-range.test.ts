@@ -1,6 +1,8 @@
+import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 const MAX = Number.MAX_SAFE_INTEGER;
+const NEAR_MAX = MAX - 1_000;
 
 /**
  * Money is exact on every path (issue 14 item 4): a sum beyond 2^53 − 1 is refused with the stable
@@ -90,5 +92,38 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
     expect(audit.status).toBe(422);
     expect(audit.body.code).toBe('AMOUNT_OUT_OF_RANGE');
     expect((await invariants(h.admin)).ledgerGaps).toBe(0);
+  });
+
+  it('an audit at the edge of the range reports exact totals in the shape its OpenAPI document gives, as do the balance answers', async () => {
+    const doc = await openApiOf(h.app.app);
+    // XOF: the XAF suspense still carries the previous test's funding, and may go no lower than −(2^53 − 1).
+    const account = await fundedAccount(h, NEAR_MAX, 'XOF');
+    const audit = await h.call('GET', `/v1/internal/accounts/${account}/audit`);
+    expect(audit.status).toBe(200);
+    expect(audit.body).toMatchObject({
+      status: 'OK',
+      balances: { stored: NEAR_MAX, recomputed: NEAR_MAX, gap: 0, available: NEAR_MAX, frozen: 0, consistent: true },
+      entries: { count: 1, debits: 0, credits: NEAR_MAX },
+      findings: [],
+    });
+    const back = await h.call('PUT', `/v1/accounts/${account}/balance/subtract`, {
+      amount: NEAR_MAX,
+      reason: 'test clean-up',
+      createdBy: 'test',
+    });
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({
+      operation: 'subtract',
+      amount: NEAR_MAX,
+      account: { balance: 0 },
+      transactionId: expect.any(String),
+    });
+    const after = await h.call('GET', `/v1/internal/accounts/${account}/audit`);
+    expect(after.body).toMatchObject({ status: 'OK', entries: { count: 2, debits: NEAR_MAX, credits: NEAR_MAX } });
+    expect([
+      ...undocumented(doc, 'GET', '/v1/internal/accounts/{id}/audit', audit),
+      ...undocumented(doc, 'PUT', '/v1/accounts/{id}/balance/{operation}', back),
+      ...undocumented(doc, 'GET', '/v1/internal/accounts/{id}/audit', after),
+    ]).toEqual([]);
   });
 });

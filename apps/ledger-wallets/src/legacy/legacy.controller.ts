@@ -1,5 +1,5 @@
 import { Body, Controller, Header, Headers, Param, Post, Put, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AppException } from '@mm/errors';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
@@ -10,6 +10,7 @@ import { OperatorTokens } from '../corrections/operator-tokens.service';
 import { type BalanceAdjustmentResult, BalanceAdjustmentsService, type LegacyOperator } from './balance-adjustments.service';
 import { BALANCE_OPERATIONS, BalanceAdjustmentDto, type BalanceOperation } from './dto/balance-adjustment.dto';
 import { LegacyTransactionDto } from './dto/legacy-transaction.dto';
+import { BalanceAdjustmentView, LegacyTransferView } from './dto/legacy.views';
 import { LegacyTransactionsService } from './legacy-transactions.service';
 
 const SUCCESSOR = '</v1/internal/intents>; rel="successor-version"';
@@ -28,6 +29,12 @@ export class LegacyController {
   /** @deprecated use POST /v1/internal/intents and the transition to SUCCEEDED */
   @Post('transactions')
   @ApiOperation({ deprecated: true, summary: 'Deprecated: direct transfer; use intents (POST /v1/internal/intents)' })
+  @ApiResponse({
+    status: 201,
+    type: LegacyTransferView,
+    description:
+      'the transfer executed (its intent, SUCCEEDED); a retry with the same X-Idempotency-Key answers the same 201 and body, with Idempotent-Replayed: true',
+  })
   @ApiErrors(
     'VALIDATION_ERROR',
     'IDEMPOTENCY_KEY_MISSING',
@@ -67,6 +74,12 @@ export class LegacyController {
       '(never production) add and subtract remain the test-funding flow: a signed adjustment against suspense.',
   })
   @ApiBearerAuth()
+  @ApiParam({ name: 'operation', enum: BALANCE_OPERATIONS, description: 'any other value answers 404 NOT_FOUND' })
+  @ApiOkResponse({
+    type: BalanceAdjustmentView,
+    description:
+      'the operation applied, with the account after it; a retry with the same X-Idempotency-Key answers the same body, with Idempotent-Replayed: true',
+  })
   @ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED (freeze, unfreeze)' })
   @ApiResponse({ status: 403, description: 'CORRECTION_APPROVAL_REQUIRED (add, subtract), OPERATOR_ROLE_REQUIRED' })
   @ApiResponse({ status: 422, description: 'INSUFFICIENT_BALANCE, AMOUNT_OUT_OF_RANGE' })
