@@ -1,4 +1,8 @@
+import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
+import { createLogger } from '@mm/platform';
+import { authApp } from '../src/auth.app';
+import { boot } from '../../../test/support/boot';
 import { AuthHarness, type InjectResult } from './support/auth-harness';
 
 const PIN = '2580';
@@ -229,8 +233,6 @@ describe('auth: abuse limits per phone and per client address', () => {
 
   it('starts a new window once the Retry-After has passed', async () => {
     // A second instance on the same database and Redis, with a one-second window.
-    const { boot } = await import('../../../test/support/boot');
-    const { authApp } = await import('../src/auth.app');
     const quick = await boot(authApp, { ...h.env, LOGIN_LIMIT_PER_PHONE: '1', LOGIN_LIMIT_WINDOW_SEC: '1' });
     try {
       const phone = freshPhone();
@@ -268,8 +270,6 @@ describe('auth: abuse limits without Redis', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    const { Writable } = await import('node:stream');
-    const { createLogger } = await import('@mm/platform');
     const destination = new Writable({
       write(chunk: Buffer, _enc, done) {
         lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));

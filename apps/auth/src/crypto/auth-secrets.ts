@@ -55,7 +55,7 @@ export class AuthSecrets {
   }
 
   /** A next or previous key: only its public half is kept, whichever half was configured. */
-  private static publishedKey(slot: 'next' | 'previous', pem: string, kid: string | undefined): VerificationKey {
+  static publishedKey(slot: 'next' | 'previous', pem: string, kid: string | undefined): VerificationKey {
     const variable = slot === 'next' ? 'JWT_NEXT_PUBLIC_KEY' : 'JWT_PREVIOUS_PUBLIC_KEY';
     let publicKey: KeyObject;
     try {
@@ -92,4 +92,39 @@ export function defaultKid(publicKey: KeyObject): string {
     .update(publicKey.export({ type: 'spki', format: 'der' }))
     .digest('base64url')
     .slice(0, 16);
+}
+
+/**
+ * What is wrong with the configured next or previous key, if anything (checked when the
+ * configuration is read, before any connection is opened): not an Ed25519 PEM key, or the kid of
+ * another configured key, which would make tokens ambiguous (usually the key that signs, pasted twice).
+ */
+export function publishedKeyProblem(config: AuthConfig, slot: 'next' | 'previous'): string | undefined {
+  const pem = slot === 'next' ? config.JWT_NEXT_PUBLIC_KEY : config.JWT_PREVIOUS_PUBLIC_KEY;
+  if (!pem) return undefined;
+  let key: VerificationKey;
+  try {
+    key = AuthSecrets.publishedKey(slot, pem, slot === 'next' ? config.JWT_NEXT_KEY_ID : config.JWT_PREVIOUS_KEY_ID);
+  } catch (error) {
+    return (error as Error).message.replace(/^Invalid configuration: \S+ /, '');
+  }
+  let signingKid = config.JWT_KEY_ID || undefined;
+  if (!signingKid && config.JWT_PRIVATE_KEY) {
+    try {
+      signingKid = defaultKid(createPublicKey(createPrivateKey(config.JWT_PRIVATE_KEY.replace(/\\n/g, '\n'))));
+    } catch {
+      // A bad signing key is reported on its own when the secrets are resolved.
+    }
+  }
+  if (key.kid === signingKid) return `has the kid ${key.kid} of the signing key (JWT_PRIVATE_KEY): two keys must not share a kid`;
+  if (slot === 'previous' && config.JWT_NEXT_PUBLIC_KEY) {
+    let nextKid: string | undefined;
+    try {
+      nextKid = AuthSecrets.publishedKey('next', config.JWT_NEXT_PUBLIC_KEY, config.JWT_NEXT_KEY_ID).kid;
+    } catch {
+      // Reported on JWT_NEXT_PUBLIC_KEY itself.
+    }
+    if (nextKid === key.kid) return `has the kid ${key.kid} of JWT_NEXT_PUBLIC_KEY: two keys must not share a kid`;
+  }
+  return undefined;
 }
