@@ -12,18 +12,28 @@ export class LedgerPayments {
   /**
    * @param consent the payer's consent proof for the PIN step of an intent (auth's check-pin in the
    * end-to-end tests, a stand-in signer where auth is not booted)
+   * @param keys it plays the orchestrator (wallets, intents: the only service that may move money at
+   * the ledger) and, for the test funding, the operators; one string is used for every call
    */
   constructor(
     private readonly url: string,
     private readonly consent: (intentId: string, actorId: string) => Promise<string>,
-    // it plays the orchestrator, the only service that may move money at the ledger
-    private readonly serviceKey = callerKey('orchestrator'),
+    private readonly keys: string | { orchestrator: string; ops: string } = {
+      orchestrator: callerKey('orchestrator'),
+      ops: callerKey('ops'),
+    },
   ) {}
 
-  private async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    as: 'orchestrator' | 'ops' = 'orchestrator',
+  ): Promise<{ status: number; body: Json }> {
+    const key = typeof this.keys === 'string' ? this.keys : this.keys[as];
     const res = await fetch(`${this.url}${path}`, {
       method,
-      headers: { 'x-service-key': this.serviceKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { 'x-service-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -42,7 +52,12 @@ export class LedgerPayments {
   }
 
   async fund(accountId: string, amount: number): Promise<void> {
-    const res = await this.call('PUT', `/v1/accounts/${accountId}/balance/add`, { amount, reason: 'test funding', createdBy: 'test' });
+    const res = await this.call(
+      'PUT',
+      `/v1/accounts/${accountId}/balance/add`,
+      { amount, reason: 'test funding', createdBy: 'test' },
+      'ops',
+    );
     if (res.status !== 200) throw new Error(`fund: ${res.status} ${JSON.stringify(res.body)}`);
   }
 
