@@ -1,3 +1,4 @@
+import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type PartnersHarness, connectedMerchant, startPartners } from './support/partners-harness';
 
 const ORDERS = '/partners-public/orders';
@@ -264,5 +265,22 @@ describe('partners: orders (spec 1 rules, idempotency, read, QR resolution)', ()
     expect(new Set(tokens).size).toBe(40);
     const chars = new Set(tokens.join('').slice(0));
     expect(chars.size).toBeGreaterThan(55);
+  });
+
+  it('the QR resolution answers what its OpenAPI document says: payable or not, with or without a description', async () => {
+    const doc = await openApiOf(h.partners.app);
+    const QR = '/internal/partners/qr/{qrToken}';
+    const plain = (await create({ merchantId, amount: 700 })).body;
+    const described = (await create({ merchantId, amount: 800, currencyCode: 'XOF', description: 'Table 2: 1 thé' })).body;
+    const late = (await create({ merchantId, amount: 900 })).body;
+    await h.admin.query(`UPDATE partners.orders SET expires_at = created_at + interval '1 millisecond' WHERE id = $1`, [late.orderId]);
+    const answers = [];
+    for (const order of [plain, described, late]) answers.push(await h.internal('GET', `/internal/partners/qr/${order.qrToken}`));
+    expect(answers.map((res) => [res.status, res.body.payable, res.body.description])).toEqual([
+      [200, true, null],
+      [200, true, 'Table 2: 1 thé'],
+      [200, false, null],
+    ]);
+    expect(answers.flatMap((res) => undocumented(doc, 'GET', QR, res))).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { QrOrderResolution } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { ServiceKeyGuard } from '@mm/platform';
 import { ApiErrors } from '../common/api-errors';
+import { QrOrderResolutionView } from './dto/qr-order.views';
 import { OrdersService } from './orders.service';
 
 /** Internal (service key): the orchestrator's QR-pay path resolves a scanned token to the order it pays. */
@@ -20,6 +21,10 @@ export class QrController {
     summary: 'Live order behind a QR token',
     description:
       'Pay only when payable is true, exactly amount in currencyCode to destinationAccountId, with the token on the ledger intent.',
+  })
+  @ApiOkResponse({
+    type: QrOrderResolutionView,
+    description: 'the live order behind the token, payable or not (an expired or paid order still answers, with payable false)',
   })
   @ApiErrors('QR_NOT_FOUND')
   resolve(@Param('qrToken') qrToken: string): Promise<QrOrderResolution> {
