@@ -8,7 +8,7 @@
  */
 import type { Client } from 'pg';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
-import { type Answer, HttpCaller, LedgerCaller, Tally } from './support/ledger-load';
+import { type Answer, HttpCaller, LedgerCaller, Tally, untilDefinite } from './support/ledger-load';
 import { type FaultPlatform, startFaultPlatform } from './support/platform';
 import { PIN, type PlannedPayment, bearer, confirm, createBody, planPayments, registerCustomers } from './support/public-load';
 import { reportRow } from './support/report';
@@ -17,9 +17,9 @@ import { waitUntil } from './support/webhook-load';
 
 const CUSTOMERS = 8;
 const FUNDING = 50_000;
-/** the orchestrator waits 1 s per try, two tries; the ledger's answers come 2.5 s late */
-const LEDGER_TIMEOUT_MS = 1_000;
-const HOLD_MS = 2_500;
+/** the orchestrator waits 2 s per try, two tries; the ledger's answers come 4.5 s late, after each try gave up */
+const LEDGER_TIMEOUT_MS = 2_000;
+const HOLD_MS = 4_500;
 
 describe('fault: the ledger answers after the orchestrator’s timeout', () => {
   let platform: FaultPlatform;
@@ -83,7 +83,9 @@ describe('fault: the ledger answers after the orchestrator’s timeout', () => {
       15_000,
     );
     proxy.delay = () => 0;
-    const retriedConfirms = await Promise.all(plans.map((p, i) => confirm(gateway, p, intentIds[i])));
+    const retriedConfirms = await Promise.all(
+      plans.map((p, i) => untilDefinite(() => confirm(gateway, p, intentIds[i]), Date.now() + 30_000)),
+    );
     const laterConfirms = await Promise.all(plans.map((p, i) => confirm(gateway, p, intentIds[i])));
     const executed = await ledgerRows();
 
@@ -122,6 +124,7 @@ describe('fault: the ledger answers after the orchestrator’s timeout', () => {
     );
     const invariants = await checkInvariants(admin);
     const timeouts = [...firstCreates, ...firstConfirms].filter(timedOut).length;
+    const extraTries = tally.requests - 6 * plans.length;
 
     reportRow({
       case: 'slow ledger (answer after the timeout)',
@@ -132,13 +135,14 @@ describe('fault: the ledger answers after the orchestrator’s timeout', () => {
       noAnswer: tally.noAnswer,
       lost: lost + balanceGaps,
       duplicated,
-      notes: `${timeouts} × 504 UPSTREAM_TIMEOUT to the client; ${proxy.held} ledger answers held back, ${proxy.dropped} of them arrived after the orchestrator had gone; the same requests again returned the committed intent and transaction; errors: ${tally.codeList() || 'none'}`,
+      notes: `${timeouts}/${2 * plans.length} first tries answered 504 UPSTREAM_TIMEOUT; ${proxy.held} ledger answers held back, ${proxy.dropped} answers arrived after the orchestrator had stopped waiting; the same requests again (${extraTries} extra tries) returned the committed intent and transaction; errors: ${tally.codeList() || 'none'}`,
     });
 
     // Every first try ran out of time and said so with the catalogue's code; nothing else went wrong.
     expect(firstCreates.filter((a) => !timedOut(a))).toEqual([]);
     expect(firstConfirms.filter((a) => !timedOut(a))).toEqual([]);
     expect(tally.unstable).toEqual([]);
+    // A retry may itself run out of time on a busy machine: the same stable code, then an answer.
     expect(Object.keys(tally.codes)).toEqual(['504 UPSTREAM_TIMEOUT']);
     expect(proxy.dropped).toBeGreaterThan(0);
     expect({ lost, duplicated, balanceGaps }).toEqual({ lost: 0, duplicated: 0, balanceGaps: 0 });

@@ -43,6 +43,9 @@ const SERVICE_ENV: Record<ServiceName, (c: EnvContext) => Record<string, string>
     OTP_RESEND_COOLDOWN_SEC: '0',
     // the gateway forwards the client's address; auth's per-IP rules apply to it
     TRUST_FORWARDED_FOR: 'true',
+    // Every client of a case is 127.0.0.1: its logins are the load, not an attack from one address.
+    // The per-phone limit stays on (each phone signs in once or twice).
+    LOGIN_LIMIT_PER_IP: '0',
   }),
   'ledger-wallets': (c) => ({
     // With auth in the case the ledger checks auth's real consent proofs; otherwise the stand-in's.

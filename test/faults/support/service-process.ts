@@ -36,7 +36,8 @@ export class ServiceProcess {
     return this.logTail;
   }
 
-  async start(timeoutMs = 30_000): Promise<void> {
+  /** Waits for `/health`; the bound is generous because a 2-core machine running other tests boots slowly. */
+  async start(timeoutMs = 60_000): Promise<void> {
     const entry = join(DIST, 'apps', this.service, 'src', 'main.js');
     if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (node scripts/build.mjs)`);
     const child = spawn(process.execPath, [entry], {
