@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
@@ -75,9 +75,12 @@ export class IntentConfirmService {
         config.pricing,
       ),
     ]);
-    await this.limits.holdAtConfirm(check, config.limits);
-
-    const request = await this.store.fixConfirmRequest(record.id, await this.confirmRequest(record, charge, user, client));
+    // The limit hold and the ledger request are fixed in one transaction: both or neither.
+    const wanted = await this.confirmRequest(record, charge, user, client);
+    const request = await this.db.transaction(async (m) => {
+      await this.limits.holdAtConfirm(check, config.limits, m);
+      return this.store.fixConfirmRequest(record.id, wanted, m);
+    });
     let view: LedgerIntentView;
     try {
       view = await this.ledger.transition(intentId, request, `confirm:${intentId}`);
@@ -115,7 +118,11 @@ export class IntentConfirmService {
     return this.settle(record, view, charge, decision, check, payer, payee);
   }
 
-  /** After the ledger's success: limit usage and known counterparty (both idempotent), then the record and the SMS. */
+  /**
+   * After the ledger's success, in one transaction, done once whoever gets there first: the record
+   * and its two SMS in the outbox, the limit usage and the known counterparty (both idempotent, so
+   * a twin confirm or the reconciler repeating them changes nothing).
+   */
   private async settle(
     record: PaymentIntentRecord,
     view: LedgerIntentView,
@@ -125,11 +132,10 @@ export class IntentConfirmService {
     payer: PaymentParty,
     payee: PaymentParty,
   ): Promise<ConfirmedIntentView> {
-    await Promise.all([
-      this.risk.recordSuccess({ operationId: record.idempotencyKey, payer: riskParty(payer), payee: riskParty(payee) }),
-      this.limits.recordUsage(check),
-    ]);
-    return this.record(record, view, charge, decision);
+    return this.record(record, view, charge, decision, async (m) => {
+      await this.risk.recordSuccess({ operationId: record.idempotencyKey, payer: riskParty(payer), payee: riskParty(payee) }, m);
+      await this.limits.recordUsage(check, m);
+    });
   }
 
   /** The intent must be PIN_VERIFIED and alive; the ledger is asked when our copy is behind. */
@@ -200,8 +206,14 @@ export class IntentConfirmService {
     };
   }
 
-  /** Success on the record and the two SMS in the outbox: one transaction, done once whoever gets there first. */
-  private async record(record: PaymentIntentRecord, view: LedgerIntentView, charge: Charge, decision: RiskDecision) {
+  /** Success on the record and the two SMS in the outbox, with `alongside` in the same transaction. */
+  private async record(
+    record: PaymentIntentRecord,
+    view: LedgerIntentView,
+    charge: Charge,
+    decision: RiskDecision,
+    alongside: (m: EntityManager) => Promise<void>,
+  ) {
     const response: ConfirmedIntentView = {
       intentId: view.intentId,
       status: 'SUCCEEDED',
@@ -225,6 +237,7 @@ export class IntentConfirmService {
         response,
       });
       if (updated) await this.notifier.enqueue(m, paymentSms(record, { referenceId: response.referenceId, fee: view.fee, commission }));
+      await alongside(m);
       return updated;
     });
     if (first) {

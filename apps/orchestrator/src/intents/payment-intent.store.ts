@@ -255,10 +255,10 @@ export class PaymentIntentStore {
     return row.n;
   }
 
-  /** The first confirm fixes the ledger request; every retry sends exactly that one. */
-  async fixConfirmRequest(id: string, request: LedgerTransition): Promise<LedgerTransition> {
+  /** The first confirm fixes the ledger request; every retry sends exactly that one. `db`: the caller's transaction, if any. */
+  async fixConfirmRequest(id: string, request: LedgerTransition, db: Db = this.db): Promise<LedgerTransition> {
     const [row] = await queryRows<{ confirm_request: LedgerTransition }>(
-      this.db,
+      db,
       `UPDATE orchestrator.payment_intents SET confirm_request = COALESCE(confirm_request, $2::jsonb), updated_at = now()
         WHERE id = $1 RETURNING confirm_request`,
       [id, JSON.stringify(request)],

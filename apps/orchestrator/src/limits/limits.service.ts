@@ -53,11 +53,12 @@ export class LimitsService {
   /**
    * At confirm, before calling the ledger: re-checks under the limits in force and holds the room.
    * A second call for the same operation (retried confirm) returns without checking again.
+   * `within`: run in the caller's transaction instead of one of its own.
    */
-  async holdAtConfirm(check: LimitCheck, active?: ConfigVersion<'limits'>): Promise<LimitVerdict> {
+  async holdAtConfirm(check: LimitCheck, active?: ConfigVersion<'limits'>, within?: EntityManager): Promise<LimitVerdict> {
     const { version, document } = active ?? (await this.config.active('limits'));
     const subjects = subjectsOf(check);
-    return this.db.transaction(async (m) => {
+    const hold = async (m: EntityManager): Promise<LimitVerdict> => {
       // Subjects locked in one global order: two confirms sharing an agent and a customer cannot deadlock.
       const keys = subjects.map((s) => `limits:${s.kind}:${s.id}:${check.currency}`).sort();
       for (const key of keys) await queryRows(m, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key]);
@@ -81,15 +82,21 @@ export class LimitsService {
         );
       }
       return { limitsVersion: version };
-    });
+    };
+    // `within`: the caller's transaction (the confirm fixes its ledger request in the same one), so
+    // the locks are held until that commits; otherwise a transaction of its own.
+    return within ? hold(within) : this.db.transaction(hold);
   }
 
-  /** The payment succeeded: its amount now counts for good. Safe to call any number of times. */
-  async recordUsage(check: LimitCheck): Promise<void> {
+  /**
+   * The payment succeeded: its amount now counts for good. Safe to call any number of times. `db`:
+   * the caller's transaction (the confirm records the success, the usage and the SMS together).
+   */
+  async recordUsage(check: LimitCheck, db: Queryable = this.db): Promise<void> {
     const now = this.clock();
     for (const subject of subjectsOf(check)) {
       await queryRows(
-        this.db,
+        db,
         `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, settled_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'SETTLED', $7, $7)
          ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE

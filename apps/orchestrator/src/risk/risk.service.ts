@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import type { ConfigVersion } from '../config-api/config-sections';
@@ -113,10 +113,10 @@ export class RiskService {
     return decision;
   }
 
-  /** After a successful payment: the payee is no longer new to the payer. Idempotent. */
-  async recordSuccess(input: Pick<RiskInput, 'operationId' | 'payer' | 'payee'>): Promise<void> {
+  /** After a successful payment: the payee is no longer new to the payer. Idempotent. `db`: the caller's transaction, if any. */
+  async recordSuccess(input: Pick<RiskInput, 'operationId' | 'payer' | 'payee'>, db: DataSource | EntityManager = this.db): Promise<void> {
     await queryRows(
-      this.db,
+      db,
       `INSERT INTO orchestrator.risk_counterparties (payer_id, payee_id, first_operation_id) VALUES ($1, $2, $3)
        ON CONFLICT (payer_id, payee_id) DO NOTHING`,
       [input.payer.id, input.payee.id, input.operationId],
