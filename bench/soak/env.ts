@@ -1,13 +1,14 @@
 /**
  * The soak's platform: which ports, and what each of the five services is started with. Every
  * variable a service receives is decided here (beside what `startService` of bench/partners adds:
- * NODE_ENV, the service's own database role, Redis, LOG_LEVEL), so a change in how services are
- * configured — notably their credentials — is made in one place.
+ * NODE_ENV, the service's own database role, Redis, LOG_LEVEL; what else it adds is overridden
+ * here), so a change in how services are configured — notably their credentials — is made in one place.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { ServiceName } from '@mm/contracts';
-import { OPS_CALLER, type ServiceKeys, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
+import { OPS_CALLER, type ServiceKeys, deriveServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import type { PlatformPorts } from '../partners/services';
 
 interface Credentials {
@@ -30,8 +31,15 @@ function perCallerKeys(keys: ServiceKeys): Credentials {
   return { service: (service) => ({ ...serviceCredentialEnv(service, keys) }), benchCaller: keys[OPS_CALLER] };
 }
 
+/**
+ * The run's key seed. bench/partners' `startService` derives every caller's key from the seed it is
+ * given; the soak hands it this one and sets the same derived keys itself (its env comes last), so
+ * the credentials are decided here whichever of the two is read.
+ */
+export const KEY_SEED = randomBytes(32).toString('hex');
+
 /** The one place credentials are decided: nothing else in the soak sets one. */
-const CREDENTIALS: Credentials = perCallerKeys(generateServiceKeys());
+const CREDENTIALS: Credentials = perCallerKeys(deriveServiceKeys(KEY_SEED));
 
 export const BENCH_CALLER_KEY = CREDENTIALS.benchCaller;
 

@@ -27,7 +27,7 @@ import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
 import { BenchClient } from '../ledger/http-client';
 import { startService, stopService } from '../partners/services';
-import { BENCH_CALLER_KEY, START_ORDER, choosePorts, serviceEnv } from './env';
+import { BENCH_CALLER_KEY, KEY_SEED, START_ORDER, choosePorts, serviceEnv } from './env';
 import { createPopulation } from './fixtures';
 import { MIX, Mix, OP_DESCRIPTIONS, OP_KINDS } from './mix';
 import { type OpSample, RssSampler, byMinute, memoryTable, memoryTrend, minuteTable, rssMiB } from './stats';
@@ -179,7 +179,7 @@ async function main(): Promise<void> {
         adminUrl: dbUrl,
         redisUrl: REDIS_URL,
         redisPrefix,
-        serviceKey: BENCH_CALLER_KEY,
+        serviceKey: KEY_SEED,
         extra: serviceEnv(service, ports, runEnv),
       });
       child.once('exit', (code, signal) => {
