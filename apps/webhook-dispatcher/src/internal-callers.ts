@@ -8,7 +8,7 @@ import { type InternalCallerTable, OPS_CALLER } from '@mm/platform';
  */
 export const DISPATCHER_INTERNAL_CALLERS: InternalCallerTable = {
   'PUT /internal/webhooks/endpoints/:integrationId': ['partners'],
-  'GET /internal/webhooks/endpoints/:integrationId': ['partners', OPS_CALLER],
+  'GET /internal/webhooks/endpoints/:integrationId': [OPS_CALLER],
   'POST /internal/webhooks/endpoints/:integrationId/rotate-secret': ['partners'],
   'POST /internal/webhooks/endpoints/:integrationId/enable': [OPS_CALLER],
   'GET /internal/webhooks/endpoints/:integrationId/health-events': [OPS_CALLER],
