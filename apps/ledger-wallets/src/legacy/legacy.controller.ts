@@ -1,5 +1,5 @@
 import { Body, Controller, Header, Headers, Param, Post, Put, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AppException } from '@mm/errors';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
@@ -15,7 +15,15 @@ import { LegacyTransactionsService } from './legacy-transactions.service';
 
 const SUCCESSOR = '</v1/internal/intents>; rel="successor-version"';
 
+/** Optional on both routes: without it a retry runs again. */
+const IDEMPOTENCY_HEADER = ApiHeader({
+  name: 'X-Idempotency-Key',
+  required: false,
+  description: '1 to 255 printable characters; a retry with the same key and body answers the first result again',
+});
+
 /** Deprecated endpoints (spec 2 "Legacy and administration endpoints"): functional, flagged by `Deprecation`. */
+@ApiTags('legacy (deprecated)')
 @Controller()
 @UseGuards(ServiceKeyGuard)
 export class LegacyController {
@@ -28,6 +36,8 @@ export class LegacyController {
 
   /** @deprecated use POST /v1/internal/intents and the transition to SUCCEEDED */
   @Post('transactions')
+  @ApiSecurity('serviceKey')
+  @IDEMPOTENCY_HEADER
   @ApiOperation({ deprecated: true, summary: 'Deprecated: direct transfer; use intents (POST /v1/internal/intents)' })
   @ApiResponse({
     status: 201,
@@ -73,7 +83,9 @@ export class LegacyController {
       'CORRECTION_APPROVAL_REQUIRED: submit POST /v1/internal/corrections for another operator to approve. In NODE_ENV=test only ' +
       '(never production) add and subtract remain the test-funding flow: a signed adjustment against suspense.',
   })
-  @ApiBearerAuth()
+  // One requirement with both schemes: the calling service's key and, for freeze / unfreeze, the operator's token.
+  @ApiSecurity({ serviceKey: [], bearer: [] })
+  @IDEMPOTENCY_HEADER
   @ApiParam({ name: 'operation', enum: BALANCE_OPERATIONS, description: 'any other value answers 404 NOT_FOUND' })
   @ApiOkResponse({
     type: BalanceAdjustmentView,
