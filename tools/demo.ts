@@ -13,7 +13,7 @@
  * and MM_PORT_BASE if `npm start` used another base than 3000.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { deriveServiceKeys } from '@mm/platform';
+import { deriveServiceKeys } from '../libs/platform/src/service-credentials';
 
 const BASE = Number(process.env.MM_PORT_BASE ?? 3000);
 const GATEWAY = process.env.DEMO_GATEWAY_URL ?? `http://127.0.0.1:${BASE}`;

@@ -22,7 +22,7 @@ import { createServer } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SERVICES, SERVICE_NAMES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
-import { type ServiceKeys, deriveServiceKeys, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
+import { type ServiceKeys, deriveServiceKeys, generateServiceKeys, serviceCredentialEnv } from '../libs/platform/src/service-credentials';
 import { DEFAULT_ADMIN_URL, migrateAll } from './db';
 import {
   InfraError,

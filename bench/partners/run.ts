@@ -15,6 +15,7 @@ import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { QUEUES, WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
+import { deriveServiceKeys } from '../../libs/platform/src/service-credentials';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
 import { LedgerPayments } from '../../apps/partners/test/support/ledger-payments';
 import { createMerchant } from '../../test/e2e/partners-support';
@@ -29,7 +30,10 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_PARTNERS_SECONDS ?? 10);
 const W5_CONCURRENCY = Number(process.env.BENCH_PARTNERS_W5_CONCURRENCY ?? 4);
 const PORTS = portsFrom(Number(process.env.BENCH_PARTNERS_PORT_BASE ?? 3700));
+// The run's seed: each service's key is derived from it (startService), and the bench presents the
+// key of the caller it stands in for.
 const SERVICE_KEY = randomBytes(32).toString('hex');
+const KEYS = deriveServiceKeys(SERVICE_KEY);
 const wallClock = () => performance.timeOrigin + performance.now();
 
 function log(message: string): void {
@@ -115,7 +119,7 @@ async function main(): Promise<void> {
     );
 
     // ---- Fixtures: an integration whose endpoint is the receiver, a merchant with a ledger wallet, an active connection.
-    const internal = new BenchClient(url(PORTS.partners), { 'x-service-key': SERVICE_KEY });
+    const internal = new BenchClient(url(PORTS.partners), { 'x-service-key': KEYS.orchestrator });
     const created = await internal.call('POST', '/internal/partners/integrations', {
       name: 'Bench POS',
       technicalContactEmail: 'bench@pos.example',
@@ -135,7 +139,7 @@ async function main(): Promise<void> {
     await sql.connect();
     const merchant = await createMerchant(
       sql,
-      { auth: url(PORTS.auth), ledger: url(PORTS.ledger), serviceKey: SERVICE_KEY },
+      { auth: url(PORTS.auth), ledger: url(PORTS.ledger), serviceKey: KEYS.orchestrator },
       '+237690555001',
     );
     await sql.end();
@@ -231,7 +235,10 @@ async function main(): Promise<void> {
     });
 
     // ---- W5: real payments of real orders; each worker pays one order after the other.
-    const ledger = new LedgerPayments(url(PORTS.ledger), (intentId, sub) => signer.sign({ sub, intentId, step: 'PIN' }), SERVICE_KEY);
+    const ledger = new LedgerPayments(url(PORTS.ledger), (intentId, sub) => signer.sign({ sub, intentId, step: 'PIN' }), {
+      orchestrator: KEYS.orchestrator,
+      ops: KEYS.ops,
+    });
     const payer = await ledger.wallet('USER');
     await ledger.fund(payer.XAF, 1_000_000_000);
     const paidEvents = new Map<string, string>();
