@@ -27,7 +27,7 @@ export const RequirePermission = (...permissions: Permission[]) =>
 export const PublicRoute = () => applyDecorators(SetMetadata(PUBLIC_ROUTE, true), ApiExtension('x-public-route', true));
 
 /**
- * Service-to-service route (`/api/internal/*`): the shared service key instead of a user's token.
+ * Service-to-service route (`/api/internal/*`): the calling service's key (checked against this service's caller table) instead of a user's token.
  * The access guard stands aside; ServiceKeyGuard decides.
  */
 export const InternalRoute = () =>
