@@ -88,7 +88,8 @@ export class OrderDto {
   @ApiProperty({
     format: 'date-time',
     example: '2026-11-22T10:05:00.000Z',
-    description: 'creation time plus ttlSeconds; after it the QR still resolves but answers payable: false, and the order turns expired when the sweeper passes',
+    description:
+      'creation time plus ttlSeconds; after it the QR still resolves but answers payable: false, and the order turns expired when the sweeper passes',
   })
   expiresAt: string;
   @ApiProperty({ format: 'uuid', example: '3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c' })
