@@ -2,8 +2,9 @@
  * Partners' hop of the money path, reduced to what the fault cases need: consume the ledger's
  * `transaction.completed` events and enqueue one `order.paid` webhook per transaction, with an
  * event id derived from the ledger event (so a re-delivered ledger event enqueues the same job, a
- * no-op). It stands in until the real partners service (orders paid by QR token) joins the fault
- * platform: then list 'partners' in startFaultPlatform's services and drop this.
+ * no-op). The Redis-outage case still uses it for every transfer; the real partners service, with
+ * orders paid by QR token, is in the fault platform now (partners-kill.fault.ts), so that case can
+ * move to it and this file go.
  */
 import { createHash } from 'node:crypto';
 import { type Job, type Queue, Worker } from 'bullmq';
