@@ -106,4 +106,13 @@ export class PartnersConfig extends DatabaseConfig {
   @Min(1)
   @Max(256)
   PARTNERS_LEDGER_EVENTS_CONCURRENCY: number = 16;
+
+  /**
+   * Lock on a ledger event being applied (renewed while it runs). When a replica dies mid-event, the
+   * event is handed to another worker once this lapses, so it bounds the delay of that order.paid.
+   */
+  @IsInt()
+  @Min(500)
+  @Max(300_000)
+  PARTNERS_LEDGER_EVENTS_LOCK_MS: number = 10_000;
 }

@@ -28,6 +28,13 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
     this.worker = new Worker(QUEUES.ledgerEvents, (job: Job, token?: string) => this.process(job, token), {
       ...bullOptions(this.config),
       concurrency: this.config.PARTNERS_LEDGER_EVENTS_CONCURRENCY,
+      // A replica killed mid-event leaves the job active; it is re-run when its lock lapses. BullMQ
+      // fails a job on its second stall by default, and the ledger enqueues these events once, so
+      // two crashes on the same event would strand an order.paid: applying an event is idempotent
+      // (event id and order), hence no limit on stalls.
+      lockDuration: this.config.PARTNERS_LEDGER_EVENTS_LOCK_MS,
+      stalledInterval: this.config.PARTNERS_LEDGER_EVENTS_LOCK_MS,
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
     });
     this.worker.on('error', (error) => this.logger.warn({ msg: 'ledger events worker error', err: { message: error.message } }));
   }
