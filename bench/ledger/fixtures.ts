@@ -54,14 +54,16 @@ export interface PoolIntent {
 }
 
 /**
- * Intents already at PIN_VERIFIED (amount frozen), ready for the transition to SUCCEEDED; or at
- * CREATED, ready for the PIN step (whose consent proofs name the initiator, `bench`).
+ * Intents already at PIN_VERIFIED (amount + fee frozen), ready for the transition to SUCCEEDED; or
+ * at CREATED, ready for the PIN step (whose consent proofs name the initiator, `bench`).
  */
 export async function createReadyIntents(
   admin: Client,
   pairs: [string, string][],
   status: 'PIN_VERIFIED' | 'CREATED' = 'PIN_VERIFIED',
+  fee = 0,
 ): Promise<PoolIntent[]> {
+  const frozen = AMOUNT + fee;
   const out: PoolIntent[] = [];
   for (let i = 0; i < pairs.length; i += 5_000) {
     const chunk = pairs.slice(i, i + 5_000);
@@ -70,13 +72,13 @@ export async function createReadyIntents(
     await admin.query(
       `INSERT INTO ledger.transaction_intents (id, type, status, idempotency_key, source_account_id, destination_account_id, amount, fee, frozen_amount,
          currency, initiated_by, expires_at)
-       SELECT x.id, 'TRANSFER', $4, x.id::text, x.src, x.dst, ${AMOUNT}, 0, ${AMOUNT}, 'XAF', '${BENCH_INITIATOR}', now() + interval '2 hours'
+       SELECT x.id, 'TRANSFER', $4, x.id::text, x.src, x.dst, ${AMOUNT}, ${fee}, ${frozen}, 'XAF', '${BENCH_INITIATOR}', now() + interval '2 hours'
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(id, src, dst)`,
       [ids, chunk.map((p) => p[0]), chunk.map((p) => p[1]), status],
     );
     await admin.query(
       `UPDATE ledger.accounts a SET available_balance = a.available_balance - s.total, frozen_balance = a.frozen_balance + s.total
-       FROM (SELECT src, count(*) * ${AMOUNT} AS total FROM unnest($1::uuid[]) AS src GROUP BY src) s WHERE a.id = s.src`,
+       FROM (SELECT src, count(*) * ${frozen} AS total FROM unnest($1::uuid[]) AS src GROUP BY src) s WHERE a.id = s.src`,
       [chunk.map((p) => p[0])],
     );
     await admin.query('COMMIT');

@@ -14,9 +14,11 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { serviceDatabaseUrl } from '@mm/contracts';
 import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
-import { type BenchRow, closedLoop, pgbench, printTable, writeResults } from '../lib/bench';
+import { type BenchRow, closedLoop, percentile, pgbench, printTable, writeResults } from '../lib/bench';
 import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
+import { printProfile, profileArgs, profileDir, summarizeProfile } from './profile';
+import { CpuMeter } from './cpu';
 import { BenchClient } from './http-client';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
@@ -32,6 +34,42 @@ const KEYS = generateServiceKeys();
 
 function log(message: string): void {
   process.stdout.write(`[bench:ledger] ${message}\n`);
+}
+
+/**
+ * `npm run bench:ledger -- --only W1,W1F`: only these workloads (B0, B1, W1, W1F, W2, W3, W4); a
+ * ratio is printed only when its baseline ran too (`--only B0,B1,W1`). The invariant check always runs.
+ */
+const ONLY = ((): Set<string> | undefined => {
+  const k = process.argv.indexOf('--only');
+  return k >= 0 && process.argv[k + 1] ? new Set(process.argv[k + 1].split(',').map((w) => w.trim().toUpperCase())) : undefined;
+})();
+const want = (workload: string): boolean => !ONLY || ONLY.has(workload);
+/** BENCH_PROFILE=1: the ledger process writes a CPU profile there; its summary is printed at the end. */
+const PROFILE_DIR = profileDir();
+/** Fee of every payment of W1F, credited to the FEE_COLLECTION account of the currency. */
+const FEE = 2;
+
+/** Server-Timing stages of the responses of one workload: every sample, by stage name. */
+type StageSamples = Map<string, number[]>;
+
+function recordStages(samples: StageSamples, header: string | string[] | undefined): void {
+  for (const part of String(header ?? '').split(',')) {
+    const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+    if (!m) continue;
+    const list = samples.get(m[1]) ?? samples.set(m[1], []).get(m[1])!;
+    list.push(Number(m[2]));
+  }
+}
+
+/** Median and mean of each stage, in the order the service reports them. */
+function stageSummary(samples: StageSamples): Record<string, { p50: number; mean: number }> {
+  const out: Record<string, { p50: number; mean: number }> = {};
+  for (const [name, values] of samples) {
+    const sorted = [...values].sort((a, b) => a - b);
+    out[name] = { p50: percentile(sorted, 50), mean: Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 100) / 100 };
+  }
+  return out;
 }
 
 async function adminQuery(sql: string): Promise<void> {
@@ -56,7 +94,7 @@ async function baselineTpcb(scale: number, clients: number): Promise<number> {
 }
 
 async function startApp(port: number, consentJwksUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '../../apps/ledger-wallets/src/main.js')], {
+  const child = spawn(process.execPath, [...profileArgs(PROFILE_DIR), join(__dirname, '../../apps/ledger-wallets/src/main.js')], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -99,7 +137,8 @@ async function retriesSoFar(port: number): Promise<number> {
   return total;
 }
 
-function confirmBody(intent: PoolIntent) {
+/** The confirm of one pool intent; `fee` is credited to the FEE_COLLECTION account of the currency (the default). */
+function confirmBody(intent: PoolIntent, fee = 0) {
   return {
     toStatus: 'SUCCEEDED',
     actor: { id: 'bench' },
@@ -108,6 +147,7 @@ function confirmBody(intent: PoolIntent) {
       destinationAccountId: intent.destination,
       amount: AMOUNT,
       currency: 'XAF',
+      ...(fee > 0 ? { fee: { amount: fee } } : {}),
       metadata: { typeCode: 'P2P' },
     },
   };
@@ -116,23 +156,26 @@ function confirmBody(intent: PoolIntent) {
 async function main(): Promise<void> {
   const started = Date.now();
   const rows: BenchRow[] = [];
+  const stageRows: { workload: string; concurrency: number; stages: ReturnType<typeof stageSummary> }[] = [];
 
   // ---- Baselines: pgbench on its own database, same server, same run.
-  await adminQuery(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE ${PGBENCH_DB}`);
-  log('pgbench -i -s 10');
-  await pgbench(['-i', '-s', '10', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
   const b0: Record<number, number> = {};
-  for (const c of [1, 8, 32]) b0[c] = await baselineTpcb(10, c);
-  log('pgbench -i -s 1');
-  await pgbench(['-i', '-s', '1', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
   const b0hot: Record<number, number> = {};
-  for (const c of [8, 32]) b0hot[c] = await baselineTpcb(1, c);
-  await adminQuery(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
-  for (const c of [1, 8, 32])
-    rows.push({ workload: 'B0 pgbench TPC-B s=10', concurrency: c, committedPerSec: b0[c], p50Ms: 0, p99Ms: 0, errors: 0 });
-  for (const c of [8, 32])
-    rows.push({ workload: 'B0-hot pgbench TPC-B s=1', concurrency: c, committedPerSec: b0hot[c], p50Ms: 0, p99Ms: 0, errors: 0 });
+  if (want('B0')) {
+    await adminQuery(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
+    await adminQuery(`CREATE DATABASE ${PGBENCH_DB}`);
+    log('pgbench -i -s 10');
+    await pgbench(['-i', '-s', '10', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
+    for (const c of [1, 8, 32]) b0[c] = await baselineTpcb(10, c);
+    log('pgbench -i -s 1');
+    await pgbench(['-i', '-s', '1', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
+    for (const c of [8, 32]) b0hot[c] = await baselineTpcb(1, c);
+    await adminQuery(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
+    for (const c of [1, 8, 32])
+      rows.push({ workload: 'B0 pgbench TPC-B s=10', concurrency: c, committedPerSec: b0[c], p50Ms: 0, p99Ms: 0, errors: 0 });
+    for (const c of [8, 32])
+      rows.push({ workload: 'B0-hot pgbench TPC-B s=1', concurrency: c, committedPerSec: b0hot[c], p50Ms: 0, p99Ms: 0, errors: 0 });
+  }
 
   // ---- The ledger's database: migrated, funded, intents ready.
   await adminQuery(`DROP DATABASE IF EXISTS ${LEDGER_DB} WITH (FORCE)`);
@@ -147,55 +190,61 @@ async function main(): Promise<void> {
   const totalsBefore = (await checkInvariants(admin)).totals;
 
   // ---- B1: our exact transfer SQL through pgbench at SERIALIZABLE.
-  const b1Intents = await createReadyIntents(admin, randomPairs(accounts, 1_000));
-  await admin.query(`CREATE TABLE public.b1_acc (n int PRIMARY KEY, id uuid NOT NULL)`);
-  await admin.query(`CREATE TABLE public.b1_int (n int PRIMARY KEY, id uuid NOT NULL)`);
-  await admin.query(`CREATE SEQUENCE public.b1_seq`);
-  await admin.query(
-    `INSERT INTO public.b1_acc SELECT g, (ARRAY[${accounts.map((a) => `'${a}'::uuid`).join(',')}])[g] FROM generate_series(1, ${accounts.length}) g`,
-  );
-  await admin.query(`INSERT INTO public.b1_int SELECT g, x FROM unnest($1::uuid[]) WITH ORDINALITY AS u(x, g)`, [
-    b1Intents.map((i) => i.id),
-  ]);
-  const script = join(tmpdir(), `ledger-b1-${process.pid}.sql`);
-  writeFileSync(script, b1Script());
   const b1: Record<number, number> = {};
-  for (const c of [8, 32]) {
-    const r = await pgbench([
-      '-M',
-      'prepared',
-      '-n',
-      '-c',
-      String(c),
-      '-j',
-      '2',
-      '-T',
-      String(SECONDS),
-      '--max-tries=10',
-      '-D',
-      `nacc=${accounts.length}`,
-      '-D',
-      `nint=${b1Intents.length}`,
-      '-f',
-      script,
-      ...pgbenchUrlArgs(LEDGER_DB),
+  if (want('B1')) {
+    const b1Intents = await createReadyIntents(admin, randomPairs(accounts, 1_000));
+    await admin.query(`CREATE TABLE public.b1_acc (n int PRIMARY KEY, id uuid NOT NULL)`);
+    await admin.query(`CREATE TABLE public.b1_int (n int PRIMARY KEY, id uuid NOT NULL)`);
+    await admin.query(`CREATE SEQUENCE public.b1_seq`);
+    await admin.query(
+      `INSERT INTO public.b1_acc SELECT g, (ARRAY[${accounts.map((a) => `'${a}'::uuid`).join(',')}])[g] FROM generate_series(1, ${accounts.length}) g`,
+    );
+    await admin.query(`INSERT INTO public.b1_int SELECT g, x FROM unnest($1::uuid[]) WITH ORDINALITY AS u(x, g)`, [
+      b1Intents.map((i) => i.id),
     ]);
-    b1[c] = r.tps;
-    log(`B1 c=${c}: ${r.tps.toFixed(1)} tps, retried ${r.retried}, failed ${r.failed}`);
-    rows.push({
-      workload: 'B1 ledger transfer SQL (pgbench)',
-      concurrency: c,
-      committedPerSec: r.tps,
-      ratios: { B0: r.tps / (b0[c] || 1) },
-      p50Ms: 0,
-      p99Ms: r.latencyAvgMs,
-      retriesPerOp: r.tps > 0 ? r.retried / (r.tps * SECONDS) : 0,
-      errors: r.failed,
-      note: 'p99 column = avg latency',
-    });
+    const script = join(tmpdir(), `ledger-b1-${process.pid}.sql`);
+    writeFileSync(script, b1Script());
+    for (const c of [8, 32]) {
+      const meter = new CpuMeter(admin, LEDGER_DB, new URL(ADMIN).username || 'postgres');
+      await meter.begin();
+      const r = await pgbench([
+        '-M',
+        'prepared',
+        '-n',
+        '-c',
+        String(c),
+        '-j',
+        '2',
+        '-T',
+        String(SECONDS),
+        '--max-tries=10',
+        '-D',
+        `nacc=${accounts.length}`,
+        '-D',
+        `nint=${b1Intents.length}`,
+        '-f',
+        script,
+        ...pgbenchUrlArgs(LEDGER_DB),
+      ]);
+      const cpu = await meter.end();
+      const b1DbMs = r.tps > 0 ? cpu.dbMs / (r.tps * SECONDS) : 0;
+      b1[c] = r.tps;
+      log(`B1 c=${c}: ${r.tps.toFixed(1)} tps, retried ${r.retried}, failed ${r.failed}, database CPU ${b1DbMs.toFixed(2)} ms/op`);
+      rows.push({
+        workload: 'B1 ledger transfer SQL (pgbench)',
+        concurrency: c,
+        committedPerSec: r.tps,
+        ratios: { B0: r.tps / (b0[c] || 1) },
+        p50Ms: 0,
+        p99Ms: r.latencyAvgMs,
+        retriesPerOp: r.tps > 0 ? r.retried / (r.tps * SECONDS) : 0,
+        errors: r.failed,
+        note: `p99 column = avg latency; CPU/op db ${b1DbMs.toFixed(2)} ms`,
+      });
+    }
+    await admin.query(`DROP TABLE public.b1_acc, public.b1_int`);
+    await admin.query(`DROP SEQUENCE public.b1_seq`);
   }
-  await admin.query(`DROP TABLE public.b1_acc, public.b1_int`);
-  await admin.query(`DROP SEQUENCE public.b1_seq`);
 
   // ---- The service, as its own process.
   const port = 3900 + Math.floor(Math.random() * 90);
@@ -209,17 +258,36 @@ async function main(): Promise<void> {
       await Promise.all(warm.slice(k, k + 8).map((i) => client.call('POST', `/v1/internal/intents/${i.id}/transition`, confirmBody(i))));
     }
 
-    const confirmLoop = async (name: string, c: number, pool: PoolIntent[], ratios: (perSec: number) => Record<string, number>) => {
+    const confirmLoop = async (
+      name: string,
+      c: number,
+      pool: PoolIntent[],
+      ratios: (perSec: number) => Record<string, number>,
+      fee = 0,
+    ): Promise<number> => {
       let next = 0;
+      const samples: StageSamples = new Map();
       const before = await retriesSoFar(port);
+      const meter = new CpuMeter(admin, LEDGER_DB, 'svc_ledger', app.pid);
+      await meter.begin();
       const r = await closedLoop(c, SECONDS, async () => {
         const intent = pool[next++];
         if (!intent) return 'POOL_EXHAUSTED';
-        const res = await client.call('POST', `/v1/internal/intents/${intent.id}/transition`, confirmBody(intent));
+        const res = await client.call('POST', `/v1/internal/intents/${intent.id}/transition`, confirmBody(intent, fee));
+        if (res.status === 200) recordStages(samples, res.headers['server-timing']);
         return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
       });
+      const cpu = await meter.end();
       const retries = (await retriesSoFar(port)) - before;
+      const stages = stageSummary(samples);
+      const cpuNote = r.ok ? `CPU/op app ${(cpu.appMs / r.ok).toFixed(2)} ms, db ${(cpu.dbMs / r.ok).toFixed(2)} ms` : '';
+      stageRows.push({ workload: name, concurrency: c, stages });
       log(`${name} c=${c}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
+      log(
+        `  ${cpuNote}; Server-Timing p50 ms: ${Object.entries(stages)
+          .map(([k, v]) => `${k} ${v.p50}`)
+          .join(', ')}`,
+      );
       rows.push({
         workload: name,
         concurrency: c,
@@ -230,26 +298,41 @@ async function main(): Promise<void> {
         retriesPerOp: r.ok ? retries / r.ok : 0,
         errors: r.errors,
         errorCodes: r.errorCodes,
+        note: cpuNote,
       });
+      return r.perSec;
     };
 
     // W1: uncontended transfers, random pairs among the funded accounts.
-    for (const c of [1, 8, 32]) {
-      const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 6_000 : 20_000));
+    const w1: Record<number, number> = {};
+    for (const c of want('W1') ? [1, 8, 32] : []) {
+      const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 10_000 : 25_000));
       await settle(admin);
-      await confirmLoop('W1 transfers (transition→SUCCEEDED)', c, pool, (t) => ({
-        B0: t / (b0[c] || 1),
+      w1[c] = await confirmLoop('W1 transfers (transition→SUCCEEDED)', c, pool, (t) => ({
+        ...(b0[c] ? { B0: t / b0[c] } : {}),
         ...(b1[c] ? { B1: t / b1[c] } : {}),
       }));
     }
+    // W1F: the same with a fee, so every payment also credits the one FEE_COLLECTION account of XAF.
+    for (const c of want('W1F') ? [1, 8, 32] : []) {
+      const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 10_000 : 25_000), 'PIN_VERIFIED', FEE);
+      await settle(admin);
+      await confirmLoop(
+        'W1F transfers with fee (FEE_COLLECTION hot)',
+        c,
+        pool,
+        (t): Record<string, number> => (w1[c] ? { W1: t / w1[c] } : {}),
+        FEE,
+      );
+    }
     // W2: every payment credits one merchant account.
-    for (const c of [8, 32]) {
+    for (const c of want('W2') ? [8, 32] : []) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, 20_000, merchant));
       await settle(admin);
-      await confirmLoop('W2 hot merchant', c, pool, (t) => ({ 'B0-hot': t / (b0hot[c] || 1) }));
+      await confirmLoop('W2 hot merchant', c, pool, (t): Record<string, number> => (b0hot[c] ? { 'B0-hot': t / b0hot[c] } : {}));
     }
     // W3: 30% of requests repeat an earlier key (recent ones, so concurrent duplicates overlap in flight).
-    for (const c of [1, 8]) {
+    for (const c of want('W3') ? [1, 8] : []) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, 15_000));
       await settle(admin);
       const issued: { intent: PoolIntent; key: string }[] = [];
@@ -296,7 +379,7 @@ async function main(): Promise<void> {
     }
     // W4: the PIN step, each request with its own proof (signed here, before the loop: issuing is
     // auth's cost, not the ledger's). A new workload of issue 14: it has no earlier number to compare.
-    for (const c of [1, 8]) {
+    for (const c of want('W4') ? [1, 8] : []) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 6_000 : 20_000), 'CREATED');
       const proofs = await Promise.all(
         pool.map((i) => signer.sign({ sub: BENCH_INITIATOR, intentId: i.id, step: 'PIN' }, { expiresInSec: 3_600 })),
@@ -346,6 +429,15 @@ async function main(): Promise<void> {
     inv.unbalancedTransactions === 0 &&
     JSON.stringify(inv.totals) === JSON.stringify(totalsBefore);
   printTable('Ledger benchmark (committed/s; ratios to the same-run baselines)', rows);
+  if (stageRows.length > 0) {
+    process.stdout.write('\nServer-Timing of the confirm, by stage (median ms / mean ms):\n');
+    for (const r of stageRows) {
+      const cells = Object.entries(r.stages).map(([k, v]) => `${k} ${v.p50}/${v.mean}`);
+      process.stdout.write(`  ${r.workload} c=${r.concurrency}: ${cells.join(', ')}\n`);
+    }
+  }
+  const profile = PROFILE_DIR ? summarizeProfile(PROFILE_DIR) : undefined;
+  if (profile) printProfile(profile);
   process.stdout.write(
     `\nInvariants: balance = credits − debits on every account: ${inv.ledgerGaps === 0 ? 'OK' : `${inv.ledgerGaps} gaps`}; ` +
       `available + frozen = balance: ${inv.splitGaps === 0 ? 'OK' : `${inv.splitGaps} gaps`}; Σ per currency unchanged: ${JSON.stringify(inv.totals) === JSON.stringify(totalsBefore) ? 'OK' : `${JSON.stringify(totalsBefore)} → ${JSON.stringify(inv.totals)}`}; ` +
@@ -354,6 +446,9 @@ async function main(): Promise<void> {
   const file = writeResults('ledger', rows, {
     invariants: inv,
     invariantsOk: ok,
+    stages: stageRows,
+    ...(profile ? { profile } : {}),
+    only: ONLY ? [...ONLY] : undefined,
     seconds: SECONDS,
     accounts: ACCOUNTS,
     wallSec: Math.round((Date.now() - started) / 1000),
