@@ -3,6 +3,7 @@ import { LedgerInit1763800000000 } from './1763800000000-ledger-init';
 import { ConsentProofs1764000000000 } from './1764000000000-consent-proofs';
 import { BalanceEnforcement1764000100000 } from './1764000100000-balance-enforcement';
 import { Corrections1764000200000 } from './1764000200000-corrections';
+import { ExecuteIntentFunction1764100000000 } from './1764100000000-execute-intent-function';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -10,4 +11,5 @@ export const ledgerMigrations: MigrationClass[] = [
   ConsentProofs1764000000000,
   BalanceEnforcement1764000100000,
   Corrections1764000200000,
+  ExecuteIntentFunction1764100000000,
 ];

@@ -43,9 +43,45 @@ export class DbSession {
   async batch(sql: string): Promise<Record<string, unknown>[][]> {
     this.live();
     // TypeORM's runner flattens multi-statement results; the pooled pg client it holds returns them all.
-    const client = (this.runner as unknown as { databaseConnection: { query(text: string): Promise<unknown> } }).databaseConnection;
-    const result = (await client.query(sql)) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
+    const result = (await this.client().query(sql)) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
     return (Array.isArray(result) ? result : [result]).map((r) => r.rows ?? []);
+  }
+
+  /**
+   * A statement PostgreSQL parses and plans once per connection (a named prepared statement of the
+   * extended protocol): for the reads every transfer repeats. `name` must identify `sql` for good.
+   */
+  async prepared<T = Record<string, unknown>>(name: string, sql: string, params: unknown[]): Promise<T[]> {
+    this.live();
+    const result = (await this.client().query({ name, text: sql, values: params })) as { rows: T[] };
+    return result.rows;
+  }
+
+  /**
+   * Takes session-level advisory locks (ascending order, capped wait) and runs `read` once they are
+   * held, in one round trip; returns the rows of `read`. Values in `read` must be literals
+   * (sql-literal.ts): the simple protocol takes no parameters.
+   */
+  async lockAndRead(keys: bigint[], read: string): Promise<Record<string, unknown>[]> {
+    const fresh = keys.filter((k) => !this.heldLocks.includes(k));
+    const locking = fresh.length > 0 ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.lockTimeoutMs}); ` : '';
+    const results = await this.batch(`${locking}${read}`).catch(async (error: unknown) => {
+      // A timeout part-way leaves the first keys held: release whatever this call took.
+      await this.unlock(fresh, true);
+      throw error;
+    });
+    this.heldLocks.push(...fresh);
+    return results[results.length - 1];
+  }
+
+  /** Whether this session holds the advisory lock `key` (taken through `lock` or `lockAndRead`). */
+  holds(key: bigint): boolean {
+    return this.heldLocks.includes(key);
+  }
+
+  /** The pooled pg client the TypeORM runner holds (for what TypeORM does not offer: batches, named statements). */
+  private client(): { query(config: string | { name: string; text: string; values: unknown[] }): Promise<unknown> } {
+    return (this.runner as unknown as { databaseConnection: ReturnType<DbSession['client']> }).databaseConnection;
   }
 
   async one<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T | undefined> {

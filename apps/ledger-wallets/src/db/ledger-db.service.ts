@@ -120,15 +120,22 @@ export class LedgerDb {
    * The whole money transaction in ONE round trip: locks, BEGIN, a single guarded statement whose
    * writes happen only when its own checks (made on the rows it locks) pass, COMMIT, release. No
    * application code runs while the locks are held, which is what a hot account needs. Returns
-   * the rows of the guarded statement. Same replays and 409 as `serializable`.
+   * the rows of the guarded statement. Same replays and 409 as `serializable`. `alsoRelease`: locks
+   * the caller took before (an idempotency key) that the COMMIT's round trip may release as well.
    */
-  async singleStatement(session: DbSession, lockKeys: bigint[], sql: string): Promise<Record<string, unknown>[]> {
+  async singleStatement(
+    session: DbSession,
+    lockKeys: bigint[],
+    sql: string,
+    alsoRelease: bigint[] = [],
+  ): Promise<Record<string, unknown>[]> {
     for (let attempt = 0; ; attempt++) {
       try {
         const { sql: opening } = this.opening(session, lockKeys);
         session.inTransaction = true;
-        const results = await session.batch(`${opening}; ${sql}; COMMIT; ${releaseSql(lockKeys)}`);
+        const results = await session.batch(`${opening}; ${sql}; COMMIT; ${releaseSql([...lockKeys, ...alsoRelease])}`);
         session.inTransaction = false;
+        session.forget(alsoRelease);
         return results[results.length - 3];
       } catch (error) {
         await this.recover(session, lockKeys, error, attempt);

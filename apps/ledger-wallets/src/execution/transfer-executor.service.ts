@@ -7,6 +7,8 @@ import type { DbSession } from '../db/db-session';
 import { safeSum, sumCovers, toMoney } from '../db/money';
 import { lit, uuidArrayLit, uuidLit } from '../db/sql-literal';
 import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
+import type { IdempotencyEntry } from '../idempotency/idempotency.service';
+import type { IntentStatus } from '../intents/intent-state-machine';
 import { type IntentRow, insufficientMessage } from '../intents/intent-view';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
@@ -60,8 +62,8 @@ export interface LockedAccount {
 
 /**
  * Steps 2 to 8 of spec 2 "Atomic execution on SUCCEEDED", run inside the SERIALIZABLE transaction
- * the transition opened (step 1, the intent row lock, is the caller's). Everything after the
- * checks is one statement: transaction, entries, balances, intent, event and the outbox row.
+ * the transition opened. Every value is computed here; the writes (transaction, entries, balances,
+ * intent, event, outbox row) are one call of the database function `ledger.execute_intent`.
  */
 @Injectable()
 export class TransferExecutor {
@@ -130,18 +132,19 @@ export class TransferExecutor {
   }
 
   /**
-   * Steps 3 to 8, with the intent and the accounts already locked (steps 1 and 2, read together by
-   * the caller in one round trip: `locked` are the rows of `accountsOf(r)`). The writes are one
-   * statement sent in the COMMIT round trip.
+   * Steps 3 to 8 inside a transaction that already locked the intent and the accounts (steps 1 and
+   * 2, read together by the caller: `locked` are the rows of `accountsOf(r)`): the balance check,
+   * then the writes through `ledger.execute_intent` (whose own re-check cannot fail here, under the
+   * same locks and snapshot; if it ever did, nothing is written and the transaction rolls back).
    */
-  execute(
+  async execute(
     s: DbSession,
     intent: IntentRow,
     r: ResolvedContext,
     locked: LockedAccount[],
     meta: ExecutionMeta,
     actor: ActorInfo,
-  ): ExecutionResult {
+  ): Promise<ExecutionResult> {
     this.validateAccounts(intent, r, locked);
     // Step 3: the hold goes back to available, then the real total must fit (compared exactly:
     // available + hold may exceed 2^53 − 1 even though each fits).
@@ -152,51 +155,24 @@ export class TransferExecutor {
       // Short of a total that is itself safe: available + hold is below it, so safe too.
       throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(toMoney(available) + frozen, required));
     }
-    const plan = this.writes(intent, r, meta, actor);
-    s.beforeCommit = `WITH ${plan.ctes.join(',\n')} ${plan.last}`;
+    const plan = this.plan(intent, r, meta, actor);
+    const [outcome] = await s.query<ExecutionOutcome>(plan.sql);
+    if (!outcome.ok) throw plan.refusal(outcome);
     return plan.result;
   }
 
   /**
-   * The same execution as one guarded statement for `LedgerDb.singleStatement`: it locks the
-   * intent and the accounts itself (steps 1 and 2), checks the intent is still PIN_VERIFIED and
-   * the source can pay (step 3) on the rows it locked, and performs every write only if both hold.
-   * It returns one row `{ ok, status, available }` telling the caller which check failed.
+   * Steps 3 to 8 as one call of `ledger.execute_intent` (migration 1764100000000), for
+   * `LedgerDb.singleStatement`: it locks the intent and the accounts itself (steps 1 and 2), checks
+   * the intent is still `intent.status` and the source can pay (step 3) on the rows it locked, and
+   * performs every write (transaction, entries, balances, intent, event, outbox, and the idempotent
+   * response when `idempotent` is given) only if both hold. Every value is computed here, before
+   * any lock is taken; the function only writes them.
    */
-  guarded(
-    intent: IntentRow,
-    r: ResolvedContext,
-    meta: ExecutionMeta,
-    actor: ActorInfo,
-  ): { sql: string; result: ExecutionResult; required: number; frozen: number } {
-    const ids = [...new Set(this.accountsOf(r))].sort();
+  plan(intent: IntentRow, r: ResolvedContext, meta: ExecutionMeta, actor: ActorInfo, idempotent?: IdempotentWrite): ExecutionPlan {
     const frozen = toMoney(intent.frozen_amount);
     const required = safeSum(r.amount, r.fee);
-    const guard = '(SELECT ok FROM g)';
-    const plan = this.writes(intent, r, meta, actor, guard);
-    const sql = `WITH li AS (SELECT status FROM ledger.transaction_intents WHERE id = ${uuidLit(intent.id)} FOR UPDATE),
-       la AS (SELECT id, available_balance FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ids)}) ORDER BY id FOR UPDATE),
-       g AS (
-         SELECT COALESCE((SELECT status FROM li) = 'PIN_VERIFIED', false)
-                  AND COALESCE((SELECT available_balance FROM la WHERE id = ${uuidLit(r.source)}), 0) + ${lit(frozen)} >= ${lit(required)}
-                  AND (SELECT count(*) FROM la) = ${lit(ids.length)} AS ok,
-                (SELECT status FROM li) AS status,
-                (SELECT available_balance FROM la WHERE id = ${uuidLit(r.source)})::text AS available),
-       ${plan.ctes.join(',\n')},
-       o AS (${plan.last})
-     SELECT ok, status, available FROM g`;
-    return { sql, result: plan.result, required, frozen };
-  }
-
-  /** Steps 4 to 8 and the outbox row as CTEs (values inlined, see sql-literal.ts); with `guard`, each write happens only if it holds. */
-  private writes(
-    intent: IntentRow,
-    r: ResolvedContext,
-    meta: ExecutionMeta,
-    actor: ActorInfo,
-    guard?: string,
-  ): { ctes: string[]; last: string; result: ExecutionResult } {
-    const frozen = toMoney(intent.frozen_amount);
+    const accountIds = [...new Set(this.accountsOf(r))].sort();
     const postings: Posting[] = [
       { from: r.source, to: r.destination, amount: r.amount },
       { from: r.source, to: r.feeAccount, amount: r.fee },
@@ -238,34 +214,34 @@ export class TransferExecutor {
       agentId: meta.agentId,
       correlationId,
     };
-    const where = guard ? ` WHERE ${guard}` : '';
-    const and = guard ? ` AND ${guard}` : '';
-    const at = lit(completedAt);
-    const ctes = [
-      `t AS (
-         INSERT INTO ledger.transactions (id, reference_id, type, intent_id, amount, fee, currency, created_by, initiated_at, completed_at, metadata)
-         SELECT ${uuidLit(transactionId)}, ${lit(referenceId)}, ${lit(intent.type)}, ${uuidLit(intent.id)}, ${lit(r.amount)}, ${lit(r.fee)},
-                ${lit(intent.currency)}, ${lit(meta.createdBy)}, ${lit(new Date(intent.created_at))}, ${at}, ${lit(JSON.stringify(metadata))}::jsonb${where}
-         RETURNING id)`,
-      `l AS (
-         INSERT INTO ledger.ledgers (id, transaction_id, account_id, kind, amount, currency, counterparty_ledger_id, created_by, created_at)
-         SELECT e.id, t.id, e.account_id, e.kind, e.amount, ${lit(intent.currency)}, e.counterparty_id, ${lit(meta.createdBy)}, ${at}
-         FROM t CROSS JOIN jsonb_to_recordset(${lit(JSON.stringify(legs))}::jsonb) AS e(id uuid, account_id uuid, kind text, amount bigint, counterparty_id uuid))`,
-      `b AS (
-         UPDATE ledger.accounts a SET balance = a.balance + d.balance, available_balance = a.available_balance + d.available,
-           frozen_balance = a.frozen_balance + d.frozen, updated_at = ${at}
-         FROM jsonb_to_recordset(${lit(JSON.stringify(deltas))}::jsonb) AS d(id uuid, balance bigint, available bigint, frozen bigint) WHERE a.id = d.id${and})`,
-      `i AS (
-         UPDATE ledger.transaction_intents SET status = 'SUCCEEDED', transaction_id = ${uuidLit(transactionId)}, fee = ${lit(r.fee)}, updated_at = ${at}
-         WHERE id = ${uuidLit(intent.id)}${and})`,
-      `ev AS (
-         INSERT INTO ledger.intent_events (intent_id, from_status, to_status, event, actor_id, ip_address, user_agent, metadata, created_at)
-         SELECT ${uuidLit(intent.id)}, ${lit(intent.status)}, 'SUCCEEDED', 'transaction_completed', ${lit(actor.id)}, ${lit(actor.ip)}, ${lit(actor.userAgent)},
-                ${lit(JSON.stringify({ transactionId, referenceId, correlationId, entries: legs.length }))}::jsonb, ${at}${where})`,
-      `q AS (DELETE FROM ledger.intent_qr_locks WHERE intent_id = ${uuidLit(intent.id)}${and})`,
+    const json = (value: unknown) => `${lit(JSON.stringify(value))}::jsonb`;
+    const args = [
+      `p_intent_id => ${uuidLit(intent.id)}`,
+      `p_from_status => ${lit(intent.status)}`,
+      `p_account_ids => ${uuidArrayLit(accountIds)}`,
+      `p_source_id => ${uuidLit(r.source)}`,
+      `p_release => ${lit(frozen)}`,
+      `p_required => ${lit(required)}`,
+      `p_transaction_id => ${uuidLit(transactionId)}`,
+      `p_reference_id => ${lit(referenceId)}`,
+      `p_type => ${lit(intent.type)}`,
+      `p_amount => ${lit(r.amount)}`,
+      `p_fee => ${lit(r.fee)}`,
+      `p_currency => ${lit(intent.currency)}`,
+      `p_created_by => ${lit(meta.createdBy)}`,
+      `p_initiated_at => ${lit(new Date(intent.created_at))}`,
+      `p_completed_at => ${lit(completedAt)}`,
+      `p_metadata => ${json(metadata)}`,
+      `p_entries => ${json(legs)}`,
+      `p_deltas => ${json(deltas)}`,
+      `p_actor_id => ${lit(actor.id)}`,
+      `p_ip => ${lit(actor.ip)}::text`,
+      `p_user_agent => ${lit(actor.userAgent)}::text`,
+      `p_event_metadata => ${json({ transactionId, referenceId, correlationId, entries: legs.length })}`,
+      `p_outbox_id => ${uuidLit(outboxId)}`,
+      `p_event_type => ${lit(LEDGER_EVENT_TYPES.transactionCompleted)}`,
+      `p_payload => ${json(event)}`,
     ];
-    const last = `INSERT INTO ledger.outbox (id, event_type, aggregate_id, payload, created_at)
-       SELECT ${uuidLit(outboxId)}, ${lit(LEDGER_EVENT_TYPES.transactionCompleted)}, ${uuidLit(transactionId)}, ${lit(JSON.stringify(event))}::jsonb, ${at}${where}`;
     const result: ExecutionResult = {
       transactionId,
       referenceId,
@@ -275,6 +251,52 @@ export class TransferExecutor {
       currency: intent.currency,
       completedAt: completedAt.toISOString(),
     };
-    return { ctes, last, result };
+    if (idempotent) {
+      const { entry, status, body } = idempotent;
+      args.push(
+        `p_idem_scope => ${lit(entry.scope)}`,
+        `p_idem_key => ${lit(entry.key)}`,
+        `p_idem_hash => ${lit(entry.hash)}`,
+        `p_idem_status => ${lit(status)}`,
+        `p_idem_body => ${lit(JSON.stringify(body(result)))}`,
+        `p_idem_ttl_hours => ${lit(entry.ttlHours)}`,
+      );
+    }
+    const refusal = (outcome: ExecutionOutcome): AppException => {
+      if (outcome.intent_status !== intent.status) {
+        return new AppException('INVALID_INTENT_TRANSITION', `Transition ${outcome.intent_status} → SUCCEEDED is not allowed`);
+      }
+      if (outcome.accounts_found !== accountIds.length) {
+        return new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
+      }
+      return new AppException('INSUFFICIENT_BALANCE', insufficientMessage(Number(outcome.available) + frozen, required));
+    };
+    return { sql: `SELECT * FROM ledger.execute_intent(${args.join(', ')})`, result, refusal };
   }
+}
+
+/** What `ledger.execute_intent` answers: whether it wrote, and what it found on the locked rows. */
+export interface ExecutionOutcome {
+  ok: boolean;
+  intent_status: IntentStatus | null;
+  /** the source's available balance it saw (after the writes when ok), as text (bigint) */
+  available: string | null;
+  accounts_found: number;
+  /** from the round trip's arrival to every lock held */
+  lock_ms: number;
+}
+
+export interface ExecutionPlan {
+  /** `SELECT * FROM ledger.execute_intent(…)` with every value inlined (sql-literal.ts) */
+  sql: string;
+  result: ExecutionResult;
+  /** the error for an `ok: false` outcome: which re-check failed on the locked rows */
+  refusal(outcome: ExecutionOutcome): AppException;
+}
+
+/** The idempotent response written by the same call: the key, and the body built from the execution's result. */
+export interface IdempotentWrite {
+  entry: IdempotencyEntry;
+  status: number;
+  body(result: ExecutionResult): unknown;
 }

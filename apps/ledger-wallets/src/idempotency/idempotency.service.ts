@@ -4,7 +4,9 @@ import { DbSession } from '../db/db-session';
 import { stringLockKey } from '../db/lock-keys';
 import { sqlState } from '../db/sql-errors';
 import { LedgerDb } from '../db/ledger-db.service';
+import { lit } from '../db/sql-literal';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
+import type { StageTimer } from '../intents/stage-timing';
 
 export interface IdempotentResponse<T> {
   status: number;
@@ -13,8 +15,23 @@ export interface IdempotentResponse<T> {
   replayed: boolean;
 }
 
-/** Stores the response inside the operation's own transaction (atomic with its effects). */
-export type RecordResponse = (session: DbSession, status: number, body: unknown) => Promise<void>;
+/** The key an operation runs under, for an operation that writes its response itself (see `RecordResponse.entry`). */
+export interface IdempotencyEntry {
+  scope: string;
+  key: string;
+  /** SHA-256 of the canonical request */
+  hash: string;
+  ttlHours: number;
+  /** the advisory lock serialising requests with this key (held by the session while the operation runs) */
+  lockKey: bigint;
+}
+
+/**
+ * Stores the response inside the operation's own transaction (atomic with its effects). `entry`
+ * lets an operation write the same row in its own statement instead (the SUCCEEDED execution
+ * does, in the round trip of its COMMIT) and release the key's lock there too.
+ */
+export type RecordResponse = ((session: DbSession, status: number, body: unknown) => Promise<void>) & { entry?: IdempotencyEntry };
 
 /**
  * Spec 2 idempotency rules 3 to 6, reusable by every endpoint that takes a key. Requests sharing
@@ -36,26 +53,32 @@ export class IdempotencyService {
     key: string,
     hash: string,
     operation: (record: RecordResponse) => Promise<{ status: number; body: T }>,
+    /** Server-Timing: the key's lock and lookup are the `idem` stage */
+    timer?: StageTimer,
   ): Promise<IdempotentResponse<T>> {
     const lockKey = stringLockKey(`${scope}\u0000${key}`);
+    let stored: { request_hash: string; response_status: number; response_body: T } | undefined;
     try {
-      await session.lock([lockKey]);
+      // The key's lock and the lookup in one round trip (the lookup runs once the lock is held).
+      const rows = await session.lockAndRead(
+        [lockKey],
+        `SELECT request_hash, response_status, response_body FROM ledger.idempotency_keys
+         WHERE scope = ${lit(scope)} AND key = ${lit(key)} AND expires_at > now()`,
+      );
+      stored = rows[0] as typeof stored;
     } catch (error) {
       if (sqlState(error) === '55P03') throw new AppException('IDEMPOTENCY_KEY_IN_PROGRESS');
       throw error;
     }
     try {
-      const stored = await session.one<{ request_hash: string; response_status: number; response_body: T }>(
-        `SELECT request_hash, response_status, response_body FROM ledger.idempotency_keys
-         WHERE scope = $1 AND key = $2 AND expires_at > now()`,
-        [scope, key],
-      );
       if (stored) {
         if (stored.request_hash !== hash) {
           throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotency key was already used with a different request body');
         }
+        timer?.lap('idem');
         return { status: stored.response_status, body: stored.response_body, replayed: true };
       }
+      timer?.lap('idem');
       const record: RecordResponse = async (s, status, body) => {
         // An expired row the cleanup has not removed yet is replaced; a live one cannot exist here.
         await s.query(
@@ -68,10 +91,12 @@ export class IdempotencyService {
           [scope, key, hash, status, JSON.stringify(body), this.config.LEDGER_IDEMPOTENCY_TTL_HOURS],
         );
       };
+      record.entry = { scope, key, hash, ttlHours: this.config.LEDGER_IDEMPOTENCY_TTL_HOURS, lockKey };
       const result = await operation(record);
       return { ...result, replayed: false };
     } finally {
-      await session.unlock([lockKey]);
+      // The operation may have released the key already, in its COMMIT's round trip.
+      if (session.holds(lockKey)) await session.unlock([lockKey]);
     }
   }
 

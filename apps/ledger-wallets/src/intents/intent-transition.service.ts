@@ -10,16 +10,23 @@ import { uuidArrayLit, uuidLit } from '../db/sql-literal';
 import {
   type ActorInfo,
   type ExecutionMeta,
+  type ExecutionOutcome,
   type ExecutionResult,
   type LockedAccount,
   type ResolvedContext,
   TransferExecutor,
 } from '../execution/transfer-executor.service';
-import { IdempotencyService, type IdempotentResponse, type RecordResponse } from '../idempotency/idempotency.service';
+import {
+  type IdempotencyEntry,
+  IdempotencyService,
+  type IdempotentResponse,
+  type RecordResponse,
+} from '../idempotency/idempotency.service';
 import { requestHash } from '../idempotency/canonical-hash';
 import type { TransitionIntentDto } from './dto/transition-intent.dto';
 import { type IntentStatus, RELEASING_STATUSES, transitionEvent } from './intent-state-machine';
-import { type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
+import { type IntentRow, type IntentView, toIntentView } from './intent-view';
+import type { StageTimer } from './stage-timing';
 
 /**
  * How the customer's consent to a move to OTP_VERIFIED / PIN_VERIFIED is established.
@@ -39,6 +46,8 @@ export interface TransitionOptions {
    * direct transfer in `legacy/` does), so a new in-process caller cannot skip consent by accident.
    */
   consent?: ConsentMode;
+  /** the HTTP route's Server-Timing stages */
+  timer?: StageTimer;
 }
 
 /**
@@ -56,16 +65,26 @@ export class IntentTransitionService {
   ) {}
 
   /** The HTTP route: OTP_VERIFIED / PIN_VERIFIED only with a valid consent proof. */
-  async transition(intentId: string, dto: TransitionIntentDto, idempotencyKey?: string): Promise<IdempotentResponse<IntentView>> {
-    const options: TransitionOptions = { consent: 'PROOF' };
+  async transition(
+    intentId: string,
+    dto: TransitionIntentDto,
+    idempotencyKey?: string,
+    timer?: StageTimer,
+  ): Promise<IdempotentResponse<IntentView>> {
+    const options: TransitionOptions = { consent: 'PROOF', timer };
     return this.db.withSession(async (session) => {
+      timer?.lap('conn');
       if (!idempotencyKey) return { status: 200, body: await this.move(session, intentId, dto, undefined, options), replayed: false };
       // A retry may carry a fresh proof for the same request: the proof is not part of what is compared.
       const hash = requestHash({ intentId, ...dto, consentProof: undefined });
-      return this.idempotency.run(session, 'intent.transition', idempotencyKey, hash, async (record) => ({
-        status: 200,
-        body: await this.move(session, intentId, dto, record, options),
-      }));
+      return this.idempotency.run(
+        session,
+        'intent.transition',
+        idempotencyKey,
+        hash,
+        async (record) => ({ status: 200, body: await this.move(session, intentId, dto, record, options) }),
+        timer,
+      );
     });
   }
 
@@ -90,7 +109,11 @@ export class IntentTransitionService {
     options: TransitionOptions = {},
   ): Promise<IntentView> {
     const to = dto.toStatus;
-    if (to === 'SUCCEEDED' && dto.executionContext && !record) return this.executeInOneRoundTrip(session, intentId, dto, options);
+    // A record the caller wrapped (the legacy route stores its own status) cannot be written by the
+    // execution itself: that one takes the two-round-trip path below.
+    if (to === 'SUCCEEDED' && dto.executionContext && (!record || record.entry)) {
+      return this.executeInOneRoundTrip(session, intentId, dto, options, record?.entry);
+    }
     const consent = await this.consentFor(session, intentId, dto, options);
     let resolved: ResolvedContext | undefined;
     let accounts: string[] = [];
@@ -115,10 +138,11 @@ export class IntentTransitionService {
            a AS (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ordered)}) ORDER BY id FOR UPDATE)
       SELECT (SELECT row_to_json(i) FROM i) AS intent, (SELECT json_agg(a ORDER BY a.id) FROM a) AS accounts`;
 
-    return this.db.serializable(
+    const view = await this.db.serializable(
       session,
       moneyLockKeys(ordered, intentId),
       async (s, rows) => {
+        options.timer?.lap('lock');
         const locked = rows[0] as { intent: IntentRow | null; accounts: LockedAccount[] | null };
         if (!locked.intent) throw new AppException('INTENT_NOT_FOUND');
         const intent = locked.intent;
@@ -142,7 +166,7 @@ export class IntentTransitionService {
         if (to === 'SUCCEEDED') {
           const ctx = dto.executionContext!;
           this.executor.checkAgainst(intent, ctx);
-          const result = this.executor.execute(s, intent, resolved!, locked.accounts ?? [], this.metaOf(intent, dto), dto.actor);
+          const result = await this.executor.execute(s, intent, resolved!, locked.accounts ?? [], this.metaOf(intent, dto), dto.actor);
           view = succeededView(intent, result);
         } else {
           const metadata = { reason: dto.reason ?? null, ...(dto.metadata ?? {}), ...consentAudit(to, consent) };
@@ -153,30 +177,35 @@ export class IntentTransitionService {
       },
       lockedRead,
     );
+    options.timer?.lap('sql');
+    return view;
   }
 
   /**
-   * SUCCEEDED without an idempotency record to store: every check that does not depend on the
-   * locked rows runs first on a plain read (an intent's accounts, amount, currency, expiry and
-   * hold never change), then the whole transaction runs as one guarded statement in one round
-   * trip, re-checking the intent's status and the balance on the rows it locks. With an
-   * idempotency key the response must be stored in the same transaction: that goes through `move`'s
-   * two-round-trip path.
+   * SUCCEEDED in two round trips. First a plain read (a named statement, planned once per
+   * connection): every check that does not depend on locked rows runs on it (an intent's accounts,
+   * amount, currency, expiry and hold never change). Then the whole transaction in one round trip
+   * (locks, BEGIN, `ledger.execute_intent`, COMMIT, release), which re-checks the intent's status
+   * and the balance on the rows it locks. With an idempotency key (`entry`) the same call stores
+   * the response, and the key's lock is released with the others.
    */
   private async executeInOneRoundTrip(
     session: DbSession,
     intentId: string,
     dto: TransitionIntentDto,
     options: TransitionOptions,
+    entry?: IdempotencyEntry,
   ): Promise<IntentView> {
     const ctx = dto.executionContext!;
     const resolved = await this.executor.resolve(ctx);
     const ordered = [...new Set(this.executor.accountsOf(resolved))].sort();
-    const [pre] = await session.query<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
+    const [pre] = await session.prepared<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
+      'ledger_execution_read',
       `SELECT (SELECT row_to_json(i) FROM ledger.transaction_intents i WHERE i.id = $1) AS intent,
               (SELECT json_agg(a ORDER BY a.id) FROM (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[])) a) AS accounts`,
       [intentId, ordered],
     );
+    options.timer?.lap('read');
     if (!pre.intent) throw new AppException('INTENT_NOT_FOUND');
     const intent = pre.intent;
     const invalid = () => new AppException('INVALID_INTENT_TRANSITION', `Transition ${intent.status} → SUCCEEDED is not allowed`);
@@ -185,18 +214,24 @@ export class IntentTransitionService {
     this.executor.checkAgainst(intent, ctx);
     this.executor.validateAccounts(intent, resolved, pre.accounts ?? []);
 
-    const plan = this.executor.guarded(intent, resolved, this.metaOf(intent, dto), dto.actor);
-    const [outcome] = (await this.db.singleStatement(session, moneyLockKeys(ordered, intentId), plan.sql)) as {
-      ok: boolean;
-      status: IntentStatus;
-      available: string;
-    }[];
-    if (!outcome.ok) {
-      if (outcome.status !== 'PIN_VERIFIED') {
-        throw new AppException('INVALID_INTENT_TRANSITION', `Transition ${outcome.status} → SUCCEEDED is not allowed`);
-      }
-      throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(Number(outcome.available) + plan.frozen, plan.required));
-    }
+    const plan = this.executor.plan(
+      intent,
+      resolved,
+      this.metaOf(intent, dto),
+      dto.actor,
+      entry && { entry, status: 200, body: (result) => succeededView(intent, result) },
+    );
+    options.timer?.lap('check');
+    const [outcome] = (await this.db.singleStatement(
+      session,
+      moneyLockKeys(ordered, intentId),
+      plan.sql,
+      entry ? [entry.lockKey] : [],
+    )) as unknown as ExecutionOutcome[];
+    options.timer?.lap('sql');
+    // The part of the round trip spent before the statement held its locks (advisory and row locks).
+    options.timer?.split('sql', 'lock', outcome.lock_ms);
+    if (!outcome.ok) throw plan.refusal(outcome);
     return succeededView(intent, plan.result);
   }
 
