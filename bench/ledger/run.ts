@@ -55,7 +55,8 @@ type StageSamples = Map<string, number[]>;
 
 function recordStages(samples: StageSamples, header: string | string[] | undefined): void {
   for (const part of String(header ?? '').split(',')) {
-    const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+    // `name;dur=ms`, or `name;desc=n` for a count (the ledger's `group`: transfers sharing one transaction)
+    const m = /^\s*([\w-]+);(?:dur|desc)=([\d.]+)/.exec(part);
     if (!m) continue;
     const list = samples.get(m[1]) ?? samples.set(m[1], []).get(m[1])!;
     list.push(Number(m[2]));

@@ -222,15 +222,21 @@ export class IntentTransitionService {
       entry && { entry, status: 200, body: (result) => succeededView(intent, result) },
     );
     options.timer?.lap('check');
-    const [outcome] = (await this.db.singleStatement(
+    // Alone, or with the others queued on the same hot account (one transaction, one flush).
+    const grouped = await this.db.runGrouped({
       session,
-      moneyLockKeys(ordered, intentId),
-      plan.sql,
-      entry ? [entry.lockKey] : [],
-    )) as unknown as ExecutionOutcome[];
+      intentId,
+      accountIds: ordered,
+      sql: plan.sql,
+      alsoRelease: entry ? [entry.lockKey] : [],
+    });
+    const [outcome] = grouped.rows as unknown as ExecutionOutcome[];
     options.timer?.lap('sql');
-    // The part of the round trip spent before the statement held its locks (advisory and row locks).
+    // Waiting for the hot account's previous group, then the part of the round trip spent before
+    // the statement held its locks (advisory and row locks).
+    options.timer?.split('sql', 'queue', grouped.queuedMs);
     options.timer?.split('sql', 'lock', outcome.lock_ms);
+    options.timer?.note('group', grouped.batchSize);
     if (!outcome.ok) throw plan.refusal(outcome);
     return succeededView(intent, plan.result);
   }

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  */
 export class StageTimer {
   private readonly stages: { name: string; ms: number }[] = [];
+  private readonly notes: { name: string; value: number }[] = [];
   private mark: number;
 
   constructor(start = performance.now()) {
@@ -37,8 +38,15 @@ export class StageTimer {
     this.add(to, moved);
   }
 
+  /** A count rather than a duration (e.g. how many transfers shared the transaction): `name;desc=value`. */
+  note(name: string, value: number): void {
+    this.notes.push({ name, value });
+  }
+
   header(): string {
-    return this.stages.map((s) => `${s.name};dur=${s.ms.toFixed(2)}`).join(', ');
+    return [...this.stages.map((s) => `${s.name};dur=${s.ms.toFixed(2)}`), ...this.notes.map((n) => `${n.name};desc=${n.value}`)].join(
+      ', ',
+    );
   }
 }
 

@@ -132,7 +132,7 @@ describe('compiled validation of the transition body', () => {
         }
         seen[reference ? 'accepted' : 'refused']++;
       }),
-      { numRuns: 1_000 },
+      { numRuns: 600 },
     );
     // Both sides of the rules were exercised.
     expect(seen.accepted - seen.deferred).toBeGreaterThan(100);

@@ -1,0 +1,137 @@
+import type { DbSession } from './db-session';
+import { GroupCommit, type GroupItem, type GroupRunner, MAX_GROUP, groupLockKeys } from './group-commit';
+import { moneyLockKeys, uuidLockKey } from './lock-keys';
+
+const HOT = 'ffffffff-0000-4000-8000-000000000001';
+const session = (name: string) => ({ name }) as unknown as DbSession;
+/** Distinct in their first 64 bits (the lock key). */
+const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+
+function item(n: number, accounts = [uuid(1000 + n), HOT]): GroupItem {
+  return { session: session(`s${n}`), intentId: uuid(n), accountIds: [...accounts].sort(), sql: `stmt ${n}`, alsoRelease: [] };
+}
+
+/** A runner whose single executions finish only when the test says so. */
+function controllable() {
+  const pending: { item: GroupItem; done: () => void }[] = [];
+  const calls: { together: { session: DbSession; keys: bigint[]; statements: string[] }[]; single: string[]; waiting: number } = {
+    together: [],
+    single: [],
+    waiting: 0,
+  };
+  let failTogether = false;
+  const runner: GroupRunner = {
+    single: (i) =>
+      new Promise((resolve) => {
+        calls.single.push(i.sql);
+        pending.push({ item: i, done: () => resolve([{ ok: true, sql: i.sql }]) });
+      }),
+    together: async (s, keys, statements) => {
+      calls.together.push({ session: s, keys, statements });
+      if (failTogether) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+      return statements.map((sql) => [{ ok: true, sql }]);
+    },
+    waiting: (delta) => {
+      calls.waiting += delta;
+    },
+  };
+  const flush = async () => {
+    while (pending.length > 0) pending.shift()!.done();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { runner, calls, pending, flush, failNextTogether: () => (failTogether = true) };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe('group commit on hot accounts', () => {
+  it('runs an operation whose accounts are idle alone, at once', async () => {
+    const { runner, calls, flush } = controllable();
+    const group = new GroupCommit(runner);
+    const running = group.run(item(1));
+    await settle();
+    expect(calls.single).toEqual(['stmt 1']);
+    await flush();
+    expect(await running).toMatchObject({ rows: [{ sql: 'stmt 1' }], batchSize: 1, queuedMs: 0 });
+  });
+
+  it('queues what arrives while the account is busy and commits the queue as one transaction, in lock order', async () => {
+    const { runner, calls, flush, pending } = controllable();
+    const group = new GroupCommit(runner);
+    const first = group.run(item(1));
+    const second = group.run(item(2)); // the lane's first batch: alone, behind the first
+    await settle();
+    const rest = [3, 4, 5, 6].map((n) => group.run(item(n)));
+    await settle();
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2']);
+    expect(calls.waiting).toBe(4);
+    expect(pending).toHaveLength(2);
+    await flush();
+    const outcomes = await Promise.all([first, second, ...rest]);
+
+    expect(calls.together).toHaveLength(1);
+    const [batch] = calls.together;
+    expect(batch.statements).toEqual(['stmt 3', 'stmt 4', 'stmt 5', 'stmt 6']);
+    expect((batch.session as unknown as { name: string }).name).toBe('s3');
+    // intents first, then accounts, each ascending: the order every other path follows
+    const intents = [3, 4, 5, 6].map((n) => uuidLockKey(uuid(n)));
+    const accounts = [...[3, 4, 5, 6].map((n) => uuid(1000 + n)), HOT].sort().map(uuidLockKey);
+    expect(batch.keys).toEqual([...intents, ...accounts]);
+    expect(outcomes.map((o) => o.rows[0].sql)).toEqual(['stmt 1', 'stmt 2', 'stmt 3', 'stmt 4', 'stmt 5', 'stmt 6']);
+    expect(outcomes.map((o) => o.batchSize)).toEqual([1, 1, 4, 4, 4, 4]);
+    expect(calls.waiting).toBe(0);
+  });
+
+  it('runs each operation of a failed batch again alone, each with its own outcome', async () => {
+    const { runner, calls, flush, failNextTogether } = controllable();
+    const group = new GroupCommit(runner);
+    failNextTogether();
+    const all = [1, 2, 3, 4].map((n) => group.run(item(n)));
+    await settle();
+    await flush(); // 1 and 2 alone; 3 and 4 then fail together
+    await settle();
+    await flush(); // 3 and 4 again, alone
+    const outcomes = await Promise.all(all);
+    expect(calls.together.map((t) => t.statements)).toEqual([['stmt 3', 'stmt 4']]);
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2', 'stmt 3', 'stmt 4']);
+    expect(outcomes.map((o) => [o.rows[0].sql, o.batchSize])).toEqual([
+      ['stmt 1', 1],
+      ['stmt 2', 1],
+      ['stmt 3', 1],
+      ['stmt 4', 1],
+    ]);
+  });
+
+  it('gives an error to its own operation only', async () => {
+    const group = new GroupCommit({
+      single: async (i) => {
+        if (i.sql === 'stmt 2') throw new Error('refused');
+        return [{ ok: true }];
+      },
+      together: async () => [],
+    });
+    const [a, b] = await Promise.allSettled([group.run(item(1)), group.run(item(2))]);
+    expect(a.status).toBe('fulfilled');
+    expect(b).toMatchObject({ status: 'rejected', reason: new Error('refused') });
+  });
+
+  it('keeps operations on unrelated accounts apart, and caps a batch', async () => {
+    const { runner, calls, flush } = controllable();
+    const group = new GroupCommit(runner);
+    const lone = [1, 2, 3].map((n) => group.run(item(n, [uuid(2000 + n), uuid(3000 + n)])));
+    await settle();
+    expect(calls.single).toHaveLength(3);
+    const hot = Array.from({ length: MAX_GROUP + 3 }, (_, k) => group.run(item(10 + k)));
+    await settle();
+    // 10 alone, 11 first in the lane (alone), 12… queued: one full batch, then the one left over (alone)
+    for (let k = 0; k < 5; k++) await flush();
+    await Promise.all([...lone, ...hot]);
+    expect(calls.together.map((t) => t.statements.length)).toEqual([MAX_GROUP]);
+    expect(calls.single).toHaveLength(3 + 3);
+  });
+
+  it('gives one operation alone exactly the keys moneyLockKeys gives it', () => {
+    const i = item(7);
+    expect(groupLockKeys([i])).toEqual(moneyLockKeys(i.accountIds, i.intentId));
+  });
+});

@@ -1,0 +1,160 @@
+import type { DbSession } from './db-session';
+import { uuidLockKey } from './lock-keys';
+
+/** One money operation ready to run: its guarded statement and what it locks. */
+export interface GroupItem {
+  /** the session of the request (idle while it waits); a batch runs on the first item's */
+  session: DbSession;
+  intentId: string;
+  /** every account the statement writes, lower-case */
+  accountIds: string[];
+  /**
+   * One statement that locks its own rows, checks them and writes only if the checks hold, then
+   * answers one row saying which (see `ledger.execute_intent`). A statement whose checks fail must
+   * write nothing: the other statements of its batch still commit.
+   */
+  sql: string;
+  /** locks the item's session holds already and may release with its COMMIT when it runs alone */
+  alsoRelease: bigint[];
+}
+
+export interface GroupOutcome {
+  rows: Record<string, unknown>[];
+  /** time spent waiting for the account's previous batch, ms */
+  queuedMs: number;
+  /** how many operations shared this one's transaction (1: it ran alone) */
+  batchSize: number;
+}
+
+/** How the batches run: the database side lives in LedgerDb. */
+export interface GroupRunner {
+  /** One operation alone, with the usual retries (LedgerDb.singleStatement). */
+  single(item: GroupItem): Promise<Record<string, unknown>[]>;
+  /** Several operations in ONE transaction, one attempt: the rows of each statement, in order. */
+  together(session: DbSession, lockKeys: bigint[], statements: string[]): Promise<Record<string, unknown>[][]>;
+  /** operations that started or stopped waiting in a queue (a gauge for operators) */
+  waiting?(delta: number): void;
+}
+
+interface Waiting {
+  item: GroupItem;
+  queuedAt: number;
+  resolve(outcome: GroupOutcome): void;
+  reject(error: unknown): void;
+}
+
+interface Lane {
+  queue: Waiting[];
+  running: boolean;
+}
+
+/** Largest batch: keeps one transaction's lock list and statement short. */
+export const MAX_GROUP = 32;
+
+/**
+ * Group commit for hot accounts (issue 13). Every money transaction holds the advisory lock of each
+ * account it writes from its first statement to its COMMIT, WAL flush included; on an account every
+ * payment credits (a large merchant, FEE_COLLECTION) that lock hold is the ceiling of the whole
+ * ledger, one transfer per flush. Here, while an operation on an account is running, the next ones
+ * on that account queue; when it is done, everything queued runs as ONE SERIALIZABLE transaction
+ * (advisory locks first, intents then accounts in ascending id order, then each operation's guarded
+ * statement, one COMMIT): N transfers per lock hold and per flush.
+ *
+ * What does not change: each operation is still all-or-nothing (its statement writes everything or,
+ * when its checks fail on the locked rows, nothing), checked on the balances the operations before it
+ * in the batch left, and committed in a SERIALIZABLE transaction holding the locks of every account it
+ * touches. If the batch fails as a whole (a serialization failure, a lock timeout, a constraint one
+ * statement broke), each of its operations runs again alone, with the usual retries, so an error is
+ * always its own operation's. An operation whose accounts are all idle runs alone at once.
+ */
+export class GroupCommit {
+  /** operations running or queued, per account (this process) */
+  private readonly busy = new Map<string, number>();
+  private readonly lanes = new Map<string, Lane>();
+
+  constructor(private readonly runner: GroupRunner) {}
+
+  async run(item: GroupItem): Promise<GroupOutcome> {
+    // The account that already has the most work in flight decides the lane; none: run alone.
+    let hot: string | undefined;
+    let most = 0;
+    for (const id of item.accountIds) {
+      const n = this.busy.get(id) ?? 0;
+      if (n > most || (n === most && n > 0 && hot !== undefined && id < hot)) {
+        hot = id;
+        most = n;
+      }
+    }
+    for (const id of item.accountIds) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    try {
+      if (!hot) return { rows: await this.runner.single(item), queuedMs: 0, batchSize: 1 };
+      return await this.enqueue(hot, item);
+    } finally {
+      for (const id of item.accountIds) {
+        const n = (this.busy.get(id) ?? 1) - 1;
+        if (n > 0) this.busy.set(id, n);
+        else this.busy.delete(id);
+      }
+    }
+  }
+
+  private enqueue(account: string, item: GroupItem): Promise<GroupOutcome> {
+    let lane = this.lanes.get(account);
+    if (!lane) {
+      lane = { queue: [], running: false };
+      this.lanes.set(account, lane);
+    }
+    const waiting = new Promise<GroupOutcome>((resolve, reject) => lane.queue.push({ item, queuedAt: performance.now(), resolve, reject }));
+    this.runner.waiting?.(1);
+    if (!lane.running) void this.drain(account, lane);
+    return waiting;
+  }
+
+  private async drain(account: string, lane: Lane): Promise<void> {
+    lane.running = true;
+    try {
+      while (lane.queue.length > 0) {
+        const batch = lane.queue.splice(0, MAX_GROUP);
+        this.runner.waiting?.(-batch.length);
+        await this.runBatch(batch);
+      }
+    } finally {
+      lane.running = false;
+      if (lane.queue.length === 0) this.lanes.delete(account);
+      else void this.drain(account, lane);
+    }
+  }
+
+  private async runBatch(batch: Waiting[]): Promise<void> {
+    const started = performance.now();
+    const settle = (w: Waiting, rows: Record<string, unknown>[], size: number) =>
+      w.resolve({ rows, queuedMs: started - w.queuedAt, batchSize: size });
+    if (batch.length === 1) {
+      const [w] = batch;
+      await this.runner.single(w.item).then((rows) => settle(w, rows, 1), w.reject);
+      return;
+    }
+    try {
+      const results = await this.runner.together(
+        batch[0].item.session,
+        groupLockKeys(batch.map((w) => w.item)),
+        batch.map((w) => w.item.sql),
+      );
+      batch.forEach((w, k) => settle(w, results[k], batch.length));
+    } catch {
+      // Nothing of the batch was committed: each operation again, alone, with its own retries and errors.
+      await Promise.all(batch.map((w) => this.runner.single(w.item).then((rows) => settle(w, rows, 1), w.reject)));
+    }
+  }
+}
+
+/**
+ * The advisory locks of a batch in the global order every path follows (lock-keys.ts): intents
+ * first, then accounts, each in ascending id order. One operation alone gets exactly the keys
+ * `moneyLockKeys` gives it.
+ */
+export function groupLockKeys(items: { intentId: string; accountIds: string[] }[]): bigint[] {
+  const intents = [...new Set(items.map((i) => i.intentId.toLowerCase()))].sort();
+  const accounts = [...new Set(items.flatMap((i) => i.accountIds.map((a) => a.toLowerCase())))].sort();
+  return [...new Set([...intents, ...accounts].map(uuidLockKey))];
+}
