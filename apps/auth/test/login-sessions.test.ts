@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { REDIS } from '@mm/platform';
 import { AuthSecrets } from '../src/crypto/auth-secrets';
 import { revokedSessionKey } from '../src/sessions/session.service';
+import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { AuthHarness } from './support/auth-harness';
 
 const ALICE = '+237690000001';
@@ -183,5 +184,34 @@ describe('auth: login, tokens, sessions', () => {
       expect((await h.request('GET', '/auth/me', { token: good.refreshToken })).json().code).toBe('TOKEN_INVALID');
       expect((await h.request('POST', '/auth/refresh', { body: { refreshToken: 'rt1.nope' } })).json().code).toBe('TOKEN_INVALID');
     });
+  });
+
+  it('answers login, me, refresh, logout and the JWKS exactly as the OpenAPI document describes them', async () => {
+    const doc = await openApiOf(h.app);
+    const phone = '+237690000077';
+    await h.createUser(phone, '7395');
+    const answer = (res: { statusCode: number; body: string; json(): unknown }) => ({
+      status: res.statusCode,
+      body: res.body === '' ? undefined : res.json(),
+    });
+    const login = await h.request('POST', '/auth/login', { body: { phone, pin: '7395' } });
+    const pinLogin = await h.request('POST', '/auth/login/phone-pin', { body: { phone, pin: '7395' } });
+    const { token, refreshToken } = login.json<{ token: string; refreshToken: string }>();
+    const me = await h.request('GET', '/auth/me', { token });
+    const refreshed = await h.request('POST', '/auth/refresh', { body: { refreshToken } });
+    const jwks = await h.request('GET', '/auth/.well-known/jwks.json');
+    const logout = await h.request('POST', '/auth/logout', { token: refreshed.json<{ token: string }>().token });
+    const answers: Array<[string, string, { statusCode: number; body: string; json(): unknown }, number]> = [
+      ['POST', '/auth/login', login, 200],
+      ['POST', '/auth/login/phone-pin', pinLogin, 200],
+      ['GET', '/auth/me', me, 200],
+      ['POST', '/auth/refresh', refreshed, 200],
+      ['GET', '/auth/.well-known/jwks.json', jwks, 200],
+      ['POST', '/auth/logout', logout, 204],
+    ];
+    expect(answers.map(([method, path, res]) => [method, path, res.statusCode])).toEqual(
+      answers.map(([method, path, , status]) => [method, path, status]),
+    );
+    expect(answers.flatMap(([method, path, res]) => undocumented(doc, method, path, answer(res)))).toEqual([]);
   });
 });

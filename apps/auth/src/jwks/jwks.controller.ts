@@ -1,8 +1,9 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '@mm/platform';
 import type { JSONWebKeySet } from 'jose';
 import { AccessTokenService } from '../sessions/access-token.service';
+import { JwksView } from './jwks.views';
 
 /** Public keys for verifying access tokens offline (other services cache this document). */
 @ApiTags('auth')
@@ -12,6 +13,7 @@ export class JwksController {
 
   @Get('jwks.json')
   @ApiErrors('INTERNAL_ERROR')
+  @ApiOkResponse({ type: JwksView, description: 'the public key set (cacheable for 5 minutes)' })
   @Header('cache-control', 'public, max-age=300')
   jwks(): Promise<JSONWebKeySet> {
     return this.tokens.jwks();

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiGoneResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import { OtpService } from '../otp/otp.service';
@@ -7,6 +7,7 @@ import { type PinResetResult, PinResetService } from '../pin/pin-reset.service';
 import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { DeprecationHeaders } from './deprecation-headers.guard';
 import { LegacyResetPinConfirmDto } from './legacy.dto';
+import { PinResetView } from '../pin/pin.views';
 
 const MOVED = 'Registration is the orchestrator workflow (identity, customer, wallet and notification, undone together on failure)';
 
@@ -35,7 +36,8 @@ export class DeprecatedController {
     summary:
       'Moved: POST /api/orchestrator/auth/register (…/merchant, …/agent, …/admin). Answers 410 REGISTRATION_MOVED and a Link header.',
   })
-  @ApiGoneResponse({ description: '`REGISTRATION_MOVED`, with `Link: <successor>; rel="successor-version"`' })
+  // Only ever an error: the 410 with the common error body is its one documented answer.
+  @ApiErrors('REGISTRATION_MOVED')
   @HttpCode(410)
   moved(): never {
     throw new AppException('REGISTRATION_MOVED', MOVED);
@@ -52,6 +54,7 @@ export class DeprecatedController {
     'RATE_LIMITED',
   )
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/reset-pin' })
+  @ApiOkResponse({ type: PinResetView, description: 'the code is consumed and the PIN reset, locks lifted, sessions ended' })
   @RateLimit('OTP_VERIFY')
   @HttpCode(200)
   async confirmReset(@Body() body: LegacyResetPinConfirmDto): Promise<PinResetResult> {

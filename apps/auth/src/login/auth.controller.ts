@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import { AccessTokenGuard, type AuthContext, CurrentAuth, bearerToken } from '../sessions/access-token.guard';
@@ -11,6 +11,7 @@ import { type UserView, toUserView } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
 import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { LoginDto, RefreshDto } from './login.dto';
+import { MeView, TokenPairView } from './login.views';
 import { LoginService } from './login.service';
 
 /** Spec 3: login, current user, refresh, logout. */
@@ -30,6 +31,7 @@ export class AuthController {
     summary:
       'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
   })
+  @ApiOkResponse({ type: TokenPairView, description: 'signed in: the access token and its refresh token' })
   @RateLimit('LOGIN')
   @HttpCode(200)
   loginWithPin(@Body() body: LoginDto): Promise<TokenPair> {
@@ -40,6 +42,7 @@ export class AuthController {
   @ApiErrors('TOKEN_MISSING', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Validates the access token against its session (revocation is immediate) and returns the user.' })
+  @ApiOkResponse({ type: MeView, description: 'the user, with the session and expiry of the access token presented' })
   @UseGuards(AccessTokenGuard)
   async me(@CurrentAuth() auth: AuthContext): Promise<UserView & { sessionId: string; tokenExpiresAt: string }> {
     const user = await this.users.findById(auth.userId);
@@ -54,6 +57,7 @@ export class AuthController {
     summary:
       'Rotates the refresh token. The same token again within REFRESH_GRACE_SEC (10 s) of its use, while its successor is unused, answers the same pair (a retry after a lost answer); any other reuse: 401 REFRESH_TOKEN_REUSED and the session is revoked.',
   })
+  @ApiOkResponse({ type: TokenPairView, description: 'a new access token and a new refresh token (the one sent is used up)' })
   @HttpCode(200)
   refresh(@Body() body: RefreshDto, @Req() request: FastifyRequest): Promise<TokenPair> {
     return this.issuer.refresh(body.refreshToken, bearerToken(request));
@@ -64,6 +68,7 @@ export class AuthController {
   @ApiErrors('TOKEN_MISSING', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Ends the session: its access and refresh tokens stop working at once.' })
+  @ApiNoContentResponse({ description: 'the session is ended' })
   @HttpCode(204)
   @UseGuards(AccessTokenGuard)
   async logout(@CurrentAuth() auth: AuthContext): Promise<void> {

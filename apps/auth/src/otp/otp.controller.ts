@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrors } from '@mm/platform';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
@@ -9,6 +9,7 @@ import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { LocalUserStore } from '../users/local-user.store';
 import { SendOtpDto, VerifyOtpDto } from './otp.dto';
 import { type OtpProof, OtpService } from './otp.service';
+import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
 
 /**
  * Spec 3 OTP endpoints. Codes go only to phones with an account; the answer is the same either
@@ -29,6 +30,7 @@ export class OtpController {
     summary:
       'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After); and 3 sends per phone / 10 per client address in 10 min across all purposes (429 RATE_LIMITED, Retry-After). Same answer for unknown phones.',
   })
+  @ApiAcceptedResponse({ type: OtpSentView, description: 'the same answer whether or not a code was really sent (unknown phone)' })
   @RateLimit('OTP_SEND')
   @HttpCode(202)
   async send(
@@ -50,7 +52,11 @@ export class OtpController {
     summary:
       'Verifies and consumes a code (once). With `intentId` (purpose INTENT), the answer also carries `consentProof` and `consentProofExpiresAt`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED.',
   })
-  @ApiResponse({ status: 200, description: 'the OTP proof; plus `consentProof` and `consentProofExpiresAt` when `intentId` was given' })
+  @ApiExtraModels(OtpProofView, OtpConsentProofView)
+  @ApiOkResponse({
+    description: 'the OTP proof; plus `consentProof` and `consentProofExpiresAt` when `intentId` was given',
+    schema: { oneOf: [{ $ref: getSchemaPath(OtpProofView) }, { $ref: getSchemaPath(OtpConsentProofView) }] },
+  })
   @ApiResponse({
     status: 400,
     description: 'OTP_INVALID, OTP_EXPIRED (also used or unknown), OTP_ATTEMPTS_EXHAUSTED, CONSENT_OTP_PURPOSE_INVALID, VALIDATION_ERROR',

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '@mm/platform';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
@@ -11,6 +11,8 @@ import { AccessTokenGuard, type AuthContext, CurrentAuth } from '../sessions/acc
 import { LocalUserStore } from '../users/local-user.store';
 import { ChangePinDto, CheckPinDto, ResetPinRequestDto, ResetPinVerifyDto } from './pin.dto';
 import { PinService } from './pin.service';
+import { ResetTokenView, OtpSentView } from '../otp/otp.views';
+import { PinChangedView, PinCheckView } from './pin.views';
 
 /** Spec 3 PIN endpoints. The reset itself is the orchestrator's (`/orchestrator/auth/reset-pin`). */
 @ApiTags('auth')
@@ -29,7 +31,10 @@ export class PinController {
     summary:
       'Checks the PIN of the signed-in user; failures count toward the lockout like logins. With `intentId`, a right PIN also returns `consentProof` and `consentProofExpiresAt`: the single-use proof (2 min by default) the ledger needs to move that intent to PIN_VERIFIED.',
   })
-  @ApiResponse({ status: 200, description: '`{ valid: true }`, plus `consentProof` and `consentProofExpiresAt` when `intentId` was given' })
+  @ApiOkResponse({
+    type: PinCheckView,
+    description: '`{ valid: true }`, plus `consentProof` and `consentProofExpiresAt` when `intentId` was given',
+  })
   @ApiResponse({ status: 403, description: 'INVALID_PIN' })
   @ApiResponse({ status: 423, description: 'ACCOUNT_LOCKED, ACCOUNT_HARD_LOCKED' })
   @HttpCode(200)
@@ -55,6 +60,7 @@ export class PinController {
     summary:
       'Changes the PIN (old PIN required, PIN rule applies: 4-6 digits, no 0000/1234/1212, not the end of the phone number); ends every other session.',
   })
+  @ApiOkResponse({ type: PinChangedView, description: 'the PIN is changed; this session stays, every other one ended' })
   @HttpCode(200)
   @UseGuards(AccessTokenGuard)
   change(@CurrentAuth() auth: AuthContext, @Body() body: ChangePinDto): Promise<{ changed: true; revokedSessions: number }> {
@@ -65,6 +71,7 @@ export class PinController {
   @Post('reset-pin/request')
   @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED', 'RATE_LIMITED')
   @ApiOperation({ summary: 'Sends a PIN_RESET code (counts toward the OTP send limits of /auth/send-otp).' })
+  @ApiAcceptedResponse({ type: OtpSentView, description: 'the same answer whether or not the phone has an account' })
   @RateLimit('OTP_SEND')
   @HttpCode(202)
   async request(
@@ -82,6 +89,10 @@ export class PinController {
   @ApiOperation({
     summary:
       'Verifies the PIN_RESET code without resetting; returns the resetToken the reset step redeems (10 min). Counts toward the OTP verify limits of /auth/verify-otp.',
+  })
+  @ApiOkResponse({
+    type: ResetTokenView,
+    description: 'the code is consumed; `resetToken` (the same value as `proof`) is what the reset step redeems',
   })
   @RateLimit('OTP_VERIFY')
   @HttpCode(200)
