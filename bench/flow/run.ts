@@ -106,7 +106,14 @@ async function startService(service: ServiceName, main: string, port: number, en
     : [];
   // FLOW_COUNT / FLOW_PROFILE: counters and per-workload profiles (bench/flow/trace-preload.ts).
   const trace = TRACE_DIR ? ['-r', join(__dirname, 'trace-preload.js')] : [];
-  const traceEnv = TRACE_DIR ? { FLOW_TRACE_DIR: TRACE_DIR, FLOW_TRACE_NAME: service, FLOW_TRACE_PROFILE: PROFILE ? '1' : '0' } : {};
+  const traceEnv = TRACE_DIR
+    ? {
+        FLOW_TRACE_DIR: TRACE_DIR,
+        FLOW_TRACE_NAME: service,
+        FLOW_TRACE_PROFILE: PROFILE ? '1' : '0',
+        FLOW_TRACE_PG_CPU: process.env.FLOW_PG_CPU === '1' ? '1' : '0',
+      }
+    : {};
   const child = spawn(process.execPath, [...profile, ...trace, join(__dirname, `../../apps/${main}/src/main.js`)], {
     env: { ...env, ...traceEnv },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -158,6 +165,7 @@ interface Trace {
   inbound: Record<string, Tally>;
   outbound: Record<string, Tally>;
   sql: Record<string, Tally>;
+  sqlBackendCpu: Record<string, number>;
   poolConnect: Tally;
   redis: Record<string, number>;
   redisRoundTrips: Tally;
@@ -200,6 +208,19 @@ function traceReport(services: Service[], label: string, ops: number): Record<st
     if (inbound.n) lines.push('    in:', ...rows(t.inbound));
     if (outbound.n) lines.push('    out:', ...rows(t.outbound));
     if (sql.n) lines.push('    SQL:', ...rows(t.sql));
+    const backend = Object.entries(t.sqlBackendCpu ?? {});
+    if (backend.length > 0) {
+      const total = backend.reduce((a, [, v]) => a + v, 0);
+      lines.push(
+        `    database backend CPU for this service's SQL: ${per(total)} ms per operation (FLOW_PG_CPU), by statement:`,
+        ...backend
+          .sort((a, b) => b[1] - a[1])
+          .map(
+            ([k, v]) =>
+              `      ${per(v).toFixed(2).padStart(7)} ms  (${((v / (t.sql[k]?.n || 1)) * 1000).toFixed(0).padStart(5)} µs each)  ${k}`,
+          ),
+      );
+    }
     if (redisCommands) lines.push(`    Redis: ${JSON.stringify(Object.fromEntries(Object.entries(t.redis).map(([k, v]) => [k, per(v)])))}`);
   }
   process.stdout.write(lines.join('\n') + '\n');
@@ -227,16 +248,22 @@ function procCpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-type CpuSnapshot = { services: Record<string, number | undefined>; postgres: Map<number, number>; client: number };
+type CpuSnapshot = {
+  services: Record<string, number | undefined>;
+  /** backend pid → the service whose pool opened it (application_name) and its CPU so far */
+  postgres: Map<number, { app: string; ms: number }>;
+  client: number;
+};
 
 async function cpuSnapshot(services: Service[], admin: Client): Promise<CpuSnapshot> {
-  const backends = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
-    DB,
-  ]);
-  const postgres = new Map<number, number>();
-  for (const { pid } of backends.rows) {
+  const backends = await admin.query<{ pid: number; app: string }>(
+    `SELECT pid, application_name AS app FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+    [DB],
+  );
+  const postgres = new Map<number, { app: string; ms: number }>();
+  for (const { pid, app } of backends.rows) {
     const ms = procCpuMs(pid);
-    if (ms !== undefined) postgres.set(pid, ms);
+    if (ms !== undefined) postgres.set(pid, { app: app || '?', ms });
   }
   const own = process.cpuUsage();
   return {
@@ -246,18 +273,23 @@ async function cpuSnapshot(services: Service[], admin: Client): Promise<CpuSnaps
   };
 }
 
-/** CPU milliseconds per operation by process between two snapshots (a backend born in between counts from zero). */
+/**
+ * CPU milliseconds per operation by process between two snapshots (a backend born in between
+ * counts from zero). `postgres` is split by the service whose connection the backend serves
+ * (`pg:<service>`, from the pools' application_name), so a service's SQL is priced on both sides.
+ */
 function cpuPerOp(before: CpuSnapshot, after: CpuSnapshot, ops: number): Record<string, number> {
   const r = (v: number) => Math.round((v / Math.max(1, ops)) * 100) / 100;
   const out: Record<string, number> = {};
   for (const [name, ms] of Object.entries(after.services)) {
     if (ms !== undefined && before.services[name] !== undefined) out[name] = r(ms - before.services[name]);
   }
-  let pg = 0;
-  for (const [pid, ms] of after.postgres) pg += ms - (before.postgres.get(pid) ?? 0);
-  out.postgres = r(pg);
+  const pg: Record<string, number> = {};
+  for (const [pid, { app, ms }] of after.postgres) pg[app] = (pg[app] ?? 0) + ms - (before.postgres.get(pid)?.ms ?? 0);
+  out.postgres = r(Object.values(pg).reduce((a, v) => a + v, 0));
   out['bench client'] = r(after.client - before.client);
   out.total = Math.round(Object.values(out).reduce((a, v) => a + v, 0) * 100) / 100;
+  for (const [app, ms] of Object.entries(pg)) out[`pg:${app}`] = r(ms);
   return out;
 }
 
@@ -423,7 +455,8 @@ async function main(): Promise<void> {
           t.sec += r.elapsedSec;
           // CPU milliseconds summed over the slices, divided by the operations at the end.
           const used = cpuPerOp(before, after, 1);
-          t.cpu = Object.fromEntries(Object.entries(used).map(([k, v]) => [k, (t.cpu?.[k] ?? 0) + v]));
+          t.cpu ??= {};
+          for (const [k, v] of Object.entries(used)) t.cpu[k] = (t.cpu[k] ?? 0) + v;
         }
       }
       for (const [label, t] of Object.entries(totals)) {
@@ -595,7 +628,7 @@ async function main(): Promise<void> {
 
     // ---- F1: the public flow. Worker w pays from customer w to customer w + 8, with its own token.
     const latencies: Record<Step, number[]> = { create: [], pin: [], confirm: [] };
-    const flow = async (worker: number): Promise<string | void> => {
+    const flow = async (worker: number, after?: (step: Step) => Promise<void>): Promise<string | void> => {
       const payer = customers[worker];
       const payee = customers[worker + CONCURRENCY];
       const h = { authorization: `Bearer ${payer.token}` };
@@ -608,11 +641,14 @@ async function main(): Promise<void> {
         ),
       );
       if (created.status !== 201) return `create:${String(created.body.code ?? created.status)}`;
+      await after?.('create');
       const id = created.body.intentId as string;
       const pin = await stepTimed(latencies, 'pin', () => gateway.call('POST', `/api/v1/intents/${id}/verify-pin`, { pin: PIN }, h));
       if (pin.status !== 200) return `pin:${String(pin.body.code ?? pin.status)}`;
+      await after?.('pin');
       const done = await stepTimed(latencies, 'confirm', () => gateway.call('POST', `/api/v1/intents/${id}/confirm`, undefined, h));
-      return done.status === 200 ? undefined : `confirm:${String(done.body.code ?? done.status)}`;
+      if (done.status !== 200) return `confirm:${String(done.body.code ?? done.status)}`;
+      await after?.('confirm');
     };
     for (let w = 0; w < CONCURRENCY; w++) await flow(w); // warm-up: one flow per worker
     for (const k of Object.keys(latencies) as Step[]) latencies[k] = [];
@@ -662,11 +698,45 @@ async function main(): Promise<void> {
     callRows(latencies, { create: 'F1 call: create', pin: 'F1 call: verify-pin', confirm: 'F1 call: confirm' });
     rows.push(row('G0 gateway floor: GET /api/config/currencies (public, no I/O)', measured.G0));
 
+    // FLOW_STEP_CPU=<n>: n flows one at a time, with the CPU of every process read between the
+    // calls: what each call costs each process (at concurrency 1, nothing else runs but the
+    // services' own timers). /proc counts in 10 ms ticks: n of 50 or more gives 0.2 ms resolution.
+    const stepFlows = Number(process.env.FLOW_STEP_CPU ?? 0);
+    const stepCpu: Record<string, Record<string, number>> = {};
+    if (stepFlows > 0) {
+      const wall: Record<Step, number[]> = { create: [], pin: [], confirm: [] };
+      for (const k of Object.keys(latencies) as Step[]) latencies[k] = [];
+      let mark: CpuSnapshot;
+      let t0: number;
+      for (let i = 0; i < stepFlows; i++) {
+        mark = await cpuSnapshot(services, admin);
+        t0 = performance.now();
+        const failed = await flow(i % CONCURRENCY, async (step) => {
+          wall[step].push(performance.now() - t0);
+          const now = await cpuSnapshot(services, admin);
+          const used = cpuPerOp(mark, now, 1);
+          const acc = (stepCpu[step] ??= {});
+          for (const [k, v] of Object.entries(used)) acc[k] = (acc[k] ?? 0) + v / stepFlows;
+          mark = await cpuSnapshot(services, admin);
+          t0 = performance.now();
+        });
+        if (failed) throw new Error(`step CPU flow failed: ${failed}`);
+      }
+      for (const step of Object.keys(stepCpu)) {
+        for (const k of Object.keys(stepCpu[step])) stepCpu[step][k] = Math.round(stepCpu[step][k] * 100) / 100;
+        stepCpu[step]['wall p50 ms'] = percentile(
+          wall[step as Step].sort((a, b) => a - b),
+          50,
+        );
+      }
+    }
+
     const inv = await checkInvariants(admin);
     const clean = inv.ledgerGaps === 0 && inv.splitGaps === 0 && inv.intentMismatches === 0 && inv.unbalancedTransactions === 0;
     log(`ledger invariants after the run: ${JSON.stringify(inv)}${clean ? '' : ' — BROKEN'}`);
     printTable('Public flow benchmark (transfers/s at concurrency 8; W1 = the ledger transition alone, same run)', rows);
     printCpu(cpu);
+    if (stepFlows > 0) printCpu(stepCpu, `CPU ms per call of one flow at concurrency 1 (${stepFlows} flows), by process`);
     const file = writeResults('flow', rows, {
       seconds: SECONDS,
       rounds: ROUNDS,
@@ -676,6 +746,7 @@ async function main(): Promise<void> {
       ratioToF0: f0.perSec / (f.perSec || 1),
       cpuRatioToW1: { F1: cpuRatio('F1'), F0: cpuRatio('F0'), A1: cpuRatio('A1') },
       cpuMsPerOperation: cpu,
+      ...(stepFlows > 0 ? { cpuMsPerCallAtConcurrency1: stepCpu } : {}),
       ...(TRACE_DIR ? { traceDir: TRACE_DIR, traces } : {}),
       elapsedSec: (Date.now() - started) / 1000,
     });
@@ -693,10 +764,13 @@ async function main(): Promise<void> {
 }
 
 /** CPU milliseconds per operation by process, one line per workload. */
-function printCpu(cpu: Record<string, Record<string, number>>): void {
+function printCpu(
+  cpu: Record<string, Record<string, number>>,
+  title = 'CPU ms per operation by process (2 cores: ~2000 CPU ms per second of wall time)',
+): void {
   const columns = [...new Set(Object.values(cpu).flatMap((c) => Object.keys(c)))];
   const lines = [
-    '\nCPU ms per operation by process (2 cores: ~2000 CPU ms per second of wall time)',
+    `\n${title}`,
     `| workload | ${columns.join(' | ')} |`,
     `|---|${columns.map(() => '---').join('|')}|`,
     ...Object.entries(cpu).map(([w, c]) => `| ${w} | ${columns.map((k) => (c[k] ?? 0).toFixed(2)).join(' | ')} |`),

@@ -24,6 +24,8 @@ interface Trace {
   inbound: Record<string, Tally>;
   outbound: Record<string, Tally>;
   sql: Record<string, Tally>;
+  /** with FLOW_TRACE_PG_CPU=1: CPU ms the database backend spent on each statement (its /proc ticks) */
+  sqlBackendCpu: Record<string, number>;
   poolConnect: Tally;
   redis: Record<string, number>;
   redisRoundTrips: Tally;
@@ -32,11 +34,29 @@ interface Trace {
 const dir = process.env.FLOW_TRACE_DIR;
 const name = process.env.FLOW_TRACE_NAME ?? String(process.pid);
 const profile = process.env.FLOW_TRACE_PROFILE === '1';
+const pgCpu = process.env.FLOW_TRACE_PG_CPU === '1';
+
+/**
+ * CPU ms of a database backend so far (/proc, 10 ms ticks). Read before and after each statement
+ * on the backend serving it: one statement's reading is coarse, the sum over thousands is not
+ * (ticks land in proportion to the time spent).
+ */
+function backendCpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 const empty = (): Trace => ({
   inbound: {},
   outbound: {},
   sql: {},
+  sqlBackendCpu: {},
   poolConnect: { n: 0, ms: 0 },
   redis: {},
   redisRoundTrips: { n: 0, ms: 0 },
@@ -103,22 +123,24 @@ function instrument(): void {
     const first = args[0] as string | { text?: string };
     const key = sqlKey(typeof first === 'string' ? first : (first?.text ?? '?'));
     const t0 = performance.now();
+    const pid = pgCpu ? (this as { processID?: number }).processID : undefined;
+    const cpu0 = backendCpuMs(pid);
+    const done = () => {
+      add(trace.sql, key, performance.now() - t0);
+      const cpu1 = cpu0 === undefined ? undefined : backendCpuMs(pid);
+      if (cpu0 !== undefined && cpu1 !== undefined) trace.sqlBackendCpu[key] = (trace.sqlBackendCpu[key] ?? 0) + cpu1 - cpu0;
+    };
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
       const cb = args[last] as (...r: unknown[]) => void;
       args[last] = (...r: unknown[]) => {
-        add(trace.sql, key, performance.now() - t0);
+        done();
         cb(...r);
       };
       return query.apply(this, args);
     }
     const out = query.apply(this, args);
-    if (out && typeof (out as Promise<unknown>).then === 'function') {
-      (out as Promise<unknown>).then(
-        () => add(trace.sql, key, performance.now() - t0),
-        () => add(trace.sql, key, performance.now() - t0),
-      );
-    }
+    if (out && typeof (out as Promise<unknown>).then === 'function') (out as Promise<unknown>).then(done, done);
     return out;
   } as typeof pg.Client.prototype.query;
   const connect = pg.Pool.prototype.connect as (...a: unknown[]) => unknown;
