@@ -112,7 +112,8 @@ async function startApp(port: number, consentJwksUrl: string): Promise<ChildProc
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const deadline = Date.now() + 20_000;
+  // A loaded machine can take a while; a process that never answered is stopped, not left behind.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`);
@@ -120,7 +121,10 @@ async function startApp(port: number, consentJwksUrl: string): Promise<ChildProc
     } catch {
       /* not up yet */
     }
-    if (Date.now() > deadline) throw new Error('ledger-wallets did not start');
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('ledger-wallets did not start');
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
