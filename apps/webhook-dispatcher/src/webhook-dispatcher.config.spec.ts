@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@mm/platform';
 import { WebhookDispatcherConfig, allowsLoopbackReceivers } from './webhook-dispatcher.config';
 
-const base = { INTERNAL_SERVICE_KEY: 'k'.repeat(64) };
+// Production also requires the callers' key digests (docs/service-credentials.md).
+const base = { INTERNAL_SERVICE_KEY: 'k'.repeat(64), INTERNAL_TRUSTED_CALLERS: `partners:${'a'.repeat(64)},ops:${'b'.repeat(64)}` };
 
 describe('WebhookDispatcherConfig', () => {
   it('refuses to start in production or test without a 32-byte encryption key, naming the variable', () => {

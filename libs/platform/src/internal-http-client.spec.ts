@@ -28,7 +28,8 @@ describe('InternalHttpClient', () => {
     return new Promise<void>((r) => server.close(() => r()));
   });
 
-  const client = () => new InternalHttpClient({ name: 'ledger', baseUrl: base, serviceKey: 's'.repeat(32), timeoutMs: 300 });
+  // Generous enough for a first request on a loaded CI machine; only '/hang' waits it out.
+  const client = () => new InternalHttpClient({ name: 'ledger', baseUrl: base, serviceKey: 's'.repeat(32), timeoutMs: 1_500 });
 
   it('sends the service key, the current ids and the idempotency key', async () => {
     const ctx = { requestId: '9c1e7a4e-0f6b-4d55-8a4e-7d1c2b3a4f5e', correlationId: 'b3b1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d' };
