@@ -12,7 +12,12 @@ describe('orchestrator config', () => {
 
   it('production refuses fault injection and the development SMS driver', () => {
     const prod = (env: Record<string, string>) =>
-      loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, NODE_ENV: 'production', ...env });
+      loadConfig(OrchestratorConfig, {
+        INTERNAL_SERVICE_KEY: KEY,
+        INTERNAL_TRUSTED_CALLERS: `partners:${'a'.repeat(64)}`,
+        NODE_ENV: 'production',
+        ...env,
+      });
     expect(() =>
       assertOrchestratorProductionConfig(
         prod({ SMS_DRIVER: 'http', SMS_PROVIDER_URL: 'https://sms.example', SAGA_FAULT_INJECTION: 'true' }),
