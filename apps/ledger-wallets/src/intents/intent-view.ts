@@ -52,6 +52,20 @@ export interface IntentView {
   updatedAt: string;
 }
 
+/** One row of an intent's journal (`GET /internal/intents/:id/events`), oldest first. */
+export interface IntentEventView {
+  id: string;
+  /** null on the creation row */
+  fromStatus: IntentStatus | null;
+  toStatus: IntentStatus;
+  event: string;
+  actorId: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: Date | string;
+}
+
 export function toIntentView(row: IntentRow): IntentView {
   return {
     intentId: row.id,

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, type OnModuleInit, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
-import { ApiBody, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe, idempotencyKeyHeader } from '../common/uuid-param.pipe';
@@ -9,7 +9,8 @@ import { BodyValidator } from './dto/compiled-validation';
 import { CreateIntentDto } from './dto/create-intent.dto';
 import { TransitionIntentDto } from './dto/transition-intent.dto';
 import { IntentTransitionService } from './intent-transition.service';
-import type { IntentView } from './intent-view';
+import { IntentEventViewDto, IntentViewDto } from './dto/intent.views';
+import type { IntentEventView, IntentView } from './intent-view';
 import { IntentsService } from './intents.service';
 import { registerStageTiming, timeRequest } from './stage-timing';
 
@@ -50,6 +51,10 @@ export class IntentsController implements OnModuleInit {
     summary:
       'Creates an intent and freezes amount + fee. actor.id is the initiator (auth user id, whose PIN proof PIN_VERIFIED needs); with requiresOtp, otpUserId names the user whose OTP proof OTP_VERIFIED needs.',
   })
+  @ApiCreatedResponse({
+    type: IntentViewDto,
+    description: 'the intent, CREATED, with amount + fee frozen on the source; a replay of the same key and body answers the same (header Idempotent-Replayed: true)',
+  })
   @ApiResponse({
     status: 400,
     description: 'VALIDATION_ERROR, IDEMPOTENCY_KEY_MISSING, SAME_ACCOUNT, CURRENCY_MISMATCH, CONSENT_OTP_USER_REQUIRED',
@@ -60,14 +65,16 @@ export class IntentsController implements OnModuleInit {
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: IntentViewDto })
   @ApiErrors('VALIDATION_ERROR', 'INTENT_NOT_FOUND')
   get(@Param('id', UuidParamPipe) id: string): Promise<IntentView> {
     return this.intents.get(id);
   }
 
   @Get(':id/events')
+  @ApiOkResponse({ type: [IntentEventViewDto], description: "the intent's journal, oldest first (the creation row first)" })
   @ApiErrors('VALIDATION_ERROR', 'INTENT_NOT_FOUND')
-  events(@Param('id', UuidParamPipe) id: string): Promise<Record<string, unknown>[]> {
+  events(@Param('id', UuidParamPipe) id: string): Promise<IntentEventView[]> {
     return this.intents.events(id);
   }
 
@@ -76,6 +83,10 @@ export class IntentsController implements OnModuleInit {
   @ApiOperation({
     summary:
       'Moves the intent. OTP_VERIFIED and PIN_VERIFIED need consentProof (issued by auth verify-otp / check-pin with this intentId): single use, bound to the intent, the step and the user.',
+  })
+  @ApiOkResponse({
+    type: IntentViewDto,
+    description: 'the intent after the move (with transactionId and referenceId on SUCCEEDED); a replay of the same X-Idempotency-Key answers the stored copy (header Idempotent-Replayed: true)',
   })
   @ApiResponse({
     status: 400,

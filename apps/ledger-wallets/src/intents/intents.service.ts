@@ -10,7 +10,7 @@ import { requestHash } from '../idempotency/canonical-hash';
 import { checkIntentAccounts } from '../execution/execution-rules';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import type { CreateIntentDto } from './dto/create-intent.dto';
-import { type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
+import { type IntentEventView, type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
 
 @Injectable()
 export class IntentsService {
@@ -122,9 +122,9 @@ export class IntentsService {
     return toIntentView(row);
   }
 
-  async events(id: string): Promise<Record<string, unknown>[]> {
+  async events(id: string): Promise<IntentEventView[]> {
     await this.get(id);
-    const rows = await this.db.query<Record<string, unknown>>(
+    const rows = await this.db.query<IntentEventView>(
       `SELECT id, from_status AS "fromStatus", to_status AS "toStatus", event, actor_id AS "actorId", ip_address AS "ipAddress",
               user_agent AS "userAgent", metadata, created_at AS "createdAt"
        FROM ledger.intent_events WHERE intent_id = $1 ORDER BY created_at, id`,
