@@ -24,6 +24,7 @@ type Schema = {
   anyOf?: Schema[];
 };
 type Operation = {
+  deprecated?: boolean;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
 };
@@ -58,8 +59,21 @@ export function offenders(service: string, doc: Document): string[] {
         for (const [type, media] of Object.entries(response.content ?? {}))
           emptyObjects(media.schema, `${route} response ${status} ${type}`, out);
       }
-      if (!Object.keys(operation.responses ?? {}).some((status) => /^[45]\d\d$|^[45]XX$/i.test(status))) {
+      const statuses = Object.keys(operation.responses ?? {});
+      if (!statuses.some((status) => /^[45]\d\d$|^[45]XX$/i.test(status))) {
         out.push(`${route}: no 4xx/5xx error response documented`);
+      }
+      // A route whose every answer is an error is a retired one (410 Gone): it must say so.
+      const success = statuses.filter((status) => /^[23]\d\d$|^[23]XX$/i.test(status));
+      if (success.length === 0 && !(operation.deprecated && statuses.includes('410'))) {
+        out.push(`${route}: no success response documented`);
+      }
+      for (const status of success) {
+        const schemas = Object.values(operation.responses![status].content ?? {}).map((media) => media.schema);
+        // 204 and redirects carry no body; any other success must say what its body is.
+        if (status !== '204' && !status.startsWith('3') && !schemas.some(Boolean)) {
+          out.push(`${route} response ${status}: no body schema documented`);
+        }
       }
     }
   }
@@ -108,6 +122,9 @@ describe('OpenAPI documents are complete', () => {
     const doc: Document = {
       paths: {
         '/x': { post: { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': {} } } },
+        '/gone': { post: { deprecated: true, responses: { '410': {} } } },
+        '/errors-only': { get: { responses: { '404': {} } } },
+        '/empty': { delete: { responses: { '204': {}, '404': {} } } },
       },
       components: {
         schemas: { Empty: { type: 'object', properties: {} }, Map: { type: 'object', additionalProperties: { type: 'string' } } },
@@ -117,6 +134,8 @@ describe('OpenAPI documents are complete', () => {
       'svc schema Empty: object without properties',
       'svc POST /x request application/json: object without properties',
       'svc POST /x: no 4xx/5xx error response documented',
+      'svc POST /x response 200: no body schema documented',
+      'svc GET /errors-only: no success response documented',
     ]);
   });
 

@@ -10,6 +10,7 @@ import {
   correctBalance,
   startOperatorSigner,
 } from '../../../test/support/funding';
+import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, balanceOf, fundedAccount, invariants, startLedger } from './ledger-harness';
 
 const ADMIN_2: TestOperator = { id: 'operator-admin-2', roles: ['ADMIN'] };
@@ -270,7 +271,7 @@ describe('ledger: balance corrections under maker-checker', () => {
   });
 
   it('answers exactly what its OpenAPI document says: every success body of every correction route', async () => {
-    const doc = await openApi(h);
+    const doc = await openApiOf(h.app.app);
     const account = await fundedAccount(h, 0);
     const body = { idempotencyKey: randomUUID(), accountId: account, direction: 'CREDIT', amount: 800, reason: 'documented shape check' };
     const maker = await as(TEST_MAKER);
@@ -355,76 +356,3 @@ describe('ledger: the legacy add/subtract outside the test-funding flow', () => 
     expect(funded.status).toBe('EXECUTED');
   });
 });
-
-/*
- * The OpenAPI document against real answers: `departures` lists where an answer differs from the
- * schema its route documents (a field the document does not name, a documented field missing, a
- * wrong type or format, a value outside the enum, a null where none is allowed). Every documented
- * field of these views is always present, so "no departure" means the answer's keys are exactly
- * the documented property names, at every level.
- */
-type Schema = {
-  $ref?: string;
-  type?: string;
-  format?: string;
-  nullable?: boolean;
-  enum?: unknown[];
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  allOf?: Schema[];
-  additionalProperties?: unknown;
-};
-type OpenApi = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
-  components: { schemas: Record<string, Schema> };
-};
-
-async function openApi(h: Harness): Promise<OpenApi> {
-  const res = await h.app.app.inject({ method: 'GET', url: '/openapi.json' });
-  expect(res.statusCode).toBe(200);
-  return res.json() as OpenApi;
-}
-
-/** The departures of one real answer from what `METHOD /documented/{path}` says it answers with that status. */
-function undocumented(doc: OpenApi, method: string, path: string, res: { status: number; body: unknown }): string[] {
-  const schema = doc.paths[path]?.[method.toLowerCase()]?.responses[String(res.status)]?.content?.['application/json']?.schema;
-  if (!schema) return [`${method} ${path} ${res.status}: no body schema documented`];
-  return departures(doc, schema, res.body, `${method} ${path} ${res.status}`);
-}
-
-function departures(doc: OpenApi, schema: Schema, value: unknown, at: string): string[] {
-  if (schema.$ref) return departures(doc, doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')], value, at);
-  if (value === null) return schema.nullable ? [] : [`${at}: null but not nullable`];
-  if (schema.allOf) return schema.allOf.flatMap((part) => departures(doc, part, value, at));
-  if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} is not in the enum`];
-  if (schema.type === 'array') {
-    if (!Array.isArray(value)) return [`${at}: not an array`];
-    return value.flatMap((item, i) => departures(doc, schema.items ?? {}, item, `${at}[${i}]`));
-  }
-  if (schema.type === 'object' || schema.properties) {
-    if (typeof value !== 'object' || Array.isArray(value)) return [`${at}: not an object`];
-    const properties = schema.properties;
-    if (!properties) return schema.additionalProperties === undefined ? [`${at}: object without documented fields`] : [];
-    const fields = value as Record<string, unknown>;
-    return [
-      ...Object.keys(fields)
-        .filter((k) => !(k in properties))
-        .map((k) => `${at}.${k}: not documented`),
-      ...Object.keys(properties)
-        .filter((k) => !(k in fields))
-        .map((k) => `${at}.${k}: documented, missing`),
-      ...Object.keys(properties)
-        .filter((k) => k in fields)
-        .flatMap((k) => departures(doc, properties[k], fields[k], `${at}.${k}`)),
-    ];
-  }
-  const typed = schema.type === 'integer' ? Number.isInteger(value) : schema.type === undefined || typeof value === schema.type;
-  if (!typed) return [`${at}: ${JSON.stringify(value)} is not a ${schema.type}`];
-  if (schema.format === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(String(value))) {
-    return [`${at}: ${JSON.stringify(value)} is not a uuid`];
-  }
-  if (schema.format === 'date-time' && (typeof value !== 'string' || Number.isNaN(Date.parse(value)) || !value.includes('T'))) {
-    return [`${at}: ${JSON.stringify(value)} is not a date-time`];
-  }
-  return [];
-}

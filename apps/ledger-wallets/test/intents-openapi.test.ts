@@ -40,7 +40,12 @@ describe('ledger: the intent routes answer in their documented shapes', () => {
     record('POST', '/v1/internal/intents', replayed);
 
     const move = (payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      h.call('POST', `/v1/internal/intents/${id}/transition`, { actor: { id: 'user-1', ip: '10.0.0.1', userAgent: 'jest' }, ...payload }, headers);
+      h.call(
+        'POST',
+        `/v1/internal/intents/${id}/transition`,
+        { actor: { id: 'user-1', ip: '10.0.0.1', userAgent: 'jest' }, ...payload },
+        headers,
+      );
     for (const toStatus of ['OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED']) {
       const res = record('POST', '/v1/internal/intents/{id}/transition', await move({ toStatus }));
       expect([res.status, (res.body as { status: string }).status]).toEqual([200, toStatus]);
@@ -49,7 +54,13 @@ describe('ledger: the intent routes answer in their documented shapes', () => {
     const confirm = { toStatus: 'SUCCEEDED', executionContext: contextFor(source, destination, 5_000, { fee: { amount: 50 } }) };
     const succeeded = record('POST', '/v1/internal/intents/{id}/transition', await move(confirm, { 'x-idempotency-key': key }));
     expect(succeeded.status).toBe(200);
-    expect(succeeded.body).toMatchObject({ status: 'SUCCEEDED', fee: 50, frozenAmount: 5_050, transactionId: expect.any(String), referenceId: expect.any(String) });
+    expect(succeeded.body).toMatchObject({
+      status: 'SUCCEEDED',
+      fee: 50,
+      frozenAmount: 5_050,
+      transactionId: expect.any(String),
+      referenceId: expect.any(String),
+    });
     const again = await move(confirm, { 'x-idempotency-key': key });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(succeeded.body);
@@ -72,7 +83,11 @@ describe('ledger: the intent routes answer in their documented shapes', () => {
     const failed = record(
       'POST',
       '/v1/internal/intents/{id}/transition',
-      await h.call('POST', `/v1/internal/intents/${other.body.intentId}/transition`, { toStatus: 'FAILED', actor: { id: 'user-1' }, metadata: { reason: 'RISK_REJECTED' } }),
+      await h.call('POST', `/v1/internal/intents/${other.body.intentId}/transition`, {
+        toStatus: 'FAILED',
+        actor: { id: 'user-1' },
+        metadata: { reason: 'RISK_REJECTED' },
+      }),
     );
     expect(failed.status).toBe(200);
     expect(failed.body).toMatchObject({ status: 'FAILED', failureReason: 'RISK_REJECTED' });
@@ -87,8 +102,6 @@ describe('ledger: the intent routes answer in their documented shapes', () => {
     const read = await h.call('GET', `/v1/internal/intents/${randomUUID()}`);
     expect(read.status).toBe(404);
     const fake = { status: 200, body: { intentId: randomUUID(), extra: 1 } };
-    expect(undocumented(doc, 'GET', '/v1/internal/intents/{id}', fake)).toEqual(
-      expect.arrayContaining([expect.stringContaining('extra')]),
-    );
+    expect(undocumented(doc, 'GET', '/v1/internal/intents/{id}', fake)).toEqual(expect.arrayContaining([expect.stringContaining('extra')]));
   });
 });

@@ -53,7 +53,8 @@ export class IntentsController implements OnModuleInit {
   })
   @ApiCreatedResponse({
     type: IntentViewDto,
-    description: 'the intent, CREATED, with amount + fee frozen on the source; a replay of the same key and body answers the same (header Idempotent-Replayed: true)',
+    description:
+      'the intent, CREATED, with amount + fee frozen on the source; a replay of the same key and body answers the same (header Idempotent-Replayed: true)',
   })
   @ApiResponse({
     status: 400,
@@ -86,7 +87,8 @@ export class IntentsController implements OnModuleInit {
   })
   @ApiOkResponse({
     type: IntentViewDto,
-    description: 'the intent after the move (with transactionId and referenceId on SUCCEEDED); a replay of the same X-Idempotency-Key answers the stored copy (header Idempotent-Replayed: true)',
+    description:
+      'the intent after the move (with transactionId and referenceId on SUCCEEDED); a replay of the same X-Idempotency-Key answers the stored copy (header Idempotent-Replayed: true)',
   })
   @ApiResponse({
     status: 400,

@@ -68,7 +68,10 @@ export class IntentViewDto implements IntentView {
   @ApiProperty({ type: String, nullable: true, example: 'Loyer novembre' })
   description: string | null;
 
-  @ApiProperty({ example: 'a1b2c3d4-0000-4000-8000-000000000001', description: "the initiator (auth user id), whose PIN proof PIN_VERIFIED needs" })
+  @ApiProperty({
+    example: 'a1b2c3d4-0000-4000-8000-000000000001',
+    description: 'the initiator (auth user id), whose PIN proof PIN_VERIFIED needs',
+  })
   initiatedBy: string;
 
   @ApiProperty({
@@ -93,7 +96,11 @@ export class IntentViewDto implements IntentView {
   })
   failureReason: string | null;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z', description: 'after this, the sweeper moves an active intent to EXPIRED' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-23T10:15:00.000Z',
+    description: 'after this, the sweeper moves an active intent to EXPIRED',
+  })
   expiresAt: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-23T10:05:00.000Z' })
@@ -116,7 +123,12 @@ export class IntentEventViewDto implements IntentEventView {
   @ApiProperty({ enum: INTENT_EVENTS, example: 'pin_ok' })
   event: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'a1b2c3d4-0000-4000-8000-000000000001', description: 'the actor id given with the move' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'a1b2c3d4-0000-4000-8000-000000000001',
+    description: 'the actor id given with the move',
+  })
   actorId: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: '196.202.10.4' })
