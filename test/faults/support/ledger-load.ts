@@ -15,7 +15,16 @@ import { type Invariants, checkInvariants } from '../../../apps/ledger-wallets/t
 const RETRY_CODES = new Set(['SERVICE_UNAVAILABLE', 'INTERNAL_ERROR', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'CONCURRENCY_CONFLICT']);
 const ACTOR = { id: 'fault-user', ip: '10.0.0.1', userAgent: 'fault-test' };
 
-export type Answer = { kind: 'answer'; status: number; body: Record<string, unknown>; replayed: boolean } | { kind: 'none'; error: string };
+export type Answer =
+  | {
+      kind: 'answer';
+      status: number;
+      body: Record<string, unknown>;
+      replayed: boolean;
+      /** the response's headers (Server-Timing, Retry-After, …) */
+      headers: Headers;
+    }
+  | { kind: 'none'; error: string };
 
 /** What the requests of a run met. */
 export class Tally {
@@ -84,7 +93,7 @@ export class HttpCaller {
       if (typeof code === 'string' && isErrorCode(code) && !DRIVER_WORDS.test(String(parsed.message))) this.tally.failedStable += 1;
       else this.tally.unstable.push(`${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
     }
-    return { kind: 'answer', status: res.status, body: parsed, replayed };
+    return { kind: 'answer', status: res.status, body: parsed, replayed, headers: res.headers };
   }
 }
 
