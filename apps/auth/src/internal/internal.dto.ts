@@ -11,14 +11,23 @@ export class CreateIdpUserDto {
   pin: string;
 
   /** the caller's id for the new user, so a retry or a compensation targets exactly this user */
-  @ApiProperty({ format: 'uuid', required: false, description: 'chosen by the caller (saga); a new one when absent' })
+  @ApiProperty({
+    format: 'uuid',
+    required: false,
+    example: 'c4a7e2f0-1d3b-4e6a-9b8c-2f5d7e9a1b3c',
+    description: 'chosen by the caller (saga); a new one when absent',
+  })
   @IsOptional()
   @IsUUID()
   idpUserId?: string;
 }
 
 export class CreateLocalUserDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({
+    format: 'uuid',
+    example: 'c4a7e2f0-1d3b-4e6a-9b8c-2f5d7e9a1b3c',
+    description: 'the identity-provider user (create-idp-user)',
+  })
   @IsUUID()
   idpUserId: string;
 
@@ -29,13 +38,18 @@ export class CreateLocalUserDto {
   @IsIn(ROLES, { each: true, context: { code: 'INVALID_ROLE' } })
   roles: Role[];
 
-  @ApiProperty({ format: 'uuid', required: false, description: 'chosen by the caller (saga); a new one when absent' })
+  @ApiProperty({
+    format: 'uuid',
+    required: false,
+    example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21',
+    description: 'chosen by the caller (saga); a new one when absent',
+  })
   @IsOptional()
   @IsUUID()
   userId?: string;
 
   /** the customer/profile record in the orchestrator, when already known */
-  @ApiProperty({ format: 'uuid', required: false })
+  @ApiProperty({ format: 'uuid', required: false, example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92' })
   @IsOptional()
   @IsUUID()
   profileId?: string;
@@ -44,6 +58,7 @@ export class CreateLocalUserDto {
     enum: ['ACTIVE', 'DISABLED'],
     required: false,
     default: 'ACTIVE',
+    example: 'DISABLED',
     description: 'DISABLED until the workflow creating the user has finished (it then sets ACTIVE): no login before',
   })
   @IsOptional()
@@ -63,7 +78,7 @@ export class PhoneQuery {
 }
 
 export class SetStatusDto {
-  @ApiProperty({ enum: ['ACTIVE', 'DISABLED'], description: 'DISABLED ends every session of the user' })
+  @ApiProperty({ enum: ['ACTIVE', 'DISABLED'], example: 'DISABLED', description: 'DISABLED ends every session of the user' })
   @IsIn(['ACTIVE', 'DISABLED'])
   status: 'ACTIVE' | 'DISABLED';
 }
@@ -86,7 +101,12 @@ export class VerifyResetPinOtpDto {
 }
 
 export class IntrospectDto {
-  @ApiProperty({ description: 'an access token' })
+  @ApiProperty({
+    description: 'an access token',
+    maxLength: 4096,
+    example:
+      'eyJhbGciOiJFZERTQSIsImtpZCI6IlFneEEzb21PMlk1RWZwVkYiLCJ0eXAiOiJhdCtqd3QifQ.eyJzaWQiOiI5YzhiN2E2ZC01ZTRmLTRhM2ItOGMyZC0xZTBmOWE4YjdjNmQiLCJyb2xlcyI6WyJDVVNUT01FUiJdLCJpc3MiOiJtbS1hdXRoIiwiYXVkIjoibW0tcGxhdGZvcm0iLCJzdWIiOiI1YjBlMWM4ZS0zZjBhLTRjNTUtOWE1Ny0xZjFkM2MwYjllMjEiLCJqdGkiOiIzZTJkMWMwYi05YThmLTRlN2QtOGM2Yi01YTRmM2UyZDFjMGIiLCJpYXQiOjE3OTAwMDAwMDAsImV4cCI6MTc5MDAwMDkwMH0.xxoCgQ0pSXXWZdljrLhzM8VZl7tRLS3bMSJf1UNNAFzwT-pCXSUWtNvZbneuZuOiHsR8BDl0wKc4ckxBSETjAw',
+  })
   @IsString()
   @MaxLength(4096)
   token: string;

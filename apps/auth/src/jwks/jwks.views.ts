@@ -13,10 +13,14 @@ export class JwkView implements JWK {
   @ApiProperty({ enum: ['Ed25519'], example: 'Ed25519' })
   crv: string;
 
-  @ApiProperty({ description: 'the public key, base64url' })
+  @ApiProperty({ example: 'Cv5vqUbITh7fPW89_Sj0Z5zYK0AiCT8zwHrPtz24etY', description: 'the public key, base64url' })
   x: string;
 
-  @ApiProperty({ description: "the key id, matched against an access token's `kid` header" })
+  @ApiProperty({
+    example: 'QgxA3omO2Y5EfpVF',
+    description:
+      "the key id, matched against an access token's `kid` header (by default the first 16 base64url characters of the public key's SHA-256)",
+  })
   kid: string;
 
   @ApiProperty({ enum: ['EdDSA'], example: 'EdDSA' })

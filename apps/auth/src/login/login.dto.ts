@@ -11,7 +11,11 @@ export class LoginDto {
 }
 
 export class RefreshDto {
-  @ApiProperty({ description: 'the single-use refresh token of the last login or refresh' })
+  @ApiProperty({
+    description: 'the single-use refresh token of the last login or refresh',
+    maxLength: 200,
+    example: 'rt1.v2PTjRavhZNsGu2_Ws8d-hSKVoEm1oW83-ebHY0bPY0',
+  })
   @IsString()
   @MaxLength(200)
   refreshToken: string;

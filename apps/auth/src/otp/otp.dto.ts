@@ -7,7 +7,7 @@ export class SendOtpDto {
   @IsPhone()
   phone: string;
 
-  @ApiProperty({ enum: OTP_PURPOSES, description: 'what the code is for; a code only verifies for its own purpose' })
+  @ApiProperty({ enum: OTP_PURPOSES, example: 'LOGIN', description: 'what the code is for; a code only verifies for its own purpose' })
   @IsIn(OTP_PURPOSES, { context: { code: 'INVALID_OTP_PURPOSE' } })
   purpose: OtpPurpose;
 }

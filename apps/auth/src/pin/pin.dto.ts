@@ -44,7 +44,11 @@ export class ResetPinDto {
   @IsPhone()
   phone: string;
 
-  @ApiProperty({ description: 'from reset-pin/verify-otp (or internal verify-reset-pin-otp); valid 10 min, once' })
+  @ApiProperty({
+    description: 'from reset-pin/verify-otp (or internal verify-reset-pin-otp); valid 10 min, once',
+    maxLength: 200,
+    example: 'otp1.0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a.8h67GFiMhOU7qLjderknhNIDBL8bH2An0kzIYxfQrvY',
+  })
   @IsString()
   @MaxLength(200)
   resetToken: string;

@@ -12,10 +12,20 @@ export class PinCheckView implements PinChecked, Partial<ConsentProofAnswer> {
   @ApiProperty({ enum: [true], example: true, description: 'always true: a wrong PIN is an error answer' })
   valid: true;
 
-  @ApiProperty({ required: false, description: 'only with `intentId`: the JWT to pass as `consentProof` to the ledger transition' })
+  @ApiProperty({
+    required: false,
+    description: 'only with `intentId`: the JWT to pass as `consentProof` to the ledger transition',
+    example:
+      'eyJhbGciOiJFZERTQSIsImtpZCI6IlFneEEzb21PMlk1RWZwVkYiLCJ0eXAiOiJjb25zZW50K2p3dCJ9.eyJpbnRlbnRfaWQiOiIzZjFjMmE5ZS01YjdkLTRjMWUtOWEyZi02ZDhlMGI0YzdhMTUiLCJzdGVwIjoiUElOIiwiaXNzIjoibW0tYXV0aCIsImF1ZCI6Im1tLWxlZGdlciIsInN1YiI6IjViMGUxYzhlLTNmMGEtNGM1NS05YTU3LTFmMWQzYzBiOWUyMSIsImp0aSI6IjJhMWIwYzlkLThlN2YtNGE2Yi04YzVkLTRlM2YyYTFiMGM5ZCIsImlhdCI6MTc5MDAwMDAwMCwiZXhwIjoxNzkwMDAwMTIwfQ.IW_THpcIbKppwlzAFS_vfVQRXtak8RdZEaUYVWn3lyUtbU2X9nHERFCzBWNpJGg7aJRfRjuH-428uewvIyyjCQ',
+  })
   consentProof?: string;
 
-  @ApiProperty({ required: false, format: 'date-time', description: 'only with `intentId`: redeem the consent proof before this' })
+  @ApiProperty({
+    required: false,
+    format: 'date-time',
+    example: '2026-09-21T14:15:20.000Z',
+    description: 'only with `intentId`: redeem the consent proof before this',
+  })
   consentProofExpiresAt?: string;
 }
 
@@ -31,6 +41,6 @@ export class PinResetView implements PinResetResult {
   @ApiProperty({ enum: [true], example: true })
   reset: true;
 
-  @ApiProperty({ format: 'uuid', description: 'the local user whose PIN was reset' })
+  @ApiProperty({ format: 'uuid', example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', description: 'the local user whose PIN was reset' })
   userId: string;
 }

@@ -20,9 +20,15 @@ export class UserDocView implements UserView {
   @ApiProperty({ enum: ['ACTIVE', 'DISABLED'], example: 'ACTIVE' })
   status: 'ACTIVE' | 'DISABLED';
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "the orchestrator's customer/profile record, once linked" })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92',
+    description: "the orchestrator's customer/profile record, once linked",
+  })
   profileId: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-09-01T08:30:00.000Z', description: 'when the local user was created' })
   createdAt: string;
 }
