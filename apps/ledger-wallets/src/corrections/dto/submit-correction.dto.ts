@@ -7,11 +7,19 @@ export type CorrectionDirection = (typeof CORRECTION_DIRECTIONS)[number];
 
 /** `POST /v1/internal/corrections`: what the maker asks for. The maker is the bearer of the operator token. */
 export class SubmitCorrectionDto {
-  @ApiProperty({ description: "the maker's key: the same key and body again return the same correction", format: 'uuid' })
+  @ApiProperty({
+    description: "the maker's key (a UUID v4): the same key and body again return the same correction",
+    format: 'uuid',
+    example: '6f2d8c4a-1b3e-4a7f-9d5c-8e0a2b4c6d1f',
+  })
   @IsUUID('4')
   idempotencyKey: string;
 
-  @ApiProperty({ description: 'the account corrected (never the suspense account itself)', format: 'uuid' })
+  @ApiProperty({
+    description: 'the account corrected (never the suspense account itself)',
+    format: 'uuid',
+    example: '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c',
+  })
   @IsUUID()
   accountId: string;
 

@@ -23,6 +23,7 @@ export class BalanceAdjustmentDto {
     deprecated: true,
     description: 'ignored for holds: the operator is the bearer of the access token',
     maxLength: 200,
+    example: 'ops-console',
   })
   @IsOptional()
   @IsString()
