@@ -70,13 +70,13 @@ export class SetMasterAgentDto {
 }
 
 export class RoleChangeView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21' })
   userId: string;
 
-  @ApiProperty({ enum: APP_ROLES })
+  @ApiProperty({ enum: APP_ROLES, example: 'AGENT', description: 'the role before the change' })
   from: AppRole;
 
-  @ApiProperty({ enum: APP_ROLES })
+  @ApiProperty({ enum: APP_ROLES, example: 'MASTER_AGENT', description: 'the role now' })
   role: AppRole;
 }
 
@@ -97,18 +97,22 @@ export class CreateOrganisationDto {
 }
 
 export class OrganisationView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '855e2b1c-40c9-43dd-a9d3-b9b4512104dd' })
   organisationId: string;
 
   @ApiProperty({ example: 'Réseau Awa SARL' })
   name: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the corporate wallet' })
+  @ApiProperty({ format: 'uuid', example: 'a9725a8d-eb6c-45c0-9177-8b05870df8fb', description: 'the corporate wallet' })
   walletId: string;
 
   @ApiProperty({ type: CurrencyAccountsView })
   accounts: CurrencyAccountsView;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({
+    format: 'uuid',
+    example: '6c2039c9-dfbc-42ef-869c-420254609afd',
+    description: 'the agent id of the master agent (not its user id)',
+  })
   masterAgentId: string;
 }

@@ -29,10 +29,14 @@ export class UpdateProfileDto {
 }
 
 export class StaffView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({
+    format: 'uuid',
+    example: '1be1a44c-46d6-4d37-a338-6ca27ef63e03',
+    description: 'the staff record (the `staffId` of the registration)',
+  })
   id: string;
 
-  @ApiProperty({ enum: ['SUPPORT', 'COMPLIANCE', 'ADMIN'] })
+  @ApiProperty({ enum: ['SUPPORT', 'COMPLIANCE', 'ADMIN'], example: 'SUPPORT' })
   role: string;
 
   @ApiProperty({ example: '+237699000001' })
@@ -47,12 +51,12 @@ export class StaffView {
   @ApiProperty({ example: 'CM' })
   countryCode: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-08-03T07:45:00.000Z' })
   createdAt: string;
 }
 
 export class MeView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', description: 'the user id (access token subject)' })
   userId: string;
 
   @ApiProperty({ enum: APP_ROLES, example: 'CUSTOMER' })

@@ -3,10 +3,10 @@ import { APP_ROLES, type AppRole } from '@mm/contracts';
 import { CurrencyAccountsView } from '../../directory/directory.views';
 
 export class RegistrationView {
-  @ApiProperty({ format: 'uuid', description: 'the registration run (saga) id' })
+  @ApiProperty({ format: 'uuid', example: 'f137065a-5349-4841-b95d-86dc7bf472de', description: 'the registration run (saga) id' })
   registrationId: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the user id (the access token subject)' })
+  @ApiProperty({ format: 'uuid', example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', description: 'the user id (the access token subject)' })
   userId: string;
 
   @ApiProperty({ enum: APP_ROLES, example: 'CUSTOMER' })
@@ -15,22 +15,42 @@ export class RegistrationView {
   @ApiProperty({ example: '+237690000001' })
   phone: string;
 
-  @ApiProperty({ required: false, format: 'uuid' })
+  @ApiProperty({
+    required: false,
+    format: 'uuid',
+    example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92',
+    description: 'end users, merchants and agents: the customer record',
+  })
   customerId?: string;
 
-  @ApiProperty({ required: false, format: 'uuid', description: 'administrators and staff' })
+  @ApiProperty({
+    required: false,
+    format: 'uuid',
+    example: '1be1a44c-46d6-4d37-a338-6ca27ef63e03',
+    description: 'administrators and staff',
+  })
   staffId?: string;
 
-  @ApiProperty({ required: false, format: 'uuid' })
+  @ApiProperty({ required: false, format: 'uuid', example: 'ff222ead-b1a4-4b64-9afc-1be04ae8a52a', description: 'merchants' })
   merchantId?: string;
 
-  @ApiProperty({ required: false, format: 'uuid' })
+  @ApiProperty({
+    required: false,
+    format: 'uuid',
+    example: 'da8219c3-3e10-42d2-a03a-e9affb93aae3',
+    description: 'agents and master agents',
+  })
   agentId?: string;
 
-  @ApiProperty({ required: false, example: 'AG00012345' })
+  @ApiProperty({ required: false, example: 'AG00012345', description: 'agents and master agents' })
   agentCode?: string;
 
-  @ApiProperty({ required: false, format: 'uuid' })
+  @ApiProperty({
+    required: false,
+    format: 'uuid',
+    example: '4ac4573d-9a58-44ce-92cf-f46fab963969',
+    description: 'everyone but staff: the ledger wallet',
+  })
   walletId?: string;
 
   @ApiProperty({ required: false, type: CurrencyAccountsView, description: 'main ledger account per currency (XAF and XOF)' })

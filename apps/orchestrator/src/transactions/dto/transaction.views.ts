@@ -20,10 +20,18 @@ export class TransactionView {
   @ApiProperty({ example: 'MMPTX2611220A1B2C3' })
   referenceId: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({
+    format: 'uuid',
+    example: '952d7761-bd47-4c7e-a37b-af9e58997e7b',
+    description: 'the ledger transaction that moved the money',
+  })
   transactionId: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({
+    format: 'uuid',
+    example: '0d5e2f9a-7c1b-4a3e-9f8d-2b6c4e1a0f37',
+    description: 'the intent that carried the payment (the `intentId` of `POST /api/v1/intents`)',
+  })
   intentId: string;
 
   @ApiProperty({ enum: ['TRANSFER', 'CASH_IN', 'CASH_OUT'], example: 'TRANSFER' })
@@ -80,6 +88,11 @@ export class TransactionPage {
   @ApiProperty({ type: [TransactionView] })
   items: TransactionView[];
 
-  @ApiProperty({ nullable: true, type: String, description: 'pass as cursor for the next page; null on the last one' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'WyIyMDI2LTExLTIyVDEwOjA2OjEyLjM0NVoiLCIzYjhmMWQyZS02YTRjLTRlOWItOGQ3Zi0wYzJhNGU2YjhkMWYiXQ',
+    description: 'pass as cursor for the next page; null on the last one',
+  })
   nextCursor: string | null;
 }
