@@ -171,19 +171,37 @@ function buildOpenApi(app: NestFastifyApplication, service: string): OpenAPIObje
       ErrorBody: {
         type: 'object',
         required: ['code', 'message', 'requestId'],
+        // The examples are one real answer: a non-integer amount on a body validated by Nest's pipe.
         properties: {
-          code: { type: 'string', description: 'stable SCREAMING_SNAKE code (libs/errors)' },
-          message: { type: 'string' },
+          code: { type: 'string', description: 'stable SCREAMING_SNAKE code (libs/errors)', example: 'VALIDATION_ERROR' },
+          message: {
+            type: 'string',
+            description: 'for people, not for matching (match on `code`)',
+            example: 'amount: amount must be an integer number',
+          },
           errors: {
             type: 'array',
             description: 'one entry per faulty field, only on VALIDATION_ERROR',
             items: {
               type: 'object',
               required: ['field', 'code', 'message'],
-              properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+              properties: {
+                field: { type: 'string', description: 'path of the field in the body (`items[0].amount`)', example: 'amount' },
+                code: {
+                  type: 'string',
+                  description: 'the field-level code (a specific one such as INVALID_AMOUNT when the rule names one)',
+                  example: 'INVALID_AMOUNT',
+                },
+                message: { type: 'string', example: 'amount must be an integer number' },
+              },
             },
           },
-          requestId: { type: 'string', format: 'uuid' },
+          requestId: {
+            type: 'string',
+            format: 'uuid',
+            description: 'the X-Request-Id of the answer',
+            example: '0b7c6f1e-2d4a-4e8b-9c3f-5a6d7e8f9a0b',
+          },
         },
       },
     },
