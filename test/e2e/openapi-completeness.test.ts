@@ -11,7 +11,8 @@ import { type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } fr
  * schema without fields or a route without its error answers leaves integrators guessing. This
  * test reads every service's document (the full one, plus the gateway's public one) and lists each
  * schema that is an object without `properties` (a free-form map must say so with
- * `additionalProperties`) and each operation that documents no 4xx/5xx answer.
+ * `additionalProperties`), each property without an `example` (a reader, a mock server and a
+ * generated SDK's docs all show it) and each operation that documents no 4xx/5xx answer.
  */
 type Schema = {
   type?: string;
@@ -22,6 +23,9 @@ type Schema = {
   allOf?: Schema[];
   oneOf?: Schema[];
   anyOf?: Schema[];
+  enum?: unknown[];
+  example?: unknown;
+  examples?: unknown;
 };
 type Operation = {
   deprecated?: boolean;
@@ -46,18 +50,50 @@ function emptyObjects(schema: Schema | undefined, where: string, out: string[]):
   composed.forEach((part, i) => emptyObjects(part, `${where}<${i}>`, out));
 }
 
+/**
+ * Every property without an `example`, walking nested objects, items and compositions. A `$ref`, an
+ * array of `$ref`s and an `allOf`/`oneOf` are exempt (their target carries the examples), and so is
+ * an inline object with its own properties or an array of them (its fields carry them, checked here);
+ * an enum property may rely on its enum values.
+ */
+function missingExamples(schema: Schema | undefined, where: string, out: string[]): void {
+  if (!schema || schema.$ref) return;
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const place = `${where}.${name}`;
+    const target = property.items ?? property;
+    const documentedElsewhere =
+      target.$ref !== undefined ||
+      (property.allOf ?? property.oneOf ?? target.allOf ?? target.oneOf) !== undefined ||
+      Object.keys(target.properties ?? {}).length > 0;
+    const hasExample = property.example !== undefined || property.examples !== undefined || property.enum !== undefined;
+    if (!documentedElsewhere && !hasExample) out.push(`${place}: property without an example`);
+    missingExamples(property, place, out);
+  }
+  if (schema.items) missingExamples(schema.items, `${where}[]`, out);
+  if (typeof schema.additionalProperties === 'object') missingExamples(schema.additionalProperties as Schema, `${where}{}`, out);
+  [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].forEach((part, i) =>
+    missingExamples(part, `${where}<${i}>`, out),
+  );
+}
+
+/** Both walks over one schema. */
+function schemaGaps(schema: Schema | undefined, where: string, out: string[]): void {
+  emptyObjects(schema, where, out);
+  missingExamples(schema, where, out);
+}
+
 export function offenders(service: string, doc: Document): string[] {
   const out: string[] = [];
-  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) emptyObjects(schema, `${service} schema ${name}`, out);
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) schemaGaps(schema, `${service} schema ${name}`, out);
   for (const [path, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       if (!METHODS.has(method)) continue;
       const route = `${service} ${method.toUpperCase()} ${path}`;
       for (const [type, media] of Object.entries(operation.requestBody?.content ?? {}))
-        emptyObjects(media.schema, `${route} request ${type}`, out);
+        schemaGaps(media.schema, `${route} request ${type}`, out);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         for (const [type, media] of Object.entries(response.content ?? {}))
-          emptyObjects(media.schema, `${route} response ${status} ${type}`, out);
+          schemaGaps(media.schema, `${route} response ${status} ${type}`, out);
       }
       const statuses = Object.keys(operation.responses ?? {});
       if (!statuses.some((status) => /^[45]\d\d$|^[45]XX$/i.test(status))) {
@@ -125,21 +161,48 @@ describe('OpenAPI documents are complete', () => {
         '/gone': { post: { deprecated: true, responses: { '410': {} } } },
         '/errors-only': { get: { responses: { '404': {} } } },
         '/empty': { delete: { responses: { '204': {}, '404': {} } } },
+        '/inline': {
+          post: {
+            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { note: { type: 'string' } } } } } },
+            responses: { '201': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Examples' } } } }, '400': {} },
+          },
+        },
       },
       components: {
-        schemas: { Empty: { type: 'object', properties: {} }, Map: { type: 'object', additionalProperties: { type: 'string' } } },
+        schemas: {
+          Empty: { type: 'object', properties: {} },
+          Map: { type: 'object', additionalProperties: { type: 'string' } },
+          Examples: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              amount: { type: 'integer', example: 5000 },
+              status: { type: 'string', enum: ['ACTIVE', 'DISABLED'] },
+              owner: { $ref: '#/components/schemas/Map' },
+              owners: { type: 'array', items: { $ref: '#/components/schemas/Map' } },
+              payer: { allOf: [{ $ref: '#/components/schemas/Map' }] },
+              document: { oneOf: [{ $ref: '#/components/schemas/Map' }, { $ref: '#/components/schemas/Empty' }] },
+              tags: { type: 'array', items: { type: 'string' } },
+              limits: { type: 'object', properties: { daily: { type: 'integer' } } },
+            },
+          },
+        },
       },
     };
     expect(offenders('svc', doc)).toEqual([
       'svc schema Empty: object without properties',
+      'svc schema Examples.id: property without an example',
+      'svc schema Examples.tags: property without an example',
+      'svc schema Examples.limits.daily: property without an example',
       'svc POST /x request application/json: object without properties',
       'svc POST /x: no 4xx/5xx error response documented',
       'svc POST /x response 200: no body schema documented',
       'svc GET /errors-only: no success response documented',
+      'svc POST /inline request application/json.note: property without an example',
     ]);
   });
 
-  it('every schema has properties and every operation documents its errors', async () => {
+  it('every schema has properties and examples, and every operation documents its errors', async () => {
     const found: string[] = [];
     let operations = 0;
     for (const [name, running] of apps) {
