@@ -1,0 +1,251 @@
+import { randomUUID } from 'node:crypto';
+import { type Server, type Socket, connect, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { uuidLockKey } from '../src/db/lock-keys';
+import { ledgerWalletsApp } from '../src/ledger-wallets.app';
+import { boot } from '../../../test/support/boot';
+import { allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
+import { startConsentSigner } from './consent-signer';
+import { type Harness, contextFor, fundedAccount, intentBody, invariants } from './ledger-harness';
+
+/*
+ * Review of group commit (issue 13): what a confirm answers when the database's reply to a batch is
+ * lost AFTER the batch committed. The connection carrying the batch is cut by a TCP proxy between
+ * the ledger and PostgreSQL (a network fault, the database itself untouched) right before the
+ * batch's ReadyForQuery reaches the ledger: PostgreSQL has committed every confirm of the batch
+ * with its idempotent answer, the ledger only sees a broken connection.
+ *
+ * A confirm whose outcome is unknown must get a retryable answer (5xx), as it does when it runs
+ * alone: its client then sends it again with the same key and gets the committed answer. It must
+ * never get a definitive refusal for a payment that happened (a 4xx makes the orchestrator treat
+ * the payment as refused and give the limit hold back), nor two different answers for one key.
+ */
+
+const GROUPED = 6;
+
+/** A TCP proxy to PostgreSQL that can swallow the reply to the next multi-confirm batch and cut its connection. */
+interface CuttingProxy {
+  port: number;
+  /** cut the connection of the next query carrying two or more `ledger.execute_intent` calls, once its reply is complete */
+  arm(): void;
+  cuts: number;
+  close(): Promise<void>;
+}
+
+async function startCuttingProxy(target: { host: string; port: number }): Promise<CuttingProxy> {
+  const sockets = new Set<Socket>();
+  let armed = false;
+  const proxy = { cuts: 0 } as CuttingProxy;
+  const server: Server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    sockets.add(client).add(upstream);
+    const cut = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', cut).on('close', cut);
+    upstream.on('error', cut).on('close', cut);
+    // The frontend's messages: the startup message (no type byte), then type + int32 length each.
+    let started = false;
+    let swallowing = false;
+    let fromClient = Buffer.alloc(0);
+    client.on('data', (chunk: Buffer) => {
+      fromClient = Buffer.concat([fromClient, chunk]);
+      for (;;) {
+        if (!started) {
+          if (fromClient.length < 4 || fromClient.length < fromClient.readInt32BE(0)) break;
+          fromClient = fromClient.subarray(fromClient.readInt32BE(0));
+          started = true;
+          continue;
+        }
+        if (fromClient.length < 5 || fromClient.length < 1 + fromClient.readInt32BE(1)) break;
+        const message = fromClient.subarray(0, 1 + fromClient.readInt32BE(1));
+        fromClient = fromClient.subarray(message.length);
+        // A simple-protocol query ('Q') with several guarded calls: the batch of a group commit.
+        if (armed && message[0] === 0x51 && message.toString('utf8').split('ledger.execute_intent(').length > 2) {
+          armed = false;
+          swallowing = true;
+        }
+      }
+      // Decided before the chunk goes on: the reply to that query cannot have started yet.
+      upstream.write(chunk);
+    });
+    let fromServer = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!swallowing) return void client.write(chunk);
+      // The batch's reply, message by message, held back until its ReadyForQuery ('Z'): by then
+      // PostgreSQL has run every statement of the batch, its COMMIT included. Then the connection dies.
+      fromServer = Buffer.concat([fromServer, chunk]);
+      for (let at = 0; fromServer.length - at >= 5;) {
+        const length = fromServer.readInt32BE(at + 1);
+        if (fromServer.length - at < 1 + length) break;
+        if (fromServer[at] === 0x5a) {
+          proxy.cuts += 1;
+          cut();
+          return;
+        }
+        at += 1 + length;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.port = (server.address() as AddressInfo).port;
+  proxy.arm = () => {
+    armed = true;
+  };
+  proxy.close = async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return proxy;
+}
+
+/** One ledger whose database connections all go through the proxy (same database, same roles). */
+async function startProxiedLedger(): Promise<{ h: Harness; proxy: CuttingProxy; metric(name: string): Promise<number> }> {
+  const db = await createTestDatabase();
+  const redis = createTestRedis();
+  const consent = await startConsentSigner();
+  const direct = new URL(db.urlFor('ledger-wallets'));
+  const proxy = await startCuttingProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  const proxied = new URL(direct);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(proxy.port);
+  const app = await boot(
+    ledgerWalletsApp,
+    serviceEnv('ledger-wallets', db, redis, {
+      DATABASE_URL: proxied.toString(),
+      LEDGER_CONSENT_JWKS_URL: consent.jwksUrl,
+      // the confirms wait on the merchant lock the test holds: every one keeps its connection meanwhile
+      DB_POOL_SIZE: String(GROUPED + 6),
+      LEDGER_LOCK_TIMEOUT_MS: '30000',
+      LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
+      LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
+      LEDGER_OUTBOX_POLL_MS: '0',
+    }),
+    { listen: true },
+  );
+  const admin = new Client({ connectionString: db.adminUrl });
+  await admin.connect();
+  const h: Harness = {
+    db,
+    app,
+    admin,
+    consent,
+    async call(method, path, body, headers = {}) {
+      const res = await fetch(`${app.url}${path}`, {
+        method,
+        headers: {
+          'x-service-key': allowedCallerKey('ledger-wallets', method, path),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    },
+    async close() {
+      await admin.end();
+      await app.close();
+      await proxy.close();
+      await consent.close();
+      await redis.flush();
+      await db.drop();
+    },
+  };
+  const metric = async (name: string) => {
+    const text = await (await fetch(`${app.url}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  };
+  return { h, proxy, metric };
+}
+
+describe('group commit review: the reply to a committed batch is lost', () => {
+  let h: Harness;
+  let proxy: CuttingProxy;
+  let metric: (name: string) => Promise<number>;
+
+  beforeAll(async () => {
+    ({ h, proxy, metric } = await startProxiedLedger());
+  });
+  afterAll(() => h?.close());
+
+  it('never answers a committed confirm with a definitive refusal, and gives each key one answer', async () => {
+    const wallet = await h.call('POST', '/v1/internal/wallets', {
+      ownerType: 'MERCHANT',
+      ownerId: randomUUID(),
+      currencies: ['XAF'],
+    });
+    const merchant = wallet.body.accounts.find((a: { accountType: string }) => !a.accountType.includes('commission')).id as string;
+    const before = await invariants(h.admin);
+
+    const payers: { id: string; source: string }[] = [];
+    for (let k = 0; k < GROUPED + 2; k++) {
+      const source = await fundedAccount(h, 1_000);
+      const created = await h.call('POST', '/v1/internal/intents', intentBody(source, merchant, 100));
+      expect(created.status).toBe(201);
+      const id = created.body.intentId as string;
+      const proof = await h.consent.sign({ sub: 'user-1', intentId: id, step: 'PIN' });
+      const pin = await h.call('POST', `/v1/internal/intents/${id}/transition`, {
+        toStatus: 'PIN_VERIFIED',
+        actor: { id: 'user-1' },
+        consentProof: proof,
+      });
+      expect(pin.status).toBe(200);
+      payers.push({ id, source });
+    }
+    const confirm = (p: { id: string; source: string }) =>
+      h.call(
+        'POST',
+        `/v1/internal/intents/${p.id}/transition`,
+        { toStatus: 'SUCCEEDED', actor: { id: 'user-1' }, executionContext: contextFor(p.source, merchant, 100) },
+        { 'x-idempotency-key': `confirm:${p.id}` },
+      );
+
+    // Holding the merchant's lock: two confirms run alone and wait on it, the other GROUPED queue
+    // behind them and then commit as one batch, whose reply the proxy swallows.
+    const merchantKey = uuidLockKey(merchant).toString();
+    await h.admin.query('SELECT pg_advisory_lock($1::bigint)', [merchantKey]);
+    const answers = payers.map(confirm);
+    const deadline = Date.now() + 20_000;
+    while ((await metric('ledger_group_commit_waiting')) < GROUPED) {
+      if (Date.now() > deadline) throw new Error('the confirms did not queue behind the merchant');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    proxy.arm();
+    await h.admin.query('SELECT pg_advisory_unlock($1::bigint)', [merchantKey]);
+    const first = await Promise.all(answers);
+    expect(proxy.cuts).toBe(1);
+
+    // PostgreSQL committed the batch: every confirm executed once, with its answer stored.
+    const { rows } = await h.admin.query<{ id: string; status: string; txs: number }>(
+      `SELECT i.id, i.status, count(t.id)::int AS txs FROM ledger.transaction_intents i
+         LEFT JOIN ledger.transactions t ON t.intent_id = i.id WHERE i.id = ANY($1::uuid[]) GROUP BY i.id`,
+      [payers.map((p) => p.id)],
+    );
+    expect(rows.filter((r) => r.status !== 'SUCCEEDED' || r.txs !== 1)).toEqual([]);
+    const stored = await h.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger.idempotency_keys WHERE key = ANY($1)`, [
+      payers.map((p) => `confirm:${p.id}`),
+    ]);
+    expect(stored.rows[0].n).toBe(GROUPED + 2);
+
+    // The retry with the same key: the committed answer.
+    const again = await Promise.all(payers.map(confirm));
+    again.forEach((res, k) => {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(res.body).toMatchObject({ intentId: payers[k].id, status: 'SUCCEEDED' });
+    });
+
+    // What each client was told the first time: the payment (200), or "unknown, try again" (5xx).
+    // A 4xx here is a definitive refusal of a payment that committed, and a second answer for its key.
+    const told = first.map((res, k) => ({ intent: payers[k].id, status: res.status, code: res.body?.code as string | undefined }));
+    expect(told.filter((t) => t.status >= 400 && t.status < 500)).toEqual([]);
+    for (const [k, res] of first.entries()) if (res.status === 200) expect(res.body).toEqual(again[k].body);
+
+    const after = await invariants(h.admin);
+    expect(after).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
+    expect(after.totals).toEqual(before.totals);
+  }, 60_000);
+});
