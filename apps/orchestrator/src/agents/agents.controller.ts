@@ -9,16 +9,28 @@ import { WalletBalances } from '../customers/wallet-balances.service';
 import { type Agent, AgentsService } from './agents.service';
 
 export class AgentView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: 'da8219c3-3e10-42d2-a03a-e9affb93aae3' })
   agentId: string;
 
   @ApiProperty({ example: 'AG00012345' })
   agentCode: string;
 
-  @ApiProperty({ nullable: true, type: String, format: 'uuid' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'uuid',
+    example: '6c2039c9-dfbc-42ef-869c-420254609afd',
+    description: 'the agent id of its master agent; null when not affiliated',
+  })
   masterAgentId: string | null;
 
-  @ApiProperty({ nullable: true, type: String, format: 'uuid', description: "a master agent's organisation (corporate wallet)" })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'uuid',
+    example: null,
+    description: "a master agent's organisation (corporate wallet)",
+  })
   organisationId: string | null;
 
   @ApiProperty({ type: CustomerView })
@@ -37,7 +49,12 @@ export class AgentPageView {
   @ApiProperty({ type: [AgentView] })
   items: AgentView[];
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'WyIyMDI2LTA5LTE4VDA5OjEyOjQ1LjEyMFoiLCJkYTgyMTljMy0zZTEwLTQyZDItYTAzYS1lOWFmZmI5M2FhZTMiXQ',
+    description: 'pass as `cursor` for the next page; null on the last page',
+  })
   nextCursor: string | null;
 }
 

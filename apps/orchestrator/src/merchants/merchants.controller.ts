@@ -8,7 +8,7 @@ import { MERCHANT_CATEGORIES } from './merchant-categories';
 import { MerchantsService } from './merchants.service';
 
 export class MerchantSelfView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: 'ff222ead-b1a4-4b64-9afc-1be04ae8a52a' })
   merchantId: string;
 
   @ApiProperty({ example: 'Boulangerie du Centre' })
