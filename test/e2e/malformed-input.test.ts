@@ -24,6 +24,7 @@ const BODIES: Array<string | undefined> = [
   '{"amount":"12","fee":-1,"url":"javascript:alert(1)","from":"yesterday","to":"tomorrow"}',
 ];
 const STABLE_CODE = /^[A-Z][A-Z0-9_]+$/;
+const SERVICES = ['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher'] as const;
 
 describe('malformed input never reaches a 500', () => {
   let db: TestDatabase;
@@ -61,10 +62,14 @@ describe('malformed input never reaches a 500', () => {
     await redis.flush();
   });
 
-  it('answers every documented route with a 4xx and a stable code, never a 5xx', async () => {
-    const failures: string[] = [];
-    let calls = 0;
-    for (const [name, running] of apps) {
+  // One test per service (each with its own time budget), and the calls of one URL in parallel:
+  // some ten thousand calls in all, which a loaded 2-core CI machine did not finish in 120 s in series.
+  it.each(SERVICES)(
+    '%s answers every documented route with a 4xx and a stable code, never a 5xx',
+    async (name) => {
+      const running = apps.find(([n]) => n === name)![1];
+      const failures: string[] = [];
+      let calls = 0;
       const doc = (await running.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
         paths: Record<string, Record<string, unknown>>;
       };
@@ -74,10 +79,13 @@ describe('malformed input never reaches a 500', () => {
         for (const method of Object.keys(operations).map((m) => m.toUpperCase())) {
           for (const value of PATH_VALUES) {
             const url = template.replace(/\{[^}]+\}/g, value);
-            for (const body of method === 'GET' || method === 'DELETE' ? [undefined] : BODIES) {
-              // with a key the route's table allows, so the input reaches validation
-              const key = allowedCallerKey(name as ServiceName, method, url);
-              for (const headers of [{}, { 'x-service-key': key, authorization: 'Bearer x.y.z', 'x-idempotency-key': 'k' }]) {
+            // with a key the route's table allows, so the input reaches validation
+            const key = allowedCallerKey(name as ServiceName, method, url);
+            const cases = (method === 'GET' || method === 'DELETE' ? [undefined] : BODIES).flatMap((body) =>
+              [{}, { 'x-service-key': key, authorization: 'Bearer x.y.z', 'x-idempotency-key': 'k' }].map((headers) => ({ body, headers })),
+            );
+            await Promise.all(
+              cases.map(async ({ body, headers }) => {
                 const res = await running.app.inject({
                   method: method as never,
                   url,
@@ -89,13 +97,15 @@ describe('malformed input never reaches a 500', () => {
                 if (res.statusCode >= 500 || (res.statusCode >= 400 && !STABLE_CODE.test(code ?? ''))) {
                   failures.push(`${name} ${method} ${url} ${body} → ${res.statusCode} ${res.body.slice(0, 160)}`);
                 }
-              }
-            }
+              }),
+            );
           }
         }
       }
-    }
-    expect(calls).toBeGreaterThan(500);
-    expect(failures).toEqual([]);
-  }, 120_000);
+      // every service documents routes with bodies: at least one route's 5 path values × 7 bodies × 2 headers
+      expect(calls).toBeGreaterThanOrEqual(70);
+      expect(failures).toEqual([]);
+    },
+    300_000,
+  );
 });
