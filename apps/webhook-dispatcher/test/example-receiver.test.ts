@@ -9,6 +9,12 @@ describe('example receiver: the five receiver rules of spec 1', () => {
   let url = '';
   const handled: Envelope[] = [];
   let slowWorkDone = false;
+  // The handler's work waits until the first test opens this gate: had the receiver waited for its
+  // handler before answering, that test's POST could never get its 200 (no clock involved).
+  let openGate: () => void = () => undefined;
+  const workGate = new Promise<void>((resolve) => {
+    openGate = resolve;
+  });
 
   beforeAll(async () => {
     receiver = createWebhookReceiver({
@@ -16,7 +22,7 @@ describe('example receiver: the five receiver rules of spec 1', () => {
       handlers: {
         'order.paid': async (e) => {
           // Long work runs after the 200 (rule 4).
-          await new Promise((r) => setTimeout(r, 300));
+          await workGate;
           handled.push(e);
           slowWorkDone = true;
         },
@@ -42,13 +48,12 @@ describe('example receiver: the five receiver rules of spec 1', () => {
   it('answers 200 at once and does the work afterwards; a duplicate is acknowledged and ignored', async () => {
     const e = event();
     const { body, headers } = signed(e);
-    const started = Date.now();
     const res = await post(body, headers);
     expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(250);
     expect(slowWorkDone).toBe(false);
     const dup = await post(body, signed(e).headers);
     expect(dup.status).toBe(200);
+    openGate();
     await receiver.idle();
     expect(handled).toEqual([e]);
   });
