@@ -25,8 +25,10 @@ import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { AMOUNT, BENCH_INITIATOR, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const LEDGER_DB = 'mm_bench_ledger';
-const PGBENCH_DB = 'mm_bench_pgbench';
+/** BENCH_DB_SUFFIX: a private pair of databases, so two runs on one server (two checkouts) do not drop each other's. */
+const DB_SUFFIX = (process.env.BENCH_DB_SUFFIX ?? '').replace(/[^a-z0-9_]/gi, '').toLowerCase();
+const LEDGER_DB = `mm_bench_ledger${DB_SUFFIX ? `_${DB_SUFFIX}` : ''}`;
+const PGBENCH_DB = `mm_bench_pgbench${DB_SUFFIX ? `_${DB_SUFFIX}` : ''}`;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 5_000);
 /** One key per caller for this run: the bench drives the ledger as the orchestrator does. */

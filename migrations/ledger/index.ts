@@ -4,6 +4,7 @@ import { ConsentProofs1764000000000 } from './1764000000000-consent-proofs';
 import { BalanceEnforcement1764000100000 } from './1764000100000-balance-enforcement';
 import { Corrections1764000200000 } from './1764000200000-corrections';
 import { ExecuteIntentFunction1764100000000 } from './1764100000000-execute-intent-function';
+import { ConfirmProcedure1764200000000 } from './1764200000000-confirm-procedure';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -12,4 +13,5 @@ export const ledgerMigrations: MigrationClass[] = [
   BalanceEnforcement1764000100000,
   Corrections1764000200000,
   ExecuteIntentFunction1764100000000,
+  ConfirmProcedure1764200000000,
 ];

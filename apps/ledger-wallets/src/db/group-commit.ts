@@ -14,6 +14,11 @@ export interface GroupItem {
    * write nothing: the other statements of its batch still commit.
    */
   sql: string;
+  /**
+   * The parameters of `ledger.execute_intent` when `sql` is that call: run alone, the operation is
+   * then sent as one prepared `CALL ledger.confirm_intent` with these values bound (LedgerDb.confirm).
+   */
+  args?: unknown[];
   /** locks the item's session holds already and may release with its COMMIT when it runs alone */
   alsoRelease: bigint[];
 }

@@ -52,7 +52,12 @@ export class LedgerDb {
     );
     const waiting = metrics.gauge('ledger_group_commit_waiting', 'Money operations queued behind a busy hot account (group commit)');
     this.groups = new GroupCommit({
-      single: (item) => this.singleStatement(item.session, moneyLockKeys(item.accountIds, item.intentId), item.sql, item.alsoRelease),
+      single: (item) => {
+        const keys = moneyLockKeys(item.accountIds, item.intentId);
+        return item.args
+          ? this.confirm(item.session, keys, item.args, item.alsoRelease)
+          : this.singleStatement(item.session, keys, item.sql, item.alsoRelease);
+      },
       together: (session, lockKeys, statements) => this.together(session, lockKeys, statements),
       waiting: (delta) => waiting.inc(delta),
     });
@@ -158,6 +163,34 @@ export class LedgerDb {
   }
 
   /**
+   * The move to SUCCEEDED alone, in ONE prepared statement: `CALL ledger.confirm_intent` (migration
+   * 1764200000000) takes the advisory locks in a first transaction, then runs `ledger.execute_intent`
+   * with `args` (its parameters, bound: nothing to parse) in a SERIALIZABLE transaction whose
+   * snapshot follows the locks, commits and releases `lockKeys` and `alsoRelease`. The same work as
+   * `singleStatement` with the same guarantees, without the text the database parsed and planned at
+   * every confirm. On an error the procedure's transaction is already rolled back; the locks it took
+   * are released here before the replay (or the 409), as after any failed attempt.
+   */
+  async confirm(session: DbSession, lockKeys: bigint[], args: unknown[], alsoRelease: bigint[] = []): Promise<Record<string, unknown>[]> {
+    const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
+    const release = [...lockKeys, ...alsoRelease].map(String);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const rows = await session.prepared('ledger_confirm_intent', CONFIRM_CALL, [
+          fresh.map(String),
+          release,
+          this.config.LEDGER_LOCK_TIMEOUT_MS,
+          ...args,
+        ]);
+        session.forget(alsoRelease);
+        return rows;
+      } catch (error) {
+        await this.recover(session, lockKeys, error, attempt);
+      }
+    }
+  }
+
+  /**
    * One guarded statement per operation (see `singleStatement`), alone when its accounts are idle,
    * else in the group commit of its busiest account (`group-commit.ts`): the operations queued on a
    * hot account share one transaction, one lock hold and one WAL flush.
@@ -248,6 +281,9 @@ export class LedgerDb {
     }
   }
 }
+
+/** `ledger.confirm_intent`: keys to lock, keys to release, lock timeout, `execute_intent`'s 31 parameters, then its 5 OUT ones. */
+const CONFIRM_CALL = `CALL ledger.confirm_intent(${Array.from({ length: 34 }, (_, k) => `$${k + 1}`).join(', ')}, NULL, NULL, NULL, NULL, NULL)`;
 
 /** Releases the session-level advisory locks of one money transaction. */
 function releaseSql(lockKeys: bigint[]): string {

@@ -214,33 +214,34 @@ export class TransferExecutor {
       agentId: meta.agentId,
       correlationId,
     };
-    const json = (value: unknown) => `${lit(JSON.stringify(value))}::jsonb`;
-    const args = [
-      `p_intent_id => ${uuidLit(intent.id)}`,
-      `p_from_status => ${lit(intent.status)}`,
-      `p_account_ids => ${uuidArrayLit(accountIds)}`,
-      `p_source_id => ${uuidLit(r.source)}`,
-      `p_release => ${lit(frozen)}`,
-      `p_required => ${lit(required)}`,
-      `p_transaction_id => ${uuidLit(transactionId)}`,
-      `p_reference_id => ${lit(referenceId)}`,
-      `p_type => ${lit(intent.type)}`,
-      `p_amount => ${lit(r.amount)}`,
-      `p_fee => ${lit(r.fee)}`,
-      `p_currency => ${lit(intent.currency)}`,
-      `p_created_by => ${lit(meta.createdBy)}`,
-      `p_initiated_at => ${lit(new Date(intent.created_at))}`,
-      `p_completed_at => ${lit(completedAt)}`,
-      `p_metadata => ${json(metadata)}`,
-      `p_entries => ${json(legs)}`,
-      `p_deltas => ${json(deltas)}`,
-      `p_actor_id => ${lit(actor.id)}`,
-      `p_ip => ${lit(actor.ip)}::text`,
-      `p_user_agent => ${lit(actor.userAgent)}::text`,
-      `p_event_metadata => ${json({ transactionId, referenceId, correlationId, entries: legs.length })}`,
-      `p_outbox_id => ${uuidLit(outboxId)}`,
-      `p_event_type => ${lit(LEDGER_EVENT_TYPES.transactionCompleted)}`,
-      `p_payload => ${json(event)}`,
+    // The values of `ledger.execute_intent`'s parameters, in its order (EXECUTE_INTENT_PARAMS): bound
+    // as they are by the one-statement confirm, or written as literals into the text of a group.
+    const args: unknown[] = [
+      intent.id,
+      intent.status,
+      accountIds,
+      r.source,
+      frozen,
+      required,
+      transactionId,
+      referenceId,
+      intent.type,
+      r.amount,
+      r.fee,
+      intent.currency,
+      meta.createdBy,
+      new Date(intent.created_at),
+      completedAt,
+      JSON.stringify(metadata),
+      JSON.stringify(legs),
+      JSON.stringify(deltas),
+      actor.id,
+      actor.ip ?? null,
+      actor.userAgent ?? null,
+      JSON.stringify({ transactionId, referenceId, correlationId, entries: legs.length }),
+      outboxId,
+      LEDGER_EVENT_TYPES.transactionCompleted,
+      JSON.stringify(event),
     ];
     const result: ExecutionResult = {
       transactionId,
@@ -253,14 +254,9 @@ export class TransferExecutor {
     };
     if (idempotent) {
       const { entry, status, body } = idempotent;
-      args.push(
-        `p_idem_scope => ${lit(entry.scope)}`,
-        `p_idem_key => ${lit(entry.key)}`,
-        `p_idem_hash => ${lit(entry.hash)}`,
-        `p_idem_status => ${lit(status)}`,
-        `p_idem_body => ${lit(JSON.stringify(body(result)))}`,
-        `p_idem_ttl_hours => ${lit(entry.ttlHours)}`,
-      );
+      args.push(entry.scope, entry.key, entry.hash, status, JSON.stringify(body(result)), entry.ttlHours);
+    } else {
+      args.push(null, null, null, null, null, null);
     }
     const refusal = (outcome: ExecutionOutcome): AppException => {
       if (outcome.intent_status !== intent.status) {
@@ -271,8 +267,74 @@ export class TransferExecutor {
       }
       return new AppException('INSUFFICIENT_BALANCE', insufficientMessage(Number(outcome.available) + frozen, required));
     };
-    return { sql: `SELECT * FROM ledger.execute_intent(${args.join(', ')})`, result, refusal };
+    return {
+      args,
+      // Only a group commit and the two-round-trip path send the call as text: built when asked.
+      get sql() {
+        return executeIntentSql(args);
+      },
+      result,
+      refusal,
+    };
   }
+}
+
+/** `ledger.execute_intent`'s parameters in order, each with how its value is written as a literal. */
+const EXECUTE_INTENT_PARAMS: [name: string, kind: 'uuid' | 'uuid[]' | 'text' | 'int' | 'timestamptz' | 'jsonb'][] = [
+  ['p_intent_id', 'uuid'],
+  ['p_from_status', 'text'],
+  ['p_account_ids', 'uuid[]'],
+  ['p_source_id', 'uuid'],
+  ['p_release', 'int'],
+  ['p_required', 'int'],
+  ['p_transaction_id', 'uuid'],
+  ['p_reference_id', 'text'],
+  ['p_type', 'text'],
+  ['p_amount', 'int'],
+  ['p_fee', 'int'],
+  ['p_currency', 'text'],
+  ['p_created_by', 'text'],
+  ['p_initiated_at', 'timestamptz'],
+  ['p_completed_at', 'timestamptz'],
+  ['p_metadata', 'jsonb'],
+  ['p_entries', 'jsonb'],
+  ['p_deltas', 'jsonb'],
+  ['p_actor_id', 'text'],
+  ['p_ip', 'text'],
+  ['p_user_agent', 'text'],
+  ['p_event_metadata', 'jsonb'],
+  ['p_outbox_id', 'uuid'],
+  ['p_event_type', 'text'],
+  ['p_payload', 'jsonb'],
+  ['p_idem_scope', 'text'],
+  ['p_idem_key', 'text'],
+  ['p_idem_hash', 'text'],
+  ['p_idem_status', 'int'],
+  ['p_idem_body', 'text'],
+  ['p_idem_ttl_hours', 'int'],
+];
+
+/** The call of `ledger.execute_intent` as one text statement, every value a literal (sql-literal.ts). */
+export function executeIntentSql(args: unknown[]): string {
+  const parts = EXECUTE_INTENT_PARAMS.map(([name, kind], k) => {
+    const v = args[k];
+    if (v === null || v === undefined) return `${name} => NULL::${kind}`;
+    switch (kind) {
+      case 'uuid':
+        return `${name} => ${uuidLit(v as string)}`;
+      case 'uuid[]':
+        return `${name} => ${uuidArrayLit(v as string[])}`;
+      case 'jsonb':
+        return `${name} => ${lit(v as string)}::jsonb`;
+      case 'timestamptz':
+        return `${name} => ${lit(v as Date)}`;
+      case 'int':
+        return `${name} => ${lit(v as number)}`;
+      default:
+        return `${name} => ${lit(v as string)}::text`;
+    }
+  });
+  return `SELECT * FROM ledger.execute_intent(${parts.join(', ')})`;
 }
 
 /** What `ledger.execute_intent` answers: whether it wrote, and what it found on the locked rows. */
@@ -287,8 +349,10 @@ export interface ExecutionOutcome {
 }
 
 export interface ExecutionPlan {
-  /** `SELECT * FROM ledger.execute_intent(…)` with every value inlined (sql-literal.ts) */
-  sql: string;
+  /** the values of `ledger.execute_intent`'s parameters, in order (bound by `LedgerDb.confirm`) */
+  args: unknown[];
+  /** `SELECT * FROM ledger.execute_intent(…)` with every value inlined (sql-literal.ts), built on demand */
+  readonly sql: string;
   result: ExecutionResult;
   /** the error for an `ok: false` outcome: which re-check failed on the locked rows */
   refusal(outcome: ExecutionOutcome): AppException;

@@ -182,12 +182,14 @@ export class IntentTransitionService {
   }
 
   /**
-   * SUCCEEDED in two round trips. First a plain read (a named statement, planned once per
-   * connection): every check that does not depend on locked rows runs on it (an intent's accounts,
-   * amount, currency, expiry and hold never change). Then the whole transaction in one round trip
-   * (locks, BEGIN, `ledger.execute_intent`, COMMIT, release), which re-checks the intent's status
-   * and the balance on the rows it locks. With an idempotency key (`entry`) the same call stores
-   * the response, and the key's lock is released with the others.
+   * SUCCEEDED in two round trips, two prepared statements. First a plain read
+   * (`ledger.execution_read`, planned once per connection): every check that does not depend on
+   * locked rows runs on it (an intent's accounts, amount, currency, expiry and hold never change).
+   * Then the whole transaction in one statement, `CALL ledger.confirm_intent` (locks, SERIALIZABLE
+   * transaction running `ledger.execute_intent`, COMMIT, release; LedgerDb.confirm), which re-checks
+   * the intent's status and the balance on the rows it locks; or, behind a busy account, the group
+   * commit's shared transaction. With an idempotency key (`entry`) the same call stores the
+   * response, and the key's lock is released with the others.
    */
   private async executeInOneRoundTrip(
     session: DbSession,
@@ -201,8 +203,7 @@ export class IntentTransitionService {
     const ordered = [...new Set(this.executor.accountsOf(resolved))].sort();
     const [pre] = await session.prepared<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
       'ledger_execution_read',
-      `SELECT (SELECT row_to_json(i) FROM ledger.transaction_intents i WHERE i.id = $1) AS intent,
-              (SELECT json_agg(a ORDER BY a.id) FROM (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[])) a) AS accounts`,
+      `SELECT intent, accounts FROM ledger.execution_read($1, $2)`,
       [intentId, ordered],
     );
     options.timer?.lap('read');
@@ -227,7 +228,11 @@ export class IntentTransitionService {
       session,
       intentId,
       accountIds: ordered,
-      sql: plan.sql,
+      // The text only when a group needs it; alone, the call is prepared and `args` bound.
+      get sql() {
+        return plan.sql;
+      },
+      args: plan.args,
       alsoRelease: entry ? [entry.lockKey] : [],
     });
     const [outcome] = grouped.rows as unknown as ExecutionOutcome[];

@@ -1,0 +1,176 @@
+/**
+ * `node dist/bench/ledger/sql-floor.js [variant,…]` — where the database's CPU of one confirm goes
+ * (issue 13). On a private database (migrated, funded, `SQL_FLOOR_INTENTS` intents ready), one
+ * connection replays confirms one after the other, each variant on its own intents, the variants
+ * interleaved in rounds so that they all see the same load of a shared machine. For each variant it
+ * prints the backend's CPU per confirm (from /proc, the measure a busy machine does not distort
+ * much) and the wall time per confirm as the client sees it.
+ *
+ * Variants: the confirm as the service sends it, and the same with parts taken out (triggers,
+ * foreign keys, advisory locks…) on this throw-away database, to learn what each part costs. A
+ * variant that removes a guarantee is a measurement, never a proposal.
+ */
+import { Client } from 'pg';
+import { withDatabase, migrateAll } from '../../tools/db';
+import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
+import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
+import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
+import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
+import type { IntentRow } from '../../apps/ledger-wallets/src/intents/intent-view';
+import { cpuMsOf } from './cpu';
+import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
+
+const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB = `mm_bench_sqlfloor${process.env.BENCH_DB_SUFFIX ? `_${process.env.BENCH_DB_SUFFIX.replace(/\W/g, '')}` : ''}`;
+const PER_ROUND = Number(process.env.SQL_FLOOR_PER_ROUND ?? 400);
+const ROUNDS = Number(process.env.SQL_FLOOR_ROUNDS ?? 3);
+const TIMEOUT = 3000;
+
+const READ = `SELECT (SELECT row_to_json(i) FROM ledger.transaction_intents i WHERE i.id = $1) AS intent,
+  (SELECT json_agg(a ORDER BY a.id) FROM (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[])) a) AS accounts`;
+
+interface Ctx {
+  c: Client;
+  executor: TransferExecutor;
+}
+
+/** The function call of one confirm, built by the service's own code from the intent read first. */
+async function planOf(
+  ctx: Ctx,
+  intent: PoolIntent,
+  read: 'text' | 'function' = 'text',
+): Promise<{ sql: string; args: unknown[]; keys: bigint[]; ordered: string[] }> {
+  const ordered = [intent.source, intent.destination].sort();
+  const r =
+    read === 'text'
+      ? await ctx.c.query({ name: 'read', text: READ, values: [intent.id, ordered] })
+      : await ctx.c.query({
+          name: 'readfn',
+          text: 'SELECT intent, accounts FROM ledger.execution_read($1, $2)',
+          values: [intent.id, ordered],
+        });
+  const row = r.rows[0].intent as IntentRow;
+  const resolved = {
+    source: intent.source,
+    destination: intent.destination,
+    amount: AMOUNT,
+    fee: 0,
+    feeAccount: intent.destination,
+    commission: 0,
+    commissionFrom: null,
+    commissionTo: null,
+  };
+  const plan = ctx.executor.plan(row, resolved, { createdBy: 'bench', typeCode: 'P2P', agentId: null, description: null }, { id: 'bench' });
+  return { sql: plan.sql, args: plan.args, keys: moneyLockKeys(ordered, intent.id), ordered };
+}
+
+const opening = (keys: bigint[]) =>
+  `SELECT ledger.lock_keys('{${keys.join(',')}}'::bigint[], ${TIMEOUT}); COMMIT; BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${TIMEOUT}ms'; SET LOCAL enable_seqscan = off`;
+const release = (keys: bigint[]) => `SELECT pg_advisory_unlock(k) FROM unnest('{${keys.join(',')}}'::bigint[]) AS k`;
+
+interface Variant {
+  /** per-connection setup on the variant's own connection (and its undo) */
+  setup?: string;
+  teardown?: string;
+  run(ctx: Ctx, intent: PoolIntent): Promise<void>;
+}
+
+/** the service's SUCCEEDED path today: the read, then the one-round-trip transaction */
+const asService = async (ctx: Ctx, intent: PoolIntent) => {
+  const p = await planOf(ctx, intent);
+  await ctx.c.query(`${opening(p.keys)}; ${p.sql}; COMMIT; ${release(p.keys)}`);
+};
+
+const CALL = `CALL ledger.confirm_intent(${Array.from({ length: 34 }, (_, k) => `$${k + 1}`).join(', ')}, NULL, NULL, NULL, NULL, NULL)`;
+
+/** the read through ledger.execution_read, then one prepared CALL of ledger.confirm_intent */
+const asProcedure = async (ctx: Ctx, intent: PoolIntent) => {
+  const p = await planOf(ctx, intent, 'function');
+  const keys = p.keys.map(String);
+  await ctx.c.query({ name: 'confirm', text: CALL, values: [keys, keys, TIMEOUT, ...p.args] });
+};
+
+const VARIANTS: Record<string, Variant> = {
+  service: { run: asService },
+  procedure: { run: asProcedure },
+  readfn: {
+    run: async (ctx, intent) => {
+      await planOf(ctx, intent, 'function');
+    },
+  },
+  // every trigger off, foreign keys included (replica role): what all of them cost together
+  notriggers: { setup: `SET session_replication_role = replica`, teardown: `SET session_replication_role = origin`, run: asService },
+  // only the double-entry constraint triggers off (ALTER on this private database, restored after)
+  nobalance: {
+    setup: `ALTER TABLE ledger.transactions DISABLE TRIGGER trg_transactions_balanced; ALTER TABLE ledger.ledgers DISABLE TRIGGER trg_ledgers_balanced; ALTER TABLE ledger.ledgers DISABLE TRIGGER trg_ledgers_forget_balanced`,
+    teardown: `ALTER TABLE ledger.transactions ENABLE TRIGGER trg_transactions_balanced; ALTER TABLE ledger.ledgers ENABLE TRIGGER trg_ledgers_balanced; ALTER TABLE ledger.ledgers ENABLE TRIGGER trg_ledgers_forget_balanced`,
+    run: asService,
+  },
+  // no advisory locks, no SET LOCAL: the function alone in its SERIALIZABLE transaction
+  nolocks: {
+    run: async (ctx, intent) => {
+      const p = await planOf(ctx, intent);
+      await ctx.c.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; ${p.sql}; COMMIT`);
+    },
+  },
+  // the read alone (the transaction is then written as usual, outside the measure is impossible: count both)
+  readonly: {
+    run: async (ctx, intent) => {
+      await planOf(ctx, intent);
+    },
+  },
+  // synchronous_commit off: the WAL flush's share of the wall time (not a CPU saving)
+  asynccommit: { setup: `SET synchronous_commit = off`, teardown: `SET synchronous_commit = on`, run: asService },
+};
+
+async function main(): Promise<void> {
+  const names = (process.argv[2] ?? 'service,readonly,nolocks,nobalance,notriggers').split(',');
+  for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; known: ${Object.keys(VARIANTS).join(', ')}`);
+  const admin = new Client({ connectionString: withDatabase(ADMIN, 'postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await admin.end();
+  const url = withDatabase(ADMIN, DB);
+  await migrateAll(url);
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  const accounts = await createFundedAccounts(c, 2_000, 'USER', 'floor-');
+  const pools = new Map<string, PoolIntent[]>();
+  for (const n of names) pools.set(n, await createReadyIntents(c, randomPairs(accounts, PER_ROUND * ROUNDS + 50)));
+  await c.query('VACUUM ANALYZE');
+  await c.query('CHECKPOINT');
+  const executor = new TransferExecutor({ LEDGER_REFERENCE_PREFIX: 'MMP' } as LedgerWalletsConfig, {} as TechnicalAccountsService);
+  const pid = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+  const ctx: Ctx = { c, executor };
+  // For `perf record -g -p <pid>` on the backend (SQL_FLOOR_PAUSE=seconds to attach before the measure).
+  process.stdout.write(`backend pid ${pid}\n`);
+  if (process.env.SQL_FLOOR_PAUSE) await new Promise((r) => setTimeout(r, Number(process.env.SQL_FLOOR_PAUSE) * 1000));
+  const totals = new Map(names.map((n) => [n, { cpu: 0, wall: 0, ops: 0 }]));
+  // warm the plans of every variant
+  for (const n of names) for (const i of pools.get(n)!.splice(0, 50)) await VARIANTS[n].run(ctx, i);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const n of names) {
+      const v = VARIANTS[n];
+      if (v.setup) await c.query(v.setup);
+      const batch = pools.get(n)!.splice(0, PER_ROUND);
+      const cpu0 = cpuMsOf(pid);
+      const t0 = performance.now();
+      for (const i of batch) await v.run(ctx, i);
+      const t = totals.get(n)!;
+      t.wall += performance.now() - t0;
+      t.cpu += cpuMsOf(pid) - cpu0;
+      t.ops += batch.length;
+      if (v.teardown) await c.query(v.teardown);
+    }
+  }
+  process.stdout.write(`\nDatabase CPU per confirm (one connection, ${ROUNDS} interleaved rounds of ${PER_ROUND}):\n`);
+  for (const [n, t] of totals) {
+    process.stdout.write(`  ${n.padEnd(12)} db CPU ${(t.cpu / t.ops).toFixed(3)} ms/op   wall ${(t.wall / t.ops).toFixed(3)} ms/op\n`);
+  }
+  await c.end();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
