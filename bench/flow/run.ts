@@ -39,7 +39,9 @@ import { migrateAll, withDatabase } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB = 'mm_bench_flow';
+/** BENCH_FLOW_DB: another database name, so that two runs (an A/B of two builds) never share one. */
+const DB = process.env.BENCH_FLOW_DB ?? 'mm_bench_flow';
+if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DB)) throw new Error(`BENCH_FLOW_DB must be a plain lower-case identifier, got ${DB}`);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 16);
 /** Each workload's SECONDS are measured in this many slices, interleaved with the other workloads'. */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_FLOW_ROUNDS ?? 4));

@@ -100,16 +100,36 @@ function instrument(): void {
     return (emit as (this: http.Server, event: string, ...a: unknown[]) => boolean).call(this, event, ...args);
   } as typeof emit;
 
-  // Outbound calls to the other services (InternalHttpClient uses the global fetch).
+  // Outbound calls to the other services: InternalHttpClient sends through an undici dispatcher
+  // (`request()`); a few other callers (the JWKS fetch, /hz health) still use the global fetch.
+  const outbound = (method: string | undefined, url: URL) => `${method ?? 'GET'} :${url.port}${url.pathname.replace(UUID, ':id')}`;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const undici = require('undici') as typeof import('undici');
+  const dispatcherRequest = undici.Dispatcher.prototype.request as (
+    this: unknown,
+    opts: { origin?: unknown; path: string; method: string },
+  ) => unknown;
+  undici.Dispatcher.prototype.request = function (
+    this: unknown,
+    opts: { origin?: unknown; path: string; method: string },
+    ...rest: unknown[]
+  ) {
+    const key = outbound(opts.method, new URL(opts.path, String(opts.origin)));
+    const t0 = performance.now();
+    const out = (dispatcherRequest as (...a: unknown[]) => unknown).call(this, opts, ...rest);
+    // Time to the headers (the body is read by the caller), which is the callee's work.
+    if (out && typeof (out as Promise<unknown>).then === 'function') {
+      const done = () => add(trace.outbound, key, performance.now() - t0);
+      (out as Promise<unknown>).then(done, done);
+    }
+    return out;
+  } as typeof undici.Dispatcher.prototype.request;
   const fetch0 = globalThis.fetch;
   globalThis.fetch = async function (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input.toString() : input.url);
-    const key = `${init?.method ?? 'GET'} :${url.port}${url.pathname.replace(UUID, ':id')}`;
+    const key = outbound(init?.method, new URL(typeof input === 'string' || input instanceof URL ? input.toString() : input.url));
     const t0 = performance.now();
     try {
-      const res = await fetch0(input, init);
-      // The body is read by the caller; count the time to the headers, which is the callee's work.
-      return res;
+      return await fetch0(input, init);
     } finally {
       add(trace.outbound, key, performance.now() - t0);
     }

@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
 import { AppException, isErrorCode, type FieldError } from '@mm/errors';
 import { currentContext } from './request-context';
 import { SERVICE_KEY_HEADER } from './service-key.guard';
@@ -19,17 +21,49 @@ export interface InternalRequest {
 
 export interface InternalResponse<T> {
   status: number;
-  headers: Headers;
+  /** lower-case names, as Node's own HTTP modules give them */
+  headers: IncomingHttpHeaders;
   body: T;
 }
 
 /**
+ * One connection pool per upstream origin, shared by every client of the process: several clients
+ * call the same service (the ledger from the money flow, the gateway and the reconciler), and
+ * sharing keeps the number of open sockets to what the concurrency needs. undici's `request()`
+ * instead of `fetch`: the same keep-alive connections without the WHATWG Request/Response/Headers
+ * and stream layers, which cost about a millisecond of CPU per call (docs/performance.md).
+ * Idle sockets are closed after a few seconds (undici's default, below the services' own
+ * keep-alive timeout, so the client always closes first) and never keep the process alive.
+ */
+let sharedAgent: Agent | undefined;
+function agent(): Dispatcher {
+  sharedAgent ??= new Agent();
+  return sharedAgent;
+}
+
+/** Closes the shared pool's sockets (tests, shutdown); the next call opens new ones. */
+export async function closeInternalHttpConnections(): Promise<void> {
+  const closing = sharedAgent;
+  sharedAgent = undefined;
+  await closing?.close();
+}
+
+/** A Retry-After we relay: delay-seconds or an HTTP date, nothing else (it is copied into our answer). */
+const RETRY_AFTER = /^(\d{1,9}|[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT)$/;
+
+/**
  * Typed service-to-service HTTP client. Every call carries the service credential, the current
- * request and correlation ids, and a timeout. Failures come back as AppException with the
- * upstream's own stable code (codes survive the network), or UPSTREAM_UNAVAILABLE / UPSTREAM_TIMEOUT.
+ * request and correlation ids, and a timeout over the whole exchange (answer and body). Failures
+ * come back as AppException with the upstream's own stable code and status (codes survive the
+ * network), or UPSTREAM_UNAVAILABLE / UPSTREAM_TIMEOUT. An upstream's Retry-After travels with
+ * the error it came with, so that the caller's answer tells the end client when to try again.
  */
 export class InternalHttpClient {
-  constructor(private readonly options: InternalClientOptions) {}
+  private readonly base: URL;
+
+  constructor(private readonly options: InternalClientOptions) {
+    this.base = new URL(options.baseUrl);
+  }
 
   get<T>(path: string, req: InternalRequest = {}): Promise<T> {
     return this.request<T>('GET', path, req).then((r) => r.body);
@@ -54,25 +88,41 @@ export class InternalHttpClient {
     if (req.idempotencyKey) headers['x-idempotency-key'] = req.idempotencyKey;
     if (req.body !== undefined) headers['content-type'] = 'application/json';
 
-    const url = new URL(path, this.options.baseUrl).toString();
-    let res: Response;
+    // Resolved as `fetch(new URL(path, baseUrl))` did, so relative paths and a base path behave the same.
+    const url = new URL(path, this.base);
+
+    // One timer for the whole exchange, cleared when it ends (AbortSignal.timeout's timer would
+    // stay armed and fire later for every finished call).
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, req.timeoutMs ?? this.options.timeoutMs);
+
+    let status: number;
+    let responseHeaders: IncomingHttpHeaders;
+    let text: string;
     try {
-      res = await fetch(url, {
-        method,
+      const res = await agent().request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: method as Dispatcher.HttpMethod,
         headers,
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        signal: AbortSignal.timeout(req.timeoutMs ?? this.options.timeoutMs),
+        signal: abort.signal,
       });
-    } catch (error) {
-      // By name, not instanceof: the abort is a DOMException, which may come from another realm.
-      const name = (error as { name?: unknown } | null)?.name;
-      const timedOut = name === 'TimeoutError' || name === 'AbortError';
+      status = res.statusCode;
+      responseHeaders = res.headers;
+      text = await res.body.text();
+    } catch {
       throw timedOut
         ? new AppException('UPSTREAM_TIMEOUT', `${this.options.name} did not answer in time`)
         : new AppException('UPSTREAM_UNAVAILABLE', `${this.options.name} is unavailable`);
+    } finally {
+      clearTimeout(timer);
     }
 
-    const text = await res.text();
     let body: unknown = undefined;
     if (text.length > 0) {
       try {
@@ -81,15 +131,30 @@ export class InternalHttpClient {
         body = text;
       }
     }
-    if (res.ok) return { status: res.status, headers: res.headers, body: body as T };
+    if (status >= 200 && status < 300) return { status, headers: responseHeaders, body: body as T };
 
+    const retryAfter = retryAfterOf(responseHeaders);
     const error = body as { code?: unknown; message?: unknown; errors?: FieldError[] } | undefined;
     if (error && isErrorCode(error.code)) {
+      // The upstream's code and status are relayed as they are, and so is the delay it asked for.
       throw new AppException(error.code, typeof error.message === 'string' ? error.message : undefined, {
-        status: res.status,
+        status,
         errors: error.errors,
+        ...(retryAfter ? { headers: { 'retry-after': retryAfter } } : {}),
       });
     }
-    throw new AppException('UPSTREAM_UNAVAILABLE', `${this.options.name} answered ${res.status}`);
+    // An answer without our error body (a proxy, a crash page): only an overload or a throttle's delay is kept.
+    const keep = retryAfter && (status === 429 || status === 503);
+    throw new AppException(
+      'UPSTREAM_UNAVAILABLE',
+      `${this.options.name} answered ${status}`,
+      keep ? { headers: { 'retry-after': retryAfter } } : undefined,
+    );
   }
+}
+
+function retryAfterOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers['retry-after'];
+  const one = Array.isArray(value) ? value[0] : value;
+  return one !== undefined && RETRY_AFTER.test(one.trim()) ? one.trim() : undefined;
 }
