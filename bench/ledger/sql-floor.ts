@@ -11,6 +11,8 @@
  * variant that removes a guarantee is a measurement, never a proposal.
  */
 import { Client } from 'pg';
+import type { QueryRunner } from 'typeorm';
+import { ExecuteIntentFunction1764100000000 } from '../../migrations/ledger/1764100000000-execute-intent-function';
 import { withDatabase, migrateAll } from '../../tools/db';
 import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
@@ -90,8 +92,36 @@ const asProcedure = async (ctx: Ctx, intent: PoolIntent) => {
   await ctx.c.query({ name: 'confirm', text: CALL, values: [keys, keys, TIMEOUT, ...p.args] });
 };
 
+/**
+ * The ten-statement `execute_intent` of migration 1764100000000, installed on this private database
+ * as `execute_intent_v1` with a `confirm_intent_v1` calling it: the body before 1764300000000,
+ * measured in the same run as the current one.
+ */
+async function installV1(c: Client): Promise<void> {
+  const captured: string[] = [];
+  const runner = { query: async (sql: string) => void captured.push(sql) } as unknown as QueryRunner;
+  await new ExecuteIntentFunction1764100000000().up(runner);
+  await c.query(captured.join(';\n').replaceAll('ledger.execute_intent(', 'ledger.execute_intent_v1('));
+  await c.query(`ALTER FUNCTION ledger.execute_intent_v1 SET plan_cache_mode = force_generic_plan`);
+  const def = (await c.query<{ d: string }>(`SELECT pg_get_functiondef('ledger.confirm_intent'::regproc) AS d`)).rows[0].d;
+  await c.query(
+    def.replace('ledger.confirm_intent(', 'ledger.confirm_intent_v1(').replace('ledger.execute_intent(', 'ledger.execute_intent_v1('),
+  );
+}
+
 const VARIANTS: Record<string, Variant> = {
   service: { run: asService },
+  procedure_v1: {
+    run: async (ctx, intent) => {
+      const p = await planOf(ctx, intent, 'function');
+      const keys = p.keys.map(String);
+      await ctx.c.query({
+        name: 'confirm_v1',
+        text: CALL.replace('confirm_intent(', 'confirm_intent_v1('),
+        values: [keys, keys, TIMEOUT, ...p.args],
+      });
+    },
+  },
   procedure: { run: asProcedure },
   readfn: {
     run: async (ctx, intent) => {
@@ -137,6 +167,7 @@ async function main(): Promise<void> {
   const accounts = await createFundedAccounts(c, 2_000, 'USER', 'floor-');
   const pools = new Map<string, PoolIntent[]>();
   for (const n of names) pools.set(n, await createReadyIntents(c, randomPairs(accounts, PER_ROUND * ROUNDS + 50)));
+  if (names.includes('procedure_v1')) await installV1(c);
   await c.query('VACUUM ANALYZE');
   await c.query('CHECKPOINT');
   const executor = new TransferExecutor({ LEDGER_REFERENCE_PREFIX: 'MMP' } as LedgerWalletsConfig, {} as TechnicalAccountsService);
