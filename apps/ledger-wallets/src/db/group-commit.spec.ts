@@ -102,6 +102,27 @@ describe('group commit on hot accounts', () => {
     ]);
   });
 
+  it('never runs again a batch that may have committed: every member gets that error, to retry with its key', async () => {
+    const { runner, calls, flush, failNextTogether } = controllable();
+    const unknown = new Error('outcome unknown');
+    runner.mayHaveCommitted = (error) => error instanceof Error && error.message === 'could not serialize access';
+    const group = new GroupCommit(runner);
+    failNextTogether();
+    const all = [1, 2, 3, 4].map((n) =>
+      group.run(item(n)).then(
+        (o) => o.rows[0].sql,
+        (e: Error) => (e.message === 'could not serialize access' ? 'retry with key' : unknown.message),
+      ),
+    );
+    await settle();
+    await flush(); // 1 and 2 alone; 3 and 4 then fail together, with an outcome the runner cannot rule out
+    await settle();
+    await flush();
+    expect(await Promise.all(all)).toEqual(['stmt 1', 'stmt 2', 'retry with key', 'retry with key']);
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2']);
+    expect(calls.waiting).toBe(0);
+  });
+
   it('gives an error to its own operation only', async () => {
     const group = new GroupCommit({
       single: async (i) => {

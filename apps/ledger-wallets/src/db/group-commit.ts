@@ -39,6 +39,11 @@ export interface GroupRunner {
   together(session: DbSession, lockKeys: bigint[], statements: string[]): Promise<Record<string, unknown>[][]>;
   /** operations that started or stopped waiting in a queue (a gauge for operators) */
   waiting?(delta: number): void;
+  /**
+   * Whether a failed `together` may have committed (its connection broke before the answer came
+   * back): such a batch must not run again; its operations answer "unknown, retry with your key".
+   */
+  mayHaveCommitted?(error: unknown): boolean;
 }
 
 interface Waiting {
@@ -146,7 +151,11 @@ export class GroupCommit {
         batch.map((w) => w.item.sql),
       );
       batch.forEach((w, k) => settle(w, results[k], batch.length));
-    } catch {
+    } catch (error) {
+      if (this.runner.mayHaveCommitted?.(error)) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
       // Nothing of the batch was committed: each operation again, alone, with its own retries and errors.
       await Promise.all(batch.map((w) => this.runner.single(w.item).then((rows) => settle(w, rows, 1), w.reject)));
     }

@@ -60,6 +60,8 @@ export class LedgerDb {
       },
       together: (session, lockKeys, statements) => this.together(session, lockKeys, statements),
       waiting: (delta) => waiting.inc(delta),
+      mayHaveCommitted: (error) =>
+        error instanceof AppException && error.code === 'SERVICE_UNAVAILABLE' && error.message === OUTCOME_UNKNOWN,
     });
   }
 
@@ -219,6 +221,13 @@ export class LedgerDb {
         if (!session.lost) await session.exec('ROLLBACK').catch(() => undefined);
       }
       await session.unlock(lockKeys, true);
+      // Sent, then no answer from the server (the connection broke) or an error only the statements
+      // after COMMIT can raise (a cancel, a shutdown): the batch may have committed.
+      const state = sqlState(error);
+      if (!(error instanceof AppException) && (session.lost || !state || /^(08|57|58|XX)/.test(state))) {
+        this.logger.warn({ err: error }, 'group commit: the batch may have committed; its operations answer 503');
+        throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
+      }
       throw error;
     }
   }
@@ -284,6 +293,8 @@ export class LedgerDb {
 
 /** `ledger.confirm_intent`: keys to lock, keys to release, lock timeout, `execute_intent`'s 31 parameters, then its 5 OUT ones. */
 const CONFIRM_CALL = `CALL ledger.confirm_intent(${Array.from({ length: 34 }, (_, k) => `$${k + 1}`).join(', ')}, NULL, NULL, NULL, NULL, NULL)`;
+
+const OUTCOME_UNKNOWN = 'The database did not confirm the outcome; retry with the same idempotency key';
 
 /** Releases the session-level advisory locks of one money transaction. */
 function releaseSql(lockKeys: bigint[]): string {
