@@ -123,6 +123,25 @@ describe('group commit on hot accounts', () => {
     expect(calls.waiting).toBe(0);
   });
 
+  it("turns a synchronous throw of the runner into that operation's rejection, and the lane goes on", async () => {
+    let calls = 0;
+    const group = new GroupCommit({
+      single: (i) => {
+        calls++;
+        if (i.sql === 'stmt 2') throw new Error('bad lock key');
+        return new Promise((resolve) => setImmediate(() => resolve([{ sql: i.sql }])));
+      },
+      together: async (_s, _k, statements) => statements.map((sql) => [{ sql }]),
+    });
+    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => group.run(item(n))));
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0].sql : (o.reason as Error).message))).toEqual([
+      'stmt 1',
+      'bad lock key',
+      'stmt 3',
+    ]);
+    expect(calls).toBeGreaterThanOrEqual(2);
+  });
+
   it('gives an error to its own operation only', async () => {
     const group = new GroupCommit({
       single: async (i) => {

@@ -139,9 +139,14 @@ export class GroupCommit {
     const started = performance.now();
     const settle = (w: Waiting, rows: Record<string, unknown>[], size: number) =>
       w.resolve({ rows, queuedMs: started - w.queuedAt, batchSize: size });
+    // Through a resolved promise: even a synchronous throw of the runner becomes that operation's
+    // own rejection, never an unhandled one that would stop the lane (or the process).
+    const alone = (w: Waiting) =>
+      Promise.resolve()
+        .then(() => this.runner.single(w.item))
+        .then((rows) => settle(w, rows, 1), w.reject);
     if (batch.length === 1) {
-      const [w] = batch;
-      await this.runner.single(w.item).then((rows) => settle(w, rows, 1), w.reject);
+      await alone(batch[0]);
       return;
     }
     try {
@@ -157,7 +162,7 @@ export class GroupCommit {
         return;
       }
       // Nothing of the batch was committed: each operation again, alone, with its own retries and errors.
-      await Promise.all(batch.map((w) => this.runner.single(w.item).then((rows) => settle(w, rows, 1), w.reject)));
+      await Promise.all(batch.map(alone));
     }
   }
 }
