@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { InternalHttpClient } from '../../libs/platform/src/internal-http-client';
 import { TEST_SERVICE_KEYS, callerKey } from '../support/test-env';
 import { type Json, PartnersPlatform } from './partners-platform';
 import { E2E_ADMIN } from './partners-support';
@@ -11,9 +12,9 @@ import { E2E_ADMIN } from './partners-support';
  * Every app of the platform builds its pino logger through `createLogger`; replacing it here (at
  * debug level, whatever LOG_LEVEL the test env sets) captures the lines of all five services
  * without a harness of our own. The secrets are not listed by hand only: every JSON body and
- * credential header that crosses `fetch` in this process (the test's calls and the services' calls
- * to each other, e.g. auth handing a consent proof to the orchestrator) is searched for
- * secret-named fields, so a proof or token the test never sees itself is still checked.
+ * credential header that crosses `fetch` or `InternalHttpClient` in this process (the test's calls
+ * and the services' calls to each other, e.g. auth handing a consent proof to the orchestrator) is
+ * searched for secret-named fields, so a proof or token the test never sees itself is still checked.
  */
 const mockLogLines: string[] = [];
 jest.mock('../../libs/platform/src/logger', () => {
@@ -100,6 +101,27 @@ globalThis.fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit
   return res;
 };
 
+// The services call each other through InternalHttpClient (undici, not `fetch`): its requests and
+// answers are read the same way, unchanged (this only looks at them).
+const realRequest = InternalHttpClient.prototype.request;
+InternalHttpClient.prototype.request = async function harvested<T>(
+  this: InternalHttpClient,
+  method: string,
+  path: string,
+  req: Parameters<typeof realRequest>[2] = {},
+) {
+  harvestHeaders(req.headers);
+  harvest(req.body);
+  const res = await realRequest.call<InternalHttpClient, Parameters<typeof realRequest>, ReturnType<typeof realRequest<T>>>(
+    this,
+    method,
+    path,
+    req,
+  );
+  harvest(res.body);
+  return res;
+};
+
 /** The forms a secret can take in a log line besides itself. */
 function forms(secret: string): string[] {
   return [...new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])];
@@ -118,6 +140,7 @@ describe('no secret in the logs of a full journey', () => {
   beforeAll(() => p.start(), 60_000);
   afterAll(async () => {
     globalThis.fetch = realFetch;
+    InternalHttpClient.prototype.request = realRequest;
     await p.stop();
   });
 
