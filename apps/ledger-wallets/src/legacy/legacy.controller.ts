@@ -19,7 +19,8 @@ const SUCCESSOR = '</v1/internal/intents>; rel="successor-version"';
 const IDEMPOTENCY_HEADER = ApiHeader({
   name: 'X-Idempotency-Key',
   required: false,
-  description: '1 to 255 printable characters; a retry with the same key and body answers the first result again',
+  description:
+    '1 to 255 printable characters; a retry with the same key and body answers the first result again. Optional, as the legacy contract had it: without it nothing protects a retried transfer from running twice.',
 });
 
 /** Deprecated endpoints (spec 2 "Legacy and administration endpoints"): functional, flagged by `Deprecation`. */
@@ -47,7 +48,6 @@ export class LegacyController {
   })
   @ApiErrors(
     'VALIDATION_ERROR',
-    'IDEMPOTENCY_KEY_MISSING',
     'SAME_ACCOUNT',
     'CURRENCY_MISMATCH',
     'ACCOUNT_NOT_FOUND',
