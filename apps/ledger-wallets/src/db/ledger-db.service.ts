@@ -257,7 +257,10 @@ export class LedgerDb {
     }
     await session.unlock(lockKeys, true);
     this.rethrowConstraint(error);
-    // A reference id collision (1 in 7.8e10 per day) is replayed with a fresh reference.
+    // A reference id collision (1 in 7.8e10 per day) is replayed like a serialization failure:
+    // `serializable` builds its statements again, with a fresh reference. The one-statement paths
+    // (`singleStatement`, `confirm`) send the same reference again and end in 409
+    // CONCURRENCY_CONFLICT, with nothing written; the caller's retry draws a new reference.
     const state = isUniqueViolation(error, 'UQ_transactions_reference_id') ? '40001' : sqlState(error);
     if (!state || !RETRYABLE_SQLSTATES.has(state)) throw error;
     if (attempt >= this.delays.length) {
