@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
-import { type Answer, LedgerCaller, Tally, createFundedAccount, untilDefinite } from './support/ledger-load';
+import { type Answer, LedgerCaller, Tally, createFundedAccount, frozenMismatches, untilDefinite } from './support/ledger-load';
 import { type FaultPlatform, startFaultPlatform } from './support/platform';
 import { reportRow } from './support/report';
 import { waitUntil } from './support/webhook-load';
@@ -238,13 +238,7 @@ describe('fault: kill -9 of ledger-wallets while confirms to one hot merchant ar
     lost += mismatched;
     const merchantBalance = await balance(merchant);
     const feesGained = (await balance(fees)) - feesBefore;
-    const frozen = await admin.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ledger.accounts a
-         LEFT JOIN (SELECT source_account_id, sum(frozen_amount) AS held FROM ledger.transaction_intents
-                     WHERE status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED') GROUP BY source_account_id) i
-           ON i.source_account_id = a.id
-        WHERE a.frozen_balance <> COALESCE(i.held, 0)`,
-    );
+    const frozen = await frozenMismatches(admin);
     // Every committed payment's event leaves the outbox, those of the batches cut by the kill included.
     const outbox = async () =>
       (
@@ -319,7 +313,7 @@ describe('fault: kill -9 of ledger-wallets while confirms to one hot merchant ar
     expect(feesGained).toBe(FEE * succeeded.length);
     expect(invariants).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
     expect(invariants.totals).toEqual(before.totals);
-    expect(frozen.rows[0].n).toBe(0);
+    expect(frozen).toBe(0);
     expect(published).toBe(PAYMENTS);
   });
 });

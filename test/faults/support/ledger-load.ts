@@ -294,6 +294,18 @@ export interface LedgerVerdict {
  * intent with one transaction, balances equal funding ± the transfers, and the confirmation sent
  * again with its key answers the committed body, marked as a replay.
  */
+/** Accounts whose frozen balance differs from what their open intents hold (a half-done freeze or release). */
+export async function frozenMismatches(admin: Client): Promise<number> {
+  const { rows } = await admin.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ledger.accounts a
+       LEFT JOIN (SELECT source_account_id, sum(frozen_amount) AS held FROM ledger.transaction_intents
+                   WHERE status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED') GROUP BY source_account_id) i
+         ON i.source_account_id = a.id
+      WHERE a.frozen_balance <> COALESCE(i.held, 0)`,
+  );
+  return rows[0].n;
+}
+
 export async function verifyLedger(
   caller: LedgerCaller,
   admin: Client,
@@ -331,13 +343,7 @@ export async function verifyLedger(
   ]);
   const balanceGaps = balances.rows.filter((r) => Number(r.balance) !== expected.get(r.id)).length;
 
-  const frozen = await admin.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM ledger.accounts a
-       LEFT JOIN (SELECT source_account_id, sum(frozen_amount) AS held FROM ledger.transaction_intents
-                   WHERE status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED') GROUP BY source_account_id) i
-         ON i.source_account_id = a.id
-      WHERE a.frozen_balance <> COALESCE(i.held, 0)`,
-  );
+  const frozenGaps = await frozenMismatches(admin);
 
   let replaysMatching = 0;
   for (const o of outcomes.filter((x) => x.committed && x.intentId)) {
@@ -355,7 +361,7 @@ export async function verifyLedger(
     lost: lost + balanceGaps,
     duplicated,
     balanceGaps,
-    frozenGaps: frozen.rows[0].n,
+    frozenGaps,
     replaysMatching,
   };
 }
