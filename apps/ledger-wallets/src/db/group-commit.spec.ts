@@ -8,7 +8,7 @@ const session = (name: string) => ({ name }) as unknown as DbSession;
 const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
 
 function item(n: number, accounts = [uuid(1000 + n), HOT]): GroupItem {
-  return { session: session(`s${n}`), intentId: uuid(n), accountIds: [...accounts].sort(), sql: `stmt ${n}`, alsoRelease: [] };
+  return { session: session(`s${n}`), intentId: uuid(n), accountIds: [...accounts].sort(), sql: `stmt ${n}`, args: [], alsoRelease: [] };
 }
 
 /** A runner whose single executions finish only when the test says so. */

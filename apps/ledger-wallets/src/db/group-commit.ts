@@ -15,10 +15,11 @@ export interface GroupItem {
    */
   sql: string;
   /**
-   * The parameters of `ledger.execute_intent` when `sql` is that call: run alone, the operation is
-   * then sent as one prepared `CALL ledger.confirm_intent` with these values bound (LedgerDb.confirm).
+   * The same call's parameters, for when the operation runs alone: it is then sent as one prepared
+   * `CALL ledger.confirm_intent` with these values bound (LedgerDb.confirm); `sql` is only read
+   * when the operation joins a batch.
    */
-  args?: unknown[];
+  args: unknown[];
   /** locks the item's session holds already and may release with its COMMIT when it runs alone */
   alsoRelease: bigint[];
 }
@@ -33,7 +34,7 @@ export interface GroupOutcome {
 
 /** How the batches run: the database side lives in LedgerDb. */
 export interface GroupRunner {
-  /** One operation alone, with the usual retries (LedgerDb.singleStatement). */
+  /** One operation alone, with the usual retries (LedgerDb.confirm). */
   single(item: GroupItem): Promise<Record<string, unknown>[]>;
   /** Several operations in ONE transaction, one attempt: the rows of each statement, in order. */
   together(session: DbSession, lockKeys: bigint[], statements: string[]): Promise<Record<string, unknown>[][]>;

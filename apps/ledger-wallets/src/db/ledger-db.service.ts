@@ -52,12 +52,7 @@ export class LedgerDb {
     );
     const waiting = metrics.gauge('ledger_group_commit_waiting', 'Money operations queued behind a busy hot account (group commit)');
     this.groups = new GroupCommit({
-      single: (item) => {
-        const keys = moneyLockKeys(item.accountIds, item.intentId);
-        return item.args
-          ? this.confirm(item.session, keys, item.args, item.alsoRelease)
-          : this.singleStatement(item.session, keys, item.sql, item.alsoRelease);
-      },
+      single: (item) => this.confirm(item.session, moneyLockKeys(item.accountIds, item.intentId), item.args, item.alsoRelease),
       together: (session, lockKeys, statements) => this.together(session, lockKeys, statements),
       waiting: (delta) => waiting.inc(delta),
       mayHaveCommitted: (error) =>
@@ -138,40 +133,14 @@ export class LedgerDb {
   }
 
   /**
-   * The whole money transaction in ONE round trip: locks, BEGIN, a single guarded statement whose
-   * writes happen only when its own checks (made on the rows it locks) pass, COMMIT, release. No
-   * application code runs while the locks are held, which is what a hot account needs. Returns
-   * the rows of the guarded statement. Same replays and 409 as `serializable`. `alsoRelease`: locks
-   * the caller took before (an idempotency key) that the COMMIT's round trip may release as well.
-   */
-  async singleStatement(
-    session: DbSession,
-    lockKeys: bigint[],
-    sql: string,
-    alsoRelease: bigint[] = [],
-  ): Promise<Record<string, unknown>[]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const { sql: opening } = this.opening(session, lockKeys);
-        session.inTransaction = true;
-        const results = await session.batch(`${opening}; ${sql}; COMMIT; ${releaseSql([...lockKeys, ...alsoRelease])}`);
-        session.inTransaction = false;
-        session.forget(alsoRelease);
-        return results[results.length - 3];
-      } catch (error) {
-        await this.recover(session, lockKeys, error, attempt);
-      }
-    }
-  }
-
-  /**
    * The move to SUCCEEDED alone, in ONE prepared statement: `CALL ledger.confirm_intent` (migration
    * 1764200000000) takes the advisory locks in a first transaction, then runs `ledger.execute_intent`
    * with `args` (its parameters, bound: nothing to parse) in a SERIALIZABLE transaction whose
-   * snapshot follows the locks, commits and releases `lockKeys` and `alsoRelease`. The same work as
-   * `singleStatement` with the same guarantees, without the text the database parsed and planned at
-   * every confirm. On an error the procedure's transaction is already rolled back; the locks it took
-   * are released here before the replay (or the 409), as after any failed attempt.
+   * snapshot follows the locks, commits and releases `lockKeys` and `alsoRelease`: no application
+   * code runs while the locks are held, which is what a hot account needs. Same replays and 409 as
+   * `serializable`; `alsoRelease` are locks the caller took before (an idempotency key). On an
+   * error the procedure's transaction is already rolled back; the locks it took are released here
+   * before the replay (or the 409), as after any failed attempt.
    */
   async confirm(session: DbSession, lockKeys: bigint[], args: unknown[], alsoRelease: bigint[] = []): Promise<Record<string, unknown>[]> {
     const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
@@ -193,7 +162,7 @@ export class LedgerDb {
   }
 
   /**
-   * One guarded statement per operation (see `singleStatement`), alone when its accounts are idle,
+   * One confirm per operation: alone (`confirm`) when its accounts are idle,
    * else in the group commit of its busiest account (`group-commit.ts`): the operations queued on a
    * hot account share one transaction, one lock hold and one WAL flush.
    */
@@ -258,9 +227,9 @@ export class LedgerDb {
     await session.unlock(lockKeys, true);
     this.rethrowConstraint(error);
     // A reference id collision (1 in 7.8e10 per day) is replayed like a serialization failure:
-    // `serializable` builds its statements again, with a fresh reference. The one-statement paths
-    // (`singleStatement`, `confirm`) send the same reference again and end in 409
-    // CONCURRENCY_CONFLICT, with nothing written; the caller's retry draws a new reference.
+    // `serializable` builds its statements again, with a fresh reference. `confirm` sends the same
+    // reference again and ends in 409 CONCURRENCY_CONFLICT, with nothing written; the caller's
+    // retry draws a new reference.
     const state = isUniqueViolation(error, 'UQ_transactions_reference_id') ? '40001' : sqlState(error);
     if (!state || !RETRYABLE_SQLSTATES.has(state)) throw error;
     if (attempt >= this.delays.length) {

@@ -163,7 +163,7 @@ export class TransferExecutor {
 
   /**
    * Steps 3 to 8 as one call of `ledger.execute_intent` (migration 1764100000000), for
-   * `LedgerDb.singleStatement`: it locks the intent and the accounts itself (steps 1 and 2), checks
+   * `LedgerDb.confirm` and the group commit: it locks the intent and the accounts itself (steps 1 and 2), checks
    * the intent is still `intent.status` and the source can pay (step 3) on the rows it locked, and
    * performs every write (transaction, entries, balances, intent, event, outbox, and the idempotent
    * response when `idempotent` is given) only if both hold. Every value is computed here, before
