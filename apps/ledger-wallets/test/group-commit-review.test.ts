@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
 import { uuidLockKey } from '../src/db/lock-keys';
-import { ledgerWalletsApp } from '../src/ledger-wallets.app';
-import { boot } from '../../../test/support/boot';
-import { allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
-import { startConsentSigner } from './consent-signer';
-import { type Harness, contextFor, fundedAccount, intentBody, invariants } from './ledger-harness';
+import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 /*
  * Review of group commit (issue 13): what a confirm answers when the database's reply to a batch is
@@ -103,62 +98,33 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
 
 /** One ledger whose database connections all go through the proxy (same database, same roles). */
 async function startProxiedLedger(): Promise<{ h: Harness; proxy: CuttingProxy; metric(name: string): Promise<number> }> {
-  const db = await createTestDatabase();
-  const redis = createTestRedis();
-  const consent = await startConsentSigner();
-  const direct = new URL(db.urlFor('ledger-wallets'));
-  const proxy = await startCuttingProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-  const proxied = new URL(direct);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(proxy.port);
-  const app = await boot(
-    ledgerWalletsApp,
-    serviceEnv('ledger-wallets', db, redis, {
-      DATABASE_URL: proxied.toString(),
-      LEDGER_CONSENT_JWKS_URL: consent.jwksUrl,
+  let proxy: CuttingProxy | undefined;
+  const h = await startLedger(
+    {
       // the confirms wait on the merchant lock the test holds: every one keeps its connection meanwhile
       DB_POOL_SIZE: String(GROUPED + 6),
       LEDGER_LOCK_TIMEOUT_MS: '30000',
-      LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
-      LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
-      LEDGER_OUTBOX_POLL_MS: '0',
-    }),
-    { listen: true },
+    },
+    {
+      async databaseUrl(direct) {
+        const url = new URL(direct);
+        proxy = await startCuttingProxy({ host: url.hostname, port: Number(url.port || 5432) });
+        url.hostname = '127.0.0.1';
+        url.port = String(proxy.port);
+        return url.toString();
+      },
+    },
   );
-  const admin = new Client({ connectionString: db.adminUrl });
-  await admin.connect();
-  const h: Harness = {
-    db,
-    app,
-    admin,
-    consent,
-    async call(method, path, body, headers = {}) {
-      const res = await fetch(`${app.url}${path}`, {
-        method,
-        headers: {
-          'x-service-key': allowedCallerKey('ledger-wallets', method, path),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...headers,
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-    },
-    async close() {
-      await admin.end();
-      await app.close();
-      await proxy.close();
-      await consent.close();
-      await redis.flush();
-      await db.drop();
-    },
+  const close = h.close;
+  h.close = async () => {
+    await close();
+    await proxy!.close();
   };
   const metric = async (name: string) => {
-    const text = await (await fetch(`${app.url}/metrics`)).text();
+    const text = await (await fetch(`${h.app.url}/metrics`)).text();
     return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   };
-  return { h, proxy, metric };
+  return { h, proxy: proxy!, metric };
 }
 
 describe('group commit review: the reply to a committed batch is lost', () => {

@@ -33,14 +33,24 @@ export interface Harness {
 
 const TRANSITION_PATH = /^\/v1\/internal\/intents\/([^/]+)\/transition$/;
 
+export interface LedgerOptions {
+  /**
+   * The URL the app reaches PostgreSQL through, given the direct one (e.g. a fault-injecting proxy's);
+   * the admin client and the database's lifetime stay direct.
+   */
+  databaseUrl?(direct: string): string | Promise<string>;
+}
+
 /** One test file's ledger: its own database copy, Redis namespace, app listening on loopback. */
-export async function startLedger(overrides: Record<string, string | undefined> = {}): Promise<Harness> {
+export async function startLedger(overrides: Record<string, string | undefined> = {}, options: LedgerOptions = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const redis = createTestRedis();
   const consent = await startConsentSigner();
+  const databaseUrl = options.databaseUrl ? await options.databaseUrl(db.urlFor('ledger-wallets')) : undefined;
   const app = await boot(
     ledgerWalletsApp,
     serviceEnv('ledger-wallets', db, redis, {
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       LEDGER_CONSENT_JWKS_URL: consent.jwksUrl,
       DB_POOL_SIZE: '6',
       LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
