@@ -8,6 +8,11 @@ import type { RouteRegistry } from './route-registry';
 declare module 'fastify' {
   interface FastifyRequest {
     correlationId: string;
+    /**
+     * The internal caller ServiceKeyGuard recognised (never its key), or null. Kept on the request
+     * and written into the request line, rather than bound into a child logger per request.
+     */
+    serviceCaller: string | null;
   }
 }
 
@@ -35,6 +40,7 @@ export interface HttpHookOptions {
  */
 export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOptions): void {
   fastify.decorateRequest('correlationId', '');
+  fastify.decorateRequest('serviceCaller', null);
 
   // While draining, a keep-alive connection that was busy at SIGTERM must not stay open after its
   // response (Fastify only closes the idle ones): tell the client and let Node close the socket.
@@ -82,7 +88,9 @@ export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOpt
     const durationMs = Math.round(reply.elapsedTime * 10) / 10;
     options.metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, durationMs / 1000);
     if (route !== '/health' && route !== '/metrics') {
-      req.log.info({ method: req.method, url: req.url.split('?')[0], route, status: reply.statusCode, durationMs }, 'request');
+      // `caller` is left out of the line (pino skips undefined) on requests no service made.
+      const caller = req.serviceCaller ?? undefined;
+      req.log.info({ method: req.method, url: req.url.split('?')[0], route, status: reply.statusCode, durationMs, caller }, 'request');
     }
     inFlight--;
     done();

@@ -26,7 +26,7 @@ export function internalRouteKey(request: FastifyRequest): string {
  * 2. May that caller use this route? The app's table (apps/<service>/src/internal-callers.ts) must
  *    list it for the route; otherwise 403 SERVICE_NOT_ALLOWED. A route missing from the table is
  *    refused to everyone (default deny), and says so in the log.
- * The caller's name joins the request's log bindings, so the request line names it (never a key).
+ * The caller's name is kept on the request (`serviceCaller`), so the request line names it (never a key).
  */
 @Injectable()
 export class ServiceKeyGuard implements CanActivate {
@@ -61,15 +61,15 @@ export class ServiceKeyGuard implements CanActivate {
     const caller = typeof header === 'string' ? identifyCaller(this.trusted, header) : undefined;
     if (!caller) throw new AppException('INVALID_SERVICE_CREDENTIALS');
 
-    request.log = request.log.child({ caller });
+    request.serviceCaller = caller;
     const route = internalRouteKey(request);
     const allowed = this.routes().get(route);
     if (!allowed) {
-      request.log.error({ route }, 'internal route has no entry in the caller table: refused to every caller');
+      request.log.error({ route, caller }, 'internal route has no entry in the caller table: refused to every caller');
       throw new AppException('SERVICE_NOT_ALLOWED', 'This internal route is not open to any service');
     }
     if (!allowed.has(caller)) {
-      request.log.warn({ route }, 'service credential used on a route its service is not allowed');
+      request.log.warn({ route, caller }, 'service credential used on a route its service is not allowed');
       throw new AppException('SERVICE_NOT_ALLOWED');
     }
     return true;
