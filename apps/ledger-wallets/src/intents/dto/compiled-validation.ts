@@ -14,7 +14,8 @@ import { validationExceptionFactory } from '@mm/errors';
  * It only ever says "valid" or "not sure": a body it does not accept goes through the global
  * ValidationPipe as before, so every refusal keeps its exact body, codes and messages. A DTO using a
  * feature this compiler does not know (groups, `each`, async or conditional rules other than
- * IsOptional, IsDefined) is not compiled at all: such a body always takes the pipe.
+ * IsOptional, IsDefined, or class-transformer reshaping the body: @Transform, @Expose, @Exclude, a
+ * converting @Type) is not compiled at all: such a body always takes the pipe.
  */
 export type CompiledCheck = (body: unknown) => boolean;
 
@@ -47,14 +48,24 @@ class NotCompilable extends Error {}
 /** class-transformer's @Type metadata (the nested class ValidateNested validates against). */
 interface TypeMetadataStorage {
   findTypeMetadata(target: DtoClass, propertyName: string): { typeFunction: (options?: unknown) => DtoClass } | undefined;
+  findTransformMetadatas(target: DtoClass, propertyName: string, transformationType: number): unknown[];
+  getExposedMetadatas(target: DtoClass): unknown[];
+  getExcludedMetadatas(target: DtoClass): unknown[];
 }
+
+/** class-transformer's TransformationType.PLAIN_TO_CLASS (what the pipe's `transform: true` runs). */
+const PLAIN_TO_CLASS = 0;
 
 function typeStorage(): TypeMetadataStorage | undefined {
   try {
     // Not in class-transformer's public index, but the storage its @Type decorator writes to.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional deep import, checked below
     const mod = require('class-transformer/cjs/storage') as { defaultMetadataStorage?: TypeMetadataStorage };
-    return typeof mod.defaultMetadataStorage?.findTypeMetadata === 'function' ? mod.defaultMetadataStorage : undefined;
+    const storage = mod.defaultMetadataStorage;
+    const complete = ['findTypeMetadata', 'findTransformMetadatas', 'getExposedMetadatas', 'getExcludedMetadatas'].every(
+      (method) => typeof (storage as unknown as Record<string, unknown> | undefined)?.[method] === 'function',
+    );
+    return complete ? storage : undefined;
   } catch {
     return undefined;
   }
@@ -68,10 +79,16 @@ function compileClass(target: DtoClass, cache: Map<DtoClass, ClassPlan>, types: 
   const metadatas = storage.getTargetValidationMetadatas(target, '', false, false, undefined);
   // No rules at all: class-validator refuses the value (forbidUnknownValues).
   if (metadatas.length === 0) throw new NotCompilable(`${target.name} has no validation rules`);
+  // The pipe validates what class-transformer made of the body: a class that reshapes it (@Transform,
+  // @Expose, @Exclude) would be checked here on other values than there.
+  if (types.getExposedMetadatas(target).length > 0 || types.getExcludedMetadatas(target).length > 0) {
+    throw new NotCompilable(`${target.name}: @Expose or @Exclude`);
+  }
   const plan: ClassPlan = { target, properties: [], names: new Set() };
   cache.set(target, plan);
   const grouped = storage.groupByPropertyName(metadatas);
   for (const [name, list] of Object.entries(grouped)) {
+    if (types.findTransformMetadatas(target, name, PLAIN_TO_CLASS).length > 0) throw new NotCompilable(`${target.name}.${name}: @Transform`);
     const property: PropertyPlan = { name, conditions: [], rules: [] };
     for (const m of list) {
       if (m.groups?.length || m.always !== undefined || m.each || m.validateIf) {
@@ -101,6 +118,8 @@ function compileClass(target: DtoClass, cache: Map<DtoClass, ClassPlan>, types: 
           throw new NotCompilable(`${target.name}.${name}: ${m.type}`);
       }
     }
+    // @Type without ValidateNested converts a value (e.g. a string to a number) before the pipe checks it.
+    if (!property.nested && types.findTypeMetadata(target, name)) throw new NotCompilable(`${target.name}.${name}: @Type without ValidateNested`);
     plan.properties.push(property);
     plan.names.add(name);
   }
