@@ -1,32 +1,7 @@
 import { AUTH_TOKEN_ISSUER, CONSENT_PROOF_DEFAULT_TTL_SEC, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { DatabaseConfig, EnvBoolean } from '@mm/platform';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Max,
-  Min,
-  MinLength,
-  Validate,
-  type ValidationArguments,
-  ValidatorConstraint,
-  type ValidatorConstraintInterface,
-} from 'class-validator';
+import { ConfigRule, DatabaseConfig, EnvBoolean } from '@mm/platform';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { publishedKeyProblem } from './crypto/auth-secrets';
-
-/** JWT_NEXT_PUBLIC_KEY / JWT_PREVIOUS_PUBLIC_KEY: an Ed25519 key whose kid no other configured key has. */
-@ValidatorConstraint({ name: 'publishedKey' })
-class PublishedKeyFormat implements ValidatorConstraintInterface {
-  validate(_value: unknown, args: ValidationArguments): boolean {
-    return publishedKeyProblem(args.object as AuthConfig, args.constraints[0] as 'next' | 'previous') === undefined;
-  }
-
-  defaultMessage(args: ValidationArguments): string {
-    return `${args.property} ${publishedKeyProblem(args.object as AuthConfig, args.constraints[0] as 'next' | 'previous') ?? 'is invalid'}`;
-  }
-}
 
 /**
  * Auth settings. Secrets (pepper, OTP key, signing key) have no default: development and test
@@ -102,7 +77,8 @@ export class AuthConfig extends DatabaseConfig {
    */
   @IsOptional()
   @IsString()
-  @Validate(PublishedKeyFormat, ['next'])
+  // an Ed25519 key whose kid no other configured key has
+  @ConfigRule<AuthConfig>('publishedKey', (_value, config) => publishedKeyProblem(config, 'next'))
   JWT_NEXT_PUBLIC_KEY?: string;
 
   @IsOptional()
@@ -111,7 +87,7 @@ export class AuthConfig extends DatabaseConfig {
 
   @IsOptional()
   @IsString()
-  @Validate(PublishedKeyFormat, ['previous'])
+  @ConfigRule<AuthConfig>('publishedKey', (_value, config) => publishedKeyProblem(config, 'previous'))
   JWT_PREVIOUS_PUBLIC_KEY?: string;
 
   @IsOptional()

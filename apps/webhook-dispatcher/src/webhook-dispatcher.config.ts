@@ -1,31 +1,6 @@
-import {
-  IsBoolean,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  Validate,
-  ValidateIf,
-  type ValidationArguments,
-  ValidatorConstraint,
-  type ValidatorConstraintInterface,
-} from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { DatabaseConfig, EnvBoolean } from '@mm/platform';
-
-/** A loopback receiver in production would be an SSRF hole by configuration: refused at boot. */
-@ValidatorConstraint({ name: 'notInProduction' })
-class NotTrueInProduction implements ValidatorConstraintInterface {
-  validate(value: unknown, args: ValidationArguments): boolean {
-    return !(value === true && (args.object as WebhookDispatcherConfig).NODE_ENV === 'production');
-  }
-
-  defaultMessage(args: ValidationArguments): string {
-    return `${args.property} cannot be true when NODE_ENV=production (webhooks would reach this host's own services)`;
-  }
-}
+import { ConfigRule, DatabaseConfig, EnvBoolean } from '@mm/platform';
 
 export class WebhookDispatcherConfig extends DatabaseConfig {
   override PORT = SERVICES['webhook-dispatcher'].port;
@@ -96,7 +71,12 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
   @IsOptional()
   @EnvBoolean()
   @IsBoolean()
-  @Validate(NotTrueInProduction)
+  // A loopback receiver in production would be an SSRF hole by configuration: refused at boot.
+  @ConfigRule<WebhookDispatcherConfig>('notInProduction', (value, config) =>
+    value === true && config.NODE_ENV === 'production'
+      ? "cannot be true when NODE_ENV=production (webhooks would reach this host's own services)"
+      : undefined,
+  )
   WEBHOOK_ALLOW_LOOPBACK_URLS?: boolean;
 }
 

@@ -8,10 +8,8 @@ import {
   Max,
   Min,
   MinLength,
-  Validate,
+  ValidateBy,
   type ValidationArguments,
-  ValidatorConstraint,
-  type ValidatorConstraintInterface,
   getMetadataStorage,
   validateSync,
 } from 'class-validator';
@@ -34,16 +32,19 @@ export function EnvBoolean(): PropertyDecorator {
   });
 }
 
-/** INTERNAL_TRUSTED_CALLERS must parse, and must be set in production; the message never quotes it. */
-@ValidatorConstraint({ name: 'trustedCallers' })
-class TrustedCallersFormat implements ValidatorConstraintInterface {
-  validate(value: unknown, args: ValidationArguments): boolean {
-    return trustedCallersProblem(value, (args.object as BaseConfig).NODE_ENV) === undefined;
-  }
-
-  defaultMessage(args: ValidationArguments): string {
-    return `${args.property} ${trustedCallersProblem(args.value, (args.object as BaseConfig).NODE_ENV) ?? 'is invalid'}`;
-  }
+/**
+ * A config rule that needs more than one field, or a parser, written as one function: what is wrong
+ * with the variable (a phrase that follows its name in the boot error), or undefined when nothing
+ * is. The value is never quoted back: it may be a secret.
+ */
+export function ConfigRule<C extends object>(name: string, problem: (value: unknown, config: C) => string | undefined): PropertyDecorator {
+  return ValidateBy({
+    name,
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) => problem(value, args!.object as C) === undefined,
+      defaultMessage: (args?: ValidationArguments) => `${args!.property} ${problem(args!.value, args!.object as C) ?? 'is invalid'}`,
+    },
+  });
 }
 
 /** Variables every app reads. Apps extend this class; defaults are the local development values. */
@@ -87,7 +88,8 @@ export class BaseConfig {
    * each accepted caller's key (two during a rotation). Which routes each caller may use is the
    * app's own table. Empty: no caller is recognised (allowed in development and test only).
    */
-  @Validate(TrustedCallersFormat)
+  // Must parse, and must be set in production.
+  @ConfigRule<BaseConfig>('trustedCallers', (value, config) => trustedCallersProblem(value, config.NODE_ENV))
   INTERNAL_TRUSTED_CALLERS: string = '';
 
   @IsInt()
