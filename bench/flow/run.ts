@@ -37,6 +37,7 @@ import { type BenchRow, type LoopResult, closedLoop, percentile, printTable, wri
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { migrateAll, withDatabase } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
+import { serverSql } from '../lib/server-sql';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** BENCH_FLOW_DB: another database name, so that two runs (an A/B of two builds) never share one. */
@@ -64,16 +65,6 @@ function traceDir(given: string | undefined): string {
 
 function log(message: string): void {
   process.stdout.write(`[bench:flow] ${message}\n`);
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const c = new Client({ connectionString: ADMIN });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
 }
 
 /**
@@ -334,7 +325,7 @@ async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   const cpu: Record<string, Record<string, number>> = {};
   const traces: Record<string, unknown> = {};
-  await adminQuery(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   const adminUrl = withDatabase(ADMIN, DB);
   await migrateAll(adminUrl);
   const admin = new Client({ connectionString: adminUrl });
@@ -761,7 +752,7 @@ async function main(): Promise<void> {
   } finally {
     for (const service of services.reverse()) await stop(service);
     await admin.end();
-    await adminQuery(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+    await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   }
 }
 

@@ -23,6 +23,7 @@ import { BenchClient } from './http-client';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { AMOUNT, BENCH_INITIATOR, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
+import { serverSql } from '../lib/server-sql';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** BENCH_DB_SUFFIX: a private pair of databases, so two runs on one server (two checkouts) do not drop each other's. */
@@ -73,16 +74,6 @@ function stageSummary(samples: StageSamples): Record<string, { p50: number; mean
     out[name] = { p50: percentile(sorted, 50), mean: Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 100) / 100 };
   }
   return out;
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const c = new Client({ connectionString: ADMIN });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
 }
 
 function pgbenchUrlArgs(db: string): string[] {
@@ -169,15 +160,15 @@ async function main(): Promise<void> {
   const b0: Record<number, number> = {};
   const b0hot: Record<number, number> = {};
   if (want('B0')) {
-    await adminQuery(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
-    await adminQuery(`CREATE DATABASE ${PGBENCH_DB}`);
+    await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
+    await serverSql(ADMIN, `CREATE DATABASE ${PGBENCH_DB}`);
     log('pgbench -i -s 10');
     await pgbench(['-i', '-s', '10', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
     for (const c of [1, 8, 32]) b0[c] = await baselineTpcb(10, c);
     log('pgbench -i -s 1');
     await pgbench(['-i', '-s', '1', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
     for (const c of [8, 32]) b0hot[c] = await baselineTpcb(1, c);
-    await adminQuery(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
+    await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
     for (const c of [1, 8, 32])
       rows.push({ workload: 'B0 pgbench TPC-B s=10', concurrency: c, committedPerSec: b0[c], p50Ms: 0, p99Ms: 0, errors: 0 });
     for (const c of [8, 32])
@@ -185,7 +176,7 @@ async function main(): Promise<void> {
   }
 
   // ---- The ledger's database: migrated, funded, intents ready.
-  await adminQuery(`DROP DATABASE IF EXISTS ${LEDGER_DB} WITH (FORCE)`);
+  await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${LEDGER_DB} WITH (FORCE)`);
   const ledgerAdminUrl = withDatabase(ADMIN, LEDGER_DB);
   await migrateAll(ledgerAdminUrl);
   const admin = new Client({ connectionString: ledgerAdminUrl });

@@ -14,6 +14,7 @@ import { Client } from 'pg';
 import type { QueryRunner } from 'typeorm';
 import { ExecuteIntentFunction1764100000000 } from '../../migrations/ledger/1764100000000-execute-intent-function';
 import { withDatabase, migrateAll } from '../../tools/db';
+import { serverSql } from '../lib/server-sql';
 import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
@@ -156,10 +157,7 @@ const VARIANTS: Record<string, Variant> = {
 async function main(): Promise<void> {
   const names = (process.argv[2] ?? 'service,readonly,nolocks,nobalance,notriggers').split(',');
   for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; known: ${Object.keys(VARIANTS).join(', ')}`);
-  const admin = new Client({ connectionString: withDatabase(ADMIN, 'postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-  await admin.end();
+  await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   const url = withDatabase(ADMIN, DB);
   await migrateAll(url);
   const c = new Client({ connectionString: url });

@@ -23,6 +23,7 @@ import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
 import { BenchClient } from '../ledger/http-client';
 import { portsFrom, startService, stopService } from './services';
+import { serverSql } from '../lib/server-sql';
 
 const DB_NAME = 'mm_bench_partners';
 const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
@@ -40,18 +41,8 @@ function log(message: string): void {
   process.stdout.write(`[bench:partners] ${message}\n`);
 }
 
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: withDatabase(ADMIN_URL, 'postgres') });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 async function main(): Promise<void> {
-  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   const dbUrl = withDatabase(ADMIN_URL, DB_NAME);
   await migrateAll(dbUrl);
   const redisPrefix = `mmbench:partners:${randomUUID().slice(0, 8)}`;
@@ -286,7 +277,7 @@ async function main(): Promise<void> {
       cursor = next;
     } while (cursor !== '0');
     redis.disconnect();
-    await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   }
 }
 

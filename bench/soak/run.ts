@@ -31,6 +31,7 @@ import { BENCH_CALLER_KEY, KEY_SEED, START_ORDER, choosePorts, serviceEnv } from
 import { createPopulation } from './fixtures';
 import { MIX, Mix, OP_DESCRIPTIONS, OP_KINDS } from './mix';
 import { type OpSample, RssSampler, byMinute, memoryTable, memoryTrend, minuteTable, rssMiB } from './stats';
+import { serverSql } from '../lib/server-sql';
 
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -63,16 +64,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function log(message: string): void {
   process.stdout.write(`[bench:soak] ${message}\n`);
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: withDatabase(ADMIN_URL, 'postgres') });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
 }
 
 /** Every 200 the receiver sent for an `order.paid`, per order and event id (duplicates included). */
@@ -157,7 +148,7 @@ async function main(): Promise<void> {
     `soak ${SOAK_MINUTES} min at ${LOAD_FRACTION * 100} % of the capacity measured over ${CAPACITY_SECONDS} s at c=${CAPACITY_CONCURRENCY}` +
       ` (load average now ${loadAtStart.map((l) => l.toFixed(2)).join(' ')})`,
   );
-  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   const dbUrl = withDatabase(ADMIN_URL, DB_NAME);
   await migrateAll(dbUrl);
   const redisPrefix = `mmbench:soak:${randomUUID().slice(0, 8)}`;
@@ -411,7 +402,7 @@ async function main(): Promise<void> {
       cursor = next;
     } while (cursor !== '0');
     redis.disconnect();
-    if (process.env.SOAK_KEEP_DB !== 'true') await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    if (process.env.SOAK_KEEP_DB !== 'true') await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   }
 }
 

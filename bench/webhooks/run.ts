@@ -10,7 +10,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUES, WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
@@ -19,6 +18,7 @@ import { signatureHeader } from '@mm/webhook-signature';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
+import { serverSql } from '../lib/server-sql';
 
 const DB_NAME = 'mm_bench_webhooks';
 const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
@@ -28,16 +28,6 @@ const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 15);
 const KEYS = generateServiceKeys();
 const wallClock = () => performance.timeOrigin + performance.now();
 const PROBE_SECONDS = Number(process.env.BENCH_WEBHOOK_PROBE_SECONDS ?? 6);
-
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: withDatabase(ADMIN_URL, 'postgres') });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 interface RateResult {
   rate: number;
@@ -51,7 +41,7 @@ interface RateResult {
 }
 
 async function main(): Promise<void> {
-  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   const dbUrl = withDatabase(ADMIN_URL, DB_NAME);
   await migrateAll(dbUrl);
   const prefix = `mmbench:webhooks:${randomUUID().slice(0, 8)}`;
@@ -243,7 +233,7 @@ async function main(): Promise<void> {
     cursor = next;
   } while (cursor !== '0');
   redis.disconnect();
-  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
 }
 
 main().catch((error: unknown) => {
