@@ -38,6 +38,7 @@ import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { migrateAll, withDatabase } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
 import { serverSql } from '../lib/server-sql';
+import type { Tally, Trace } from './trace-preload';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** BENCH_FLOW_DB: another database name, so that two runs (an A/B of two builds) never share one. */
@@ -148,20 +149,6 @@ async function traceWindow(services: Service[], cmd: 'open' | 'close', label: st
       }
     }
   }
-}
-
-interface Tally {
-  n: number;
-  ms: number;
-}
-interface Trace {
-  inbound: Record<string, Tally>;
-  outbound: Record<string, Tally>;
-  sql: Record<string, Tally>;
-  sqlBackendCpu: Record<string, number>;
-  poolConnect: Tally;
-  redis: Record<string, number>;
-  redisRoundTrips: Tally;
 }
 
 /** Per-operation counts of one workload, per service: what FLOW_COUNT prints and stores. */

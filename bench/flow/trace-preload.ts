@@ -15,12 +15,13 @@ import http from 'node:http';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
 
-interface Tally {
+export interface Tally {
   n: number;
   ms: number;
 }
 
-interface Trace {
+/** What `<name>.trace.json` holds; bench/flow/run.ts reads it with this same type. */
+export interface Trace {
   inbound: Record<string, Tally>;
   outbound: Record<string, Tally>;
   sql: Record<string, Tally>;
