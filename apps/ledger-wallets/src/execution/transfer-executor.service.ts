@@ -156,7 +156,7 @@ export class TransferExecutor {
       throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(toMoney(available) + frozen, required));
     }
     const plan = this.plan(intent, r, meta, actor);
-    const [outcome] = await s.query<ExecutionOutcome>(plan.sql);
+    const [outcome] = await s.prepared<ExecutionOutcome>('ledger_execute_intent', EXECUTE_INTENT_CALL, plan.args);
     if (!outcome.ok) throw plan.refusal(outcome);
     return plan.result;
   }
@@ -269,7 +269,7 @@ export class TransferExecutor {
     };
     return {
       args,
-      // Only a group commit and the two-round-trip path send the call as text: built when asked.
+      // Only a group commit's batch sends the call as text: built when asked.
       get sql() {
         return executeIntentSql(args);
       },
@@ -314,7 +314,13 @@ const EXECUTE_INTENT_PARAMS: [name: string, kind: 'uuid' | 'uuid[]' | 'text' | '
   ['p_idem_ttl_hours', 'int'],
 ];
 
-/** The call of `ledger.execute_intent` as one text statement, every value a literal (sql-literal.ts). */
+/** The call of `ledger.execute_intent` with its parameters bound (one named statement per connection). */
+const EXECUTE_INTENT_CALL = `SELECT * FROM ledger.execute_intent(${EXECUTE_INTENT_PARAMS.map((_, k) => `$${k + 1}`).join(', ')})`;
+
+/**
+ * The call of `ledger.execute_intent` as one text statement, every value a literal (sql-literal.ts):
+ * for a group commit's batch, several calls in one simple-protocol query, which takes no parameters.
+ */
 export function executeIntentSql(args: unknown[]): string {
   const parts = EXECUTE_INTENT_PARAMS.map(([name, kind], k) => {
     const v = args[k];
