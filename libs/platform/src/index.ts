@@ -18,3 +18,4 @@ export * from './internal-listener';
 export * from './public-surface';
 export * from './api-errors';
 export * from './service-credentials';
+export * from './with-timeout';

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { Counter } from 'prom-client';
-import { MetricsService, REDIS } from '@mm/platform';
-import { withTimeout } from '../common/with-timeout';
+import { MetricsService, REDIS, withTimeout } from '@mm/platform';
 
 /** One fixed-window counter: at most `limit` attempts per `windowMs`, counted under `key`. */
 export interface Bucket {

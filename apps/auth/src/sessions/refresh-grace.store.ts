@@ -1,9 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { REDIS } from '@mm/platform';
+import { REDIS, withTimeout } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
-import { withTimeout } from '../common/with-timeout';
 import type { TokenPair } from './token-pair';
 
 /** What is kept of an issued pair: the rest (type, seconds left) is derived when it is answered again. */

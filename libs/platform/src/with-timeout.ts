@@ -1,7 +1,8 @@
 /**
- * Rejects when `promise` has not settled within `ms`. For best-effort Redis calls: the connection
- * fails fast while Redis is unreachable, but a server that accepts and never answers would
- * otherwise hold a request (and, in a refresh, a row lock) for as long as it likes.
+ * Rejects when `promise` has not settled within `ms` (the timer is cleared either way). For
+ * best-effort Redis or queue calls: a connection fails fast while its server is unreachable, but a
+ * server that accepts and never answers would otherwise hold a request (and any row lock it has
+ * taken) for as long as it likes.
  */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
