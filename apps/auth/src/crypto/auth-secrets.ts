@@ -20,16 +20,19 @@ export interface VerificationKey {
 
 /** The secrets of the service, resolved once at boot. */
 export class AuthSecrets {
+  /**
+   * Every published key, the signing key first (kids are unique: checked in fromConfig). Built once:
+   * every access-token check looks its key up here.
+   */
+  readonly verificationKeys: readonly VerificationKey[];
+
   constructor(
     readonly pepper: Buffer,
     readonly otpKey: Buffer,
     readonly signing: SigningKey,
-    private readonly others: readonly VerificationKey[] = [],
-  ) {}
-
-  /** Every published key, the signing key first (kids are unique: checked in fromConfig). */
-  get verificationKeys(): readonly VerificationKey[] {
-    return [{ kid: this.signing.kid, publicKey: this.signing.publicKey, slot: 'current' }, ...this.others];
+    others: readonly VerificationKey[] = [],
+  ) {
+    this.verificationKeys = [{ kid: signing.kid, publicKey: signing.publicKey, slot: 'current' }, ...others];
   }
 
   static fromConfig(config: AuthConfig): AuthSecrets {
