@@ -6,3 +6,4 @@ export * from './directory';
 export * from './partners';
 export * from './consent';
 export * from './identity';
+export * from './partner-views';

@@ -1,15 +1,25 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type {
-  ApiKeyView,
-  ConnectionView,
-  CreatedIntegration,
-  IntegrationView,
-  IssuedApiKey,
-  Page,
-  PaymentAnomalyView,
-  RotatedWebhookSecret,
-  WebhookEndpointView,
+import {
+  type ApiKeyView,
+  ApiKeyViewDto,
+  ConnectionDto,
+  type ConnectionView,
+  type CreatedIntegration,
+  CreatedIntegrationDto,
+  IntegrationPageDto,
+  type IntegrationView,
+  IntegrationViewDto,
+  type IssuedApiKey,
+  IssuedApiKeyDto,
+  type Page,
+  PaymentAnomalyPageDto,
+  type PaymentAnomalyView,
+  PaymentAnomalyViewDto,
+  type RotatedWebhookSecret,
+  RotatedWebhookSecretDto,
+  type WebhookEndpointView,
+  WebhookEndpointViewDto,
 } from '@mm/contracts';
 import { AppException, type ErrorCode } from '@mm/errors';
 import { isUuid } from '@mm/platform';
@@ -25,20 +35,6 @@ import {
   WebhookEndpointDto,
   WebhookSecretDto,
 } from './dto/partner-links.dto';
-import {
-  ApiKeyViewDto,
-  CreatedIntegrationDto,
-  IntegrationViewDto,
-  IssuedApiKeyDto,
-  RotatedWebhookSecretDto,
-} from './dto/partner-links.views';
-import {
-  ConnectionViewDto,
-  IntegrationPageDto,
-  PaymentAnomalyPageDto,
-  PaymentAnomalyViewDto,
-  WebhookEndpointViewDto,
-} from './dto/admin-partners.views';
 import { PartnersClient } from './partners.client';
 
 function uuid(raw: string, notFound: ErrorCode): string {
@@ -155,7 +151,7 @@ export class AdminPartnersController {
   @Post('connections/:connectionId/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revokes a pending or active connection (revokedBy admin)' })
-  @ApiOkResponse({ type: ConnectionViewDto })
+  @ApiOkResponse({ type: ConnectionDto, description: 'the connection as the integration sees it' })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
   revokeConnection(@CurrentUser() user: AuthUser, @Param('connectionId') id: string): Promise<ConnectionView> {
     return this.partners.adminRevokeConnection(uuid(id, 'CONNECTION_NOT_FOUND'), user.userId);

@@ -1,13 +1,12 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { MerchantConnectionView, Page } from '@mm/contracts';
+import { MerchantConnectionPageDto, type MerchantConnectionView, MerchantConnectionViewDto, type Page } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { MerchantsService } from '../merchants/merchants.service';
 import { MerchantConnectionsQueryDto } from './dto/partner-links.dto';
-import { MerchantConnectionPageDto, MerchantConnectionViewDto } from './dto/partner-links.views';
 import { PartnersClient } from './partners.client';
 
 /** A connection id that is not a UUID is answered like an unknown one. */

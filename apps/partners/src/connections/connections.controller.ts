@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ConnectionView, Page } from '@mm/contracts';
+import { ConnectionDto, type ConnectionView, type Page } from '@mm/contracts';
 import { ApiErrors } from '../common/api-errors';
 import { PartnerApi } from '../common/public-api';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
@@ -9,7 +9,6 @@ import { ConnectionTransitions } from './connection-transitions.service';
 import { toConnectionView } from './connection-row';
 import { type ConnectionRequestResult, ConnectionsService } from './connections.service';
 import {
-  ConnectionDto,
   ConnectionListQueryDto,
   ConnectionPageDto,
   ConnectionRequestResultDto,

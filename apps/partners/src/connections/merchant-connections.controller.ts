@@ -1,6 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { ConnectionView, MerchantConnectionView, Page } from '@mm/contracts';
+import {
+  ConnectionDto,
+  type ConnectionView,
+  MerchantConnectionPageDto,
+  type MerchantConnectionView,
+  MerchantConnectionViewDto,
+  type Page,
+} from '@mm/contracts';
 import { ServiceKeyGuard } from '@mm/platform';
 import { ApiErrors } from '../common/api-errors';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
@@ -8,8 +15,7 @@ import { AdminActionDto } from '../integrations/dto/integration.dto';
 import { ConnectionTransitions, type ConnectionMove } from './connection-transitions.service';
 import { toConnectionView, toMerchantView } from './connection-row';
 import { ConnectionsService } from './connections.service';
-import { ConnectionDto, ConnectionListQueryDto } from './dto/connection.dto';
-import { MerchantConnectionPageDto, MerchantConnectionViewDto } from './dto/merchant-connection.views';
+import { ConnectionListQueryDto } from './dto/connection.dto';
 
 const merchant = () => new UuidParamPipe('merchantId');
 const connection = () => new UuidParamPipe('connectionId', 'CONNECTION_NOT_FOUND');

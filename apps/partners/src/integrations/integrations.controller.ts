@@ -1,13 +1,20 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type {
-  ApiKeyView,
-  CreatedIntegration,
-  IntegrationView,
-  IssuedApiKey,
-  Page,
-  RotatedWebhookSecret,
-  WebhookEndpointView,
+import {
+  type ApiKeyView,
+  ApiKeyViewDto,
+  type CreatedIntegration,
+  CreatedIntegrationDto,
+  IntegrationPageDto,
+  type IntegrationView,
+  IntegrationViewDto,
+  type IssuedApiKey,
+  IssuedApiKeyDto,
+  type Page,
+  type RotatedWebhookSecret,
+  RotatedWebhookSecretDto,
+  type WebhookEndpointView,
+  WebhookEndpointViewDto,
 } from '@mm/contracts';
 import { ServiceKeyGuard } from '@mm/platform';
 import { ApiErrors } from '../common/api-errors';
@@ -22,15 +29,6 @@ import {
   RotateWebhookSecretDto,
   WebhookEndpointDto,
 } from './dto/integration.dto';
-import {
-  ApiKeyViewDto,
-  CreatedIntegrationDto,
-  IntegrationPageDto,
-  IntegrationViewDto,
-  IssuedApiKeyDto,
-  RotatedWebhookSecretDto,
-  WebhookEndpointViewDto,
-} from './dto/integration.views';
 import { IntegrationsService } from './integrations.service';
 
 const id = () => new UuidParamPipe('integrationId', 'INTEGRATION_NOT_FOUND');

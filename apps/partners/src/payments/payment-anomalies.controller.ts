@@ -1,13 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import type { Page, PaymentAnomalyView } from '@mm/contracts';
+import { type Page, PaymentAnomalyPageDto, type PaymentAnomalyView, PaymentAnomalyViewDto } from '@mm/contracts';
 import { ServiceKeyGuard } from '@mm/platform';
 import { ApiErrors } from '../common/api-errors';
 import { ListQueryDto } from '../common/list-query.dto';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ResolveAnomalyDto } from '../integrations/dto/integration.dto';
-import { PaymentAnomalyPageDto, PaymentAnomalyViewDto } from './dto/payment-anomaly.views';
 import { PaymentAnomaliesService } from './payment-anomalies.service';
 
 class AnomalyListQueryDto extends ListQueryDto {

@@ -1,13 +1,12 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ConnectionView } from '@mm/contracts';
+import { ConnectionDto, type ConnectionView } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { ApiErrors } from '../common/api-errors';
 import { PartnerApi } from '../common/public-api';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ConnectionTransitions } from '../connections/connection-transitions.service';
 import { toConnectionView } from '../connections/connection-row';
-import { ConnectionDto } from '../connections/dto/connection.dto';
 import { CurrentPartner, type PartnerPrincipal } from '../keys/partner-principal';
 import { OrderDto } from '../orders/dto/create-order.dto';
 import type { OrderView } from '../orders/order-row';

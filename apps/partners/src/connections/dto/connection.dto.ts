@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { CONNECTION_STATUSES, type ConnectionStatus, PARTNER_SCOPES, type PartnerScope } from '@mm/contracts';
+import { CONNECTION_STATUSES, ConnectionDto, type ConnectionStatus, PARTNER_SCOPES, type PartnerScope } from '@mm/contracts';
 import { ListQueryDto } from '../../common/list-query.dto';
 
 /** E.164: `+`, country code and number, 8 to 15 digits, no spaces. */
@@ -62,35 +62,6 @@ export class ConnectionRequestResultDto {
     description: 'true when an open (pending or active) connection to this merchant already existed; it is returned unchanged',
   })
   alreadyExisted: boolean;
-}
-
-export class ConnectionDto {
-  @ApiProperty({ format: 'uuid', example: '7b1f3c1e-55a4-4c1e-9d0e-2f6d0c9b8a11' })
-  id: string;
-  @ApiProperty({ format: 'uuid', example: '0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6' })
-  integrationId: string;
-  @ApiProperty({ format: 'uuid', example: '3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c' })
-  merchantId: string;
-  @ApiProperty({ enum: CONNECTION_STATUSES, example: 'active' })
-  status: ConnectionStatus;
-  @ApiProperty({ isArray: true, enum: PARTNER_SCOPES, example: ['orders.write'] })
-  scopes: PartnerScope[];
-  @ApiProperty({ nullable: true, type: String, example: 'Accept mobile-money payments at your till' })
-  requestedReason: string | null;
-  @ApiProperty({ format: 'date-time', example: '2026-11-29T10:00:00.000Z' })
-  pendingExpiresAt: string;
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: '2026-11-22T10:05:00.000Z' })
-  activatedAt: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: null })
-  revokedAt: string | null;
-  @ApiProperty({ enum: ['merchant', 'integration', 'admin', 'system'], nullable: true, example: null })
-  revokedBy: string | null;
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
-  createdAt: string;
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:05:00.000Z' })
-  updatedAt: string;
-  @ApiProperty({ example: true, description: 'false for a test-mode connection' })
-  livemode: boolean;
 }
 
 export class ConnectionPageDto {
