@@ -88,7 +88,8 @@ function compileClass(target: DtoClass, cache: Map<DtoClass, ClassPlan>, types: 
   cache.set(target, plan);
   const grouped = storage.groupByPropertyName(metadatas);
   for (const [name, list] of Object.entries(grouped)) {
-    if (types.findTransformMetadatas(target, name, PLAIN_TO_CLASS).length > 0) throw new NotCompilable(`${target.name}.${name}: @Transform`);
+    if (types.findTransformMetadatas(target, name, PLAIN_TO_CLASS).length > 0)
+      throw new NotCompilable(`${target.name}.${name}: @Transform`);
     const property: PropertyPlan = { name, conditions: [], rules: [] };
     for (const m of list) {
       if (m.groups?.length || m.always !== undefined || m.each || m.validateIf) {
@@ -119,7 +120,8 @@ function compileClass(target: DtoClass, cache: Map<DtoClass, ClassPlan>, types: 
       }
     }
     // @Type without ValidateNested converts a value (e.g. a string to a number) before the pipe checks it.
-    if (!property.nested && types.findTypeMetadata(target, name)) throw new NotCompilable(`${target.name}.${name}: @Type without ValidateNested`);
+    if (!property.nested && types.findTypeMetadata(target, name))
+      throw new NotCompilable(`${target.name}.${name}: @Type without ValidateNested`);
     plan.properties.push(property);
     plan.names.add(name);
   }
