@@ -23,10 +23,9 @@ const MAX_CACHED = 10_000;
  * that passed the offline JWT check, and auth's session answer with how long it may be reused.
  */
 interface CachedToken {
-  /** the token's `sid` */
-  sessionId: string;
   /** the token's `exp` in ms: the claims are never reused past it */
   expiresAt: number;
+  /** auth's answer (its sessionId names the revocation marker to read on reuse), until sessionUntil */
   session?: VerifiedSession;
   sessionUntil: number;
 }
@@ -87,7 +86,7 @@ export class AccessTokens {
     }
 
     if (entry.session && entry.sessionUntil > now) {
-      const revoked = await this.revokedMarker(entry.sessionId);
+      const revoked = await this.revokedMarker(entry.session.sessionId);
       if (revoked === false) return entry.session;
       entry.session = undefined;
       if (revoked) {
@@ -117,7 +116,7 @@ export class AccessTokens {
     if (typeof claims.sid !== 'string' || typeof claims.sub !== 'string') throw new AppException('TOKEN_INVALID');
     // `exp` is a required claim of the verifier; without a number nothing is remembered.
     const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
-    const entry: CachedToken = { sessionId: claims.sid, expiresAt, sessionUntil: 0 };
+    const entry: CachedToken = { expiresAt, sessionUntil: 0 };
     if (expiresAt > Date.now()) {
       if (this.cache.size >= MAX_CACHED) this.evict(Date.now());
       this.cache.set(key, entry);
