@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags, PartialType } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, type HealthIndicatorFunction } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { CONFIG, PlatformHealthService } from '@mm/platform';
@@ -37,22 +37,7 @@ class PlatformHealthChecks {
 }
 
 /** The same checks, only those in one state (`info`: up, `error`: down); a check in the other state is absent. */
-class PlatformHealthSubset {
-  @ApiPropertyOptional({ type: HealthCheckOutcome })
-  orchestrator?: HealthCheckOutcome;
-
-  @ApiPropertyOptional({ type: HealthCheckOutcome })
-  auth?: HealthCheckOutcome;
-
-  @ApiPropertyOptional({ type: HealthCheckOutcome })
-  partners?: HealthCheckOutcome;
-
-  @ApiPropertyOptional({ type: HealthCheckOutcome })
-  'ledger-wallets'?: HealthCheckOutcome;
-
-  @ApiPropertyOptional({ type: HealthCheckOutcome })
-  'webhook-dispatcher'?: HealthCheckOutcome;
-}
+class PlatformHealthSubset extends PartialType(PlatformHealthChecks) {}
 
 export class PlatformHealthView {
   @ApiProperty({
