@@ -183,7 +183,8 @@ export class IntentConfirmService {
         .catch((error: unknown) =>
           this.logger.warn({ msg: 'could not fail a risk-refused intent', intentId: record.ledgerIntentId, err: error }),
         );
-      await this.risk.assertAccepted(input, config); // throws RISK_REJECTED with its reason headers
+      // The refusal just judged: judging it again would redo the list and velocity reads.
+      throw this.risk.rejection(decision);
     }
     return decision;
   }

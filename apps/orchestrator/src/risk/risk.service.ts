@@ -56,12 +56,15 @@ export class RiskService {
    */
   async assertAccepted(input: RiskInput, config?: RiskConfig): Promise<RiskDecision> {
     const decision = await this.evaluate(input, config);
-    if (decision.outcome === 'REJECT') {
-      throw new AppException('RISK_REJECTED', `The operation was refused by risk controls (${decision.reasonCode})`, {
-        headers: { [RISK_REASON_HEADER]: decision.reasonCode ?? 'NOT_ALLOWED', [RISK_DECISION_HEADER]: decision.decisionId },
-      });
-    }
+    if (decision.outcome === 'REJECT') throw this.rejection(decision);
     return decision;
+  }
+
+  /** The 403 RISK_REJECTED of a refusal already judged, with its reason and decision headers. */
+  rejection(decision: RiskDecision): AppException {
+    return new AppException('RISK_REJECTED', `The operation was refused by risk controls (${decision.reasonCode})`, {
+      headers: { [RISK_REASON_HEADER]: decision.reasonCode ?? 'NOT_ALLOWED', [RISK_DECISION_HEADER]: decision.decisionId },
+    });
   }
 
   /**
