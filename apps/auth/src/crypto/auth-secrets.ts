@@ -1,4 +1,4 @@
-import { type KeyObject, createPrivateKey, createPublicKey, createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { type KeyObject, createPrivateKey, createPublicKey, createHash, createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { AuthConfig } from '../auth.config';
 
@@ -33,6 +33,14 @@ export class AuthSecrets {
     others: readonly VerificationKey[] = [],
   ) {
     this.verificationKeys = [{ kid: signing.kid, publicKey: signing.publicKey, slot: 'current' }, ...others];
+  }
+
+  /**
+   * How a phone is named in a Redis key (throttles, rate limits): a keyed digest under `label`, so
+   * that Redis never holds a phone number in clear and each use has its own keys.
+   */
+  phoneTag(label: string, phone: string): string {
+    return createHmac('sha256', this.otpKey).update(`${label}:${phone}`).digest('base64url').slice(0, 22);
   }
 
   static fromConfig(config: AuthConfig): AuthSecrets {

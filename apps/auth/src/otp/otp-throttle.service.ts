@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { AppException } from '@mm/errors';
@@ -30,7 +29,7 @@ export class OtpThrottle {
   }
 
   private async check(phone: string, ip: string): Promise<void> {
-    const phoneKey = createHmac('sha256', this.secrets.otpKey).update(`throttle:${phone}`).digest('base64url').slice(0, 22);
+    const phoneKey = this.secrets.phoneTag('throttle', phone);
     if (this.config.OTP_RESEND_COOLDOWN_SEC > 0) {
       const cooldown = `auth:otp:cooldown:${phoneKey}`;
       const set = await this.redis.set(cooldown, '1', 'EX', this.config.OTP_RESEND_COOLDOWN_SEC, 'NX');

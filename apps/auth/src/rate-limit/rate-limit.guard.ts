@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata, UseGuards, applyDecorators } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
@@ -69,7 +68,13 @@ export class RateLimitGuard implements CanActivate {
     const buckets: Bucket[] = [{ key: `auth:rl:${policy}:ip:${address}`, limit: perIp, windowMs, dimension: 'ip' }];
     const phone = (request.body as { phone?: unknown } | undefined)?.phone;
     if (typeof phone === 'string' && E164.test(phone)) {
-      buckets.push({ key: `auth:rl:${policy}:phone:${this.phoneDigest(phone)}`, limit: perPhone, windowMs, dimension: 'phone' });
+      // Phones never appear in Redis keys in clear.
+      buckets.push({
+        key: `auth:rl:${policy}:phone:${this.secrets.phoneTag('rate-limit', phone)}`,
+        limit: perPhone,
+        windowMs,
+        dimension: 'phone',
+      });
     }
     const decision = await this.limiter.consume(policy, buckets);
     if (decision.allowed) return true;
@@ -78,10 +83,5 @@ export class RateLimitGuard implements CanActivate {
     throw new AppException('RATE_LIMITED', `Too many attempts; retry in ${retryAfter} seconds`, {
       headers: { 'retry-after': String(retryAfter) },
     });
-  }
-
-  /** Phones never appear in Redis keys in clear (same keyed digest as the OTP throttles use). */
-  private phoneDigest(phone: string): string {
-    return createHmac('sha256', this.secrets.otpKey).update(`rate-limit:${phone}`).digest('base64url').slice(0, 22);
   }
 }
