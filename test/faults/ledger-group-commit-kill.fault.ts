@@ -200,9 +200,7 @@ describe('fault: kill -9 of ledger-wallets while confirms to one hot merchant ar
           groupedBeforeKill = await metric(ledger.url, 'ledger_grouped_operations_total');
           pidBefore = ledger.pid;
           killed = true;
-          await ledger.kill9();
-          await new Promise((r) => setTimeout(r, 500));
-          await ledger.start();
+          await ledger.crashAndRestart();
         })();
       }
     };

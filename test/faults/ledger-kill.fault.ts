@@ -43,11 +43,7 @@ describe('fault: kill -9 of ledger-wallets during a burst of transfers', () => {
       (done) => {
         if (done < KILL_AFTER || crash) return;
         pidBefore = ledger.pid;
-        crash = (async () => {
-          await ledger.kill9();
-          await new Promise((r) => setTimeout(r, 500));
-          await ledger.start();
-        })();
+        crash = ledger.crashAndRestart();
       },
     );
     await crash;

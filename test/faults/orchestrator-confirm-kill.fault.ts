@@ -75,9 +75,7 @@ describe('fault: kill -9 of the orchestrator mid-confirm', () => {
         if (done < KILL_AFTER || crash) return;
         pidBefore = orchestrator.pid;
         crash = (async () => {
-          await orchestrator.kill9();
-          await new Promise((r) => setTimeout(r, 500));
-          await orchestrator.start();
+          await orchestrator.crashAndRestart();
           restartedAt = Date.now();
         })();
       },

@@ -55,11 +55,7 @@ describe('fault: kill -9 of the orchestrator mid-registration', () => {
       (done) => {
         if (done < KILL_AFTER || crash) return;
         pidBefore = orchestrator.pid;
-        crash = (async () => {
-          await orchestrator.kill9();
-          await new Promise((r) => setTimeout(r, 500));
-          await orchestrator.start();
-        })();
+        crash = orchestrator.crashAndRestart();
       },
     );
     await crash;

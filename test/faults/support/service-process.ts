@@ -82,6 +82,16 @@ export class ServiceProcess {
     await this.exited;
   }
 
+  /**
+   * The crash the kill cases inject: `kill -9`, half a second down (clients retrying meanwhile find
+   * nothing listening), then a start on the same port, database and Redis.
+   */
+  async crashAndRestart(downMs = 500): Promise<void> {
+    await this.kill9();
+    await new Promise((r) => setTimeout(r, downMs));
+    await this.start();
+  }
+
   async stop(): Promise<void> {
     if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.child.kill('SIGTERM');
