@@ -55,7 +55,10 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: genRequestId,
     // The ids come from the async context (logger mixin); a child binding would print them twice.
-    childLoggerFactory: (parent: FastifyBaseLogger, _bindings: unknown, childOptions: object) => parent.child({}, childOptions),
+    // With no binding left, a route without its own level or serializers shares the app's logger
+    // rather than building a child per request (request.log is never mutated, only read).
+    childLoggerFactory: (parent: FastifyBaseLogger, _bindings: unknown, childOptions: object) =>
+      Object.keys(childOptions).length === 0 ? parent : parent.child({}, childOptions),
     bodyLimit: config.BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
