@@ -13,8 +13,6 @@
  * marked `sh doctest` or added there, and an entry whose block is gone fails the test.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { DIST, START, type StartedPlatform, runStart } from '../e2e/supervision-support';
@@ -33,6 +31,7 @@ import {
   runSession,
   substitute,
 } from './doctest';
+import { freePort } from '../support/free-port';
 
 const ROOT = join(__dirname, '..', '..');
 const JQ_LITE = join(__dirname, 'jq-lite.js');
@@ -76,14 +75,6 @@ const UNRUN: Record<string, Record<string, string>> = {
 };
 
 const SHELL = new Set(['sh', 'bash', 'shell', 'console']);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** What a reader's terminal has: no Jest variables (NODE_ENV=test would change what the tools do). */
 function readerEnv(): Record<string, string> {

@@ -1,18 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { callerKey, createTestRedis } from '../support/test-env';
+import { freePort } from '../support/free-port';
 
 const FIXTURE = join(__dirname, '../../dist/test/fixtures/slow-app.js');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function waitForHealth(url: string, timeoutMs: number, output: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,20 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serviceEnv } from '../support/test-env';
 import { MoneyPlatform, type TestUser } from './money-platform';
+import { freePort } from '../support/free-port';
 
 const ROOT = join(__dirname, '..', '..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /**
  * An orchestrator in its own process, killed (SIGKILL) right after the ledger committed a confirm

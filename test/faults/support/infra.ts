@@ -4,22 +4,13 @@
  * redis-servers, each on a free loopback port, stoppable and restartable on the same data.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
 import { migrateAll, withDatabase } from '../../../tools/db';
 import { type ManagedProcess, startEmbeddedPostgres, startLocalRedis } from '../../../tools/infra';
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../../support/free-port';
 
 const DATABASE = 'mobile_money';
 

@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceName } from '@mm/contracts';
 import { type CallerName, type ServiceKeys, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { type ConsentSigner, startConsentSigner } from '../../../apps/ledger-wallets/test/consent-signer';
-import { type PrivatePostgres, type PrivateRedis, freePort, startPrivatePostgres, startPrivateRedis } from './infra';
+import { freePort } from '../../support/free-port';
+import { type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from './infra';
 import { ServiceProcess } from './service-process';
 
 export const REDIS_PREFIX = 'mmfault';
