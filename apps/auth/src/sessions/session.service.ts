@@ -9,7 +9,7 @@ import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
 import { RELAXED_COMMIT } from '../common/sql';
 import { RefreshGraceStore } from './refresh-grace.store';
-import type { TokenPair } from './token-pair';
+import { type TokenPair, tokenPair } from './token-pair';
 
 export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED' | 'ACCOUNT_DISABLED' | 'ROLE_CHANGED';
 
@@ -153,13 +153,7 @@ export class SessionService {
     );
     if (!successor[0] || successor[0].used_at) return undefined;
     this.logger.log({ msg: 'refresh retried within the grace window: same pair answered', sessionId });
-    return {
-      token: kept.token,
-      refreshToken: kept.refreshToken,
-      tokenType: 'Bearer',
-      expiresIn: Math.max(0, Math.round((Date.parse(kept.expiresAt) - Date.now()) / 1000)),
-      expiresAt: kept.expiresAt,
-    };
+    return tokenPair(kept.token, kept.refreshToken, new Date(kept.expiresAt));
   }
 
   /** The session behind an access token, if it is still live (checked on every authenticated call). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Role } from '../common/roles';
 import { AccessTokenService } from './access-token.service';
 import { SessionService } from './session.service';
-import type { TokenPair } from './token-pair';
+import { type TokenPair, tokenPair } from './token-pair';
 
 /** Opens sessions and rotates them, answering with the token pair. */
 @Injectable()
@@ -30,12 +30,6 @@ export class TokenIssuer {
 
   private async pair(userId: string, sessionId: string, roles: Role[], refreshToken: string): Promise<TokenPair> {
     const { token, expiresAt } = await this.access.issue(userId, sessionId, roles);
-    return {
-      token,
-      refreshToken,
-      tokenType: 'Bearer',
-      expiresIn: Math.round((expiresAt.getTime() - Date.now()) / 1000),
-      expiresAt: expiresAt.toISOString(),
-    };
+    return tokenPair(token, refreshToken, expiresAt);
   }
 }
