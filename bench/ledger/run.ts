@@ -17,7 +17,7 @@ import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { type BenchRow, closedLoop, percentile, pgbench, printTable, writeResults } from '../lib/bench';
 import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
-import { printProfile, profileArgs, profileDir, summarizeProfile } from './profile';
+import { profileArgs, profileDir, reportNewestProfile } from './profile';
 import { CpuMeter } from './cpu';
 import { BenchClient } from './http-client';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
@@ -440,8 +440,7 @@ async function main(): Promise<void> {
       process.stdout.write(`  ${r.workload} c=${r.concurrency}: ${cells.join(', ')}\n`);
     }
   }
-  const profile = PROFILE_DIR ? summarizeProfile(PROFILE_DIR) : undefined;
-  if (profile) printProfile(profile);
+  const profile = PROFILE_DIR ? reportNewestProfile(PROFILE_DIR) : undefined;
   process.stdout.write(
     `\nInvariants: balance = credits − debits on every account: ${inv.ledgerGaps === 0 ? 'OK' : `${inv.ledgerGaps} gaps`}; ` +
       `available + frozen = balance: ${inv.splitGaps === 0 ? 'OK' : `${inv.splitGaps} gaps`}; Σ per currency unchanged: ${JSON.stringify(inv.totals) === JSON.stringify(totalsBefore) ? 'OK' : `${JSON.stringify(totalsBefore)} → ${JSON.stringify(inv.totals)}`}; ` +
