@@ -31,12 +31,13 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
 import { OPS_CALLER, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
-import { BenchClient, type HttpResult } from '../ledger/http-client';
+import { BenchClient } from '../ledger/http-client';
 import { type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from '../ledger/fixtures';
 import { type BenchRow, type LoopResult, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { migrateAll, withDatabase } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
+import { must, reviseConfig } from '../lib/admin-config';
 import { serverSql } from '../lib/server-sql';
 import type { Tally, Trace } from './trace-preload';
 
@@ -283,11 +284,6 @@ function stop(service: Service | undefined): Promise<void> {
   });
 }
 
-function ok(res: HttpResult, status: number, what: string): HttpResult {
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res;
-}
-
 interface Customer {
   phone: string;
   token: string;
@@ -352,28 +348,15 @@ async function main(): Promise<void> {
     const authDirect = new BenchClient(url(PORTS.auth), { 'x-service-key': SERVICE_KEYS.orchestrator }, 64);
 
     // ---- Setup (not measured): velocity room for a benchmark, customers registered and funded.
-    const adminToken = ok(await gateway.call('POST', '/api/auth/login', ADMIN_USER), 200, 'admin login').body.token as string;
-    const auth = { authorization: `Bearer ${adminToken}` };
-    const risk = ok(await gateway.call('GET', '/api/config/risk', undefined, auth), 200, 'risk config').body as {
-      version: number;
-      document: { velocity: Record<string, number> };
-    };
-    risk.document.velocity = { ...risk.document.velocity, windowSeconds: 60, maxPerCustomer: 10_000, maxPerDevice: 10_000 };
-    ok(
-      await gateway.call(
-        'POST',
-        '/api/config/risk/versions',
-        { baseVersion: risk.version, reason: 'benchmark run', document: risk.document },
-        auth,
-      ),
-      201,
-      'risk change',
-    );
+    const adminToken = must(await gateway.call('POST', '/api/auth/login', ADMIN_USER), 200, 'admin login').body.token as string;
+    await reviseConfig<{ velocity: Record<string, number> }>(gateway, adminToken, 'risk', 'benchmark run', (document) => {
+      document.velocity = { ...document.velocity, windowSeconds: 60, maxPerCustomer: 10_000, maxPerDevice: 10_000 };
+    });
     log(`registering ${2 * CONCURRENCY} customers`);
     const customers: Customer[] = [];
     for (let i = 0; i < 2 * CONCURRENCY; i++) {
       const phone = `+2376${String(80_000_000 + i)}`;
-      const reg = ok(
+      const reg = must(
         await gateway.call('POST', '/api/orchestrator/auth/register', {
           phone,
           pin: PIN,
@@ -384,9 +367,9 @@ async function main(): Promise<void> {
         201,
         'register',
       );
-      const token = ok(await gateway.call('POST', '/api/auth/login', { phone, pin: PIN }), 200, 'login').body.token as string;
+      const token = must(await gateway.call('POST', '/api/auth/login', { phone, pin: PIN }), 200, 'login').body.token as string;
       const account = (reg.body.accounts as Record<string, string>).XAF;
-      ok(
+      must(
         await ledgerOps.call('PUT', `/v1/accounts/${account}/balance/add`, {
           amount: 150_000,
           reason: 'bench funding',

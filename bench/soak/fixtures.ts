@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BenchClient, type HttpResult } from '../ledger/http-client';
+import { must, reviseConfig } from '../lib/admin-config';
 import { BOOTSTRAP_ADMIN } from './env';
 
 export interface User {
@@ -31,11 +32,6 @@ export interface Population {
 
 export const PIN = '2580';
 
-export function must(res: HttpResult, status: number, what: string): HttpResult {
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res;
-}
-
 /** Runs `fn` over `items` with at most `limit` at a time (registration hashes a PIN: keep it gentle). */
 async function inBatches<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -59,52 +55,27 @@ async function login(gateway: BenchClient, phone: string, pin: string): Promise<
  * single-operation limits are kept.
  */
 export async function widenPerPersonThrottles(gateway: BenchClient, adminToken: string): Promise<void> {
-  const auth = { authorization: `Bearer ${adminToken}` };
-  const risk = must(await gateway.call('GET', '/api/config/risk', undefined, auth), 200, 'risk config').body as {
-    version: number;
-    document: { velocity: Record<string, number> };
-  };
-  risk.document.velocity = {
-    ...risk.document.velocity,
-    windowSeconds: 60,
-    maxPerCustomer: 10_000,
-    maxPerAgent: 10_000,
-    maxPerMerchant: 10_000,
-    maxPerDevice: 10_000,
-  };
-  must(
-    await gateway.call(
-      'POST',
-      '/api/config/risk/versions',
-      { baseVersion: risk.version, reason: 'soak benchmark', document: risk.document },
-      auth,
-    ),
-    201,
-    'risk change',
-  );
-  const limits = must(await gateway.call('GET', '/api/config/limits'), 200, 'limits config').body as {
-    version: number;
-    document: {
-      tiers: Array<{ dailyMax: number; monthlyMax: number; balanceMax: number }>;
-      agents: Array<{ dailyMax: number }>;
+  await reviseConfig<{ velocity: Record<string, number> }>(gateway, adminToken, 'risk', 'soak benchmark', (document) => {
+    document.velocity = {
+      ...document.velocity,
+      windowSeconds: 60,
+      maxPerCustomer: 10_000,
+      maxPerAgent: 10_000,
+      maxPerMerchant: 10_000,
+      maxPerDevice: 10_000,
     };
-  };
-  for (const tier of limits.document.tiers) {
-    tier.dailyMax *= 1_000;
-    tier.monthlyMax *= 1_000;
-    tier.balanceMax *= 1_000;
-  }
-  for (const agent of limits.document.agents) agent.dailyMax *= 1_000;
-  must(
-    await gateway.call(
-      'POST',
-      '/api/config/limits/versions',
-      { baseVersion: limits.version, reason: 'soak benchmark', document: limits.document },
-      auth,
-    ),
-    201,
-    'limits change',
-  );
+  });
+  await reviseConfig<{
+    tiers: Array<{ dailyMax: number; monthlyMax: number; balanceMax: number }>;
+    agents: Array<{ dailyMax: number }>;
+  }>(gateway, adminToken, 'limits', 'soak benchmark', (document) => {
+    for (const tier of document.tiers) {
+      tier.dailyMax *= 1_000;
+      tier.monthlyMax *= 1_000;
+      tier.balanceMax *= 1_000;
+    }
+    for (const agent of document.agents) agent.dailyMax *= 1_000;
+  });
 }
 
 export async function createPopulation(
