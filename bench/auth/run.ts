@@ -9,7 +9,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, scrypt } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -18,6 +17,7 @@ import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { AuthConfig } from '../../apps/auth/src/auth.config';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
+import { freePort } from '../lib/free-port';
 
 const DB_NAME = 'mm_bench_auth';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -67,16 +67,6 @@ function call(
     );
     req.on('error', reject);
     req.end(payload);
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -5,11 +5,10 @@
  * here), so a change in how services are configured — notably their credentials — is made in one place.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { ServiceName } from '@mm/contracts';
 import { OPS_CALLER, type ServiceKeys, deriveServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import type { PlatformPorts } from '../partners/services';
+import { freePort } from '../lib/free-port';
 
 interface Credentials {
   /** the credential variables of one service */
@@ -42,15 +41,6 @@ export const KEY_SEED = randomBytes(32).toString('hex');
 const CREDENTIALS: Credentials = perCallerKeys(deriveServiceKeys(KEY_SEED));
 
 export const BENCH_CALLER_KEY = CREDENTIALS.benchCaller;
-
-/** A port nobody listens on right now (loopback); the machine is shared, so no fixed ports. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function choosePorts(): Promise<PlatformPorts> {
   const ports: number[] = [];
