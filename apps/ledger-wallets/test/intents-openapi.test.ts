@@ -97,6 +97,19 @@ describe('ledger: the intent routes answer in their documented shapes', () => {
     expect(answers.flatMap(([method, path, res]) => undocumented(doc, method, path, res))).toEqual([]);
   });
 
+  it('documents every number of the ledger as an integer (money in the smallest unit, counts)', async () => {
+    const doc = (await openApiOf(h.app.app)) as {
+      components?: { schemas?: Record<string, { properties?: Record<string, { type?: string }> }> };
+    };
+    const fractional = Object.entries(doc.components?.schemas ?? {}).flatMap(([name, schema]) =>
+      Object.entries(schema.properties ?? {})
+        .filter(([, property]) => property.type === 'number')
+        .map(([field]) => `${name}.${field}`),
+    );
+    expect(Object.keys(doc.components?.schemas ?? {}).length).toBeGreaterThan(5);
+    expect(fractional).toEqual([]);
+  });
+
   it('a field the documented view does not name is reported (the check can fail)', async () => {
     const doc = await openApiOf(h.app.app);
     const read = await h.call('GET', `/v1/internal/intents/${randomUUID()}`);

@@ -17,19 +17,19 @@ export class AccountGapView implements AccountGap {
   @ApiProperty({ example: 'customer' })
   accountType: string;
 
-  @ApiProperty({ example: 15_000, description: 'the balance stored on the account' })
+  @ApiProperty({ type: 'integer', example: 15_000, description: 'the balance stored on the account' })
   stored: number;
 
-  @ApiProperty({ example: 14_000, description: 'Σ credits − Σ debits of its entries' })
+  @ApiProperty({ type: 'integer', example: 14_000, description: 'Σ credits − Σ debits of its entries' })
   recomputed: number;
 
-  @ApiProperty({ example: 1_000, description: 'stored − recomputed (0 when only available + frozen ≠ balance)' })
+  @ApiProperty({ type: 'integer', example: 1_000, description: 'stored − recomputed (0 when only available + frozen ≠ balance)' })
   gap: number;
 
-  @ApiProperty({ example: 15_000, description: 'the stored available balance' })
+  @ApiProperty({ type: 'integer', example: 15_000, description: 'the stored available balance' })
   available: number;
 
-  @ApiProperty({ example: 0, description: 'the stored frozen balance' })
+  @ApiProperty({ type: 'integer', example: 0, description: 'the stored frozen balance' })
   frozen: number;
 }
 
@@ -37,13 +37,13 @@ export class CurrencyTotalView implements CurrencyTotal {
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
   currency: string;
 
-  @ApiProperty({ example: 0, description: 'Σ stored balances of the currency (0 when every movement is double entry)' })
+  @ApiProperty({ type: 'integer', example: 0, description: 'Σ stored balances of the currency (0 when every movement is double entry)' })
   storedTotal: number;
 
-  @ApiProperty({ example: 0, description: 'Σ credits − Σ debits over every entry (0 when every transaction balances)' })
+  @ApiProperty({ type: 'integer', example: 0, description: 'Σ credits − Σ debits over every entry (0 when every transaction balances)' })
   ledgerTotal: number;
 
-  @ApiProperty({ example: 0, description: 'storedTotal − ledgerTotal' })
+  @ApiProperty({ type: 'integer', example: 0, description: 'storedTotal − ledgerTotal' })
   gap: number;
 }
 
@@ -61,10 +61,10 @@ class IntegrityCheckFields {
   @ApiProperty({ format: 'date-time', example: '2026-11-22T02:00:01.250Z' })
   finishedAt: string;
 
-  @ApiProperty({ example: 48_211, description: 'accounts in the ledger when the check ran' })
+  @ApiProperty({ type: 'integer', example: 48_211, description: 'accounts in the ledger when the check ran' })
   accountsChecked: number;
 
-  @ApiProperty({ example: 0, description: 'accounts with a gap plus currencies whose totals are not zero' })
+  @ApiProperty({ type: 'integer', example: 0, description: 'accounts with a gap plus currencies whose totals are not zero' })
   gapCount: number;
 
   @ApiProperty({ enum: ['OK', 'GAPS_FOUND'], example: 'OK' })

@@ -91,7 +91,13 @@ export class CorrectionViewDto implements CorrectionView {
   })
   direction: CorrectionDirection;
 
-  @ApiProperty({ example: 25_000, minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'integer, smallest currency unit' })
+  @ApiProperty({
+    type: 'integer',
+    example: 25_000,
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'integer, smallest currency unit',
+  })
   amount: number;
 
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF', description: "the account's currency" })

@@ -31,7 +31,7 @@ export class SubmitCorrectionDto {
   @IsIn(CORRECTION_DIRECTIONS)
   direction: CorrectionDirection;
 
-  @ApiProperty({ description: 'smallest currency unit', example: 25_000, minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+  @ApiProperty({ type: 'integer', description: 'smallest currency unit', example: 25_000, minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
   @IsMoney()
   amount: number;
 

@@ -41,13 +41,14 @@ export class IntentViewDto implements IntentView {
   @ApiProperty({ format: 'uuid', example: '5c4b3a29-1807-4f6e-8d5c-4b3a29180706', description: 'the account credited' })
   destinationAccountId: string;
 
-  @ApiProperty({ example: 5_000, minimum: 1, description: 'integer, smallest unit of the currency' })
+  @ApiProperty({ type: 'integer', example: 5_000, minimum: 1, description: 'integer, smallest unit of the currency' })
   amount: number;
 
-  @ApiProperty({ example: 50, minimum: 0, description: 'integer, smallest unit; paid by the source on top of amount' })
+  @ApiProperty({ type: 'integer', example: 50, minimum: 0, description: 'integer, smallest unit; paid by the source on top of amount' })
   fee: number;
 
   @ApiProperty({
+    type: 'integer',
     example: 5_050,
     minimum: 0,
     description: 'amount + fee, frozen on the source while the intent is active; 0 once it ended',

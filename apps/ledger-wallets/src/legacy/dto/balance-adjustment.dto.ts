@@ -4,7 +4,7 @@ import { IsMoney } from '../../intents/dto/money';
 
 /** Deprecated `PUT /v1/accounts/:id/balance/{add,subtract,freeze,unfreeze}`. */
 export class BalanceAdjustmentDto {
-  @ApiProperty({ description: 'smallest currency unit', example: 5_000, minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+  @ApiProperty({ type: 'integer', description: 'smallest currency unit', example: 5_000, minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
   @IsMoney()
   amount: number;
 

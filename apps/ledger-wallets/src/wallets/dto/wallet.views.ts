@@ -43,15 +43,16 @@ export class AccountViewDto implements AccountView {
   holder: string;
 
   @ApiProperty({
+    type: 'integer',
     example: 15_000,
     description: 'integer, smallest unit: available + frozen; only treasury and suspense may be negative',
   })
   balance: number;
 
-  @ApiProperty({ example: 12_500, description: 'what can be spent now' })
+  @ApiProperty({ type: 'integer', example: 12_500, description: 'what can be spent now' })
   availableBalance: number;
 
-  @ApiProperty({ example: 2_500, minimum: 0, description: 'reserved by payments in progress' })
+  @ApiProperty({ type: 'integer', example: 2_500, minimum: 0, description: 'reserved by payments in progress' })
   frozenBalance: number;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
