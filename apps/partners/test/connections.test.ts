@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isUuidV4 } from '@mm/platform';
 import { ExpirySweeper } from '../src/sweeper/expiry-sweeper.service';
 import { type PartnersHarness, startPartners } from './support/partners-harness';
@@ -280,6 +281,11 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     expect(bad.body.errors.map((e: { code: string }) => e.code).sort()).toEqual(['INVALID_LIMIT', 'INVALID_STATUS']);
     const badCursor = await h.call('GET', '/partners-public/connections?cursor=zzz', { key: other.apiKeys.live.key });
     expect(badCursor.body.errors).toEqual([{ field: 'cursor', code: 'INVALID_CURSOR', message: expect.any(String) }]);
+    // A date JavaScript can hold but this API never writes into a cursor: refused like any other forgery.
+    const farFuture = Buffer.from(`+275760-09-13T00:00:00.000Z|${randomUUID()}`).toString('base64url');
+    const outOfRange = await h.call('GET', `/partners-public/connections?cursor=${farFuture}`, { key: other.apiKeys.live.key });
+    expect(outOfRange.status).toBe(400);
+    expect(outOfRange.body.errors).toEqual([{ field: 'cursor', code: 'INVALID_CURSOR', message: expect.any(String) }]);
   });
 
   it('test mode: requests never reach the merchant; the test helper activates them; a live key cannot use the helper', async () => {
