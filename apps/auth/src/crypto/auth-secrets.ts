@@ -20,19 +20,22 @@ export interface VerificationKey {
 
 /** The secrets of the service, resolved once at boot. */
 export class AuthSecrets {
-  /**
-   * Every published key, the signing key first (kids are unique: checked in fromConfig). Built once:
-   * every access-token check looks its key up here.
-   */
-  readonly verificationKeys: readonly VerificationKey[];
+  private published?: readonly VerificationKey[];
 
   constructor(
     readonly pepper: Buffer,
     readonly otpKey: Buffer,
     readonly signing: SigningKey,
-    others: readonly VerificationKey[] = [],
-  ) {
-    this.verificationKeys = [{ kid: signing.kid, publicKey: signing.publicKey, slot: 'current' }, ...others];
+    private readonly others: readonly VerificationKey[] = [],
+  ) {}
+
+  /**
+   * Every published key, the signing key first (kids are unique: checked in fromConfig). Built on
+   * first use and kept: every access-token check looks its key up here.
+   */
+  get verificationKeys(): readonly VerificationKey[] {
+    this.published ??= [{ kid: this.signing.kid, publicKey: this.signing.publicKey, slot: 'current' }, ...this.others];
+    return this.published;
   }
 
   /**
