@@ -1,10 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_PIPE } from '@nestjs/core';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccountAuditService } from './audit/account-audit.service';
 import { AuditController } from './audit/audit.controller';
 import { ConsentProofVerifier } from './consent/consent-proof.verifier';
-import { StorableTextPipe } from './common/storable-text.pipe';
 import { CorrectionAlerts } from './corrections/correction-alerts.service';
 import { CorrectionApproval } from './corrections/correction-approval.service';
 import { CorrectionsController } from './corrections/corrections.controller';
@@ -41,7 +39,6 @@ export class LedgerWalletsModule {
       controllers: [WalletsController, IntentsController, LegacyController, AuditController, IntegrityController, CorrectionsController],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },
-        { provide: APP_PIPE, useClass: StorableTextPipe },
         LedgerDb,
         IdempotencyService,
         TechnicalAccountsService,

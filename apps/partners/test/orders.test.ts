@@ -123,6 +123,10 @@ describe('partners: orders (spec 1 rules, idempotency, read, QR resolution)', ()
     expect((await raw(`{"merchantId":"${merchantId}","amount":1e400}`)).body.errors[0].code).toBe('INVALID_AMOUNT');
     expect((await raw(`{"merchantId":"${merchantId}","amount":9007199254740993}`)).body.errors[0].code).toBe('INVALID_AMOUNT');
     expect((await raw('[1,2]')).status).toBe(400);
+    // PostgreSQL cannot store U+0000: refused as the client's 400 before anything is written, not a 500 at the INSERT.
+    const nul = await raw(`{"merchantId":"${merchantId}","amount":2500,"currencyCode":"XAF","description":"caf\\u0000e"}`);
+    expect(nul.status).toBe(400);
+    expect(nul.body.errors).toEqual([{ field: 'description', code: 'INVALID_CHARACTER', message: expect.any(String) }]);
     expect((await raw('null')).status).toBe(400);
     const wrongType = await raw(`merchantId=${merchantId}&amount=1`, 'application/x-www-form-urlencoded');
     expect([wrongType.status, wrongType.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);

@@ -20,6 +20,7 @@ import { type Logger, PinoNestLogger, createLogger } from './logger';
 import { MetricsService } from './metrics';
 import { type PublicSurfaceOptions, publicDocument, restrictPublicListener, trackPublicListener } from './public-surface';
 import { RouteRegistry } from './route-registry';
+import { StorableTextPipe } from './storable-text.pipe';
 
 export interface AppOptions {
   service: string;
@@ -80,6 +81,7 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
   });
   if (options.globalPrefix) app.setGlobalPrefix(options.globalPrefix);
   app.useGlobalPipes(
+    new StorableTextPipe(),
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,

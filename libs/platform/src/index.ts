@@ -19,3 +19,4 @@ export * from './public-surface';
 export * from './api-errors';
 export * from './service-credentials';
 export * from './with-timeout';
+export * from './storable-text.pipe';
