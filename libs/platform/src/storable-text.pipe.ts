@@ -2,11 +2,11 @@ import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/c
 import { AppException } from '@mm/errors';
 
 /**
- * Every request body of the ledger, before its handler: PostgreSQL cannot store U+0000 in text or
- * jsonb, so a string holding one (in a value or a key, at any depth) would only fail at the INSERT,
- * as a 500. Refused here instead, for every route at once, as the 400 VALIDATION_ERROR of any other
- * malformed field. Registered as APP_PIPE, so it also sees the bodies the transition route checks
- * with its compiled rules.
+ * Every request body of every service, before its handler: PostgreSQL cannot store U+0000 in text
+ * or jsonb, so a string holding one (in a value or a key, at any depth) would only fail at the
+ * INSERT, as a 500. Refused here instead, as the 400 VALIDATION_ERROR of any other malformed field.
+ * The first global pipe (bootstrap.ts), so it also sees bodies a route checks with compiled rules
+ * (the ledger's transition) and bodies the ValidationPipe would skip.
  */
 @Injectable()
 export class StorableTextPipe implements PipeTransform {
