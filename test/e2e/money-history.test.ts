@@ -98,6 +98,14 @@ describe('transaction history, receipts and payment SMS', () => {
     ['?limit=0', 'limit', 'INVALID_LIMIT'],
     ['?limit=101', 'limit', 'INVALID_LIMIT'],
     ['?from=yesterday', 'from', 'INVALID_DATE'],
+    // ISO 8601 forms PostgreSQL's timestamptz refuses: the client's 400, never a 500 from the query
+    ['?from=2026', 'from', 'INVALID_DATE'],
+    ['?to=2026-W01-1', 'to', 'INVALID_DATE'],
+    [
+      `?cursor=${Buffer.from(JSON.stringify(['1', '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e01'])).toString('base64url')}`,
+      'cursor',
+      'INVALID_CURSOR',
+    ],
     ['?type=REFUND', 'type', 'INVALID_TYPE'],
   ])('bad query %s → 400 VALIDATION_ERROR (%s: %s)', async (query, field, code) => {
     const res = await history(alice, query);

@@ -20,3 +20,4 @@ export * from './api-errors';
 export * from './service-credentials';
 export * from './with-timeout';
 export * from './storable-text.pipe';
+export * from './instant';

@@ -1,4 +1,5 @@
 import { AppException } from '@mm/errors';
+import { isIsoInstant } from '@mm/platform';
 
 /**
  * Opaque keyset cursors: the sort key of the last row of a page, base64url JSON. A cursor that does
@@ -9,12 +10,6 @@ export function encodeCursor(key: [string, string]): string {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * The instants this API writes into cursors (ISO 8601, years 1000–9999). `Date.parse` alone accepts
- * far more ("1", "+275760-09-13…"), which PostgreSQL then refuses as a timestamptz: a 500, not a 400.
- */
-const INSTANT = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
-
 export function decodeCursor(cursor: string): [string, string] {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -22,8 +17,7 @@ export function decodeCursor(cursor: string): [string, string] {
       Array.isArray(value) &&
       value.length === 2 &&
       typeof value[0] === 'string' &&
-      INSTANT.test(value[0]) &&
-      !Number.isNaN(Date.parse(value[0])) &&
+      isIsoInstant(value[0]) &&
       typeof value[1] === 'string' &&
       UUID.test(value[1])
     ) {

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInstant } from '@mm/platform';
 
 export const HISTORY_TYPES = ['TRANSFER', 'MERCHANT_PAYMENT', 'CASH_IN', 'CASH_OUT'] as const;
 export type HistoryType = (typeof HISTORY_TYPES)[number];
@@ -26,7 +27,7 @@ export class TransactionQueryDto {
     description: 'completed at or after this instant (ISO 8601; field code INVALID_DATE)',
   })
   @IsOptional()
-  @IsISO8601({ strict: true }, { context: { code: 'INVALID_DATE' } })
+  @IsInstant({ context: { code: 'INVALID_DATE' } })
   from?: string;
 
   @ApiPropertyOptional({
@@ -34,7 +35,7 @@ export class TransactionQueryDto {
     description: 'completed before this instant (ISO 8601; field code INVALID_DATE)',
   })
   @IsOptional()
-  @IsISO8601({ strict: true }, { context: { code: 'INVALID_DATE' } })
+  @IsInstant({ context: { code: 'INVALID_DATE' } })
   to?: string;
 
   @ApiPropertyOptional({ enum: HISTORY_TYPES, description: 'MERCHANT_PAYMENT is a TRANSFER to a merchant (field code INVALID_TYPE)' })

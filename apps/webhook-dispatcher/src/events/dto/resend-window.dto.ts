@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsUUID } from 'class-validator';
+import { IsOptional, IsUUID } from 'class-validator';
+import { IsInstant } from '@mm/platform';
 
 export class ResendWindowDto {
   @ApiProperty({ description: 'start of the window (inclusive)', format: 'date-time', example: '2026-03-01T00:00:00Z' })
-  @IsISO8601({ strict: true })
+  @IsInstant()
   from: string;
 
   @ApiProperty({ description: 'end of the window (exclusive), after `from`', format: 'date-time', example: '2026-03-02T00:00:00Z' })
-  @IsISO8601({ strict: true })
+  @IsInstant()
   to: string;
 
   @ApiPropertyOptional({ description: "only this integration's events", format: 'uuid', example: '7c9e6679-7425-40de-944b-e07fc1f90ae7' })
