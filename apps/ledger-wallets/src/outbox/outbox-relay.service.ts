@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { Queue } from 'bullmq';
 import type { Counter } from 'prom-client';
 import { QUEUES } from '@mm/contracts';
-import { MetricsService, bullOptions } from '@mm/platform';
+import { MetricsService, bullOptions, withTimeout } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 
@@ -13,22 +13,6 @@ interface OutboxRow {
 }
 
 const PUBLISH_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`publish timed out after ${ms} ms`)), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
 
 /**
  * Publishes committed outbox rows (written in the money transaction) to the BullMQ queue
@@ -109,6 +93,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         await withTimeout(
           queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id, ...LEDGER_EVENT_JOB_OPTIONS } }))),
           PUBLISH_TIMEOUT_MS,
+          'the ledger-events queue',
         );
       } catch (error) {
         this.failures.inc();

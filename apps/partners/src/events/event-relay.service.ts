@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, webhookJobOptions } from '@mm/contracts';
-import { MetricsService, bullOptions, queryRows } from '@mm/platform';
+import { MetricsService, bullOptions, queryRows, withTimeout } from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 import { toEnvelope } from './events.service';
 
@@ -18,22 +18,6 @@ interface PendingRow {
 
 const BATCH = 100;
 const PUBLISH_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`enqueue timed out after ${ms} ms`)), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
 
 /**
  * The outbox relay: events committed in `partners.events` are handed to the dispatcher's `webhooks`
@@ -136,7 +120,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
           return { name: WEBHOOK_JOBS.deliver, data, opts: webhookJobOptions(r.id) };
         });
         try {
-          await withTimeout(queue.addBulk(jobs), PUBLISH_TIMEOUT_MS);
+          await withTimeout(queue.addBulk(jobs), PUBLISH_TIMEOUT_MS, 'the webhooks queue');
         } catch (error) {
           failed.ids = ids;
           failed.error = error as Error;
