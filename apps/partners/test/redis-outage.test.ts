@@ -91,7 +91,12 @@ describe('partners: Redis down while an order is paid', () => {
     await proxy.restore();
     const hook = await h.receiver.waitFor((w) => w.body.event === 'order.paid' && w.body.data.orderId === o.orderId, 20_000);
     expect(hook.body.data).toMatchObject({ transactionId: 'MMPTX2611220OUTAGE', amount: 1200 });
-    const sent = await h.admin.query(`SELECT dispatched_at FROM partners.events WHERE subject_id = $1`, [o.orderId]);
-    expect(sent.rows[0].dispatched_at).toBeInstanceOf(Date);
+    // The relay marks the event in the transaction that handed it over, which commits just after the
+    // enqueue: the dispatcher may deliver first, so the mark is awaited, not read at once.
+    const dispatchedAt = async () =>
+      (await h.admin.query(`SELECT dispatched_at FROM partners.events WHERE subject_id = $1`, [o.orderId])).rows[0].dispatched_at;
+    const deadline = Date.now() + 10_000;
+    while ((await dispatchedAt()) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await dispatchedAt()).toBeInstanceOf(Date);
   }, 40_000);
 });
