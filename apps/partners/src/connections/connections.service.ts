@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ConnectionStatus, ConnectionView, MerchantConnectionView, Page, PartnerScope } from '@mm/contracts';
@@ -45,11 +47,27 @@ export class ConnectionsService {
    * Spec 1 "POST /partners-public/connections/request". Anti-enumeration: whether the phone belongs
    * to an active merchant or not, the same statements run and the same answer comes back; an
    * unknown phone gets a request row that nobody will ever see (it has no merchant) and that simply
-   * expires; and the answer leaves at a fixed floor after the request arrived
-   * (PARTNERS_CONNECTION_REQUEST_MIN_MS). An open (pending or active) connection for the same merchant is returned as it is
+   * expires; and the answer, or the error, leaves no sooner than PARTNERS_CONNECTION_REQUEST_MIN_MS
+   * after this method began (the directory look-up and the insert take slightly different times
+   * for the two cases; the floor hides that difference). An open (pending or active) connection for the same merchant is returned as it is
    * (`alreadyExisted: true`, its own scopes): to change scopes, revoke it and ask again.
    */
   async request(
+    partner: PartnerPrincipal,
+    phone: string,
+    scopes: PartnerScope[],
+    reason: string | undefined,
+  ): Promise<ConnectionRequestResult> {
+    const started = performance.now();
+    try {
+      return await this.requestNow(partner, phone, scopes, reason);
+    } finally {
+      const left = this.config.PARTNERS_CONNECTION_REQUEST_MIN_MS - (performance.now() - started);
+      if (left > 0) await sleep(left);
+    }
+  }
+
+  private async requestNow(
     partner: PartnerPrincipal,
     phone: string,
     scopes: PartnerScope[],
