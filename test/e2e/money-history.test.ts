@@ -106,6 +106,13 @@ describe('transaction history, receipts and payment SMS', () => {
       'cursor',
       'INVALID_CURSOR',
     ],
+    // a day the calendar does not have (Date.parse rolls it over; PostgreSQL refuses it)
+    ['?from=2026-02-30', 'from', 'INVALID_DATE'],
+    [
+      `?cursor=${Buffer.from(JSON.stringify(['2026-02-30T00:00:00.000Z', '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e01'])).toString('base64url')}`,
+      'cursor',
+      'INVALID_CURSOR',
+    ],
     ['?type=REFUND', 'type', 'INVALID_TYPE'],
   ])('bad query %s → 400 VALIDATION_ERROR (%s: %s)', async (query, field, code) => {
     const res = await history(alice, query);

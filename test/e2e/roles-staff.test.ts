@@ -152,6 +152,9 @@ describe('staff routes: staff users, freeze / unfreeze, role changes, customer s
     expect(frozen.body.items.every((c: { status: string }) => c.status === 'frozen')).toBe(true);
     const bad = await h.call('GET', '/api/orchestrator/admin/customers?cursor=garbage', { token: support });
     expect(bad.body.errors[0]).toMatchObject({ field: 'cursor', code: 'INVALID_CURSOR' });
+    // U+0000 in a query string would reach the ILIKE as a 500: the client's 400 instead.
+    const nul = await h.call('GET', '/api/orchestrator/admin/customers?q=a%00b', { token: support });
+    expect([nul.status, nul.body.errors?.[0]]).toEqual([400, expect.objectContaining({ field: 'q', code: 'INVALID_CHARACTER' })]);
     const badPhone = await h.call('GET', '/api/orchestrator/admin/customers?phone=0690', { token: support });
     expect(badPhone.body.errors[0]).toMatchObject({ field: 'phone', code: 'INVALID_PHONE_FORMAT' });
   });

@@ -5,7 +5,7 @@ import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, startLe
  * 500 from the INSERT, on the creation (plain pipe) and on the confirm (compiled rules, one prepared
  * call) alike, with nothing written.
  */
-describe('a U+0000 character in a body', () => {
+describe('characters PostgreSQL cannot store in a body (U+0000, an unpaired surrogate)', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startLedger();
@@ -42,5 +42,38 @@ describe('a U+0000 character in a body', () => {
     });
     expect((await h.call('GET', `/v1/internal/intents/${id}`)).body.status).toBe('PIN_VERIFIED');
     expect(await balanceOf(h, source)).toMatchObject({ balance: 1_000, availableBalance: 990, frozenBalance: 10 });
+  });
+
+  it('refuses an unpaired surrogate the same way (the driver would store U+FFFD instead), and keeps a paired one', async () => {
+    const source = await fundedAccount(h, 1_000);
+    const destination = await fundedAccount(h, 0);
+    const created = await h.call('POST', '/v1/internal/intents', intentBody(source, destination, 10));
+    const id = created.body.intentId as string;
+    expect(
+      (await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status,
+    ).toBe(200);
+    const confirm = (metadata: Record<string, unknown>, createdBy?: string) =>
+      h.call('POST', `/v1/internal/intents/${id}/transition`, {
+        toStatus: 'SUCCEEDED',
+        actor: { id: 'user-1' },
+        executionContext: contextFor(source, destination, 10, { metadata, ...(createdBy ? { createdBy } : {}) }),
+      });
+
+    // One after the other: were either let through, they must not race to confirm the same intent.
+    for (const [send, field] of [
+      [() => confirm({ typeCode: 'P2P', description: 'caf\ud800e' }), 'executionContext.metadata.description'],
+      [() => confirm({ typeCode: 'P2P' }, 'agent-\udc00'), 'executionContext.createdBy'],
+    ] as const) {
+      const res = await send();
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field, code: 'INVALID_CHARACTER' }] });
+    }
+    expect((await h.call('GET', `/v1/internal/intents/${id}`)).body.status).toBe('PIN_VERIFIED');
+
+    // A character outside the BMP is a surrogate pair: stored as sent.
+    const ok = await confirm({ typeCode: 'P2P', description: 'paid \ud83d\udcb0' });
+    expect(ok.status).toBe(200);
+    const { rows } = await h.admin.query(`SELECT metadata->>'description' AS d FROM ledger.transactions WHERE intent_id = $1`, [id]);
+    expect(rows[0].d).toBe('paid \u{1F4B0}');
   });
 });

@@ -85,7 +85,13 @@ describe('partners: API keys, authentication, modes, rate limit', () => {
     try {
       const res = await h.call('GET', LIST, { key: typo });
       expect(res.status).toBe(401);
-      expect(spy).not.toHaveBeenCalled();
+      // Only the key lookups count: the event relay polls partners.events on its own timer, and a
+      // fresh-clone CI run once saw its poll land during the request.
+      const keyLookups = () => spy.mock.calls.filter(([sql]) => String(sql).includes('partners.api_keys'));
+      expect(keyLookups()).toEqual([]);
+      // The filter does see the lookup a well-formed key causes: the check above can fail.
+      expect((await h.call('GET', LIST, { key })).status).toBe(200);
+      expect(keyLookups().length).toBeGreaterThan(0);
     } finally {
       spy.mockRestore();
     }

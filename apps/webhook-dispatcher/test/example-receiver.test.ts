@@ -30,7 +30,11 @@ describe('example receiver: the five receiver rules of spec 1', () => {
     });
     url = `http://127.0.0.1:${await receiver.listen()}/webhooks`;
   });
-  afterAll(() => receiver.close());
+  // Open even if the first test failed before it did: a handler left waiting would hang the rest.
+  afterAll(() => {
+    openGate();
+    return receiver.close();
+  });
 
   const post = (body: string, headers: Record<string, string>) =>
     fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });

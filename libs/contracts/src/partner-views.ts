@@ -8,11 +8,17 @@ import {
   type IntegrationView,
   type IssuedApiKey,
   type MerchantConnectionView,
+  PARTNER_MODES,
   PARTNER_SCOPES,
+  PAYMENT_ANOMALY_KINDS,
+  PAYMENT_ANOMALY_STATUSES,
   type Page,
   type PartnerMode,
   type PartnerScope,
+  type PaymentAnomalyKind,
+  type PaymentAnomalyStatus,
   type PaymentAnomalyView,
+  REVOKED_BY,
   type RevokedBy,
   type RotatedWebhookSecret,
   type WebhookEndpointView,
@@ -27,8 +33,6 @@ import { SUPPORTED_CURRENCIES } from './services';
  * added to the contract without its documentation fails to compile.
  */
 
-const MODES = ['live', 'test'] as const satisfies readonly PartnerMode[];
-const REVOKED_BY = ['merchant', 'integration', 'admin', 'system'] as const satisfies readonly RevokedBy[];
 const NEXT_CURSOR = { type: String, nullable: true, example: null, description: 'pass as cursor for the next page; null on the last page' };
 
 // ---------------------------------------------------------------------------------------------
@@ -173,7 +177,7 @@ export class ApiKeyViewDto implements ApiKeyView {
   @ApiProperty({ format: 'uuid', example: '5c3d2e1f-0a9b-4c8d-9e7f-6a5b4c3d2e1f' })
   id: string;
 
-  @ApiProperty({ enum: MODES, example: 'live' })
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
   mode: PartnerMode;
 
   @ApiProperty({ example: 'svc_sk_live_…a1B2', description: 'prefix and last four characters: enough to recognise a key, never to use it' })
@@ -229,7 +233,7 @@ export class CreatedIntegrationDto implements CreatedIntegration {
 }
 
 export class WebhookEndpointViewDto implements WebhookEndpointView {
-  @ApiProperty({ enum: MODES, example: 'live' })
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
   mode: PartnerMode;
 
   @ApiProperty({ example: 'https://pos.caisse-rapide.example/webhooks/mm' })
@@ -240,7 +244,7 @@ export class WebhookEndpointViewDto implements WebhookEndpointView {
 }
 
 export class RotatedWebhookSecretDto implements RotatedWebhookSecret {
-  @ApiProperty({ enum: MODES, example: 'live' })
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
   mode: PartnerMode;
 
   @ApiProperty({ example: 'whsec_…', description: 'the new signing secret, shown this once' })
@@ -260,13 +264,6 @@ export class RotatedWebhookSecretDto implements RotatedWebhookSecret {
 // Payment anomalies
 // ---------------------------------------------------------------------------------------------
 
-export const PAYMENT_ANOMALY_KINDS = [
-  'order_expired',
-  'order_already_paid',
-  'payment_mismatch',
-  'test_order',
-] as const satisfies readonly PaymentAnomalyView['kind'][];
-
 export class PaymentAnomalyViewDto implements PaymentAnomalyView {
   @ApiProperty({ format: 'uuid', example: '2c4e6a8b-0d1f-4a3b-8c5d-7e9f1a2b3c4d' })
   id: string;
@@ -277,7 +274,7 @@ export class PaymentAnomalyViewDto implements PaymentAnomalyView {
     description:
       'why the payment could not pay its order: it expired, it was already paid, amount/currency/account did not match, or it was a test-mode order',
   })
-  kind: PaymentAnomalyView['kind'];
+  kind: PaymentAnomalyKind;
 
   @ApiProperty({ format: 'uuid', example: '9a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d' })
   orderId: string;
@@ -311,8 +308,8 @@ export class PaymentAnomalyViewDto implements PaymentAnomalyView {
   })
   details: Record<string, unknown>;
 
-  @ApiProperty({ enum: ['open', 'resolved'], example: 'open' })
-  status: 'open' | 'resolved';
+  @ApiProperty({ enum: PAYMENT_ANOMALY_STATUSES, example: 'open' })
+  status: PaymentAnomalyStatus;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:16:02.118Z' })
   createdAt: string;

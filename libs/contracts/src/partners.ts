@@ -14,14 +14,16 @@ export type PartnerScope = (typeof PARTNER_SCOPES)[number];
 
 export const CONNECTION_STATUSES = ['pending', 'active', 'rejected', 'revoked', 'expired'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
-export type RevokedBy = 'merchant' | 'integration' | 'admin' | 'system';
+export const REVOKED_BY = ['merchant', 'integration', 'admin', 'system'] as const;
+export type RevokedBy = (typeof REVOKED_BY)[number];
 
 /** pending → paid (a matching ledger payment) or expired (nobody paid in time). */
 export const ORDER_STATUSES = ['pending', 'paid', 'expired'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** `live` keys see live data only, `test` keys test data only. */
-export type PartnerMode = 'live' | 'test';
+export const PARTNER_MODES = ['live', 'test'] as const;
+export type PartnerMode = (typeof PARTNER_MODES)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Events sent to integrations (webhooks and GET /partners-public/events)
@@ -244,9 +246,15 @@ export interface RotatedWebhookSecret {
   previousSecretExpiresAt: string | null;
 }
 
+/** What went wrong with a payment that reached a merchant but could not pay its order. */
+export const PAYMENT_ANOMALY_KINDS = ['order_expired', 'order_already_paid', 'payment_mismatch', 'test_order'] as const;
+export type PaymentAnomalyKind = (typeof PAYMENT_ANOMALY_KINDS)[number];
+export const PAYMENT_ANOMALY_STATUSES = ['open', 'resolved'] as const;
+export type PaymentAnomalyStatus = (typeof PAYMENT_ANOMALY_STATUSES)[number];
+
 export interface PaymentAnomalyView {
   id: string;
-  kind: 'order_expired' | 'order_already_paid' | 'payment_mismatch' | 'test_order';
+  kind: PaymentAnomalyKind;
   orderId: string;
   transactionId: string;
   transactionReference: string;
@@ -254,7 +262,7 @@ export interface PaymentAnomalyView {
   currency: string;
   destinationAccountId: string;
   details: Record<string, unknown>;
-  status: 'open' | 'resolved';
+  status: PaymentAnomalyStatus;
   createdAt: string;
   resolvedAt: string | null;
   resolvedBy: string | null;

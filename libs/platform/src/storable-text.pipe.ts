@@ -2,33 +2,44 @@ import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/c
 import { AppException } from '@mm/errors';
 
 /**
- * Every request body of every service, before its handler: PostgreSQL cannot store U+0000 in text
- * or jsonb, so a string holding one (in a value or a key, at any depth) would only fail at the
- * INSERT, as a 500. Refused here instead, as the 400 VALIDATION_ERROR of any other malformed field.
+ * Every request body, query string and path value of every service, before its handler: PostgreSQL
+ * cannot take U+0000 in text or jsonb, so a string holding one (in a value or a key, at any depth)
+ * would only fail in the query, as a 500. Refused here instead, as the 400 VALIDATION_ERROR of any other malformed field.
+ * So is a lone surrogate (JSON's "\ud800" parses to one): it is not Unicode text, and the driver
+ * would silently store U+FFFD in its place (or PostgreSQL refuse it inside JSON).
  * The first global pipe (bootstrap.ts), so it also sees bodies a route checks with compiled rules
  * (the ledger's transition) and bodies the ValidationPipe would skip.
  */
 @Injectable()
 export class StorableTextPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    if (metadata.type !== 'body') return value;
-    const field = nulField(value, '');
-    if (field !== undefined) {
-      const message = 'must not contain the character U+0000';
-      throw new AppException('VALIDATION_ERROR', `${field || 'body'}: ${message}`, {
-        errors: [{ field: field || 'body', code: 'INVALID_CHARACTER', message }],
+    // Bodies, query strings and path values: each of them reaches a query (`?q=%00` did, as a 500).
+    if (metadata.type === 'custom') return value;
+    // A named value (`@Param('id')`, `@Query('q')`) is reported under its name, a whole DTO by its fields.
+    const found = unstorableField(value, metadata.data ?? '');
+    if (found !== undefined) {
+      const field = found || metadata.type;
+      const message = 'must not contain the character U+0000 or an unpaired surrogate';
+      throw new AppException('VALIDATION_ERROR', `${field}: ${message}`, {
+        errors: [{ field, code: 'INVALID_CHARACTER', message }],
       });
     }
     return value;
   }
 }
 
-/** The path of the first string (value or key) holding U+0000, or undefined. */
-function nulField(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+/** A UTF-16 surrogate without its pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** U+0000, or a lone surrogate. */
+const unstorable = (text: string): boolean => text.includes('\u0000') || LONE_SURROGATE.test(text);
+
+/** The path of the first string (value or key) holding an unstorable character, or undefined. */
+function unstorableField(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return unstorable(value) ? path : undefined;
   if (Array.isArray(value)) {
     for (let k = 0; k < value.length; k++) {
-      const found = nulField(value[k], `${path}[${k}]`);
+      const found = unstorableField(value[k], `${path}[${k}]`);
       if (found !== undefined) return found;
     }
     return undefined;
@@ -36,8 +47,8 @@ function nulField(value: unknown, path: string): string | undefined {
   if (typeof value === 'object' && value !== null) {
     for (const [key, v] of Object.entries(value)) {
       const at = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) return at;
-      const found = nulField(v, at);
+      if (unstorable(key)) return at;
+      const found = unstorableField(v, at);
       if (found !== undefined) return found;
     }
   }

@@ -12,6 +12,7 @@ describe('keyset cursors', () => {
     // dates Date.parse accepts but PostgreSQL's timestamptz does not
     encodeCursor(['1', '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e01']),
     encodeCursor(['+275760-09-13T00:00:00.000Z', '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e01']),
+    encodeCursor(['2026-02-30T00:00:00.000Z', '6f1d3c52-1a2b-4c3d-8e4f-5a6b7c8d9e01']),
     Buffer.from('[1,2]').toString('base64url'),
     '',
   ])('refuses %j as INVALID_CURSOR', (cursor) => {

@@ -8,12 +8,7 @@ import { CurrentPartner, type PartnerPrincipal } from '../keys/partner-principal
 import { ConnectionTransitions } from './connection-transitions.service';
 import { toConnectionView } from './connection-row';
 import { type ConnectionRequestResult, ConnectionsService } from './connections.service';
-import {
-  ConnectionListQueryDto,
-  ConnectionPageDto,
-  ConnectionRequestResultDto,
-  RequestConnectionDto,
-} from './dto/connection.dto';
+import { ConnectionListQueryDto, ConnectionPageDto, ConnectionRequestResultDto, RequestConnectionDto } from './dto/connection.dto';
 
 /** A connection id that is not a UUID is answered exactly like an unknown one. */
 const connectionId = () => new UuidParamPipe('id', 'CONNECTION_NOT_FOUND');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { type OrderPaidData, PARTNER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
+import { type OrderPaidData, PARTNER_EVENT_TYPES, type PaymentAnomalyKind, type TransactionCompletedEvent } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { MetricsService, queryRows } from '@mm/platform';
 import { randomBase62 } from '../common/base62';
@@ -12,8 +12,6 @@ import type { PartnerPrincipal } from '../keys/partner-principal';
 import { ORDER_COLUMNS, type OrderRow, type OrderView, givenExtras, toOrderView } from '../orders/order-row';
 
 export type PaymentOutcome = 'paid' | 'duplicate' | 'not_an_order' | 'anomaly';
-
-type AnomalyKind = 'order_expired' | 'order_already_paid' | 'payment_mismatch' | 'test_order';
 
 /**
  * Turns the ledger's `transaction.completed` into `order.paid`. In one database transaction: the
@@ -61,7 +59,7 @@ export class OrderPaymentService {
       ]);
       const order = orders[0];
       let outcome: PaymentOutcome;
-      let anomaly: { kind: AnomalyKind; details: Record<string, unknown> } | null = null;
+      let anomaly: { kind: PaymentAnomalyKind; details: Record<string, unknown> } | null = null;
       if (!order) {
         outcome = 'not_an_order';
       } else {
@@ -118,7 +116,7 @@ export class OrderPaymentService {
     return toOrderView(order);
   }
 
-  private check(order: OrderRow, event: TransactionCompletedEvent): { kind: AnomalyKind; details: Record<string, unknown> } | null {
+  private check(order: OrderRow, event: TransactionCompletedEvent): { kind: PaymentAnomalyKind; details: Record<string, unknown> } | null {
     if (!order.livemode) return { kind: 'test_order', details: { reason: 'a test-mode order was paid through the ledger' } };
     if (order.status === 'paid') {
       return { kind: 'order_already_paid', details: { paidBy: order.ledger_transaction_id, paidAt: order.paid_at?.toISOString() } };
@@ -173,7 +171,7 @@ export class OrderPaymentService {
     tx: EntityManager,
     order: OrderRow,
     event: TransactionCompletedEvent,
-    kind: AnomalyKind,
+    kind: PaymentAnomalyKind,
     details: Record<string, unknown>,
   ): Promise<void> {
     await tx.query(

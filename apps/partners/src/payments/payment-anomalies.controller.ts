@@ -1,7 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { type Page, PaymentAnomalyPageDto, type PaymentAnomalyView, PaymentAnomalyViewDto } from '@mm/contracts';
+import {
+  PAYMENT_ANOMALY_STATUSES,
+  type Page,
+  PaymentAnomalyPageDto,
+  type PaymentAnomalyStatus,
+  type PaymentAnomalyView,
+  PaymentAnomalyViewDto,
+} from '@mm/contracts';
 import { ServiceKeyGuard } from '@mm/platform';
 import { ApiErrors } from '../common/api-errors';
 import { ListQueryDto } from '../common/list-query.dto';
@@ -10,10 +17,10 @@ import { ResolveAnomalyDto } from '../integrations/dto/integration.dto';
 import { PaymentAnomaliesService } from './payment-anomalies.service';
 
 class AnomalyListQueryDto extends ListQueryDto {
-  @ApiPropertyOptional({ enum: ['open', 'resolved'], example: 'open' })
+  @ApiPropertyOptional({ enum: PAYMENT_ANOMALY_STATUSES, example: 'open' })
   @IsOptional()
-  @IsIn(['open', 'resolved'], { context: { code: 'INVALID_STATUS' } })
-  status?: 'open' | 'resolved';
+  @IsIn(PAYMENT_ANOMALY_STATUSES, { context: { code: 'INVALID_STATUS' } })
+  status?: PaymentAnomalyStatus;
 }
 
 /** Internal (service key): payments recorded for reversal, for the orchestrator's admin routes. */

@@ -1,9 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
-import { CONNECTION_STATUSES, type ConnectionStatus, type PartnerMode } from '@mm/contracts';
+import {
+  CONNECTION_STATUSES,
+  type ConnectionStatus,
+  PARTNER_MODES,
+  PAYMENT_ANOMALY_STATUSES,
+  type PartnerMode,
+  type PaymentAnomalyStatus,
+} from '@mm/contracts';
 
-const MODES = ['live', 'test'] as const;
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
 export class PageQueryDto {
@@ -30,10 +36,10 @@ export class MerchantConnectionsQueryDto extends PageQueryDto {
 }
 
 export class AnomaliesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: ['open', 'resolved'], example: 'open' })
+  @ApiPropertyOptional({ enum: PAYMENT_ANOMALY_STATUSES, example: 'open' })
   @IsOptional()
-  @IsIn(['open', 'resolved'], { context: { code: 'INVALID_STATUS' } })
-  status?: 'open' | 'resolved';
+  @IsIn(PAYMENT_ANOMALY_STATUSES, { context: { code: 'INVALID_STATUS' } })
+  status?: PaymentAnomalyStatus;
 }
 
 export class CreateIntegrationDto {
@@ -72,8 +78,8 @@ export class CreateIntegrationDto {
 }
 
 export class IssueKeyDto {
-  @ApiProperty({ enum: MODES, example: 'live' })
-  @IsIn(MODES, { context: { code: 'INVALID_MODE' } })
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
+  @IsIn(PARTNER_MODES, { context: { code: 'INVALID_MODE' } })
   mode: PartnerMode;
 }
 
@@ -87,8 +93,8 @@ export class RotateKeyDto {
 }
 
 export class WebhookEndpointDto {
-  @ApiProperty({ enum: MODES, example: 'live' })
-  @IsIn(MODES, { context: { code: 'INVALID_MODE' } })
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
+  @IsIn(PARTNER_MODES, { context: { code: 'INVALID_MODE' } })
   mode: PartnerMode;
 
   @ApiProperty({ example: 'https://pos.caisse-rapide.example/webhooks/mm', maxLength: 2048 })
@@ -98,8 +104,8 @@ export class WebhookEndpointDto {
 }
 
 export class WebhookSecretDto {
-  @ApiProperty({ enum: MODES, example: 'live' })
-  @IsIn(MODES, { context: { code: 'INVALID_MODE' } })
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
+  @IsIn(PARTNER_MODES, { context: { code: 'INVALID_MODE' } })
   mode: PartnerMode;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
-import { PARTNER_MODES } from './modes';
+import { PARTNER_MODES } from '@mm/contracts';
 
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 

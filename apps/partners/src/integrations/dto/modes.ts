@@ -1,1 +1,0 @@
-export const PARTNER_MODES = ['live', 'test'] as const;
