@@ -5,6 +5,7 @@ import { BalanceEnforcement1764000100000 } from './1764000100000-balance-enforce
 import { Corrections1764000200000 } from './1764000200000-corrections';
 import { ExecuteIntentFunction1764100000000 } from './1764100000000-execute-intent-function';
 import { ConfirmProcedure1764200000000 } from './1764200000000-confirm-procedure';
+import { ConfirmChecksInDatabase1764300000000 } from './1764300000000-confirm-checks-in-database';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -14,4 +15,5 @@ export const ledgerMigrations: MigrationClass[] = [
   Corrections1764000200000,
   ExecuteIntentFunction1764100000000,
   ConfirmProcedure1764200000000,
+  ConfirmChecksInDatabase1764300000000,
 ];

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
+import { metricSum, timingNotes } from '../../apps/ledger-wallets/test/observe';
 import { type Answer, LedgerCaller, Tally, createFundedAccount, frozenMismatches, untilDefinite } from './support/ledger-load';
 import { type FaultPlatform, startFaultPlatform } from './support/platform';
 import { reportRow } from './support/report';
@@ -44,17 +45,9 @@ interface Payment {
   replayedAfterCut?: boolean;
 }
 
-/** `group;desc=N` of the ledger's Server-Timing: how many confirms shared the answer's transaction. */
+/** How many confirms shared the answer's transaction (`group` of the ledger's Server-Timing). */
 function groupOf(answer: Answer): number | undefined {
-  if (answer.kind !== 'answer') return undefined;
-  const m = /(?:^|,\s*)group;desc=(\d+)/.exec(answer.headers.get('server-timing') ?? '');
-  return m ? Number(m[1]) : undefined;
-}
-
-/** A Prometheus counter of the ledger process (0 when not exported yet). */
-async function metric(baseUrl: string, name: string): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
-  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return answer.kind === 'answer' ? timingNotes(answer.headers.get('server-timing')).group : undefined;
 }
 
 async function inBatches<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -197,7 +190,7 @@ describe('fault: kill -9 of ledger-wallets while confirms to one hot merchant ar
       if (answered >= KILL_AFTER && !crash) {
         crash = (async () => {
           // The process's own count of confirms committed in shared transactions, just before it dies.
-          groupedBeforeKill = await metric(ledger.url, 'ledger_grouped_operations_total');
+          groupedBeforeKill = await metricSum(ledger.url, 'ledger_grouped_operations_total');
           pidBefore = ledger.pid;
           killed = true;
           await ledger.crashAndRestart();

@@ -25,6 +25,17 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(10)
   LEDGER_LOCK_TIMEOUT_MS: number = 3_000;
 
+  /**
+   * Group commit beyond the hot accounts (db/group-commit.ts): at most this many transactions of
+   * confirms on idle accounts run at once in this process; the confirms that arrive meanwhile wait
+   * and commit together in the next free one. 0: each runs alone (only confirms queued behind a
+   * busy account share a transaction).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1_000)
+  LEDGER_GROUP_COMMIT_TRANSACTIONS: number = 4;
+
   /** Waits before replaying a transaction after 40001 / 55P03 / 40P01 (spec 2: 100, 400, 1600 ms). */
   @Matches(/^\d+(,\d+)*$/, { message: 'LEDGER_RETRY_DELAYS_MS must be a comma-separated list of integers' })
   LEDGER_RETRY_DELAYS_MS: string = '100,400,1600';

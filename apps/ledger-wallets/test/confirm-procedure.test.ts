@@ -2,7 +2,7 @@ import { uuidLockKey } from '../src/db/lock-keys';
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 /**
- * Issue 13: the confirm alone is one `CALL ledger.confirm_intent` (locks, COMMIT, SERIALIZABLE
+ * Issue 13: the confirm alone is one `CALL ledger.confirm_checked` (locks, COMMIT, SERIALIZABLE
  * transaction, COMMIT, release inside the procedure). What the callers rely on when it fails part
  * way: nothing is written, no advisory lock stays with a pooled connection, the usual replays and
  * 409 happen, and the next attempt commits exactly once.

@@ -3,6 +3,7 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { uuidLockKey } from '../src/db/lock-keys';
 import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
+import { metricSum } from './observe';
 
 /*
  * Review of group commit (issue 13): what a confirm answers when the database's reply to a batch is
@@ -22,7 +23,7 @@ const GROUPED = 6;
 /** A TCP proxy to PostgreSQL that can swallow the reply to the next multi-confirm batch and cut its connection. */
 interface CuttingProxy {
   port: number;
-  /** cut the connection of the next query carrying two or more `ledger.execute_intent` calls, once its reply is complete */
+  /** cut the connection of the next query carrying two or more `ledger.execute_confirm` calls, once its reply is complete */
   arm(): void;
   cuts: number;
   close(): Promise<void>;
@@ -58,7 +59,7 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
         const message = fromClient.subarray(0, 1 + fromClient.readInt32BE(1));
         fromClient = fromClient.subarray(message.length);
         // A simple-protocol query ('Q') with several guarded calls: the batch of a group commit.
-        if (armed && message[0] === 0x51 && message.toString('utf8').split('ledger.execute_intent(').length > 2) {
+        if (armed && message[0] === 0x51 && message.toString('utf8').split('ledger.execute_confirm(').length > 2) {
           armed = false;
           swallowing = true;
         }
@@ -120,10 +121,7 @@ async function startProxiedLedger(): Promise<{ h: Harness; proxy: CuttingProxy; 
     await close();
     await proxy!.close();
   };
-  const metric = async (name: string) => {
-    const text = await (await fetch(`${h.app.url}/metrics`)).text();
-    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-  };
+  const metric = (name: string) => metricSum(h.app.url, name);
   return { h, proxy: proxy!, metric };
 }
 

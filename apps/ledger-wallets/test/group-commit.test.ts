@@ -1,14 +1,8 @@
 import { uuidLockKey } from '../src/db/lock-keys';
+import { metricSum, timingNotes } from './observe';
 import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 const GROUPED = 8;
-
-/** Every `name;desc=n` of a Server-Timing header. */
-function notes(header: string | null): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const m of (header ?? '').matchAll(/([\w-]+);desc=(\d+)/g)) out[m[1]] = Number(m[2]);
-  return out;
-}
 
 /**
  * Issue 13, hot accounts: confirms queued behind a busy account commit together, and still each on
@@ -25,10 +19,7 @@ describe('ledger: group commit on a hot merchant account', () => {
   });
   afterAll(() => h.close());
 
-  const metric = async (name: string): Promise<number> => {
-    const text = await (await fetch(`${h.app.url}/metrics`)).text();
-    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-  };
+  const metric = (name: string) => metricSum(h.app.url, name);
 
   it('commits the confirms queued on one merchant in one transaction, each all-or-nothing', async () => {
     const merchant = await fundedAccount(h, 0, 'XAF', 'MERCHANT');
@@ -85,7 +76,7 @@ describe('ledger: group commit on a hot merchant account', () => {
       }
     });
     // The queued ones shared one transaction (the refused one included: it wrote nothing in it).
-    expect(answers.filter((r) => (notes(r.headers.get('server-timing')).group ?? 0) === GROUPED)).toHaveLength(GROUPED);
+    expect(answers.filter((r) => (timingNotes(r.headers.get('server-timing')).group ?? 0) === GROUPED)).toHaveLength(GROUPED);
     expect((await metric('ledger_grouped_operations_total')) - grouped0).toBe(GROUPED);
 
     const paid = GROUPED + 1;

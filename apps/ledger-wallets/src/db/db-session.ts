@@ -58,20 +58,20 @@ export class DbSession {
   }
 
   /**
-   * Takes session-level advisory locks (ascending order, capped wait) and runs `read` once they are
-   * held, in one round trip; returns the rows of `read`. Values in `read` must be literals
-   * (sql-literal.ts): the simple protocol takes no parameters.
+   * Takes session-level advisory locks (ascending order, capped wait) and runs `reads` once they are
+   * held, in one round trip; returns the rows of each read, in order. Values in the reads must be
+   * literals (sql-literal.ts): the simple protocol takes no parameters.
    */
-  async lockAndRead(keys: bigint[], read: string): Promise<Record<string, unknown>[]> {
+  async lockAndRead(keys: bigint[], ...reads: string[]): Promise<Record<string, unknown>[][]> {
     const fresh = keys.filter((k) => !this.heldLocks.includes(k));
     const locking = fresh.length > 0 ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${this.lockTimeoutMs}); ` : '';
-    const results = await this.batch(`${locking}${read}`).catch(async (error: unknown) => {
+    const results = await this.batch(`${locking}${reads.join('; ')}`).catch(async (error: unknown) => {
       // A timeout part-way leaves the first keys held: release whatever this call took.
       await this.unlock(fresh, true);
       throw error;
     });
     this.heldLocks.push(...fresh);
-    return results[results.length - 1];
+    return results.slice(results.length - reads.length);
   }
 
   /** Whether this session holds the advisory lock `key` (taken through `lock` or `lockAndRead`). */

@@ -174,4 +174,63 @@ describe('group commit on hot accounts', () => {
     const i = item(7);
     expect(groupLockKeys([i])).toEqual(moneyLockKeys(i.accountIds, i.intentId));
   });
+
+  it('runs operations on idle accounts at once while a slot is free, then batches what waits for the next free one', async () => {
+    const { runner, calls, flush } = controllable();
+    const group = new GroupCommit(runner, 2);
+    const accounts = (n: number) => [uuid(2000 + n), uuid(3000 + n)].sort();
+    const first = [1, 2].map((n) => group.run(item(n, accounts(n))));
+    await settle();
+    // Two slots: both alone, at once, as with no batching at all.
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2']);
+    const more = [3, 4, 5].map((n) => group.run(item(n, accounts(n))));
+    await settle();
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2']);
+    expect(calls.waiting).toBe(3);
+    await flush();
+    await flush();
+    await Promise.all([...first, ...more]);
+    // The first slot to come free took all three as one transaction.
+    expect(calls.together).toHaveLength(1);
+    expect(calls.together[0].statements).toEqual(['stmt 3', 'stmt 4', 'stmt 5']);
+    // Their locks: the intents, then all six accounts, each in ascending order.
+    expect(calls.together[0].keys).toEqual(groupLockKeys([3, 4, 5].map((n) => item(n, accounts(n)))));
+    expect(calls.waiting).toBe(0);
+
+    // Quiet again: alone at once.
+    const quiet = group.run(item(6, accounts(6)));
+    await settle();
+    expect(calls.single.at(-1)).toBe('stmt 6');
+    await flush();
+    expect(await quiet).toMatchObject({ batchSize: 1 });
+  });
+
+  it("still sends an operation on a busy account to that account's lane, not to a free slot", async () => {
+    const { runner, calls, flush } = controllable();
+    const group = new GroupCommit(runner, 4);
+    const a = group.run(item(1));
+    const b = group.run(item(2));
+    const c = group.run(item(3));
+    await settle();
+    // 1 took a slot; 2 and 3 share HOT with it: its lane (2 alone first, then 3 behind it).
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2']);
+    for (let k = 0; k < 3; k++) await flush();
+    await Promise.all([a, b, c]);
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2', 'stmt 3']);
+  });
+
+  it('reports a batch that failed as a whole before running its operations alone', async () => {
+    const { runner, calls, flush, failNextTogether } = controllable();
+    const fellBack: { size: number; code: unknown }[] = [];
+    runner.fellBack = (size, error) => fellBack.push({ size, code: (error as { code?: string }).code });
+    const group = new GroupCommit(runner, 1);
+    failNextTogether();
+    // 1 takes the one slot; 2, 3 and 4 wait for it: one batch, which fails.
+    const all = [1, 2, 3, 4].map((n) => group.run(item(n, [uuid(2000 + n)])));
+    for (let k = 0; k < 4; k++) await flush();
+    await Promise.all(all);
+    expect(calls.together).toHaveLength(1);
+    expect(fellBack).toEqual([{ size: 3, code: '40001' }]);
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2', 'stmt 3', 'stmt 4']);
+  });
 });

@@ -10,13 +10,13 @@ export interface GroupItem {
   accountIds: string[];
   /**
    * One statement that locks its own rows, checks them and writes only if the checks hold, then
-   * answers one row saying which (see `ledger.execute_intent`). A statement whose checks fail must
+   * answers one row saying which (see `ledger.execute_confirm`). A statement whose checks fail must
    * write nothing: the other statements of its batch still commit.
    */
   sql: string;
   /**
    * The same call's parameters, for when the operation runs alone: it is then sent as one prepared
-   * `CALL ledger.confirm_intent` with these values bound (LedgerDb.confirm); `sql` is only read
+   * `CALL ledger.confirm_checked` with these values bound (LedgerDb.confirm); `sql` is only read
    * when the operation joins a batch.
    */
   args: unknown[];
@@ -40,6 +40,8 @@ export interface GroupRunner {
   together(session: DbSession, lockKeys: bigint[], statements: string[]): Promise<Record<string, unknown>[][]>;
   /** operations that started or stopped waiting in a queue (a gauge for operators) */
   waiting?(delta: number): void;
+  /** a batch failed as a whole (nothing committed): its `size` operations now run alone */
+  fellBack?(size: number, error: unknown): void;
   /**
    * Whether a failed `together` may have committed (its connection broke before the answer came
    * back): such a batch must not run again; its operations answer "unknown, retry with your key".
@@ -56,8 +58,14 @@ interface Waiting {
 
 interface Lane {
   queue: Waiting[];
-  running: boolean;
+  /** batches running now */
+  running: number;
+  /** how many batches may run at once: 1 on an account's lane, `transactions` on the shared one */
+  slots: number;
 }
+
+/** The lane of operations whose accounts are all idle (never an account id: not a UUID). */
+const ANY_LANE = '*';
 
 /** Largest batch: keeps one transaction's lock list and statement short. */
 export const MAX_GROUP = 32;
@@ -71,22 +79,30 @@ export const MAX_GROUP = 32;
  * (advisory locks first, intents then accounts in ascending id order, then each operation's guarded
  * statement, one COMMIT): N transfers per lock hold and per flush.
  *
- * What does not change: each operation is still all-or-nothing (its statement writes everything or,
- * when its checks fail on the locked rows, nothing), checked on the balances the operations before it
- * in the batch left, and committed in a SERIALIZABLE transaction holding the locks of every account it
- * touches. If the batch fails as a whole (a serialization failure, a lock timeout, a constraint one
- * statement broke), each of its operations runs again alone, with the usual retries, so an error is
- * always its own operation's. An operation whose accounts are all idle runs alone at once.
+ * The same batching serves load as well as contention (`transactions`,
+ * LEDGER_GROUP_COMMIT_TRANSACTIONS): operations whose accounts are all idle share one lane with that
+ * many slots. An operation that finds a free slot runs at once, alone, as without any batching; when
+ * every slot is taken, the next ones wait, and the first slot to come free takes everything waiting
+ * as one transaction. So a quiet ledger's latency does not change, and a busy one pays one round
+ * trip, one commit and one WAL flush per batch rather than per transfer, with at most `transactions`
+ * of these at once.
  */
 export class GroupCommit {
   /** operations running or queued, per account (this process) */
   private readonly busy = new Map<string, number>();
   private readonly lanes = new Map<string, Lane>();
-
-  constructor(private readonly runner: GroupRunner) {}
+  /**
+   * @param transactions how many transactions of operations on idle accounts may run at once before
+   *   the next ones wait and go as one batch; 0: they all run alone (only busy accounts batch).
+   */
+  constructor(
+    private readonly runner: GroupRunner,
+    private readonly transactions = 0,
+  ) {}
 
   async run(item: GroupItem): Promise<GroupOutcome> {
-    // The account that already has the most work in flight decides the lane; none: run alone.
+    // The account that already has the most work in flight decides the lane; none: the shared lane
+    // (or alone, when it is off).
     let hot: string | undefined;
     let most = 0;
     for (const id of item.accountIds) {
@@ -96,6 +112,7 @@ export class GroupCommit {
         most = n;
       }
     }
+    if (!hot && this.transactions > 0) hot = ANY_LANE;
     for (const id of item.accountIds) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
     try {
       if (!hot) return { rows: await this.runner.single(item), queuedMs: 0, batchSize: 1 };
@@ -112,17 +129,17 @@ export class GroupCommit {
   private enqueue(account: string, item: GroupItem): Promise<GroupOutcome> {
     let lane = this.lanes.get(account);
     if (!lane) {
-      lane = { queue: [], running: false };
+      lane = { queue: [], running: 0, slots: account === ANY_LANE ? this.transactions : 1 };
       this.lanes.set(account, lane);
     }
     const waiting = new Promise<GroupOutcome>((resolve, reject) => lane.queue.push({ item, queuedAt: performance.now(), resolve, reject }));
     this.runner.waiting?.(1);
-    if (!lane.running) void this.drain(account, lane);
+    if (lane.running < lane.slots) void this.drain(account, lane);
     return waiting;
   }
 
   private async drain(account: string, lane: Lane): Promise<void> {
-    lane.running = true;
+    lane.running++;
     try {
       while (lane.queue.length > 0) {
         const batch = lane.queue.splice(0, MAX_GROUP);
@@ -130,9 +147,9 @@ export class GroupCommit {
         await this.runBatch(batch);
       }
     } finally {
-      lane.running = false;
-      if (lane.queue.length === 0) this.lanes.delete(account);
-      else void this.drain(account, lane);
+      lane.running--;
+      if (lane.queue.length > 0) void this.drain(account, lane);
+      else if (lane.running === 0) this.lanes.delete(account);
     }
   }
 
@@ -163,6 +180,7 @@ export class GroupCommit {
         return;
       }
       // Nothing of the batch was committed: each operation again, alone, with its own retries and errors.
+      this.runner.fellBack?.(batch.length, error);
       await Promise.all(batch.map(alone));
     }
   }

@@ -6,6 +6,7 @@ import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
 import { DbSession } from './db-session';
+import { CONFIRM_CHECKED_CALL } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupOutcome } from './group-commit';
 import { moneyLockKeys } from './lock-keys';
 import { outOfRange } from './money';
@@ -48,16 +49,28 @@ export class LedgerDb {
     );
     this.grouped = metrics.counter(
       'ledger_grouped_operations_total',
-      'Money operations committed in a shared transaction with others on the same hot account (group commit)',
+      'Money operations committed in a shared transaction with others (group commit: a busy account, or a busy ledger)',
     );
-    const waiting = metrics.gauge('ledger_group_commit_waiting', 'Money operations queued behind a busy hot account (group commit)');
-    this.groups = new GroupCommit({
-      single: (item) => this.confirm(item.session, moneyLockKeys(item.accountIds, item.intentId), item.args, item.alsoRelease),
-      together: (session, lockKeys, statements) => this.together(session, lockKeys, statements),
-      waiting: (delta) => waiting.inc(delta),
-      mayHaveCommitted: (error) =>
-        error instanceof AppException && error.code === 'SERVICE_UNAVAILABLE' && error.message === OUTCOME_UNKNOWN,
-    });
+    const waiting = metrics.gauge('ledger_group_commit_waiting', 'Money operations queued for a shared transaction (group commit)');
+    const fallbacks = metrics.counter(
+      'ledger_group_commit_fallbacks_total',
+      'Money operations run again alone because their shared transaction failed as a whole (nothing of it committed)',
+      ['sqlstate'],
+    );
+    this.groups = new GroupCommit(
+      {
+        single: (item) => this.confirm(item.session, moneyLockKeys(item.accountIds, item.intentId), item.args, item.alsoRelease),
+        together: (session, lockKeys, statements) => this.together(session, lockKeys, statements),
+        waiting: (delta) => waiting.inc(delta),
+        fellBack: (size, error) => {
+          fallbacks.inc({ sqlstate: sqlState(error) ?? 'none' }, size);
+          this.logger.debug({ err: error, size }, 'group commit: the shared transaction failed; its operations run alone');
+        },
+        mayHaveCommitted: (error) =>
+          error instanceof AppException && error.code === 'SERVICE_UNAVAILABLE' && error.message === OUTCOME_UNKNOWN,
+      },
+      config.LEDGER_GROUP_COMMIT_TRANSACTIONS,
+    );
   }
 
   /** Plain queries on a pooled connection (reads, non-money writes). */
@@ -133,8 +146,8 @@ export class LedgerDb {
   }
 
   /**
-   * The move to SUCCEEDED alone, in ONE prepared statement: `CALL ledger.confirm_intent` (migration
-   * 1764200000000) takes the advisory locks in a first transaction, then runs `ledger.execute_intent`
+   * The move to SUCCEEDED alone, in ONE prepared statement: `CALL ledger.confirm_checked` (migration
+   * 1764300000000) takes the advisory locks in a first transaction, then runs `ledger.execute_confirm`
    * with `args` (its parameters, bound: nothing to parse) in a SERIALIZABLE transaction whose
    * snapshot follows the locks, commits and releases `lockKeys` and `alsoRelease`: no application
    * code runs while the locks are held, which is what a hot account needs. Same replays and 409 as
@@ -147,7 +160,7 @@ export class LedgerDb {
     const release = [...lockKeys, ...alsoRelease].map(String);
     for (let attempt = 0; ; attempt++) {
       try {
-        const rows = await session.prepared('ledger_confirm_intent', CONFIRM_CALL, [
+        const rows = await session.prepared('ledger_confirm_checked', CONFIRM_CHECKED_CALL, [
           fresh.map(String),
           release,
           this.config.LEDGER_LOCK_TIMEOUT_MS,
@@ -262,9 +275,6 @@ export class LedgerDb {
     }
   }
 }
-
-/** `ledger.confirm_intent`: keys to lock, keys to release, lock timeout, `execute_intent`'s 31 parameters, then its 5 OUT ones. */
-const CONFIRM_CALL = `CALL ledger.confirm_intent(${Array.from({ length: 34 }, (_, k) => `$${k + 1}`).join(', ')}, NULL, NULL, NULL, NULL, NULL)`;
 
 const OUTCOME_UNKNOWN = 'The database did not confirm the outcome; retry with the same idempotency key';
 

@@ -21,11 +21,39 @@ export const INTENT_ACCOUNT_TYPES: Record<IntentType, { source: readonly string[
   CASH_OUT: { source: ['customer', 'merchant'], destination: ['agent'] },
 };
 
+/**
+ * Which side of a cash operation is the agent float, the account whose wallet holds the commission
+ * account that may be credited; TRANSFER has none.
+ */
+export const AGENT_SIDE: Record<IntentType, 'source' | 'destination' | null> = {
+  TRANSFER: null,
+  CASH_IN: 'source',
+  CASH_OUT: 'destination',
+};
+
+/** The one account type each technical slot of an execution context must have. */
+export const SLOT_ACCOUNT_TYPES = {
+  fee: 'fee_collection',
+  commissionFrom: 'treasury',
+  commissionTo: 'agent_commission',
+} as const;
+
+/**
+ * The rules above as one JSON document: the confirm's database function (migration 1764300000000)
+ * applies the same rules to the rows it locks, reading them from this parameter rather than
+ * from a copy of its own (test/execution-rules-sql.test.ts compares both evaluators case by case).
+ */
+export const EXECUTION_RULES_JSON = JSON.stringify({
+  intents: Object.fromEntries(
+    (Object.keys(INTENT_ACCOUNT_TYPES) as IntentType[]).map((t) => [t, { ...INTENT_ACCOUNT_TYPES[t], agent: AGENT_SIDE[t] }]),
+  ),
+  slots: SLOT_ACCOUNT_TYPES,
+});
+
 /** The agent float of a cash operation: the one whose commission account may be credited. */
 function agentSide(type: IntentType, source: RuleAccount, destination: RuleAccount): RuleAccount | null {
-  if (type === 'CASH_IN') return source;
-  if (type === 'CASH_OUT') return destination;
-  return null;
+  const side = AGENT_SIDE[type];
+  return side === 'source' ? source : side === 'destination' ? destination : null;
 }
 
 /** Refuses an intent whose two accounts are not of the types its intent type allows (422). */
@@ -59,19 +87,19 @@ export interface ContextAccounts {
  */
 export function checkExecutionAccounts(c: ContextAccounts): void {
   checkIntentAccounts(c.type, c.source, c.destination);
-  if (c.feeAccount && c.feeAccount.account_type !== 'fee_collection') {
+  if (c.feeAccount && c.feeAccount.account_type !== SLOT_ACCOUNT_TYPES.fee) {
     throw new AppException('FEE_ACCOUNT_NOT_ALLOWED', `Fees cannot be credited to a ${c.feeAccount.account_type} account`);
   }
   if (c.commissionFrom || c.commissionTo) {
     const agent = agentSide(c.type, c.source, c.destination);
     if (!agent) throw new AppException('COMMISSION_NOT_ALLOWED', `${c.type} has no agent to pay a commission to`);
-    if (c.commissionFrom?.account_type !== 'treasury') {
+    if (c.commissionFrom?.account_type !== SLOT_ACCOUNT_TYPES.commissionFrom) {
       throw new AppException(
         'COMMISSION_SOURCE_NOT_ALLOWED',
         `A commission cannot be debited from a ${c.commissionFrom?.account_type} account`,
       );
     }
-    if (c.commissionTo?.account_type !== 'agent_commission' || c.commissionTo.wallet_id !== agent.wallet_id) {
+    if (c.commissionTo?.account_type !== SLOT_ACCOUNT_TYPES.commissionTo || c.commissionTo.wallet_id !== agent.wallet_id) {
       throw new AppException('COMMISSION_NOT_ALLOWED', "The commission must be credited to the commission account of the intent's agent");
     }
   }

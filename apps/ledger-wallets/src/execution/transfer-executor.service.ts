@@ -4,16 +4,16 @@ import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import { LEDGER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
 import type { DbSession } from '../db/db-session';
-import { safeSum, sumCovers, toMoney } from '../db/money';
-import { lit, uuidArrayLit, uuidLit } from '../db/sql-literal';
+import { safeSum, toMoney } from '../db/money';
+import { EXECUTE_CONFIRM_CALL, executeConfirmSql } from '../db/execute-confirm-call';
 import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
 import type { IdempotencyEntry } from '../idempotency/idempotency.service';
-import type { IntentStatus } from '../intents/intent-state-machine';
+import { CONFIRMABLE_STATUSES } from '../intents/intent-state-machine';
 import { type IntentRow, insufficientMessage } from '../intents/intent-view';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
 import { type Posting, balanceDeltas, pairEntries } from './double-entry';
-import { type IntentType, checkExecutionAccounts } from './execution-rules';
+import { EXECUTION_RULES_JSON, type IntentType, checkExecutionAccounts } from './execution-rules';
 import { newReferenceId } from './reference-id';
 
 /** Accounts a money operation touches, resolved before the locks are taken. */
@@ -38,9 +38,13 @@ export interface ExecutionResult {
   completedAt: string;
 }
 
+/**
+ * What the execution context says about the transaction row; a null is filled in by the database
+ * function from the intent (`initiated_by`, `type`, `agent_id`, `description`).
+ */
 export interface ExecutionMeta {
-  createdBy: string;
-  typeCode: string;
+  createdBy: string | null;
+  typeCode: string | null;
   agentId: string | null;
   description: string | null;
   extra?: Record<string, unknown>;
@@ -52,18 +56,10 @@ export interface ActorInfo {
   userAgent?: string;
 }
 
-export interface LockedAccount {
-  id: string;
-  account_type: string;
-  wallet_id: string;
-  currency: string;
-  available_balance: string;
-}
-
 /**
- * Steps 2 to 8 of spec 2 "Atomic execution on SUCCEEDED", run inside the SERIALIZABLE transaction
- * the transition opened. Every value is computed here; the writes (transaction, entries, balances,
- * intent, event, outbox row) are one call of the database function `ledger.execute_intent`.
+ * Spec 2 "Atomic execution on SUCCEEDED". Every value the execution context decides is computed
+ * here; the locks, the checks on the locked rows and the writes (transaction, entries, balances,
+ * intent, event, outbox row) are one call of the database function `ledger.execute_confirm`.
  */
 @Injectable()
 export class TransferExecutor {
@@ -74,8 +70,8 @@ export class TransferExecutor {
 
   /**
    * The accounts of an execution context, with the default technical accounts filled in. Done
-   * before the locks (it decides which accounts to lock); `checkAgainst` then compares the context
-   * with the intent read under its lock.
+   * before the locks (it decides which accounts to lock); `ledger.execute_confirm` then compares
+   * the context with the intent it locked.
    */
   async resolve(ctx: ExecutionContextDto): Promise<ResolvedContext> {
     const fee = ctx.fee?.amount ?? 0;
@@ -93,15 +89,6 @@ export class TransferExecutor {
         commission > 0 ? (ctx.commission?.fromAccountId ?? (await this.technical.id('treasury', ctx.currency))).toLowerCase() : null,
       commissionTo: commission > 0 ? ctx.commission!.accountId.toLowerCase() : null,
     };
-  }
-
-  checkAgainst(intent: IntentRow, ctx: ExecutionContextDto): void {
-    const mismatch =
-      ctx.sourceAccountId.toLowerCase() !== intent.source_account_id ||
-      ctx.destinationAccountId.toLowerCase() !== intent.destination_account_id ||
-      ctx.amount !== toMoney(intent.amount) ||
-      ctx.currency !== intent.currency;
-    if (mismatch) throw new AppException('EXECUTION_CONTEXT_MISMATCH', 'Accounts, amount and currency must be those of the intent');
   }
 
   accountsOf(r: ResolvedContext): string[] {
@@ -132,45 +119,27 @@ export class TransferExecutor {
   }
 
   /**
-   * Steps 3 to 8 inside a transaction that already locked the intent and the accounts (steps 1 and
-   * 2, read together by the caller: `locked` are the rows of `accountsOf(r)`): the balance check,
-   * then the writes through `ledger.execute_intent` (whose own re-check cannot fail here, under the
-   * same locks and snapshot; if it ever did, nothing is written and the transaction rolls back).
+   * Steps 3 to 8 inside a transaction that already holds the intent's and the accounts' advisory
+   * locks (the deprecated direct transfer's path, `IntentTransitionService.move`): the same
+   * database function as the one-statement confirm, sent as a prepared statement.
    */
-  async execute(
-    s: DbSession,
-    intent: IntentRow,
-    r: ResolvedContext,
-    locked: LockedAccount[],
-    meta: ExecutionMeta,
-    actor: ActorInfo,
-  ): Promise<ExecutionResult> {
-    this.validateAccounts(intent, r, locked);
-    // Step 3: the hold goes back to available, then the real total must fit (compared exactly:
-    // available + hold may exceed 2^53 − 1 even though each fits).
-    const frozen = toMoney(intent.frozen_amount);
-    const available = locked.find((a) => a.id === r.source)!.available_balance;
-    const required = safeSum(r.amount, r.fee);
-    if (!sumCovers(available, frozen, required)) {
-      // Short of a total that is itself safe: available + hold is below it, so safe too.
-      throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(toMoney(available) + frozen, required));
-    }
-    const plan = this.plan(intent, r, meta, actor);
-    const [outcome] = await s.prepared<ExecutionOutcome>('ledger_execute_intent', EXECUTE_INTENT_CALL, plan.args);
-    if (!outcome.ok) throw plan.refusal(outcome);
+  async execute(s: DbSession, request: ConfirmRequest): Promise<ExecutionResult> {
+    const plan = this.plan(request);
+    const [outcome] = await s.prepared<ExecutionOutcome>('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, plan.args);
+    plan.settle(outcome);
     return plan.result;
   }
 
   /**
-   * Steps 3 to 8 as one call of `ledger.execute_intent` (migration 1764100000000), for
-   * `LedgerDb.confirm` and the group commit: it locks the intent and the accounts itself (steps 1 and 2), checks
-   * the intent is still `intent.status` and the source can pay (step 3) on the rows it locked, and
-   * performs every write (transaction, entries, balances, intent, event, outbox, and the idempotent
-   * response when `idempotent` is given) only if both hold. Every value is computed here, before
-   * any lock is taken; the function only writes them.
+   * Steps 1 to 8 as one call of `ledger.execute_confirm` (migration 1764300000000), for
+   * `LedgerDb.confirm` and the group commit. Everything the execution context decides is computed
+   * here, before any lock: ids, reference, entries, balance deltas, the event and, with
+   * `idempotent`, the stored response. The function locks the intent and the accounts, checks them
+   * (status, expiry, the context against the intent, the accounts against `execution-rules.ts`,
+   * the balance) and writes only if every check holds, filling in what only the intent row knows.
    */
-  plan(intent: IntentRow, r: ResolvedContext, meta: ExecutionMeta, actor: ActorInfo, idempotent?: IdempotentWrite): ExecutionPlan {
-    const frozen = toMoney(intent.frozen_amount);
+  plan(request: ConfirmRequest, idempotent?: IdempotentWrite): ExecutionPlan {
+    const { intentId, resolved: r, currency, meta, actor } = request;
     const required = safeSum(r.amount, r.fee);
     const accountIds = [...new Set(this.accountsOf(r))].sort();
     const postings: Posting[] = [
@@ -179,60 +148,57 @@ export class TransferExecutor {
     ];
     if (r.commission > 0) postings.push({ from: r.commissionFrom!, to: r.commissionTo!, amount: r.commission });
     const legs = pairEntries(postings);
-    const deltas = balanceDeltas(legs, { accountId: r.source, amount: frozen });
+    // The hold is released by the function, which reads its amount on the locked intent; it adds
+    // it to the source's row of the deltas, always present since the amount (> 0) debits it.
+    const deltas = balanceDeltas(legs);
 
     const completedAt = new Date();
     const transactionId = randomUUID();
     const referenceId = newReferenceId(this.config.LEDGER_REFERENCE_PREFIX, completedAt);
     const correlationId = currentContext()?.correlationId ?? null;
-    const metadata = {
-      typeCode: meta.typeCode,
-      agentId: meta.agentId,
-      correlationId,
-      intentId: intent.id,
-      description: meta.description,
-      ...(meta.extra ? { extra: meta.extra } : {}),
-    };
     const outboxId = randomUUID();
-    const event: TransactionCompletedEvent = {
+    // The function adds IntentFieldsOfEvent from the intent row.
+    const event: Omit<TransactionCompletedEvent, IntentFieldsOfEvent> = {
       eventId: outboxId,
       type: LEDGER_EVENT_TYPES.transactionCompleted,
       occurredAt: completedAt.toISOString(),
       transactionId,
       referenceId,
-      intentId: intent.id,
-      intentType: intent.type as TransactionCompletedEvent['intentType'],
+      intentId,
       amount: r.amount,
       fee: r.fee,
       commission: r.commission,
-      currency: intent.currency,
+      currency,
       sourceAccountId: r.source,
       destinationAccountId: r.destination,
-      qrToken: intent.qr_token,
-      createdBy: meta.createdBy,
-      typeCode: meta.typeCode,
-      agentId: meta.agentId,
       correlationId,
     };
-    // The values of `ledger.execute_intent`'s parameters, in its order (EXECUTE_INTENT_PARAMS): bound
-    // as they are by the one-statement confirm, or written as literals into the text of a group.
+    // The values of `ledger.execute_confirm`'s parameters, in its order (EXECUTE_CONFIRM_PARAMS):
+    // bound as they are by the one-statement confirm, or written as literals into a group's text.
     const args: unknown[] = [
-      intent.id,
-      intent.status,
+      intentId,
+      CONFIRMABLE_STATUSES,
+      request.now,
       accountIds,
       r.source,
-      frozen,
-      required,
-      transactionId,
-      referenceId,
-      intent.type,
+      r.destination,
       r.amount,
       r.fee,
-      intent.currency,
-      meta.createdBy,
-      new Date(intent.created_at),
+      r.commission,
+      currency,
+      r.fee > 0 ? r.feeAccount : null,
+      r.commissionFrom,
+      r.commissionTo,
+      EXECUTION_RULES_JSON,
+      transactionId,
+      referenceId,
       completedAt,
-      JSON.stringify(metadata),
+      meta.createdBy,
+      meta.typeCode,
+      meta.agentId,
+      meta.description,
+      meta.extra ? JSON.stringify(meta.extra) : null,
+      correlationId,
       JSON.stringify(legs),
       JSON.stringify(deltas),
       actor.id,
@@ -249,7 +215,7 @@ export class TransferExecutor {
       amount: r.amount,
       fee: r.fee,
       commission: r.commission,
-      currency: intent.currency,
+      currency,
       completedAt: completedAt.toISOString(),
     };
     if (idempotent) {
@@ -258,110 +224,93 @@ export class TransferExecutor {
     } else {
       args.push(null, null, null, null, null, null);
     }
-    const refusal = (outcome: ExecutionOutcome): AppException => {
-      if (outcome.intent_status !== intent.status) {
-        return new AppException('INVALID_INTENT_TRANSITION', `Transition ${outcome.intent_status} → SUCCEEDED is not allowed`);
-      }
-      if (outcome.accounts_found !== accountIds.length) {
-        return new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
-      }
-      return new AppException('INSUFFICIENT_BALANCE', insufficientMessage(Number(outcome.available) + frozen, required));
-    };
     return {
       args,
       // Only a group commit's batch sends the call as text: built when asked.
       get sql() {
-        return executeIntentSql(args);
+        return executeConfirmSql(args);
       },
       result,
-      refusal,
+      settle: (outcome) => {
+        if (outcome.ok) return outcome.intent!;
+        throw this.refusal(outcome, r, required);
+      },
     };
+  }
+
+  /** The error of a refused confirm: the check that failed, with the message the service always gave. */
+  private refusal(outcome: ExecutionOutcome, r: ResolvedContext, required: number): Error {
+    const intent = outcome.intent;
+    switch (outcome.refusal) {
+      case 'INTENT_NOT_FOUND':
+        return new AppException('INTENT_NOT_FOUND');
+      case 'INVALID_INTENT_TRANSITION':
+        return new AppException('INVALID_INTENT_TRANSITION', `Transition ${intent!.status} → SUCCEEDED is not allowed`);
+      case 'INTENT_EXPIRED':
+        return new AppException('INTENT_EXPIRED');
+      case 'EXECUTION_CONTEXT_MISMATCH':
+        return new AppException('EXECUTION_CONTEXT_MISMATCH', CONTEXT_MISMATCH_MESSAGE);
+      case 'INSUFFICIENT_BALANCE':
+        return new AppException(
+          'INSUFFICIENT_BALANCE',
+          insufficientMessage(Number(outcome.available) + toMoney(intent!.frozen_amount), required),
+        );
+      default:
+        // An account check: execution-rules.ts, run on the rows the function locked, says which
+        // and how. Both must agree (test/execution-rules-sql.test.ts); if they ever do not, the
+        // refusal stands and the disagreement is a 500 for the logs.
+        try {
+          this.validateAccounts(intent!, r, outcome.accounts ?? []);
+        } catch (error) {
+          if (error instanceof AppException && error.code === outcome.refusal) return error;
+        }
+        return new Error(
+          `ledger.execute_confirm refused with ${outcome.refusal}, which execution-rules.ts does not give for these accounts`,
+        );
+    }
   }
 }
 
-/** `ledger.execute_intent`'s parameters in order, each with how its value is written as a literal. */
-const EXECUTE_INTENT_PARAMS: [name: string, kind: 'uuid' | 'uuid[]' | 'text' | 'int' | 'timestamptz' | 'jsonb'][] = [
-  ['p_intent_id', 'uuid'],
-  ['p_from_status', 'text'],
-  ['p_account_ids', 'uuid[]'],
-  ['p_source_id', 'uuid'],
-  ['p_release', 'int'],
-  ['p_required', 'int'],
-  ['p_transaction_id', 'uuid'],
-  ['p_reference_id', 'text'],
-  ['p_type', 'text'],
-  ['p_amount', 'int'],
-  ['p_fee', 'int'],
-  ['p_currency', 'text'],
-  ['p_created_by', 'text'],
-  ['p_initiated_at', 'timestamptz'],
-  ['p_completed_at', 'timestamptz'],
-  ['p_metadata', 'jsonb'],
-  ['p_entries', 'jsonb'],
-  ['p_deltas', 'jsonb'],
-  ['p_actor_id', 'text'],
-  ['p_ip', 'text'],
-  ['p_user_agent', 'text'],
-  ['p_event_metadata', 'jsonb'],
-  ['p_outbox_id', 'uuid'],
-  ['p_event_type', 'text'],
-  ['p_payload', 'jsonb'],
-  ['p_idem_scope', 'text'],
-  ['p_idem_key', 'text'],
-  ['p_idem_hash', 'text'],
-  ['p_idem_status', 'int'],
-  ['p_idem_body', 'text'],
-  ['p_idem_ttl_hours', 'int'],
-];
+/** The fields of the transaction.completed event that only the intent row knows: ledger.execute_confirm adds them. */
+type IntentFieldsOfEvent = 'intentType' | 'qrToken' | 'createdBy' | 'typeCode' | 'agentId';
 
-/** The call of `ledger.execute_intent` with its parameters bound (one named statement per connection). */
-const EXECUTE_INTENT_CALL = `SELECT * FROM ledger.execute_intent(${EXECUTE_INTENT_PARAMS.map((_, k) => `$${k + 1}`).join(', ')})`;
+const CONTEXT_MISMATCH_MESSAGE = 'Accounts, amount and currency must be those of the intent';
 
-/**
- * The call of `ledger.execute_intent` as one text statement, every value a literal (sql-literal.ts):
- * for a group commit's batch, several calls in one simple-protocol query, which takes no parameters.
- */
-export function executeIntentSql(args: unknown[]): string {
-  const parts = EXECUTE_INTENT_PARAMS.map(([name, kind], k) => {
-    const v = args[k];
-    if (v === null || v === undefined) return `${name} => NULL::${kind}`;
-    switch (kind) {
-      case 'uuid':
-        return `${name} => ${uuidLit(v as string)}`;
-      case 'uuid[]':
-        return `${name} => ${uuidArrayLit(v as string[])}`;
-      case 'jsonb':
-        return `${name} => ${lit(v as string)}::jsonb`;
-      case 'timestamptz':
-        return `${name} => ${lit(v as Date)}`;
-      case 'int':
-        return `${name} => ${lit(v as number)}`;
-      default:
-        return `${name} => ${lit(v as string)}::text`;
-    }
-  });
-  return `SELECT * FROM ledger.execute_intent(${parts.join(', ')})`;
+/** What the confirm asks of the database: the intent, the resolved context and what it says of the transaction. */
+export interface ConfirmRequest {
+  intentId: string;
+  resolved: ResolvedContext;
+  /** the context's currency (the function checks it is the intent's) */
+  currency: string;
+  meta: ExecutionMeta;
+  actor: ActorInfo;
+  /** the clock the expiry is checked against */
+  now: Date;
 }
 
-/** What `ledger.execute_intent` answers: whether it wrote, and what it found on the locked rows. */
+/** What `ledger.execute_confirm` answers: whether it wrote, or which check refused. */
 export interface ExecutionOutcome {
   ok: boolean;
-  intent_status: IntentStatus | null;
+  /** the error code of the first check that failed; null when ok */
+  refusal: string | null;
+  /** the intent row as the function locked it (before its move); null when it does not exist */
+  intent: IntentRow | null;
   /** the source's available balance it saw (after the writes when ok), as text (bigint) */
   available: string | null;
-  accounts_found: number;
+  /** on an account refusal: the accounts it locked (id, account_type, wallet_id, currency) */
+  accounts: { id: string; account_type: string; wallet_id: string; currency: string }[] | null;
   /** from the round trip's arrival to every lock held */
   lock_ms: number;
 }
 
 export interface ExecutionPlan {
-  /** the values of `ledger.execute_intent`'s parameters, in order (bound by `LedgerDb.confirm`) */
+  /** the values of `ledger.execute_confirm`'s parameters, in order (bound by `LedgerDb.confirm`) */
   args: unknown[];
-  /** `SELECT * FROM ledger.execute_intent(…)` with every value inlined (sql-literal.ts), built on demand */
+  /** `SELECT * FROM ledger.execute_confirm(…)` with every value inlined (sql-literal.ts), built on demand */
   readonly sql: string;
   result: ExecutionResult;
-  /** the error for an `ok: false` outcome: which re-check failed on the locked rows */
-  refusal(outcome: ExecutionOutcome): AppException;
+  /** the locked intent row of an `ok` outcome; otherwise throws the refusal's error */
+  settle(outcome: ExecutionOutcome): IntentRow;
 }
 
 /** The idempotent response written by the same call: the key, and the body built from the execution's result. */

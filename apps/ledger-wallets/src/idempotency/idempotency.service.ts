@@ -52,20 +52,26 @@ export class IdempotencyService {
     scope: string,
     key: string,
     hash: string,
-    operation: (record: RecordResponse) => Promise<{ status: number; body: T }>,
+    /** `alsoRead`'s rows are the second argument */
+    operation: (record: RecordResponse, alsoRead: Record<string, unknown>[]) => Promise<{ status: number; body: T }>,
     /** Server-Timing: the key's lock and lookup are the `idem` stage */
     timer?: StageTimer,
+    /**
+     * A plain read the operation needs, sent in the round trip of the key's lock and lookup (values
+     * as literals, sql-literal.ts); wasted only when the key replays.
+     */
+    alsoRead?: string,
   ): Promise<IdempotentResponse<T>> {
     const lockKey = stringLockKey(`${scope}\u0000${key}`);
     let stored: { request_hash: string; response_status: number; response_body: T } | undefined;
+    let extra: Record<string, unknown>[];
     try {
       // The key's lock and the lookup in one round trip (the lookup runs once the lock is held).
-      const rows = await session.lockAndRead(
-        [lockKey],
-        `SELECT request_hash, response_status, response_body FROM ledger.idempotency_keys
-         WHERE scope = ${lit(scope)} AND key = ${lit(key)} AND expires_at > now()`,
-      );
+      const lookup = `SELECT request_hash, response_status, response_body FROM ledger.idempotency_keys
+         WHERE scope = ${lit(scope)} AND key = ${lit(key)} AND expires_at > now()`;
+      const [rows, read] = await session.lockAndRead([lockKey], ...(alsoRead ? [lookup, alsoRead] : [lookup]));
       stored = rows[0] as typeof stored;
+      extra = read ?? [];
     } catch (error) {
       if (sqlState(error) === '55P03') throw new AppException('IDEMPOTENCY_KEY_IN_PROGRESS');
       throw error;
@@ -92,7 +98,7 @@ export class IdempotencyService {
         );
       };
       record.entry = { scope, key, hash, ttlHours: this.config.LEDGER_IDEMPOTENCY_TTL_HOURS, lockKey };
-      const result = await operation(record);
+      const result = await operation(record, extra);
       return { ...result, replayed: false };
     } finally {
       // The operation may have released the key already, in its COMMIT's round trip.

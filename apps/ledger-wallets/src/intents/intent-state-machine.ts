@@ -43,3 +43,16 @@ export function transitionEvent(from: IntentStatus, to: IntentStatus, requiresOt
   if (move.otp !== undefined && move.otp !== requiresOtp) return null;
   return move.event;
 }
+
+/**
+ * The statuses an intent may be confirmed (moved to SUCCEEDED) from, as the confirm's database
+ * function receives them (migration 1764300000000). It does not read `requires_otp`: the move to
+ * SUCCEEDED must not depend on it, which this checks when the module loads.
+ */
+export const CONFIRMABLE_STATUSES: readonly IntentStatus[] = (() => {
+  const withOtp = INTENT_STATUSES.filter((s) => transitionEvent(s, 'SUCCEEDED', true) !== null);
+  const withoutOtp = INTENT_STATUSES.filter((s) => transitionEvent(s, 'SUCCEEDED', false) !== null);
+  if (withOtp.join() !== withoutOtp.join())
+    throw new Error('the move to SUCCEEDED depends on requires_otp: the confirm function must read it');
+  return withOtp;
+})();

@@ -12,7 +12,7 @@ import {
   type ExecutionMeta,
   type ExecutionOutcome,
   type ExecutionResult,
-  type LockedAccount,
+  type IdempotentWrite,
   type ResolvedContext,
   TransferExecutor,
 } from '../execution/transfer-executor.service';
@@ -48,6 +48,11 @@ export interface TransitionOptions {
   consent?: ConsentMode;
   /** the HTTP route's Server-Timing stages */
   timer?: StageTimer;
+  /**
+   * A confirm with an idempotency key: the intent row as read in the key's round trip (null: no
+   * such intent), from which the stored response is built before the statement that stores it.
+   */
+  intentBefore?: IntentRow | null;
 }
 
 /**
@@ -77,13 +82,18 @@ export class IntentTransitionService {
       if (!idempotencyKey) return { status: 200, body: await this.move(session, intentId, dto, undefined, options), replayed: false };
       // A retry may carry a fresh proof for the same request: the proof is not part of what is compared.
       const hash = requestHash({ intentId, ...dto, consentProof: undefined });
+      const confirming = dto.toStatus === 'SUCCEEDED' && !!dto.executionContext;
       return this.idempotency.run(
         session,
         'intent.transition',
         idempotencyKey,
         hash,
-        async (record) => ({ status: 200, body: await this.move(session, intentId, dto, record, options) }),
+        async (record, read) => {
+          if (confirming) options.intentBefore = (read[0]?.intent as IntentRow | undefined) ?? null;
+          return { status: 200, body: await this.move(session, intentId, dto, record, options) };
+        },
         timer,
+        confirming ? `SELECT row_to_json(i) AS intent FROM ledger.transaction_intents i WHERE i.id = ${uuidLit(intentId)}` : undefined,
       );
     });
   }
@@ -110,7 +120,7 @@ export class IntentTransitionService {
   ): Promise<IntentView> {
     const to = dto.toStatus;
     // A record the caller wrapped (the legacy route stores its own status) cannot be written by the
-    // execution itself: that one takes the two-round-trip path below.
+    // execution itself: that one takes the locked text path below (same database function).
     if (to === 'SUCCEEDED' && dto.executionContext && (!record || record.entry)) {
       return this.executeInOneRoundTrip(session, intentId, dto, options, record?.entry);
     }
@@ -135,15 +145,15 @@ export class IntentTransitionService {
 
     // Steps 1 and 2 in the locks' round trip: the intent row, then the accounts in ascending id order.
     const lockedRead = `WITH i AS (SELECT * FROM ledger.transaction_intents WHERE id = ${uuidLit(intentId)} FOR UPDATE),
-           a AS (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ordered)}) ORDER BY id FOR UPDATE)
-      SELECT (SELECT row_to_json(i) FROM i) AS intent, (SELECT json_agg(a ORDER BY a.id) FROM a) AS accounts`;
+           a AS (SELECT id FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(ordered)}) ORDER BY id FOR UPDATE)
+      SELECT (SELECT row_to_json(i) FROM i) AS intent, (SELECT count(*) FROM a) AS accounts_locked`;
 
     const view = await this.db.serializable(
       session,
       moneyLockKeys(ordered, intentId),
       async (s, rows) => {
         options.timer?.lap('lock');
-        const locked = rows[0] as { intent: IntentRow | null; accounts: LockedAccount[] | null };
+        const locked = rows[0] as { intent: IntentRow | null };
         if (!locked.intent) throw new AppException('INTENT_NOT_FOUND');
         const intent = locked.intent;
         const from = intent.status;
@@ -164,9 +174,16 @@ export class IntentTransitionService {
 
         let view: IntentView;
         if (to === 'SUCCEEDED') {
+          // The context, the accounts and the balance are checked by the function, on these locked rows.
           const ctx = dto.executionContext!;
-          this.executor.checkAgainst(intent, ctx);
-          const result = await this.executor.execute(s, intent, resolved!, locked.accounts ?? [], this.metaOf(intent, dto), dto.actor);
+          const result = await this.executor.execute(s, {
+            intentId,
+            resolved: resolved!,
+            currency: ctx.currency,
+            meta: metaOf(dto),
+            actor: dto.actor,
+            now,
+          });
           view = succeededView(intent, result);
         } else {
           const metadata = { reason: dto.reason ?? null, ...(dto.metadata ?? {}), ...consentAudit(to, consent) };
@@ -182,14 +199,15 @@ export class IntentTransitionService {
   }
 
   /**
-   * SUCCEEDED in two round trips, two prepared statements. First a plain read
-   * (`ledger.execution_read`, planned once per connection): every check that does not depend on
-   * locked rows runs on it (an intent's accounts, amount, currency, expiry and hold never change).
-   * Then the whole transaction in one statement, `CALL ledger.confirm_intent` (locks, SERIALIZABLE
-   * transaction running `ledger.execute_intent`, COMMIT, release; LedgerDb.confirm), which re-checks
-   * the intent's status and the balance on the rows it locks; or, behind a busy account, the group
-   * commit's shared transaction. With an idempotency key (`entry`) the same call stores the
-   * response, and the key's lock is released with the others.
+   * SUCCEEDED in ONE round trip, one prepared statement: `CALL ledger.confirm_checked` (locks,
+   * SERIALIZABLE transaction running `ledger.execute_confirm`, COMMIT, release; LedgerDb.confirm)
+   * checks the intent, the context and the accounts on the rows it locks and writes only if they
+   * hold; or, behind a busy account, the group commit's shared transaction runs the same function.
+   * Nothing is read before: the function answers the intent row the response is built from. With
+   * an idempotency key (`entry`) the same call stores the response, built from the intent row read
+   * in the key's own round trip (`options.intentBefore`): the fields it shows never change once
+   * the intent can be confirmed, and the call refuses an intent that moved in between. The key's
+   * lock is released with the others.
    */
   private async executeInOneRoundTrip(
     session: DbSession,
@@ -201,26 +219,18 @@ export class IntentTransitionService {
     const ctx = dto.executionContext!;
     const resolved = await this.executor.resolve(ctx);
     const ordered = [...new Set(this.executor.accountsOf(resolved))].sort();
-    const [pre] = await session.prepared<{ intent: IntentRow | null; accounts: LockedAccount[] | null }>(
-      'ledger_execution_read',
-      `SELECT intent, accounts FROM ledger.execution_read($1, $2)`,
-      [intentId, ordered],
-    );
-    options.timer?.lap('read');
-    if (!pre.intent) throw new AppException('INTENT_NOT_FOUND');
-    const intent = pre.intent;
-    const invalid = () => new AppException('INVALID_INTENT_TRANSITION', `Transition ${intent.status} → SUCCEEDED is not allowed`);
-    if (!transitionEvent(intent.status, 'SUCCEEDED', intent.requires_otp)) throw invalid();
-    if (new Date(intent.expires_at).getTime() <= (options.now ?? new Date()).getTime()) throw new AppException('INTENT_EXPIRED');
-    this.executor.checkAgainst(intent, ctx);
-    this.executor.validateAccounts(intent, resolved, pre.accounts ?? []);
-
+    let before: IntentRow | undefined;
+    let idempotent: IdempotentWrite | undefined;
+    if (entry) {
+      // Only `transition` passes a key's entry, and it reads the intent in the key's round trip.
+      if (options.intentBefore === undefined) throw new Error('a keyed confirm needs the intent row read with its key');
+      if (!options.intentBefore) throw new AppException('INTENT_NOT_FOUND');
+      const row = (before = options.intentBefore);
+      idempotent = { entry, status: 200, body: (result) => succeededView(row, result) };
+    }
     const plan = this.executor.plan(
-      intent,
-      resolved,
-      this.metaOf(intent, dto),
-      dto.actor,
-      entry && { entry, status: 200, body: (result) => succeededView(intent, result) },
+      { intentId, resolved, currency: ctx.currency, meta: metaOf(dto), actor: dto.actor, now: options.now ?? new Date() },
+      idempotent,
     );
     options.timer?.lap('check');
     // Alone, or with the others queued on the same hot account (one transaction, one flush).
@@ -242,8 +252,9 @@ export class IntentTransitionService {
     options.timer?.split('sql', 'queue', grouped.queuedMs);
     options.timer?.split('sql', 'lock', outcome.lock_ms);
     options.timer?.note('group', grouped.batchSize);
-    if (!outcome.ok) throw plan.refusal(outcome);
-    return succeededView(intent, plan.result);
+    const intent = plan.settle(outcome);
+    // With a key, the view of the row the stored response was built from: the same bytes a replay returns.
+    return succeededView(before ?? intent, plan.result);
   }
 
   /**
@@ -268,17 +279,6 @@ export class IntentTransitionService {
     const redeemed = await session.one(`SELECT 1 FROM ledger.consent_proofs WHERE jti = $1`, [proof.jti]);
     if (redeemed) throw new AppException('CONSENT_PROOF_REPLAYED');
     return proof;
-  }
-
-  private metaOf(intent: IntentRow, dto: TransitionIntentDto): ExecutionMeta {
-    const ctx = dto.executionContext!;
-    return {
-      createdBy: ctx.createdBy ?? intent.initiated_by,
-      typeCode: ctx.metadata?.typeCode ?? intent.type,
-      agentId: ctx.metadata?.agentId ?? intent.agent_id,
-      description: ctx.metadata?.description ?? intent.description,
-      extra: ctx.metadata?.extra,
-    };
   }
 
   /** Every move but SUCCEEDED; FAILED / EXPIRED / CANCELED also give the hold back. */
@@ -343,6 +343,18 @@ export class IntentTransitionService {
 function consentAudit(to: IntentStatus, consent: VerifiedConsent | undefined): Record<string, unknown> {
   if (consent) return { consent: { step: consent.step, userId: consent.userId, jti: consent.jti } };
   return consentStepOf(to) ? { consent: 'in-process' } : {};
+}
+
+/** What the context says of the transaction row; the database function fills in the intent's own values for what it leaves out. */
+function metaOf(dto: TransitionIntentDto): ExecutionMeta {
+  const ctx = dto.executionContext!;
+  return {
+    createdBy: ctx.createdBy ?? null,
+    typeCode: ctx.metadata?.typeCode ?? null,
+    agentId: ctx.metadata?.agentId ?? null,
+    description: ctx.metadata?.description ?? null,
+    extra: ctx.metadata?.extra,
+  };
 }
 
 function succeededView(intent: IntentRow, result: ExecutionResult): IntentView {
