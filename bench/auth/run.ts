@@ -17,7 +17,7 @@ import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { AuthConfig } from '../../apps/auth/src/auth.config';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
 import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
-import { freePort } from '../lib/free-port';
+import { freePort } from '../../test/support/free-port';
 
 const DB_NAME = 'mm_bench_auth';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);

@@ -11,48 +11,32 @@
  * variant that removes a guarantee is a measurement, never a proposal.
  */
 import { Client } from 'pg';
-import type { QueryRunner } from 'typeorm';
-import { ExecuteIntentFunction1764100000000 } from '../../migrations/ledger/1764100000000-execute-intent-function';
 import { withDatabase, migrateAll } from '../../tools/db';
 import { serverSql } from '../lib/server-sql';
 import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
+import { CONFIRM_CHECKED_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
-import type { IntentRow } from '../../apps/ledger-wallets/src/intents/intent-view';
 import { cpuMsOf } from './cpu';
 import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB = `mm_bench_sqlfloor${process.env.BENCH_DB_SUFFIX ? `_${process.env.BENCH_DB_SUFFIX.replace(/\W/g, '')}` : ''}`;
+// Cleaned as run.ts cleans it: lower case, or the unquoted DROP would miss a mixed-case name.
+const DB_SUFFIX = (process.env.BENCH_DB_SUFFIX ?? '').replace(/[^a-z0-9_]/gi, '').toLowerCase();
+const DB = `mm_bench_sqlfloor${DB_SUFFIX ? `_${DB_SUFFIX}` : ''}`;
 const PER_ROUND = Number(process.env.SQL_FLOOR_PER_ROUND ?? 400);
 const ROUNDS = Number(process.env.SQL_FLOOR_ROUNDS ?? 3);
 const TIMEOUT = 3000;
-
-const READ = `SELECT (SELECT row_to_json(i) FROM ledger.transaction_intents i WHERE i.id = $1) AS intent,
-  (SELECT json_agg(a ORDER BY a.id) FROM (SELECT id, account_type, wallet_id, currency, available_balance::text FROM ledger.accounts WHERE id = ANY($2::uuid[])) a) AS accounts`;
 
 interface Ctx {
   c: Client;
   executor: TransferExecutor;
 }
 
-/** The function call of one confirm, built by the service's own code from the intent read first. */
-async function planOf(
-  ctx: Ctx,
-  intent: PoolIntent,
-  read: 'text' | 'function' = 'text',
-): Promise<{ sql: string; args: unknown[]; keys: bigint[]; ordered: string[] }> {
+/** The function call of one confirm, built by the service's own code (the function reads the intent itself). */
+function planOf(ctx: Ctx, intent: PoolIntent): { sql: string; args: unknown[]; keys: bigint[]; ordered: string[] } {
   const ordered = [intent.source, intent.destination].sort();
-  const r =
-    read === 'text'
-      ? await ctx.c.query({ name: 'read', text: READ, values: [intent.id, ordered] })
-      : await ctx.c.query({
-          name: 'readfn',
-          text: 'SELECT intent, accounts FROM ledger.execution_read($1, $2)',
-          values: [intent.id, ordered],
-        });
-  const row = r.rows[0].intent as IntentRow;
   const resolved = {
     source: intent.source,
     destination: intent.destination,
@@ -63,8 +47,22 @@ async function planOf(
     commissionFrom: null,
     commissionTo: null,
   };
-  const plan = ctx.executor.plan(row, resolved, { createdBy: 'bench', typeCode: 'P2P', agentId: null, description: null }, { id: 'bench' });
+  const plan = ctx.executor.plan({
+    intentId: intent.id,
+    resolved,
+    currency: 'XAF',
+    meta: { createdBy: 'bench', typeCode: 'P2P', agentId: null, description: null },
+    actor: { id: 'bench' },
+    now: new Date(),
+  });
   return { sql: plan.sql, args: plan.args, keys: moneyLockKeys(ordered, intent.id), ordered };
+}
+
+/** A refused confirm would be timed as if it had written: every variant checks the function's answer. */
+function confirmed(result: unknown): void {
+  const results = (Array.isArray(result) ? result : [result]) as { rows?: Record<string, unknown>[] }[];
+  const row = results.map((r) => r.rows?.[0]).find((r) => r !== undefined && 'refusal' in r);
+  if (!row?.ok) throw new Error(`the confirm was refused: ${String(row?.refusal)}`);
 }
 
 const opening = (keys: bigint[]) =>
@@ -78,84 +76,43 @@ interface Variant {
   run(ctx: Ctx, intent: PoolIntent): Promise<void>;
 }
 
-/** the service's SUCCEEDED path today: the read, then the one-round-trip transaction */
-const asService = async (ctx: Ctx, intent: PoolIntent) => {
-  const p = await planOf(ctx, intent);
-  await ctx.c.query(`${opening(p.keys)}; ${p.sql}; COMMIT; ${release(p.keys)}`);
+/** the confirm as text with its locks, BEGIN, COMMIT and release in one round trip (what a group commit sends, for one) */
+const asText = async (ctx: Ctx, intent: PoolIntent) => {
+  const p = planOf(ctx, intent);
+  confirmed(await ctx.c.query(`${opening(p.keys)}; ${p.sql}; COMMIT; ${release(p.keys)}`));
 };
 
-const CALL = `CALL ledger.confirm_intent(${Array.from({ length: 34 }, (_, k) => `$${k + 1}`).join(', ')}, NULL, NULL, NULL, NULL, NULL)`;
-
-/** the read through ledger.execution_read, then one prepared CALL of ledger.confirm_intent */
+/** one prepared CALL of ledger.confirm_checked, as the service sends a confirm that runs alone */
 const asProcedure = async (ctx: Ctx, intent: PoolIntent) => {
-  const p = await planOf(ctx, intent, 'function');
+  const p = planOf(ctx, intent);
   const keys = p.keys.map(String);
-  await ctx.c.query({ name: 'confirm', text: CALL, values: [keys, keys, TIMEOUT, ...p.args] });
+  confirmed(await ctx.c.query({ name: 'confirm', text: CONFIRM_CHECKED_CALL, values: [keys, keys, TIMEOUT, ...p.args] }));
 };
-
-/**
- * The ten-statement `execute_intent` of migration 1764100000000, installed on this private database
- * as `execute_intent_v1` with a `confirm_intent_v1` calling it: the body before 1764300000000,
- * measured in the same run as the current one.
- */
-async function installV1(c: Client): Promise<void> {
-  const captured: string[] = [];
-  const runner = { query: async (sql: string) => void captured.push(sql) } as unknown as QueryRunner;
-  await new ExecuteIntentFunction1764100000000().up(runner);
-  await c.query(captured.join(';\n').replaceAll('ledger.execute_intent(', 'ledger.execute_intent_v1('));
-  await c.query(`ALTER FUNCTION ledger.execute_intent_v1 SET plan_cache_mode = force_generic_plan`);
-  const def = (await c.query<{ d: string }>(`SELECT pg_get_functiondef('ledger.confirm_intent'::regproc) AS d`)).rows[0].d;
-  await c.query(
-    def.replace('ledger.confirm_intent(', 'ledger.confirm_intent_v1(').replace('ledger.execute_intent(', 'ledger.execute_intent_v1('),
-  );
-}
 
 const VARIANTS: Record<string, Variant> = {
-  service: { run: asService },
-  procedure_v1: {
-    run: async (ctx, intent) => {
-      const p = await planOf(ctx, intent, 'function');
-      const keys = p.keys.map(String);
-      await ctx.c.query({
-        name: 'confirm_v1',
-        text: CALL.replace('confirm_intent(', 'confirm_intent_v1('),
-        values: [keys, keys, TIMEOUT, ...p.args],
-      });
-    },
-  },
+  text: { run: asText },
   procedure: { run: asProcedure },
-  readfn: {
-    run: async (ctx, intent) => {
-      await planOf(ctx, intent, 'function');
-    },
-  },
   // every trigger off, foreign keys included (replica role): what all of them cost together
-  notriggers: { setup: `SET session_replication_role = replica`, teardown: `SET session_replication_role = origin`, run: asService },
+  notriggers: { setup: `SET session_replication_role = replica`, teardown: `SET session_replication_role = origin`, run: asText },
   // only the double-entry constraint triggers off (ALTER on this private database, restored after)
   nobalance: {
     setup: `ALTER TABLE ledger.transactions DISABLE TRIGGER trg_transactions_balanced; ALTER TABLE ledger.ledgers DISABLE TRIGGER trg_ledgers_balanced; ALTER TABLE ledger.ledgers DISABLE TRIGGER trg_ledgers_forget_balanced`,
     teardown: `ALTER TABLE ledger.transactions ENABLE TRIGGER trg_transactions_balanced; ALTER TABLE ledger.ledgers ENABLE TRIGGER trg_ledgers_balanced; ALTER TABLE ledger.ledgers ENABLE TRIGGER trg_ledgers_forget_balanced`,
-    run: asService,
+    run: asText,
   },
   // no advisory locks, no SET LOCAL: the function alone in its SERIALIZABLE transaction
   nolocks: {
     run: async (ctx, intent) => {
-      const p = await planOf(ctx, intent);
-      await ctx.c.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; ${p.sql}; COMMIT`);
-    },
-  },
-  // the read alone (the transaction is then written as usual, outside the measure is impossible: count both)
-  readonly: {
-    run: async (ctx, intent) => {
-      await planOf(ctx, intent);
+      const p = planOf(ctx, intent);
+      confirmed(await ctx.c.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; ${p.sql}; COMMIT`));
     },
   },
   // synchronous_commit off: the WAL flush's share of the wall time (not a CPU saving)
-  asynccommit: { setup: `SET synchronous_commit = off`, teardown: `SET synchronous_commit = on`, run: asService },
+  asynccommit: { setup: `SET synchronous_commit = off`, teardown: `SET synchronous_commit = on`, run: asText },
 };
 
 async function main(): Promise<void> {
-  const names = (process.argv[2] ?? 'service,readonly,nolocks,nobalance,notriggers').split(',');
+  const names = (process.argv[2] ?? 'procedure,text,nolocks,nobalance,notriggers').split(',');
   for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; known: ${Object.keys(VARIANTS).join(', ')}`);
   await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   const url = withDatabase(ADMIN, DB);
@@ -165,7 +122,6 @@ async function main(): Promise<void> {
   const accounts = await createFundedAccounts(c, 2_000, 'USER', 'floor-');
   const pools = new Map<string, PoolIntent[]>();
   for (const n of names) pools.set(n, await createReadyIntents(c, randomPairs(accounts, PER_ROUND * ROUNDS + 50)));
-  if (names.includes('procedure_v1')) await installV1(c);
   await c.query('VACUUM ANALYZE');
   await c.query('CHECKPOINT');
   const executor = new TransferExecutor({ LEDGER_REFERENCE_PREFIX: 'MMP' } as LedgerWalletsConfig, {} as TechnicalAccountsService);
@@ -197,6 +153,8 @@ async function main(): Promise<void> {
     process.stdout.write(`  ${n.padEnd(12)} db CPU ${(t.cpu / t.ops).toFixed(3)} ms/op   wall ${(t.wall / t.ops).toFixed(3)} ms/op\n`);
   }
   await c.end();
+  // A throw-away database (some variants altered its triggers): not left behind.
+  await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
 }
 
 main().catch((error: unknown) => {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceName } from '@mm/contracts';
 import { OPS_CALLER, type ServiceKeys, deriveServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import type { PlatformPorts } from '../partners/services';
-import { freePort } from '../lib/free-port';
+import { freePort } from '../../test/support/free-port';
 
 interface Credentials {
   /** the credential variables of one service */
