@@ -169,6 +169,12 @@ export class LedgerDb {
         session.forget(alsoRelease);
         return rows;
       } catch (error) {
+        // The reference drawn for this call is taken (see reference-id.ts): sending the same
+        // parameters again would collide again. The caller builds the call anew, with a fresh one.
+        if (isUniqueViolation(error, REFERENCE_CONSTRAINT)) {
+          await this.abandon(session, lockKeys);
+          throw new ReferenceIdTaken();
+        }
         await this.recover(session, lockKeys, error, attempt);
       }
     }
@@ -231,19 +237,11 @@ export class LedgerDb {
 
   /** After a failed attempt: roll back, release, then throw (not retryable, or out of retries) or wait before the replay. */
   private async recover(session: DbSession, lockKeys: bigint[], error: unknown, attempt: number): Promise<void> {
-    session.beforeCommit = undefined;
-    if (session.inTransaction) {
-      session.inTransaction = false;
-      // A lost connection's transaction was rolled back by the server: the original error is what matters.
-      if (!session.lost) await session.exec('ROLLBACK');
-    }
-    await session.unlock(lockKeys, true);
+    await this.abandon(session, lockKeys);
     this.rethrowConstraint(error);
-    // A reference id collision (1 in 7.8e10 per day) is replayed like a serialization failure:
-    // `serializable` builds its statements again, with a fresh reference. `confirm` sends the same
-    // reference again and ends in 409 CONCURRENCY_CONFLICT, with nothing written; the caller's
-    // retry draws a new reference.
-    const state = isUniqueViolation(error, 'UQ_transactions_reference_id') ? '40001' : sqlState(error);
+    // A reference id collision is replayed like a serialization failure: `serializable` builds its
+    // statements again, with a fresh reference (`confirm` throws ReferenceIdTaken before this).
+    const state = isUniqueViolation(error, REFERENCE_CONSTRAINT) ? '40001' : sqlState(error);
     if (!state || !RETRYABLE_SQLSTATES.has(state)) throw error;
     if (attempt >= this.delays.length) {
       this.conflicts.inc();
@@ -257,6 +255,17 @@ export class LedgerDb {
     );
     // Up to 25% jitter: transactions that failed together must not replay in lockstep.
     await sleep(Math.round(this.delays[attempt] * (1 + Math.random() * 0.25)));
+  }
+
+  /** A failed attempt's transaction rolled back (if still open) and its advisory locks released. */
+  private async abandon(session: DbSession, lockKeys: bigint[]): Promise<void> {
+    session.beforeCommit = undefined;
+    if (session.inTransaction) {
+      session.inTransaction = false;
+      // A lost connection's transaction was rolled back by the server: the original error is what matters.
+      if (!session.lost) await session.exec('ROLLBACK');
+    }
+    await session.unlock(lockKeys, true);
   }
 
   /**
@@ -273,6 +282,20 @@ export class LedgerDb {
       this.logger.error({ err: error, constraint }, 'the database refused an unbalanced money transaction at COMMIT');
       throw new AppException('LEDGER_INTEGRITY_VIOLATION', 'The transaction was refused: its entries do not balance');
     }
+  }
+}
+
+const REFERENCE_CONSTRAINT = 'UQ_transactions_reference_id';
+
+/**
+ * `LedgerDb.confirm` found the transaction's reference id already used (nothing was written). Its
+ * parameters (the stored response and the event included) carry that reference, so the caller
+ * plans the call again. Expected a few times a day at a million transactions a day (birthday
+ * bound on 36^7 references per day); should it ever escape, it is the usual 409.
+ */
+export class ReferenceIdTaken extends AppException {
+  constructor() {
+    super('CONCURRENCY_CONFLICT', 'The transaction reference drawn was already taken; nothing was written');
   }
 }
 

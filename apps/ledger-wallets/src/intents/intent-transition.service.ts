@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { Counter } from 'prom-client';
 import { AppException } from '@mm/errors';
+import { MetricsService } from '@mm/platform';
 import { ConsentProofVerifier, type VerifiedConsent } from '../consent/consent-proof.verifier';
 import { checkProofTarget, checkProofUser, consentStepOf } from '../consent/consent-rules';
 import type { DbSession } from '../db/db-session';
-import { LedgerDb } from '../db/ledger-db.service';
+import { LedgerDb, ReferenceIdTaken } from '../db/ledger-db.service';
+import type { GroupOutcome } from '../db/group-commit';
 import { moneyLockKeys } from '../db/lock-keys';
 import { isUniqueViolation } from '../db/sql-errors';
 import { uuidArrayLit, uuidLit } from '../db/sql-literal';
@@ -27,6 +30,9 @@ import type { TransitionIntentDto } from './dto/transition-intent.dto';
 import { type IntentStatus, RELEASING_STATUSES, transitionEvent } from './intent-state-machine';
 import { type IntentRow, type IntentView, toIntentView } from './intent-view';
 import type { StageTimer } from './stage-timing';
+
+/** Plans of one confirm before a taken reference is answered 409 (three draws in a row: never seen). */
+const REFERENCE_ATTEMPTS = 3;
 
 /**
  * How the customer's consent to a move to OTP_VERIFIED / PIN_VERIFIED is established.
@@ -62,12 +68,20 @@ export interface TransitionOptions {
  */
 @Injectable()
 export class IntentTransitionService {
+  private readonly referenceRedraws: Counter;
+
   constructor(
     private readonly db: LedgerDb,
     private readonly idempotency: IdempotencyService,
     private readonly executor: TransferExecutor,
     private readonly consentProofs: ConsentProofVerifier,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.referenceRedraws = metrics.counter(
+      'ledger_reference_redraws_total',
+      'Confirms planned again because the transaction reference drawn was already taken',
+    );
+  }
 
   /** The HTTP route: OTP_VERIFIED / PIN_VERIFIED only with a valid consent proof. */
   async transition(
@@ -228,23 +242,33 @@ export class IntentTransitionService {
       const row = (before = options.intentBefore);
       idempotent = { entry, status: 200, body: (result) => succeededView(row, result) };
     }
-    const plan = this.executor.plan(
-      { intentId, resolved, currency: ctx.currency, meta: metaOf(dto), actor: dto.actor, now: options.now ?? new Date() },
-      idempotent,
-    );
+    const request = { intentId, resolved, currency: ctx.currency, meta: metaOf(dto), actor: dto.actor, now: options.now ?? new Date() };
+    let plan = this.executor.plan(request, idempotent);
     options.timer?.lap('check');
-    // Alone, or with the others queued on the same hot account (one transaction, one flush).
-    const grouped = await this.db.runGrouped({
-      session,
-      intentId,
-      accountIds: ordered,
-      // The text only when a group needs it; alone, the call is prepared and `args` bound.
-      get sql() {
-        return plan.sql;
-      },
-      args: plan.args,
-      alsoRelease: entry ? [entry.lockKey] : [],
-    });
+    let grouped: GroupOutcome;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Alone, or with the others queued on the same hot account (one transaction, one flush).
+        const current = plan;
+        grouped = await this.db.runGrouped({
+          session,
+          intentId,
+          accountIds: ordered,
+          // The text only when a group needs it; alone, the call is prepared and `args` bound.
+          get sql() {
+            return current.sql;
+          },
+          args: current.args,
+          alsoRelease: entry ? [entry.lockKey] : [],
+        });
+        break;
+      } catch (error) {
+        // Nothing was written: planned again, the call draws a fresh reference (and fresh ids).
+        if (!(error instanceof ReferenceIdTaken) || attempt >= REFERENCE_ATTEMPTS) throw error;
+        this.referenceRedraws.inc();
+        plan = this.executor.plan(request, idempotent);
+      }
+    }
     const [outcome] = grouped.rows as unknown as ExecutionOutcome[];
     options.timer?.lap('sql');
     // Waiting for the hot account's previous group, then the part of the round trip spent before
