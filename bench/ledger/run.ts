@@ -48,6 +48,8 @@ const ONLY = ((): Set<string> | undefined => {
   return k >= 0 && process.argv[k + 1] ? new Set(process.argv[k + 1].split(',').map((w) => w.trim().toUpperCase())) : undefined;
 })();
 const want = (workload: string): boolean => !ONLY || ONLY.has(workload);
+/** `BENCH_W1_CONCURRENCY=1,8`: W1 at these concurrencies only (default 1, 8 and 32), for short A/B runs. */
+const W1_CONCURRENCY = (process.env.BENCH_W1_CONCURRENCY ?? '1,8,32').split(',').map(Number);
 /** BENCH_PROFILE=1: the ledger process writes a CPU profile there; its summary is printed at the end. */
 const PROFILE_DIR = profileDir();
 /** Fee of every payment of W1F, credited to the FEE_COLLECTION account of the currency. */
@@ -309,7 +311,7 @@ async function main(): Promise<void> {
 
     // W1: uncontended transfers, random pairs among the funded accounts.
     const w1: Record<number, number> = {};
-    for (const c of want('W1') ? [1, 8, 32] : []) {
+    for (const c of want('W1') ? W1_CONCURRENCY : []) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 10_000 : 25_000));
       await settle(admin);
       w1[c] = await confirmLoop('W1 transfers (transition→SUCCEEDED)', c, pool, (t) => ({
