@@ -13,8 +13,15 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, exceptio
   if (described.unexpected) {
     request.log.error({ err: exception }, 'unhandled error');
   } else if (described.unavailable) {
-    const e = exception as { code?: unknown; message?: unknown };
-    request.log.warn({ err: { code: e.code, message: String(e.message).slice(0, 200) } }, 'backing service unavailable');
+    const e = exception as { code?: unknown; message?: unknown; cause?: unknown };
+    const cause = e.cause as { code?: unknown; message?: unknown } | undefined;
+    request.log.warn(
+      {
+        err: { code: e.code, message: String(e.message).slice(0, 200) },
+        ...(cause ? { cause: { code: cause.code, message: String(cause.message).slice(0, 200) } } : {}),
+      },
+      'backing service unavailable',
+    );
   }
   const body: ErrorBody = { code: described.code, message: described.message, requestId: String(request.id) };
   if (described.errors) body.errors = described.errors;

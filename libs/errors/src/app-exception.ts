@@ -17,9 +17,15 @@ export class AppException extends Error {
   constructor(
     readonly code: ErrorCode,
     message?: string,
-    readonly details?: { errors?: FieldError[]; headers?: Record<string, string>; status?: number },
+    readonly details?: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      status?: number;
+      /** what went wrong underneath (a refused connection…): logged with the 5xx, never sent */
+      cause?: unknown;
+    },
   ) {
-    super(message ?? ERROR_CATALOG[code].message);
+    super(message ?? ERROR_CATALOG[code].message, details?.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'AppException';
     this.status = details?.status ?? ERROR_CATALOG[code].status;
   }

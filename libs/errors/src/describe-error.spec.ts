@@ -17,6 +17,20 @@ describe('describeError', () => {
     expect(d.errors).toBeUndefined();
   });
 
+  it('marks a 5xx AppException with a cause as unavailable (logged as a warning with the cause), never a 4xx or one without', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3003'), { code: 'ECONNREFUSED' });
+    const upstream = new AppException('UPSTREAM_UNAVAILABLE', 'ledger is unavailable', { cause: refused });
+    expect(upstream.cause).toBe(refused);
+    expect(describeError(upstream)).toMatchObject({
+      status: 502,
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'ledger is unavailable',
+      unavailable: true,
+    });
+    expect(describeError(new AppException('UPSTREAM_UNAVAILABLE')).unavailable).toBe(false);
+    expect(describeError(new AppException('NOT_FOUND', undefined, { cause: refused })).unavailable).toBe(false);
+  });
+
   it('relays another service status when given (codes survive the network)', () => {
     expect(describeError(new AppException('INVALID_CREDENTIALS', undefined, { status: 401 })).status).toBe(401);
   });

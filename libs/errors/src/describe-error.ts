@@ -10,7 +10,10 @@ export interface DescribedError {
   headers?: Record<string, string>;
   /** true when the cause is unexpected and must be logged with its stack */
   unexpected: boolean;
-  /** true when a backing service (database, Redis) was unreachable: logged as a warning, without a stack */
+  /**
+   * true when a backing service (database, Redis) or an upstream was unreachable: logged as a
+   * warning with its cause's code and message, without a stack
+   */
   unavailable?: boolean;
 }
 
@@ -80,6 +83,8 @@ export function describeError(exception: unknown): DescribedError {
       errors: exception.code === 'VALIDATION_ERROR' ? (exception.errors ?? []) : undefined,
       headers: exception.details?.headers,
       unexpected: exception.code === 'INTERNAL_ERROR',
+      // A 5xx raised because something underneath failed (an upstream unreachable): a warning with its cause.
+      unavailable: exception.status >= 500 && exception.cause !== undefined,
     };
   }
   const err = exception as { code?: unknown; statusCode?: unknown; name?: unknown } | null;

@@ -173,6 +173,9 @@ describe('InternalHttpClient', () => {
     const closed = new InternalHttpClient({ name: 'auth', baseUrl: 'http://127.0.0.1:1', serviceKey: 'k', timeoutMs: 300 });
     await expect(closed.get('/x')).rejects.toBeInstanceOf(AppException);
     await expect(closed.get('/x')).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 502, message: 'auth is unavailable' });
+    // What the transport said stays on the exception, for the log line: here a refused connection.
+    const refused = await caught(closed.get('/x'));
+    expect(JSON.stringify(refused.cause, Object.getOwnPropertyNames(refused.cause)) + String(refused.cause)).toMatch(/ECONNREFUSED/);
     // The pool recovers: the next call to the live upstream answers.
     expect(await client().get('/ok')).toEqual({ value: Number.MAX_SAFE_INTEGER });
   });

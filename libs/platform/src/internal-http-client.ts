@@ -115,10 +115,11 @@ export class InternalHttpClient {
       status = res.statusCode;
       responseHeaders = res.headers;
       text = await res.body.text();
-    } catch {
+    } catch (error) {
+      // The transport's error (ECONNREFUSED, a reset…) goes with it, for the log line only.
       throw timedOut
-        ? new AppException('UPSTREAM_TIMEOUT', `${this.options.name} did not answer in time`)
-        : new AppException('UPSTREAM_UNAVAILABLE', `${this.options.name} is unavailable`);
+        ? new AppException('UPSTREAM_TIMEOUT', `${this.options.name} did not answer in time`, { cause: error })
+        : new AppException('UPSTREAM_UNAVAILABLE', `${this.options.name} is unavailable`, { cause: error });
     } finally {
       clearTimeout(timer);
     }
