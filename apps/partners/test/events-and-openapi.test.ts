@@ -102,6 +102,14 @@ describe('partners: GET /partners-public/events and the OpenAPI document', () =>
     expect(createOrder.description).toContain('INVALID_AMOUNT');
     expect(createOrder.responses['400'].description).toEqual(expect.stringContaining('TTL_TOO_LONG'));
     expect(createOrder.responses['403'].description).toEqual(expect.stringContaining('MISSING_SCOPE'));
+    // The two views of a connection share their common fields through one base class: each
+    // document still lists every field of its view.
+    const common = ['activatedAt', 'createdAt', 'id', 'integrationId', 'merchantId', 'pendingExpiresAt', 'requestedReason'];
+    const lifecycle = ['revokedAt', 'revokedBy', 'scopes', 'status', 'updatedAt'];
+    expect(Object.keys(doc.components.schemas.ConnectionDto.properties).sort()).toEqual([...common, 'livemode', ...lifecycle].sort());
+    expect(Object.keys(doc.components.schemas.MerchantConnectionViewDto.properties).sort()).toEqual(
+      [...common, 'integrationName', 'scopeDescriptions', ...lifecycle].sort(),
+    );
     for (const schema of ['CreateOrderDto', 'RequestConnectionDto', 'OrderDto', 'ConnectionDto', 'ConnectionRequestResultDto']) {
       const properties = doc.components.schemas[schema].properties as Record<string, { example?: unknown }>;
       for (const [name, property] of Object.entries(properties)) {
