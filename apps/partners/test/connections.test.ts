@@ -47,10 +47,12 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     for (const res of again) expect(res.body).toEqual({ ...first.body, alreadyExisted: true });
 
     const got = await h.call('GET', `/partners-public/connections/${first.body.connectionId}`, { key });
+    // Until the merchant accepts, merchantId is a stand-in, never the merchant's own id.
+    expect(got.body.merchantId).not.toBe(merchant.merchantId);
     expect(got.body).toEqual({
       id: first.body.connectionId,
       integrationId,
-      merchantId: merchant.merchantId,
+      merchantId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       status: 'pending',
       scopes: ['orders.write', 'orders.read'],
       requestedReason: 'Till 3',
@@ -143,6 +145,39 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
     expect(res.body.errors).toContainEqual({ field, code, message: expect.any(String) });
+  });
+
+  it("a pending merchantId tells nothing: a merchant's phone and an unknown one look alike across modes and integrations; the real id comes with acceptance", async () => {
+    const merchantPhone = phone();
+    const merchant = h.directory.add(merchantPhone);
+    const unknownPhone = phone();
+    const other = await h.integration();
+    const keys = [key, testKey, other.apiKeys.live.key, other.apiKeys.test.key];
+    const pendingIds = async (p: string) => {
+      const ids: string[] = [];
+      for (const k of keys) {
+        const { connectionId } = (await request(p, ['orders.write'], k)).body;
+        ids.push((await h.call('GET', `/partners-public/connections/${connectionId}`, { key: k })).body.merchantId);
+      }
+      return ids;
+    };
+    // The merchant's own id would be the same in all four answers; a pseudonym differs in each.
+    const ofMerchant = await pendingIds(merchantPhone);
+    const ofUnknown = await pendingIds(unknownPhone);
+    expect(new Set(ofMerchant).size).toBe(4);
+    expect(new Set(ofUnknown).size).toBe(4);
+    expect(ofMerchant).not.toContain(merchant.merchantId);
+    // Listed, the same stand-in.
+    const listed = (await h.call('GET', '/partners-public/connections?status=pending', { key })).body.data;
+    expect(listed.map((c: { merchantId: string }) => c.merchantId)).toEqual(expect.arrayContaining([ofMerchant[0], ofUnknown[0]]));
+
+    // Accepted: the live connection of the first integration now shows the merchant's id, the one orders take.
+    const { connectionId } = (await request(merchantPhone, ['orders.write'], key)).body;
+    expect((await merchantAction(merchant.merchantId, connectionId, 'accept')).status).toBe(200);
+    expect((await h.call('GET', `/partners-public/connections/${connectionId}`, { key })).body).toMatchObject({
+      status: 'active',
+      merchantId: merchant.merchantId,
+    });
   });
 
   it('the merchant sees the request with its scopes in clear, accepts it (connection.activated, verified) and cannot accept it twice', async () => {
@@ -302,6 +337,8 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     expect(live.body.code).toBe('TEST_MODE_ONLY');
     const activated = await h.call('POST', `/partners-public/test-helpers/connections/${connectionId}/activate`, { key: testKey });
     expect(activated.body).toMatchObject({ status: 'active', livemode: false });
+    // Test mode never looked the phone up: even active, its merchantId is a stand-in, not the merchant's.
+    expect(activated.body.merchantId).not.toBe(merchant.merchantId);
     await h.receiver.waitFor((w) => w.body.event === 'connection.activated' && w.body.data.connectionId === connectionId);
   });
 });

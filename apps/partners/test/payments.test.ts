@@ -233,9 +233,14 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
       key: testKey,
       body: { merchantPhone: '+237699000001', scopes: ['orders.write'] },
     });
-    await h.call('POST', `/partners-public/test-helpers/connections/${req.body.connectionId}/activate`, { key: testKey });
+    const activated = await h.call('POST', `/partners-public/test-helpers/connections/${req.body.connectionId}/activate`, { key: testKey });
+    // Test orders name the test connection's merchantId (a stand-in: test mode never looks a phone up).
+    const testMerchantId = activated.body.merchantId as string;
     const o = (
-      await h.call('POST', '/partners-public/orders', { key: testKey, body: { merchantId, amount: 150, externalReference: 'T-1' } })
+      await h.call('POST', '/partners-public/orders', {
+        key: testKey,
+        body: { merchantId: testMerchantId, amount: 150, externalReference: 'T-1' },
+      })
     ).body;
     expect((await h.call('POST', `/partners-public/test-helpers/orders/${o.orderId}/pay`, { key })).body.code).toBe('TEST_MODE_ONLY');
     const paid = await h.call('POST', `/partners-public/test-helpers/orders/${o.orderId}/pay`, { key: testKey });

@@ -47,9 +47,11 @@ export class ConnectionsService {
    * Spec 1 "POST /partners-public/connections/request". Anti-enumeration: whether the phone belongs
    * to an active merchant or not, the same statements run and the same answer comes back; an
    * unknown phone gets a request row that nobody will ever see (it has no merchant) and that simply
-   * expires; and the answer, or the error, leaves no sooner than PARTNERS_CONNECTION_REQUEST_MIN_MS
-   * after this method began (the directory look-up and the insert take slightly different times
-   * for the two cases; the floor hides that difference). An open (pending or active) connection for the same merchant is returned as it is
+   * expires; until a merchant accepts, the integration sees the phone's pseudonym as `merchantId`
+   * either way (toConnectionView); and the answer, or the error, leaves no sooner than
+   * PARTNERS_CONNECTION_REQUEST_MIN_MS after this method began (the directory look-up and the
+   * insert take slightly different times for the two cases; the floor hides that difference). An
+   * open (pending or active) connection for the same merchant is returned as it is
    * (`alreadyExisted: true`, its own scopes): to change scopes, revoke it and ask again.
    */
   async request(
@@ -73,9 +75,11 @@ export class ConnectionsService {
     scopes: PartnerScope[],
     reason: string | undefined,
   ): Promise<ConnectionRequestResult> {
-    const merchant = await this.directory.byPhone(phone);
+    // Test mode never reaches a merchant: no look-up, so nothing of the directory shows there.
+    const merchant = partner.livemode ? await this.directory.byPhone(phone) : null;
     const merchantId = merchant?.status === 'active' ? merchant.merchantId.toLowerCase() : null;
-    const ref = merchantId ?? this.pseudonyms.of(partner.integrationId, partner.livemode, phone);
+    const pseudonym = this.pseudonyms.of(partner.integrationId, partner.livemode, phone);
+    const ref = merchantId ?? pseudonym;
     const unique = [...new Set(scopes)].sort().reverse() as PartnerScope[];
     return this.db.transaction(async (tx) => {
       // A pending request past its end no longer blocks a new one.
@@ -86,8 +90,8 @@ export class ConnectionsService {
       );
       const inserted = await queryRows<{ id: string; status: ConnectionStatus; pending_expires_at: Date }>(
         tx,
-        `INSERT INTO partners.connections (id, integration_id, livemode, merchant_id, merchant_ref, status, scopes, requested_reason, pending_expires_at)
-         VALUES ($1, $2, $3, $4, $5, 'pending', $6::text[], $7, now() + $8::int * interval '1 second')
+        `INSERT INTO partners.connections (id, integration_id, livemode, merchant_id, merchant_ref, pending_ref, status, scopes, requested_reason, pending_expires_at)
+         VALUES ($1, $2, $3, $4, $5, $9, 'pending', $6::text[], $7, now() + $8::int * interval '1 second')
          ON CONFLICT (integration_id, livemode, merchant_ref) WHERE status IN ('pending', 'active') DO NOTHING
          RETURNING id, status, pending_expires_at`,
         [
@@ -99,6 +103,7 @@ export class ConnectionsService {
           unique,
           reason ?? null,
           this.config.PARTNERS_CONNECTION_PENDING_TTL_SEC,
+          pseudonym,
         ],
       );
       const row =

@@ -176,5 +176,8 @@ export async function connectedMerchant(
       ? await h.internal('POST', `/internal/partners/merchants/${merchant.merchantId}/connections/${connectionId}/accept`)
       : await h.call('POST', `/partners-public/test-helpers/connections/${connectionId}/activate`, { key });
   if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${accepted.text}`);
-  return { merchantId: merchant.merchantId, connectionId, accounts: merchant.accounts as Record<string, string> };
+  // A test-mode request never looks the phone up: its connection's merchantId is a stand-in, and
+  // that is the id test orders are created with.
+  const merchantId = (options.mode ?? 'live') === 'live' ? merchant.merchantId : (accepted.body.merchantId as string);
+  return { merchantId, connectionId, accounts: merchant.accounts as Record<string, string> };
 }
