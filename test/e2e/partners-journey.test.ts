@@ -50,7 +50,8 @@ async function fund(p: Platform, accountId: string, amount: number): Promise<voi
 
 describe('partner API journey through the gateway', () => {
   const p = new PartnersPlatform();
-  beforeAll(() => p.start(), 60_000);
+  // A 2 s expiry grace: an order's payBy is 1 s after its expiresAt (the last case waits it out).
+  beforeAll(() => p.start({ PARTNERS_ORDER_EXPIRY_GRACE_SEC: '2' }), 60_000);
   afterAll(() => p.stop());
 
   it('integration → connection → acceptance → order → ledger payment → verified order.paid', async () => {
@@ -165,5 +166,54 @@ describe('partner API journey through the gateway', () => {
     const events = await p.call('GET', '/api/partners-public/events', { key });
     expect(events.body.data.map((e: Json) => e.event)).toEqual(['order.paid', 'connection.activated']);
     expect(events.body.data[0]).toEqual(hook.body);
+  }, 60_000);
+
+  it("a QR payment started in time but confirmed after the order's payBy is refused: nothing moves, no anomaly", async () => {
+    const admin = await p.login(E2E_ADMIN.phone, E2E_ADMIN.pin);
+    const created = await p.call('POST', '/api/admin/partners/integrations', {
+      token: admin,
+      body: { name: 'Slow Till', technicalContactEmail: 'tech@slow.example', webhookUrl: p.receiver.url },
+    });
+    const key: string = created.body.apiKeys.live.key;
+    const merchant = await register(p, 'merchant', '+237690777011');
+    const request = await p.call('POST', '/api/partners-public/connections/request', {
+      key,
+      body: { merchantPhone: merchant.phone, scopes: ['orders.write'] },
+    });
+    await p.call('POST', `/api/merchant/connections/${request.body.connectionId}/accept`, { token: merchant.token });
+    const order = await p.call('POST', '/api/partners-public/orders', { key, body: { merchantId: merchant.merchantId, amount: 700 } });
+    expect(order.status).toBe(201);
+    // The order runs out in 2 s (the shortest TTL the API takes is 60 s).
+    await p.sql.query(`UPDATE partners.orders SET expires_at = now() + interval '2 seconds' WHERE id = $1`, [order.body.orderId]);
+
+    const customer = await register(p, 'customer', '+237690777012');
+    await fund(p, customer.accounts.XAF, 10_000);
+    const intent = await p.call('POST', '/api/v1/intents', {
+      token: customer.token,
+      body: { type: 'TRANSFER', amount: 700, qrToken: order.body.qrToken, idempotencyKey: randomUUID() },
+    });
+    expect(intent.status).toBe(201);
+    // The intent ends at the order's payBy (expiresAt + 1 s), not after the ledger's 10 minutes.
+    const { rows: ends } = await p.sql.query(
+      `SELECT o.expires_at AS order_ends, i.expires_at AS intent_ends
+         FROM partners.orders o, ledger.transaction_intents i WHERE o.id = $1 AND i.id = $2`,
+      [order.body.orderId, intent.body.intentId],
+    );
+    expect(ends[0].intent_ends.getTime() - ends[0].order_ends.getTime()).toBe(1_000);
+    expect(
+      (await p.call('POST', `/api/v1/intents/${intent.body.intentId}/verify-pin`, { token: customer.token, body: { pin: customer.pin } }))
+        .status,
+    ).toBe(200);
+
+    // The customer confirms after payBy: the order can no longer be paid, so neither can the intent.
+    await new Promise((r) => setTimeout(r, Math.max(0, ends[0].intent_ends.getTime() - Date.now()) + 200));
+    const confirmed = await p.call('POST', `/api/v1/intents/${intent.body.intentId}/confirm`, { token: customer.token });
+    expect({ status: confirmed.status, code: confirmed.body.code }).toEqual({ status: 400, code: 'INTENT_EXPIRED' });
+    const tx = await p.sql.query(`SELECT 1 FROM ledger.transactions WHERE intent_id = $1`, [intent.body.intentId]);
+    expect(tx.rowCount).toBe(0);
+    const anomalies = await p.sql.query(`SELECT 1 FROM partners.payment_anomalies WHERE order_id = $1`, [order.body.orderId]);
+    expect(anomalies.rowCount).toBe(0);
+    const { rows: balances } = await p.sql.query(`SELECT balance FROM ledger.accounts WHERE id = $1`, [merchant.accounts.XAF]);
+    expect(Number(balances[0].balance)).toBe(0);
   }, 60_000);
 });

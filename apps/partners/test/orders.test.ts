@@ -66,6 +66,8 @@ describe('partners: orders (spec 1 rules, idempotency, read, QR resolution)', ()
       amount: 2500,
       currencyCode: 'XAF',
       expiresAt: res.body.expiresAt,
+      // expiresAt + half the expiry grace, which this harness sets to 0 (test/e2e/partners-journey has 2 s).
+      payBy: res.body.expiresAt,
       integrationId: integration,
       integrationName: 'Caisse Rapide',
       description: null,

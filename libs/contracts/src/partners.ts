@@ -129,6 +129,12 @@ export interface QrOrderResolution {
   amount: number;
   currencyCode: Currency;
   expiresAt: string;
+  /**
+   * The latest a payment of this order may commit and still pay it: after `expiresAt`, the order
+   * waits PARTNERS_ORDER_EXPIRY_GRACE_SEC before it turns expired; half of that is left for the
+   * ledger's event to reach partners. The paying intent must end by then.
+   */
+  payBy: string;
   integrationId: string;
   integrationName: string;
   description: string | null;

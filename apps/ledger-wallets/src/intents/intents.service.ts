@@ -51,6 +51,10 @@ export class IntentsService {
     if (accounts.some((a) => a.currency !== dto.currency)) throw new AppException('CURRENCY_MISMATCH');
     const byId = new Map(accounts.map((a) => [a.id, a]));
     checkIntentAccounts(dto.type, byId.get(dto.sourceAccountId.toLowerCase())!, byId.get(dto.destinationAccountId.toLowerCase())!);
+    // An end already past would hold money for an intent nobody can confirm.
+    if (dto.expiresAt !== undefined && Date.parse(dto.expiresAt) <= Date.now()) {
+      throw new AppException('INTENT_EXPIRED', 'The requested end of the intent (expiresAt) is already past');
+    }
     const fee = dto.fee ?? 0;
     const total = dto.amount + fee;
     if (!Number.isSafeInteger(total)) throw new AppException('AMOUNT_OUT_OF_RANGE', 'amount + fee exceeds 2^53 − 1');
@@ -68,7 +72,8 @@ export class IntentsService {
           `WITH i AS (
              INSERT INTO ledger.transaction_intents (type, status, idempotency_key, source_account_id, destination_account_id, amount, fee,
                frozen_amount, currency, requires_otp, qr_token, description, initiated_by, agent_id, metadata, expires_at, otp_user_id)
-             VALUES ($1, 'CREATED', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, now() + make_interval(secs => $15), $19)
+             VALUES ($1, 'CREATED', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb,
+               LEAST(now() + make_interval(secs => $15), $20::timestamptz), $19)
              RETURNING *),
            a AS (
              UPDATE ledger.accounts SET available_balance = available_balance - $7, frozen_balance = frozen_balance + $7, updated_at = now()
@@ -99,6 +104,8 @@ export class IntentsService {
             dto.actor.userAgent ?? null,
             JSON.stringify({ frozenAmount: total, qrLocked: Boolean(dto.qrToken) }),
             dto.otpUserId ?? null,
+            // LEAST ignores a NULL: without expiresAt, the ledger's own lifetime.
+            dto.expiresAt ?? null,
           ],
         );
       } catch (error) {

@@ -181,6 +181,7 @@ export class IntentCreateService {
       ...(plan.ledgerQrToken ? { qrToken: plan.ledgerQrToken } : {}),
       ...(plan.description ? { description: plan.description } : {}),
       ...(plan.agent ? { agentId: plan.agent.agentId } : {}),
+      ...(plan.ledgerExpiresAt ? { expiresAt: plan.ledgerExpiresAt } : {}),
       actor: { id: user.userId, ...(client.ip ? { ip: client.ip } : {}), ...(client.userAgent ? { userAgent: client.userAgent } : {}) },
       metadata,
     };

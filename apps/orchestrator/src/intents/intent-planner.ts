@@ -28,6 +28,8 @@ export interface IntentPlan {
   ledgerQrToken: string | null;
   withdrawalQrId: string | null;
   description: string | null;
+  /** an end for the ledger intent earlier than its own lifetime: a partner order's `payBy` */
+  ledgerExpiresAt: string | null;
 }
 
 const PERSON_ROLES = ['CUSTOMER', 'MERCHANT'];
@@ -147,6 +149,9 @@ export class IntentPlanner {
       requiresOtp: false,
       description: description ?? order.description,
       ledgerQrToken: order.qrToken,
+      // The ledger refuses the confirm after this: a payment cannot complete once the order stopped
+      // being payable (it would credit the merchant for an expired order, a payment anomaly).
+      ledgerExpiresAt: order.payBy,
     });
   }
 
@@ -170,6 +175,7 @@ export class IntentPlanner {
       description: string | null;
       ledgerQrToken?: string;
       withdrawalQrId?: string;
+      ledgerExpiresAt?: string;
     },
   ): IntentPlan {
     if (p.payer.userId === p.payee.userId) throw new AppException('SELF_TRANSFER');
@@ -196,6 +202,7 @@ export class IntentPlanner {
       ledgerQrToken: p.ledgerQrToken ?? null,
       withdrawalQrId: p.withdrawalQrId ?? null,
       description: p.description,
+      ledgerExpiresAt: p.ledgerExpiresAt ?? null,
     };
   }
 }

@@ -44,6 +44,8 @@ export interface LedgerCreateIntent {
   agentId?: string;
   actor: LedgerActor;
   metadata?: Record<string, unknown>;
+  /** an earlier end than the ledger's own intent lifetime (a partner order's payBy) */
+  expiresAt?: string;
 }
 
 export interface LedgerExecutionContext {

@@ -109,13 +109,14 @@ export class OrdersService {
 
   /** What the QR-pay path needs (libs/contracts QrOrderResolution); test orders never resolve. */
   async resolveQr(qrToken: string): Promise<QrOrderResolution> {
-    const rows = await queryRows<OrderRow & { integration_name: string; payable: boolean }>(
+    const rows = await queryRows<OrderRow & { integration_name: string; payable: boolean; pay_by: Date }>(
       this.db,
       `SELECT o.*, i.name AS integration_name,
-              (o.status = 'pending' AND o.expires_at > now()) AS payable
+              (o.status = 'pending' AND o.expires_at > now()) AS payable,
+              o.expires_at + make_interval(secs => $2 / 2.0) AS pay_by
          FROM partners.orders o JOIN partners.integrations i ON i.id = o.integration_id
         WHERE o.qr_token = $1 AND o.livemode`,
-      [qrToken],
+      [qrToken, this.config.PARTNERS_ORDER_EXPIRY_GRACE_SEC],
     );
     if (rows.length === 0) throw new AppException('QR_NOT_FOUND');
     const o = rows[0];
@@ -129,6 +130,7 @@ export class OrdersService {
       amount: money(o.amount),
       currencyCode: o.currency as Currency,
       expiresAt: o.expires_at.toISOString(),
+      payBy: o.pay_by.toISOString(),
       integrationId: o.integration_id,
       integrationName: o.integration_name,
       description: o.description,

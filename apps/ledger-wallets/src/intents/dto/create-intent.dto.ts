@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { IsInstant } from '@mm/platform';
 import { ActorDto } from './actor.dto';
 import { IsMoney } from './money';
 import { TransferTermsDto } from './transfer-terms.dto';
@@ -69,4 +70,15 @@ export class CreateIntentDto extends TransferTermsDto {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
+
+  @ApiProperty({
+    required: false,
+    format: 'date-time',
+    example: '2026-11-23T10:05:30.000Z',
+    description:
+      "An earlier end for this intent than the ledger's own lifetime (LEDGER_INTENT_TTL_SECONDS): the intent expires at whichever comes first. A partner order's payment deadline, so that a payment cannot complete once the order can no longer be paid. Already past: 400 INTENT_EXPIRED, nothing held.",
+  })
+  @IsOptional()
+  @IsInstant()
+  expiresAt?: string;
 }

@@ -53,6 +53,14 @@ export class QrOrderResolutionView implements QrOrderResolution {
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:05:00.000Z' })
   expiresAt: string;
 
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-22T10:05:30.000Z',
+    description:
+      'the latest a payment may commit and still pay the order (expiresAt plus half the expiry grace): the paying intent must end by then',
+  })
+  payBy: string;
+
   @ApiProperty({ format: 'uuid', example: '0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6' })
   integrationId: string;
 
