@@ -67,7 +67,7 @@ export class AdminController {
   @ApiParam({ name: 'customerId', format: 'uuid' })
   @ApiOperation({
     summary:
-      'Freezes a customer: no sign-in (sessions end at once; login answers ACCOUNT_DISABLED) and no money movement (CUSTOMER_FROZEN). Idempotent; audited with the reason.',
+      'Freezes a customer: no sign-in (sessions end at once; login answers ACCOUNT_DISABLED) and no money movement (the risk rules answer RISK_REJECTED with X-Risk-Reason ACCOUNT_FROZEN for the initiator, COUNTERPARTY_UNAVAILABLE for the other party; a withdrawal code answers CUSTOMER_FROZEN). Idempotent; audited with the reason.',
   })
   @ApiOkResponse({ type: CustomerView })
   @ApiErrors('VALIDATION_ERROR', 'CUSTOMER_NOT_FOUND', 'CUSTOMER_CLOSED')
