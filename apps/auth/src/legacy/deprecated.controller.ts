@@ -50,7 +50,7 @@ export class DeprecatedController {
     'OTP_EXPIRED',
     'OTP_ATTEMPTS_EXHAUSTED',
     'PIN_POLICY_VIOLATION',
-    'USER_NOT_FOUND',
+    'RESET_TOKEN_INVALID',
     'RATE_LIMITED',
   )
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /orchestrator/auth/reset-pin' })

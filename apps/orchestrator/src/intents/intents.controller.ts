@@ -102,10 +102,11 @@ export class IntentsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cash-out without a withdrawal QR: send (or send again) the code to the customer',
-    description: 'No body. CREATED → OTP_SENT; from OTP_SENT it only sends a new code (429 OTP_THROTTLED when asked too soon).',
+    description:
+      "No body. CREATED → OTP_SENT; from OTP_SENT it only sends a new code (429 OTP_THROTTLED when asked too soon). Auth's own per-phone and per-address throttle is relayed as 429 RATE_LIMITED with Retry-After.",
   })
   @ApiOkResponse({ type: OtpSentView })
-  @ApiErrors(...STEP_ERRORS, 'OTP_NOT_REQUIRED', 'OTP_THROTTLED', 'UNAUTHORIZED', 'FORBIDDEN')
+  @ApiErrors(...STEP_ERRORS, 'OTP_NOT_REQUIRED', 'OTP_THROTTLED', 'RATE_LIMITED', 'UNAUTHORIZED', 'FORBIDDEN')
   sendOtp(@CurrentUser() user: AuthUser, @Param('id', IntentIdPipe) id: string, @Req() request: FastifyRequest): Promise<OtpSentView> {
     return this.steps.sendOtp(user, id, clientInfo(request));
   }
@@ -115,10 +116,19 @@ export class IntentsController {
   @ApiOperation({
     summary: "Check the customer's code: OTP_SENT → OTP_VERIFIED",
     description:
-      'A wrong code leaves the intent in OTP_SENT and counts; the third wrong code (or auth exhausting the code) fails the intent and releases the hold: 403 INTENT_ATTEMPTS_EXHAUSTED.',
+      "A wrong code leaves the intent in OTP_SENT and counts; the third wrong code (or auth exhausting the code) fails the intent and releases the hold: 403 INTENT_ATTEMPTS_EXHAUSTED. Auth's throttle on code checks is relayed as 429 RATE_LIMITED with Retry-After.",
   })
   @ApiOkResponse({ type: IntentStepView })
-  @ApiErrors(...STEP_ERRORS, 'OTP_NOT_REQUIRED', 'OTP_INVALID', 'OTP_EXPIRED', 'INTENT_ATTEMPTS_EXHAUSTED', 'UNAUTHORIZED', 'FORBIDDEN')
+  @ApiErrors(
+    ...STEP_ERRORS,
+    'OTP_NOT_REQUIRED',
+    'OTP_INVALID',
+    'OTP_EXPIRED',
+    'INTENT_ATTEMPTS_EXHAUSTED',
+    'RATE_LIMITED',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+  )
   verifyOtp(
     @CurrentUser() user: AuthUser,
     @Param('id', IntentIdPipe) id: string,
@@ -133,10 +143,18 @@ export class IntentsController {
   @ApiOperation({
     summary: "Check the initiator's PIN: CREATED (or OTP_VERIFIED) → PIN_VERIFIED",
     description:
-      "Checked by auth with the caller's own session; wrong PINs count toward auth's lockout (423 ACCOUNT_LOCKED) and on the intent: the third fails it and releases the hold (403 INTENT_ATTEMPTS_EXHAUSTED).",
+      "Checked by auth with the caller's own session; wrong PINs count toward auth's lockout (423 ACCOUNT_LOCKED, and 423 ACCOUNT_HARD_LOCKED once the account needs a PIN reset) and on the intent: the third fails it and releases the hold (403 INTENT_ATTEMPTS_EXHAUSTED).",
   })
   @ApiOkResponse({ type: IntentStepView })
-  @ApiErrors(...STEP_ERRORS, 'INVALID_PIN', 'ACCOUNT_LOCKED', 'INTENT_ATTEMPTS_EXHAUSTED', 'UNAUTHORIZED', 'FORBIDDEN')
+  @ApiErrors(
+    ...STEP_ERRORS,
+    'INVALID_PIN',
+    'ACCOUNT_LOCKED',
+    'ACCOUNT_HARD_LOCKED',
+    'INTENT_ATTEMPTS_EXHAUSTED',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+  )
   verifyPin(
     @CurrentUser() user: AuthUser,
     @Param('id', IntentIdPipe) id: string,
@@ -159,8 +177,15 @@ export class IntentsController {
     'INSUFFICIENT_BALANCE',
     'CONCURRENCY_CONFLICT',
     'RISK_REJECTED',
+    // Limits are checked again when the hold is taken (the version in force and the usage may have changed since create).
+    'AMOUNT_BELOW_MINIMUM',
+    'AMOUNT_ABOVE_MAXIMUM',
+    'LIMIT_SINGLE_OPERATION_EXCEEDED',
     'LIMIT_DAILY_EXCEEDED',
+    'LIMIT_MONTHLY_EXCEEDED',
     'LIMIT_BALANCE_CAP_EXCEEDED',
+    'AGENT_OPERATION_CEILING_EXCEEDED',
+    'AGENT_DAILY_CEILING_EXCEEDED',
     'UNAUTHORIZED',
     'FORBIDDEN',
   )
