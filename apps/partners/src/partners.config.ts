@@ -41,8 +41,9 @@ export class PartnersConfig extends DatabaseConfig {
   PARTNERS_CONNECTION_REQUEST_MIN_MS: number = 100;
 
   /**
-   * After `expiresAt` an order's QR no longer resolves; the order itself turns `expired` (and
-   * `order.expired` is sent) only this much later, so a payment already under way completes as paid.
+   * After `expiresAt` an order's QR still resolves, but with `payable: false`, so no new payment
+   * starts; the order itself turns `expired` (and `order.expired` is sent) only this much later, so
+   * a payment already under way completes as paid.
    */
   @IsInt()
   @Min(0)

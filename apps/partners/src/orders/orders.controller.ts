@@ -14,7 +14,8 @@ const VALIDATION_RULE =
   'Validation rule: a request with one or more faulty fields is answered 400 with the top-level code VALIDATION_ERROR and one entry per faulty field in `errors[]`; ' +
   "each entry's `code` is the specific code of spec 1's error table when there is one: amount → INVALID_AMOUNT (not an integer, 0 or less, above 2^53−1), " +
   'ttlSeconds → INVALID_TTL (below 60 or not an integer) or TTL_TOO_LONG (above 900), merchantId → INVALID_UUID, currencyCode → UNSUPPORTED_CURRENCY, ' +
-  'description → INVALID_DESCRIPTION, externalReference → INVALID_EXTERNAL_REFERENCE, an unknown field → UNKNOWN_FIELD. So the specific code is always in `errors[].code`.';
+  'description → INVALID_DESCRIPTION, externalReference → INVALID_EXTERNAL_REFERENCE, an unknown field → UNKNOWN_FIELD, a malformed Idempotency-Key header → INVALID_IDEMPOTENCY_KEY (field Idempotency-Key). ' +
+  'So the specific code is always in `errors[].code`: the field codes listed under 400 below (INVALID_AMOUNT, INVALID_TTL, TTL_TOO_LONG) are such values, never the top-level code.';
 
 @ApiTags('orders')
 @PartnerApi()
@@ -31,12 +32,19 @@ export class OrdersController {
       'The order is pending until paid (order.paid webhook, status paid) or until it expires (order.expired, status expired, shortly after expiresAt). ' +
       `${VALIDATION_RULE} ` +
       'Idempotency-Key (optional, recommended): the same key with the same body within 24 h returns the same order, byte for byte (header Idempotent-Replayed: true); ' +
-      'the same key with another body is 422 IDEMPOTENCY_KEY_CONFLICT. Refused requests are not remembered and can be retried with the same key.',
+      'the same key with another body is 422 IDEMPOTENCY_KEY_CONFLICT. Refused requests are not remembered and can be retried with the same key. ' +
+      "With a live key the merchant's account is looked up in the merchant directory: 502 UPSTREAM_UNAVAILABLE or 504 UPSTREAM_TIMEOUT when it cannot be reached (nothing was created, the key was not used; retry).",
   })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1–255 printable ASCII characters; a UUID v4 is a good choice' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: '1–255 printable ASCII characters without spaces (! to ~); a UUID v4 is a good choice',
+  })
   @ApiCreatedResponse({ type: OrderDto })
+  // A route's own 400 replaces the class-wide one: MALFORMED_JSON is repeated here.
   @ApiErrors(
     'VALIDATION_ERROR',
+    'MALFORMED_JSON',
     'INVALID_AMOUNT',
     'INVALID_TTL',
     'TTL_TOO_LONG',
@@ -45,6 +53,8 @@ export class OrdersController {
     'IDEMPOTENCY_KEY_CONFLICT',
     'MERCHANT_UNAVAILABLE',
     'MERCHANT_CURRENCY_UNAVAILABLE',
+    'UPSTREAM_UNAVAILABLE',
+    'UPSTREAM_TIMEOUT',
   )
   async create(
     @CurrentPartner() partner: PartnerPrincipal,
