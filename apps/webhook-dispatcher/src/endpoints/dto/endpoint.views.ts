@@ -95,7 +95,8 @@ export class EnabledEndpointView {
     type: 'integer',
     minimum: 0,
     example: 2,
-    description: 'events held while the endpoint was disabled, queued again now (0 when it was already enabled)',
+    description:
+      "the endpoint's held events queued again by this call (oldest first, at most 10 000 a call). Also counted when the endpoint was already enabled: events held before it existed, or left over by an earlier call; 0 when none was held",
   })
   replayed: number;
 }
