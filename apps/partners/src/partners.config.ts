@@ -43,7 +43,9 @@ export class PartnersConfig extends DatabaseConfig {
   /**
    * After `expiresAt` an order's QR still resolves, but with `payable: false`, so no new payment
    * starts; the order itself turns `expired` (and `order.expired` is sent) only this much later, so
-   * a payment already under way completes as paid.
+   * a payment already under way completes as paid. Such a payment must commit within the first
+   * half (the QR resolution's `payBy`, which ends the paying intent): the second half is for the
+   * ledger's event to reach partners before the sweep.
    */
   @IsInt()
   @Min(0)
