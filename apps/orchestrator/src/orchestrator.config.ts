@@ -113,6 +113,29 @@ export class OrchestratorConfig extends DatabaseConfig {
   @Min(1)
   PIN_RESET_MAX_PER_IP_PER_HOUR: number = 30;
 
+  // --- registration throttling (the public register routes create an account and a wallet and queue
+  // a welcome SMS for any phone: without a bound, an open door to SMS pumping and mass sign-ups) ---
+  /**
+   * Registration runs started per phone per hour (0: off). A person registers once; the few retries a
+   * refusal calls for (a weak PIN, a typo, an app retrying without an Idempotency-Key) stay well
+   * under 10, while one number cannot be used to make the platform hash PINs and create and close
+   * wallets without end. A retry with the same Idempotency-Key is never counted.
+   */
+  @IsInt()
+  @Min(0)
+  REGISTRATION_MAX_PER_PHONE_PER_HOUR: number = 10;
+
+  /**
+   * Registration runs started per client address per hour (0: off). The count that stops pumping:
+   * each success is one SMS at our cost, so one address gets at most 50 an hour (1 200 a day)
+   * instead of as many as it can send. Not lower, because many subscribers share one public address
+   * behind a mobile operator's NAT, and an agent's shop may sign customers up over one connection:
+   * 50 is one sign-up every 72 s for a whole hour, more than one address sees without an attack.
+   */
+  @IsInt()
+  @Min(0)
+  REGISTRATION_MAX_PER_IP_PER_HOUR: number = 50;
+
   // --- SMS outbox ---
   @IsIn(['dev', 'http'])
   SMS_DRIVER: 'dev' | 'http' = 'dev';

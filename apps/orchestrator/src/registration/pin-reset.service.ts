@@ -1,12 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { AppException } from '@mm/errors';
-import { CONFIG, REDIS } from '@mm/platform';
+import { CONFIG } from '@mm/platform';
 import { AuthIdentityClient } from '../clients/identity-clients';
 import { maskPhone } from '../common/validators';
 import type { OrchestratorConfig } from '../orchestrator.config';
-
-const HOUR = 3600;
+import { HourlyThrottle } from './hourly-throttle';
 
 /**
  * PIN reset (spec 3): 1 verify the OTP through auth, 2 find the user by phone, 3 reset the PIN
@@ -25,13 +23,16 @@ export class PinResetWorkflow {
 
   constructor(
     @Inject(CONFIG) private readonly config: OrchestratorConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    private readonly throttle: HourlyThrottle,
     private readonly auth: AuthIdentityClient,
   ) {}
 
   async reset(phone: string, otp: string, newPin: string, clientIp: string): Promise<{ reset: true }> {
-    await this.throttle(`pin-reset:phone:${phone}`, this.config.PIN_RESET_MAX_PER_PHONE_PER_HOUR);
-    await this.throttle(`pin-reset:ip:${clientIp}`, this.config.PIN_RESET_MAX_PER_IP_PER_HOUR);
+    // Fixed one-hour windows; Redis down: fail open (auth's own OTP limits still hold).
+    await this.throttle.consume('PIN reset', [
+      { key: `pin-reset:phone:${phone}`, max: this.config.PIN_RESET_MAX_PER_PHONE_PER_HOUR },
+      { key: `pin-reset:ip:${clientIp}`, max: this.config.PIN_RESET_MAX_PER_IP_PER_HOUR },
+    ]);
     // Idempotent at auth: a retry with the same code within its proof's life gets the same proof.
     const { resetToken } = await this.auth.verifyResetPinOtp(phone, otp);
     const user = await this.auth.userByPhone(phone).catch((error: unknown) => {
@@ -41,25 +42,5 @@ export class PinResetWorkflow {
     await this.auth.resetPin(phone, resetToken, newPin);
     this.logger.log({ msg: 'PIN reset through the workflow', userId: user.id, phone: maskPhone(phone) });
     return { reset: true };
-  }
-
-  /** Fixed one-hour window per key; Redis down: fail open (auth's own OTP limits still hold). */
-  private async throttle(key: string, max: number): Promise<void> {
-    let count: number;
-    let ttl: number;
-    try {
-      const results = await this.redis.multi().incr(key).expire(key, HOUR, 'NX').ttl(key).exec();
-      count = Number(results?.[0]?.[1] ?? 0);
-      ttl = Number(results?.[2]?.[1] ?? HOUR);
-    } catch (error) {
-      this.logger.warn({ msg: 'PIN reset throttle unavailable', err: error });
-      return;
-    }
-    if (count > max) {
-      const retryAfter = Math.max(1, ttl);
-      throw new AppException('RATE_LIMITED', `Too many PIN reset attempts; retry in ${retryAfter} s`, {
-        headers: { 'retry-after': String(retryAfter) },
-      });
-    }
   }
 }

@@ -25,6 +25,9 @@ const REGISTRATION_ERRORS = [
   'SERVICE_UNAVAILABLE',
 ] as const;
 
+/** The routes anyone may call are throttled per phone and per client address (the admin ones are not). */
+const PUBLIC_REGISTRATION_ERRORS = [...REGISTRATION_ERRORS, 'RATE_LIMITED'] as const;
+
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
   required: false,
@@ -65,13 +68,14 @@ export class RegistrationController {
   @ApiOperation({ summary: 'Registers an end user: identity, customer and profile, wallet with XAF and XOF accounts, welcome SMS.' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS)
+  @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
   register(
     @Body() body: RegisterDto,
     @Headers() headers: Record<string, string | undefined>,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_CUSTOMER', body, headers, reply);
+    return this.run('REGISTER_CUSTOMER', body, headers, reply, { clientIp: request.ip });
   }
 
   @Post('orchestrator/auth/register/merchant')
@@ -80,13 +84,14 @@ export class RegistrationController {
   @ApiOperation({ summary: 'Registers a merchant: as an end user, plus the merchant record (business name, category) owning the wallet.' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS)
+  @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
   registerMerchant(
     @Body() body: RegisterMerchantDto,
     @Headers() headers: Record<string, string | undefined>,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_MERCHANT', body, headers, reply);
+    return this.run('REGISTER_MERCHANT', body, headers, reply, { clientIp: request.ip });
   }
 
   @Post('orchestrator/auth/register/agent')
@@ -98,13 +103,14 @@ export class RegistrationController {
   })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS, 'AGENT_NOT_FOUND', 'NOT_A_MASTER_AGENT')
+  @ApiErrors(...PUBLIC_REGISTRATION_ERRORS, 'AGENT_NOT_FOUND', 'NOT_A_MASTER_AGENT')
   registerAgent(
     @Body() body: RegisterAgentDto,
     @Headers() headers: Record<string, string | undefined>,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_AGENT', body, headers, reply);
+    return this.run('REGISTER_AGENT', body, headers, reply, { clientIp: request.ip });
   }
 
   @Post('orchestrator/auth/register/admin')
@@ -123,7 +129,7 @@ export class RegistrationController {
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_ADMIN', body, headers, reply, user.userId);
+    return this.run('REGISTER_ADMIN', body, headers, reply, { requestedBy: user.userId });
   }
 
   @Post('orchestrator/admin/staff')
@@ -143,7 +149,7 @@ export class RegistrationController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const { role, ...rest } = body;
-    return this.run('REGISTER_STAFF', { ...rest, staffRole: role } as RegisterDto, headers, reply, user.userId);
+    return this.run('REGISTER_STAFF', { ...rest, staffRole: role } as RegisterDto, headers, reply, { requestedBy: user.userId });
   }
 
   @Post('orchestrator/auth/reset-pin')
@@ -165,13 +171,14 @@ export class RegistrationController {
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /api/orchestrator/auth/register (same behaviour).' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS)
+  @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
   registerDeprecated(
     @Body() body: RegisterDto,
     @Headers() headers: Record<string, string | undefined>,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_CUSTOMER', body, headers, reply);
+    return this.run('REGISTER_CUSTOMER', body, headers, reply, { clientIp: request.ip });
   }
 
   @Post('auth/register/merchant')
@@ -181,13 +188,14 @@ export class RegistrationController {
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /api/orchestrator/auth/register/merchant (same behaviour).' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS)
+  @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
   registerMerchantDeprecated(
     @Body() body: RegisterMerchantDto,
     @Headers() headers: Record<string, string | undefined>,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_MERCHANT', body, headers, reply);
+    return this.run('REGISTER_MERCHANT', body, headers, reply, { clientIp: request.ip });
   }
 
   @Post('auth/register/agent')
@@ -197,13 +205,14 @@ export class RegistrationController {
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /api/orchestrator/auth/register/agent (same behaviour).' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS, 'AGENT_NOT_FOUND', 'NOT_A_MASTER_AGENT')
+  @ApiErrors(...PUBLIC_REGISTRATION_ERRORS, 'AGENT_NOT_FOUND', 'NOT_A_MASTER_AGENT')
   registerAgentDeprecated(
     @Body() body: RegisterAgentDto,
     @Headers() headers: Record<string, string | undefined>,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_AGENT', body, headers, reply);
+    return this.run('REGISTER_AGENT', body, headers, reply, { clientIp: request.ip });
   }
 
   @Post('auth/register/admin')
@@ -224,7 +233,7 @@ export class RegistrationController {
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.run('REGISTER_ADMIN', body, headers, reply, user.userId);
+    return this.run('REGISTER_ADMIN', body, headers, reply, { requestedBy: user.userId });
   }
 
   @Post('auth/reset-pin/confirm')
@@ -246,14 +255,14 @@ export class RegistrationController {
     body: RegisterDto & Partial<RegisterMerchantDto & RegisterAgentDto> & { staffRole?: 'SUPPORT' | 'COMPLIANCE' },
     headers: Record<string, string | undefined>,
     reply: FastifyReply,
-    requestedBy?: string,
+    who: { clientIp: string } | { requestedBy: string },
   ): Promise<RegistrationResult> {
     const { pin, clientRequestId, ...rest } = body;
     // Only the fields given: the request's fingerprint must not depend on absent optional fields.
     const input = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as unknown as RegistrationInput;
     const { result, replayed } = await this.registrations.register(kind, input, pin, {
       idempotencyKey: idempotencyKeyOf(headers, clientRequestId),
-      requestedBy,
+      ...who,
       faults: this.config.SAGA_FAULT_INJECTION ? parseFaults(headers[FAULT_HEADER]) : [],
     });
     if (replayed) reply.header('idempotent-replayed', 'true');

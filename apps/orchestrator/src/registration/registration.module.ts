@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CustomersModule } from '../customers/customers.module';
 import { SagaLog } from '../workflows/saga-log.service';
 import { SagaRunner } from '../workflows/saga-runner.service';
+import { HourlyThrottle } from './hourly-throttle';
 import { PinResetWorkflow } from './pin-reset.service';
 import { RegistrationRecovery } from './registration-recovery.service';
 import { RegistrationSteps } from './registration-steps';
@@ -12,7 +13,7 @@ import { RegistrationService } from './registration.service';
 @Module({
   imports: [CustomersModule],
   controllers: [RegistrationController],
-  providers: [SagaLog, SagaRunner, RegistrationSteps, RegistrationService, RegistrationRecovery, PinResetWorkflow],
+  providers: [HourlyThrottle, SagaLog, SagaRunner, RegistrationSteps, RegistrationService, RegistrationRecovery, PinResetWorkflow],
   exports: [RegistrationService, RegistrationRecovery, SagaLog],
 })
 export class RegistrationModule {}

@@ -10,6 +10,7 @@ import { type Faults, SimulatedCrash } from '../workflows/fault-injection';
 import { SagaLog } from '../workflows/saga-log.service';
 import { SagaRunner, toException } from '../workflows/saga-runner.service';
 import { FINAL_STATUSES, type SagaRecord } from '../workflows/saga.types';
+import { HourlyThrottle } from './hourly-throttle';
 import { RegistrationSteps } from './registration-steps';
 import type { RegistrationContext, RegistrationInput, RegistrationKind, RegistrationResult } from './registration.types';
 
@@ -25,6 +26,8 @@ export interface RegistrationOptions {
   idempotencyKey?: string;
   /** the authenticated administrator registering an administrator or a staff user */
   requestedBy?: string;
+  /** the client's address on a public route: the run is throttled per phone and per address */
+  clientIp?: string;
   faults?: Faults;
 }
 
@@ -55,6 +58,7 @@ export class RegistrationService {
     private readonly runner: SagaRunner,
     private readonly steps: RegistrationSteps,
     private readonly agents: AgentsService,
+    private readonly throttle: HourlyThrottle,
   ) {}
 
   async register(
@@ -64,6 +68,7 @@ export class RegistrationService {
     options: RegistrationOptions = {},
   ): Promise<{ result: RegistrationResult; replayed: boolean }> {
     const requestHash = fingerprint(kind, input);
+    if (options.clientIp !== undefined) await this.admit(input.phone, options.clientIp, options.idempotencyKey);
     for (let attempt = 0; attempt < 3; attempt++) {
       const context = await this.newContext(kind, input, options.requestedBy ?? null);
       const started = await this.log.start<RegistrationContext>({
@@ -87,6 +92,25 @@ export class RegistrationService {
       await this.log.releaseKey(settled.id);
     }
     throw new AppException('IDEMPOTENCY_KEY_IN_PROGRESS');
+  }
+
+  /**
+   * The throttle of the public routes, before anything is created: a refused attempt costs a Redis
+   * call (with a key, also one indexed read), no PIN hash and no saga row. Only new runs count: a request whose Idempotency-Key already
+   * names a run (a replay, a wait for a run still going, a conflict) starts nothing and is let
+   * through, and so are concurrent copies of one admitted request (the key is remembered for the
+   * window), so a client retrying its registration gets its answer, never a 429.
+   */
+  private async admit(phone: string, clientIp: string, idempotencyKey: string | undefined): Promise<void> {
+    if (idempotencyKey !== undefined && (await this.log.byKey(idempotencyKey))) return;
+    await this.throttle.consume(
+      'registration',
+      [
+        { key: `registration:phone:${phone}`, max: this.config.REGISTRATION_MAX_PER_PHONE_PER_HOUR },
+        { key: `registration:ip:${clientIp}`, max: this.config.REGISTRATION_MAX_PER_IP_PER_HOUR },
+      ],
+      idempotencyKey === undefined ? {} : { once: { scope: 'registration:key', id: idempotencyKey } },
+    );
   }
 
   private async run(saga: SagaRecord<RegistrationContext>, pin: string, faults: Faults = []): Promise<RegistrationResult> {
