@@ -335,6 +335,8 @@ async function main(): Promise<void> {
         PARTNERS_URL: 'http://127.0.0.1:9',
         WEBHOOK_DISPATCHER_URL: 'http://127.0.0.1:9',
         INTERNAL_PORT: String(PORTS.internal),
+        // Every bench customer registers from 127.0.0.1: no per-address sign-up limit here.
+        REGISTRATION_MAX_PER_IP_PER_HOUR: '0',
       }),
     };
     services.push(await startService('auth', 'auth', PORTS.auth, env.auth));
