@@ -156,6 +156,20 @@ export class AuthConfig extends DatabaseConfig {
   @Min(1)
   OTP_MAX_PER_IP_PER_HOUR: number = 30;
 
+  /**
+   * Anti-enumeration floor of the code-sending routes (send-otp, reset-pin/request): no answer,
+   * success or error, leaves sooner than this after the route began its work, account or not. Only
+   * an account costs work (the code's database write; the SMS is handed to the provider without the
+   * answer waiting for it, see OtpService.send), so without the floor the response time would tell
+   * the two apart. The default sits above that write even on a busy database (a few ms, tens under
+   * load) and above a usual provider round trip (100-300 ms), so most SMS have been handed over
+   * before the answer leaves; someone waiting for an SMS does not notice 0.4 s.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(5_000)
+  OTP_SEND_MIN_MS: number = 400;
+
   /** How long the proof returned by a successful OTP verification may be redeemed (PIN reset). */
   @IsInt()
   @Min(1)

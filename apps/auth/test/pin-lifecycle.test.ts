@@ -143,6 +143,26 @@ describe('auth: PIN change and reset', () => {
     expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
   });
 
+  it('a code checked by the public reset-pin/verify-otp still serves the reset the orchestrator runs with that code', async () => {
+    // What pin.controller.ts documents: the public step consumes the code, and the orchestrator's
+    // reset (internal verify-reset-pin-otp with the same code, then internal reset-pin) still works.
+    const phone = '+237690000503';
+    await h.createUser(phone, PIN);
+    await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
+    const otp = await h.lastOtp(phone);
+    const checked = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp } });
+    expect(checked.statusCode).toBe(200);
+    const internal = await h.request('POST', '/auth/internal/verify-reset-pin-otp', { serviceKey: true, body: { phone, otp } });
+    expect(internal.statusCode).toBe(200);
+    expect(internal.json().resetToken).toBe(checked.json().resetToken);
+    const reset = await h.request('POST', '/auth/internal/reset-pin', {
+      serviceKey: true,
+      body: { phone, resetToken: internal.json().resetToken, newPin: '7391' },
+    });
+    expect(reset.json()).toMatchObject({ reset: true });
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
+  });
+
   it('reset ends every session, and its token works once', async () => {
     const phone = '+237690000502';
     await h.createUser(phone, PIN);

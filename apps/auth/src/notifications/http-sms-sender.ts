@@ -8,8 +8,9 @@ import { SmsSender } from './sms-sender';
 /**
  * Production driver: `POST SMS_PROVIDER_URL` with `{ to, text }` (JSON) and, if configured,
  * `Authorization: Bearer SMS_PROVIDER_TOKEN`. Any 2xx is accepted; anything else, or no answer
- * within SMS_PROVIDER_TIMEOUT_MS, is UPSTREAM_UNAVAILABLE (the code stays valid: the user may retry
- * once the resend throttle allows).
+ * within SMS_PROVIDER_TIMEOUT_MS, is UPSTREAM_UNAVAILABLE. OtpService never lets that reach the
+ * caller (a failure for accounts only would tell who has one): it logs and counts it, and the
+ * stored code stays valid.
  */
 @Injectable()
 export class HttpSmsSender extends SmsSender {

@@ -6,7 +6,6 @@ import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { RateLimit } from '../rate-limit/rate-limit.guard';
-import { LocalUserStore } from '../users/local-user.store';
 import { SendOtpDto, VerifyOtpDto } from './otp.dto';
 import { type OtpProof, OtpService } from './otp.service';
 import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
@@ -21,14 +20,13 @@ export class OtpController {
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly otp: OtpService,
-    private readonly users: LocalUserStore,
   ) {}
 
   @Post('send-otp')
   @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED', 'RATE_LIMITED')
   @ApiOperation({
     summary:
-      'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After); and 3 sends per phone / 10 per client address in 10 min across all purposes (429 RATE_LIMITED, Retry-After). Same answer for unknown phones.',
+      'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After); and 3 sends per phone / 10 per client address in 10 min across all purposes (429 RATE_LIMITED, Retry-After). Same answer, no sooner than OTP_SEND_MIN_MS (0.4 s by default), for unknown phones and whether or not the SMS provider takes the message.',
   })
   @ApiAcceptedResponse({ type: OtpSentView, description: 'the same answer whether or not a code was really sent (unknown phone)' })
   @RateLimit('OTP_SEND')
@@ -37,12 +35,12 @@ export class OtpController {
     @Body() body: SendOtpDto,
     @Req() request: FastifyRequest,
   ): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
-    const user = await this.users.findByPhone(body.phone);
+    // Codes go to active accounts only; OtpService.send answers the same either way.
     const result = await this.otp.send(
       body.phone,
       body.purpose,
       clientIp(request, this.config.TRUST_FORWARDED_FOR),
-      user?.status === 'ACTIVE',
+      (user) => user?.status === 'ACTIVE',
     );
     return { sent: true, ...result };
   }

@@ -1,16 +1,18 @@
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Counter } from 'prom-client';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AppException, type ErrorCode } from '@mm/errors';
-import { MetricsService } from '@mm/platform';
+import { MetricsService, currentContext } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
 import { maskPhone } from '../common/phone';
 import { queryRows } from '@mm/platform';
 import { AuthSecrets } from '../crypto/auth-secrets';
 import { SmsSender } from '../notifications/sms-sender';
 import { ConsentProofIssuer } from '../sessions/consent-proof.service';
+import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
 import type { OtpPurpose } from './otp-purpose';
 import { OtpThrottle } from './otp-throttle.service';
@@ -41,9 +43,11 @@ const PROOF_PREFIX = 'otp1';
  * consumed exactly once.
  */
 @Injectable()
-export class OtpService {
+export class OtpService implements OnModuleDestroy {
   private readonly logger = new Logger(OtpService.name);
   private readonly verifications: Counter<'purpose' | 'outcome'>;
+  private readonly smsSends: Counter<'purpose' | 'outcome'>;
+  private readonly deliveries = new Set<Promise<void>>();
 
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
@@ -56,21 +60,46 @@ export class OtpService {
     metrics: MetricsService,
   ) {
     this.verifications = metrics.counter('auth_otp_verify_total', 'OTP verifications by purpose and outcome', ['purpose', 'outcome']);
+    this.smsSends = metrics.counter('auth_otp_sms_total', 'OTP SMS handed to the provider, by purpose and outcome (sent, failed)', [
+      'purpose',
+      'outcome',
+    ]);
   }
 
   /**
-   * Throttles, then stores and sends a code. `deliver: false` (no such account) does the same
-   * throttling and answers the same, without storing or sending anything: no account enumeration.
+   * The code-sending routes (send-otp, reset-pin/request). Whether or not the phone has an account
+   * that `mayReceive` the code, the caller sees the same: the same throttles, charged alike; the
+   * same 202 answer; and no answer or error sooner than OTP_SEND_MIN_MS after this began. For an
+   * account, the code is stored, then handed to the SMS provider without the answer waiting for it
+   * (`deliver`): a slow or failing provider would otherwise show in the response time or the status
+   * for accounts only. The floor covers the storing and, usually, the provider's answer too.
    */
   async send(
     phone: string,
     purpose: OtpPurpose,
     clientIp: string,
-    deliver: boolean,
+    mayReceive: (user: LocalUser | undefined) => boolean,
   ): Promise<{ expiresInSec: number; resendAfterSec: number }> {
-    await this.throttle.acquire(phone, clientIp);
-    const answer = { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
-    if (!deliver) return answer;
+    const started = performance.now();
+    try {
+      // Charged before we know whether a code goes out, and never given back when its SMS fails:
+      // a refund would be visible (the account's next send answered 202 where an unknown phone's
+      // is refused with OTP_THROTTLED). What an undelivered code costs the customer is bounded: one
+      // cooldown (OTP_RESEND_COOLDOWN_SEC) and one of the hourly sends.
+      await this.throttle.acquire(phone, clientIp);
+      if (mayReceive(await this.users.findByPhone(phone))) {
+        const code = await this.store(phone, purpose);
+        this.track(this.deliver(phone, purpose, code));
+      }
+      return { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
+    } finally {
+      const left = this.config.OTP_SEND_MIN_MS - (performance.now() - started);
+      if (left > 0) await sleep(left);
+    }
+  }
+
+  /** Stores a new code for (phone, purpose), discarding the live one; only its HMAC is kept. */
+  private async store(phone: string, purpose: OtpPurpose): Promise<string> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.db.transaction(async (m) => {
       await queryRows(
@@ -84,10 +113,47 @@ export class OtpService {
         [randomUUID(), phone, purpose, this.codeHmac(phone, purpose, code), this.config.OTP_MAX_ATTEMPTS, this.config.OTP_TTL_SEC],
       );
     });
+    return code;
+  }
+
+  /**
+   * Sends the code's SMS; never rejects. A failure is a warning (with the request's id) and a count
+   * in auth_otp_sms_total, nothing the caller sees. The stored code stays valid: a provider that
+   * timed out or answered an error may still have delivered the message, and a code nobody
+   * received is harmless (HMAC only, OTP_MAX_ATTEMPTS tries, OTP_TTL_SEC, replaced by the next one).
+   */
+  private async deliver(phone: string, purpose: OtpPurpose, code: string): Promise<void> {
+    const requestId = currentContext()?.requestId;
     const minutes = Math.max(1, Math.round(this.config.OTP_TTL_SEC / 60));
-    await this.sms.send(phone, `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`);
-    this.logger.log({ msg: 'OTP sent', phone: maskPhone(phone), purpose });
-    return answer;
+    try {
+      await this.sms.send(
+        phone,
+        `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`,
+      );
+    } catch (error) {
+      this.smsSends.inc({ purpose, outcome: 'failed' });
+      this.logger.warn({
+        msg: 'OTP SMS not delivered',
+        requestId,
+        phone: maskPhone(phone),
+        purpose,
+        err: error instanceof AppException ? { code: error.code, message: error.message } : { name: (error as Error)?.name },
+      });
+      return;
+    }
+    this.smsSends.inc({ purpose, outcome: 'sent' });
+    this.logger.log({ msg: 'OTP sent', requestId, phone: maskPhone(phone), purpose });
+  }
+
+  /** Keeps a send that outlives its request until it settles, so a shutdown waits for it (onModuleDestroy). */
+  private track(delivery: Promise<void>): void {
+    this.deliveries.add(delivery);
+    void delivery.finally(() => this.deliveries.delete(delivery));
+  }
+
+  /** The customers were told a code is on its way: let the provider calls in flight finish (the HTTP driver gives up after SMS_PROVIDER_TIMEOUT_MS). */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.deliveries]);
   }
 
   /** Strict single use: a second verification of the same code fails. */

@@ -53,7 +53,8 @@ export class OtpConsentProofView extends OtpProofView implements ConsentProofAns
 export class ResetTokenView extends OtpProofView implements OtpProof {
   @ApiProperty({
     example: 'otp1.0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a.8h67GFiMhOU7qLjderknhNIDBL8bH2An0kzIYxfQrvY',
-    description: 'what the reset step redeems (the same value as `proof`)',
+    description:
+      "the same value as `proof`; redeemed by auth's internal reset only (POST /auth/internal/reset-pin, called by the orchestrator)",
   })
   resetToken: string;
 }

@@ -8,7 +8,6 @@ import { clientIp } from '../common/client-ip';
 import { type OtpProof, OtpService } from '../otp/otp.service';
 import { RateLimit } from '../rate-limit/rate-limit.guard';
 import { AccessTokenGuard, type AuthContext, CurrentAuth } from '../sessions/access-token.guard';
-import { LocalUserStore } from '../users/local-user.store';
 import { ChangePinDto, CheckPinDto, ResetPinRequestDto, ResetPinVerifyDto } from './pin.dto';
 import { PinService } from './pin.service';
 import { ResetTokenView, OtpSentView } from '../otp/otp.views';
@@ -22,7 +21,6 @@ export class PinController {
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly pins: PinService,
     private readonly otp: OtpService,
-    private readonly users: LocalUserStore,
   ) {}
 
   @Post('check-pin')
@@ -71,28 +69,43 @@ export class PinController {
   @Post('reset-pin/request')
   @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED', 'RATE_LIMITED')
   @ApiOperation({ summary: 'Sends a PIN_RESET code (counts toward the OTP send limits of /auth/send-otp).' })
-  @ApiAcceptedResponse({ type: OtpSentView, description: 'the same answer whether or not the phone has an account' })
+  @ApiAcceptedResponse({
+    type: OtpSentView,
+    description: 'the same answer, as late, whether or not the phone has an account and the SMS provider takes the message',
+  })
   @RateLimit('OTP_SEND')
   @HttpCode(202)
   async request(
     @Body() body: ResetPinRequestDto,
     @Req() request: FastifyRequest,
   ): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
-    const user = await this.users.findByPhone(body.phone);
-    const result = await this.otp.send(body.phone, 'PIN_RESET', clientIp(request, this.config.TRUST_FORWARDED_FOR), user !== undefined);
+    // A PIN_RESET code goes to any account, whatever its status; OtpService.send answers the same either way.
+    const result = await this.otp.send(
+      body.phone,
+      'PIN_RESET',
+      clientIp(request, this.config.TRUST_FORWARDED_FOR),
+      (user) => user !== undefined,
+    );
     return { sent: true, ...result };
   }
 
-  /** Verifies the code without resetting; the returned `resetToken` is what the reset step redeems. */
+  /**
+   * Checks and consumes a PIN_RESET code without resetting, so an app can tell a mistyped code from
+   * a right one before asking for the new PIN. No public route takes the `resetToken`: only auth's
+   * internal reset (the orchestrator's call) redeems it. The public reset, the orchestrator's, takes
+   * the code itself, and still accepts a code consumed here while its proof is valid: the
+   * orchestrator checks it with `verify-reset-pin-otp`, which replays a consumed code.
+   */
   @Post('reset-pin/verify-otp')
   @ApiErrors('VALIDATION_ERROR', 'OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXHAUSTED', 'RATE_LIMITED')
   @ApiOperation({
     summary:
-      'Verifies the PIN_RESET code without resetting; returns the resetToken the reset step redeems (10 min). Counts toward the OTP verify limits of /auth/verify-otp.',
+      'Checks the PIN_RESET code without resetting, and consumes it. To reset, send the same code with the new PIN to POST /api/orchestrator/auth/reset-pin, which still accepts it for 10 min after this check. Counts toward the OTP verify limits of /auth/verify-otp.',
   })
   @ApiOkResponse({
     type: ResetTokenView,
-    description: 'the code is consumed; `resetToken` (the same value as `proof`) is what the reset step redeems',
+    description:
+      "the code is right and consumed; `resetToken` (the same value as `proof`) is accepted by no public route (only by auth's internal reset, which the orchestrator calls)",
   })
   @RateLimit('OTP_VERIFY')
   @HttpCode(200)

@@ -35,7 +35,13 @@ export class AuthHarness {
 
   async start(overrides: Record<string, string | undefined> = {}, logger?: Logger): Promise<this> {
     this.db = await createTestDatabase();
-    this.env = serviceEnv('auth', this.db, this.redis, { OTP_RESEND_COOLDOWN_SEC: '0', ...GENEROUS_RATE_LIMITS, ...overrides });
+    // No response-time floor on code sends unless a test sets one (otp-same-answer.test.ts does).
+    this.env = serviceEnv('auth', this.db, this.redis, {
+      OTP_RESEND_COOLDOWN_SEC: '0',
+      OTP_SEND_MIN_MS: '0',
+      ...GENEROUS_RATE_LIMITS,
+      ...overrides,
+    });
     this.running = await boot(authApp, this.env, { logger });
     return this;
   }
