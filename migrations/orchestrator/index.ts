@@ -2,6 +2,12 @@ import type { MigrationClass } from '../types';
 import { Identities1764000000000 } from './1764000000000-identities';
 import { PricingRisk1764000100000 } from './1764000100000-pricing-risk';
 import { Payments1764000200000 } from './1764000200000-payments';
+import { IncomingHolds1764500000000 } from './1764500000000-incoming-holds';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
-export const orchestratorMigrations: MigrationClass[] = [Identities1764000000000, PricingRisk1764000100000, Payments1764000200000];
+export const orchestratorMigrations: MigrationClass[] = [
+  Identities1764000000000,
+  PricingRisk1764000100000,
+  Payments1764000200000,
+  IncomingHolds1764500000000,
+];

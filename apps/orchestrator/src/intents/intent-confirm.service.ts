@@ -4,8 +4,9 @@ import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
 import { isRetryable } from '../ledger-client/ledger-retry';
-import type { LedgerIntentView, LedgerTransition } from '../ledger-client/ledger.types';
+import { type LedgerIntentView, type LedgerTransition, TERMINAL_STATUSES } from '../ledger-client/ledger.types';
 import { LimitsService } from '../limits/limits.service';
+import type { IncomingOutcome, PayeeLedger } from '../limits/limits.types';
 import { PricingService } from '../pricing/pricing.service';
 import type { Charge } from '../pricing/pricing.types';
 import { RiskService } from '../risk/risk.service';
@@ -56,16 +57,11 @@ export class IntentConfirmService {
     if (record.confirmResponse) return record.confirmResponse;
     if (!record.confirmRequest) record = await this.assertConfirmable(record);
 
-    // The parties as they are now, the versions in force and the payee's balance (for its cap, when
-    // the payee was a customer at creation: it is asked again below if that changed) are read at once.
-    const balanceOf = () => this.ledger.account(record.payee.accountId).then((a) => a.balance);
-    const [[initiator, payer, payee], config, earlyBalance] = await Promise.all([
-      this.freshParties(record),
-      this.activeConfig.read(),
-      record.payee.role === 'CUSTOMER' ? balanceOf() : undefined,
-    ]);
+    // The parties as they are now and the versions in force, read at once. The payee's balance (for
+    // its cap) is read by the limit hold, under the payee's lock: read here, a credit confirmed
+    // meanwhile would be missing from it.
+    const [[initiator, payer, payee], config] = await Promise.all([this.freshParties(record), this.activeConfig.read()]);
     const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
-    if (check.payee) check.payee.currentBalance = earlyBalance ?? (await balanceOf());
     // Risk and the fee decision are independent; the limit hold comes last and only for an
     // accepted payment, so it is short and never taken for nothing.
     const [decision, charge] = await Promise.all([
@@ -77,8 +73,9 @@ export class IntentConfirmService {
     ]);
     // The limit hold and the ledger request are fixed in one transaction: both or neither.
     const wanted = await this.confirmRequest(record, charge, user, client);
+    const payeeLedger = check.payee ? this.payeeLedger(record) : undefined;
     const request = await this.db.transaction(async (m) => {
-      await this.limits.holdAtConfirm(check, config.limits, m);
+      await this.limits.holdAtConfirm(check, config.limits, { within: m, payeeLedger });
       return this.store.fixConfirmRequest(record.id, wanted, m);
     });
     let view: LedgerIntentView;
@@ -136,6 +133,23 @@ export class IntentConfirmService {
       await this.risk.recordSuccess({ operationId: record.idempotencyKey, payer: riskParty(payer), payee: riskParty(payee) }, m);
       await this.limits.recordUsage(check, m);
     });
+  }
+
+  /** The ledger as the balance-cap check of this intent's credited customer reads it. */
+  private payeeLedger(record: PaymentIntentRecord): PayeeLedger {
+    return {
+      intentId: record.ledgerIntentId!,
+      balance: () => this.ledger.account(record.payee.accountId).then((a) => a.balance),
+      outcome: (intentId) =>
+        this.ledger.getIntent(intentId).then(
+          (v): IncomingOutcome => (v.status === 'SUCCEEDED' ? 'APPLIED' : TERMINAL_STATUSES.includes(v.status) ? 'VOID' : 'PENDING'),
+          // An intent the ledger does not know can never be executed: its credit will not land.
+          (error: unknown) => {
+            if (error instanceof AppException && error.code === 'INTENT_NOT_FOUND') return 'VOID';
+            throw error;
+          },
+        ),
+    };
   }
 
   /** The intent must be PIN_VERIFIED and alive; the ledger is asked when our copy is behind. */

@@ -80,6 +80,13 @@ describe('limit rules: each boundary at, below and above', () => {
     expect(refusal({ amount: 50_001, payee: { userId: 'u2', kycTier: 'TIER_1' } })).toBeUndefined();
   });
 
+  it('recipient balance cap: credits still on their way to the ledger take room too', () => {
+    const payee = { userId: 'u2', kycTier: 'TIER_1', currentBalance: 150_000, incoming: 100_000 };
+    expect(refusal({ amount: 50_000, payee })).toBeUndefined();
+    expect(refusal({ amount: 50_001, payee })).toEqual(['LIMIT_BALANCE_CAP_EXCEEDED', '50000']);
+    expect(refusal({ amount: 100, payee: { ...payee, incoming: 200_000 } })).toEqual(['LIMIT_BALANCE_CAP_EXCEEDED', '0']);
+  });
+
   it('agent ceilings per operation and per day', () => {
     const agent = { agentId: 'a1' };
     expect(refusal({ type: 'CASH_IN', amount: 400_000, agent })).toBeUndefined();

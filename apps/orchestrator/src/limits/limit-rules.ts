@@ -48,7 +48,7 @@ export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { pa
 
   if (check.payee?.currentBalance !== undefined) {
     const { limits } = tierLimits(doc, currency, check.payee.kycTier);
-    const room = limits.balanceMax - check.payee.currentBalance;
+    const room = limits.balanceMax - check.payee.currentBalance - (check.payee.incoming ?? 0);
     if (amount > room) return limitRefusal('LIMIT_BALANCE_CAP_EXCEEDED', room, currency);
   }
   return undefined;

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Answer, MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
+import type { RunningApp } from '../../../test/support/boot';
+
+/**
+ * The balance cap of the credited customer (TIER_1: 500 000 XAF) when several credits to that
+ * customer are confirmed at once, through the real gateway, auth and ledger. Each credit passes
+ * the cap alone; together only as many as fit may pass.
+ */
+describe('limits: balance cap of the credited customer under concurrent confirms', () => {
+  const p = new MoneyPlatform();
+
+  beforeAll(() => p.start());
+  afterAll(() => p.stop());
+
+  /** Created and PIN-verified: ready to confirm. Answers the intent id and the operation id (idempotencyKey). */
+  async function ready(initiator: TestUser, body: Record<string, unknown>): Promise<{ id: string; operationId: string }> {
+    const operationId = randomUUID();
+    const created = await p.call('POST', '/api/v1/intents', { token: initiator.token, body: { idempotencyKey: operationId, ...body } });
+    expect(created.status).toBe(201);
+    const id = created.body.intentId as string;
+    const pin = await p.call('POST', `/api/v1/intents/${id}/verify-pin`, { token: initiator.token, body: { pin: initiator.pin } });
+    expect(pin.status).toBe(200);
+    return { id, operationId };
+  }
+
+  const confirm = (initiator: TestUser, id: string, options: { via?: RunningApp; headers?: Record<string, string> } = {}) =>
+    p.call('POST', `/api/v1/intents/${id}/confirm`, { token: initiator.token, ...options });
+
+  async function customer(balance: number): Promise<TestUser> {
+    const user = await p.register('CUSTOMER');
+    if (balance > 0) await p.fund(user.accounts.XAF, balance);
+    return user;
+  }
+
+  async function usageOf(operationIds: string[]): Promise<Array<{ operation_id: string; subject_kind: string; status: string }>> {
+    const { rows } = await p.sql.query(
+      `SELECT operation_id, subject_kind, status FROM orchestrator.limit_usage WHERE operation_id = ANY($1) ORDER BY operation_id, subject_kind`,
+      [operationIds],
+    );
+    return rows;
+  }
+
+  async function heldFor(userId: string): Promise<number> {
+    const { rows } = await p.sql.query(
+      `SELECT count(*)::int AS n FROM orchestrator.limit_usage WHERE subject_id = $1 AND status = 'HELD'`,
+      [userId],
+    );
+    return rows[0].n;
+  }
+
+  async function expectClean(): Promise<void> {
+    expect(await p.invariants()).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
+  }
+
+  it('eight credits of 20 000 to a customer at 400 000, confirmed at once: five pass (500 000 exactly), three are refused', async () => {
+    const bob = await customer(400_000);
+    // Six different senders (20 000 + the 1 % fee each) and two agents doing cash-ins.
+    const senders = await Promise.all(Array.from({ length: 6 }, () => customer(30_000)));
+    const agents = await Promise.all(
+      [1, 2].map(async () => {
+        const agent = await p.register('AGENT');
+        await p.fund(agent.accounts.XAF, 100_000);
+        return agent;
+      }),
+    );
+    const credits: Array<{ initiator: TestUser; account: string; id: string; operationId: string }> = [];
+    for (const sender of senders) {
+      credits.push({
+        initiator: sender,
+        account: sender.accounts.XAF,
+        ...(await ready(sender, { type: 'TRANSFER', amount: 20_000, clientPhone: bob.phone })),
+      });
+    }
+    for (const agent of agents) {
+      credits.push({
+        initiator: agent,
+        account: agent.accounts.XAF,
+        ...(await ready(agent, { type: 'CASH_IN', amount: 20_000, clientPhone: bob.phone })),
+      });
+    }
+    const before = await Promise.all(credits.map((c) => p.balance(c.account)));
+
+    const answers = await Promise.all(credits.map((c) => confirm(c.initiator, c.id)));
+
+    const outcome = (a: Answer) => (a.status === 200 ? `200 ${a.body.status}` : `${a.status} ${a.body.code}`);
+    expect(answers.map(outcome).sort()).toEqual([...Array(5).fill('200 SUCCEEDED'), ...Array(3).fill('422 LIMIT_BALANCE_CAP_EXCEEDED')]);
+    for (const refused of answers.filter((a) => a.status === 422)) expect(refused.headers.get('x-limit-allowed')).toBe('0');
+    expect((await p.balance(bob.accounts.XAF)).balance).toBe(500_000);
+
+    // Money: the accepted senders paid amount + fee, the refused ones paid nothing.
+    const after = await Promise.all(credits.map((c) => p.balance(c.account)));
+    answers.forEach((answer, i) => {
+      const paid = answer.status === 200 ? 20_000 + (answer.body.fees as number) : 0;
+      expect(after[i].balance).toBe(before[i].balance - paid);
+    });
+    // Holds: every accepted credit's rows are settled (payer or agent, and the payee's incoming row);
+    // a refused confirm wrote nothing; nothing is left held for bob.
+    const rows = await usageOf(credits.map((c) => c.operationId));
+    for (const [i, c] of credits.entries()) {
+      const mine = rows.filter((r) => r.operation_id === c.operationId);
+      if (answers[i].status === 200) {
+        expect(mine.map((r) => `${r.subject_kind} ${r.status}`)).toEqual([
+          `${c.initiator.role === 'AGENT' ? 'AGENT' : 'CUSTOMER'} SETTLED`,
+          'PAYEE SETTLED',
+        ]);
+      } else {
+        expect(mine).toEqual([]);
+      }
+    }
+    expect(await heldFor(bob.userId)).toBe(0);
+    await expectClean();
+  });
+
+  it('a confirm whose ledger call never got through keeps its credit held: a later credit that would pass the cap with it is refused', async () => {
+    const proxy = await deafLedger(p.ledger.url);
+    try {
+      const via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '10' });
+      const carol = await customer(480_000);
+      const [dan, erin] = await Promise.all([customer(30_000), customer(30_000)]);
+      const first = await ready(dan, { type: 'TRANSFER', amount: 20_000, clientPhone: carol.phone });
+      const second = await ready(erin, { type: 'TRANSFER', amount: 1_000, clientPhone: carol.phone });
+
+      // The ledger never receives the move to SUCCEEDED: the outcome is unknown, the hold stays.
+      const unanswered = await confirm(dan, first.id, { via });
+      expect(unanswered.status).toBeGreaterThanOrEqual(500);
+      expect(proxy.swallowed()).toBeGreaterThan(0);
+      expect((await p.ledgerCall('GET', `/v1/internal/intents/${first.id}`)).body.status).toBe('PIN_VERIFIED');
+      expect((await p.balance(carol.accounts.XAF)).balance).toBe(480_000);
+
+      // 480 000 + 20 000 held: no room left for 1 000 more.
+      const refused = await confirm(erin, second.id);
+      expect([refused.status, refused.body.code, refused.headers.get('x-limit-allowed')]).toEqual([422, 'LIMIT_BALANCE_CAP_EXCEEDED', '0']);
+
+      // The first confirm retried: it was held, it goes through, the cap is reached and not passed.
+      expect((await confirm(dan, first.id)).body.status).toBe('SUCCEEDED');
+      expect((await p.balance(carol.accounts.XAF)).balance).toBe(500_000);
+      expect((await confirm(erin, second.id)).body.code).toBe('LIMIT_BALANCE_CAP_EXCEEDED');
+      expect((await p.balance(carol.accounts.XAF)).balance).toBe(500_000);
+      expect(await heldFor(carol.userId)).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+    await expectClean();
+  });
+
+  it('a credit the ledger committed but the orchestrator has not recorded yet is counted once, not twice', async () => {
+    const frank = await customer(460_000);
+    const [gina, hugo] = await Promise.all([customer(30_000), customer(30_000)]);
+    const first = await ready(gina, { type: 'TRANSFER', amount: 20_000, clientPhone: frank.phone });
+    const second = await ready(hugo, { type: 'TRANSFER', amount: 20_000, clientPhone: frank.phone });
+
+    // The gateway "dies" right after the ledger committed: the payee's incoming hold is still HELD.
+    await confirm(gina, first.id, { headers: { 'x-payments-fault': 'crash-after-ledger-commit' } }).catch(() => undefined);
+    expect((await p.ledgerCall('GET', `/v1/internal/intents/${first.id}`)).body.status).toBe('SUCCEEDED');
+    expect((await p.balance(frank.accounts.XAF)).balance).toBe(480_000);
+    expect((await usageOf([first.operationId])).find((r) => r.subject_kind === 'PAYEE')?.status).toBe('HELD');
+
+    // 480 000 in the ledger already holds the first credit: 20 000 more reaches the cap exactly.
+    const accepted = await confirm(hugo, second.id);
+    expect([accepted.status, accepted.body.status]).toEqual([200, 'SUCCEEDED']);
+    expect((await p.balance(frank.accounts.XAF)).balance).toBe(500_000);
+    // The second confirm saw the first credit in the ledger and closed its incoming hold.
+    expect((await usageOf([first.operationId])).find((r) => r.subject_kind === 'PAYEE')?.status).toBe('SETTLED');
+
+    // The first payment is then recorded as usual.
+    expect((await confirm(gina, first.id)).body.status).toBe('SUCCEEDED');
+    expect((await usageOf([first.operationId])).map((r) => `${r.subject_kind} ${r.status}`)).toEqual(['CUSTOMER SETTLED', 'PAYEE SETTLED']);
+    expect(await heldFor(frank.userId)).toBe(0);
+    await expectClean();
+  });
+
+  it('a held credit whose intent the ledger ended (cancelled, failed, expired) no longer takes room', async () => {
+    const proxy = await deafLedger(p.ledger.url);
+    try {
+      const via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '10' });
+      const ines = await customer(480_000);
+      const [jack, kate] = await Promise.all([customer(30_000), customer(30_000)]);
+      const first = await ready(jack, { type: 'TRANSFER', amount: 20_000, clientPhone: ines.phone });
+      const second = await ready(kate, { type: 'TRANSFER', amount: 20_000, clientPhone: ines.phone });
+      expect((await confirm(jack, first.id, { via })).status).toBeGreaterThanOrEqual(500);
+
+      // The ledger ends the first intent out of the orchestrator's sight (as its expiry sweeper does).
+      const ended = await p.ledgerCall('POST', `/v1/internal/intents/${first.id}/transition`, {
+        toStatus: 'CANCELED',
+        actor: { id: 'test' },
+        reason: 'ended in the ledger',
+      });
+      expect(ended.body.status).toBe('CANCELED');
+
+      const accepted = await confirm(kate, second.id);
+      expect([accepted.status, accepted.body.status]).toEqual([200, 'SUCCEEDED']);
+      expect((await p.balance(ines.accounts.XAF)).balance).toBe(500_000);
+      expect((await usageOf([first.operationId])).map((r) => `${r.subject_kind} ${r.status}`)).toEqual(['CUSTOMER HELD', 'PAYEE RELEASED']);
+    } finally {
+      await proxy.close();
+    }
+    await expectClean();
+  });
+});
+
+/**
+ * A ledger in front of which every move to SUCCEEDED is lost on the way in (the connection is cut
+ * before anything is forwarded); every other request reaches the real ledger.
+ */
+async function deafLedger(target: string): Promise<{ url: string; swallowed: () => number; close(): Promise<void> }> {
+  let swallowed = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url?.endsWith('/transition') && body.toString().includes('"toStatus":"SUCCEEDED"')) {
+        swallowed++;
+        res.socket?.destroy();
+        return;
+      }
+      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.writeHead(502).end());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    swallowed: () => swallowed,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
