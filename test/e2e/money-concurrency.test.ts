@@ -1,47 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PaymentReconciler } from '../../apps/orchestrator/src/intents/payment-reconciler.service';
 import type { RunningApp } from '../support/boot';
+import { cuttingLedgerProxy } from '../support/cutting-ledger-proxy';
 import { type Answer, MoneyPlatform, type TestUser, pay } from './money-platform';
-
-/**
- * A ledger in front of which the network misbehaves: requests are forwarded to the real ledger,
- * but the answer of the first `drop` moves to SUCCEEDED is thrown away after the ledger committed
- * (the orchestrator sees a broken connection, as with a timeout).
- */
-async function lossyLedger(target: string, drop: number): Promise<{ url: string; dropped: () => number; close(): Promise<void> }> {
-  let dropped = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const succeeding = req.method === 'POST' && req.url?.endsWith('/transition') && body.toString().includes('"toStatus":"SUCCEEDED"');
-      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-        if (succeeding && dropped < drop) {
-          dropped++;
-          answer.resume();
-          answer.on('end', () => res.socket?.destroy());
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.writeHead(502).end());
-      upstream.end(body);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    dropped: () => dropped,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
-}
 
 describe('money flow under concurrency, retries and crashes', () => {
   const p = new MoneyPlatform();
@@ -173,13 +134,13 @@ describe('money flow under concurrency, retries and crashes', () => {
   });
 
   it('an answer lost on the way back from the ledger is retried under the same key: the client gets its one transaction', async () => {
-    const proxy = await lossyLedger(p.ledger.url, 1);
+    const proxy = await cuttingLedgerProxy(p.ledger.url, { when: 'after', times: 1 });
     let via: RunningApp | undefined;
     try {
       via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '20' });
       const id = await readyTransfer(4_000);
       const confirmed = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token, via });
-      expect(proxy.dropped()).toBe(1);
+      expect(proxy.cut()).toBe(1);
       expect(confirmed.status).toBe(200);
       expect(confirmed.body.status).toBe('SUCCEEDED');
       expect(await transactionsOf(id)).toBe(1);

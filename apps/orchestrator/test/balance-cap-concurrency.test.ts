@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Answer, MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
 import type { RunningApp } from '../../../test/support/boot';
+import { cuttingLedgerProxy } from '../../../test/support/cutting-ledger-proxy';
 
 /**
  * The balance cap of the credited customer (TIER_1: 500 000 XAF) when several credits to that
@@ -115,7 +114,7 @@ describe('limits: balance cap of the credited customer under concurrent confirms
   });
 
   it('a confirm whose ledger call never got through keeps its credit held: a later credit that would pass the cap with it is refused', async () => {
-    const proxy = await deafLedger(p.ledger.url);
+    const proxy = await cuttingLedgerProxy(p.ledger.url, { when: 'before' });
     try {
       const via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '10' });
       const carol = await customer(480_000);
@@ -126,7 +125,7 @@ describe('limits: balance cap of the credited customer under concurrent confirms
       // The ledger never receives the move to SUCCEEDED: the outcome is unknown, the hold stays.
       const unanswered = await confirm(dan, first.id, { via });
       expect(unanswered.status).toBeGreaterThanOrEqual(500);
-      expect(proxy.swallowed()).toBeGreaterThan(0);
+      expect(proxy.cut()).toBeGreaterThan(0);
       expect((await p.ledgerCall('GET', `/v1/internal/intents/${first.id}`)).body.status).toBe('PIN_VERIFIED');
       expect((await p.balance(carol.accounts.XAF)).balance).toBe(480_000);
 
@@ -173,7 +172,7 @@ describe('limits: balance cap of the credited customer under concurrent confirms
   });
 
   it('a held credit whose intent the ledger ended (cancelled, failed, expired) no longer takes room', async () => {
-    const proxy = await deafLedger(p.ledger.url);
+    const proxy = await cuttingLedgerProxy(p.ledger.url, { when: 'before' });
     try {
       const via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '10' });
       const ines = await customer(480_000);
@@ -200,38 +199,3 @@ describe('limits: balance cap of the credited customer under concurrent confirms
     await expectClean();
   });
 });
-
-/**
- * A ledger in front of which every move to SUCCEEDED is lost on the way in (the connection is cut
- * before anything is forwarded); every other request reaches the real ledger.
- */
-async function deafLedger(target: string): Promise<{ url: string; swallowed: () => number; close(): Promise<void> }> {
-  let swallowed = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'POST' && req.url?.endsWith('/transition') && body.toString().includes('"toStatus":"SUCCEEDED"')) {
-        swallowed++;
-        res.socket?.destroy();
-        return;
-      }
-      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.writeHead(502).end());
-      upstream.end(body);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    swallowed: () => swallowed,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
-}

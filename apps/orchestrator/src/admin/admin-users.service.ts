@@ -30,8 +30,9 @@ export class AdminUsersService {
   ) {}
 
   /**
-   * Frozen: no money movement may start (CustomersService.assertCanMoveMoney, checked first, in
-   * our own database) and no sign-in (auth: the user is DISABLED, every session ends at once).
+   * Frozen: the risk rules refuse every money movement the customer takes part in (ACCOUNT_FROZEN
+   * as initiator, COUNTERPARTY_UNAVAILABLE as the other party; read from our own database) and
+   * there is no sign-in (auth: the user is DISABLED, every session ends at once).
    */
   async freeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
     const { customer } = await this.customers.setStatus(customerId, 'frozen', reason, actorUserId);

@@ -100,17 +100,6 @@ export class CustomersService {
     return customer;
   }
 
-  /**
-   * For every money movement, before anything is reserved: a frozen or closed customer cannot start
-   * one (403 CUSTOMER_FROZEN / CUSTOMER_CLOSED). Returns the customer for the caller's next checks.
-   */
-  async assertCanMoveMoney(userId: string): Promise<Customer> {
-    const customer = await this.getByUserId(userId);
-    if (customer.status === 'frozen') throw new AppException('CUSTOMER_FROZEN');
-    if (customer.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
-    return customer;
-  }
-
   /** The ledger account of a customer in a currency (ACCOUNT_NOT_FOUND when it holds none). */
   async accountOf(customerId: string, currency: Currency, purpose: 'main' | 'commission' = 'main'): Promise<string> {
     const rows = await queryRows<{ account_id: string }>(
