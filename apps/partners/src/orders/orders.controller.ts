@@ -32,7 +32,7 @@ export class OrdersController {
       'The order is pending until paid (order.paid webhook, status paid) or until it expires (order.expired, status expired, shortly after expiresAt). ' +
       `${VALIDATION_RULE} ` +
       'Idempotency-Key (optional, recommended): the same key with the same body within 24 h returns the same order, byte for byte (header Idempotent-Replayed: true); ' +
-      'the same key with another body is 422 IDEMPOTENCY_KEY_CONFLICT. Refused requests are not remembered and can be retried with the same key. ' +
+      'the same key with another body is 422 IDEMPOTENCY_KEY_CONFLICT; 409 IDEMPOTENCY_KEY_IN_PROGRESS when the first request with the key cannot be read back (it expired meanwhile): retry. Refused requests are not remembered and can be retried with the same key. ' +
       "With a live key the merchant's account is looked up in the merchant directory: 502 UPSTREAM_UNAVAILABLE or 504 UPSTREAM_TIMEOUT when it cannot be reached (nothing was created, the key was not used; retry).",
   })
   @ApiHeader({
@@ -51,6 +51,7 @@ export class OrdersController {
     'NO_ACTIVE_CONNECTION',
     'MISSING_SCOPE',
     'IDEMPOTENCY_KEY_CONFLICT',
+    'IDEMPOTENCY_KEY_IN_PROGRESS',
     'MERCHANT_UNAVAILABLE',
     'MERCHANT_CURRENCY_UNAVAILABLE',
     'UPSTREAM_UNAVAILABLE',
