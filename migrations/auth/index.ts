@@ -1,6 +1,13 @@
 import type { MigrationClass } from '../types';
 import { AuthInit1763900000000 } from './1763900000000-auth-init';
 import { ApplicationRoles1764000000000 } from './1764000000000-application-roles';
+import { IntentBoundOtp1764600000000 } from './1764600000000-intent-bound-otp';
+import { UnknownPhoneLockout1764700000000 } from './1764700000000-unknown-phone-lockout';
 
 /** Migrations of the `auth` schema, in order. Append new ones; never edit a shipped one. */
-export const authMigrations: MigrationClass[] = [AuthInit1763900000000, ApplicationRoles1764000000000];
+export const authMigrations: MigrationClass[] = [
+  AuthInit1763900000000,
+  ApplicationRoles1764000000000,
+  IntentBoundOtp1764600000000,
+  UnknownPhoneLockout1764700000000,
+];

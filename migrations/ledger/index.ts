@@ -6,6 +6,8 @@ import { Corrections1764000200000 } from './1764000200000-corrections';
 import { ExecuteIntentFunction1764100000000 } from './1764100000000-execute-intent-function';
 import { ConfirmProcedure1764200000000 } from './1764200000000-confirm-procedure';
 import { ConfirmChecksInDatabase1764300000000 } from './1764300000000-confirm-checks-in-database';
+import { IntegrityAuditOperators1764600000000 } from './1764600000000-integrity-audit-operators';
+import { CorrectionReversals1764700000000 } from './1764700000000-correction-reversals';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -16,4 +18,6 @@ export const ledgerMigrations: MigrationClass[] = [
   ExecuteIntentFunction1764100000000,
   ConfirmProcedure1764200000000,
   ConfirmChecksInDatabase1764300000000,
+  IntegrityAuditOperators1764600000000,
+  CorrectionReversals1764700000000,
 ];

@@ -1,0 +1,10 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** Reserved for a change under way; filled in before it ships. */
+export class UnknownPhoneLockout1764700000000 implements MigrationInterface {
+  name = 'UnknownPhoneLockout1764700000000';
+
+  async up(_q: QueryRunner): Promise<void> {}
+
+  async down(_q: QueryRunner): Promise<void> {}
+}
