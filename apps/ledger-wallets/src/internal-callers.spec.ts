@@ -18,4 +18,14 @@ describe('ledger-wallets internal caller table', () => {
     expect(LEDGER_INTERNAL_CALLERS['POST /v1/internal/intents']).toEqual(['orchestrator']);
     expect(LEDGER_INTERNAL_CALLERS['POST /v1/internal/intents/:id/transition']).toEqual(['orchestrator']);
   });
+
+  it("opens audits and integrity checks to the operators' tooling and to the orchestrator's compliance routes", () => {
+    for (const route of [
+      'GET /v1/internal/accounts/:id/audit',
+      'POST /v1/internal/integrity-checks',
+      'GET /v1/internal/integrity-checks',
+    ]) {
+      expect({ route, callers: LEDGER_INTERNAL_CALLERS[route] }).toEqual({ route, callers: ['orchestrator', 'ops'] });
+    }
+  });
 });

@@ -3,7 +3,10 @@ import { type InternalCallerTable, OPS_CALLER } from '@mm/platform';
 /**
  * Who may call each internal route of the ledger (docs/service-credentials.md). Only the
  * orchestrator moves customers' money (intents, wallets); operators read, audit and correct under
- * maker-checker (their routes also require an operator's access token). Partners learns about
+ * maker-checker. Audits, integrity checks and corrections also require the acting operator's
+ * access token (verified here, whichever service relays it): the key says which service calls, the
+ * token who acts. Audits and integrity checks come from the operators' tooling or from compliance
+ * officers through the orchestrator's `/api/v1/compliance/*` routes. Partners learns about
  * payments from the `ledger-events` queue and has no route here. Anything not listed is refused.
  */
 export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
@@ -21,10 +24,11 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /v1/internal/accounts/:id': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/technical-accounts': ['orchestrator', OPS_CALLER],
 
-  // operators: audits, integrity checks, maker-checker corrections
-  'GET /v1/internal/accounts/:id/audit': [OPS_CALLER],
-  'POST /v1/internal/integrity-checks': [OPS_CALLER],
-  'GET /v1/internal/integrity-checks': [OPS_CALLER],
+  // operators (operator token required): audits and integrity checks, also relayed by the
+  // orchestrator for compliance officers; maker-checker corrections
+  'GET /v1/internal/accounts/:id/audit': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/integrity-checks': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/integrity-checks': ['orchestrator', OPS_CALLER],
   'POST /v1/internal/corrections': [OPS_CALLER],
   'GET /v1/internal/corrections': [OPS_CALLER],
   'GET /v1/internal/corrections/:id': [OPS_CALLER],

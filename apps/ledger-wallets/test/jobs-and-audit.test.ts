@@ -6,7 +6,7 @@ import { MetricsService, bullOptions } from '@mm/platform';
 import { LedgerDb } from '../src/db/ledger-db.service';
 import { ExpirySweeper } from '../src/intents/expiry-sweeper.service';
 import { OutboxRelay } from '../src/outbox/outbox-relay.service';
-import { type OperatorSigner, TEST_MAKER, bearer, startOperatorSigner } from '../../../test/support/funding';
+import { type OperatorSigner, TEST_CHECKER, TEST_MAKER, bearer, startOperatorSigner } from '../../../test/support/funding';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, balanceOf, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
 
@@ -208,7 +208,9 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     const a = await fundedAccount(h, 700);
     const b = await fundedAccount(h, 0);
     await transfer(h, a, b, 200);
-    const ok = await h.call('GET', `/v1/internal/accounts/${a}/audit`);
+    // audits are an operator's: the access token of a compliance officer comes with the service key
+    const auditor = bearer(await operators.token(TEST_CHECKER));
+    const ok = await h.call('GET', `/v1/internal/accounts/${a}/audit`, undefined, auditor);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({
       status: 'OK',
@@ -220,21 +222,24 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     });
     // The historical bug class: a balance changed without an entry (as the old endpoints did).
     await h.admin.query(`UPDATE ledger.accounts SET balance = balance + 50, available_balance = available_balance + 50 WHERE id = $1`, [a]);
-    const bad = await h.call('GET', `/v1/internal/accounts/${a}/audit`);
+    const bad = await h.call('GET', `/v1/internal/accounts/${a}/audit`, undefined, auditor);
     expect(bad.body.status).toBe('CRITICAL');
     expect(bad.body.balances).toMatchObject({ stored: 550, recomputed: 500, gap: 50 });
   });
 
   it('integrity job: finds the gap, records the check, sets the metric, alerts compliance; never changes data', async () => {
     const before = await h.admin.query(`SELECT id, balance::text FROM ledger.accounts ORDER BY id`);
+    const auditor = bearer(await operators.token(TEST_CHECKER));
     const res = await h.call('POST', '/v1/internal/integrity-checks', undefined, {
       'x-correlation-id': '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b',
+      ...auditor,
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'GAPS_FOUND',
       trigger: 'ON_DEMAND',
       correlationId: '0f7e3c1a-2b4d-4e6f-8a9b-1c2d3e4f5a6b',
+      requestedBy: TEST_CHECKER.id,
       alertSent: true,
     });
     expect(res.body.gapCount).toBeGreaterThanOrEqual(1);
@@ -254,8 +259,15 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     expect(metrics).toMatch(new RegExp(`^ledger_integrity_gap_count ${res.body.gapCount}$`, 'm'));
     const after = await h.admin.query(`SELECT id, balance::text FROM ledger.accounts ORDER BY id`);
     expect(after.rows).toEqual(before.rows);
-    const stored = await h.call('GET', '/v1/internal/integrity-checks?limit=5');
-    expect(stored.body[0]).toMatchObject({ id: res.body.id, status: 'GAPS_FOUND', gapCount: res.body.gapCount });
+    const stored = await h.call('GET', '/v1/internal/integrity-checks?limit=5', undefined, auditor);
+    expect(stored.body[0]).toMatchObject({
+      id: res.body.id,
+      status: 'GAPS_FOUND',
+      gapCount: res.body.gapCount,
+      requestedBy: TEST_CHECKER.id,
+      requestedByRoles: TEST_CHECKER.roles,
+      alert: { attempts: 1, delivered: true, lastError: null },
+    });
     // Both answers, with their gaps and currency totals, are what the OpenAPI document describes.
     const doc = await openApiOf(h.app.app);
     expect([

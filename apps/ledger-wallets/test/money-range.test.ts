@@ -1,3 +1,4 @@
+import { type OperatorSigner, TEST_CHECKER, bearer, startOperatorSigner } from '../../../test/support/funding';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
@@ -10,12 +11,19 @@ const NEAR_MAX = MAX - 1_000;
  */
 describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
   let h: Harness;
+  let operators: OperatorSigner;
+  /** audits and integrity checks need a compliance officer's access token besides the service key */
+  let auditor: Record<string, string>;
 
   beforeAll(async () => {
-    h = await startLedger();
+    operators = await startOperatorSigner();
+    h = await startLedger({ LEDGER_CONSENT_JWKS_URL: operators.jwksUrl });
+    operators.alsoServe(h.consent.jwksUrl);
+    auditor = bearer(await operators.token(TEST_CHECKER, { expiresInSec: 600 }));
   });
   afterAll(async () => {
     await h.close();
+    await operators.close();
   });
 
   /** An intent of `amount` from a source holding exactly that, moved to PIN_VERIFIED. */
@@ -88,7 +96,7 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
     const again = await h.call('PUT', `/v1/accounts/${account}/balance/add`, { amount: 10, reason: 'funding', createdBy: 'ops-1' });
     expect(again.status).toBe(200);
     // Credits over the account's life: (2^53 − 6) + 10, beyond what a JSON number carries exactly.
-    const audit = await h.call('GET', `/v1/internal/accounts/${account}/audit`);
+    const audit = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, auditor);
     expect(audit.status).toBe(422);
     expect(audit.body.code).toBe('AMOUNT_OUT_OF_RANGE');
     expect((await invariants(h.admin)).ledgerGaps).toBe(0);
@@ -98,7 +106,7 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
     const doc = await openApiOf(h.app.app);
     // XOF: the XAF suspense still carries the previous test's funding, and may go no lower than −(2^53 − 1).
     const account = await fundedAccount(h, NEAR_MAX, 'XOF');
-    const audit = await h.call('GET', `/v1/internal/accounts/${account}/audit`);
+    const audit = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, auditor);
     expect(audit.status).toBe(200);
     expect(audit.body).toMatchObject({
       status: 'OK',
@@ -118,12 +126,23 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
       account: { balance: 0 },
       transactionId: expect.any(String),
     });
-    const after = await h.call('GET', `/v1/internal/accounts/${account}/audit`);
+    const after = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, auditor);
     expect(after.body).toMatchObject({ status: 'OK', entries: { count: 2, debits: NEAR_MAX, credits: NEAR_MAX } });
     expect([
       ...undocumented(doc, 'GET', '/v1/internal/accounts/{id}/audit', audit),
       ...undocumented(doc, 'PUT', '/v1/accounts/{id}/balance/{operation}', back),
       ...undocumented(doc, 'GET', '/v1/internal/accounts/{id}/audit', after),
     ]).toEqual([]);
+  });
+
+  // Last in the file: it leaves two accounts with a gap behind.
+  it('an integrity check whose currency totals cannot be reported exactly answers 422, as its OpenAPI document says', async () => {
+    const doc = await openApiOf(h.app.app);
+    const accounts = [await fundedAccount(h, 0, 'XOF'), await fundedAccount(h, 0, 'XOF')];
+    // Balances set by hand (no entries): each within range, their sum beyond 2^53 − 1.
+    await h.admin.query(`UPDATE ledger.accounts SET balance = $2, available_balance = $2 WHERE id = ANY($1::uuid[])`, [accounts, NEAR_MAX]);
+    const run = await h.call('POST', '/v1/internal/integrity-checks', undefined, auditor);
+    expect([run.status, run.body.code]).toEqual([422, 'AMOUNT_OUT_OF_RANGE']);
+    expect(undocumented(doc, 'POST', '/v1/internal/integrity-checks', run)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { iso, safeSum, toMoney } from '../db/money';
+import type { AuditRequester } from './auditors';
 
 export type AuditStatus = 'OK' | 'WARNING' | 'CRITICAL';
 
@@ -32,13 +33,32 @@ export interface AccountAuditReport {
 
 /**
  * Spec 2 "Audit on demand": one account's report, read in a single REPEATABLE READ snapshot so the
- * stored balance and the entries are seen at the same instant. Reads only.
+ * stored balance and the entries are seen at the same instant. It changes no ledger data; each
+ * report produced is journaled in the append-only `ledger.account_audits` (who asked, through which
+ * service, in which request, and the status found) and logged with the same facts.
  */
 @Injectable()
 export class AccountAuditService {
+  private readonly logger = new Logger(AccountAuditService.name);
+
   constructor(private readonly db: LedgerDb) {}
 
-  audit(accountId: string): Promise<AccountAuditReport> {
+  async audit(accountId: string, requester: AuditRequester): Promise<AccountAuditReport> {
+    const report = await this.report(accountId);
+    const { operator, caller, requestId, correlationId } = requester;
+    await this.db.query(
+      `INSERT INTO ledger.account_audits (account_id, operator_id, operator_roles, token_id, caller, request_id, correlation_id, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [accountId, operator.id, operator.roles, operator.tokenId, caller ?? null, requestId ?? null, correlationId ?? null, report.status],
+    );
+    this.logger.log(
+      { accountId, operatorId: operator.id, operatorRoles: operator.roles, caller, requestId, correlationId, status: report.status },
+      'account audited',
+    );
+    return report;
+  }
+
+  private report(accountId: string): Promise<AccountAuditReport> {
     return this.db.withSession(async (s) => {
       await s.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       s.inTransaction = true;

@@ -1,24 +1,46 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Headers, Param, Req, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
+import { OperatorTokens } from '../corrections/operator-tokens.service';
 import { type AccountAuditReport, AccountAuditService } from './account-audit.service';
 import { AccountAuditReportView } from './account-audit.views';
+import { AUDITOR_ROLES, auditRequester } from './auditors';
 
+const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
+
+/**
+ * Account audits (spec 2 "Audit on demand"). Like corrections, every call carries the service key
+ * of a platform service (the orchestrator's compliance routes, or the operators' tooling) AND the
+ * acting operator's access token from auth: the audit is journaled under that operator.
+ */
 @ApiTags('audit')
 @ApiSecurity('serviceKey')
-@ApiErrors('INVALID_SERVICE_CREDENTIALS')
+@ApiBearerAuth()
+@ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED or INVALID_SERVICE_CREDENTIALS', ...ERROR })
+@ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (a role other than COMPLIANCE or ADMIN), SERVICE_NOT_ALLOWED', ...ERROR })
 @Controller('internal/accounts')
 @UseGuards(ServiceKeyGuard)
 export class AuditController {
-  constructor(private readonly audits: AccountAuditService) {}
+  constructor(
+    private readonly tokens: OperatorTokens,
+    private readonly audits: AccountAuditService,
+  ) {}
 
   /** Spec 2 "Audit on demand": details, stored vs recomputed balance, symmetry, orphans, OK / WARNING / CRITICAL. */
   @Get(':id/audit')
+  @ApiOperation({ summary: "Audit one account (journaled with the operator's id, the calling service and the request id)" })
   @ApiOkResponse({ type: AccountAuditReportView, description: 'the report, whatever its status (a CRITICAL finding is still a 200)' })
   // AMOUNT_OUT_OF_RANGE: a total that a JSON number cannot carry exactly is refused, never rounded.
   @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND', 'AMOUNT_OUT_OF_RANGE')
-  audit(@Param('id', UuidParamPipe) id: string): Promise<AccountAuditReport> {
-    return this.audits.audit(id);
+  async audit(
+    @Param('id', UuidParamPipe) id: string,
+    @Headers('authorization') authorization: string | undefined,
+    @Req() request: FastifyRequest,
+  ): Promise<AccountAuditReport> {
+    const operator = await this.tokens.identify(authorization);
+    OperatorTokens.require(operator, [...AUDITOR_ROLES], 'audit an account');
+    return this.audits.audit(id, auditRequester(operator, request));
   }
 }

@@ -1,5 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 
+/** One try at the channel: delivered, or why not (never a secret: the URL is not in it). */
+export interface AlertOutcome {
+  delivered: boolean;
+  error?: string;
+}
+
 /**
  * The compliance chat channel (spec 2: integrity gaps and, here, every executed correction): a
  * webhook receiving one JSON message per alert, with a human `text` line and the facts. A failed
@@ -11,6 +17,11 @@ export class ComplianceChannel {
 
   async send(url: string | undefined, message: { text: string } & Record<string, unknown>, correlationId: string): Promise<boolean> {
     if (!url) return false;
+    return (await this.deliver(url, message, correlationId)).delivered;
+  }
+
+  /** One try (5 s timeout); a failure is logged and described, never thrown. */
+  async deliver(url: string, message: { text: string } & Record<string, unknown>, correlationId: string): Promise<AlertOutcome> {
     try {
       const res = await fetch(url, {
         method: 'POST',
@@ -19,10 +30,10 @@ export class ComplianceChannel {
         signal: AbortSignal.timeout(5_000),
       });
       if (!res.ok) throw new Error(`alert webhook answered ${res.status}`);
-      return true;
+      return { delivered: true };
     } catch (error) {
       this.logger.error({ err: error, correlationId }, 'compliance alert could not be delivered');
-      return false;
+      return { delivered: false, error: error instanceof Error ? error.message : String(error) };
     }
   }
 }

@@ -64,8 +64,32 @@ class IntegrityCheckFields {
   @ApiProperty({ type: 'integer', example: 48_211, description: 'accounts in the ledger when the check ran' })
   accountsChecked: number;
 
-  @ApiProperty({ type: 'integer', example: 0, description: 'accounts with a gap plus currencies whose totals are not zero' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 0,
+    description:
+      'every account with a gap (however many) plus the currencies whose totals are not zero; the gauge ledger_integrity_gap_count',
+  })
   gapCount: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 0, description: 'every account with a gap, listed or not' })
+  accountGapCount: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1000,
+    example: 0,
+    description: 'how many of them `gaps` lists: the first 1000 by account id; fewer than accountGapCount when the list was cut',
+  })
+  gapsListed: number;
+
+  @ApiProperty({
+    example: 'b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e',
+    description: "`scheduler` for the nightly run, else the id (auth's user id) of the operator whose access token came with the request",
+  })
+  requestedBy: string;
 
   @ApiProperty({ enum: ['OK', 'GAPS_FOUND'], example: 'OK' })
   status: IntegrityCheckResult['status'];
@@ -73,7 +97,11 @@ class IntegrityCheckFields {
   @ApiProperty({ type: [CurrencyTotalView], description: 'one per supported currency' })
   currencyTotals: CurrencyTotalView[];
 
-  @ApiProperty({ type: [AccountGapView], description: 'the accounts whose balance disagrees with their entries (at most 1000)' })
+  @ApiProperty({
+    type: [AccountGapView],
+    description:
+      'the accounts whose balance disagrees with their entries, by account id: at most 1000 (see gapsListed and accountGapCount)',
+  })
   gaps: AccountGapView[];
 }
 
@@ -89,8 +117,46 @@ export class IntegrityCheckResultView extends IntegrityCheckFields implements In
   alertSent: boolean;
 }
 
-/** `GET /integrity-checks`: a past check as stored (the alert outcome is in the logs, not stored). */
+/** The outcome of a check's compliance alert, as stored. */
+export class IntegrityAlertView {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 3, example: 1, description: 'tries made (0 when no alert URL is configured)' })
+  attempts: number;
+
+  @ApiProperty({ example: true, description: 'the compliance channel acknowledged one of the tries' })
+  delivered: boolean;
+
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'why the last try failed, when none succeeded' })
+  lastError: string | null;
+}
+
+/** `GET /integrity-checks`: a past check as stored, with who asked and what became of its alert. */
 export class IntegrityCheckRecordView extends IntegrityCheckFields {
   @ApiProperty({ type: String, nullable: true, example: 'c0ffee00-0000-4000-8000-000000000001' })
   correlationId: string | null;
+
+  @ApiProperty({ type: 'string', isArray: true, example: ['COMPLIANCE'], description: "the operator's roles (empty for the scheduler)" })
+  requestedByRoles: string[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'orchestrator',
+    description: 'the service that relayed the request (null: the scheduler)',
+  })
+  caller: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '5d6e7f8a-9b0c-4d1e-8f2a-3b4c5d6e7f8a',
+    description: 'the request id of the run (null: the scheduler)',
+  })
+  requestId: string | null;
+
+  @ApiProperty({
+    type: IntegrityAlertView,
+    nullable: true,
+    description: 'the compliance alert of a run that found gaps (null when there was nothing to alert)',
+  })
+  alert: IntegrityAlertView | null;
 }

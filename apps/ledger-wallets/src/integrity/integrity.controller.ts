@@ -1,10 +1,15 @@
-import { Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { ApiOkResponse, ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
+import { AUDITOR_ROLES, auditRequester } from '../audit/auditors';
+import { OperatorTokens } from '../corrections/operator-tokens.service';
 import { type IntegrityCheckResult, IntegrityCheckService } from './integrity-check.service';
 import { IntegrityCheckRecordView, IntegrityCheckResultView } from './integrity-check.views';
+
+const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 
 class RecentChecksQuery {
   @ApiPropertyOptional({ description: 'how many of the latest checks to list', minimum: 1, maximum: 100, default: 20, example: 20 })
@@ -16,26 +21,47 @@ class RecentChecksQuery {
   limit?: number;
 }
 
+/**
+ * Integrity checks on demand and their history. Like corrections and audits, every call carries a
+ * platform service's key (the orchestrator's compliance routes, or the operators' tooling) AND the
+ * acting operator's access token from auth, whose id each run records as `requestedBy`.
+ */
 @ApiTags('integrity')
 @ApiSecurity('serviceKey')
-@ApiErrors('INVALID_SERVICE_CREDENTIALS')
+@ApiBearerAuth()
+@ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED or INVALID_SERVICE_CREDENTIALS', ...ERROR })
+@ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (a role other than COMPLIANCE or ADMIN), SERVICE_NOT_ALLOWED', ...ERROR })
 @Controller('internal/integrity-checks')
 @UseGuards(ServiceKeyGuard)
 export class IntegrityController {
-  constructor(private readonly checks: IntegrityCheckService) {}
+  constructor(
+    private readonly tokens: OperatorTokens,
+    private readonly checks: IntegrityCheckService,
+  ) {}
 
   /** Runs the nightly check now (compliance). Never modifies ledger data. */
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Run the integrity check now, recorded under the operator the access token names' })
   @ApiOkResponse({ type: IntegrityCheckResultView })
-  run(): Promise<IntegrityCheckResult> {
-    return this.checks.run('ON_DEMAND');
+  // AMOUNT_OUT_OF_RANGE: a balance or a currency total that a JSON number cannot carry exactly is refused, never rounded.
+  @ApiErrors('AMOUNT_OUT_OF_RANGE')
+  async run(@Headers('authorization') authorization: string | undefined, @Req() request: FastifyRequest): Promise<IntegrityCheckResult> {
+    const operator = await this.tokens.identify(authorization);
+    OperatorTokens.require(operator, [...AUDITOR_ROLES], 'run an integrity check');
+    return this.checks.run({ trigger: 'ON_DEMAND', requester: auditRequester(operator, request) });
   }
 
   @Get()
+  @ApiOperation({ summary: 'The latest checks, newest first, with who asked for each and the outcome of its alert' })
   @ApiOkResponse({ type: [IntegrityCheckRecordView], description: 'the latest checks, newest first' })
   @ApiErrors('VALIDATION_ERROR')
-  recent(@Query() query: RecentChecksQuery): Promise<Record<string, unknown>[]> {
+  async recent(
+    @Query() query: RecentChecksQuery,
+    @Headers('authorization') authorization: string | undefined,
+  ): Promise<Record<string, unknown>[]> {
+    const operator = await this.tokens.identify(authorization);
+    OperatorTokens.require(operator, [...AUDITOR_ROLES], 'read integrity checks');
     return this.checks.recent(query.limit ?? 20);
   }
 }
