@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '@mm/platform';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AuthConfig } from '../auth.config';
@@ -24,6 +24,16 @@ export class PinController {
   ) {}
 
   @Post('check-pin')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'INVALID_PIN',
+    'ACCOUNT_LOCKED',
+    'ACCOUNT_HARD_LOCKED',
+    'TOKEN_MISSING',
+    'TOKEN_INVALID',
+    'TOKEN_EXPIRED',
+    'TOKEN_REVOKED',
+  )
   @ApiBearerAuth()
   @ApiOperation({
     summary:
@@ -33,8 +43,6 @@ export class PinController {
     type: PinCheckView,
     description: '`{ valid: true }`, plus `consentProof` and `consentProofExpiresAt` when `intentId` was given',
   })
-  @ApiResponse({ status: 403, description: 'INVALID_PIN' })
-  @ApiResponse({ status: 423, description: 'ACCOUNT_LOCKED, ACCOUNT_HARD_LOCKED' })
   @HttpCode(200)
   @UseGuards(AccessTokenGuard)
   check(@CurrentAuth() auth: AuthContext, @Body() body: CheckPinDto): Promise<{ valid: true } & Partial<ConsentProofAnswer>> {
