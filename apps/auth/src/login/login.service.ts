@@ -11,8 +11,10 @@ import { LocalUserStore } from '../users/local-user.store';
 import { PinLockout } from '../users/pin-lockout.service';
 
 /**
- * Phone + PIN login. An unknown phone costs one scrypt against a dummy hash, like a wrong PIN, and
- * gets the same INVALID_CREDENTIALS; a locked account is refused before its PIN is looked at.
+ * Phone + PIN login. A phone with no account goes through the same steps as a wrong PIN: the same
+ * lock schedule (its own counter, see PinLockout.reserveUnknown), one scrypt against a dummy hash,
+ * and the same answers (INVALID_CREDENTIALS, then ACCOUNT_LOCKED with Retry-After, then
+ * ACCOUNT_HARD_LOCKED). A locked account is refused before its PIN is looked at.
  */
 @Injectable()
 export class LoginService {
@@ -31,7 +33,7 @@ export class LoginService {
   async login(phone: string, pin: string): Promise<TokenPair> {
     try {
       const user = await this.users.findByPhone(phone);
-      const verified = await this.checkPin(user, pin);
+      const verified = user ? await this.checkPin(user, pin) : await this.unknownPhone(phone, pin);
       if (!verified) throw new AppException('INVALID_CREDENTIALS');
       if (verified.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
       const pair = await this.issuer.openSession(verified.id, verified.roles);
@@ -45,17 +47,9 @@ export class LoginService {
 
   /**
    * The PIN check shared by login and check-pin: lock check, attempt reserved, scrypt, outcome recorded.
-   * Returns the user on success, undefined on a wrong PIN or unknown user (or throws the lock).
+   * Returns the user on success, undefined on a wrong PIN (or throws the lock).
    */
-  async checkPin(user: LocalUser | undefined, pin: string): Promise<LocalUser | undefined> {
-    if (!user) {
-      // Same statements and the same hash as a wrong PIN, against an id that matches nothing.
-      const nobody = randomUUID();
-      await this.lockout.shadowAttempt(nobody);
-      await this.idp.verifyPin(nobody, pin);
-      await this.lockout.shadowAttempt(nobody);
-      return undefined;
-    }
+  async checkPin(user: LocalUser, pin: string): Promise<LocalUser | undefined> {
     this.lockout.assertNotLocked(user);
     await this.lockout.reserve(user);
     if (!(await this.idp.verifyPin(user.idpUserId, pin))) {
@@ -64,5 +58,17 @@ export class LoginService {
     }
     await this.lockout.recordSuccess(user);
     return user;
+  }
+
+  /**
+   * A login on a phone with no account, step for step like a wrong PIN: the phone's own attempt
+   * counter (the lock thrown as for an account), the identity provider asked about an id that
+   * matches nothing (one scrypt against its dummy hash), the failure recorded.
+   */
+  private async unknownPhone(phone: string, pin: string): Promise<undefined> {
+    const tag = await this.lockout.reserveUnknown(phone);
+    await this.idp.verifyPin(randomUUID(), pin);
+    await this.lockout.recordUnknownFailure(tag);
+    return undefined;
   }
 }

@@ -1,8 +1,38 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
+import { queryRows } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
+import { RELAXED_COMMIT } from '../common/sql';
+import { AuthSecrets } from '../crypto/auth-secrets';
 import type { LocalUser } from './local-user';
 import { LocalUserStore } from './local-user.store';
+
+/** What the lock decision needs: an account, or the counter of a phone with no account. */
+export interface LockState {
+  lockedUntil: Date | null;
+  hardLocked: boolean;
+}
+
+/**
+ * How long the counter of a phone with no account is kept after its last counted failure (after
+ * its lock ends, when it is locked). An account keeps its count until a success or a PIN reset;
+ * the counter of an unknown phone cannot be kept for ever (anyone can make one for any phone), so
+ * it is forgotten after this time. A month is far longer than the whole lock schedule (about 8 h
+ * from the 5th failure to the hard lock at the defaults), and longer than an account owner
+ * usually takes to sign in or reset a forgotten PIN, which also clears an account's count.
+ */
+export const UNKNOWN_PHONE_MEMORY_SEC = 30 * 24 * 3600;
+
+/** Forgotten counters deleted by each write of one (keeps the table at about the live counters). */
+const PURGE_PER_WRITE = 2;
+
+interface UnknownRow {
+  failed_pin_attempts: number;
+  locked_until: Date | null;
+  hard_locked: boolean;
+  reserved: boolean;
+}
 
 /**
  * Failed PIN attempts per account (login, check-pin and change-pin share the count): a temporary
@@ -10,18 +40,26 @@ import { LocalUserStore } from './local-user.store';
  * hard lock at PIN_HARD_LOCK_THRESHOLD that only a PIN reset lifts. A success clears the count.
  * Attempts are counted before the PIN is checked, so parallel requests cannot try more PINs than
  * the thresholds allow.
+ *
+ * A login on a phone with no account goes through the same schedule, with a counter of its own
+ * (`auth.unknown_phone_lockouts`, named by a keyed digest of the phone): the same answers, the same
+ * Retry-After, the same hard lock, so the lock does not tell which phones are registered. That
+ * counter is never read for an account, so it cannot lock anybody out: once the phone registers,
+ * its account's own counter applies.
  */
 @Injectable()
 export class PinLockout {
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly users: LocalUserStore,
+    private readonly db: DataSource,
+    private readonly secrets: AuthSecrets,
   ) {}
 
   /** Throws ACCOUNT_LOCKED / ACCOUNT_HARD_LOCKED before any PIN is even looked at. */
-  assertNotLocked(user: LocalUser): void {
-    if (user.hardLocked) throw new AppException('ACCOUNT_HARD_LOCKED');
-    if (user.lockedUntil && user.lockedUntil.getTime() > Date.now()) throw this.lockedError(user.lockedUntil);
+  assertNotLocked(state: LockState): void {
+    if (state.hardLocked) throw new AppException('ACCOUNT_HARD_LOCKED');
+    if (state.lockedUntil && state.lockedUntil.getTime() > Date.now()) throw this.lockedError(state.lockedUntil);
   }
 
   /**
@@ -29,9 +67,8 @@ export class PinLockout {
    * throws the lock when none is left.
    */
   async reserve(user: LocalUser): Promise<void> {
-    const policy = { lockAt: this.config.PIN_LOCK_THRESHOLD, baseSec: this.config.PIN_LOCK_BASE_SEC };
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await this.users.reservePinAttempt(user.id, policy)) return;
+      if (await this.users.reservePinAttempt(user.id, this.policy())) return;
       const fresh = await this.users.findById(user.id);
       if (!fresh) throw new AppException('INVALID_CREDENTIALS');
       // Locked by a concurrent attempt: say so. (Not locked any more: the lock just ended, try again.)
@@ -45,13 +82,73 @@ export class PinLockout {
     this.assertNotLocked(await this.users.confirmPinFailure(user.id, this.config.PIN_HARD_LOCK_THRESHOLD));
   }
 
-  /** For an unknown account: the statements of a counted attempt, touching nothing (timing parity). */
-  async shadowAttempt(nobody: string): Promise<void> {
-    await this.users.reservePinAttempt(nobody, { lockAt: this.config.PIN_LOCK_THRESHOLD, baseSec: this.config.PIN_LOCK_BASE_SEC });
-  }
-
   async recordSuccess(user: LocalUser): Promise<void> {
     await this.users.clearPinFailures(user.id);
+  }
+
+  /**
+   * For a phone with no account: what `assertNotLocked` + `reserve` do for an account, in one
+   * statement (an account's lock is read with the account itself, so a locked phone costs one
+   * statement either way). Throws the lock; otherwise returns the tag to pass to
+   * `recordUnknownFailure` once the (dummy) PIN check has been paid for.
+   */
+  async reserveUnknown(phone: string): Promise<string> {
+    const tag = this.secrets.phoneTag('unknown-phone-lockout', phone);
+    const { lockAt, baseSec } = this.policy();
+    // A forgotten row (forget_at passed) counts as no row: its lock, if any, ended long ago.
+    const stale = `l.forget_at <= now()`;
+    const count = `(CASE WHEN ${stale} THEN 0 ELSE l.failed_pin_attempts END + 1)`;
+    const lockEnd = (n: string) =>
+      `CASE WHEN ${n} >= $2::int THEN now() + make_interval(secs => $3::double precision * power(2, LEAST(${n} - $2::int, 16))) END`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const rows = await queryRows<UnknownRow>(
+        this.db,
+        `WITH purged AS (
+           DELETE FROM auth.unknown_phone_lockouts WHERE phone_tag IN (
+             SELECT phone_tag FROM auth.unknown_phone_lockouts
+              WHERE forget_at <= now() AND phone_tag <> $1
+              ORDER BY forget_at LIMIT ${PURGE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+         ),
+         counted AS (
+           INSERT INTO auth.unknown_phone_lockouts AS l (phone_tag, failed_pin_attempts, locked_until, hard_locked, forget_at)
+           SELECT $1, 1, ${lockEnd('1')}, false, GREATEST(now(), ${lockEnd('1')}) + make_interval(secs => $4::double precision)
+             FROM ${RELAXED_COMMIT}
+           ON CONFLICT (phone_tag) DO UPDATE SET
+             failed_pin_attempts = ${count},
+             locked_until = ${lockEnd(count)},
+             hard_locked = false,
+             forget_at = GREATEST(now(), ${lockEnd(count)}) + make_interval(secs => $4::double precision)
+           WHERE ${stale} OR (NOT l.hard_locked AND (l.locked_until IS NULL OR l.locked_until <= now()))
+           RETURNING l.failed_pin_attempts, l.locked_until, l.hard_locked, true AS reserved
+         )
+         SELECT * FROM counted
+         UNION ALL
+         SELECT failed_pin_attempts, locked_until, hard_locked, false AS reserved FROM auth.unknown_phone_lockouts
+          WHERE phone_tag = $1 AND forget_at > now() AND NOT EXISTS (SELECT 1 FROM counted)`,
+        [tag, lockAt, baseSec, UNKNOWN_PHONE_MEMORY_SEC],
+      );
+      const row = rows[0];
+      if (row?.reserved) return tag;
+      // Locked: say so. (No row or not locked: a concurrent attempt changed it after this statement's
+      // snapshot was taken, or the lock just ended; try again.)
+      if (row) this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked });
+    }
+    throw new AppException('ACCOUNT_LOCKED');
+  }
+
+  /** The reserved attempt on a phone with no account failed (it always does): throws the lock when it is now locked. */
+  async recordUnknownFailure(tag: string): Promise<void> {
+    const rows = await queryRows<Omit<UnknownRow, 'reserved'>>(
+      this.db,
+      `UPDATE auth.unknown_phone_lockouts SET hard_locked = hard_locked OR failed_pin_attempts >= $2::int
+        WHERE phone_tag = $1 RETURNING failed_pin_attempts, locked_until, hard_locked`,
+      [tag, this.config.PIN_HARD_LOCK_THRESHOLD],
+    );
+    if (rows[0]) this.assertNotLocked({ lockedUntil: rows[0].locked_until, hardLocked: rows[0].hard_locked });
+  }
+
+  private policy(): { lockAt: number; baseSec: number } {
+    return { lockAt: this.config.PIN_LOCK_THRESHOLD, baseSec: this.config.PIN_LOCK_BASE_SEC };
   }
 
   private lockedError(until: Date): AppException {
