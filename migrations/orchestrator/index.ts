@@ -3,6 +3,7 @@ import { Identities1764000000000 } from './1764000000000-identities';
 import { PricingRisk1764000100000 } from './1764000100000-pricing-risk';
 import { Payments1764000200000 } from './1764000200000-payments';
 import { IncomingHolds1764500000000 } from './1764500000000-incoming-holds';
+import { ConsentReplayGuards1764600000000 } from './1764600000000-consent-replay-guards';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -10,4 +11,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   PricingRisk1764000100000,
   Payments1764000200000,
   IncomingHolds1764500000000,
+  ConsentReplayGuards1764600000000,
 ];

@@ -69,7 +69,9 @@ export class IntentCreateService {
     // at once, and the refusals reported in a fixed order (limits, then risk, then pricing).
     const payeeBalance = plan.payee.role === 'CUSTOMER' ? this.ledger.account(plan.payee.accountId).then((a) => a.balance) : undefined;
     const [limits, risk, priced] = await Promise.allSettled([
-      Promise.resolve(payeeBalance).then((balance) => this.limits.checkAtCreate(limitCheck(operation, parties, balance), config.limits)),
+      Promise.resolve(payeeBalance).then((balance) =>
+        this.limits.checkAtCreate({ ...limitCheck(operation, parties, balance), initiatorUserId: user.userId }, config.limits),
+      ),
       this.risk.assertAccepted(
         {
           stage: 'CREATE',
@@ -140,14 +142,25 @@ export class IntentCreateService {
       throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotencyKey was already used for another request');
     }
     if (record.createResponse) return { view: record.createResponse, replayed: true };
+    if (record.withdrawalQrId) {
+      // The stored request skips the OTP on the strength of the customer's withdrawal code, which
+      // stands for a consent given minutes ago: once the code's lifetime is over, the record is
+      // closed instead of replayed (the agent starts again with a new code or with an OTP).
+      const code = await this.store.qrStillFresh(record.id);
+      if (code === 'ANSWERED') return { view: (await this.store.reload(record.id)).createResponse!, replayed: true };
+      if (code === 'CLOSED') throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
+    }
     // The first request never heard back from the ledger: ask again, with the very same request.
     return { view: await this.callLedger(record), replayed: true };
   }
 
   private async callLedger(record: PaymentIntentRecord): Promise<CreatedIntentView> {
     // A refusal (insufficient balance, QR locked, …) leaves the record PENDING: the same request may
-    // be sent again later and the ledger decides again; another body under this key stays a conflict.
-    const created = await this.ledger.createIntent(record.ledgerRequest);
+    // be sent again later and the ledger decides again (a withdrawal-code cash-out only while its
+    // code is fresh, see `replay`); another body under this key stays a conflict.
+    const created = await this.ledger.createIntent(record.ledgerRequest).catch((error: unknown) => {
+      throw withoutOthersBalance(error, record);
+    });
     const view = createdView(record, created.intentId, created.expiresAt);
     await this.store.markCreated(record.id, created.intentId, created.expiresAt, view);
     this.logger.log({
@@ -186,6 +199,20 @@ export class IntentCreateService {
       metadata,
     };
   }
+}
+
+/**
+ * The ledger's INSUFFICIENT_BALANCE names the available and required amounts of the debited
+ * account. Its holder may read them; anyone else (the agent of a cash-out by phone) gets the same
+ * code and status with a message that states no amount, so a refused request cannot probe another
+ * person's balance.
+ */
+export function withoutOthersBalance(error: unknown, record: Pick<PaymentIntentRecord, 'initiatorUserId' | 'payer'>): unknown {
+  if (!(error instanceof AppException) || error.code !== 'INSUFFICIENT_BALANCE') return error;
+  if (record.payer.userId === record.initiatorUserId) return error;
+  return new AppException('INSUFFICIENT_BALANCE', "The customer's available balance does not cover this operation", {
+    status: error.status,
+  });
 }
 
 function settled<T>(result: PromiseSettledResult<T>): T {

@@ -221,6 +221,28 @@ export class PaymentIntentStore {
     );
   }
 
+  /**
+   * Before a PENDING withdrawal-code cash-out is sent to the ledger again: is its code still within
+   * its lifetime? When it is not, the record is closed (FAILED, no ledger intent) in the same
+   * statement, so no later replay can send its no-OTP request either. Answers FRESH (send it),
+   * ANSWERED (a twin recorded the ledger's answer meanwhile: reload it) or CLOSED.
+   */
+  async qrStillFresh(id: string): Promise<'FRESH' | 'ANSWERED' | 'CLOSED'> {
+    const [row] = await queryRows<{ status: PaymentIntentRecord['status']; answered: boolean }>(
+      this.db,
+      `WITH closed AS (
+         UPDATE orchestrator.payment_intents p SET status = 'FAILED', failure_reason = $2, updated_at = now()
+          WHERE p.id = $1 AND p.status = 'PENDING'
+            AND NOT EXISTS (SELECT 1 FROM orchestrator.withdrawal_qrs q WHERE q.id = p.withdrawal_qr_id AND q.expires_at > now())
+          RETURNING p.status)
+       SELECT COALESCE((SELECT status FROM closed), p.status) AS status, p.create_response IS NOT NULL AS answered
+         FROM orchestrator.payment_intents p WHERE p.id = $1`,
+      [id, 'withdrawal code expired before the ledger accepted the operation'],
+    );
+    if (row.answered) return 'ANSWERED';
+    return row.status === 'PENDING' ? 'FRESH' : 'CLOSED';
+  }
+
   /** The ledger created the intent: its id and the answer every replay of this key gets. */
   async markCreated(id: string, ledgerIntentId: string, expiresAt: string, response: CreatedIntentView): Promise<PaymentIntentRecord> {
     const [row] = await queryRows<PaymentIntentRow>(

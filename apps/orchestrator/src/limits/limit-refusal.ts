@@ -13,7 +13,10 @@ export type LimitCode = Extract<
   | 'AGENT_DAILY_CEILING_EXCEEDED'
 >;
 
-/** Header carrying the amount allowed now: the minimum for AMOUNT_BELOW_MINIMUM, else the most that would pass. */
+/**
+ * Header carrying the amount allowed now: the minimum for AMOUNT_BELOW_MINIMUM, else the most that
+ * would pass. Absent from a refusal that must not disclose it (`undisclosedLimitRefusal`).
+ */
 export const LIMIT_ALLOWED_HEADER = 'X-Limit-Allowed';
 export const LIMIT_CURRENCY_HEADER = 'X-Limit-Currency';
 
@@ -37,4 +40,17 @@ export function limitRefusal(code: LimitCode, allowed: number, currency: Currenc
   return new AppException(code, `${WHAT[code]} ${amount} ${currency}`, {
     headers: { [LIMIT_ALLOWED_HEADER]: String(amount), [LIMIT_CURRENCY_HEADER]: currency },
   });
+}
+
+const UNDISCLOSED: Partial<Record<LimitCode, string>> = {
+  LIMIT_BALANCE_CAP_EXCEEDED: 'The recipient account cannot receive this amount',
+};
+
+/**
+ * The same refusal without the amount allowed (no headers, no figure in the message): for a limit
+ * whose room would reveal someone else's balance, such as the balance cap of a customer credited by
+ * another user.
+ */
+export function undisclosedLimitRefusal(code: LimitCode): AppException {
+  return new AppException(code, UNDISCLOSED[code] ?? 'The amount exceeds a limit of this operation');
 }

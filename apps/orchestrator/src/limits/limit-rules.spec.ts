@@ -73,18 +73,32 @@ describe('limit rules: each boundary at, below and above', () => {
     expect(refusal({ amount: 100, payer }, { payer: { day: 0, month: 600_000 } })).toEqual(['LIMIT_MONTHLY_EXCEEDED', '0']);
   });
 
+  // The room left is shown to the credited customer itself (initiatorUserId u2) and to nobody else.
   it('recipient balance cap, when the balance is known', () => {
     const payee = { userId: 'u2', kycTier: 'TIER_1', currentBalance: 250_000 };
-    expect(refusal({ amount: 50_000, payee })).toBeUndefined();
-    expect(refusal({ amount: 50_001, payee })).toEqual(['LIMIT_BALANCE_CAP_EXCEEDED', '50000']);
-    expect(refusal({ amount: 50_001, payee: { userId: 'u2', kycTier: 'TIER_1' } })).toBeUndefined();
+    expect(refusal({ amount: 50_000, payee, initiatorUserId: 'u2' })).toBeUndefined();
+    expect(refusal({ amount: 50_001, payee, initiatorUserId: 'u2' })).toEqual(['LIMIT_BALANCE_CAP_EXCEEDED', '50000']);
+    expect(refusal({ amount: 50_001, payee: { userId: 'u2', kycTier: 'TIER_1' }, initiatorUserId: 'u2' })).toBeUndefined();
   });
 
   it('recipient balance cap: credits still on their way to the ledger take room too', () => {
     const payee = { userId: 'u2', kycTier: 'TIER_1', currentBalance: 150_000, incoming: 100_000 };
-    expect(refusal({ amount: 50_000, payee })).toBeUndefined();
-    expect(refusal({ amount: 50_001, payee })).toEqual(['LIMIT_BALANCE_CAP_EXCEEDED', '50000']);
-    expect(refusal({ amount: 100, payee: { ...payee, incoming: 200_000 } })).toEqual(['LIMIT_BALANCE_CAP_EXCEEDED', '0']);
+    expect(refusal({ amount: 50_000, payee, initiatorUserId: 'u2' })).toBeUndefined();
+    expect(refusal({ amount: 50_001, payee, initiatorUserId: 'u2' })).toEqual(['LIMIT_BALANCE_CAP_EXCEEDED', '50000']);
+    expect(refusal({ amount: 100, payee: { ...payee, incoming: 200_000 }, initiatorUserId: 'u2' })).toEqual([
+      'LIMIT_BALANCE_CAP_EXCEEDED',
+      '0',
+    ]);
+  });
+
+  it('recipient balance cap refused to anyone else (or an unknown initiator): same code, no amount anywhere', () => {
+    const payee = { userId: 'u2', kycTier: 'TIER_1', currentBalance: 250_000 };
+    for (const initiatorUserId of ['agent-1', undefined]) {
+      const error = firstRefusal(doc, { ...base, type: 'CASH_IN', amount: 50_001, payee, initiatorUserId }, {});
+      expect(error?.code).toBe('LIMIT_BALANCE_CAP_EXCEEDED');
+      expect(error?.details?.headers).toBeUndefined();
+      expect(error?.message).not.toMatch(/\d/);
+    }
   });
 
   it('agent ceilings per operation and per day', () => {

@@ -1,7 +1,7 @@
 import type { AppException } from '@mm/errors';
 import type { Currency } from '../pricing/operation-type';
 import type { LimitsDocument, TierLimits } from './limits-document';
-import { limitRefusal } from './limit-refusal';
+import { limitRefusal, undisclosedLimitRefusal } from './limit-refusal';
 import type { LimitCheck } from './limits.types';
 
 /** What a subject has already used in the current day and month (settled, plus live holds of other operations). */
@@ -20,7 +20,8 @@ export function tierLimits(doc: LimitsDocument, currency: Currency, tier: string
 /**
  * The first limit the operation breaks, in a fixed order (bounds of the type, per-operation
  * ceilings, then daily, monthly, and the recipient's balance cap), or undefined. An amount equal
- * to what remains passes; one franc more does not.
+ * to what remains passes; one franc more does not. The balance-cap refusal states the room left
+ * only to the credited customer itself (`check.initiatorUserId`).
  */
 export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { payer?: Usage; agent?: Usage }): AppException | undefined {
   const { amount, currency } = check;
@@ -49,7 +50,12 @@ export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { pa
   if (check.payee?.currentBalance !== undefined) {
     const { limits } = tierLimits(doc, currency, check.payee.kycTier);
     const room = limits.balanceMax - check.payee.currentBalance - (check.payee.incoming ?? 0);
-    if (amount > room) return limitRefusal('LIMIT_BALANCE_CAP_EXCEEDED', room, currency);
+    if (amount > room) {
+      // The room is the cap minus the customer's balance: only that customer may learn it.
+      return check.initiatorUserId === check.payee.userId
+        ? limitRefusal('LIMIT_BALANCE_CAP_EXCEEDED', room, currency)
+        : undisclosedLimitRefusal('LIMIT_BALANCE_CAP_EXCEEDED');
+    }
   }
   return undefined;
 }

@@ -30,6 +30,12 @@ export interface LimitCheck {
   payee?: LimitCustomer & { currentBalance?: number; incoming?: number };
   /** the agent of a CASH_IN or CASH_OUT (per-operation and daily ceilings) */
   agent?: { agentId: string };
+  /**
+   * the user who started the operation. The room left under the balance cap derives from the
+   * credited customer's balance, so a refusal states it only when this is that customer; when it is
+   * unknown or anyone else, the refusal carries no amount.
+   */
+  initiatorUserId?: string;
 }
 
 /** Which limits version judged the operation (worth keeping with the intent). */

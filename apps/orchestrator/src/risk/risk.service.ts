@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
@@ -35,9 +35,11 @@ export const RISK_DECISION_HEADER = 'X-Risk-Decision-Id';
 /**
  * Explicit risk rules, judged at intent creation and again at confirm (statuses and lists may
  * have changed in between; velocity is judged once, at create, where the attempt is made). Every
- * decision is stored with its signals and the thresholds version. The first decision of an
- * operation at a stage stands: a retried create or confirm gets the same answer, so a confirm
- * replayed after the ledger committed is never refused afterwards.
+ * decision is stored with its signals, the thresholds version and a digest of what it judged
+ * (`judgedInputHash`). The first decision of an operation at a stage stands for that same input: a
+ * retried create or confirm gets the same answer, so a confirm replayed after the ledger committed
+ * is never refused afterwards. Another input under the same operation id (a create retried with
+ * another customer or amount after a refusal left no intent behind) is judged afresh.
  */
 @Injectable()
 export class RiskService {
@@ -69,21 +71,26 @@ export class RiskService {
 
   /**
    * Judges the operation at its stage and stores the decision; never throws on a refusal. The
-   * first decision of an operation at a stage stands: the insert keeps it (ON CONFLICT DO NOTHING)
-   * and a retry gets it back. Judging before knowing whether a decision exists costs a retry some
-   * reads, and saves every first attempt, the usual case, a statement; velocity counts an
-   * operation once however often it is judged (ZADD NX on the operation id).
+   * first decision of an operation at a stage for one judged input stands: the insert keeps it (ON
+   * CONFLICT DO NOTHING) and a retry of the same input gets it back; a decision stored before
+   * inputs were digested (no `input_hash`) still answers its operation and stage. Judging before
+   * knowing whether a decision exists costs a retry some reads, and saves every first attempt, the
+   * usual case, a statement; velocity counts an operation once however often it is judged (ZADD NX
+   * on the operation id).
    */
   async evaluate(input: RiskInput, config?: RiskConfig): Promise<RiskDecision> {
     const { risk, limits } = config ?? { risk: await this.config.active('risk'), limits: await this.config.active('limits') };
     const facts = await this.gather(input, risk.document.velocity.windowSeconds, limits);
     const { signals, reason } = judge(input, risk.document, facts);
+    const inputHash = judgedInputHash(input);
     const [row] = await queryRows<DecisionRow>(
       this.db,
       `INSERT INTO orchestrator.risk_decisions
-         (id, operation_id, intent_id, stage, outcome, reason_code, signals, rules_version, initiator_id, device_id, type, amount, currency)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT (operation_id, stage) DO NOTHING
+         (id, operation_id, intent_id, stage, outcome, reason_code, signals, rules_version, initiator_id, device_id, type, amount, currency,
+          input_hash)
+       SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14
+        WHERE NOT EXISTS (SELECT 1 FROM orchestrator.risk_decisions WHERE operation_id = $2 AND stage = $4 AND input_hash IS NULL)
+       ON CONFLICT (operation_id, stage, input_hash) DO NOTHING
        RETURNING ${DECISION_COLUMNS}`,
       [
         randomUUID(),
@@ -99,10 +106,11 @@ export class RiskService {
         input.type,
         input.amount,
         input.currency,
+        inputHash,
       ],
     );
-    // An earlier attempt (or a concurrent twin) decided first: its decision stands.
-    const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage);
+    // An earlier attempt at this input (or a concurrent twin) decided first: its decision stands.
+    const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage, inputHash);
     if (!decision) throw new Error(`risk decision of ${input.operationId} vanished`);
     if (row && decision.outcome === 'REJECT') {
       this.logger.warn({
@@ -126,11 +134,18 @@ export class RiskService {
     );
   }
 
-  async find(operationId: string, stage: RiskDecision['stage']): Promise<RiskDecision | undefined> {
+  /**
+   * With `inputHash`: the decision that answers this input of an operation at a stage (its own, else
+   * a digest-less one from before digests). Without: the latest decision of the operation at the
+   * stage (a confirm is always judged on the same input, so it has only one).
+   */
+  async find(operationId: string, stage: RiskDecision['stage'], inputHash?: string): Promise<RiskDecision | undefined> {
     const [row] = await queryRows<DecisionRow>(
       this.db,
-      `SELECT ${DECISION_COLUMNS} FROM orchestrator.risk_decisions WHERE operation_id = $1 AND stage = $2`,
-      [operationId, stage],
+      `SELECT ${DECISION_COLUMNS} FROM orchestrator.risk_decisions
+        WHERE operation_id = $1 AND stage = $2 AND ($3::text IS NULL OR input_hash = $3 OR input_hash IS NULL)
+        ORDER BY (input_hash IS NULL) DESC, created_at DESC LIMIT 1`,
+      [operationId, stage, inputHash ?? null],
     );
     return row ? toDecision(row) : undefined;
   }
@@ -181,6 +196,16 @@ export class RiskService {
       return 'UNAVAILABLE';
     }
   }
+}
+
+/**
+ * What makes two judgements the same request: stage, operation type, amount, currency and who
+ * starts, pays and receives. Statuses, tiers and the device are facts read at judgement time, not
+ * part of the request: a genuine retry whose payer was frozen meanwhile still gets its decision.
+ */
+export function judgedInputHash(input: RiskInput): string {
+  const judged = [input.stage, input.type, input.amount, input.currency, input.initiator.id, input.payer.id, input.payee.id];
+  return createHash('sha256').update(JSON.stringify(judged)).digest('hex');
 }
 
 function toDecision(row: DecisionRow): RiskDecision {

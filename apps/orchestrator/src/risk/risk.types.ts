@@ -18,7 +18,7 @@ export type RiskStage = 'CREATE' | 'CONFIRM';
 
 export interface RiskInput {
   stage: RiskStage;
-  /** the intent's idempotencyKey: the first decision of an operation at a stage stands */
+  /** the intent's idempotencyKey: the first decision of an operation at a stage stands for the same judged input */
   operationId: string;
   /** the ledger's intent id, once known (confirm) */
   intentId?: string;
