@@ -14,9 +14,9 @@ const FAMILIES: ReadonlyArray<readonly AppRole[]> = [
 ];
 
 /**
- * Staff actions on users: freeze / unfreeze a customer and change a role. Each writes the
- * orchestrator's side and auth's side; both calls are idempotent, so a failure between them is
- * repaired by repeating the request.
+ * Staff actions on users: freeze / unfreeze a customer and change a role. Each writes auth's side
+ * and the orchestrator's side; both calls are idempotent, so a failure between them is repaired by
+ * repeating the request.
  */
 @Injectable()
 export class AdminUsersService {
@@ -33,16 +33,32 @@ export class AdminUsersService {
    * Frozen: the risk rules refuse every money movement the customer takes part in (ACCOUNT_FROZEN
    * as initiator, COUNTERPARTY_UNAVAILABLE as the other party; read from our own database) and
    * there is no sign-in (auth: the user is DISABLED, every session ends at once).
+   *
+   * Auth is called first and the customer's status written last, in both directions, so the status
+   * staff read changes only once auth has done its part: a failed call to auth (the route answers
+   * 502) changes nothing, and never leaves a customer shown as frozen who can still sign in. If the
+   * status write fails after auth answered, the stricter side holds: a freeze has already ended
+   * the sessions; an unfreeze lets the user sign in while the risk rules, which read the status,
+   * still refuse the customer's money movements. Repeating the same request completes either.
    */
   async freeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
+    const current = await this.changeable(customerId);
+    await this.auth.setStatus(current.userId, 'DISABLED');
     const { customer } = await this.customers.setStatus(customerId, 'frozen', reason, actorUserId);
-    await this.auth.setStatus(customer.userId, 'DISABLED');
     return customer;
   }
 
   async unfreeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
+    const current = await this.changeable(customerId);
+    await this.auth.setStatus(current.userId, 'ACTIVE');
     const { customer } = await this.customers.setStatus(customerId, 'active', reason, actorUserId);
-    await this.auth.setStatus(customer.userId, 'ACTIVE');
+    return customer;
+  }
+
+  /** The customer, checked as CustomersService.setStatus would before auth is called: CUSTOMER_NOT_FOUND, CUSTOMER_CLOSED. */
+  private async changeable(customerId: string): Promise<Customer> {
+    const customer = await this.customers.getById(customerId);
+    if (customer.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
     return customer;
   }
 

@@ -1,0 +1,151 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PlatformHarness } from './platform-harness';
+
+const PIN = '2580';
+const person = { firstName: 'Awa', lastName: 'Nkoulou', countryCode: 'CM' };
+
+/** What happens to auth's status calls: passed on, cut before auth sees them, or cut after auth answered (answer lost). */
+type Mode = 'pass' | 'before' | 'after';
+
+/**
+ * The orchestrator's way to the real auth, through a proxy that passes everything (gateway,
+ * introspection, JWKS, registration) except, when told to, the internal status change
+ * `PUT /auth/internal/users/:id/status`, whose connection it cuts.
+ */
+async function statusCuttingProxy(target: () => string): Promise<{ url: string; mode: Mode; close(): Promise<void> }> {
+  const state = { mode: 'pass' as Mode };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const statusCall = req.method === 'PUT' && /^\/auth\/internal\/users\/[^/]+\/status$/.test(req.url ?? '');
+      const mode = statusCall ? state.mode : 'pass';
+      if (mode === 'before') {
+        res.socket?.destroy();
+        return;
+      }
+      const upstream = http.request(new URL(req.url ?? '/', target()), { method: req.method, headers: req.headers }, (answer) => {
+        if (mode === 'after') {
+          answer.resume();
+          answer.on('end', () => res.socket?.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.writeHead(502).end());
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get mode() {
+      return state.mode;
+    },
+    set mode(mode: Mode) {
+      state.mode = mode;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('freeze / unfreeze when the call to auth fails', () => {
+  const h = new PlatformHarness();
+  let proxy: Awaited<ReturnType<typeof statusCuttingProxy>>;
+  let admin: string;
+
+  beforeAll(async () => {
+    proxy = await statusCuttingProxy(() => h.auth.url);
+    await h.start({ orchestrator: { AUTH_URL: proxy.url } });
+    admin = await h.adminToken();
+  });
+  // A failed case leaves no cutting behind for the next one.
+  afterEach(() => {
+    proxy.mode = 'pass';
+  });
+  afterAll(async () => {
+    await h.stop();
+    await proxy?.close();
+  });
+
+  const freeze = (customerId: string, action: 'freeze' | 'unfreeze') =>
+    h.call('POST', `/api/orchestrator/admin/customers/${customerId}/${action}`, { token: admin, body: { reason: `test ${action}` } });
+  const shownStatus = async (customerId: string) =>
+    (await h.call('GET', `/api/orchestrator/admin/customers/${customerId}`, { token: admin })).body.status as string;
+  const authStatus = async (userId: string) => (await h.sql.query(`SELECT status FROM auth.users WHERE id = $1`, [userId])).rows[0].status;
+  const events = (customerId: string) =>
+    h.count(`SELECT count(*) AS n FROM orchestrator.customer_status_events WHERE customer_id = $1`, [customerId]);
+  const signIn = async (phone: string) => {
+    const res = await h.call('POST', '/api/auth/login', { body: { phone, pin: PIN } });
+    return [res.status, res.body.code];
+  };
+
+  it('a freeze auth did not take changes nothing; the same request again completes it', async () => {
+    const phone = '+237690810001';
+    const registered = await h.call('POST', '/api/orchestrator/auth/register', { body: { phone, pin: PIN, ...person } });
+    expect(registered.status).toBe(201);
+    const { customerId, userId } = registered.body as { customerId: string; userId: string };
+    const token = await h.login(phone, PIN);
+
+    // auth unreachable: 502, and no half state: not shown as frozen, and sign-in still works as shown.
+    proxy.mode = 'before';
+    const failed = await freeze(customerId, 'freeze');
+    expect([failed.status, failed.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+    expect(await shownStatus(customerId)).toBe('active');
+    expect(await events(customerId)).toBe(0);
+    expect(await authStatus(userId)).toBe('ACTIVE');
+    expect((await h.call('GET', '/api/auth/me', { token })).status).toBe(200);
+
+    // auth did it but its answer was lost: still 502 and still shown active, but the stricter side holds.
+    proxy.mode = 'after';
+    const lost = await freeze(customerId, 'freeze');
+    expect([lost.status, lost.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+    expect(await shownStatus(customerId)).toBe('active');
+    expect(await authStatus(userId)).toBe('DISABLED');
+    expect((await h.call('GET', '/api/auth/me', { token })).status).toBe(401);
+
+    // The same request again completes it, once (idempotent: one audit event, a further call changes nothing).
+    proxy.mode = 'pass';
+    for (let i = 0; i < 2; i++) {
+      const done = await freeze(customerId, 'freeze');
+      expect([done.status, done.body.status]).toEqual([200, 'frozen']);
+    }
+    expect(await events(customerId)).toBe(1);
+    expect(await signIn(phone)).toEqual([403, 'ACCOUNT_DISABLED']);
+  });
+
+  it('an unfreeze auth did not take changes nothing; a lost answer leaves the customer shown frozen; a retry completes it', async () => {
+    const phone = '+237690810002';
+    const registered = await h.call('POST', '/api/orchestrator/auth/register', { body: { phone, pin: PIN, ...person } });
+    expect(registered.status).toBe(201);
+    const { customerId, userId } = registered.body as { customerId: string; userId: string };
+    expect((await freeze(customerId, 'freeze')).status).toBe(200);
+
+    proxy.mode = 'before';
+    const failed = await freeze(customerId, 'unfreeze');
+    expect([failed.status, failed.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+    expect(await shownStatus(customerId)).toBe('frozen');
+    expect(await authStatus(userId)).toBe('DISABLED');
+    expect(await signIn(phone)).toEqual([403, 'ACCOUNT_DISABLED']);
+
+    // auth re-enabled the user but the answer was lost: the customer still shows (and is, for money) frozen.
+    proxy.mode = 'after';
+    const lost = await freeze(customerId, 'unfreeze');
+    expect([lost.status, lost.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+    expect(await shownStatus(customerId)).toBe('frozen');
+    expect(await authStatus(userId)).toBe('ACTIVE');
+
+    proxy.mode = 'pass';
+    for (let i = 0; i < 2; i++) {
+      const done = await freeze(customerId, 'unfreeze');
+      expect([done.status, done.body.status]).toEqual([200, 'active']);
+    }
+    expect(await events(customerId)).toBe(2);
+    expect((await signIn(phone))[0]).toBe(200);
+  });
+});
