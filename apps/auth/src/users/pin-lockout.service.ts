@@ -88,9 +88,10 @@ export class PinLockout {
 
   /**
    * For a phone with no account: what `assertNotLocked` + `reserve` do for an account, in one
-   * statement (an account's lock is read with the account itself, so a locked phone costs one
-   * statement either way). Throws the lock; otherwise returns the tag to pass to
-   * `recordUnknownFailure` once the (dummy) PIN check has been paid for.
+   * statement, so a phone that is not locked costs the statements of an account. A locked phone
+   * costs that one statement more than a locked account, whose lock comes with the account row
+   * (well under a millisecond; neither pays a hash). Throws the lock; otherwise returns the tag to
+   * pass to `recordUnknownFailure` once the (dummy) PIN check has been paid for.
    */
   async reserveUnknown(phone: string): Promise<string> {
     const tag = this.secrets.phoneTag('unknown-phone-lockout', phone);
