@@ -170,6 +170,35 @@ describe('ledger: balance corrections under maker-checker', () => {
     expect(pending.body.map((c: { id: string }) => c.id)).toContain(submitted.body.id);
   });
 
+  it('reads are for makers, approvers and compliance only (SUPPORT: 403); the suspense account cannot be corrected (400)', async () => {
+    const account = await fundedAccount(h, 0);
+    const submitted = await submit(account, 100);
+    for (const path of [`/v1/internal/corrections/${submitted.body.id}`, '/v1/internal/corrections?limit=5']) {
+      const bySupport = await h.call('GET', path, undefined, await as(SUPPORT));
+      expect([bySupport.status, bySupport.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
+    }
+    const suspense = (await h.admin.query(`SELECT id FROM ledger.accounts WHERE account_type = 'suspense' AND currency = 'XAF'`)).rows[0]
+      .id;
+    const onSuspense = await submit(suspense, 100);
+    expect([onSuspense.status, onSuspense.body.code]).toEqual([400, 'ACCOUNT_NOT_ALLOWED']);
+  });
+
+  it('an ACCOUNT correction names its kind and, once executed, the reference of its adjustment', async () => {
+    const account = await fundedAccount(h, 0);
+    const submitted = await submit(account, 900);
+    expect(submitted.body).toMatchObject({ kind: 'ACCOUNT', reversalOf: null, referenceId: null });
+    const approved = await approve(submitted.body.id, TEST_CHECKER);
+    const tx = await h.admin.query(`SELECT reference_id FROM ledger.transactions WHERE id = $1`, [approved.body.transactionId]);
+    expect(approved.body).toMatchObject({ kind: 'ACCOUNT', reversalOf: null, referenceId: tx.rows[0].reference_id });
+    expect(alerts.find((a) => a.correctionId === submitted.body.id)).toMatchObject({
+      correctionKind: 'ACCOUNT',
+      accountId: account,
+      direction: 'CREDIT',
+      reversalOf: null,
+      referenceId: tx.rows[0].reference_id,
+    });
+  });
+
   it('above the compliance limit only a compliance officer may approve', async () => {
     const account = await fundedAccount(h, 0);
     const submitted = await submit(account, COMPLIANCE_LIMIT + 1);

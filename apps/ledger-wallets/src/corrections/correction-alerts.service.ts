@@ -50,13 +50,13 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
     const sent = await this.channel.send(
       this.settings.alertUrl,
       {
-        text:
-          `Ledger correction ${correction.id} executed: ${correction.direction} ${correction.amount} ${correction.currency} ` +
-          `on account ${correction.accountId} (maker ${correction.maker.id}, checker ${correction.checker?.id})`,
+        text: alertText(correction),
         kind: 'correction.executed',
         correctionId: correction.id,
+        correctionKind: correction.kind,
         accountId: correction.accountId,
         direction: correction.direction,
+        reversalOf: correction.reversalOf,
         amount: correction.amount,
         currency: correction.currency,
         reason: correction.reason,
@@ -64,7 +64,7 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
         checkerId: correction.checker?.id ?? null,
         requiresCompliance: correction.requiresCompliance,
         transactionId: correction.transactionId,
-        referenceId: referenceId ?? null,
+        referenceId: referenceId ?? correction.referenceId,
         correlationId,
       },
       correlationId,
@@ -94,4 +94,12 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
     for (const row of rows) if (await this.deliver(toCorrectionView(row), undefined, false)) sent++;
     return sent;
   }
+}
+
+function alertText(c: CorrectionView): string {
+  const who = `(maker ${c.maker.id}, checker ${c.checker?.id})`;
+  if (c.kind === 'REVERSAL') {
+    return `Ledger reversal ${c.id} executed: transaction ${c.reversalOf?.referenceId} (${c.amount} ${c.currency}) reversed in full, every account ${who}`;
+  }
+  return `Ledger correction ${c.id} executed: ${c.direction} ${c.amount} ${c.currency} on account ${c.accountId} ${who}`;
 }

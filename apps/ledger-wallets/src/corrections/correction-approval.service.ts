@@ -12,25 +12,26 @@ import { insufficientMessage } from '../intents/intent-view';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
 import { CorrectionAlerts } from './correction-alerts.service';
-import { CORRECTION_COLUMNS, type CorrectionRow, type CorrectionView, toCorrectionView } from './correction-view';
+import { MAY_GO_NEGATIVE, checkDecision } from './correction-decision';
+import { CORRECTION_ROW_COLUMNS, type CorrectionRow, type CorrectionView } from './correction-view';
 import { CorrectionsService } from './corrections.service';
 import { CorrectionsSettings } from './corrections.settings';
 import type { ApproveCorrectionDto } from './dto/decide-correction.dto';
 import { type OperatorIdentity, OperatorTokens } from './operator-tokens.service';
-
-/** Accounts a DEBIT correction may take below their available balance (they may be negative). */
-const MAY_GO_NEGATIVE = ['treasury', 'suspense'];
+import { ReversalApproval } from './reversal-approval';
 
 /**
  * The checker's approval: the only step of a correction that moves money. In one SERIALIZABLE
  * transaction, with the correction and both accounts locked in the ledger's one order (correction,
  * then accounts ascending): the signed adjustment (an ADJUSTMENT transaction, two linked entries
  * against the currency's suspense account), both balances, the decision and its journal rows.
- * Then the compliance channel is told.
+ * Then the compliance channel is told. A REVERSAL is approved the same way, by ReversalApproval
+ * (the inverse of every entry of one transaction instead of one adjustment against suspense).
  */
 @Injectable()
 export class CorrectionApproval {
   private readonly logger = new Logger(CorrectionApproval.name);
+  private readonly reversals: ReversalApproval;
 
   constructor(
     private readonly db: LedgerDb,
@@ -39,20 +40,36 @@ export class CorrectionApproval {
     private readonly technical: TechnicalAccountsService,
     private readonly corrections: CorrectionsService,
     private readonly alerts: CorrectionAlerts,
-  ) {}
+  ) {
+    this.reversals = new ReversalApproval(db, settings, config.LEDGER_REFERENCE_PREFIX);
+  }
 
   async approve(id: string, checker: OperatorIdentity, dto: ApproveCorrectionDto): Promise<CorrectionView> {
     OperatorTokens.require(checker, this.settings.approverRoles, 'approve a correction');
-    const [before] = await this.db.query<CorrectionRow>(`SELECT ${CORRECTION_COLUMNS} FROM ledger.corrections WHERE id = $1`, [id]);
+    const [before] = await this.db.query<CorrectionRow>(`SELECT ${CORRECTION_ROW_COLUMNS} FROM ledger.corrections WHERE id = $1`, [id]);
     if (!before) throw new AppException('CORRECTION_NOT_FOUND');
-    this.checkDecision(before, checker);
+    checkDecision(before, checker, this.settings);
+    const { referenceId } =
+      before.kind === 'REVERSAL' ? await this.reversals.execute(before, checker, dto) : await this.adjust(before, checker, dto);
+    const executed = await this.corrections.get(id);
+    this.logger.log(
+      { correctionId: id, kind: before.kind, makerId: executed.maker.id, checkerId: checker.id, transactionId: executed.transactionId },
+      'correction executed',
+    );
+    await this.alerts.deliver(executed, referenceId);
+    return this.corrections.get(id);
+  }
+
+  /** An ACCOUNT correction: the signed adjustment of one account against the currency's suspense account. */
+  private async adjust(before: CorrectionRow, checker: OperatorIdentity, dto: ApproveCorrectionDto): Promise<{ referenceId: string }> {
+    const id = before.id;
     const suspense = await this.technical.id('suspense', before.currency.trim());
-    const accounts = [before.account_id, suspense].sort();
-    const lockedRead = `WITH c AS (SELECT ${CORRECTION_COLUMNS} FROM ledger.corrections WHERE id = ${uuidLit(id)} FOR UPDATE),
+    const accounts = [before.account_id!, suspense].sort();
+    const lockedRead = `WITH c AS (SELECT ${CORRECTION_ROW_COLUMNS} FROM ledger.corrections WHERE id = ${uuidLit(id)} FOR UPDATE),
            a AS (SELECT id, account_type, available_balance::text FROM ledger.accounts WHERE id = ANY(${uuidArrayLit(accounts)}) ORDER BY id FOR UPDATE)
       SELECT (SELECT row_to_json(c) FROM c) AS correction, (SELECT json_agg(a ORDER BY a.id) FROM a) AS accounts`;
 
-    const executed = await this.db.withSession((session) =>
+    return this.db.withSession((session) =>
       this.db.serializable(
         session,
         moneyLockKeys(accounts, id),
@@ -62,7 +79,7 @@ export class CorrectionApproval {
             accounts: { id: string; account_type: string; available_balance: string }[];
           };
           const correction = locked.correction;
-          this.checkDecision(correction, checker); // again, under the lock: a concurrent decision may have won
+          checkDecision(correction, checker, this.settings); // again, under the lock: a concurrent decision may have won
           const amount = toMoney(correction.amount);
           const account = locked.accounts.find((a) => a.id === correction.account_id)!;
           const available = toMoney(account.available_balance);
@@ -74,8 +91,8 @@ export class CorrectionApproval {
           const signed = correction.direction === 'CREDIT' ? amount : -amount;
           const legs = pairEntries([
             correction.direction === 'CREDIT'
-              ? { from: suspense, to: correction.account_id, amount }
-              : { from: correction.account_id, to: suspense, amount },
+              ? { from: suspense, to: correction.account_id!, amount }
+              : { from: correction.account_id!, to: suspense, amount },
           ]);
           const correlationId = currentContext()?.correlationId ?? null;
           const metadata = {
@@ -88,7 +105,7 @@ export class CorrectionApproval {
             correlationId,
             agentId: null,
           };
-          const [row] = await s.query<CorrectionRow>(
+          await s.query(
             `WITH t AS (
                INSERT INTO ledger.transactions (id, reference_id, type, amount, fee, currency, created_by, initiated_at, completed_at, metadata)
                VALUES ($1, $2, 'ADJUSTMENT', $3, 0, $4, $5, $6, now(), $7::jsonb) RETURNING id),
@@ -106,7 +123,7 @@ export class CorrectionApproval {
              ev AS (
                INSERT INTO ledger.correction_events (correction_id, event, actor_id, actor_roles, reason, metadata)
                VALUES ($15, 'approved', $12, $13, $14, $16::jsonb), ($15, 'executed', $12, $13, NULL, $17::jsonb))
-             SELECT ${CORRECTION_COLUMNS} FROM u`,
+             SELECT id FROM u`,
             [
               transactionId,
               referenceId,
@@ -116,7 +133,7 @@ export class CorrectionApproval {
               new Date(correction.submitted_at),
               JSON.stringify(metadata),
               JSON.stringify(legs),
-              correction.account_id,
+              correction.account_id!,
               signed,
               suspense,
               checker.id,
@@ -127,28 +144,10 @@ export class CorrectionApproval {
               JSON.stringify({ transactionId, referenceId, signedAmount: signed }),
             ],
           );
-          return { view: toCorrectionView(row), referenceId };
+          return { referenceId };
         },
         lockedRead,
       ),
     );
-    this.logger.log(
-      { correctionId: id, makerId: executed.view.maker.id, checkerId: checker.id, transactionId: executed.view.transactionId },
-      'correction executed',
-    );
-    await this.alerts.deliver(executed.view, executed.referenceId);
-    return this.corrections.get(id);
-  }
-
-  /** The rules of a decision, applied before the lock (fast answer) and again under it. */
-  private checkDecision(correction: CorrectionRow, checker: OperatorIdentity): void {
-    if (correction.status !== 'PENDING_APPROVAL') throw new AppException('CORRECTION_ALREADY_DECIDED');
-    if (correction.maker_id === checker.id) throw new AppException('CORRECTION_SAME_USER');
-    if (correction.requires_compliance && !OperatorTokens.holds(checker, this.settings.complianceRoles)) {
-      throw new AppException(
-        'CORRECTION_COMPLIANCE_REQUIRED',
-        `Corrections above ${this.settings.complianceLimit} need a checker with one of the roles ${this.settings.complianceRoles.join(', ')}`,
-      );
-    }
   }
 }

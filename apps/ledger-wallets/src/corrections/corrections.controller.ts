@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
@@ -14,6 +14,29 @@ import { SubmitCorrectionDto } from './dto/submit-correction.dto';
 import { OperatorTokens } from './operator-tokens.service';
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
+
+/** The two kinds of request, as the OpenAPI document shows them. */
+const SUBMIT_EXAMPLES = {
+  account: {
+    summary: 'ACCOUNT: credit one account from suspense',
+    value: {
+      idempotencyKey: '6f2d8c4a-1b3e-4a7f-9d5c-8e0a2b4c6d1f',
+      accountId: '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c',
+      direction: 'CREDIT',
+      amount: 25_000,
+      reason: 'Cash-in of 2026-03-02 credited twice by the partner bank',
+    },
+  },
+  reversal: {
+    summary: 'REVERSAL: undo a whole transaction, named by its reference (or transactionId)',
+    value: {
+      idempotencyKey: '0a4c6e8f-2b3d-4f5a-9c7e-1d2f3a4b5c6d',
+      kind: 'REVERSAL',
+      referenceId: 'MMPTX261126K7Q2M9Z',
+      reason: 'Partner payment anomaly 41: order had expired, goods not handed over',
+    },
+  },
+};
 
 /**
  * Balance corrections under maker-checker (docs/ledger-corrections.md). Every call carries the
@@ -43,16 +66,36 @@ export class CorrectionsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Maker: submit a correction (nothing moves until another operator approves it)' })
+  @ApiOperation({
+    summary: 'Maker: submit a correction (nothing moves until another operator approves it)',
+    description:
+      'kind ACCOUNT (default): one account against suspense. kind REVERSAL: the whole ledger transaction named by transactionId or referenceId, undone entry by entry on approval; a transaction is reversed at most once and a reversal is never reversed.',
+  })
+  @ApiBody({ type: SubmitCorrectionDto, examples: SUBMIT_EXAMPLES })
   @ApiResponse({ status: 201, description: 'the correction, PENDING_APPROVAL', type: CorrectionViewDto })
   @ApiResponse({
     status: 200,
     description: 'the same idempotency key and body again: the stored correction, in its current state (Idempotent-Replayed: true)',
     type: CorrectionViewDto,
   })
-  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR, ACCOUNT_NOT_ALLOWED', ...ERROR })
-  @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND', ...ERROR })
-  @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_CONFLICT', ...ERROR })
+  @ApiResponse({
+    status: 400,
+    description:
+      'VALIDATION_ERROR (also a field of the other kind, or a REVERSAL naming its transaction twice or not at all), ACCOUNT_NOT_ALLOWED (the suspense account)',
+    ...ERROR,
+  })
+  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (not a maker)', ...ERROR })
+  @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND (ACCOUNT), TRANSACTION_NOT_FOUND (REVERSAL)', ...ERROR })
+  @ApiResponse({
+    status: 409,
+    description: 'REVERSAL_ALREADY_REQUESTED (a reversal of that transaction awaits approval), TRANSACTION_ALREADY_REVERSED',
+    ...ERROR,
+  })
+  @ApiResponse({
+    status: 422,
+    description: 'IDEMPOTENCY_KEY_CONFLICT, REVERSAL_OF_REVERSAL (the transaction is itself a reversal)',
+    ...ERROR,
+  })
   async submit(
     @Body() dto: SubmitCorrectionDto,
     @Headers('authorization') authorization: string | undefined,
@@ -68,6 +111,8 @@ export class CorrectionsController {
   @Get()
   @ApiOperation({ summary: 'Corrections, newest first (e.g. ?status=PENDING_APPROVAL for the checkers)' })
   @ApiOkResponse({ type: [CorrectionViewDto], description: 'at most `limit` corrections, without their journal; no cursor' })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (status or limit)', ...ERROR })
+  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver or compliance role)', ...ERROR })
   async list(@Query() query: ListCorrectionsQuery, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView[]> {
     await this.reader(authorization);
     return this.corrections.list(query);
@@ -76,6 +121,8 @@ export class CorrectionsController {
   @Get(':id')
   @ApiOperation({ summary: 'One correction with its journal: who did what, when and why' })
   @ApiOkResponse({ type: CorrectionDetailViewDto })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID)', ...ERROR })
+  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver or compliance role)', ...ERROR })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   async get(@Param('id', UuidParamPipe) id: string, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView> {
     await this.reader(authorization);
@@ -84,12 +131,22 @@ export class CorrectionsController {
 
   @Post(':id/approve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Checker: approve and execute (signed adjustment against suspense, compliance alert)' })
+  @ApiOperation({
+    summary: 'Checker: approve and execute (signed adjustment against suspense, or the full reversal; compliance alert)',
+    description:
+      'One SERIALIZABLE transaction. On any refusal nothing is written and the correction stays PENDING_APPROVAL: it can be approved again later (e.g. once the account holds the money).',
+  })
   @ApiResponse({ status: 200, description: 'the correction, EXECUTED, with its transaction and journal', type: CorrectionDetailViewDto })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID, reason too long)', ...ERROR })
   @ApiResponse({ status: 403, description: 'CORRECTION_SAME_USER, CORRECTION_COMPLIANCE_REQUIRED, OPERATOR_ROLE_REQUIRED', ...ERROR })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
-  @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED, CONCURRENCY_CONFLICT', ...ERROR })
-  @ApiResponse({ status: 422, description: 'INSUFFICIENT_BALANCE, AMOUNT_OUT_OF_RANGE', ...ERROR })
+  @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED, TRANSACTION_ALREADY_REVERSED, CONCURRENCY_CONFLICT', ...ERROR })
+  @ApiResponse({
+    status: 422,
+    description:
+      'INSUFFICIENT_BALANCE (a DEBIT, or for a REVERSAL any account it takes money back from, above its available balance; treasury and suspense excepted), AMOUNT_OUT_OF_RANGE',
+    ...ERROR,
+  })
   async approve(
     @Param('id', UuidParamPipe) id: string,
     @Body() dto: ApproveCorrectionDto,
@@ -100,8 +157,9 @@ export class CorrectionsController {
 
   @Post(':id/reject')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Checker: reject (nothing moves)' })
+  @ApiOperation({ summary: 'Checker: reject (nothing moves; a rejected REVERSAL lets a new one be submitted for its transaction)' })
   @ApiResponse({ status: 200, description: 'the correction, REJECTED, with its journal', type: CorrectionDetailViewDto })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID, reason missing or out of bounds)', ...ERROR })
   @ApiResponse({ status: 403, description: 'CORRECTION_SAME_USER, OPERATOR_ROLE_REQUIRED', ...ERROR })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED', ...ERROR })

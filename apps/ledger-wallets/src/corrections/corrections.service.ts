@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
+import { toMoney } from '../db/money';
+import { isUniqueViolation } from '../db/sql-errors';
 import { requestHash } from '../idempotency/canonical-hash';
 import { type CorrectionEventView, CORRECTION_COLUMNS, type CorrectionRow, type CorrectionView, toCorrectionView } from './correction-view';
 import { CorrectionsSettings } from './corrections.settings';
@@ -25,14 +27,20 @@ export class CorrectionsService {
   /** 201 with the new request; the same key and body again answer the stored one (`replayed`). */
   async submit(dto: SubmitCorrectionDto, maker: OperatorIdentity): Promise<{ view: CorrectionView; replayed: boolean }> {
     OperatorTokens.require(maker, this.settings.makerRoles, 'submit a correction');
-    const accountId = dto.accountId.toLowerCase();
+    return dto.kind === 'REVERSAL' ? this.submitReversal(dto, maker) : this.submitAccount(dto, maker);
+  }
+
+  /** One account against suspense (the DTO guarantees accountId, direction and amount for this kind). */
+  private async submitAccount(dto: SubmitCorrectionDto, maker: OperatorIdentity): Promise<{ view: CorrectionView; replayed: boolean }> {
+    const accountId = dto.accountId!.toLowerCase();
+    const amount = dto.amount!;
     const [account] = await this.db.query<{ currency: string; account_type: string }>(
       `SELECT currency, account_type FROM ledger.accounts WHERE id = $1`,
       [accountId],
     );
     if (!account) throw new AppException('ACCOUNT_NOT_FOUND');
     if (account.account_type === 'suspense') throw new AppException('ACCOUNT_NOT_ALLOWED', 'The suspense account cannot correct itself');
-    const hash = requestHash({ accountId, direction: dto.direction, amount: dto.amount, reason: dto.reason });
+    const hash = requestHash({ accountId, direction: dto.direction, amount, reason: dto.reason });
     const correlationId = currentContext()?.correlationId ?? null;
     const [created] = await this.db.query<CorrectionRow>(
       `WITH c AS (
@@ -50,18 +58,83 @@ export class CorrectionsService {
         hash,
         accountId,
         dto.direction,
-        dto.amount,
+        amount,
         account.currency.trim(),
         dto.reason,
-        dto.amount > this.settings.complianceLimit,
+        amount > this.settings.complianceLimit,
         maker.id,
         maker.roles,
         correlationId,
         JSON.stringify({ tokenId: maker.tokenId, correlationId }),
       ],
     );
+    return this.createdOrReplayed(created, dto.idempotencyKey, hash, maker);
+  }
+
+  /**
+   * The reversal of one whole ledger transaction, named by id or reference. Refused here when the
+   * transaction is itself a reversal; "at most one live reversal request per transaction" is the
+   * database's (UQ_corrections_live_reversal), so two makers racing get one request and one 409.
+   * The compliance limit applies to the transaction's amount.
+   */
+  private async submitReversal(dto: SubmitCorrectionDto, maker: OperatorIdentity): Promise<{ view: CorrectionView; replayed: boolean }> {
+    const [target] = await this.db.query<{ id: string; amount: string; currency: string; reversal_of: string | null }>(
+      `SELECT id, amount::text, currency, reversal_of FROM ledger.transactions WHERE ${dto.transactionId ? 'id = $1' : 'reference_id = $1'}`,
+      [dto.transactionId?.toLowerCase() ?? dto.referenceId],
+    );
+    if (!target) throw new AppException('TRANSACTION_NOT_FOUND');
+    if (target.reversal_of) throw new AppException('REVERSAL_OF_REVERSAL');
+    const amount = toMoney(target.amount);
+    const hash = requestHash({ kind: 'REVERSAL', transactionId: target.id, reason: dto.reason });
+    const correlationId = currentContext()?.correlationId ?? null;
+    let created: CorrectionRow | undefined;
+    try {
+      [created] = await this.db.query<CorrectionRow>(
+        `WITH c AS (
+           INSERT INTO ledger.corrections (idempotency_key, request_hash, kind, reversed_transaction_id, amount, currency, reason, status,
+                                           requires_compliance, maker_id, maker_roles, correlation_id)
+           VALUES ($1, $2, 'REVERSAL', $3, $4, $5, $6, 'PENDING_APPROVAL', $7, $8, $9, $10)
+           ON CONFLICT (idempotency_key) DO NOTHING
+           RETURNING *),
+         e AS (
+           INSERT INTO ledger.correction_events (correction_id, event, actor_id, actor_roles, reason, metadata)
+           SELECT id, 'submitted', maker_id, maker_roles, reason, $11::jsonb FROM c)
+         SELECT ${CORRECTION_COLUMNS} FROM c`,
+        [
+          dto.idempotencyKey.toLowerCase(),
+          hash,
+          target.id,
+          amount,
+          target.currency.trim(),
+          dto.reason,
+          amount > this.settings.complianceLimit,
+          maker.id,
+          maker.roles,
+          correlationId,
+          JSON.stringify({ tokenId: maker.tokenId, correlationId }),
+        ],
+      );
+    } catch (error) {
+      if (!isUniqueViolation(error, 'UQ_corrections_live_reversal')) throw error;
+      const [live] = await this.db.query<{ id: string; status: string }>(
+        `SELECT id, status FROM ledger.corrections WHERE reversed_transaction_id = $1 AND status <> 'REJECTED'`,
+        [target.id],
+      );
+      if (live?.status === 'EXECUTED') throw new AppException('TRANSACTION_ALREADY_REVERSED', `Reversed by correction ${live.id}`);
+      throw new AppException('REVERSAL_ALREADY_REQUESTED', `Correction ${live?.id ?? '(unknown)'} already asks for this reversal`);
+    }
+    return this.createdOrReplayed(created, dto.idempotencyKey, hash, maker);
+  }
+
+  /** The row just inserted (201), or the one stored under the same key for the same maker and body (200). */
+  private async createdOrReplayed(
+    created: CorrectionRow | undefined,
+    idempotencyKey: string,
+    hash: string,
+    maker: OperatorIdentity,
+  ): Promise<{ view: CorrectionView; replayed: boolean }> {
     if (created) return { view: toCorrectionView(created), replayed: false };
-    const existing = await this.row(undefined, dto.idempotencyKey.toLowerCase());
+    const existing = await this.row(undefined, idempotencyKey.toLowerCase());
     if (!existing || existing.request_hash !== hash || existing.maker_id !== maker.id) {
       throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotency key was used for another correction');
     }

@@ -20,4 +20,18 @@ export const CORRECTIONS_ERRORS = {
   },
   CORRECTION_NOT_FOUND: { status: 404, message: 'Correction not found' },
   CORRECTION_ALREADY_DECIDED: { status: 409, message: 'This correction has already been approved or rejected' },
+
+  // Reversal of a whole ledger transaction (a correction of kind REVERSAL)
+  REVERSAL_OF_REVERSAL: {
+    status: 422,
+    message: 'This transaction is itself a reversal and cannot be reversed; correct the accounts concerned instead',
+  },
+  REVERSAL_ALREADY_REQUESTED: {
+    status: 409,
+    message: 'A reversal of this transaction is already awaiting approval; approve or reject that request',
+  },
+  TRANSACTION_ALREADY_REVERSED: {
+    status: 409,
+    message: 'This transaction has already been reversed; a transaction is reversed at most once',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -2,7 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { SUPPORTED_CURRENCIES } from '@mm/contracts';
 import type { CorrectionEventView, CorrectionView } from '../correction-view';
 import { CORRECTION_STATUSES, type CorrectionStatus } from './list-corrections.dto';
-import { CORRECTION_DIRECTIONS, type CorrectionDirection } from './submit-correction.dto';
+import { REFERENCE_ID_PATTERN } from '../../execution/reference-id';
+import { CORRECTION_DIRECTIONS, CORRECTION_KINDS, type CorrectionDirection, type CorrectionKind } from './submit-correction.dto';
 
 /*
  * OpenAPI shapes of what the correction routes answer. Each class `implements` the view the code
@@ -68,7 +69,7 @@ export class CorrectionEventViewDto implements CorrectionEventView {
     additionalProperties: true,
     example: { tokenId: '6f1e2d3c-4b5a-4987-8654-3210fedcba98', correlationId: 'c0ffee00-0000-4000-8000-000000000001' },
     description:
-      "what the step recorded: the operator token's id (jti) and the correlation id for submitted, approved and rejected; transactionId, referenceId and signedAmount for executed; the correlation id for the alert steps",
+      "what the step recorded: the operator token's id (jti) and the correlation id for submitted, approved and rejected; for executed, transactionId and referenceId, with signedAmount (ACCOUNT) or reversalOf and the entries count (REVERSAL); the correlation id for the alert steps",
   })
   metadata: Record<string, unknown>;
 
@@ -76,31 +77,61 @@ export class CorrectionEventViewDto implements CorrectionEventView {
   at: string;
 }
 
+export class ReversedTransactionView {
+  @ApiProperty({ format: 'uuid', example: '9b2f6d1e-3c4a-4b5d-8e6f-7a8b9c0d1e2f', description: 'the ledger transaction reversed' })
+  transactionId: string;
+
+  @ApiProperty({ pattern: REFERENCE_ID_PATTERN.source, example: 'MMPTX261126K7Q2M9Z', description: 'its reference' })
+  referenceId: string;
+}
+
 /** A correction as `POST /corrections` and the list answer it (no journal). */
 export class CorrectionViewDto implements CorrectionView {
   @ApiProperty({ format: 'uuid', example: '3c9f4e2a-7b1d-4a8e-9f60-1d2e3f4a5b6c' })
   id: string;
 
-  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a', description: 'the account corrected' })
-  accountId: string;
+  @ApiProperty({
+    enum: CORRECTION_KINDS,
+    example: 'ACCOUNT',
+    description: 'ACCOUNT: one account against suspense; REVERSAL: the inverse of every entry of one ledger transaction',
+  })
+  kind: CorrectionKind;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a',
+    description: 'the account corrected; null for a REVERSAL (it touches every account of its transaction)',
+  })
+  accountId: string | null;
 
   @ApiProperty({
     enum: CORRECTION_DIRECTIONS,
+    nullable: true,
     example: 'CREDIT',
-    description: 'CREDIT adds to the account (from suspense), DEBIT takes from it',
+    description: 'CREDIT adds to the account (from suspense), DEBIT takes from it; null for a REVERSAL',
   })
-  direction: CorrectionDirection;
+  direction: CorrectionDirection | null;
+
+  @ApiProperty({
+    type: ReversedTransactionView,
+    nullable: true,
+    description: 'REVERSAL: the transaction it undoes; null for an ACCOUNT correction',
+  })
+  reversalOf: ReversedTransactionView | null;
 
   @ApiProperty({
     type: 'integer',
     example: 25_000,
     minimum: 1,
     maximum: Number.MAX_SAFE_INTEGER,
-    description: 'integer, smallest currency unit',
+    description:
+      'integer, smallest currency unit: the amount corrected, or for a REVERSAL the amount of the transaction reversed (what the compliance limit is compared with)',
   })
   amount: number;
 
-  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF', description: "the account's currency" })
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF', description: "the account's (or the reversed transaction's) currency" })
   currency: string;
 
   @ApiProperty({ example: 'Cash-in of 2026-03-02 credited twice by the partner bank', description: "the maker's reason" })
@@ -123,9 +154,18 @@ export class CorrectionViewDto implements CorrectionView {
     format: 'uuid',
     nullable: true,
     example: null,
-    description: 'the signed adjustment transaction; set once EXECUTED',
+    description: 'the signed adjustment (or the reversal) transaction; set once EXECUTED',
   })
   transactionId: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    pattern: REFERENCE_ID_PATTERN.source,
+    example: null,
+    description: "that transaction's reference (e.g. to quote when resolving a partner payment anomaly); set once EXECUTED",
+  })
+  referenceId: string | null;
 
   @ApiProperty({
     type: String,
