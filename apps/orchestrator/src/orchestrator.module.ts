@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccessModule } from './access/access.module';
+import { ComplianceModule } from './compliance/compliance.module';
 import { ConfigApiModule } from './config-api/config-api.module';
 import { CustomersModule } from './customers/customers.module';
 import { GatewayModule } from './gateway/gateway.module';
@@ -35,6 +36,7 @@ export class OrchestratorModule {
         PricingModule,
         LimitsModule,
         RiskModule,
+        ComplianceModule,
         NotificationsModule.forRoot(config),
         CustomersModule,
         RegistrationModule,

@@ -1,0 +1,93 @@
+import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AppException } from '@mm/errors';
+import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '../access/permissions';
+import { ApiErrors } from '../config-api/api-errors';
+import { ComplianceLedgerClient } from './compliance-ledger.client';
+import { AccountAuditReportView } from './dto/account-audit.views';
+import { IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from './dto/integrity-check.views';
+
+const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
+
+/**
+ * The permission, and the 401 / 403 answers of a compliance route: the access guard's, and the
+ * ledger's own role check of the token the orchestrator forwards to it.
+ */
+const ComplianceRoute = (permission: Permission) =>
+  applyDecorators(
+    RequirePermission(permission),
+    ApiBearerAuth(),
+    ApiResponse({
+      status: 401,
+      description: '`UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used',
+      ...ERROR,
+    }),
+    ApiResponse({
+      status: 403,
+      description:
+        `\`FORBIDDEN\`: the caller lacks the \`${permission}\` permission; \`ACCOUNT_DISABLED\`: the caller's account is frozen; ` +
+        '`OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN',
+      ...ERROR,
+    }),
+    // The ledger's own failures: unreachable, its 500, or a token it cannot verify although auth issued it.
+    ApiErrors('UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'),
+  );
+
+const accountIdPipe = new ParseUUIDPipe({
+  exceptionFactory: () =>
+    new AppException('VALIDATION_ERROR', 'accountId must be a UUID', {
+      errors: [{ field: 'accountId', code: 'INVALID_UUID', message: 'must be a UUID' }],
+    }),
+});
+
+/**
+ * Compliance officers' audits and integrity checks (spec 2 "Audit on demand", "Events"). The
+ * orchestrator checks the permission, then calls the ledger with its service key and the officer's
+ * own access token, which the ledger verifies again and records: every audit and every check names
+ * the officer who asked, not merely the orchestrator.
+ */
+@ApiTags('compliance')
+@Controller('v1/compliance')
+export class ComplianceController {
+  constructor(private readonly ledger: ComplianceLedgerClient) {}
+
+  @Get('accounts/:accountId/audit')
+  @ComplianceRoute('compliance.audit')
+  @ApiParam({ name: 'accountId', format: 'uuid', description: 'a ledger account (e.g. one an integrity check listed)' })
+  @ApiOperation({
+    summary: 'Audit one ledger account',
+    description:
+      'Stored against recomputed balance, available + frozen, symmetry of the entries, orphans, and a status OK / WARNING / CRITICAL ' +
+      '(a CRITICAL report is still a 200). Read-only; the ledger journals the audit under the caller.',
+  })
+  @ApiOkResponse({ type: AccountAuditReportView, description: 'the report, whatever its status' })
+  @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND', 'AMOUNT_OUT_OF_RANGE')
+  audit(@Param('accountId', accountIdPipe) accountId: string, @CurrentUser() user: AuthUser): Promise<AccountAuditReportView> {
+    return this.ledger.audit(accountId, user.accessToken);
+  }
+
+  @Post('integrity-checks')
+  @HttpCode(200)
+  @ComplianceRoute('compliance.integrity')
+  @ApiOperation({
+    summary: 'Run the ledger integrity check now',
+    description:
+      "The nightly check, on demand: every account's stored balance against its entries and every currency's totals, in one " +
+      'read-only snapshot. Recorded with the caller as `requestedBy`; on any gap it alerts the compliance channel. It reads the ' +
+      'whole ledger: expect seconds, not milliseconds.',
+  })
+  @ApiOkResponse({ type: IntegrityCheckResultView, description: 'the check just run (status OK or GAPS_FOUND: both are a 200)' })
+  @ApiErrors('AMOUNT_OUT_OF_RANGE')
+  runIntegrityCheck(@CurrentUser() user: AuthUser): Promise<IntegrityCheckResultView> {
+    return this.ledger.runIntegrityCheck(user.accessToken);
+  }
+
+  @Get('integrity-checks')
+  @ComplianceRoute('compliance.integrity')
+  @ApiOperation({ summary: 'The latest integrity checks, newest first, with who asked for each and the outcome of its alert' })
+  @ApiOkResponse({ type: [IntegrityCheckRecordView], description: 'at most `limit` checks (default 20)' })
+  @ApiErrors('VALIDATION_ERROR')
+  integrityChecks(@Query() query: IntegrityChecksQueryDto, @CurrentUser() user: AuthUser): Promise<IntegrityCheckRecordView[]> {
+    return this.ledger.integrityChecks(query.limit ?? 20, user.accessToken);
+  }
+}
