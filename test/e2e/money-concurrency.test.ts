@@ -57,9 +57,8 @@ describe('money flow under concurrency, retries and crashes', () => {
     const outcomes = flows.map(last).sort((a, b) => a.status - b.status);
     expect(outcomes.map((o) => o.status)).toEqual([200, 422]);
     expect(outcomes[1].body.code).toBe('INSUFFICIENT_BALANCE');
-    // 20 000 + the 2 % fee (400) is required, 30 000 − 20 400 is what was left available.
-    expect(outcomes[1].body.message).toContain('available 9600');
-    expect(outcomes[1].body.message).toContain('required 20400');
+    // The agent is not the holder of the debited account: the refusal states no amount.
+    expect(outcomes[1].body.message).not.toMatch(/\d/);
     expect(await p.balance(customer.accounts.XAF)).toEqual({ balance: 9_600, availableBalance: 9_600, frozenBalance: 0 });
     await expectClean();
   });

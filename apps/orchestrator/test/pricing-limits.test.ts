@@ -82,7 +82,9 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
     expect(await refusalOf(limits.checkAtCreate(transfer(randomUUID(), 100)))).toBe('accepted');
     const payee = { userId: randomUUID(), kycTier: 'TIER_1', currentBalance: 460_000 };
     expect(await refusalOf(limits.checkAtCreate(transfer(randomUUID(), 40_000, { payee })))).toBe('accepted');
-    expect(await refusalOf(limits.checkAtCreate(transfer(randomUUID(), 40_001, { payee })))).toBe('422 LIMIT_BALANCE_CAP_EXCEEDED 40000');
+    expect(await refusalOf(limits.checkAtCreate(transfer(randomUUID(), 40_001, { payee, initiatorUserId: payee.userId })))).toBe(
+      '422 LIMIT_BALANCE_CAP_EXCEEDED 40000',
+    );
   });
 
   it('agent ceilings: per operation and per day, cash-in and cash-out together', async () => {

@@ -10,6 +10,7 @@ import type { IncomingOutcome, PayeeLedger } from '../limits/limits.types';
 import { PricingService } from '../pricing/pricing.service';
 import type { Charge } from '../pricing/pricing.types';
 import { RiskService } from '../risk/risk.service';
+import { withoutOthersBalance } from './intent-create.service';
 import type { RiskDecision } from '../risk/risk.types';
 import { type ActiveConfig, ActiveConfigReader } from './active-config';
 import type { ClientInfo } from './client-info';
@@ -85,7 +86,8 @@ export class IntentConfirmService {
       // Refused for good (insufficient balance, expired, …): nothing moved, give the limit room back.
       // An unknown outcome (timeout after every retry) keeps the hold: the payment may have happened.
       if (!isRetryable(error)) await this.limits.release(record.idempotencyKey);
-      throw error;
+      // The balance may have fallen since the hold: its amounts are still the debited holder's alone.
+      throw withoutOthersBalance(error, record);
     }
     // Tests only: the process really dies right after the ledger committed (a child-process orchestrator).
     if (this.settings.faultInjection && client.fault === 'kill-after-ledger-commit') process.kill(process.pid, 'SIGKILL');
