@@ -160,8 +160,10 @@ async function main(): Promise<void> {
       expect200(call('GET', '/auth/me', undefined, { authorization: `Bearer ${tokens[w]}` })),
     );
     const login = await closedLoop(CONCURRENCY, SECONDS, (w) => expect200(call('POST', '/auth/login', { phone: phones[w], pin: PIN })));
-    const unknown = await closedLoop(CONCURRENCY, Math.max(3, SECONDS / 3), (w) =>
-      call('POST', '/auth/login', { phone: `+23769200${String(w).padStart(4, '0')}`, pin: PIN }).then((r) =>
+    // A fresh phone per call: one phone would be locked after a few failures, like an account.
+    let nextUnknown = 0;
+    const unknown = await closedLoop(CONCURRENCY, Math.max(3, SECONDS / 3), () =>
+      call('POST', '/auth/login', { phone: `+2376920${String(nextUnknown++).padStart(6, '0')}`, pin: PIN }).then((r) =>
         r.status === 401 ? undefined : String(r.status),
       ),
     );

@@ -70,7 +70,7 @@ export class AdminController {
       'Freezes a customer: no sign-in (sessions end at once; login answers ACCOUNT_DISABLED) and no money movement (the risk rules answer RISK_REJECTED with X-Risk-Reason ACCOUNT_FROZEN for the initiator, COUNTERPARTY_UNAVAILABLE for the other party; a withdrawal code answers CUSTOMER_FROZEN). Idempotent; audited with the reason.',
   })
   @ApiOkResponse({ type: CustomerView })
-  @ApiErrors('VALIDATION_ERROR', 'CUSTOMER_NOT_FOUND', 'CUSTOMER_CLOSED')
+  @ApiErrors('VALIDATION_ERROR', 'CUSTOMER_NOT_FOUND', 'CUSTOMER_CLOSED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
   async freeze(
     @Param('customerId', uuid('customerId')) customerId: string,
     @Body() body: StatusChangeDto,
@@ -86,7 +86,7 @@ export class AdminController {
   @ApiParam({ name: 'customerId', format: 'uuid' })
   @ApiOperation({ summary: 'Lifts a freeze. Idempotent; audited with the reason.' })
   @ApiOkResponse({ type: CustomerView })
-  @ApiErrors('VALIDATION_ERROR', 'CUSTOMER_NOT_FOUND', 'CUSTOMER_CLOSED')
+  @ApiErrors('VALIDATION_ERROR', 'CUSTOMER_NOT_FOUND', 'CUSTOMER_CLOSED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
   async unfreeze(
     @Param('customerId', uuid('customerId')) customerId: string,
     @Body() body: StatusChangeDto,
