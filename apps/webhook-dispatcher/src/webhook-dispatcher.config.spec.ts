@@ -36,6 +36,18 @@ describe('WebhookDispatcherConfig', () => {
     expect(c.HOST).toBe('127.0.0.1');
   });
 
+  it('sweeps stale pending events every 5 min once they are older than the retry schedule, and bounds queue waits and resend batches', () => {
+    const c = loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development' });
+    // 127 × the backoff base is the whole wait of the seven retries: the sweep age stays above it.
+    expect(c.WEBHOOK_PENDING_SWEEP_AGE_MS).toBeGreaterThan(127 * c.WEBHOOK_BACKOFF_BASE_MS + 8 * c.WEBHOOK_TIMEOUT_MS);
+    expect([c.WEBHOOK_PENDING_SWEEP_INTERVAL_MS, c.WEBHOOK_ENQUEUE_TIMEOUT_MS, c.WEBHOOK_RESEND_BATCH_MAX]).toEqual([
+      300_000, 5_000, 1_000,
+    ]);
+    expect(() => loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development', WEBHOOK_RESEND_BATCH_MAX: '0' })).toThrow(
+      /WEBHOOK_RESEND_BATCH_MAX/,
+    );
+  });
+
   it('allows loopback receivers by default in development and test only; production refuses to boot with them', () => {
     const key = randomBytes(32).toString('base64');
     const load = (env: Record<string, string>) =>

@@ -57,6 +57,43 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
   @Max(300_000)
   WEBHOOK_JOB_LOCK_MS: number = 30_000;
 
+  /**
+   * How long the dispatcher waits for Redis to take a job (a resend, a replay, the internal enqueue
+   * route, the pending sweep) before answering 503 WEBHOOK_QUEUE_UNAVAILABLE. The producer queue
+   * does not buffer commands while Redis is away, so this only bounds a connection still opening.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_ENQUEUE_TIMEOUT_MS: number = 5_000;
+
+  /**
+   * Every this often each dispatcher looks for events left 'pending' with no job to run them (Redis
+   * lost it): it queues them again, or marks them failed when BullMQ had given up on their job.
+   */
+  @IsInt()
+  @Min(100)
+  WEBHOOK_PENDING_SWEEP_INTERVAL_MS: number = 5 * 60_000;
+
+  /**
+   * An event is a sweep candidate once it has been 'pending' without any change for this long. Keep
+   * it above the whole retry schedule (127 × WEBHOOK_BACKOFF_BASE_MS, about 64 min by default, plus
+   * the attempts' timeouts): the sweep also checks that the job is really gone, so a shorter age
+   * costs Redis lookups, never a duplicate.
+   */
+  @IsInt()
+  @Min(100)
+  WEBHOOK_PENDING_SWEEP_AGE_MS: number = 2 * 3_600_000;
+
+  /**
+   * Most events one resend-undelivered call queues (it answers `truncated: true` when the window
+   * holds more), and the page size of the replay that follows a re-enable.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_RESEND_BATCH_MAX: number = 1_000;
+
   /** Only read in production, where endpoint URLs must be https unless this is true. */
   @EnvBoolean()
   @IsBoolean()

@@ -3,6 +3,7 @@ import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { DedupStore } from './delivery/dedup-store';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery.worker';
+import { PendingSweep } from './delivery/pending-sweep';
 import { WebhookMetrics } from './delivery/webhook-metrics';
 import { WebhookQueue } from './delivery/webhook-queue';
 import { WebhookSender } from './delivery/webhook-sender';
@@ -43,6 +44,7 @@ export class WebhookDispatcherModule {
         ReplayService,
         DeliveryService,
         DeliveryWorker,
+        PendingSweep,
       ],
     };
   }

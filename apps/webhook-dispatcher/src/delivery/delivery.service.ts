@@ -30,6 +30,24 @@ export class DeliveryAttemptFailed extends Error {
   override name = 'DeliveryAttemptFailed';
 }
 
+/** A job BullMQ will not run again, as the worker or the pending sweep saw it. */
+export interface GivenUpJob {
+  jobId: string;
+  name: string;
+  data: unknown;
+  attemptsMade: number;
+  reason: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The event a job delivers, when its data names one (a malformed job may not). */
+export function eventIdOfJob(name: string, data: unknown): string | undefined {
+  const d = data as { envelope?: { id?: unknown }; eventId?: unknown } | null | undefined;
+  const id = name === 'resend' ? d?.eventId : d?.envelope?.id;
+  return typeof id === 'string' && UUID.test(id) ? id.toLowerCase() : undefined;
+}
+
 /**
  * One attempt of one event: dedup claim (first run only), record the event, sign at send time,
  * POST, log the attempt and move the event's state. A failed attempt throws so BullMQ retries.
@@ -80,6 +98,38 @@ export class DeliveryService {
     const event = await this.events.find(data.eventId);
     if (!event) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
     return this.attempt(event, job);
+  }
+
+  /**
+   * BullMQ gave up on a job without a recorded last attempt (an unexpected error, a permanent one,
+   * too many stalls): the event, when recorded and still pending, becomes failed so that the window
+   * resend selects it; an error line names it and the failed outcome is counted. Never throws.
+   */
+  async giveUp(job: GivenUpJob, options: { onlyIfMarked?: boolean } = {}): Promise<boolean> {
+    const eventId = eventIdOfJob(job.name, job.data);
+    let markedFailed = false;
+    try {
+      if (eventId) markedFailed = await this.events.markGivenUp(eventId);
+    } catch (error) {
+      this.logger.error({
+        msg: 'webhook event given up but not marked failed (the pending sweep retries)',
+        eventId,
+        err: { message: (error as Error).message },
+      });
+    }
+    // The sweep (possibly on several dispatchers at once) reports only the event it marked itself.
+    if (options.onlyIfMarked && !markedFailed) return false;
+    this.metrics.outcomes.inc({ outcome: 'failed' });
+    this.logger.error({
+      msg: 'webhook job given up: event not delivered',
+      eventId,
+      jobId: job.jobId,
+      job: job.name,
+      attemptsMade: job.attemptsMade,
+      reason: job.reason,
+      markedFailed,
+    });
+    return markedFailed;
   }
 
   private async attempt(event: StoredEvent, job: JobContext): Promise<DeliveryOutcome> {
@@ -157,7 +207,7 @@ export class DeliveryService {
       return nextStatus;
     }
     this.metrics.outcomes.inc({ outcome: isLast ? 'failed' : 'retry_scheduled' });
-    if (isLast) this.logger.warn({ msg: 'webhook delivery failed after all attempts', ...logFields });
+    if (isLast) this.logger.error({ msg: 'webhook delivery failed after all attempts', ...logFields });
     else this.logger.warn({ msg: 'webhook attempt failed; retry scheduled', ...logFields });
     throw new DeliveryAttemptFailed(result.error ?? `receiver answered ${result.statusCode}`);
   }

@@ -5,7 +5,7 @@ import { QUEUES, WEBHOOK_JOBS, WEBHOOK_MAX_ATTEMPTS, type WebhookDeliverJob, typ
 import { AppException } from '@mm/errors';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { webhookBackoffMs } from './backoff';
-import { DeliveryService, type JobContext } from './delivery.service';
+import { DeliveryAttemptFailed, DeliveryService, type JobContext, eventIdOfJob } from './delivery.service';
 import type { DeliveryOutcome } from './webhook-metrics';
 import { WebhookSender } from './webhook-sender';
 
@@ -41,6 +41,31 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       maxStalledCount: WEBHOOK_MAX_ATTEMPTS,
     });
     this.worker.on('error', (error) => this.logger.warn({ msg: 'webhook worker error', err: { message: error.message } }));
+    this.worker.on('failed', (job, error) => {
+      if (job) void this.onFailed(job, error);
+    });
+  }
+
+  /**
+   * Every failed run of a job. A delivery attempt that failed recorded itself (and its last one
+   * marked the event failed); anything else that made BullMQ give up (finishedOn set: no retry
+   * left, or UnrecoverableError) is recorded here. A job that stalls too often is failed by BullMQ
+   * without this event: the pending sweep finds those.
+   */
+  private async onFailed(job: Job, error: Error): Promise<void> {
+    if (error instanceof DeliveryAttemptFailed) return;
+    const ref = { jobId: job.id ?? '', name: job.name, data: job.data as unknown, attemptsMade: job.attemptsMade, reason: error.message };
+    if (!job.finishedOn) {
+      this.logger.warn({
+        msg: 'webhook job errored; BullMQ retries it',
+        eventId: eventIdOfJob(job.name, job.data),
+        jobId: ref.jobId,
+        attemptsMade: ref.attemptsMade,
+        err: { message: error.message },
+      });
+      return;
+    }
+    await this.delivery.giveUp(ref);
   }
 
   async process(job: Job): Promise<DeliveryOutcome> {
@@ -61,10 +86,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
           throw new UnrecoverableError(`unknown webhook job name ${job.name}`);
       }
     } catch (error) {
-      if (error instanceof AppException && PERMANENT.has(error.code)) {
-        this.logger.warn({ msg: 'webhook job rejected', jobId: job.id, code: error.code });
-        throw new UnrecoverableError(`${error.code}: ${error.message}`);
-      }
+      // Recorded by the 'failed' listener once BullMQ has moved the job to failed.
+      if (error instanceof AppException && PERMANENT.has(error.code)) throw new UnrecoverableError(`${error.code}: ${error.message}`);
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ReplayService } from '../events/replay.service';
@@ -53,13 +53,21 @@ export class EndpointsController {
     return this.endpoints.rotateSecret(integrationId);
   }
 
-  /** Re-enables a disabled endpoint and replays the events held meanwhile. */
+  /** Re-enables a disabled endpoint and replays its held events. */
   @Post(':integrationId/enable')
+  @ApiOperation({
+    description:
+      'Enables the endpoint and queues again every event it holds: those that arrived while it was disabled (or had no ' +
+      'endpoint), and those whose retries were still running when it was disabled. Events that used up all their attempts ' +
+      'during the failing period before the disable are `failed`, not held: send them with POST ' +
+      '/internal/webhooks/events/resend-undelivered over the window of the outage. Calling it again is harmless; after a 503 ' +
+      'WEBHOOK_QUEUE_UNAVAILABLE (Redis did not take a job) the events not queued are still held, and calling it again sends them.',
+  })
   @ApiOkResponse({
     type: EnabledEndpointView,
     description: 'the endpoint, enabled (unchanged if it already was), and how many held events were queued again',
   })
-  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND')
+  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE')
   @HttpCode(200)
   async enable(
     @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,

@@ -10,6 +10,14 @@ export interface StoredEvent {
   status: EventStatus;
 }
 
+/** A delivery run begun by a resend: enough to put the event back if its job cannot be queued. */
+export interface ResendClaim {
+  eventId: string;
+  run: number;
+  previousStatus: EventStatus;
+  attemptCount: number;
+}
+
 export interface AttemptRecord {
   eventId: string;
   jobId: string;

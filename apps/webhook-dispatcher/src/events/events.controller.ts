@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { WebhookQueue } from '../delivery/webhook-queue';
@@ -30,7 +30,8 @@ export class EventsController {
     type: QueuedEventView,
     description: 'queued for delivery; the same event id queued again within 24 hours answers the same and is not delivered twice',
   })
-  @ApiErrors('INVALID_WEBHOOK_EVENT')
+  @ApiOperation({ description: 'A 503 WEBHOOK_QUEUE_UNAVAILABLE means Redis did not take the job: nothing was queued, call again.' })
+  @ApiErrors('INVALID_WEBHOOK_EVENT', 'WEBHOOK_QUEUE_UNAVAILABLE')
   @HttpCode(202)
   async enqueue(@Body() dto: EnqueueEventDto): Promise<{ eventId: string; jobId: string }> {
     const job = {
@@ -42,13 +43,27 @@ export class EventsController {
     return { eventId: job.envelope.id, jobId };
   }
 
-  /** Resends every failed or held event received in [from, to). */
+  /** Resends the failed or held events received in [from, to), a page at a time. */
   @Post('resend-undelivered')
+  @ApiOperation({
+    description:
+      'Queues again the events of the window that failed after all their attempts or are held, oldest received first, at most ' +
+      'WEBHOOK_RESEND_BATCH_MAX (default 1000) per call. When `truncated` is true the window holds more: call again with the ' +
+      'same window and `after` set to the last id of `eventIds`, until `truncated` is false. Events that failed while an ' +
+      'endpoint was failing, before it was disabled, are `failed`, not held: re-enabling the endpoint does not send them, ' +
+      'this route does (with the window of the outage). On 503 WEBHOOK_QUEUE_UNAVAILABLE the events not yet queued keep ' +
+      'their state: the same call later picks them up.',
+  })
   @ApiAcceptedResponse({ type: ResentEventsView })
-  @ApiErrors('INVALID_TIME_WINDOW')
+  @ApiErrors('INVALID_TIME_WINDOW', 'WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE')
   @HttpCode(202)
-  resendWindow(@Body() dto: ResendWindowDto): Promise<{ eventIds: string[] }> {
-    return this.replay.resendUndelivered(new Date(dto.from), new Date(dto.to), dto.integrationId?.toLowerCase());
+  resendWindow(@Body() dto: ResendWindowDto): Promise<{ eventIds: string[]; truncated: boolean }> {
+    return this.replay.resendUndelivered({
+      from: new Date(dto.from),
+      to: new Date(dto.to),
+      integrationId: dto.integrationId?.toLowerCase(),
+      after: dto.after?.toLowerCase(),
+    });
   }
 
   @Get(':eventId')
@@ -67,7 +82,10 @@ export class EventsController {
 
   @Post(':eventId/resend')
   @ApiAcceptedResponse({ type: QueuedEventView, description: 'queued again: one more delivery run, with its own job' })
-  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
+  @ApiOperation({
+    description: 'On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued and the event keeps the state it had (failed, held …): call again.',
+  })
+  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE')
   @HttpCode(202)
   resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<{ eventId: string; jobId: string }> {
     return this.replay.resendOne(eventId);

@@ -1,9 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import { WebhookQueue } from '../delivery/webhook-queue';
+import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { WebhookEventsRepository } from './webhook-events.repository';
 
 const MAX_WINDOW_MS = 31 * 86_400_000;
+
+export interface ResendWindow {
+  from: Date;
+  to: Date;
+  integrationId?: string;
+  /** continue after this event (the last id of the previous, truncated answer) */
+  after?: string;
+}
 
 /** Svix-style recovery: resend one event, every undelivered event of a window, or what a disabled endpoint held. */
 @Injectable()
@@ -11,28 +20,65 @@ export class ReplayService {
   private readonly logger = new Logger(ReplayService.name);
 
   constructor(
+    private readonly config: WebhookDispatcherConfig,
     private readonly events: WebhookEventsRepository,
     private readonly queue: WebhookQueue,
   ) {}
 
+  /**
+   * One more delivery run. The event is marked pending first (so the run's job always finds it so),
+   * and put back as it was when the job cannot be queued: it stays selectable by the window resend
+   * and by the replay of a re-enabled endpoint, and the caller gets 503 WEBHOOK_QUEUE_UNAVAILABLE.
+   */
   async resendOne(eventId: string): Promise<{ eventId: string; jobId: string }> {
-    const run = await this.events.beginResend(eventId);
-    const jobId = await this.queue.resend(eventId, run);
+    const claim = await this.events.beginResend(eventId);
+    let jobId: string;
+    try {
+      jobId = await this.queue.resend(eventId, claim.run);
+    } catch (error) {
+      const restored = await this.events.undoResend(claim).catch(() => false);
+      this.logger.warn({
+        msg: 'webhook resend not queued; the event keeps its previous state',
+        eventId,
+        run: claim.run,
+        previousStatus: claim.previousStatus,
+        restored,
+        err: { message: (error as Error).message },
+      });
+      throw error;
+    }
     this.logger.log({ msg: 'webhook event resent', eventId, jobId });
     return { eventId, jobId };
   }
 
-  /** Failed or held events received in [from, to), optionally of one integration. */
-  async resendUndelivered(from: Date, to: Date, integrationId?: string): Promise<{ eventIds: string[] }> {
+  /**
+   * Failed or held events received in [from, to), optionally of one integration, at most
+   * WEBHOOK_RESEND_BATCH_MAX per call: `truncated` says the window holds more, to be asked for
+   * with `after` = the last id answered.
+   */
+  async resendUndelivered(window: ResendWindow): Promise<{ eventIds: string[]; truncated: boolean }> {
+    const { from, to, after } = window;
     if (!(from.getTime() < to.getTime()) || to.getTime() - from.getTime() > MAX_WINDOW_MS) throw new AppException('INVALID_TIME_WINDOW');
-    const ids = await this.events.undeliveredIn(from, to, integrationId);
-    for (const id of ids) await this.resendOne(id);
-    return { eventIds: ids };
+    if (after !== undefined && !(await this.events.find(after)))
+      throw new AppException('WEBHOOK_EVENT_NOT_FOUND', 'The event named by `after` does not exist');
+    const max = this.config.WEBHOOK_RESEND_BATCH_MAX;
+    const ids = await this.events.undeliveredIn(window, max + 1);
+    const batch = ids.slice(0, max);
+    for (const id of batch) await this.resendOne(id);
+    return { eventIds: batch, truncated: ids.length > max };
   }
 
+  /** Every held event of the integration, page by page (each page continues after the last one). */
   async replayHeld(integrationId: string): Promise<number> {
-    const ids = await this.events.heldFor(integrationId);
-    for (const id of ids) await this.resendOne(id);
-    return ids.length;
+    const page = this.config.WEBHOOK_RESEND_BATCH_MAX;
+    let replayed = 0;
+    let after: string | undefined;
+    for (;;) {
+      const ids = await this.events.heldFor(integrationId, page, after);
+      for (const id of ids) await this.resendOne(id);
+      replayed += ids.length;
+      if (ids.length < page) return replayed;
+      after = ids[ids.length - 1];
+    }
   }
 }

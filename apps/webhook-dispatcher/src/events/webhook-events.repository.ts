@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
-import type { AttemptRecord, AttemptView, EventStatus, EventView, StoredEvent } from './event.types';
+import type { AttemptRecord, AttemptView, EventStatus, EventView, ResendClaim, StoredEvent } from './event.types';
 
 interface EventRow {
   id: string;
@@ -104,15 +104,88 @@ export class WebhookEventsRepository {
     await this.db.query(`UPDATE webhooks.events SET status = $2, updated_at = now() WHERE id = $1`, [eventId, status]);
   }
 
-  /** Marks an event for one more delivery run and returns the run number (names the resend job). */
-  async beginResend(eventId: string): Promise<number> {
-    const rows = await queryRows<{ resend_count: number }>(
+  /**
+   * Marks an event for one more delivery run and returns the run number (it names the resend job),
+   * with what `undoResend` needs if the job cannot be queued.
+   */
+  async beginResend(eventId: string): Promise<ResendClaim> {
+    const rows = await queryRows<{ resend_count: number; attempt_count: number; previous_status: EventStatus }>(
       this.db,
-      `UPDATE webhooks.events SET resend_count = resend_count + 1, status = 'pending', updated_at = now() WHERE id = $1 RETURNING resend_count`,
+      `UPDATE webhooks.events e
+          SET resend_count = e.resend_count + 1, status = 'pending', updated_at = now()
+         FROM (SELECT id, status FROM webhooks.events WHERE id = $1 FOR UPDATE) old
+        WHERE e.id = old.id
+        RETURNING e.resend_count, e.attempt_count, old.status AS previous_status`,
       [eventId],
     );
     if (rows.length === 0) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
-    return rows[0].resend_count;
+    const r = rows[0];
+    return { eventId, run: r.resend_count, previousStatus: r.previous_status, attemptCount: r.attempt_count };
+  }
+
+  /**
+   * The resend's job could not be queued: puts the event back in the state it had, so that the
+   * window resend or the replay of a re-enabled endpoint selects it again. Only while nothing has
+   * touched it since (no later run, no attempt): a job that reached Redis after all and already ran
+   * keeps what it recorded. The run number stays used, so a late job never shares its id.
+   */
+  async undoResend(claim: ResendClaim): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      this.db,
+      `UPDATE webhooks.events SET status = $2, updated_at = now()
+        WHERE id = $1 AND status = 'pending' AND resend_count = $3 AND attempt_count = $4
+        RETURNING id`,
+      [claim.eventId, claim.previousStatus, claim.run, claim.attemptCount],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * BullMQ gave up on the event's job outside a recorded attempt (an unexpected error, a job that
+   * stalled too often): the event is failed, so the window resend selects it. Returns false when it
+   * was not pending (not recorded, or already delivered, failed or held).
+   */
+  async markGivenUp(eventId: string): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      this.db,
+      `UPDATE webhooks.events SET status = 'failed', failed_at = now(), updated_at = now()
+        WHERE id = $1 AND status = 'pending'
+        RETURNING id`,
+      [eventId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Events 'pending' without any change for `ageMs`, in (updated_at, id) order after `after` (the
+   * `cursor` of the last row of the previous page), with their latest run.
+   */
+  async stalePending(ageMs: number, limit: number, after?: string): Promise<{ id: string; run: number; cursor: string }[]> {
+    const rows = await queryRows<{ id: string; resend_count: number; at: string }>(
+      this.db,
+      `SELECT id, resend_count, updated_at::text AS at FROM webhooks.events
+        WHERE status = 'pending' AND updated_at < now() - $1::bigint * interval '1 millisecond'
+          AND ($3::text IS NULL OR (updated_at, id) > (split_part($3, '|', 1)::timestamptz, split_part($3, '|', 2)::uuid))
+        ORDER BY updated_at, id LIMIT $2`,
+      [ageMs, limit, after ?? null],
+    );
+    return rows.map((r) => ({ id: r.id, run: r.resend_count, cursor: `${r.at}|${r.id}` }));
+  }
+
+  /**
+   * Claims a stale pending event for one more run, only if it is still exactly as the sweep saw it
+   * (same run, still stale): of two sweeps racing, one gets the run number and the other nothing.
+   */
+  async claimStale(eventId: string, run: number, ageMs: number): Promise<number | null> {
+    const rows = await queryRows<{ resend_count: number }>(
+      this.db,
+      `UPDATE webhooks.events SET resend_count = resend_count + 1, updated_at = now()
+        WHERE id = $1 AND status = 'pending' AND resend_count = $2
+          AND updated_at < now() - $3::bigint * interval '1 millisecond'
+        RETURNING resend_count`,
+      [eventId, run, ageMs],
+    );
+    return rows.length === 0 ? null : rows[0].resend_count;
   }
 
   async view(eventId: string): Promise<EventView> {
@@ -170,21 +243,30 @@ export class WebhookEventsRepository {
     }));
   }
 
-  /** Events that did not reach their endpoint (failed after all attempts, or held) received in [from, to). */
-  async undeliveredIn(from: Date, to: Date, integrationId?: string, limit = 10_000): Promise<string[]> {
+  /**
+   * Events that did not reach their endpoint (failed after all attempts, or held) received in
+   * [from, to), in (received_at, id) order, after the event `after` when given; `limit` at most.
+   */
+  async undeliveredIn(window: { from: Date; to: Date; integrationId?: string; after?: string }, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
-      `SELECT id FROM webhooks.events
-        WHERE status IN ('failed', 'held') AND received_at >= $1 AND received_at < $2 AND ($3::uuid IS NULL OR integration_id = $3)
-        ORDER BY received_at LIMIT $4`,
-      [from, to, integrationId ?? null, limit],
+      `SELECT e.id FROM webhooks.events e
+        WHERE e.status IN ('failed', 'held') AND e.received_at >= $1 AND e.received_at < $2
+          AND ($3::uuid IS NULL OR e.integration_id = $3)
+          AND ($5::uuid IS NULL OR (e.received_at, e.id) > (SELECT c.received_at, c.id FROM webhooks.events c WHERE c.id = $5))
+        ORDER BY e.received_at, e.id LIMIT $4`,
+      [window.from, window.to, window.integrationId ?? null, limit, window.after ?? null],
     );
     return rows.map((r) => r.id);
   }
 
-  async heldFor(integrationId: string, limit = 10_000): Promise<string[]> {
+  /** Held events of an integration in (received_at, id) order, after the event `after` when given. */
+  async heldFor(integrationId: string, limit: number, after?: string): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
-      `SELECT id FROM webhooks.events WHERE integration_id = $1 AND status = 'held' ORDER BY received_at LIMIT $2`,
-      [integrationId, limit],
+      `SELECT e.id FROM webhooks.events e
+        WHERE e.integration_id = $1 AND e.status = 'held'
+          AND ($3::uuid IS NULL OR (e.received_at, e.id) > (SELECT c.received_at, c.id FROM webhooks.events c WHERE c.id = $3))
+        ORDER BY e.received_at, e.id LIMIT $2`,
+      [integrationId, limit, after ?? null],
     );
     return rows.map((r) => r.id);
   }

@@ -5,4 +5,5 @@ export const WEBHOOKS_ERRORS = {
   INVALID_WEBHOOK_URL: { status: 400, message: 'Webhook URL must be an absolute http(s) URL' },
   INVALID_WEBHOOK_EVENT: { status: 400, message: 'Webhook event is malformed (event, UUID v4 id, ISO 8601 createdAt, object data)' },
   INVALID_TIME_WINDOW: { status: 400, message: 'The time window is invalid (from must be before to, at most 31 days)' },
+  WEBHOOK_QUEUE_UNAVAILABLE: { status: 503, message: 'The webhook queue is unavailable: nothing was queued, try again' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -29,6 +29,13 @@ export class ResentEventsView {
     description: 'the failed or held events of the window now queued again, oldest received first (empty when none)',
   })
   eventIds: string[];
+
+  @ApiProperty({
+    example: false,
+    description:
+      'true when the window holds more undelivered events than one call queues: call again with `after` = the last id of `eventIds`',
+  })
+  truncated: boolean;
 }
 
 export class EventViewDto implements EventView {
@@ -52,7 +59,13 @@ export class EventViewDto implements EventView {
   @ApiProperty({ type: 'integer', minimum: 0, example: 1, description: 'attempts made, across resends' })
   attemptCount: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, example: 0, description: 'times it was queued again by a resend or a replay' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 0,
+    description:
+      'delivery runs begun after the first: resends, replays, re-queues by the pending sweep (a resend that Redis did not take counts too)',
+  })
   resendCount: number;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z', description: "the envelope's createdAt" })

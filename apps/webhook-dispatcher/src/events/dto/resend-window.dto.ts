@@ -15,4 +15,13 @@ export class ResendWindowDto {
   @IsOptional()
   @IsUUID()
   integrationId?: string;
+
+  @ApiPropertyOptional({
+    description: 'continue a truncated answer: the last id of its `eventIds` (same window and integration)',
+    format: 'uuid',
+    example: '0b5f2a7e-3c1d-4e8f-9a6b-2d4c8e1f3a5b',
+  })
+  @IsOptional()
+  @IsUUID()
+  after?: string;
 }

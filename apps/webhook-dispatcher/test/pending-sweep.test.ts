@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
+import { DeliveryService } from '../src/delivery/delivery.service';
+import { PendingSweep } from '../src/delivery/pending-sweep';
+import { WebhookQueue } from '../src/delivery/webhook-queue';
+import { WebhookEventsRepository } from '../src/events/webhook-events.repository';
+import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
+import { type Dispatcher, captureLogger, sleep, startDispatcher, waitFor } from './support/harness';
+import { RecordingReceiver } from './support/recording-receiver';
+
+const AGE_MS = 300;
+
+describe('pending sweep: events recorded by the dispatcher whose job Redis lost', () => {
+  const redis = createTestRedis();
+  const capture = captureLogger();
+  let db: TestDatabase;
+  let dispatcher: Dispatcher;
+  let receiver: RecordingReceiver;
+  let healthy = false;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    receiver = await new RecordingReceiver(() => ({ status: healthy ? 200 : 500 })).start();
+    // A failed first attempt waits a minute for its retry: long enough to lose the job meanwhile.
+    dispatcher = await startDispatcher(
+      db,
+      redis,
+      { WEBHOOK_BACKOFF_BASE_MS: '60000', WEBHOOK_PENDING_SWEEP_AGE_MS: String(AGE_MS) },
+      capture.logger,
+    );
+  });
+  afterAll(async () => {
+    await dispatcher?.close();
+    await receiver?.stop();
+    await db?.drop();
+    await redis.flush();
+  });
+
+  const sweepOf = (running: Dispatcher['running']) => running.app.get(PendingSweep);
+  /** A second dispatcher's sweep: same database and Redis, its own instance. */
+  const otherSweep = (running: Dispatcher['running']) =>
+    new PendingSweep(
+      running.config,
+      running.app.get(WebhookEventsRepository),
+      running.app.get(WebhookQueue),
+      running.app.get(DeliveryService),
+    );
+  const countFor = (eventId: string) => receiver.received.filter((r) => r.headers['svc-event-id'] === eventId).length;
+
+  it('queues again, once even with two sweeps racing, an event whose job is gone; leaves alone one whose job waits', async () => {
+    const integrationId = randomUUID();
+    await dispatcher.setEndpoint(integrationId, receiver.url);
+    const lost = await dispatcher.enqueue(integrationId);
+    const waiting = await dispatcher.enqueue(integrationId);
+    for (const e of [lost, waiting]) {
+      await waitFor(async () => (await dispatcher.queue.getJobState(e.id)) === 'delayed', 10_000, 'first attempt failed, retry delayed');
+    }
+    expect(await dispatcher.event(lost.id)).toMatchObject({ status: 'pending', attemptCount: 1 });
+
+    // Redis loses the job (restarted without its last writes): nothing would ever run the event again.
+    await dispatcher.queue.remove(lost.id);
+    expect(await dispatcher.queue.getJobState(lost.id)).toBe('unknown');
+    healthy = true;
+    await sleep(AGE_MS + 100);
+
+    const [a, b] = await Promise.all([sweepOf(dispatcher.running).sweep(), otherSweep(dispatcher.running).sweep()]);
+    expect([...a.requeued, ...b.requeued]).toEqual([lost.id]);
+    expect([...a.failed, ...b.failed]).toEqual([]);
+
+    await waitFor(async () => (await dispatcher.event(lost.id))?.status === 'delivered', 10_000, 'lost event delivered');
+    expect(countFor(lost.id)).toBe(2);
+    expect((await dispatcher.attempts(lost.id)).map((x: { jobId: string }) => x.jobId)).toEqual([lost.id, `${lost.id}-resend-1`]);
+    expect(capture.lines.find((l) => l.msg === 'webhook event pending without a job; queued again' && l.eventId === lost.id)).toMatchObject(
+      {
+        level: 40,
+        lostJobId: lost.id,
+        jobId: `${lost.id}-resend-1`,
+      },
+    );
+
+    // The event whose retry is still scheduled is untouched, and a later sweep finds nothing to do.
+    expect(await dispatcher.queue.getJobState(waiting.id)).toBe('delayed');
+    expect(await dispatcher.event(waiting.id)).toMatchObject({ status: 'pending', resendCount: 0 });
+    expect(countFor(waiting.id)).toBe(1);
+    expect(await sweepOf(dispatcher.running).sweep()).toEqual({ requeued: [], failed: [] });
+  });
+
+  it('marks failed an event left pending by a job BullMQ failed without the worker recording it', async () => {
+    const admin = new Client({ connectionString: db.adminUrl });
+    await admin.connect();
+    try {
+      const eventId = randomUUID();
+      const integrationId = randomUUID();
+      const body = JSON.stringify({ event: 'order.paid', id: eventId, createdAt: new Date().toISOString(), data: {} });
+      // Recorded and pending, as a job that stalled too often leaves it (BullMQ fails such a job by itself).
+      await admin.query(
+        `INSERT INTO webhooks.events (id, integration_id, event_type, body, created_at, updated_at)
+         VALUES ($1, $2, 'order.paid', $3, now(), now() - interval '1 minute')`,
+        [eventId, integrationId, body],
+      );
+      await dispatcher.queue.add(WEBHOOK_JOBS.deliver, { integrationId, envelope: { id: 'not-an-event' } }, webhookJobOptions(eventId));
+      await waitFor(async () => (await dispatcher.queue.getJobState(eventId)) === 'failed', 10_000, 'job failed');
+      expect((await dispatcher.event(eventId)).status).toBe('pending');
+
+      const result = await sweepOf(dispatcher.running).sweep();
+      expect(result).toEqual({ requeued: [], failed: [eventId] });
+      expect(await dispatcher.event(eventId)).toMatchObject({ status: 'failed', failedAt: expect.any(String) });
+      expect(capture.lines.find((l) => l.msg === 'webhook job given up: event not delivered' && l.eventId === eventId)).toMatchObject({
+        level: 50,
+        markedFailed: true,
+      });
+      // A second dispatcher sweeping afterwards reports nothing more.
+      expect(await otherSweep(dispatcher.running).sweep()).toEqual({ requeued: [], failed: [] });
+    } finally {
+      await admin.end();
+    }
+  });
+});
