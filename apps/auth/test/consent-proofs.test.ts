@@ -63,9 +63,16 @@ describe('auth: consent proofs', () => {
   it('verify-otp with an intentId (purpose INTENT) returns a proof of the OTP step for the owner of the phone', async () => {
     const phone = '+237690000703';
     const { userId } = await h.createUser(phone, PIN);
-    await h.request('POST', '/auth/send-otp', { body: { phone, purpose: 'INTENT' } });
     const intentId = randomUUID();
-    const res = await h.request('POST', '/auth/verify-otp', { body: { phone, purpose: 'INTENT', otp: await h.lastOtp(phone), intentId } });
+    // INTENT codes are the orchestrator's (its key) and bound to the intent they are sent for.
+    const intent = { intentId, operation: 'CASH_OUT', amount: 5000, currency: 'XAF' };
+    expect((await h.request('POST', '/auth/send-otp', { serviceKey: true, body: { phone, purpose: 'INTENT', intent } })).statusCode).toBe(
+      202,
+    );
+    const res = await h.request('POST', '/auth/verify-otp', {
+      serviceKey: true,
+      body: { phone, purpose: 'INTENT', otp: await h.lastOtp(phone), intentId },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json<{ verified: boolean; proof: string; consentProof: string }>();
     expect(body).toMatchObject({ verified: true, purpose: 'INTENT', proof: expect.stringMatching(/^otp1\./) });

@@ -3,30 +3,38 @@ import type { FastifyRequest } from 'fastify';
 import { ApiAcceptedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrors } from '@mm/platform';
 import type { ConsentProofAnswer } from '@mm/contracts';
+import { AppException } from '@mm/errors';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { RateLimit } from '../rate-limit/rate-limit.guard';
+import { IntentOtpCaller } from './intent-otp-caller';
 import { SendOtpDto, VerifyOtpDto } from './otp.dto';
 import { type OtpProof, OtpService } from './otp.service';
 import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
 
 /**
- * Spec 3 OTP endpoints. Codes go only to phones with an account; the answer is the same either
- * way. `verify-otp` returns a proof (`proof`) that a later step (PIN reset, intent confirmation) redeems.
+ * Spec 3 OTP endpoints. Codes go only to phones with an account; the answers of both routes are the
+ * same either way (a phone without one gets a stand-in code, see OtpService.send). `verify-otp`
+ * returns a proof (`proof`) that a later step (PIN reset, intent confirmation) redeems. Purpose
+ * INTENT is the orchestrator's alone (IntentOtpCaller): its codes are bound to one intent.
  */
 @ApiTags('auth')
 @Controller('auth')
 export class OtpController {
+  private readonly intentCaller: IntentOtpCaller;
+
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly otp: OtpService,
-  ) {}
+  ) {
+    this.intentCaller = new IntentOtpCaller(config);
+  }
 
   @Post('send-otp')
-  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED', 'RATE_LIMITED')
+  @ApiErrors('VALIDATION_ERROR', 'OTP_THROTTLED', 'RATE_LIMITED', 'OTP_PURPOSE_NOT_ALLOWED')
   @ApiOperation({
     summary:
-      'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After); and 3 sends per phone / 10 per client address in 10 min across all purposes (429 RATE_LIMITED, Retry-After). Same answer, no sooner than OTP_SEND_MIN_MS (0.4 s by default), for unknown phones and whether or not the SMS provider takes the message.',
+      'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After); and 3 sends per phone / 10 per client address in 10 min across all purposes (429 RATE_LIMITED, Retry-After). Same answer, no sooner than OTP_SEND_MIN_MS (0.4 s by default), for unknown phones and whether or not the SMS provider takes the message. Purpose INTENT: the orchestrator only (403 OTP_PURPOSE_NOT_ALLOWED otherwise), with `intent`; the code is bound to that intent and its SMS states the amount and the agent.',
   })
   @ApiAcceptedResponse({ type: OtpSentView, description: 'the same answer whether or not a code was really sent (unknown phone)' })
   @RateLimit('OTP_SEND')
@@ -35,12 +43,17 @@ export class OtpController {
     @Body() body: SendOtpDto,
     @Req() request: FastifyRequest,
   ): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
+    if (body.purpose === 'INTENT') this.intentCaller.assertOrchestrator(request);
+    if ((body.purpose === 'INTENT') !== (body.intent !== undefined)) {
+      throw fieldError('intent', body.intent ? 'UNKNOWN_FIELD' : 'REQUIRED', 'intent is required for purpose INTENT and only for it');
+    }
     // Codes go to active accounts only; OtpService.send answers the same either way.
     const result = await this.otp.send(
       body.phone,
       body.purpose,
       clientIp(request, this.config.TRUST_FORWARDED_FOR),
       (user) => user?.status === 'ACTIVE',
+      body.intent,
     );
     return { sent: true, ...result };
   }
@@ -48,7 +61,7 @@ export class OtpController {
   @Post('verify-otp')
   @ApiOperation({
     summary:
-      'Verifies and consumes a code (once). With `intentId` (purpose INTENT), the answer also carries `consentProof` and `consentProofExpiresAt`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED.',
+      'Verifies and consumes a code (once). Purpose INTENT: the orchestrator only (403 OTP_PURPOSE_NOT_ALLOWED otherwise), with the `intentId` the code was sent for (a code sent for another intent is a wrong code, OTP_INVALID); the answer then also carries `consentProof` and `consentProofExpiresAt`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED. A phone without an account answers like an account whose code was sent and is mistyped.',
   })
   @ApiExtraModels(OtpProofView, OtpConsentProofView)
   @ApiOkResponse({
@@ -59,11 +72,19 @@ export class OtpController {
     status: 400,
     description: 'OTP_INVALID, OTP_EXPIRED (also used or unknown), OTP_ATTEMPTS_EXHAUSTED, CONSENT_OTP_PURPOSE_INVALID, VALIDATION_ERROR',
   })
-  @ApiErrors('RATE_LIMITED')
+  @ApiErrors('RATE_LIMITED', 'OTP_PURPOSE_NOT_ALLOWED')
   @RateLimit('OTP_VERIFY')
   @HttpCode(200)
-  verify(@Body() body: VerifyOtpDto): Promise<OtpProof | (OtpProof & ConsentProofAnswer)> {
+  verify(@Body() body: VerifyOtpDto, @Req() request: FastifyRequest): Promise<OtpProof | (OtpProof & ConsentProofAnswer)> {
+    if (body.purpose === 'INTENT') {
+      this.intentCaller.assertOrchestrator(request);
+      if (!body.intentId) throw fieldError('intentId', 'REQUIRED', 'intentId is required for purpose INTENT');
+    }
     if (body.intentId) return this.otp.verifyForIntent(body.phone, body.purpose, body.otp, body.intentId);
     return this.otp.verify(body.phone, body.purpose, body.otp);
   }
+}
+
+function fieldError(field: string, code: string, message: string): AppException {
+  return new AppException('VALIDATION_ERROR', `${field}: ${message}`, { errors: [{ field, code, message }] });
 }

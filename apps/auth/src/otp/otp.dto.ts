@@ -1,9 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { IsOtpCode, IsPhone } from '../common/validators';
 import { OTP_PURPOSES, type OtpPurpose } from './otp-purpose';
 
-export class SendOtpDto {
+class PhonePurposeDto {
   @IsPhone()
   phone: string;
 
@@ -12,7 +14,56 @@ export class SendOtpDto {
   purpose: OtpPurpose;
 }
 
-export class VerifyOtpDto extends SendOtpDto {
+export const INTENT_OTP_OPERATIONS = ['CASH_OUT'] as const;
+
+/**
+ * What an INTENT code authorises: the code is bound to `intentId` (it verifies for that intent
+ * only) and its SMS states the operation, the amount and the agent, so the customer knows what
+ * reading it out agrees to.
+ */
+export class IntentOtpContextDto {
+  @ApiProperty({ format: 'uuid', example: '3f1c2a9e-5b7d-4c1e-9a2f-6d8e0b4c7a15', description: 'the ledger intent the code authorises' })
+  @IsUUID()
+  intentId: string;
+
+  @ApiProperty({ enum: INTENT_OTP_OPERATIONS, example: 'CASH_OUT', description: 'CASH_OUT: a cash withdrawal with an agent' })
+  @IsIn(INTENT_OTP_OPERATIONS)
+  operation: (typeof INTENT_OTP_OPERATIONS)[number];
+
+  @ApiProperty({ type: 'integer', example: 5000, description: 'the amount, in the currency (XAF and XOF have no minor unit)' })
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  amount: number;
+
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
+  @IsIn(SUPPORTED_CURRENCIES)
+  currency: (typeof SUPPORTED_CURRENCIES)[number];
+
+  @ApiProperty({
+    required: false,
+    example: 'AG04817263',
+    description: 'the agent the customer withdraws with, as the platform issued its code',
+  })
+  @IsOptional()
+  @Matches(/^[A-Z0-9]{2,16}$/)
+  agentCode?: string;
+}
+
+export class SendOtpDto extends PhonePurposeDto {
+  @ApiProperty({
+    required: false,
+    type: IntentOtpContextDto,
+    description:
+      "Required for purpose INTENT, refused for the others. INTENT codes are the orchestrator's alone (its X-Service-Key; anyone else: 403 OTP_PURPOSE_NOT_ALLOWED).",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IntentOtpContextDto)
+  intent?: IntentOtpContextDto;
+}
+
+export class VerifyOtpDto extends PhonePurposeDto {
   @IsOtpCode()
   otp: string;
 
@@ -21,7 +72,7 @@ export class VerifyOtpDto extends SendOtpDto {
     format: 'uuid',
     example: '3f1c2a9e-5b7d-4c1e-9a2f-6d8e0b4c7a15',
     description:
-      'Ledger intent the code is verified for (purpose must be INTENT, else 400 CONSENT_OTP_PURPOSE_INVALID). A right code then also returns `consentProof`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED.',
+      'Ledger intent the code is verified for: required for purpose INTENT (orchestrator only), refused with another purpose (400 CONSENT_OTP_PURPOSE_INVALID). A code sent for another intent is a wrong code. A right code also returns `consentProof`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED.',
   })
   @IsOptional()
   @IsUUID()

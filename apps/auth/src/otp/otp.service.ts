@@ -15,6 +15,7 @@ import { ConsentProofIssuer } from '../sessions/consent-proof.service';
 import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
 import type { OtpPurpose } from './otp-purpose';
+import { intentOtpSms, type IntentOtpFacts } from './intent-otp-sms';
 import { OtpThrottle } from './otp-throttle.service';
 
 interface OtpRow {
@@ -24,6 +25,7 @@ interface OtpRow {
   max_attempts: number;
   expires_at: Date;
   consumed_at: Date | null;
+  decoy: boolean;
 }
 
 /** What a successful verification yields: a proof the caller redeems later (e.g. the PIN reset). */
@@ -37,10 +39,11 @@ export interface OtpProof {
 const PROOF_PREFIX = 'otp1';
 
 /**
- * One-time codes. 6 digits from the CSPRNG; only HMAC(key, purpose:phone:code) is stored; valid
- * OTP_TTL_SEC; bound to phone and purpose; OTP_MAX_ATTEMPTS wrong tries discard it; a new code
- * replaces the previous one. Verification locks the live row, so under any concurrency a code is
- * consumed exactly once.
+ * One-time codes. 6 digits from the CSPRNG; only an HMAC of purpose, phone, subject and code is
+ * stored; valid OTP_TTL_SEC; bound to phone and purpose, and an INTENT code also to its intent (the
+ * subject): checked for another intent it is a wrong code. OTP_MAX_ATTEMPTS wrong tries discard
+ * it; a new code replaces the previous one. Verification locks the live row, so under any
+ * concurrency a code is consumed exactly once.
  */
 @Injectable()
 export class OtpService implements OnModuleDestroy {
@@ -69,28 +72,34 @@ export class OtpService implements OnModuleDestroy {
   /**
    * The code-sending routes (send-otp, reset-pin/request). Whether or not the phone has an account
    * that `mayReceive` the code, the caller sees the same: the same throttles, charged alike; the
-   * same 202 answer; and no answer or error sooner than OTP_SEND_MIN_MS after this began. For an
-   * account, the code is stored, then handed to the SMS provider without the answer waiting for it
-   * (`deliver`): a slow or failing provider would otherwise show in the response time or the status
-   * for accounts only. The floor covers the storing and, usually, the provider's answer too.
+   * same 202 answer; and no answer or error sooner than OTP_SEND_MIN_MS after this began. And the
+   * verify step that follows answers alike too: a phone that gets no SMS gets a stand-in (decoy)
+   * code, stored like a real one, which counts wrong tries, runs out, expires and is replaced like
+   * one, and never verifies. For an account, the code is stored, then handed to the SMS provider
+   * without the answer waiting for it (`deliver`): a slow or failing provider would otherwise show
+   * in the response time or the status for accounts only. The floor covers the storing and,
+   * usually, the provider's answer too. `intent` (purpose INTENT only): the intent the code is
+   * bound to and the facts its SMS states.
    */
   async send(
     phone: string,
     purpose: OtpPurpose,
     clientIp: string,
     mayReceive: (user: LocalUser | undefined) => boolean,
+    intent?: IntentOtpFacts,
   ): Promise<{ expiresInSec: number; resendAfterSec: number }> {
     const started = performance.now();
+    if ((purpose === 'INTENT') !== (intent !== undefined))
+      throw new AppException('VALIDATION_ERROR', 'intent goes with purpose INTENT, and only with it');
     try {
       // Charged before we know whether a code goes out, and never given back when its SMS fails:
       // a refund would be visible (the account's next send answered 202 where an unknown phone's
       // is refused with OTP_THROTTLED). What an undelivered code costs the customer is bounded: one
       // cooldown (OTP_RESEND_COOLDOWN_SEC) and one of the hourly sends.
       await this.throttle.acquire(phone, clientIp);
-      if (mayReceive(await this.users.findByPhone(phone))) {
-        const code = await this.store(phone, purpose);
-        this.track(this.deliver(phone, purpose, code));
-      }
+      const receives = mayReceive(await this.users.findByPhone(phone));
+      const code = await this.store(phone, purpose, intent?.intentId.toLowerCase(), !receives);
+      if (receives) this.track(this.deliver(phone, purpose, code, intent));
       return { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
     } finally {
       const left = this.config.OTP_SEND_MIN_MS - (performance.now() - started);
@@ -98,8 +107,11 @@ export class OtpService implements OnModuleDestroy {
     }
   }
 
-  /** Stores a new code for (phone, purpose), discarding the live one; only its HMAC is kept. */
-  private async store(phone: string, purpose: OtpPurpose): Promise<string> {
+  /**
+   * Stores a new code for (phone, purpose), bound to `subject` when given, discarding the live one;
+   * only its HMAC is kept. A decoy is the stand-in for a phone that gets no SMS: never verifies.
+   */
+  private async store(phone: string, purpose: OtpPurpose, subject: string | undefined, decoy: boolean): Promise<string> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.db.transaction(async (m) => {
       await queryRows(
@@ -109,8 +121,18 @@ export class OtpService implements OnModuleDestroy {
       );
       await queryRows(
         m,
-        `INSERT INTO auth.otp_codes (id, phone, purpose, code_hmac, max_attempts, expires_at) VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-        [randomUUID(), phone, purpose, this.codeHmac(phone, purpose, code), this.config.OTP_MAX_ATTEMPTS, this.config.OTP_TTL_SEC],
+        `INSERT INTO auth.otp_codes (id, phone, purpose, subject_id, decoy, code_hmac, max_attempts, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,
+        [
+          randomUUID(),
+          phone,
+          purpose,
+          subject ?? null,
+          decoy,
+          this.codeHmac(phone, purpose, code, subject),
+          this.config.OTP_MAX_ATTEMPTS,
+          this.config.OTP_TTL_SEC,
+        ],
       );
     });
     return code;
@@ -122,13 +144,16 @@ export class OtpService implements OnModuleDestroy {
    * timed out or answered an error may still have delivered the message, and a code nobody
    * received is harmless (HMAC only, OTP_MAX_ATTEMPTS tries, OTP_TTL_SEC, replaced by the next one).
    */
-  private async deliver(phone: string, purpose: OtpPurpose, code: string): Promise<void> {
+  private async deliver(phone: string, purpose: OtpPurpose, code: string, intent?: IntentOtpFacts): Promise<void> {
     const requestId = currentContext()?.requestId;
     const minutes = Math.max(1, Math.round(this.config.OTP_TTL_SEC / 60));
     try {
+      // An intent's code is read out to the agent, so its text says what it agrees to, not "never share".
       await this.sms.send(
         phone,
-        `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`,
+        intent
+          ? intentOtpSms(code, intent, minutes)
+          : `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`,
       );
     } catch (error) {
       this.smsSends.inc({ purpose, outcome: 'failed' });
@@ -156,12 +181,16 @@ export class OtpService implements OnModuleDestroy {
     await Promise.all([...this.deliveries]);
   }
 
-  /** Strict single use: a second verification of the same code fails. */
-  async verify(phone: string, purpose: OtpPurpose, code: string): Promise<OtpProof> {
+  /**
+   * Strict single use: a second verification of the same code fails. `subject`: what the code must
+   * have been sent for (an INTENT code's intent id); a code sent for another subject, or for one
+   * when none is given, is a wrong code like any other.
+   */
+  async verify(phone: string, purpose: OtpPurpose, code: string, subject?: string): Promise<OtpProof> {
     const outcome = await this.db.transaction(async (m): Promise<{ error: ErrorCode } | { id: string; consumedAt: Date }> => {
       const rows = await queryRows<OtpRow>(
         m,
-        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at FROM auth.otp_codes
+        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at, decoy FROM auth.otp_codes
           WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL FOR UPDATE`,
         [phone, purpose],
       );
@@ -171,8 +200,9 @@ export class OtpService implements OnModuleDestroy {
         await queryRows(m, `UPDATE auth.otp_codes SET discarded_at = now() WHERE id = $1`, [row.id]);
         return { error: 'OTP_EXPIRED' as const };
       }
-      const expected = this.codeHmac(phone, purpose, code);
-      if (!timingSafeEqual(expected, row.code_hmac)) {
+      const expected = this.codeHmac(phone, purpose, code, subject);
+      // A decoy takes the same comparison and the same path as a wrong code: it never verifies.
+      if (!timingSafeEqual(expected, row.code_hmac) || row.decoy) {
         const exhausted = row.attempts + 1 >= row.max_attempts;
         await queryRows(
           m,
@@ -205,7 +235,7 @@ export class OtpService implements OnModuleDestroy {
     const user = await this.users.findByPhone(phone);
     // Codes are only ever sent to active accounts: same answer as when no code is live.
     if (!user || user.status !== 'ACTIVE') throw new AppException('OTP_EXPIRED');
-    const proof = await this.verify(phone, purpose, code);
+    const proof = await this.verify(phone, purpose, code, intentId.toLowerCase());
     const consent = await this.consent.issue(user.id, intentId, 'OTP');
     this.logger.log({ msg: 'consent proof issued', step: 'OTP', userId: user.id, intentId });
     return { ...proof, ...consent };
@@ -239,7 +269,7 @@ export class OtpService implements OnModuleDestroy {
     return this.db.transaction(async (m) => {
       const rows = await queryRows<OtpRow>(
         m,
-        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at FROM auth.otp_codes
+        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at, decoy FROM auth.otp_codes
           WHERE phone = $1 AND purpose = $2 AND consumed_at > now() - make_interval(secs => $3)
           ORDER BY consumed_at DESC LIMIT 1 FOR UPDATE`,
         [phone, purpose, this.config.OTP_PROOF_TTL_SEC],
@@ -256,11 +286,13 @@ export class OtpService implements OnModuleDestroy {
   }
 
   /**
-   * Locks the OTP row behind a proof inside the caller's transaction and counts the check as an
-   * attempt on it (a proof that does not verify counts on the phone's last consumed code of that
-   * purpose). Never throws for a bad proof: the caller must commit the count, then refuse, so the
-   * answer is `{ error }` or the row with whether the proof was already redeemed (the caller decides
-   * whether that is a replay).
+   * Locks the OTP row behind a proof inside the caller's transaction and counts the check on it (a
+   * proof that does not verify counts on the phone's last consumed code of that purpose), with the
+   * code's own limit. These checks have their own count (`proof_checks`), apart from the guesses at
+   * the code (`attempts`): a code that was right at its fifth try, then replayed by the
+   * orchestrator, must still serve its reset. Never throws for a bad proof: the caller must commit
+   * the count, then refuse, so the answer is `{ error }` or the row with whether the proof was
+   * already redeemed (the caller decides whether that is a replay).
    */
   async lockProof(
     m: EntityManager,
@@ -269,17 +301,17 @@ export class OtpService implements OnModuleDestroy {
     purpose: OtpPurpose,
   ): Promise<{ error: 'RESET_TOKEN_INVALID' } | { otpId: string; alreadyUsed: boolean }> {
     const otpId = this.otpIdOf(proof);
-    const rows = await queryRows<{ id: string; attempts: number; max_attempts: number; proof_used_at: Date | null }>(
+    const rows = await queryRows<{ id: string; proof_checks: number; max_attempts: number; proof_used_at: Date | null }>(
       m,
-      `SELECT id, attempts, max_attempts, proof_used_at FROM auth.otp_codes
+      `SELECT id, proof_checks, max_attempts, proof_used_at FROM auth.otp_codes
         WHERE phone = $1 AND purpose = $2 AND consumed_at > now() - make_interval(secs => $3) AND ($4::uuid IS NULL OR id = $4::uuid)
         ORDER BY consumed_at DESC LIMIT 1 FOR UPDATE`,
       [phone, purpose, this.config.OTP_PROOF_TTL_SEC, otpId ?? null],
     );
     const row = rows[0];
     if (!row) return { error: 'RESET_TOKEN_INVALID' };
-    if (row.attempts >= row.max_attempts) return { error: 'RESET_TOKEN_INVALID' };
-    await queryRows(m, `UPDATE auth.otp_codes SET attempts = attempts + 1 WHERE id = $1`, [row.id]);
+    if (row.proof_checks >= row.max_attempts) return { error: 'RESET_TOKEN_INVALID' };
+    await queryRows(m, `UPDATE auth.otp_codes SET proof_checks = proof_checks + 1 WHERE id = $1`, [row.id]);
     if (!otpId) return { error: 'RESET_TOKEN_INVALID' };
     return { otpId: row.id, alreadyUsed: row.proof_used_at !== null };
   }
@@ -312,8 +344,10 @@ export class OtpService implements OnModuleDestroy {
     return createHmac('sha256', this.secrets.otpKey).update(`proof:${otpId}`).digest();
   }
 
-  private codeHmac(phone: string, purpose: OtpPurpose, code: string): Buffer {
-    return createHmac('sha256', this.secrets.otpKey).update(`${purpose}:${phone}:${code}`).digest();
+  /** Without a subject, the form codes had before subjects existed (so live codes survived the change). */
+  private codeHmac(phone: string, purpose: OtpPurpose, code: string, subject?: string): Buffer {
+    const message = subject === undefined ? `${purpose}:${phone}:${code}` : `${purpose}:${phone}:${code}:${subject}`;
+    return createHmac('sha256', this.secrets.otpKey).update(message).digest();
   }
 
   /** No live code: tell "used up by wrong tries" apart from "expired, used or never sent". */

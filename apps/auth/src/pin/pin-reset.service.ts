@@ -18,8 +18,9 @@ export interface PinResetResult {
  * and every session ended in the local store. The proof row stays locked for the whole operation,
  * so two resets with one proof cannot both run; a replay with the same proof and the same new PIN
  * (orchestrator retry) answers the same result without doing anything again. Every redemption,
- * replay or refused proof counts an attempt on the code behind it (OtpService.lockProof): a used
- * proof cannot serve as an unlimited oracle of the new PIN.
+ * replay or refused proof counts a check on the code behind it (OtpService.lockProof, its own
+ * count, apart from the wrong guesses at the code): a used proof cannot serve as an unlimited
+ * oracle of the new PIN, and a code found at its last try still resets the PIN.
  */
 @Injectable()
 export class PinResetService {

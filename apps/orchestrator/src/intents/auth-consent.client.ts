@@ -8,6 +8,15 @@ export interface OtpSent {
   resendAfterSec: number;
 }
 
+/** What an INTENT code authorises: auth binds the code to `intentId` and states the rest in the SMS. */
+export interface IntentOtpFacts {
+  intentId: string;
+  operation: 'CASH_OUT';
+  amount: number;
+  currency: string;
+  agentCode?: string;
+}
+
 /**
  * The three auth calls of an intent's consent steps. Auth does the counting (PIN lockout, OTP
  * attempts, OTP throttles) and, on success, issues the single-use consent proof the ledger
@@ -36,12 +45,18 @@ export class AuthConsentClient {
     );
   }
 
-  /** Sends an INTENT code to the customer's phone (429 OTP_THROTTLED when asked again too soon). */
-  sendOtp(phone: string, clientIp?: string): Promise<OtpSent> {
-    return this.http.post<OtpSent>('/auth/send-otp', { phone, purpose: 'INTENT' }, { headers: forwarded(clientIp) });
+  /**
+   * Sends an INTENT code to the customer's phone, bound to this intent (it verifies for no other)
+   * and with an SMS that states what it authorises (429 OTP_THROTTLED when asked again too soon).
+   */
+  sendOtp(phone: string, intent: IntentOtpFacts, clientIp?: string): Promise<OtpSent> {
+    return this.http.post<OtpSent>('/auth/send-otp', { phone, purpose: 'INTENT', intent }, { headers: forwarded(clientIp) });
   }
 
-  /** Consumes the code (400 OTP_INVALID, OTP_EXPIRED, OTP_ATTEMPTS_EXHAUSTED) and yields the OTP step's proof. */
+  /**
+   * Consumes the code (400 OTP_INVALID, OTP_EXPIRED, OTP_ATTEMPTS_EXHAUSTED) and yields the OTP step's
+   * proof. A code sent for another intent is a wrong code (OTP_INVALID).
+   */
   verifyOtp(phone: string, otp: string, intentId: string, clientIp?: string): Promise<ConsentProofAnswer> {
     return this.http.post<ConsentProofAnswer>(
       '/auth/verify-otp',

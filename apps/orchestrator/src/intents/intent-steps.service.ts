@@ -73,14 +73,32 @@ export class IntentStepsService {
     return { intentId, status: view.status };
   }
 
-  /** Sends (or sends again) the customer's code for a cash-out without a withdrawal QR. */
+  /**
+   * Sends (or sends again) the customer's code for a cash-out without a withdrawal QR. The code is
+   * bound to this intent (auth refuses it for any other as a wrong code) and its SMS states the
+   * amount and the agent, since the customer reads it out to the agent.
+   *
+   * Auth first, then the move: an intent reaches OTP_SENT only once auth took a code for it. Were
+   * it moved first, a refused send (429 OTP_THROTTLED: a code for another intent went to this phone
+   * moments ago) would leave it in OTP_SENT with no code of its own. Should the move fail after auth
+   * sent the code, the intent stays CREATED and send-otp may be asked again (after the cooldown).
+   */
   async sendOtp(user: AuthUser, intentId: string, client: ClientInfo): Promise<OtpSentView> {
     const record = await this.store.getForInitiator(intentId, user.userId);
     if (!record.requiresOtp) throw new AppException('OTP_NOT_REQUIRED');
     this.assertOpen(record, ['CREATED', 'OTP_SENT']);
-    // The move first: should the SMS fail, the intent is already in OTP_SENT, where a resend is allowed.
+    const sent = await this.auth.sendOtp(
+      record.payer.phone,
+      {
+        intentId,
+        operation: 'CASH_OUT',
+        amount: record.amount,
+        currency: record.currency,
+        ...(record.agent?.agentCode ? { agentCode: record.agent.agentCode } : {}),
+      },
+      client.ip,
+    );
     if (record.status === 'CREATED') await this.move(record, { toStatus: 'OTP_SENT', actor: actorOf(user, client) }, 'OTP_SENT');
-    const sent = await this.auth.sendOtp(record.payer.phone, client.ip);
     return { intentId, status: 'OTP_SENT', sentTo: maskPhone(record.payer.phone), ...sent };
   }
 

@@ -11,8 +11,11 @@ import { HourlyThrottle } from './hourly-throttle';
  * (identity provider and local store: auth also lifts every lock and ends every session). Nothing
  * to compensate: only step 3 changes anything, and it is one call.
  *
- * Anti-enumeration: an unknown phone never had a code, so step 1 answers OTP_EXPIRED exactly as
- * for a known phone without a live code; step 2 runs only after a verified code. Throttling: on top
+ * Anti-enumeration: step 1 answers alike for a phone with or without an account. Auth stores a
+ * stand-in code, which no SMS carries and which never verifies, when a code is asked for a phone
+ * without one, so a wrong code is OTP_INVALID (then OTP_ATTEMPTS_EXHAUSTED) for both, and OTP_EXPIRED
+ * for both when nothing was asked. Step 2 runs only after a verified code (a user deleted in
+ * between answers like an expired code). Throttling: on top
  * of auth's per-code attempt limit, at most PIN_RESET_MAX_PER_PHONE_PER_HOUR attempts per phone
  * and PIN_RESET_MAX_PER_IP_PER_HOUR per client address (429 RATE_LIMITED with Retry-After),
  * counted before anything is checked, for known and unknown phones alike.

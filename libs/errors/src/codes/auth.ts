@@ -18,4 +18,9 @@ export const AUTH_ERRORS = {
   USER_NOT_FOUND: { status: 404, message: 'User not found' },
   INVALID_PIN: { status: 403, message: 'Incorrect PIN' },
   RESET_TOKEN_INVALID: { status: 400, message: 'PIN reset token invalid, expired or already used' },
+  OTP_PURPOSE_NOT_ALLOWED: {
+    status: 403,
+    message:
+      "Codes for purpose INTENT are sent and checked only through the intent's own steps (POST /api/v1/intents/:id/send-otp and verify-otp)",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
