@@ -54,6 +54,7 @@ describe('the role × permission matrix, row by row, through the gateway', () =>
     for (const [role, phone] of Object.entries(phones)) tokens[role as AppRole] = await h.login(phone, PIN);
     ids.customerId = customer.customerId;
     ids.masterUserId = master.userId;
+    ids.accountId = customer.accounts.XAF;
   });
   afterAll(() => h.stop());
 
@@ -73,6 +74,8 @@ describe('the role × permission matrix, row by row, through the gateway', () =>
     'customers.freeze': () => ['POST', `/api/orchestrator/admin/customers/${ids.customerId}/unfreeze`, { reason: 'matrix test' }],
     // the master agent's current role again: a no-op
     'users.manage': () => ['PUT', `/api/orchestrator/admin/users/${ids.masterUserId}/role`, { role: 'MASTER_AGENT' }],
+    'compliance.audit': () => ['GET', `/api/v1/compliance/accounts/${ids.accountId}/audit`],
+    'compliance.integrity': () => ['GET', '/api/v1/compliance/integrity-checks?limit=1'],
   };
 
   describe.each(Object.keys(PROBES) as Permission[])('%s', (permission) => {

@@ -43,28 +43,28 @@ export class PlatformHarness {
   async start(options: HarnessOptions = {}): Promise<this> {
     this.options = options;
     this.db = await createTestDatabase();
-    [this.auth, this.ledger] = await Promise.all([
-      boot(
-        authApp,
-        serviceEnv('auth', this.db, this.redis, {
-          OTP_RESEND_COOLDOWN_SEC: '0',
-          BOOTSTRAP_ADMIN_PHONE: ADMIN_PHONE,
-          BOOTSTRAP_ADMIN_PIN: ADMIN_PIN,
-          TRUST_FORWARDED_FOR: 'true',
-          ...options.auth,
-        }),
-        { listen: true },
-      ),
-      boot(
-        ledgerWalletsApp,
-        serviceEnv('ledger-wallets', this.db, this.redis, {
-          LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
-          LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
-          LEDGER_OUTBOX_POLL_MS: '0',
-        }),
-        { listen: true },
-      ),
-    ]);
+    // Auth first: the ledger checks operators' tokens (corrections, audits) against auth's keys.
+    this.auth = await boot(
+      authApp,
+      serviceEnv('auth', this.db, this.redis, {
+        OTP_RESEND_COOLDOWN_SEC: '0',
+        BOOTSTRAP_ADMIN_PHONE: ADMIN_PHONE,
+        BOOTSTRAP_ADMIN_PIN: ADMIN_PIN,
+        TRUST_FORWARDED_FOR: 'true',
+        ...options.auth,
+      }),
+      { listen: true },
+    );
+    this.ledger = await boot(
+      ledgerWalletsApp,
+      serviceEnv('ledger-wallets', this.db, this.redis, {
+        AUTH_URL: this.auth.url,
+        LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
+        LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
+        LEDGER_OUTBOX_POLL_MS: '0',
+      }),
+      { listen: true },
+    );
     await this.startOrchestrator(options.orchestrator, options.orchestratorLogger);
     this.sql = new Client({ connectionString: this.db.adminUrl });
     await this.sql.connect();
