@@ -28,6 +28,8 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
     amount,
     currency: 'XAF',
     payer: { userId: payerId, kycTier: 'TIER_1' },
+    // the payer's own transfer: refusals state the room left
+    initiatorUserId: payerId,
     ...extra,
   });
   const refusalOf = (promise: Promise<unknown>) =>

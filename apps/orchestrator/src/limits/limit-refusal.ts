@@ -43,13 +43,15 @@ export function limitRefusal(code: LimitCode, allowed: number, currency: Currenc
 }
 
 const UNDISCLOSED: Partial<Record<LimitCode, string>> = {
+  LIMIT_DAILY_EXCEEDED: "The amount exceeds what the customer's account may still move today",
+  LIMIT_MONTHLY_EXCEEDED: "The amount exceeds what the customer's account may still move this month",
   LIMIT_BALANCE_CAP_EXCEEDED: 'The recipient account cannot receive this amount',
 };
 
 /**
  * The same refusal without the amount allowed (no headers, no figure in the message): for a limit
- * whose room would reveal someone else's balance, such as the balance cap of a customer credited by
- * another user.
+ * whose room would reveal someone else's balance or use: the balance cap of a customer credited by
+ * another user, the daily and monthly room of a customer whose cash-out an agent started.
  */
 export function undisclosedLimitRefusal(code: LimitCode): AppException {
   return new AppException(code, UNDISCLOSED[code] ?? 'The amount exceeds a limit of this operation');

@@ -58,19 +58,36 @@ describe('limit rules: each boundary at, below and above', () => {
     expect(refusal({ amount: 100_001, payer: { userId: 'u1', kycTier: 'TIER_2' } })).toBeUndefined();
   });
 
+  // The payer's own request (initiatorUserId u1) is told the room left.
+  const own = { payer, initiatorUserId: 'u1' };
+
   it('daily room: used + amount may reach the limit, not pass it', () => {
     const usage = { payer: { day: 150_000, month: 150_000 } };
-    expect(refusal({ amount: 49_999, payer }, usage)).toBeUndefined();
-    expect(refusal({ amount: 50_000, payer }, usage)).toBeUndefined();
-    expect(refusal({ amount: 50_001, payer }, usage)).toEqual(['LIMIT_DAILY_EXCEEDED', '50000']);
+    expect(refusal({ amount: 49_999, ...own }, usage)).toBeUndefined();
+    expect(refusal({ amount: 50_000, ...own }, usage)).toBeUndefined();
+    expect(refusal({ amount: 50_001, ...own }, usage)).toEqual(['LIMIT_DAILY_EXCEEDED', '50000']);
   });
 
   it('monthly room', () => {
     const usage = { payer: { day: 0, month: 450_000 } };
-    expect(refusal({ amount: 50_000, payer }, usage)).toBeUndefined();
-    expect(refusal({ amount: 50_001, payer }, usage)).toEqual(['LIMIT_MONTHLY_EXCEEDED', '50000']);
+    expect(refusal({ amount: 50_000, ...own }, usage)).toBeUndefined();
+    expect(refusal({ amount: 50_001, ...own }, usage)).toEqual(['LIMIT_MONTHLY_EXCEEDED', '50000']);
     // nothing left: the allowed amount is 0, never negative
-    expect(refusal({ amount: 100, payer }, { payer: { day: 0, month: 600_000 } })).toEqual(['LIMIT_MONTHLY_EXCEEDED', '0']);
+    expect(refusal({ amount: 100, ...own }, { payer: { day: 0, month: 600_000 } })).toEqual(['LIMIT_MONTHLY_EXCEEDED', '0']);
+  });
+
+  it("daily and monthly room refused to anyone but the payer (an agent's cash-out): same code, no amount anywhere", () => {
+    for (const [code, usage] of [
+      ['LIMIT_DAILY_EXCEEDED', { payer: { day: 150_000, month: 150_000 } }],
+      ['LIMIT_MONTHLY_EXCEEDED', { payer: { day: 0, month: 450_000 } }],
+    ] as const) {
+      for (const initiatorUserId of ['agent-1', undefined]) {
+        const error = firstRefusal(doc, { ...base, type: 'CASH_OUT', amount: 50_001, payer, initiatorUserId }, usage);
+        expect(error?.code).toBe(code);
+        expect(error?.details?.headers).toBeUndefined();
+        expect(error?.message).not.toMatch(/\d/);
+      }
+    }
   });
 
   // The room left is shown to the credited customer itself (initiatorUserId u2) and to nobody else.

@@ -20,8 +20,8 @@ export function tierLimits(doc: LimitsDocument, currency: Currency, tier: string
 /**
  * The first limit the operation breaks, in a fixed order (bounds of the type, per-operation
  * ceilings, then daily, monthly, and the recipient's balance cap), or undefined. An amount equal
- * to what remains passes; one franc more does not. The balance-cap refusal states the room left
- * only to the credited customer itself (`check.initiatorUserId`).
+ * to what remains passes; one franc more does not. The daily, monthly and balance-cap refusals
+ * state the room left only to the customer it belongs to (`check.initiatorUserId`).
  */
 export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { payer?: Usage; agent?: Usage }): AppException | undefined {
   const { amount, currency } = check;
@@ -38,8 +38,13 @@ export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { pa
     const { limits } = tierLimits(doc, currency, check.payer.kycTier);
     const used = usage.payer ?? { day: 0, month: 0 };
     if (amount > limits.singleMax) return limitRefusal('LIMIT_SINGLE_OPERATION_EXCEEDED', limits.singleMax, currency);
-    if (amount > limits.dailyMax - used.day) return limitRefusal('LIMIT_DAILY_EXCEEDED', limits.dailyMax - used.day, currency);
-    if (amount > limits.monthlyMax - used.month) return limitRefusal('LIMIT_MONTHLY_EXCEEDED', limits.monthlyMax - used.month, currency);
+    // What is left today or this month tells what the customer moved: only that customer may learn
+    // it (an agent's cash-out by phone gets the code alone). The tier's own figures are public.
+    const own = check.initiatorUserId === check.payer.userId;
+    const refuse = (code: 'LIMIT_DAILY_EXCEEDED' | 'LIMIT_MONTHLY_EXCEEDED', room: number) =>
+      own ? limitRefusal(code, room, currency) : undisclosedLimitRefusal(code);
+    if (amount > limits.dailyMax - used.day) return refuse('LIMIT_DAILY_EXCEEDED', limits.dailyMax - used.day);
+    if (amount > limits.monthlyMax - used.month) return refuse('LIMIT_MONTHLY_EXCEEDED', limits.monthlyMax - used.month);
   }
 
   if (check.agent && ceilings) {
