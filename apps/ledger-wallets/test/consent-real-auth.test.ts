@@ -104,10 +104,17 @@ describe('ledger + real auth: consent proofs end to end', () => {
       h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus, actor: { id: agent.userId }, consentProof });
     expect((await move('OTP_SENT')).status).toBe(200);
 
-    expect((await authCall('POST', '/auth/send-otp', { phone: customerPhone, purpose: 'INTENT' })).status).toBe(202);
+    const orchestrator = { 'x-service-key': callerKey('orchestrator') };
+    const intent = { intentId: id, operation: 'CASH_OUT', amount: 500, currency: 'XAF' };
+    expect((await authCall('POST', '/auth/send-otp', { phone: customerPhone, purpose: 'INTENT', intent }, orchestrator)).status).toBe(202);
     const sms = await authCall('GET', `/auth/dev/sms?phone=${encodeURIComponent(customerPhone)}`);
     const otp = /\b(\d{6})\b/.exec(sms.body.messages[0].text)![1];
-    const verified = await authCall('POST', '/auth/verify-otp', { phone: customerPhone, purpose: 'INTENT', otp, intentId: id });
+    const verified = await authCall(
+      'POST',
+      '/auth/verify-otp',
+      { phone: customerPhone, purpose: 'INTENT', otp, intentId: id },
+      orchestrator,
+    );
     expect(verified.status).toBe(200);
     // The OTP proof is not a PIN proof.
     expect((await move('PIN_VERIFIED', verified.body.consentProof)).body.code).toBe('CONSENT_PROOF_MISMATCH');
