@@ -38,6 +38,16 @@ describe('resends and replays while Redis is unreachable: 503, and the event sta
     await redis.flush();
   });
 
+  /** Cuts Redis and waits until the dispatcher has noticed (its health check fails). */
+  const cutRedis = async () => {
+    await proxy.stop();
+    await waitFor(
+      async () => (await dispatcher.running.app.inject({ method: 'GET', url: '/health' })).statusCode === 503,
+      10_000,
+      'redis down',
+    );
+  };
+
   /** Calls the route until Redis is back and it answers `status` (failed calls change nothing). */
   const untilAnswered = (method: 'POST', url: string, status: number, payload?: unknown) =>
     waitFor(
@@ -58,7 +68,7 @@ describe('resends and replays while Redis is unreachable: 503, and the event sta
     const envelope = await dispatcher.enqueue(integrationId);
     await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'failed', 15_000, 'failed after all attempts');
 
-    await proxy.stop();
+    await cutRedis();
     const one = await dispatcher.api('POST', `${EVENTS}/${envelope.id}/resend`);
     expect(one).toMatchObject({ status: 503, body: { code: 'WEBHOOK_QUEUE_UNAVAILABLE' } });
     const window = { from, to: new Date(Date.now() + 60_000).toISOString(), integrationId };
@@ -92,7 +102,7 @@ describe('resends and replays while Redis is unreachable: 503, and the event sta
     const envelope = await dispatcher.enqueue(integrationId);
     await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'held', 10_000, 'held');
 
-    await proxy.stop();
+    await cutRedis();
     const enable = `/internal/webhooks/endpoints/${integrationId}/enable`;
     expect(await dispatcher.api('POST', enable)).toMatchObject({ status: 503, body: { code: 'WEBHOOK_QUEUE_UNAVAILABLE' } });
     expect((await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`)).body.status).toBe('enabled');

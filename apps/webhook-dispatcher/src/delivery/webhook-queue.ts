@@ -25,7 +25,9 @@ export class WebhookQueue implements OnModuleDestroy {
 
   constructor(private readonly config: WebhookDispatcherConfig) {
     this.queue = new Queue(QUEUES.webhooks, {
-      connection: { ...bullConnection(config), enableOfflineQueue: false },
+      // Neither buffered while disconnected nor re-sent after a reconnect: a job the caller was told
+      // was not queued must not appear later (one already in Redis when the link dropped still may).
+      connection: { ...bullConnection(config), enableOfflineQueue: false, autoResendUnfulfilledCommands: false },
       prefix: bullPrefix(config),
     });
     this.queue.on('error', (error: Error) => {
