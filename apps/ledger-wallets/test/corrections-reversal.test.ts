@@ -311,6 +311,52 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     expect((await balanceOf(h, payer)).balance).toBe(1_200_000);
   });
 
+  it('the compliance limit counts what one account gets back, fee included: 1 000 000 + 5 000 fee needs an officer, 995 000 + 5 000 does not', async () => {
+    // Over the limit (1 000 000) only through the fee: the payer gets 1 005 000 back.
+    const over = await merchantPayment(1_005_000, 1_000_000, 5_000);
+    const submitted = await reverse({ transactionId: over.transactionId });
+    expect(submitted.body).toMatchObject({ requiresCompliance: true, amount: 1_000_000 });
+    expect((await read(submitted.body.id)).body.events[0].metadata).toMatchObject({ largestAccountMovement: 1_005_000 });
+    const byAdmin = await approve(submitted.body.id, ADMIN_2);
+    expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'CORRECTION_COMPLIANCE_REQUIRED']);
+    expect((await read(submitted.body.id)).body.status).toBe('PENDING_APPROVAL');
+    expect(await balances([over.payer, over.merchant])).toEqual([0, 1_000_000]);
+    expect((await approve(submitted.body.id, TEST_CHECKER)).body.status).toBe('EXECUTED');
+    expect(await balances([over.payer, over.merchant])).toEqual([1_005_000, 0]);
+
+    // Exactly at the limit, fee included: an ADMIN checker may approve.
+    const at = await merchantPayment(1_000_000, 995_000, 5_000);
+    const atLimit = await reverse({ transactionId: at.transactionId });
+    expect(atLimit.body).toMatchObject({ requiresCompliance: false, amount: 995_000 });
+    expect((await read(atLimit.body.id)).body.events[0].metadata).toMatchObject({ largestAccountMovement: 1_000_000 });
+    const approved = await approve(atLimit.body.id, ADMIN_2);
+    expect([approved.status, approved.body.status]).toEqual([200, 'EXECUTED']);
+    expect(await balances([at.payer, at.merchant])).toEqual([1_000_000, 0]);
+  });
+
+  it('a cash-out reversal (six entries, commission included) is counted the same way: the customer gets amount + fee back', async () => {
+    const customer = await fundedAccount(h, 1_000_050);
+    const agentWallet = await h.call('POST', '/v1/internal/wallets', { ownerType: 'AGENT', ownerId: randomUUID(), currencies: ['XAF'] });
+    const accountOf = (type: string) => agentWallet.body.accounts.find((x: { accountType: string }) => x.accountType === type).id as string;
+    const [agent, commission] = [accountOf('agent'), accountOf('agent_commission')];
+    const created = await h.call('POST', '/v1/internal/intents', intentBody(customer, agent, 999_950, { type: 'CASH_OUT', fee: 100 }));
+    const id = created.body.intentId;
+    await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
+    const done = await h.call('POST', `/v1/internal/intents/${id}/transition`, {
+      toStatus: 'SUCCEEDED',
+      actor: { id: 'user-1' },
+      executionContext: contextFor(customer, agent, 999_950, { fee: { amount: 100 }, commission: { amount: 40, accountId: commission } }),
+    });
+    expect(done.status).toBe(200);
+    const submitted = await reverse({ transactionId: done.body.transactionId });
+    expect(submitted.body).toMatchObject({ requiresCompliance: true, amount: 999_950 });
+    expect((await read(submitted.body.id)).body.events[0].metadata).toMatchObject({ largestAccountMovement: 1_000_050 });
+    const byAdmin = await approve(submitted.body.id, ADMIN_2);
+    expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'CORRECTION_COMPLIANCE_REQUIRED']);
+    expect((await approve(submitted.body.id, TEST_CHECKER)).body.status).toBe('EXECUTED');
+    expect((await balanceOf(h, customer)).balance).toBe(1_000_050);
+  });
+
   it.each<[string, Record<string, unknown>, number, string]>([
     ['an account field in a REVERSAL', { kind: 'REVERSAL', transactionId: randomUUID(), amount: 10 }, 400, 'VALIDATION_ERROR'],
     [

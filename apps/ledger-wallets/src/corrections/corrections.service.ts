@@ -75,7 +75,14 @@ export class CorrectionsService {
    * The reversal of one whole ledger transaction, named by id or reference. Refused here when the
    * transaction is itself a reversal; "at most one live reversal request per transaction" is the
    * database's (UQ_corrections_live_reversal), so two makers racing get one request and one 409.
-   * The compliance limit applies to the transaction's amount.
+   *
+   * The compliance limit is compared with the most that any ONE account of the transaction moves
+   * when it is reversed (the net of its entries), never less than the transaction's amount. The
+   * amount alone understates it: reversing a payment gives the payer amount + fee back, and a cash
+   * operation's reversal also takes the commission back from the agent. The per-account figure is
+   * preferred to a flat "amount + fee" because it follows the entries themselves, whatever the
+   * transaction's type and however its fee and commission were split, and it is what the limit is
+   * about: how much a single operator decision can put into, or take out of, one account.
    */
   private async submitReversal(dto: SubmitCorrectionDto, maker: OperatorIdentity): Promise<{ view: CorrectionView; replayed: boolean }> {
     const [target] = await this.db.query<{ id: string; amount: string; currency: string; reversal_of: string | null }>(
@@ -85,6 +92,13 @@ export class CorrectionsService {
     if (!target) throw new AppException('TRANSACTION_NOT_FOUND');
     if (target.reversal_of) throw new AppException('REVERSAL_OF_REVERSAL');
     const amount = toMoney(target.amount);
+    const [moved] = await this.db.query<{ largest: string | null }>(
+      `SELECT max(abs(net))::text AS largest FROM (
+         SELECT sum(CASE WHEN kind = 'CREDIT' THEN amount ELSE -amount END) AS net
+         FROM ledger.ledgers WHERE transaction_id = $1 GROUP BY account_id) n`,
+      [target.id],
+    );
+    const largestMovement = Math.max(amount, toMoney(moved?.largest));
     const hash = requestHash({ kind: 'REVERSAL', transactionId: target.id, reason: dto.reason });
     const correlationId = currentContext()?.correlationId ?? null;
     let created: CorrectionRow | undefined;
@@ -107,11 +121,11 @@ export class CorrectionsService {
           amount,
           target.currency.trim(),
           dto.reason,
-          amount > this.settings.complianceLimit,
+          largestMovement > this.settings.complianceLimit,
           maker.id,
           maker.roles,
           correlationId,
-          JSON.stringify({ tokenId: maker.tokenId, correlationId }),
+          JSON.stringify({ tokenId: maker.tokenId, correlationId, largestAccountMovement: largestMovement }),
         ],
       );
     } catch (error) {
