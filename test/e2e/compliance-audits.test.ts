@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { APP_ROLES, type AppRole } from '@mm/contracts';
-import { internalListenerOf } from '@mm/platform';
+import { generateServiceKeys, internalListenerOf, serviceCredentialEnv } from '@mm/platform';
 import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
 import type { Permission } from '../../apps/orchestrator/src/access/permissions';
 import { ROLE_PERMISSIONS } from '../../apps/orchestrator/src/access/role-matrix';
@@ -135,4 +137,99 @@ describe('compliance routes: audits and integrity checks through the gateway, re
       await stranger.close();
     }
   }, 60_000);
+  it('a slow audit is waited for once: one officer request, one request to the ledger, one audit row', async () => {
+    // The money path's budget is cut to 300 ms; the ledger's answer is held back 1.5 s. Retried on that
+    // budget, the audit used to reach the ledger three times (three rows) and answer 504.
+    const proxy = await delayingProxy(p.ledger.url, /\/audit$/, 1_500);
+    try {
+      const gateway = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_TIMEOUT_MS: '300', LEDGER_RETRY_BASE_MS: '0' });
+      const count = async () =>
+        (await p.sql.query(`SELECT count(*)::int AS n FROM ledger.account_audits WHERE account_id = $1`, [account])).rows[0].n as number;
+      const before = await count();
+      const res = await p.call('GET', AUDIT(account), { token: tokens.COMPLIANCE, via: gateway });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ account: { id: account }, status: 'OK' });
+      expect(proxy.delayed()).toBe(1);
+      expect((await count()) - before).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it("a ledger that refuses the orchestrator's service key is the platform's fault: 502 UPSTREAM_UNAVAILABLE, as documented", async () => {
+    // a second ledger on the same database whose trusted callers hold other digests (a rotated key)
+    let ledger: RunningApp | undefined;
+    try {
+      ledger = await boot(
+        ledgerWalletsApp,
+        serviceEnv('ledger-wallets', p.db, p.redis, {
+          AUTH_URL: p.auth.url,
+          INTERNAL_TRUSTED_CALLERS: serviceCredentialEnv('ledger-wallets', generateServiceKeys()).INTERNAL_TRUSTED_CALLERS,
+          LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
+          LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
+          LEDGER_OUTBOX_POLL_MS: '0',
+        }),
+        { listen: true },
+      );
+      const gateway = await p.bootGateway({ LEDGER_URL: ledger.url });
+      const before = (await p.sql.query(`SELECT count(*)::int AS n FROM ledger.balance_integrity_checks`)).rows[0].n;
+      const answers = [
+        [
+          'GET',
+          '/api/v1/compliance/accounts/{accountId}/audit',
+          await p.call('GET', AUDIT(account), { token: tokens.COMPLIANCE, via: gateway }),
+        ],
+        ['POST', CHECKS, await p.call('POST', CHECKS, { token: tokens.COMPLIANCE, via: gateway })],
+        ['GET', CHECKS, await p.call('GET', CHECKS, { token: tokens.COMPLIANCE, via: gateway })],
+      ] as const;
+      for (const [method, documented, res] of answers) {
+        expect([res.status, res.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+        expect(undocumented(doc, method, documented, res)).toEqual([]);
+      }
+      expect((await p.sql.query(`SELECT count(*)::int AS n FROM ledger.balance_integrity_checks`)).rows[0].n).toBe(before);
+    } finally {
+      await ledger?.close();
+    }
+  }, 60_000);
 });
+
+/**
+ * Forwards everything to `target`; a request whose path matches `slow` reaches the ledger at once
+ * but its answer is held back `delayMs` (the ledger has done the work, the caller is still waiting).
+ */
+async function delayingProxy(target: string, slow: RegExp, delayMs: number) {
+  let delayed = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const hold = slow.test((req.url ?? '').split('?')[0]);
+      if (hold) delayed++;
+      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
+        const body: Buffer[] = [];
+        answer.on('data', (c: Buffer) => body.push(c));
+        answer.on('end', () =>
+          setTimeout(
+            () => {
+              if (res.destroyed) return;
+              res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(body));
+            },
+            hold ? delayMs : 0,
+          ),
+        );
+      });
+      upstream.on('error', () => res.writeHead(502).end());
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** how many requests matching `slow` reached the proxy */
+    delayed: () => delayed,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -30,4 +30,15 @@ describe('orchestrator config', () => {
     const dev = loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, SAGA_FAULT_INJECTION: 'true' });
     expect(() => assertOrchestratorProductionConfig(dev)).not.toThrow();
   });
+  it("compliance officers' audits and checks get their own, longer ledger budget (120 s unless set, at least 1 s)", () => {
+    const config = loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY });
+    expect(config.COMPLIANCE_LEDGER_TIMEOUT_MS).toBe(120_000);
+    expect(config.COMPLIANCE_LEDGER_TIMEOUT_MS).toBeGreaterThan(config.LEDGER_TIMEOUT_MS);
+    expect(
+      loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, COMPLIANCE_LEDGER_TIMEOUT_MS: '300000' }).COMPLIANCE_LEDGER_TIMEOUT_MS,
+    ).toBe(300_000);
+    expect(() => loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, COMPLIANCE_LEDGER_TIMEOUT_MS: '500' })).toThrow(
+      /COMPLIANCE_LEDGER_TIMEOUT_MS/,
+    );
+  });
 });

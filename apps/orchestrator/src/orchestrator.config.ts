@@ -164,6 +164,17 @@ export class OrchestratorConfig extends DatabaseConfig {
   @Max(20)
   SMS_MAX_ATTEMPTS: number = 8;
 
+  // --- compliance officers' audits and integrity checks (relayed to the ledger) ---
+  /**
+   * How long a compliance officer's account audit or integrity check waits for the ledger, in ONE
+   * try (never retried: each run scans much of the ledger and is journalled there, and the ledger
+   * finishes it even when nobody waits any more). Well above LEDGER_TIMEOUT_MS: an audit of a busy
+   * technical account or a whole-ledger check takes seconds.
+   */
+  @IsInt()
+  @Min(1_000)
+  COMPLIANCE_LEDGER_TIMEOUT_MS: number = 120_000;
+
   // --- public money flow (intents) ---
   /** one ledger call waits this long before it counts as timed out (and is retried when idempotent) */
   @IsInt()

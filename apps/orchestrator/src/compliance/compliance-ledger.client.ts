@@ -8,26 +8,28 @@ import type { AccountAuditReportView } from './dto/account-audit.views';
 import type { IntegrityCheckRecordView, IntegrityCheckResultView } from './dto/integrity-check.views';
 
 /**
- * A check reads every account in one snapshot and may alert the compliance channel (three tries)
- * before it answers: it gets far more time than the money path's ledger calls.
- */
-export const INTEGRITY_CHECK_TIMEOUT_MS = 120_000;
-
-/**
  * The ledger's audit and integrity-check routes, called with the orchestrator's service key AND
  * the compliance officer's own access token: the ledger verifies the token again and records the
- * officer (not the orchestrator) as the one who asked. Reads are retried like the money path's
- * reads; a check is run once (a second run would be a second record).
+ * officer (not the orchestrator) as the one who asked.
+ *
+ * An audit and a check are each tried ONCE, with COMPLIANCE_LEDGER_TIMEOUT_MS (not the money path's
+ * LEDGER_TIMEOUT_MS and its retries): both scan a large part of the ledger (an audit of fee_collection
+ * or treasury reads most entries), each run is journalled by the ledger (ledger.account_audits,
+ * balance_integrity_checks), and the ledger carries on when the caller stops waiting. Retried on a
+ * short timeout, one officer request ran up to three full audits and still answered 504. The list
+ * of past checks is a cheap read and keeps the money path's retries.
  */
 @Injectable()
 export class ComplianceLedgerClient {
   private readonly logger = new Logger(ComplianceLedgerClient.name);
   private readonly http: InternalHttpClient;
   private readonly retry: RetryPolicy;
+  private readonly longTimeoutMs: number;
 
   constructor(config: OrchestratorConfig) {
     const settings = ledgerClientSettings(config);
     this.retry = settings.retry;
+    this.longTimeoutMs = config.COMPLIANCE_LEDGER_TIMEOUT_MS;
     this.http = new InternalHttpClient({
       name: 'ledger-wallets',
       baseUrl: config.LEDGER_URL,
@@ -38,17 +40,21 @@ export class ComplianceLedgerClient {
 
   audit(accountId: string, accessToken: string): Promise<AccountAuditReportView> {
     return this.relay(() =>
-      withRetries(this.retry, () => this.http.get<AccountAuditReportView>(`/v1/internal/accounts/${accountId}/audit`, as(accessToken))),
+      withRetries(ONCE, () =>
+        this.http.get<AccountAuditReportView>(`/v1/internal/accounts/${accountId}/audit`, {
+          ...as(accessToken),
+          timeoutMs: this.longTimeoutMs,
+        }),
+      ),
     );
   }
 
   runIntegrityCheck(accessToken: string): Promise<IntegrityCheckResultView> {
-    // one try, but the same mapping of the ledger's own 500 as the reads (502 UPSTREAM_UNAVAILABLE)
     return this.relay(() =>
-      withRetries({ attempts: 1, baseDelayMs: 0 }, () =>
+      withRetries(ONCE, () =>
         this.http.post<IntegrityCheckResultView>('/v1/internal/integrity-checks', undefined, {
           ...as(accessToken),
-          timeoutMs: INTEGRITY_CHECK_TIMEOUT_MS,
+          timeoutMs: this.longTimeoutMs,
         }),
       ),
     );
@@ -63,25 +69,47 @@ export class ComplianceLedgerClient {
   }
 
   /**
-   * The caller's token already passed the access guard here. Should the ledger still refuse it as
-   * missing or invalid, the two services disagree (auth's keys, issuer or audience): that is the
-   * platform's fault, not the caller's, so it answers 502 UPSTREAM_UNAVAILABLE and is logged. An
-   * expired token (it lapsed in between) and the ledger's role refusal are relayed as they are.
+   * Failures that are the platform's, not the officer's, answer 502 UPSTREAM_UNAVAILABLE and are
+   * logged at ERROR with the ledger's own code:
+   * - the ledger refuses as missing or invalid a token the access guard here accepted
+   *   (TOKEN_INVALID, OPERATOR_TOKEN_REQUIRED): the two services disagree on auth's keys, issuer or
+   *   audience;
+   * - the ledger refuses the orchestrator itself (INVALID_SERVICE_CREDENTIALS: a stale or wrong
+   *   INTERNAL_SERVICE_KEY or digest; SERVICE_NOT_ALLOWED: the route's caller table lacks it).
+   * An expired token (it lapsed in between) and the ledger's role refusal are relayed as they are.
    */
   private async relay<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof AppException && (error.code === 'TOKEN_INVALID' || error.code === 'OPERATOR_TOKEN_REQUIRED')) {
-        this.logger.error(
-          { code: error.code },
-          "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
-        );
-        throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger could not verify the access token');
+      if (error instanceof AppException) {
+        const reason = PLATFORM_FAULTS[error.code];
+        if (reason) {
+          this.logger.error({ code: error.code, status: error.status }, reason.log);
+          throw new AppException('UPSTREAM_UNAVAILABLE', reason.answer);
+        }
       }
       throw error;
     }
   }
 }
+
+/** A single try: withRetries still maps the ledger's bare 500 to 502 UPSTREAM_UNAVAILABLE. */
+const ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0 };
+
+const TOKEN_FAULT = {
+  log: "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
+  answer: 'The ledger could not verify the access token',
+};
+const CREDENTIAL_FAULT = {
+  log: "the ledger refused the orchestrator's service credential: check INTERNAL_SERVICE_KEY here and the ledger's INTERNAL_TRUSTED_CALLERS and caller table",
+  answer: 'The ledger is unavailable',
+};
+const PLATFORM_FAULTS: Partial<Record<string, { log: string; answer: string }>> = {
+  TOKEN_INVALID: TOKEN_FAULT,
+  OPERATOR_TOKEN_REQUIRED: TOKEN_FAULT,
+  INVALID_SERVICE_CREDENTIALS: CREDENTIAL_FAULT,
+  SERVICE_NOT_ALLOWED: CREDENTIAL_FAULT,
+};
 
 const as = (accessToken: string) => ({ headers: { authorization: `Bearer ${accessToken}` } });

@@ -29,8 +29,21 @@ const ComplianceRoute = (permission: Permission) =>
         '`OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN',
       ...ERROR,
     }),
-    // The ledger's own failures: unreachable, its 500, or a token it cannot verify although auth issued it.
-    ApiErrors('UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'),
+    // The ledger's failures and the platform's own misconfiguration: never the officer's fault.
+    ApiResponse({
+      status: 502,
+      description:
+        '`UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or it refused the platform itself: an access token auth ' +
+        "issued that the ledger cannot verify, or the orchestrator's service credential (a stale key, a caller it does not allow)",
+      ...ERROR,
+    }),
+    ApiResponse({
+      status: 504,
+      description:
+        '`UPSTREAM_TIMEOUT`: the ledger did not answer in time. An audit or a check is tried once, for up to ' +
+        '`COMPLIANCE_LEDGER_TIMEOUT_MS`, and the ledger may still finish and journal it',
+      ...ERROR,
+    }),
   );
 
 const accountIdPipe = new ParseUUIDPipe({
@@ -58,7 +71,8 @@ export class ComplianceController {
     summary: 'Audit one ledger account',
     description:
       'Stored against recomputed balance, available + frozen, symmetry of the entries, orphans, and a status OK / WARNING / CRITICAL ' +
-      '(a CRITICAL report is still a 200). Read-only; the ledger journals the audit under the caller.',
+      '(a CRITICAL report is still a 200). Read-only; the ledger journals the audit under the caller. An audit of a busy ' +
+      'account (fee collection, treasury) reads much of the ledger: it is run once, never repeated on a slow answer.',
   })
   @ApiOkResponse({ type: AccountAuditReportView, description: 'the report, whatever its status' })
   @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND', 'AMOUNT_OUT_OF_RANGE')
