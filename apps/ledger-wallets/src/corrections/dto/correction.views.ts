@@ -126,8 +126,7 @@ export class CorrectionViewDto implements CorrectionView {
     example: 25_000,
     minimum: 1,
     maximum: Number.MAX_SAFE_INTEGER,
-    description:
-      'integer, smallest currency unit: the amount corrected, or for a REVERSAL the amount of the transaction reversed (what the compliance limit is compared with)',
+    description: 'integer, smallest currency unit: the amount corrected, or for a REVERSAL the amount of the transaction reversed',
   })
   amount: number;
 
@@ -140,7 +139,11 @@ export class CorrectionViewDto implements CorrectionView {
   @ApiProperty({ enum: CORRECTION_STATUSES, example: 'PENDING_APPROVAL' })
   status: CorrectionStatus;
 
-  @ApiProperty({ example: false, description: 'above the compliance limit: only a compliance officer may approve' })
+  @ApiProperty({
+    example: false,
+    description:
+      'above the compliance limit (for a REVERSAL, compared with the most any one account moves, fee included): only a compliance officer may approve',
+  })
   requiresCompliance: boolean;
 
   @ApiProperty({ type: CorrectionMakerView })
