@@ -3,28 +3,36 @@ import type { AddressInfo } from 'node:net';
 
 export interface CuttingProxy {
   url: string;
-  /** How many moves to SUCCEEDED had their connection cut so far. */
+  /** How many of the chosen requests (moves to SUCCEEDED, or creations) had their connection cut so far. */
   cut(): number;
   close(): Promise<void>;
 }
 
 /**
  * A ledger behind a misbehaving network: every request is forwarded to the real ledger at
- * `target`, except that the first `times` moves to SUCCEEDED have their connection cut —
+ * `target`, except that the first `times` of the chosen requests have their connection cut —
  * `before` the ledger sees them (nothing committed), or `after` it answered (committed, the
- * answer lost, as with a timeout). Either way the caller sees a broken connection.
+ * answer lost, as with a timeout). Either way the caller sees a broken connection. The chosen
+ * requests (`requests`) are the moves to SUCCEEDED (the default) or the intent creations
+ * (`POST /v1/internal/intents`).
  */
-export async function cuttingLedgerProxy(target: string, options: { when: 'before' | 'after'; times?: number }): Promise<CuttingProxy> {
+export async function cuttingLedgerProxy(
+  target: string,
+  options: { when: 'before' | 'after'; times?: number; requests?: 'succeeded' | 'creates' },
+): Promise<CuttingProxy> {
   const times = options.times ?? Infinity;
+  const chosen = (method: string | undefined, path: string, body: string) =>
+    method === 'POST' &&
+    (options.requests === 'creates'
+      ? path === '/v1/internal/intents'
+      : path.endsWith('/transition') && body.includes('"toStatus":"SUCCEEDED"'));
   let cut = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const succeeding =
-        req.method === 'POST' && req.url?.endsWith('/transition') === true && body.toString().includes('"toStatus":"SUCCEEDED"');
-      const cutThis = succeeding && cut < times;
+      const cutThis = chosen(req.method, (req.url ?? '/').split('?')[0], body.toString()) && cut < times;
       if (cutThis && options.when === 'before') {
         cut++;
         res.socket?.destroy();

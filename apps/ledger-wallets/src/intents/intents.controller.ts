@@ -58,7 +58,8 @@ export class IntentsController implements OnModuleInit {
   })
   @ApiResponse({
     status: 400,
-    description: 'VALIDATION_ERROR, IDEMPOTENCY_KEY_MISSING, SAME_ACCOUNT, CURRENCY_MISMATCH, CONSENT_OTP_USER_REQUIRED',
+    description:
+      'VALIDATION_ERROR, IDEMPOTENCY_KEY_MISSING, SAME_ACCOUNT, CURRENCY_MISMATCH, CONSENT_OTP_USER_REQUIRED, INTENT_EXPIRED (expiresAt already past), INTENT_CREATE_DEADLINE_PASSED (createBy passed before this intent was created; a replay of a creation made in time still answers its 201)',
     ...ERROR,
   })
   async create(@Body() dto: CreateIntentDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<IntentView> {

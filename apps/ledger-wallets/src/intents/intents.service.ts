@@ -24,7 +24,8 @@ export class IntentsService {
    * Creates the intent (spec 2 table row "(none) → CREATED"): freezes amount + fee on the source
    * account inside its lock, stores the idempotency key, locks the QR, writes the first event, all
    * in one transaction. The same key with the same body answers the first response again; with
-   * another body 422.
+   * another body 422. With `createBy`, a request that was not created before that time is refused
+   * (400 INTENT_CREATE_DEADLINE_PASSED, nothing held) while a replay still gets its stored answer.
    */
   async create(dto: CreateIntentDto): Promise<IdempotentResponse<IntentView>> {
     const key = dto.idempotencyKey;
@@ -40,6 +41,26 @@ export class IntentsService {
 
   /** Creation on a session the caller holds (the legacy adapter runs its three steps on one connection). */
   async createOn(session: DbSession, dto: CreateIntentDto, key: string, record?: RecordResponse): Promise<IntentView> {
+    // A deadline for creating (createBy) is checked first, on the database's clock. It is only
+    // reached by a request the idempotency layer did not answer: a creation that already happened
+    // under this key replays its stored 201 before this runs, however late. Requests with one key
+    // are serialized by the key's lock, so once a request is refused here none under that key can
+    // be created afterwards (time only moves forward): the caller may treat the refusal as final.
+    // An intent made under this key whose idempotency record is gone (after 48 h) is not refused
+    // for the deadline: that request goes on to the key's uniqueness (IDEMPOTENCY_KEY_CONFLICT), so
+    // this refusal always means that no intent exists under the key.
+    if (dto.createBy !== undefined) {
+      const [row] = await session.query<{ late: boolean }>(
+        `SELECT now() >= $1::timestamptz AND NOT EXISTS (SELECT 1 FROM ledger.transaction_intents WHERE idempotency_key = $2) AS late`,
+        [dto.createBy, key],
+      );
+      if (row?.late) {
+        throw new AppException(
+          'INTENT_CREATE_DEADLINE_PASSED',
+          'The deadline for creating this intent (createBy) has passed: nothing was held',
+        );
+      }
+    }
     if (dto.sourceAccountId.toLowerCase() === dto.destinationAccountId.toLowerCase()) throw new AppException('SAME_ACCOUNT');
     // Whose OTP the intent needs is fixed now, with the intent: a proof for anyone else is refused later.
     if (Boolean(dto.requiresOtp) !== Boolean(dto.otpUserId)) throw new AppException('CONSENT_OTP_USER_REQUIRED');

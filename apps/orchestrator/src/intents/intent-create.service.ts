@@ -142,10 +142,15 @@ export class IntentCreateService {
       throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotencyKey was already used for another request');
     }
     if (record.createResponse) return { view: record.createResponse, replayed: true };
-    if (record.withdrawalQrId) {
-      // The stored request skips the OTP on the strength of the customer's withdrawal code, which
-      // stands for a consent given minutes ago: once the code's lifetime is over, the record is
-      // closed instead of replayed (the agent starts again with a new code or with an OTP).
+    // Closed without a ledger intent (the code expired before the ledger created one): for good.
+    if (record.withdrawalQrId && record.status === 'FAILED') {
+      throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
+    }
+    if (record.withdrawalQrId && !record.ledgerRequest.createBy) {
+      // A withdrawal-code cash-out stored before ledger requests carried the code's expiry
+      // (`createBy`): the ledger cannot be asked after the code's lifetime without risking a new
+      // no-OTP creation, so such a record is closed instead (the agent starts again with a new code
+      // or with an OTP). Records written since go to the ledger, which decides (see `callLedger`).
       const code = await this.store.qrStillFresh(record.id);
       if (code === 'ANSWERED') return { view: (await this.store.reload(record.id)).createResponse!, replayed: true };
       if (code === 'CLOSED') throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
@@ -154,15 +159,28 @@ export class IntentCreateService {
     return { view: await this.callLedger(record), replayed: true };
   }
 
+  /**
+   * Sends the record's stored request to the ledger and records the intent it answers.
+   *
+   * A refusal (insufficient balance, QR locked, …) leaves the record PENDING: the same request may
+   * be sent again later and the ledger decides again; another body under this key stays a conflict.
+   * A withdrawal-code cash-out carries the code's expiry as the ledger's deadline for creating
+   * (`createBy`): after it, the ledger still answers the intent it created in time (its answer to
+   * the first request was lost: the customer consented while the code was valid, so it is recorded
+   * and answered 201), and otherwise refuses for good with INTENT_CREATE_DEADLINE_PASSED, holding
+   * nothing; the record is then closed and the answer is 400 WITHDRAWAL_QR_INVALID.
+   */
   private async callLedger(record: PaymentIntentRecord): Promise<CreatedIntentView> {
-    // A refusal (insufficient balance, QR locked, …) leaves the record PENDING: the same request may
-    // be sent again later and the ledger decides again (a withdrawal-code cash-out only while its
-    // code is fresh, see `replay`); another body under this key stays a conflict.
-    const created = await this.ledger.createIntent(record.ledgerRequest).catch((error: unknown) => {
+    const created = await this.ledger.createIntent(record.ledgerRequest).catch(async (error: unknown) => {
+      if (error instanceof AppException && error.code === 'INTENT_CREATE_DEADLINE_PASSED' && record.withdrawalQrId) {
+        await this.store.closeUncreated(record.id, 'withdrawal code expired before the ledger created the intent');
+        throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
+      }
       throw withoutOthersBalance(error, record);
     });
     const view = createdView(record, created.intentId, created.expiresAt);
-    await this.store.markCreated(record.id, created.intentId, created.expiresAt, view);
+    const recorded = await this.store.markCreated(record.id, created.intentId, created.expiresAt, view);
+    if (recorded.ledgerIntentId !== created.intentId) await this.unrecorded(recorded, created.intentId);
     this.logger.log({
       msg: 'intent created',
       intentId: created.intentId,
@@ -171,6 +189,29 @@ export class IntentCreateService {
       initiatorId: record.initiatorUserId,
     });
     return view;
+  }
+
+  /**
+   * The ledger created an intent for a record that was closed meanwhile (only a record stored
+   * without `createBy` is closed without asking the ledger: a replay after the code expired racing
+   * the first request still in flight). Nothing links that intent to the orchestrator, so every
+   * later step would answer 404: it is canceled on the ledger (its hold goes back; if the cancel
+   * fails the ledger's own expiry releases it) and the request is refused as the closed record's
+   * replays are.
+   */
+  private async unrecorded(record: PaymentIntentRecord, ledgerIntentId: string): Promise<never> {
+    this.logger.warn({ msg: 'ledger intent of a closed record: canceling it', recordId: record.id, ledgerIntentId, status: record.status });
+    await this.ledger
+      .transition(ledgerIntentId, {
+        toStatus: 'CANCELED',
+        actor: record.ledgerRequest.actor,
+        reason: 'the operation was closed before the intent could be recorded',
+      })
+      .catch((error: unknown) =>
+        this.logger.warn({ msg: 'cancel of an unrecorded ledger intent failed', ledgerIntentId, error: String(error) }),
+      );
+    if (record.withdrawalQrId) throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
+    throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotencyKey belongs to an operation that was closed');
   }
 
   private ledgerRequest(

@@ -149,8 +149,11 @@ export class PaymentIntentStore {
   /**
    * Writes the record before the ledger is called (its ledger request is then fixed) and consumes
    * the withdrawal QR, in one statement: with a QR that is no longer usable nothing is written
-   * (WITHDRAWAL_QR_INVALID). Answers undefined when a record with this key already exists (a
-   * concurrent twin won).
+   * (WITHDRAWAL_QR_INVALID). The stored ledger request of a withdrawal-code cash-out gets the code's
+   * expiry as `createBy` (to the millisecond, rounded down), read from the very row consumed: the
+   * ledger creates the no-OTP intent only before it, and a replay of the same request after it is
+   * answered by the ledger with the intent it made in time, or refused. Answers undefined when a
+   * record with this key already exists (a concurrent twin won).
    */
   async insertPending(intent: NewPaymentIntent): Promise<PaymentIntentRecord | undefined> {
     let row: PaymentIntentRow & { qr_ok: boolean };
@@ -174,14 +177,17 @@ export class PaymentIntentStore {
       this.db,
       `WITH qr AS (
          UPDATE orchestrator.withdrawal_qrs SET consumed_at = now(), consumed_by = $1
-          WHERE $27::uuid IS NOT NULL AND id = $27 AND consumed_at IS NULL AND expires_at > now() RETURNING id),
+          WHERE $27::uuid IS NOT NULL AND id = $27 AND consumed_at IS NULL AND expires_at > now() RETURNING id, expires_at),
        ins AS (
          INSERT INTO orchestrator.payment_intents (id, idempotency_key, request_hash, initiator_user_id, initiator_role, type, operation_type,
            amount, currency, quote_id, quoted_fee, quoted_commission, grid_version, limits_version, risk_create_decision_id,
            payer, payee, agent, payer_user_id, payee_user_id, agent_user_id, master_agent_user_id, source_account_id, destination_account_id,
            requires_otp, qr_token, withdrawal_qr_id, description, status, ledger_request, correlation_id)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb, $18::jsonb, $19, $20, $21, $22,
-           $23, $24, $25, $26, $27, $28, 'PENDING', $29::jsonb, $30
+           $23, $24, $25, $26, $27, $28, 'PENDING',
+           $29::jsonb || COALESCE((SELECT jsonb_build_object('createBy',
+             to_char(date_trunc('milliseconds', qr.expires_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) FROM qr), '{}'::jsonb),
+           $30
           WHERE $27::uuid IS NULL OR EXISTS (SELECT 1 FROM qr)
          ON CONFLICT (idempotency_key) DO NOTHING
          RETURNING *)
@@ -222,10 +228,11 @@ export class PaymentIntentStore {
   }
 
   /**
-   * Before a PENDING withdrawal-code cash-out is sent to the ledger again: is its code still within
-   * its lifetime? When it is not, the record is closed (FAILED, no ledger intent) in the same
-   * statement, so no later replay can send its no-OTP request either. Answers FRESH (send it),
-   * ANSWERED (a twin recorded the ledger's answer meanwhile: reload it) or CLOSED.
+   * For a PENDING withdrawal-code cash-out stored before ledger requests carried `createBy` only:
+   * is its code still within its lifetime? When it is not, the record is closed (FAILED, no ledger
+   * intent) in the same statement, so no later replay can send its no-OTP request either (the
+   * ledger cannot be asked without risking a new creation). Answers FRESH (send it), ANSWERED (a
+   * twin recorded the ledger's answer meanwhile: reload it) or CLOSED.
    */
   async qrStillFresh(id: string): Promise<'FRESH' | 'ANSWERED' | 'CLOSED'> {
     const [row] = await queryRows<{ status: PaymentIntentRecord['status']; answered: boolean }>(
@@ -243,7 +250,25 @@ export class PaymentIntentStore {
     return row.status === 'PENDING' ? 'FRESH' : 'CLOSED';
   }
 
-  /** The ledger created the intent: its id and the answer every replay of this key gets. */
+  /**
+   * Closes a PENDING record the ledger refused for good without creating anything (its deadline for
+   * creating passed): FAILED, no ledger intent. Answers false when the record was no longer PENDING.
+   */
+  async closeUncreated(id: string, failureReason: string): Promise<boolean> {
+    const rows = await queryRows(
+      this.db,
+      `UPDATE orchestrator.payment_intents SET status = 'FAILED', failure_reason = $2, updated_at = now()
+        WHERE id = $1 AND status = 'PENDING' RETURNING id`,
+      [id, failureReason],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The ledger created the intent: its id and the answer every replay of this key gets. Answers the
+   * record as it stands after: when it was no longer PENDING (a twin recorded the same intent, or
+   * the record was closed meanwhile) nothing changes, and the caller compares `ledgerIntentId`.
+   */
   async markCreated(id: string, ledgerIntentId: string, expiresAt: string, response: CreatedIntentView): Promise<PaymentIntentRecord> {
     const [row] = await queryRows<PaymentIntentRow>(
       this.db,
@@ -251,7 +276,6 @@ export class PaymentIntentStore {
         WHERE id = $1 AND status = 'PENDING' RETURNING *`,
       [id, ledgerIntentId, expiresAt, JSON.stringify(response)],
     );
-    // A concurrent twin already recorded it: same ledger intent, same answer.
     return row ? toRecord(row) : this.reload(id);
   }
 

@@ -46,6 +46,12 @@ export interface LedgerCreateIntent {
   metadata?: Record<string, unknown>;
   /** an earlier end than the ledger's own intent lifetime (a partner order's payBy) */
   expiresAt?: string;
+  /**
+   * the latest time the ledger may still create this intent (a withdrawal-code cash-out: the code's
+   * expiry). Later, a first creation is 400 INTENT_CREATE_DEADLINE_PASSED with nothing held, while a
+   * creation that already happened replays its stored 201. Absent from requests stored before it existed.
+   */
+  createBy?: string;
 }
 
 export interface LedgerExecutionContext {

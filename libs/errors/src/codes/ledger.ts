@@ -26,4 +26,8 @@ export const LEDGER_ERRORS = {
     status: 422,
     message: "A commission may only be paid on a cash operation, to the commission account of the intent's agent",
   },
+  INTENT_CREATE_DEADLINE_PASSED: {
+    status: 400,
+    message: 'The request named a deadline for creating this intent (createBy) and it has passed: nothing was created or held',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;

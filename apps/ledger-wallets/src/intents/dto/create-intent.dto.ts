@@ -81,4 +81,15 @@ export class CreateIntentDto extends TransferTermsDto {
   @IsOptional()
   @IsInstant()
   expiresAt?: string;
+
+  @ApiProperty({
+    required: false,
+    format: 'date-time',
+    example: '2026-11-23T10:02:00.000Z',
+    description:
+      "The latest time at which this intent may still be created (not its end: see expiresAt). A first request that reaches the ledger at or after it is refused with 400 INTENT_CREATE_DEADLINE_PASSED and holds nothing. A replay of a creation that already happened (same idempotencyKey and body, within the idempotency window) still answers the stored 201, whenever it arrives. The orchestrator sends the expiry of a customer's withdrawal code here, so a cash-out that skips the OTP on the strength of that code is never created after the code's lifetime.",
+  })
+  @IsOptional()
+  @IsInstant()
+  createBy?: string;
 }
