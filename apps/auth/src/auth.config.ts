@@ -175,6 +175,28 @@ export class AuthConfig extends DatabaseConfig {
   @Min(1)
   OTP_PROOF_TTL_SEC: number = 600;
 
+  /**
+   * How long a code's row is kept after the code expired (used or not; stand-in codes too). Nothing
+   * reads a row once its code has expired and its proof window (OTP_PROOF_TTL_SEC from its use,
+   * which comes before its expiry) has closed; the rows in between only help to look into a
+   * complaint or an abuse report. The clean-up (OtpCleanup) deletes the older ones.
+   */
+  @IsInt()
+  @Min(3_600)
+  @ConfigRule<AuthConfig>('otpRetention', (value, config) =>
+    typeof value === 'number' && value < config.OTP_PROOF_TTL_SEC ? 'must be at least OTP_PROOF_TTL_SEC' : undefined,
+  )
+  OTP_RETENTION_SEC: number = 7 * 24 * 3600;
+
+  /**
+   * How often the clean-up of old code rows runs, in ms; 0 turns its timer off. Unset: every hour,
+   * except in NODE_ENV=test, where it is off unless set (see `otpCleanupIntervalMs`).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  OTP_CLEANUP_INTERVAL_MS?: number;
+
   // --- abuse limits (rate-limit/, docs/auth-limits.md) ---
   // Fixed windows in Redis, every attempt counted before any work (a login costs a scrypt). Per
   // phone and per client address, each refused with 429 RATE_LIMITED and Retry-After; 0 turns one
@@ -262,4 +284,9 @@ export function assertProductionSecrets(config: AuthConfig): void {
   if (config.SMS_DRIVER !== 'http') missing.push('SMS_DRIVER=http' as never);
   if (config.SMS_DRIVER === 'http' && !config.SMS_PROVIDER_URL) missing.push('SMS_PROVIDER_URL' as never);
   if (missing.length > 0) throw new Error(`Invalid configuration: production requires ${missing.join(', ')}`);
+}
+
+/** The clean-up timer's period (0: no timer): OTP_CLEANUP_INTERVAL_MS, or when unset one hour, and none in tests. */
+export function otpCleanupIntervalMs(config: AuthConfig): number {
+  return config.OTP_CLEANUP_INTERVAL_MS ?? (config.NODE_ENV === 'test' ? 0 : 3_600_000);
 }

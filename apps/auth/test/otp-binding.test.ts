@@ -243,5 +243,29 @@ describe('auth: a reset code found at its last try still resets the PIN through 
     expect(reset.statusCode).toBe(200);
     expect(reset.json()).toMatchObject({ reset: true });
     expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
+
+    // The client never got that answer and retries the same reset: the orchestrator replays the
+    // same code (the same resetToken) and redeems it again with the same PIN, which answers the same.
+    // The right replays count on the proof's checks, not on the four wrong tries.
+    const retry = await h.request('POST', '/auth/internal/verify-reset-pin-otp', { serviceKey: true, body: { phone, otp: code } });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json<{ resetToken: string }>().resetToken).toBe(replay.json<{ resetToken: string }>().resetToken);
+    const again = await h.request('POST', '/auth/internal/reset-pin', {
+      serviceKey: true,
+      body: { phone, resetToken: retry.json<{ resetToken: string }>().resetToken, newPin: '7391' },
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ reset: true });
+    expect(await sql(h, `SELECT attempts, proof_checks FROM auth.otp_codes WHERE phone = $1`, [phone])).toEqual([
+      { attempts: 4, proof_checks: 4 },
+    ]);
+    // A wrong code now is the code's fifth wrong guess: from then on nothing is checked, even the right code.
+    expect(
+      (await h.request('POST', '/auth/internal/verify-reset-pin-otp', { serviceKey: true, body: { phone, otp: wrongFor(code) } })).json()
+        .code,
+    ).toBe('OTP_ATTEMPTS_EXHAUSTED');
+    expect(
+      (await h.request('POST', '/auth/internal/verify-reset-pin-otp', { serviceKey: true, body: { phone, otp: code } })).json().code,
+    ).toBe('OTP_ATTEMPTS_EXHAUSTED');
   });
 });

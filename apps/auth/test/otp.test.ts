@@ -174,8 +174,21 @@ describe('auth: OTP proof window counted', () => {
     const replay = await verifyReset('+237690000802', code);
     expect(replay.statusCode).toBe(200);
     expect(replay.json<{ resetToken: string }>().resetToken).toBe(resetToken);
-    // A right replay counts too: that was the fifth check since the code was used, the next is refused.
+    // A right replay is no wrong guess: it counts on the proof's checks, and the next one still works.
+    expect((await verifyReset('+237690000802', code)).json<{ resetToken: string }>().resetToken).toBe(resetToken);
+    // The fifth wrong code since the code was sent exhausts it: then even the right code is refused.
+    expect((await verifyReset('+237690000802', wrong)).json().code).toBe('OTP_ATTEMPTS_EXHAUSTED');
     expect((await verifyReset('+237690000802', code)).json().code).toBe('OTP_ATTEMPTS_EXHAUSTED');
+  });
+
+  it('right replays and redemptions share the proof checks (OTP_MAX_ATTEMPTS): then both are refused', async () => {
+    const phone = '+237690000805';
+    const { code, resetToken } = await consumedCode(phone);
+    // The consuming check above counted nothing; four right replays and one reset use up the five checks.
+    for (let i = 0; i < 4; i++) expect((await verifyReset(phone, code)).json<{ resetToken: string }>().resetToken).toBe(resetToken);
+    expect((await reset(phone, resetToken, '7391')).statusCode).toBe(200);
+    expect((await verifyReset(phone, code)).json().code).toBe('OTP_ATTEMPTS_EXHAUSTED');
+    expect((await reset(phone, resetToken, '7391')).json().code).toBe('RESET_TOKEN_INVALID');
   });
 
   it('forged reset tokens count against the code: after the limit even the genuine token is refused', async () => {

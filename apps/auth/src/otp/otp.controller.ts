@@ -13,8 +13,10 @@ import { type OtpProof, OtpService } from './otp.service';
 import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
 
 /**
- * Spec 3 OTP endpoints. Codes go only to phones with an account; the answers of both routes are the
- * same either way (a phone without one gets a stand-in code, see OtpService.send). `verify-otp`
+ * Spec 3 OTP endpoints. `send-otp` sends codes, whatever the purpose, only to active accounts (a
+ * PIN_RESET code from reset-pin/request goes to any account, see PinController); the answers of
+ * both routes are the same either way (a phone that gets no SMS gets a stand-in code, which never
+ * takes the place of a real code still valid: see OtpService.send). `verify-otp`
  * returns a proof (`proof`) that a later step (PIN reset, intent confirmation) redeems. Purpose
  * INTENT is the orchestrator's alone (IntentOtpCaller): its codes are bound to one intent.
  */

@@ -42,8 +42,8 @@ const PROOF_PREFIX = 'otp1';
  * One-time codes. 6 digits from the CSPRNG; only an HMAC of purpose, phone, subject and code is
  * stored; valid OTP_TTL_SEC; bound to phone and purpose, and an INTENT code also to its intent (the
  * subject): checked for another intent it is a wrong code. OTP_MAX_ATTEMPTS wrong tries discard
- * it; a new code replaces the previous one. Verification locks the live row, so under any
- * concurrency a code is consumed exactly once.
+ * it; a new code replaces the previous one (a stand-in replaces only a stand-in or an expired
+ * code). Verification locks the live row, so under any concurrency a code is consumed exactly once.
  */
 @Injectable()
 export class OtpService implements OnModuleDestroy {
@@ -75,9 +75,10 @@ export class OtpService implements OnModuleDestroy {
    * same 202 answer; and no answer or error sooner than OTP_SEND_MIN_MS after this began. And the
    * verify step that follows answers alike too: a phone that gets no SMS gets a stand-in (decoy)
    * code, stored like a real one, which counts wrong tries, runs out, expires and is replaced like
-   * one, and never verifies. For an account, the code is stored, then handed to the SMS provider
-   * without the answer waiting for it (`deliver`): a slow or failing provider would otherwise show
-   * in the response time or the status for accounts only. The floor covers the storing and,
+   * one, and never verifies; but it never takes the place of a real code still valid (see
+   * `store`). For an account, the code is stored, then handed to the SMS provider without the
+   * answer waiting for it (`deliver`): a slow or failing provider would otherwise show in the
+   * response time or the status for accounts only. The floor covers the storing and,
    * usually, the provider's answer too. `intent` (purpose INTENT only): the intent the code is
    * bound to and the facts its SMS states.
    */
@@ -110,10 +111,28 @@ export class OtpService implements OnModuleDestroy {
   /**
    * Stores a new code for (phone, purpose), bound to `subject` when given, discarding the live one;
    * only its HMAC is kept. A decoy is the stand-in for a phone that gets no SMS: never verifies.
+   * A decoy never replaces a real code that is still valid: a phone may hold one it may not get any
+   * more by this route (reset-pin/request sends PIN_RESET codes to accounts of any status, send-otp
+   * only to active ones; an account disabled after its code went out), and anyone can ask for a
+   * send. Then the real code is left exactly as it was (same expiry, same tries) and no stand-in is
+   * stored; the send answers the same all the same. An expired real code, or a decoy, is replaced.
    */
   private async store(phone: string, purpose: OtpPurpose, subject: string | undefined, decoy: boolean): Promise<string> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.db.transaction(async (m) => {
+      if (decoy) {
+        // Locked, so a verification in flight settles first; a real code stored at the same moment
+        // wins through ON CONFLICT below.
+        const live = await queryRows<{ id: string }>(
+          m,
+          `SELECT id FROM auth.otp_codes
+            WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL
+              AND NOT decoy AND expires_at > now()
+            FOR UPDATE`,
+          [phone, purpose],
+        );
+        if (live.length > 0) return;
+      }
       await queryRows(
         m,
         `UPDATE auth.otp_codes SET discarded_at = now() WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL`,
@@ -122,7 +141,8 @@ export class OtpService implements OnModuleDestroy {
       await queryRows(
         m,
         `INSERT INTO auth.otp_codes (id, phone, purpose, subject_id, decoy, code_hmac, max_attempts, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
+         ${decoy ? 'ON CONFLICT (phone, purpose) WHERE consumed_at IS NULL AND discarded_at IS NULL DO NOTHING' : ''}`,
         [
           randomUUID(),
           phone,
@@ -243,10 +263,14 @@ export class OtpService implements OnModuleDestroy {
 
   /**
    * For the orchestrator's retries: the same (phone, purpose, code) again, after it was consumed
-   * and while its proof is still valid, answers the same proof instead of failing. Every such check
-   * counts an attempt on the consumed code, with the code's own limit: a wrong code during the proof
-   * window is not a free guess (it answers OTP_EXPIRED, as an unknown code does, and counts), and
-   * once the limit is reached the code answers OTP_ATTEMPTS_EXHAUSTED, even when right.
+   * and while its proof is still valid, answers the same proof instead of failing. A right code
+   * given again counts one check of the code's proof (`proof_checks`, shared with the redemptions
+   * of the proof at the reset, same limit), never a wrong try: a code found at its fifth try is
+   * replayed, redeemed and retried like one found at its first. A wrong code during the proof window
+   * is a guess at the code: it counts on the code's wrong tries (`attempts`, the budget it had before
+   * it was used, so the code's whole life allows OTP_MAX_ATTEMPTS wrong guesses) and answers
+   * OTP_EXPIRED, as an unknown code does. Once either count reaches the limit, every check answers
+   * OTP_ATTEMPTS_EXHAUSTED, even with the right code.
    */
   async verifyIdempotent(phone: string, purpose: OtpPurpose, code: string): Promise<OtpProof> {
     try {
@@ -267,19 +291,26 @@ export class OtpService implements OnModuleDestroy {
     code: string,
   ): Promise<{ error: ErrorCode } | { id: string; consumedAt: Date }> {
     return this.db.transaction(async (m) => {
-      const rows = await queryRows<OtpRow>(
+      const rows = await queryRows<OtpRow & { proof_checks: number }>(
         m,
-        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at, decoy FROM auth.otp_codes
+        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at, decoy, proof_checks FROM auth.otp_codes
           WHERE phone = $1 AND purpose = $2 AND consumed_at > now() - make_interval(secs => $3)
           ORDER BY consumed_at DESC LIMIT 1 FOR UPDATE`,
         [phone, purpose, this.config.OTP_PROOF_TTL_SEC],
       );
       const row = rows[0];
       if (!row) return { error: 'OTP_EXPIRED' as const };
-      if (row.attempts >= row.max_attempts) return { error: 'OTP_ATTEMPTS_EXHAUSTED' as const };
-      // Counted before the comparison, whatever its outcome, and committed with the answer.
-      await queryRows(m, `UPDATE auth.otp_codes SET attempts = attempts + 1 WHERE id = $1`, [row.id]);
+      // Either budget spent: no comparison at all, so the answer says nothing about the code.
+      if (row.attempts >= row.max_attempts || row.proof_checks >= row.max_attempts) return { error: 'OTP_ATTEMPTS_EXHAUSTED' as const };
       const matches = timingSafeEqual(this.codeHmac(phone, purpose, code), row.code_hmac);
+      // Counted in the same locked transaction as the answer, whatever the outcome.
+      await queryRows(
+        m,
+        `UPDATE auth.otp_codes SET proof_checks = proof_checks + CASE WHEN $2 THEN 1 ELSE 0 END,
+                                   attempts = attempts + CASE WHEN $2 THEN 0 ELSE 1 END
+          WHERE id = $1`,
+        [row.id, matches],
+      );
       if (!matches) return { error: row.attempts + 1 >= row.max_attempts ? ('OTP_ATTEMPTS_EXHAUSTED' as const) : ('OTP_EXPIRED' as const) };
       return { id: row.id, consumedAt: row.consumed_at! };
     });
@@ -288,11 +319,12 @@ export class OtpService implements OnModuleDestroy {
   /**
    * Locks the OTP row behind a proof inside the caller's transaction and counts the check on it (a
    * proof that does not verify counts on the phone's last consumed code of that purpose), with the
-   * code's own limit. These checks have their own count (`proof_checks`), apart from the guesses at
-   * the code (`attempts`): a code that was right at its fifth try, then replayed by the
-   * orchestrator, must still serve its reset. Never throws for a bad proof: the caller must commit
-   * the count, then refuse, so the answer is `{ error }` or the row with whether the proof was
-   * already redeemed (the caller decides whether that is a replay).
+   * code's own limit. These checks have their own count (`proof_checks`, which the right replays of
+   * `verifyIdempotent` share), apart from the guesses at the code (`attempts`): a code that was right
+   * at its fifth try, then replayed by the orchestrator, must still serve its reset. Never throws
+   * for a bad proof: the caller must commit the count, then refuse, so the answer is `{ error }` or
+   * the row with whether the proof was already redeemed (the caller decides whether that is a
+   * replay).
    */
   async lockProof(
     m: EntityManager,

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { OtpCleanup } from '../src/otp/otp-cleanup.service';
+import { AuthHarness, type InjectResult } from './support/auth-harness';
+
+const PIN = '2580';
+
+async function sql<T>(h: AuthHarness, text: string, params: unknown[] = []): Promise<T[]> {
+  const pg = new Client({ connectionString: h.adminUrl });
+  await pg.connect();
+  try {
+    return (await pg.query(text, params)).rows as T[];
+  } finally {
+    await pg.end();
+  }
+}
+
+const visible = (res: InjectResult) => {
+  const { requestId: _requestId, ...body } = res.json<Record<string, unknown>>();
+  return { status: res.statusCode, body };
+};
+
+describe('auth: a stand-in code never takes the place of a real code that is still valid', () => {
+  const h = new AuthHarness();
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+
+  const disable = async (userId: string) => {
+    const res = await h.request('PUT' as 'POST', `/auth/internal/users/${userId}/status`, {
+      serviceKey: true,
+      body: { status: 'DISABLED' },
+    });
+    expect(res.statusCode).toBe(200);
+  };
+  const sendOtp = (phone: string, purpose: string) => h.request('POST', '/auth/send-otp', { body: { phone, purpose } });
+
+  it("a disabled account's PIN_RESET code (reset-pin/request) survives a send-otp PIN_RESET for its phone, which answers as for an unknown phone", async () => {
+    const phone = '+237690001001';
+    const { userId } = await h.createUser(phone, PIN);
+    await disable(userId);
+    expect((await h.request('POST', '/auth/reset-pin/request', { body: { phone } })).statusCode).toBe(202);
+    const code = await h.lastOtp(phone);
+    const [before] = await sql<{ id: string; expires_at: Date }>(h, `SELECT id, expires_at FROM auth.otp_codes WHERE phone = $1`, [phone]);
+
+    // send-otp sends codes to active accounts only: for this phone it is a send that reaches nobody.
+    const aside = await sendOtp(phone, 'PIN_RESET');
+    const unknown = await sendOtp('+237690001051', 'PIN_RESET');
+    expect(visible(aside)).toEqual(visible(unknown));
+    expect(aside.statusCode).toBe(202);
+
+    // The real code is untouched (same row, same expiry, no try counted) and no stand-in was stored.
+    expect(await sql(h, `SELECT id, decoy, attempts, expires_at, discarded_at FROM auth.otp_codes WHERE phone = $1`, [phone])).toEqual([
+      { id: before.id, decoy: false, attempts: 0, expires_at: before.expires_at, discarded_at: null },
+    ]);
+    const verified = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp: code } });
+    expect(verified.statusCode).toBe(200);
+    expect(verified.json()).toMatchObject({ verified: true, purpose: 'PIN_RESET', resetToken: expect.any(String) });
+  });
+
+  it('the same for a LOGIN code of an account disabled after the code went out', async () => {
+    const phone = '+237690001002';
+    const { userId } = await h.createUser(phone, PIN);
+    expect((await sendOtp(phone, 'LOGIN')).statusCode).toBe(202);
+    const code = await h.lastOtp(phone);
+    await disable(userId);
+    expect((await sendOtp(phone, 'LOGIN')).statusCode).toBe(202);
+    expect((await h.request('POST', '/auth/verify-otp', { body: { phone, purpose: 'LOGIN', otp: code } })).statusCode).toBe(200);
+  });
+
+  it('an expired real code, or another stand-in, is replaced by the stand-in as before', async () => {
+    const phone = '+237690001003';
+    const { userId } = await h.createUser(phone, PIN);
+    await disable(userId);
+    await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
+    await sql(h, `UPDATE auth.otp_codes SET expires_at = now() - interval '1 second' WHERE phone = $1`, [phone]);
+    await sendOtp(phone, 'PIN_RESET');
+    await sendOtp(phone, 'PIN_RESET');
+    expect(
+      await sql(
+        h,
+        `SELECT decoy, (consumed_at IS NULL AND discarded_at IS NULL) AS live FROM auth.otp_codes WHERE phone = $1 ORDER BY created_at`,
+        [phone],
+      ),
+    ).toEqual([
+      { decoy: false, live: false },
+      { decoy: true, live: false },
+      { decoy: true, live: true },
+    ]);
+  });
+});
+
+describe('auth: old code rows are deleted, live and recent ones kept', () => {
+  const h = new AuthHarness();
+  // The shortest retention the config allows (1 h; the proof window is 10 min).
+  beforeAll(() => h.start({ OTP_RETENTION_SEC: '3600' }));
+  afterAll(() => h.stop());
+
+  const rowsOf = (phone: string) => sql<{ id: string }>(h, `SELECT id FROM auth.otp_codes WHERE phone = $1 ORDER BY created_at`, [phone]);
+  const age = (phone: string, set: string) => sql(h, `UPDATE auth.otp_codes SET ${set} WHERE phone = $1`, [phone]);
+
+  it('deletes codes that expired (used or not, stand-ins too) longer ago than the retention, nothing else', async () => {
+    const [oldUnused, oldUsed, oldDecoy, recentExpired, live, inProofWindow] = [
+      '+237690001101',
+      '+237690001102',
+      '+237690001151',
+      '+237690001104',
+      '+237690001105',
+      '+237690001106',
+    ];
+    for (const phone of [oldUnused, oldUsed, recentExpired, live, inProofWindow]) await h.createUser(phone, PIN);
+    for (const phone of [oldUnused, oldUsed, oldDecoy, recentExpired, live, inProofWindow])
+      expect((await h.request('POST', '/auth/reset-pin/request', { body: { phone } })).statusCode).toBe(202);
+    const verifyReset = (phone: string, otp: string) =>
+      h.request('POST', '/auth/internal/verify-reset-pin-otp', { serviceKey: true, body: { phone, otp } });
+    expect((await verifyReset(oldUsed, await h.lastOtp(oldUsed))).statusCode).toBe(200);
+    const windowCode = await h.lastOtp(inProofWindow);
+    const first = await verifyReset(inProofWindow, windowCode);
+    expect(first.statusCode).toBe(200);
+
+    const old = `created_at = now() - interval '2 hours', expires_at = now() - interval '2 hours' + interval '5 minutes'`;
+    await age(oldUnused, old);
+    await age(oldDecoy, old);
+    await age(oldUsed, `${old}, consumed_at = now() - interval '2 hours' + interval '1 minute'`);
+    await age(recentExpired, `created_at = now() - interval '50 minutes', expires_at = now() - interval '45 minutes'`);
+    // Used 5 minutes ago, its code already expired: the proof window is still open.
+    await age(inProofWindow, `consumed_at = now() - interval '5 minutes', expires_at = now() - interval '1 minute'`);
+    // Rows of older phones, to make a run take several batches.
+    await sql(
+      h,
+      `INSERT INTO auth.otp_codes (id, phone, purpose, decoy, code_hmac, max_attempts, created_at, expires_at)
+       SELECT gen_random_uuid(), '+2376' || lpad(i::text, 8, '0'), 'LOGIN', true, '\\x00', 5, now() - interval '3 days', now() - interval '3 days'
+         FROM generate_series(1, 2500) AS i`,
+    );
+    const keep = [...(await rowsOf(recentExpired)), ...(await rowsOf(live)), ...(await rowsOf(inProofWindow))].map((r) => r.id);
+    expect(keep).toHaveLength(3);
+
+    expect(await h.app.get(OtpCleanup).purge()).toBe(2503);
+    expect(await rowsOf(oldUnused)).toEqual([]);
+    expect(await rowsOf(oldUsed)).toEqual([]);
+    expect(await rowsOf(oldDecoy)).toEqual([]);
+    expect((await sql<{ id: string }>(h, `SELECT id FROM auth.otp_codes ORDER BY created_at`)).map((r) => r.id).sort()).toEqual(
+      [...keep].sort(),
+    );
+    expect(await h.app.get(OtpCleanup).purge()).toBe(0);
+
+    // What is kept still works: the live code verifies, the used one is still replayed with its proof.
+    expect((await verifyReset(live, await h.lastOtp(live))).statusCode).toBe(200);
+    const replay = await verifyReset(inProofWindow, windowCode);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json<{ resetToken: string }>().resetToken).toBe(first.json<{ resetToken: string }>().resetToken);
+    // A deleted code answers as an expired one.
+    expect((await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone: oldUnused, otp: '123456' } })).json().code).toBe(
+      'OTP_EXPIRED',
+    );
+  });
+});
+
+describe('auth: the clean-up timer', () => {
+  it('runs when OTP_CLEANUP_INTERVAL_MS is set (tests leave it off otherwise)', async () => {
+    const h = new AuthHarness();
+    await h.start({ OTP_RETENTION_SEC: '3600', OTP_CLEANUP_INTERVAL_MS: '100' });
+    try {
+      const id = randomUUID();
+      await sql(
+        h,
+        `INSERT INTO auth.otp_codes (id, phone, purpose, decoy, code_hmac, max_attempts, created_at, expires_at)
+         VALUES ($1, '+237690001201', 'LOGIN', true, '\\x00', 5, now() - interval '2 days', now() - interval '2 days')`,
+        [id],
+      );
+      let left = 1;
+      for (let i = 0; i < 300 && left > 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = (await sql(h, `SELECT 1 FROM auth.otp_codes WHERE id = $1`, [id])).length;
+      }
+      expect(left).toBe(0);
+    } finally {
+      await h.stop();
+    }
+  });
+});
