@@ -3,6 +3,7 @@ import { AuthInit1763900000000 } from './1763900000000-auth-init';
 import { ApplicationRoles1764000000000 } from './1764000000000-application-roles';
 import { IntentBoundOtp1764600000000 } from './1764600000000-intent-bound-otp';
 import { UnknownPhoneLockout1764700000000 } from './1764700000000-unknown-phone-lockout';
+import { OtpCodesExpiryIndex1764800000000 } from './1764800000000-otp-codes-expiry-index';
 
 /** Migrations of the `auth` schema, in order. Append new ones; never edit a shipped one. */
 export const authMigrations: MigrationClass[] = [
@@ -10,4 +11,5 @@ export const authMigrations: MigrationClass[] = [
   ApplicationRoles1764000000000,
   IntentBoundOtp1764600000000,
   UnknownPhoneLockout1764700000000,
+  OtpCodesExpiryIndex1764800000000,
 ];
