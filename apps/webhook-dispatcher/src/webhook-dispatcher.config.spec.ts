@@ -48,6 +48,17 @@ describe('WebhookDispatcherConfig', () => {
     );
   });
 
+  it('refuses a sweep age not above the enqueue deadline (a resend whose add is still unconfirmed would be queued twice)', () => {
+    const load = (env: Record<string, string>) => loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development', ...env });
+    expect(() => load({ WEBHOOK_PENDING_SWEEP_AGE_MS: '5000' })).toThrow(
+      /WEBHOOK_PENDING_SWEEP_AGE_MS must be greater than WEBHOOK_ENQUEUE_TIMEOUT_MS \(5000\)/,
+    );
+    expect(() => load({ WEBHOOK_PENDING_SWEEP_AGE_MS: '300', WEBHOOK_ENQUEUE_TIMEOUT_MS: '1000' })).toThrow(
+      /WEBHOOK_PENDING_SWEEP_AGE_MS must be greater than WEBHOOK_ENQUEUE_TIMEOUT_MS \(1000\)/,
+    );
+    expect(load({ WEBHOOK_PENDING_SWEEP_AGE_MS: '300', WEBHOOK_ENQUEUE_TIMEOUT_MS: '200' }).WEBHOOK_PENDING_SWEEP_AGE_MS).toBe(300);
+  });
+
   it('allows loopback receivers by default in development and test only; production refuses to boot with them', () => {
     const key = randomBytes(32).toString('base64');
     const load = (env: Record<string, string>) =>

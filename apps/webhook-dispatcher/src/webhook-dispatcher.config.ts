@@ -59,8 +59,10 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
 
   /**
    * How long the dispatcher waits for Redis to take a job (a resend, a replay, the internal enqueue
-   * route, the pending sweep) before answering 503 WEBHOOK_QUEUE_UNAVAILABLE. The producer queue
-   * does not buffer commands while Redis is away, so this only bounds a connection still opening.
+   * route, the pending sweep). The producer queue does not buffer commands while Redis is away, so a
+   * job refused by a connection that is down answers at once with 503 WEBHOOK_QUEUE_UNAVAILABLE
+   * (nothing queued). When this deadline fires instead, the add may still be on its way to Redis
+   * and run later: the answer is 503 WEBHOOK_QUEUE_UNCONFIRMED and a resend's event stays pending.
    */
   @IsInt()
   @Min(100)
@@ -78,11 +80,20 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
   /**
    * An event is a sweep candidate once it has been 'pending' without any change for this long. Keep
    * it above the whole retry schedule (127 × WEBHOOK_BACKOFF_BASE_MS, about 64 min by default, plus
-   * the attempts' timeouts): the sweep also checks that the job is really gone, so a shorter age
-   * costs Redis lookups, never a duplicate.
+   * the attempts' timeouts), or the sweep spends Redis lookups on events whose retries are simply
+   * waiting. It must be above WEBHOOK_ENQUEUE_TIMEOUT_MS (refused at boot otherwise): the sweep sees
+   * a job as missing while a resend's add is still unconfirmed, and would queue the event a second
+   * time when that add lands after all. Even above it, an add held up on the network for longer than
+   * this age can still land after the sweep re-queued its event: one more delivery of the same
+   * Svc-Event-Id, which receivers deduplicate.
    */
   @IsInt()
   @Min(100)
+  @ConfigRule<WebhookDispatcherConfig>('aboveEnqueueTimeout', (value, config) =>
+    typeof value === 'number' && value <= config.WEBHOOK_ENQUEUE_TIMEOUT_MS
+      ? `must be greater than WEBHOOK_ENQUEUE_TIMEOUT_MS (${config.WEBHOOK_ENQUEUE_TIMEOUT_MS}): a shorter age re-queues events whose resend Redis may still take`
+      : undefined,
+  )
   WEBHOOK_PENDING_SWEEP_AGE_MS: number = 2 * 3_600_000;
 
   /**

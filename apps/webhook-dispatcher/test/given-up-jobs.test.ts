@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
+import { DeliveryService } from '../src/delivery/delivery.service';
 import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
 import { type Dispatcher, captureLogger, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
@@ -103,5 +104,113 @@ describe('jobs BullMQ gives up on outside a recorded attempt: failed, logged, co
     } finally {
       await failing.stop();
     }
+  });
+
+  /** A real database error on writes to one event, raised by a trigger (the role cannot tell it from an outage). */
+  const failWritesTo = async (eventId: string, when: 'pending_insert' | 'any_update') => {
+    const condition = when === 'pending_insert' ? `TG_OP = 'INSERT' AND NEW.status = 'pending'` : `TG_OP = 'UPDATE'`;
+    await admin.query(`CREATE OR REPLACE FUNCTION webhooks.test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.id = '${eventId}' AND ${condition} THEN RAISE EXCEPTION 'test: database refuses this write'; END IF;
+        RETURN NEW;
+      END $$`);
+    await admin.query(
+      `CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON webhooks.events FOR EACH ROW EXECUTE FUNCTION webhooks.test_refuse()`,
+    );
+  };
+  const allowWrites = async () => {
+    await admin.query(`DROP TRIGGER IF EXISTS test_refuse ON webhooks.events`);
+    await admin.query(`DROP FUNCTION IF EXISTS webhooks.test_refuse()`);
+  };
+
+  it('a give-up of an old run leaves the event to its newer, live run; the give-up of the latest run marks it failed, counted once', async () => {
+    const integrationId = randomUUID();
+    await dispatcher.setEndpoint(integrationId, receiver.url);
+    const envelope = await dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
+    // As after two resends: run 2 is the live one.
+    await admin.query(`UPDATE webhooks.events SET status = 'pending', resend_count = 2 WHERE id = $1`, [envelope.id]);
+    const delivery = dispatcher.running.app.get(DeliveryService);
+    const failedBefore = await failedCount();
+    const givenUp = (run: number) => ({
+      jobId: `${envelope.id}-resend-${run}`,
+      name: WEBHOOK_JOBS.resend,
+      data: { eventId: envelope.id },
+      attemptsMade: 1,
+      reason: 'test',
+    });
+
+    expect(await delivery.giveUp(givenUp(1))).toBe(false);
+    expect(await dispatcher.event(envelope.id)).toMatchObject({ status: 'pending', resendCount: 2 });
+    expect(await failedCount()).toBe(failedBefore);
+    expect(capture.lines.filter((l) => l.msg === GIVEN_UP && l.eventId === envelope.id)).toEqual([]);
+
+    expect(await delivery.giveUp(givenUp(2))).toBe(true);
+    expect(await dispatcher.event(envelope.id)).toMatchObject({ status: 'failed' });
+    // The same give-up seen again (by the pending sweep after the worker): not counted twice.
+    expect(await delivery.giveUp(givenUp(2))).toBe(false);
+    expect(await failedCount()).toBe(failedBefore + 1);
+    expect(capture.lines.filter((l) => l.msg === GIVEN_UP && l.eventId === envelope.id)).toHaveLength(1);
+  });
+
+  it('a give-up whose event cannot be marked (database error) is not counted; the later marking counts it once', async () => {
+    const integrationId = randomUUID();
+    await dispatcher.setEndpoint(integrationId, receiver.url);
+    const envelope = await dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
+    await admin.query(`UPDATE webhooks.events SET status = 'pending', resend_count = 1 WHERE id = $1`, [envelope.id]);
+    const delivery = dispatcher.running.app.get(DeliveryService);
+    const job = {
+      jobId: `${envelope.id}-resend-1`,
+      name: WEBHOOK_JOBS.resend,
+      data: { eventId: envelope.id },
+      attemptsMade: 1,
+      reason: 'test',
+    };
+    const failedBefore = await failedCount();
+
+    await failWritesTo(envelope.id, 'any_update');
+    try {
+      expect(await delivery.giveUp(job)).toBe(false);
+    } finally {
+      await allowWrites();
+    }
+    expect(await dispatcher.event(envelope.id)).toMatchObject({ status: 'pending' });
+    expect(await failedCount()).toBe(failedBefore);
+    expect(capture.lines.find((l) => l.eventId === envelope.id && /could not be marked failed/.test(String(l.msg)))).toMatchObject({
+      level: 50,
+    });
+
+    expect(await delivery.giveUp(job)).toBe(true);
+    expect(await dispatcher.event(envelope.id)).toMatchObject({ status: 'failed' });
+    expect(await failedCount()).toBe(failedBefore + 1);
+  });
+
+  it('an event whose ingest fails on every attempt is recorded failed by the give-up, from the job, and resend-undelivered then delivers it', async () => {
+    const integrationId = randomUUID();
+    await dispatcher.setEndpoint(integrationId, receiver.url);
+    const eventId = randomUUID();
+    const failedBefore = await failedCount();
+    const from = new Date(Date.now() - 1_000).toISOString();
+    await failWritesTo(eventId, 'pending_insert');
+    try {
+      await dispatcher.enqueue(integrationId, { id: eventId });
+      await waitFor(async () => (await dispatcher.queue.getJobState(eventId)) === 'failed', 15_000, 'job failed');
+      const line = await waitFor(() => capture.lines.find((l) => l.msg === GIVEN_UP && l.eventId === eventId), 5_000, 'error line');
+      expect(line).toMatchObject({ level: 50, markedFailed: true, recordedNow: true });
+    } finally {
+      await allowWrites();
+    }
+    expect(await dispatcher.event(eventId)).toMatchObject({ status: 'failed', attemptCount: 0, integrationId });
+    expect(await failedCount()).toBe(failedBefore + 1);
+
+    const resent = await dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
+      from,
+      to: new Date(Date.now() + 1_000).toISOString(),
+      integrationId,
+    });
+    expect(resent).toEqual({ status: 202, body: { eventIds: [eventId], truncated: false } });
+    await waitFor(async () => (await dispatcher.event(eventId))?.status === 'delivered', 10_000, 'delivered after resend');
+    expect(receiver.received.filter((r) => r.headers['svc-event-id'] === eventId)).toHaveLength(1);
   });
 });

@@ -26,7 +26,8 @@ describe('pending sweep: events recorded by the dispatcher whose job Redis lost'
     dispatcher = await startDispatcher(
       db,
       redis,
-      { WEBHOOK_BACKOFF_BASE_MS: '60000', WEBHOOK_PENDING_SWEEP_AGE_MS: String(AGE_MS) },
+      // The age must stay above the enqueue deadline (config rule).
+      { WEBHOOK_BACKOFF_BASE_MS: '60000', WEBHOOK_PENDING_SWEEP_AGE_MS: String(AGE_MS), WEBHOOK_ENQUEUE_TIMEOUT_MS: '200' },
       capture.logger,
     );
   });

@@ -7,7 +7,7 @@ import { TcpProxy } from './support/tcp-proxy';
 
 const EVENTS = '/internal/webhooks/events';
 
-describe('resends and replays while Redis is unreachable: 503, and the event stays selectable', () => {
+describe('resends and replays while Redis is unreachable or slow: 503 says whether the job may exist', () => {
   const redis = createTestRedis();
   let db: TestDatabase;
   let dispatcher: Dispatcher;
@@ -30,6 +30,7 @@ describe('resends and replays while Redis is unreachable: 503, and the event sta
     dispatcher.queue.on('error', () => undefined);
   });
   afterAll(async () => {
+    proxy?.release();
     await proxy?.start().catch(() => undefined);
     await dispatcher?.close();
     await proxy?.stop();
@@ -113,5 +114,40 @@ describe('resends and replays while Redis is unreachable: 503, and the event sta
     expect(again.body).toMatchObject({ replayed: 1, endpoint: { status: 'enabled' } });
     await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 15_000, 'delivered');
     expect(receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id)).toHaveLength(1);
+  });
+
+  it('a resend whose add is held up on a slow link answers 503 WEBHOOK_QUEUE_UNCONFIRMED and leaves the event pending: the late job delivers it once, no second resend is invited', async () => {
+    receiver.setScript(() => ({ status: 500 }));
+    const integrationId = randomUUID();
+    await dispatcher.setEndpoint(integrationId, receiver.url);
+    const from = new Date(Date.now() - 1_000).toISOString();
+    const envelope = await dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'failed', 15_000, 'failed after all attempts');
+    receiver.setScript(() => ({ status: 200 }));
+    const before = receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id).length;
+
+    // Connected, but nothing reaches Redis: the add is written and waits on the way.
+    proxy.hold();
+    let released = false;
+    try {
+      const one = await dispatcher.api('POST', `${EVENTS}/${envelope.id}/resend`);
+      expect(one).toMatchObject({ status: 503, body: { code: 'WEBHOOK_QUEUE_UNCONFIRMED' } });
+      // Not put back to failed: the window resend does not select it, so an operator cannot queue it twice.
+      expect(await dispatcher.event(envelope.id)).toMatchObject({ status: 'pending', resendCount: 1 });
+      const window = { from, to: new Date(Date.now() + 60_000).toISOString(), integrationId };
+      expect(await dispatcher.api('POST', `${EVENTS}/resend-undelivered`, window)).toEqual({
+        status: 202,
+        body: { eventIds: [], truncated: false },
+      });
+      proxy.release();
+      released = true;
+    } finally {
+      if (!released) proxy.release();
+    }
+
+    // The add reaches Redis late and its job runs: one delivery.
+    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 15_000, 'delivered by the late job');
+    expect(await dispatcher.queue.getJobState(`${envelope.id}-resend-1`)).toBe('completed');
+    expect(receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id).length - before).toBe(1);
   });
 });

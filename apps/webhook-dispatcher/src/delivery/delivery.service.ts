@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { WebhookDeliverJob, WebhookResendJob } from '@mm/contracts';
+import { WEBHOOK_JOBS, type WebhookDeliverJob, type WebhookResendJob } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { signatureHeader } from '@mm/webhook-signature';
 import { EndpointsService } from '../endpoints/endpoints.service';
@@ -46,6 +46,29 @@ export function eventIdOfJob(name: string, data: unknown): string | undefined {
   const d = data as { envelope?: { id?: unknown }; eventId?: unknown } | null | undefined;
   const id = name === 'resend' ? d?.eventId : d?.envelope?.id;
   return typeof id === 'string' && UUID.test(id) ? id.toLowerCase() : undefined;
+}
+
+/** The delivery run a job id names (see resendJobId): 0 for the event id itself, n for `<id>-resend-<n>`. */
+export function runOfJob(eventId: string, jobId: string): number | undefined {
+  const id = jobId.toLowerCase();
+  if (id === eventId) return 0;
+  const m = /^(.+)-resend-([1-9]\d{0,8})$/.exec(id);
+  return m && m[1] === eventId ? Number(m[2]) : undefined;
+}
+
+/** The event a first-run job carries, ready to record, when its data is a well-formed envelope. */
+function recordableEvent(
+  name: string,
+  data: unknown,
+): { integrationId: string; eventType: string; body: string; createdAt: string } | undefined {
+  if (name !== WEBHOOK_JOBS.deliver) return undefined;
+  try {
+    const job = data as WebhookDeliverJob;
+    const { envelope, body } = serializeEnvelope(job);
+    return { integrationId: job.integrationId, eventType: envelope.event, body, createdAt: envelope.createdAt };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -102,43 +125,62 @@ export class DeliveryService {
 
   /**
    * BullMQ gave up on a job without a recorded last attempt (an unexpected error, a permanent one,
-   * too many stalls): the event, when recorded and still pending, becomes failed so that the window
-   * resend selects it; an error line names it and the failed outcome is counted. Never throws.
+   * too many stalls). The event becomes failed, so that the window resend selects it, only while it
+   * is pending under the run this job was (a newer resend run keeps going); a first-run job whose
+   * event was never recorded (its ingest failed every time) records it failed from the job's own
+   * envelope. Logged as an error and counted once, by whichever caller (worker or pending sweep)
+   * made that change, or here when there is no event to change; a job whose event moved on is only a
+   * warning; when the database cannot be reached nothing is counted (the pending sweep, which finds
+   * the event still pending, marks and counts it later). Returns true when this call counted it.
+   * Never throws.
    */
-  async giveUp(job: GivenUpJob, options: { onlyIfMarked?: boolean } = {}): Promise<boolean> {
+  async giveUp(job: GivenUpJob): Promise<boolean> {
     const eventId = eventIdOfJob(job.name, job.data);
-    let markedFailed = false;
-    try {
-      if (eventId) markedFailed = await this.events.markGivenUp(eventId);
-    } catch (error) {
-      this.logger.error({
-        msg: 'webhook event given up but not marked failed (the pending sweep retries)',
-        eventId,
-        err: { message: (error as Error).message },
-      });
+    const run = eventId === undefined ? undefined : runOfJob(eventId, job.jobId);
+    const fields = { eventId, jobId: job.jobId, job: job.name, attemptsMade: job.attemptsMade, reason: job.reason };
+    let change: 'failed' | 'recorded' | 'moved_on' | 'missing' = 'missing';
+    if (eventId !== undefined && run !== undefined) {
+      try {
+        change = await this.events.markGivenUp(eventId, run, run === 0 ? recordableEvent(job.name, job.data) : undefined);
+      } catch (error) {
+        this.logger.error({
+          msg: 'webhook job given up but its event could not be marked failed (the pending sweep does it if the event was recorded)',
+          ...fields,
+          err: { message: (error as Error).message },
+        });
+        return false;
+      }
     }
-    // The sweep (possibly on several dispatchers at once) reports only the event it marked itself.
-    if (options.onlyIfMarked && !markedFailed) return false;
+    if (change === 'moved_on') {
+      this.logger.warn({
+        msg: 'webhook job given up after its event moved on (delivered, held, failed or resent); nothing changed',
+        ...fields,
+      });
+      return false;
+    }
     this.metrics.outcomes.inc({ outcome: 'failed' });
     this.logger.error({
       msg: 'webhook job given up: event not delivered',
-      eventId,
-      jobId: job.jobId,
-      job: job.name,
-      attemptsMade: job.attemptsMade,
-      reason: job.reason,
-      markedFailed,
+      ...fields,
+      markedFailed: change !== 'missing',
+      recordedNow: change === 'recorded',
     });
-    return markedFailed;
+    return true;
   }
 
-  private async attempt(event: StoredEvent, job: JobContext): Promise<DeliveryOutcome> {
+  private async attempt(event: StoredEvent, job: JobContext, enabledMeanwhile = false): Promise<DeliveryOutcome> {
     const eventId = event.id;
 
     const target = await this.endpoints.deliveryTarget(event.integrationId);
     if (target.kind === 'hold') {
       // No endpoint yet, or disabled: the event waits for a replay instead of burning its attempts.
-      await this.events.setStatus(eventId, 'held');
+      // Written only if the endpoint is still not enabled: an enable that committed after the read
+      // above (its replay may already have passed this event) makes this attempt deliver instead.
+      if (!(await this.events.holdWhileUnreachable(eventId, event.integrationId))) {
+        if (enabledMeanwhile) throw new Error('webhook endpoint changed state during the attempt; retried');
+        this.logger.log({ msg: 'webhook endpoint enabled during the attempt; delivering instead of holding', eventId });
+        return this.attempt(event, job, true);
+      }
       this.metrics.outcomes.inc({ outcome: 'held' });
       this.logger.warn({ msg: 'webhook event held', eventId, integrationId: event.integrationId, reason: target.reason });
       return 'held';

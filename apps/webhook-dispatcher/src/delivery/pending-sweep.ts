@@ -69,7 +69,9 @@ export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
           const name = run === 0 ? WEBHOOK_JOBS.deliver : WEBHOOK_JOBS.resend;
           const data = run === 0 ? { envelope: { id } } : { eventId: id };
           const reason = 'its job was found failed by the pending sweep';
-          if (await this.delivery.giveUp({ jobId, name, data, attemptsMade: 0, reason }, { onlyIfMarked: true })) result.failed.push(id);
+          // Marked (and counted) only while still pending under this run: of several sweeps, or a sweep
+          // and the worker, one counts it.
+          if (await this.delivery.giveUp({ jobId, name, data, attemptsMade: 0, reason })) result.failed.push(id);
           continue;
         }
         const next = await this.events.claimStale(id, run, ageMs);

@@ -11,11 +11,27 @@ const LIVE_STATES = new Set<JobState | 'unknown'>(['active', 'waiting', 'delayed
 /** The id of the job that runs an event's latest delivery run: the event id, then `<id>-resend-<n>`. */
 export const resendJobId = (eventId: string, run: number): string => (run === 0 ? eventId : `${eventId}-resend-${run}`);
 
+/** ioredis's refusal of a command while the connection is not ready (enableOfflineQueue false): never sent. */
+const OFFLINE_REFUSAL = /enableOfflineQueue options is false/;
+
+/**
+ * How a failed add ends for the caller. `sent` is whether the add was handed to a connection that
+ * was ready. Certain that Redis never got the command (the connection was not ready, or ioredis
+ * refused it at once because it had gone down meanwhile): WEBHOOK_QUEUE_UNAVAILABLE, nothing was
+ * queued. Anything else (the deadline fired with the command written, the connection closed with the
+ * command unanswered, an error reply) may have queued the job: WEBHOOK_QUEUE_UNCONFIRMED.
+ */
+export function enqueueFailureCode(sent: boolean, error: unknown): 'WEBHOOK_QUEUE_UNAVAILABLE' | 'WEBHOOK_QUEUE_UNCONFIRMED' {
+  if (!sent) return 'WEBHOOK_QUEUE_UNAVAILABLE';
+  return error instanceof Error && OFFLINE_REFUSAL.test(error.message) ? 'WEBHOOK_QUEUE_UNAVAILABLE' : 'WEBHOOK_QUEUE_UNCONFIRMED';
+}
+
 /**
  * The dispatcher's own producer side of `webhooks`: the internal enqueue route, resends, replays and
- * the pending sweep. It fails fast while Redis is away (no offline buffering, and a deadline while a
- * connection is still opening), with 503 WEBHOOK_QUEUE_UNAVAILABLE, so a caller never waits for ever
- * and knows nothing was queued.
+ * the pending sweep. It fails fast while Redis is away (no offline buffering, and a deadline on every
+ * command). Its failures say whether the job may exist: 503 WEBHOOK_QUEUE_UNAVAILABLE when the add
+ * never reached Redis (nothing was queued), 503 WEBHOOK_QUEUE_UNCONFIRMED when the deadline fired
+ * with the add possibly in flight on a slow link (Redis may still run it later).
  */
 @Injectable()
 export class WebhookQueue implements OnModuleDestroy {
@@ -60,11 +76,30 @@ export class WebhookQueue implements OnModuleDestroy {
   }
 
   private async add(name: string, data: object, jobId: string): Promise<string | undefined> {
-    const added = await this.withDeadline(this.queue.add(name, data, webhookJobOptions(jobId)));
-    return added.id;
+    // Not sent yet: any failure until the add is handed to a ready connection queued nothing.
+    let sent = false;
+    try {
+      const client = await this.raceDeadline(this.queue.getBackend().client);
+      if (client.status !== 'ready') throw new Error(`Redis connection is ${client.status}`);
+      sent = true;
+      const added = await this.raceDeadline(this.queue.add(name, data, webhookJobOptions(jobId)));
+      return added.id;
+    } catch (error) {
+      throw new AppException(enqueueFailureCode(sent, error), undefined, { cause: error });
+    }
   }
 
+  /** A read (nothing to undo): any failure is WEBHOOK_QUEUE_UNAVAILABLE. */
   private async withDeadline<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await this.raceDeadline(work);
+    } catch (error) {
+      throw new AppException('WEBHOOK_QUEUE_UNAVAILABLE', undefined, { cause: error });
+    }
+  }
+
+  /** Stops waiting after WEBHOOK_ENQUEUE_TIMEOUT_MS; the command itself, if sent, is not recalled. */
+  private async raceDeadline<T>(work: Promise<T>): Promise<T> {
     // The loser of the race must not become an unhandled rejection.
     work.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
@@ -76,8 +111,6 @@ export class WebhookQueue implements OnModuleDestroy {
     });
     try {
       return await Promise.race([work, deadline]);
-    } catch (error) {
-      throw new AppException('WEBHOOK_QUEUE_UNAVAILABLE', undefined, { cause: error });
     } finally {
       clearTimeout(timer);
     }

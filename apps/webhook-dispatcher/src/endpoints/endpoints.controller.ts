@@ -61,13 +61,15 @@ export class EndpointsController {
       'endpoint), and those whose retries were still running when it was disabled. Events that used up all their attempts ' +
       'during the failing period before the disable are `failed`, not held: send them with POST ' +
       '/internal/webhooks/events/resend-undelivered over the window of the outage. Calling it again is harmless; after a 503 ' +
-      'WEBHOOK_QUEUE_UNAVAILABLE (Redis did not take a job) the events not queued are still held, and calling it again sends them.',
+      'WEBHOOK_QUEUE_UNAVAILABLE (Redis did not take a job) the events not queued are still held, and calling it again sends them. ' +
+      'After a 503 WEBHOOK_QUEUE_UNCONFIRMED (Redis did not answer in time) the event being queued stays pending, its job ' +
+      'possibly still to run (the pending sweep queues it again if not), and calling again sends the ones still held.',
   })
   @ApiOkResponse({
     type: EnabledEndpointView,
     description: 'the endpoint, enabled (unchanged if it already was), and how many held events were queued again',
   })
-  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE')
+  @ApiErrors('WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
   @HttpCode(200)
   async enable(
     @Param('integrationId', new UuidParamPipe('integrationId')) integrationId: string,

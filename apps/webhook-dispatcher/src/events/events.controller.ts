@@ -30,8 +30,13 @@ export class EventsController {
     type: QueuedEventView,
     description: 'queued for delivery; the same event id queued again within 24 hours answers the same and is not delivered twice',
   })
-  @ApiOperation({ description: 'A 503 WEBHOOK_QUEUE_UNAVAILABLE means Redis did not take the job: nothing was queued, call again.' })
-  @ApiErrors('INVALID_WEBHOOK_EVENT', 'WEBHOOK_QUEUE_UNAVAILABLE')
+  @ApiOperation({
+    description:
+      'A 503 WEBHOOK_QUEUE_UNAVAILABLE means Redis did not get the job: nothing was queued, call again. A 503 ' +
+      'WEBHOOK_QUEUE_UNCONFIRMED means Redis did not answer in time and the job may still be queued; calling again ' +
+      'is safe (the job id is the event id, so a second add of a kept job is a no-op).',
+  })
+  @ApiErrors('INVALID_WEBHOOK_EVENT', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
   @HttpCode(202)
   async enqueue(@Body() dto: EnqueueEventDto): Promise<{ eventId: string; jobId: string }> {
     const job = {
@@ -52,10 +57,12 @@ export class EventsController {
       'same window and `after` set to the last id of `eventIds`, until `truncated` is false. Events that failed while an ' +
       'endpoint was failing, before it was disabled, are `failed`, not held: re-enabling the endpoint does not send them, ' +
       'this route does (with the window of the outage). On 503 WEBHOOK_QUEUE_UNAVAILABLE the events not yet queued keep ' +
-      'their state: the same call later picks them up.',
+      'their state: the same call later picks them up. On 503 WEBHOOK_QUEUE_UNCONFIRMED the event being queued when Redis ' +
+      'stopped answering stays pending (its job may still run; the pending sweep queues it again if it never appears) and ' +
+      'the events after it keep their state: the same call later picks up those, not the pending one.',
   })
   @ApiAcceptedResponse({ type: ResentEventsView })
-  @ApiErrors('INVALID_TIME_WINDOW', 'WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE')
+  @ApiErrors('INVALID_TIME_WINDOW', 'WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
   @HttpCode(202)
   resendWindow(@Body() dto: ResendWindowDto): Promise<{ eventIds: string[]; truncated: boolean }> {
     return this.replay.resendUndelivered({
@@ -83,9 +90,13 @@ export class EventsController {
   @Post(':eventId/resend')
   @ApiAcceptedResponse({ type: QueuedEventView, description: 'queued again: one more delivery run, with its own job' })
   @ApiOperation({
-    description: 'On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued and the event keeps the state it had (failed, held …): call again.',
+    description:
+      'On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued and the event keeps the state it had (failed, held …): call again. ' +
+      'On 503 WEBHOOK_QUEUE_UNCONFIRMED Redis did not answer in time and the job may still run: the event stays pending ' +
+      'under the new run, do not resend it; if the job never appears, the pending sweep queues it again after ' +
+      'WEBHOOK_PENDING_SWEEP_AGE_MS. Resend only once GET shows it failed or held.',
   })
-  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE')
+  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
   @HttpCode(202)
   resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<{ eventId: string; jobId: string }> {
     return this.replay.resendOne(eventId);

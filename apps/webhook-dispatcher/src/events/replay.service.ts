@@ -26,9 +26,13 @@ export class ReplayService {
   ) {}
 
   /**
-   * One more delivery run. The event is marked pending first (so the run's job always finds it so),
-   * and put back as it was when the job cannot be queued: it stays selectable by the window resend
-   * and by the replay of a re-enabled endpoint, and the caller gets 503 WEBHOOK_QUEUE_UNAVAILABLE.
+   * One more delivery run. The event is marked pending first (so the run's job always finds it so).
+   * When Redis certainly did not get the job (503 WEBHOOK_QUEUE_UNAVAILABLE) the event is put back as
+   * it was: the window resend and the replay of a re-enabled endpoint select it again. When the add
+   * may still reach Redis (503 WEBHOOK_QUEUE_UNCONFIRMED: the deadline fired on a slow link) it is
+   * left pending under the new run: putting it back would invite a second resend while the first job
+   * may still run. If that job never appears, the pending sweep (which looks it up by its id) queues
+   * the event again.
    */
   async resendOne(eventId: string): Promise<{ eventId: string; jobId: string }> {
     const claim = await this.events.beginResend(eventId);
@@ -36,6 +40,16 @@ export class ReplayService {
     try {
       jobId = await this.queue.resend(eventId, claim.run);
     } catch (error) {
+      if (error instanceof AppException && error.code === 'WEBHOOK_QUEUE_UNCONFIRMED') {
+        this.logger.warn({
+          msg: 'webhook resend not confirmed by Redis; the event stays pending under the new run (the pending sweep re-queues it if its job never appears)',
+          eventId,
+          run: claim.run,
+          previousStatus: claim.previousStatus,
+          err: { message: (error.details?.cause as Error | undefined)?.message ?? error.message },
+        });
+        throw error;
+      }
       const restored = await this.events.undoResend(claim).catch(() => false);
       this.logger.warn({
         msg: 'webhook resend not queued; the event keeps its previous state',

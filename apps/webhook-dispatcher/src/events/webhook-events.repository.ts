@@ -100,10 +100,6 @@ export class WebhookEventsRepository {
     return rows[0].attempt_number;
   }
 
-  async setStatus(eventId: string, status: EventStatus): Promise<void> {
-    await this.db.query(`UPDATE webhooks.events SET status = $2, updated_at = now() WHERE id = $1`, [eventId, status]);
-  }
-
   /**
    * Marks an event for one more delivery run and returns the run number (it names the resend job),
    * with what `undoResend` needs if the job cannot be queued.
@@ -141,17 +137,62 @@ export class WebhookEventsRepository {
   }
 
   /**
-   * BullMQ gave up on the event's job outside a recorded attempt (an unexpected error, a job that
-   * stalled too often): the event is failed, so the window resend selects it. Returns false when it
-   * was not pending (not recorded, or already delivered, failed or held).
+   * BullMQ gave up on run `run` of the event's job outside a recorded attempt (an unexpected error, a
+   * job that stalled too often): the event becomes failed, so the window resend selects it, but only
+   * while it is still pending under that same run (compare-and-set on resend_count, as claimStale): an
+   * old run giving up never fails the event under a newer, live run. `unrecorded` is the event as the
+   * job carries it (first run only): when the event never made it into the table (its ingest failed on
+   * every attempt) it is recorded here, failed, instead of being lost.
+   * - 'failed': this call marked it failed; 'recorded': this call inserted it failed;
+   * - 'moved_on': it exists but is no longer pending under that run (delivered, failed, held, resent);
+   * - 'missing': not in the table and nothing to record it from.
    */
-  async markGivenUp(eventId: string): Promise<boolean> {
+  async markGivenUp(
+    eventId: string,
+    run: number,
+    unrecorded?: { integrationId: string; eventType: string; body: string; createdAt: string },
+  ): Promise<'failed' | 'recorded' | 'moved_on' | 'missing'> {
+    if (unrecorded) {
+      const rows = await queryRows<{ inserted: boolean }>(
+        this.db,
+        `INSERT INTO webhooks.events AS e (id, integration_id, event_type, body, created_at, status, failed_at)
+         VALUES ($1, $3, $4, $5, $6, 'failed', now())
+         ON CONFLICT (id) DO UPDATE SET status = 'failed', failed_at = now(), updated_at = now()
+          WHERE e.status = 'pending' AND e.resend_count = $2
+         RETURNING (xmax = 0) AS inserted`,
+        [eventId, run, unrecorded.integrationId, unrecorded.eventType, unrecorded.body, unrecorded.createdAt],
+      );
+      // No row back: the event exists (the conflict) but is not pending under this run.
+      if (rows.length === 0) return 'moved_on';
+      return rows[0].inserted ? 'recorded' : 'failed';
+    }
+    const rows = await queryRows<{ marked: number; known: boolean }>(
+      this.db,
+      `WITH upd AS (
+         UPDATE webhooks.events SET status = 'failed', failed_at = now(), updated_at = now()
+          WHERE id = $1 AND status = 'pending' AND resend_count = $2
+          RETURNING id)
+       SELECT (SELECT count(*) FROM upd)::int AS marked, EXISTS (SELECT 1 FROM webhooks.events WHERE id = $1) AS known`,
+      [eventId, run],
+    );
+    if (rows[0].marked > 0) return 'failed';
+    return rows[0].known ? 'moved_on' : 'missing';
+  }
+
+  /**
+   * Holds an event whose endpoint is missing or disabled, in one statement that re-reads the endpoint
+   * under a share lock: an enable committed meanwhile (after the attempt read the endpoint) is seen,
+   * and an enable not yet committed waits for this write, so its replay finds the event held. Returns
+   * false, writing nothing, when the endpoint is enabled by now (the caller delivers instead).
+   */
+  async holdWhileUnreachable(eventId: string, integrationId: string): Promise<boolean> {
     const rows = await queryRows<{ id: string }>(
       this.db,
-      `UPDATE webhooks.events SET status = 'failed', failed_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'pending'
+      `WITH ep AS (SELECT status FROM webhooks.endpoints WHERE integration_id = $2 FOR SHARE)
+       UPDATE webhooks.events SET status = 'held', updated_at = now()
+        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ep WHERE ep.status = 'enabled')
         RETURNING id`,
-      [eventId],
+      [eventId, integrationId],
     );
     return rows.length > 0;
   }

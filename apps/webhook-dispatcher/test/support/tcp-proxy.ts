@@ -4,11 +4,14 @@ import type { AddressInfo } from 'node:net';
 /**
  * A TCP relay to a real server (here Redis) that a test can cut and restore: `stop` closes the
  * listening port and every relayed connection (the server is then unreachable, as when it is down),
- * `start` listens again on the same port.
+ * `start` listens again on the same port. `hold` keeps the connections open but holds back every
+ * byte sent to the server (a slow link: commands written, not yet arrived) until `release`, which
+ * forwards them in order.
  */
 export class TcpProxy {
   private server?: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  private held?: { to: net.Socket; chunk: Buffer }[];
   port = 0;
 
   constructor(
@@ -24,7 +27,11 @@ export class TcpProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => undefined);
       }
-      client.pipe(upstream).pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        if (this.held) this.held.push({ to: upstream, chunk });
+        else upstream.write(chunk);
+      });
+      upstream.pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -37,10 +44,23 @@ export class TcpProxy {
     return this;
   }
 
+  /** From now on, bytes towards the server wait here (the connections stay open). */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** Forwards what was held back, in order, and relays normally again. */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const { to, chunk } of held) if (!to.destroyed) to.write(chunk);
+  }
+
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.held = undefined;
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

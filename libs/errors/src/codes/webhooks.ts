@@ -6,4 +6,9 @@ export const WEBHOOKS_ERRORS = {
   INVALID_WEBHOOK_EVENT: { status: 400, message: 'Webhook event is malformed (event, UUID v4 id, ISO 8601 createdAt, object data)' },
   INVALID_TIME_WINDOW: { status: 400, message: 'The time window is invalid (from must be before to, at most 31 days)' },
   WEBHOOK_QUEUE_UNAVAILABLE: { status: 503, message: 'The webhook queue is unavailable: nothing was queued, try again' },
+  WEBHOOK_QUEUE_UNCONFIRMED: {
+    status: 503,
+    message:
+      'The webhook queue did not confirm in time: the job may still be queued and delivered. The event stays pending and is queued again by the pending sweep if its job never appears: do not resend it',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;

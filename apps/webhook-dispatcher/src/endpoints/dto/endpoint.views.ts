@@ -96,7 +96,7 @@ export class EnabledEndpointView {
     minimum: 0,
     example: 2,
     description:
-      "the endpoint's held events queued again by this call (oldest first, at most 10 000 a call). Also counted when the endpoint was already enabled: events held before it existed, or left over by an earlier call; 0 when none was held",
+      "the endpoint's held events queued again by this call: every one, oldest first, in pages of WEBHOOK_RESEND_BATCH_MAX. Also counted when the endpoint was already enabled: events held before it existed, or left held by an earlier call that ended with 503; 0 when none was held",
   })
   replayed: number;
 }
