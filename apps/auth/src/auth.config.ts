@@ -195,6 +195,8 @@ export class AuthConfig extends DatabaseConfig {
   @IsOptional()
   @IsInt()
   @Min(0)
+  // setInterval's largest delay: above it Node fires every millisecond instead
+  @Max(2_147_483_647)
   OTP_CLEANUP_INTERVAL_MS?: number;
 
   // --- abuse limits (rate-limit/, docs/auth-limits.md) ---

@@ -20,7 +20,7 @@ const visible = (res: InjectResult) => {
   return { status: res.statusCode, body };
 };
 
-describe('auth: a stand-in code never takes the place of a real code that is still valid', () => {
+describe('auth: a disabled account keeps its PIN reset; a stand-in replaces only codes nobody can use', () => {
   const h = new AuthHarness();
   beforeAll(() => h.start());
   afterAll(() => h.stop());
@@ -33,48 +33,62 @@ describe('auth: a stand-in code never takes the place of a real code that is sti
     expect(res.statusCode).toBe(200);
   };
   const sendOtp = (phone: string, purpose: string) => h.request('POST', '/auth/send-otp', { body: { phone, purpose } });
+  const liveRows = (phone: string) =>
+    sql<{ decoy: boolean }>(
+      h,
+      `SELECT decoy FROM auth.otp_codes WHERE phone = $1 AND consumed_at IS NULL AND discarded_at IS NULL ORDER BY created_at`,
+      [phone],
+    );
 
-  it("a disabled account's PIN_RESET code (reset-pin/request) survives a send-otp PIN_RESET for its phone, which answers as for an unknown phone", async () => {
+  it('send-otp PIN_RESET sends a disabled account a real code, as reset-pin/request does: nobody can turn its reset code into a stand-in', async () => {
     const phone = '+237690001001';
     const { userId } = await h.createUser(phone, PIN);
     await disable(userId);
     expect((await h.request('POST', '/auth/reset-pin/request', { body: { phone } })).statusCode).toBe(202);
-    const code = await h.lastOtp(phone);
-    const [before] = await sql<{ id: string; expires_at: Date }>(h, `SELECT id, expires_at FROM auth.otp_codes WHERE phone = $1`, [phone]);
+    const first = await h.lastOtp(phone);
 
-    // send-otp sends codes to active accounts only: for this phone it is a send that reaches nobody.
-    const aside = await sendOtp(phone, 'PIN_RESET');
+    // Anyone may ask: the phone gets a new real code (the usual resend), never a stand-in.
+    const again = await sendOtp(phone, 'PIN_RESET');
     const unknown = await sendOtp('+237690001051', 'PIN_RESET');
-    expect(visible(aside)).toEqual(visible(unknown));
-    expect(aside.statusCode).toBe(202);
+    expect(visible(again)).toEqual(visible(unknown));
+    expect(again.statusCode).toBe(202);
+    expect(await liveRows(phone)).toEqual([{ decoy: false }]);
+    const second = await h.lastOtp(phone);
+    expect(second).toMatch(/^\d{6}$/);
 
-    // The real code is untouched (same row, same expiry, no try counted) and no stand-in was stored.
-    expect(await sql(h, `SELECT id, decoy, attempts, expires_at, discarded_at FROM auth.otp_codes WHERE phone = $1`, [phone])).toEqual([
-      { id: before.id, decoy: false, attempts: 0, expires_at: before.expires_at, discarded_at: null },
-    ]);
-    const verified = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp: code } });
+    const verified = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp: second } });
     expect(verified.statusCode).toBe(200);
     expect(verified.json()).toMatchObject({ verified: true, purpose: 'PIN_RESET', resetToken: expect.any(String) });
+    if (first !== second) {
+      // the code replaced is dead, as after any resend
+      const old = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp: first } });
+      expect(old.statusCode).toBe(400);
+    }
   });
 
-  it('the same for a LOGIN code of an account disabled after the code went out', async () => {
+  it('a LOGIN code of an account disabled after it went out is replaced by a stand-in, so the phone then answers like one without an account', async () => {
     const phone = '+237690001002';
+    const stranger = '+237690001052';
     const { userId } = await h.createUser(phone, PIN);
     expect((await sendOtp(phone, 'LOGIN')).statusCode).toBe(202);
     const code = await h.lastOtp(phone);
     await disable(userId);
-    expect((await sendOtp(phone, 'LOGIN')).statusCode).toBe(202);
-    expect((await h.request('POST', '/auth/verify-otp', { body: { phone, purpose: 'LOGIN', otp: code } })).statusCode).toBe(200);
+    expect(visible(await sendOtp(phone, 'LOGIN'))).toEqual(visible(await sendOtp(stranger, 'LOGIN')));
+    expect(await liveRows(phone)).toEqual([{ decoy: true }]);
+    const guess = (p: string) => h.request('POST', '/auth/verify-otp', { body: { phone: p, purpose: 'LOGIN', otp: code } });
+    const [mine, theirs] = [await guess(phone), await guess(stranger)];
+    expect(visible(mine)).toEqual(visible(theirs));
+    expect(mine.json()).toMatchObject({ code: 'OTP_INVALID' });
   });
 
-  it('an expired real code, or another stand-in, is replaced by the stand-in as before', async () => {
+  it('an expired code, or another stand-in, is replaced by the stand-in', async () => {
     const phone = '+237690001003';
     const { userId } = await h.createUser(phone, PIN);
+    expect((await sendOtp(phone, 'LOGIN')).statusCode).toBe(202);
     await disable(userId);
-    await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
     await sql(h, `UPDATE auth.otp_codes SET expires_at = now() - interval '1 second' WHERE phone = $1`, [phone]);
-    await sendOtp(phone, 'PIN_RESET');
-    await sendOtp(phone, 'PIN_RESET');
+    await sendOtp(phone, 'LOGIN');
+    await sendOtp(phone, 'LOGIN');
     expect(
       await sql(
         h,

@@ -42,8 +42,8 @@ const PROOF_PREFIX = 'otp1';
  * One-time codes. 6 digits from the CSPRNG; only an HMAC of purpose, phone, subject and code is
  * stored; valid OTP_TTL_SEC; bound to phone and purpose, and an INTENT code also to its intent (the
  * subject): checked for another intent it is a wrong code. OTP_MAX_ATTEMPTS wrong tries discard
- * it; a new code replaces the previous one (a stand-in replaces only a stand-in or an expired
- * code). Verification locks the live row, so under any concurrency a code is consumed exactly once.
+ * it; a new code, real or stand-in, replaces the previous one. Verification locks the live row, so
+ * under any concurrency a code is consumed exactly once.
  */
 @Injectable()
 export class OtpService implements OnModuleDestroy {
@@ -75,8 +75,7 @@ export class OtpService implements OnModuleDestroy {
    * same 202 answer; and no answer or error sooner than OTP_SEND_MIN_MS after this began. And the
    * verify step that follows answers alike too: a phone that gets no SMS gets a stand-in (decoy)
    * code, stored like a real one, which counts wrong tries, runs out, expires and is replaced like
-   * one, and never verifies; but it never takes the place of a real code still valid (see
-   * `store`). For an account, the code is stored, then handed to the SMS provider without the
+   * one, and never verifies (see `store`). For an account, the code is stored, then handed to the SMS provider without the
    * answer waiting for it (`deliver`): a slow or failing provider would otherwise show in the
    * response time or the status for accounts only. The floor covers the storing and,
    * usually, the provider's answer too. `intent` (purpose INTENT only): the intent the code is
@@ -110,29 +109,14 @@ export class OtpService implements OnModuleDestroy {
 
   /**
    * Stores a new code for (phone, purpose), bound to `subject` when given, discarding the live one;
-   * only its HMAC is kept. A decoy is the stand-in for a phone that gets no SMS: never verifies.
-   * A decoy never replaces a real code that is still valid: a phone may hold one it may not get any
-   * more by this route (reset-pin/request sends PIN_RESET codes to accounts of any status, send-otp
-   * only to active ones; an account disabled after its code went out), and anyone can ask for a
-   * send. Then the real code is left exactly as it was (same expiry, same tries) and no stand-in is
-   * stored; the send answers the same all the same. An expired real code, or a decoy, is replaced.
+   * only its HMAC is kept. A decoy is the stand-in for a phone that gets no SMS: never verifies. It
+   * replaces a live code like any send, so a phone answers the same whatever it held before; the only
+   * real code it can replace is one its holder may no longer use (a LOGIN or INTENT code of an
+   * account disabled since: PIN_RESET codes go to accounts of any status).
    */
   private async store(phone: string, purpose: OtpPurpose, subject: string | undefined, decoy: boolean): Promise<string> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.db.transaction(async (m) => {
-      if (decoy) {
-        // Locked, so a verification in flight settles first; a real code stored at the same moment
-        // wins through ON CONFLICT below.
-        const live = await queryRows<{ id: string }>(
-          m,
-          `SELECT id FROM auth.otp_codes
-            WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL
-              AND NOT decoy AND expires_at > now()
-            FOR UPDATE`,
-          [phone, purpose],
-        );
-        if (live.length > 0) return;
-      }
       await queryRows(
         m,
         `UPDATE auth.otp_codes SET discarded_at = now() WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL`,
