@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { type Harness, balanceOf, fundedAccount, intentBody, startLedger } from './ledger-harness';
 
 /**
@@ -46,6 +47,28 @@ describe('ledger: a deadline for creating an intent (createBy)', () => {
     const purged = await h.call('POST', '/v1/internal/intents', body);
     expect([purged.status, purged.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_CONFLICT']);
     expect(await intentsOf(body.idempotencyKey)).toEqual([{ id: created.body.intentId, status: 'CREATED' }]);
+  });
+
+  it("a request in time that waits for the account's lock past the deadline is refused then, nothing held", async () => {
+    const source = await fundedAccount(h, 10_000);
+    const destination = await fundedAccount(h, 0);
+    // Another transaction holds the source account's row while the deadline passes.
+    const holder = new Client({ connectionString: h.db.adminUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM ledger.accounts WHERE id = $1 FOR UPDATE`, [source]);
+      const body = intentBody(source, destination, 1_000, { createBy: new Date(Date.now() + 400).toISOString() });
+      const pending = h.call('POST', '/v1/internal/intents', body);
+      await new Promise((r) => setTimeout(r, 1_200));
+      await holder.query('COMMIT');
+      const res = await pending;
+      expect([res.status, res.body.code]).toEqual([400, 'INTENT_CREATE_DEADLINE_PASSED']);
+      expect(await intentsOf(body.idempotencyKey)).toEqual([]);
+      expect(await balanceOf(h, source)).toMatchObject({ balance: 10_000, availableBalance: 10_000, frozenBalance: 0 });
+    } finally {
+      await holder.end();
+    }
   });
 
   it('a first creation after the deadline: 400 INTENT_CREATE_DEADLINE_PASSED, nothing held, nothing stored, every time', async () => {

@@ -41,7 +41,8 @@ export class IntentsService {
 
   /** Creation on a session the caller holds (the legacy adapter runs its three steps on one connection). */
   async createOn(session: DbSession, dto: CreateIntentDto, key: string, record?: RecordResponse): Promise<IntentView> {
-    // A deadline for creating (createBy) is checked first, on the database's clock. It is only
+    // A deadline for creating (createBy) is checked first, on the database's clock, and again under
+    // the source account's lock just before the insert (below). It is only
     // reached by a request the idempotency layer did not answer: a creation that already happened
     // under this key replays its stored 201 before this runs, however late. Requests with one key
     // are serialized by the key's lock, so once a request is refused here none under that key can
@@ -82,9 +83,24 @@ export class IntentsService {
 
     // Only the source account's balances change: it is the only account lock.
     return this.db.serializable(session, moneyLockKeys([dto.sourceAccountId]), async (s) => {
-      const source = await s.one<{ available_balance: string }>(`SELECT available_balance FROM ledger.accounts WHERE id = $1 FOR UPDATE`, [
-        dto.sourceAccountId,
-      ]);
+      // The deadline again, under the lock and on the clock of this moment (not the transaction's
+      // start): a request that passed the first check may have waited for the account's lock or been
+      // replayed after a serialization failure, seconds later.
+      const source = await s.one<{ available_balance: string; late: boolean | null }>(
+        // The outer select is evaluated once the row lock is held; a clock read in the locking select
+        // itself would be taken before the wait.
+        `SELECT l.available_balance,
+                clock_timestamp() >= $2::timestamptz
+                  AND NOT EXISTS (SELECT 1 FROM ledger.transaction_intents WHERE idempotency_key = $3) AS late
+           FROM (SELECT available_balance FROM ledger.accounts WHERE id = $1 FOR UPDATE) l`,
+        [dto.sourceAccountId, dto.createBy ?? null, key],
+      );
+      if (source?.late) {
+        throw new AppException(
+          'INTENT_CREATE_DEADLINE_PASSED',
+          'The deadline for creating this intent (createBy) has passed: nothing was held',
+        );
+      }
       const available = toMoney(source!.available_balance);
       if (available < total) throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, total));
       let row: IntentRow | undefined;
