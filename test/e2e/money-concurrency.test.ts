@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PaymentReconciler } from '../../apps/orchestrator/src/intents/payment-reconciler.service';
 import type { RunningApp } from '../support/boot';
-import { cuttingLedgerProxy } from '../support/cutting-ledger-proxy';
+import { cuttingLedgerProxy } from '../support/cutting-proxy';
 import { type Answer, MoneyPlatform, type TestUser, pay } from './money-platform';
 
 describe('money flow under concurrency, retries and crashes', () => {

@@ -4,7 +4,7 @@ import { IntentCreateService } from '../../apps/orchestrator/src/intents/intent-
 import { PaymentIntentStore } from '../../apps/orchestrator/src/intents/payment-intent.store';
 import type { PaymentIntentRecord } from '../../apps/orchestrator/src/intents/payment-intent.types';
 import { BlocklistService } from '../../apps/orchestrator/src/risk/blocklist.service';
-import { cuttingLedgerProxy } from '../support/cutting-ledger-proxy';
+import { cuttingLedgerProxy } from '../support/cutting-proxy';
 import type { RunningApp } from '../support/boot';
 import { MoneyPlatform, type TestUser } from './money-platform';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Answer, MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
 import type { RunningApp } from '../../../test/support/boot';
-import { cuttingLedgerProxy } from '../../../test/support/cutting-ledger-proxy';
+import { cuttingLedgerProxy } from '../../../test/support/cutting-proxy';
 
 /**
  * The balance cap of the credited customer (TIER_1: 500 000 XAF) when several credits to that

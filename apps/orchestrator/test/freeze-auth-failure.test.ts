@@ -1,72 +1,29 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type CuttingProxy, cuttingProxy, type ProxiedRequest } from '../../../test/support/cutting-proxy';
 import { PlatformHarness } from './platform-harness';
 
 const PIN = '2580';
 const person = { firstName: 'Awa', lastName: 'Nkoulou', countryCode: 'CM' };
 
-/** What happens to auth's status calls: passed on, cut before auth sees them, or cut after auth answered (answer lost). */
-type Mode = 'pass' | 'before' | 'after';
-
 /**
- * The orchestrator's way to the real auth, through a proxy that passes everything (gateway,
- * introspection, JWKS, registration) except, when told to, the internal status change
+ * The orchestrator reaches the real auth through a proxy that passes everything (gateway,
+ * introspection, JWKS, registration) except, while `when` is not `off`, the internal status change
  * `PUT /auth/internal/users/:id/status`, whose connection it cuts.
  */
-async function statusCuttingProxy(target: () => string): Promise<{ url: string; mode: Mode; close(): Promise<void> }> {
-  const state = { mode: 'pass' as Mode };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const statusCall = req.method === 'PUT' && /^\/auth\/internal\/users\/[^/]+\/status$/.test(req.url ?? '');
-      const mode = statusCall ? state.mode : 'pass';
-      if (mode === 'before') {
-        res.socket?.destroy();
-        return;
-      }
-      const upstream = http.request(new URL(req.url ?? '/', target()), { method: req.method, headers: req.headers }, (answer) => {
-        if (mode === 'after') {
-          answer.resume();
-          answer.on('end', () => res.socket?.destroy());
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.writeHead(502).end());
-      upstream.end(Buffer.concat(chunks));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get mode() {
-      return state.mode;
-    },
-    set mode(mode: Mode) {
-      state.mode = mode;
-    },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
-}
+const statusChange = ({ method, url }: ProxiedRequest) => method === 'PUT' && /^\/auth\/internal\/users\/[^/]+\/status$/.test(url);
 
 describe('freeze / unfreeze when the call to auth fails', () => {
   const h = new PlatformHarness();
-  let proxy: Awaited<ReturnType<typeof statusCuttingProxy>>;
+  let proxy: CuttingProxy;
   let admin: string;
 
   beforeAll(async () => {
-    proxy = await statusCuttingProxy(() => h.auth.url);
+    proxy = await cuttingProxy(() => h.auth.url, { cut: statusChange, when: 'off' });
     await h.start({ orchestrator: { AUTH_URL: proxy.url } });
     admin = await h.adminToken();
   });
   // A failed case leaves no cutting behind for the next one.
   afterEach(() => {
-    proxy.mode = 'pass';
+    proxy.when = 'off';
   });
   afterAll(async () => {
     await h.stop();
@@ -93,7 +50,7 @@ describe('freeze / unfreeze when the call to auth fails', () => {
     const token = await h.login(phone, PIN);
 
     // auth unreachable: 502, and no half state: not shown as frozen, and sign-in still works as shown.
-    proxy.mode = 'before';
+    proxy.when = 'before';
     const failed = await freeze(customerId, 'freeze');
     expect([failed.status, failed.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
     expect(await shownStatus(customerId)).toBe('active');
@@ -102,7 +59,7 @@ describe('freeze / unfreeze when the call to auth fails', () => {
     expect((await h.call('GET', '/api/auth/me', { token })).status).toBe(200);
 
     // auth did it but its answer was lost: still 502 and still shown active, but the stricter side holds.
-    proxy.mode = 'after';
+    proxy.when = 'after';
     const lost = await freeze(customerId, 'freeze');
     expect([lost.status, lost.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
     expect(await shownStatus(customerId)).toBe('active');
@@ -110,7 +67,7 @@ describe('freeze / unfreeze when the call to auth fails', () => {
     expect((await h.call('GET', '/api/auth/me', { token })).status).toBe(401);
 
     // The same request again completes it, once (idempotent: one audit event, a further call changes nothing).
-    proxy.mode = 'pass';
+    proxy.when = 'off';
     for (let i = 0; i < 2; i++) {
       const done = await freeze(customerId, 'freeze');
       expect([done.status, done.body.status]).toEqual([200, 'frozen']);
@@ -126,7 +83,7 @@ describe('freeze / unfreeze when the call to auth fails', () => {
     const { customerId, userId } = registered.body as { customerId: string; userId: string };
     expect((await freeze(customerId, 'freeze')).status).toBe(200);
 
-    proxy.mode = 'before';
+    proxy.when = 'before';
     const failed = await freeze(customerId, 'unfreeze');
     expect([failed.status, failed.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
     expect(await shownStatus(customerId)).toBe('frozen');
@@ -134,13 +91,13 @@ describe('freeze / unfreeze when the call to auth fails', () => {
     expect(await signIn(phone)).toEqual([403, 'ACCOUNT_DISABLED']);
 
     // auth re-enabled the user but the answer was lost: the customer still shows (and is, for money) frozen.
-    proxy.mode = 'after';
+    proxy.when = 'after';
     const lost = await freeze(customerId, 'unfreeze');
     expect([lost.status, lost.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
     expect(await shownStatus(customerId)).toBe('frozen');
     expect(await authStatus(userId)).toBe('ACTIVE');
 
-    proxy.mode = 'pass';
+    proxy.when = 'off';
     for (let i = 0; i < 2; i++) {
       const done = await freeze(customerId, 'unfreeze');
       expect([done.status, done.body.status]).toEqual([200, 'active']);
