@@ -7,3 +7,5 @@ export * from './partners';
 export * from './consent';
 export * from './identity';
 export * from './partner-views';
+export * from './compliance-views';
+export * from './intent-otp';

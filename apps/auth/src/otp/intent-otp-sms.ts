@@ -1,12 +1,7 @@
-/** What an INTENT code authorises, as the orchestrator states it (SendOtpDto.intent). */
-export interface IntentOtpFacts {
-  intentId: string;
-  operation: 'CASH_OUT';
-  /** in the currency's unit (XAF and XOF have no minor unit) */
-  amount: number;
-  currency: string;
-  agentCode?: string;
-}
+import type { IntentOtpFacts } from '@mm/contracts';
+
+/** What an INTENT code authorises, as the orchestrator states it (SendOtpDto.intent): the auth ↔ orchestrator contract. */
+export type { IntentOtpFacts };
 
 /**
  * The SMS of an intent's code. The customer reads this code out to the agent, so the text says

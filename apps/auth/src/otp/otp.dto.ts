@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { type IntentOtpFacts, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { IsOtpCode, IsPhone } from '../common/validators';
 import { OTP_PURPOSES, type OtpPurpose } from './otp-purpose';
 
@@ -21,7 +21,7 @@ export const INTENT_OTP_OPERATIONS = ['CASH_OUT'] as const;
  * only) and its SMS states the operation, the amount and the agent, so the customer knows what
  * reading it out agrees to.
  */
-export class IntentOtpContextDto {
+export class IntentOtpContextDto implements IntentOtpFacts {
   @ApiProperty({ format: 'uuid', example: '3f1c2a9e-5b7d-4c1e-9a2f-6d8e0b4c7a15', description: 'the ledger intent the code authorises' })
   @IsUUID()
   intentId: string;

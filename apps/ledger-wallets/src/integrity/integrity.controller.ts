@@ -1,8 +1,7 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { IntegrityChecksQueryDto } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { AUDITOR_ROLES, auditRequester } from '../audit/auditors';
 import { OperatorTokens } from '../corrections/operator-tokens.service';
@@ -10,16 +9,6 @@ import { type IntegrityCheckResult, IntegrityCheckService } from './integrity-ch
 import { IntegrityCheckRecordView, IntegrityCheckResultView } from './integrity-check.views';
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
-
-class RecentChecksQuery {
-  @ApiPropertyOptional({ description: 'how many of the latest checks to list', minimum: 1, maximum: 100, default: 20, example: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-}
 
 /**
  * Integrity checks on demand and their history. Like corrections and audits, every call carries a
@@ -57,7 +46,7 @@ export class IntegrityController {
   @ApiOkResponse({ type: [IntegrityCheckRecordView], description: 'the latest checks, newest first' })
   @ApiErrors('VALIDATION_ERROR')
   async recent(
-    @Query() query: RecentChecksQuery,
+    @Query() query: IntegrityChecksQueryDto,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<Record<string, unknown>[]> {
     const operator = await this.tokens.identify(authorization);

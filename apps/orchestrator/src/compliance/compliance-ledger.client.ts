@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { AccountAuditReportView, IntegrityCheckRecordView, IntegrityCheckResultView } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { InternalHttpClient } from '@mm/platform';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
 import { OrchestratorConfig } from '../orchestrator.config';
-import type { AccountAuditReportView } from './dto/account-audit.views';
-import type { IntegrityCheckRecordView, IntegrityCheckResultView } from './dto/integrity-check.views';
 
 /**
  * The ledger's audit and integrity-check routes, called with the orchestrator's service key AND

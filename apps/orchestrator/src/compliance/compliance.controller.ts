@@ -1,11 +1,10 @@
 import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AccountAuditReportView, IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '../access/permissions';
 import { ApiErrors } from '../config-api/api-errors';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
-import { AccountAuditReportView } from './dto/account-audit.views';
-import { IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from './dto/integrity-check.views';
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 

@@ -1,20 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { ConsentProofAnswer } from '@mm/contracts';
+import type { ConsentProofAnswer, IntentOtpFacts } from '@mm/contracts';
 import { InternalHttpClient } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 
 export interface OtpSent {
   expiresInSec: number;
   resendAfterSec: number;
-}
-
-/** What an INTENT code authorises: auth binds the code to `intentId` and states the rest in the SMS. */
-export interface IntentOtpFacts {
-  intentId: string;
-  operation: 'CASH_OUT';
-  amount: number;
-  currency: string;
-  agentCode?: string;
 }
 
 /**
