@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { IntegrityCheckService } from '../src/integrity/integrity-check.service';
-import { type OperatorSigner, TEST_CHECKER, TEST_MAKER, bearer, startOperatorSigner } from '../../../test/support/funding';
+import { TEST_CHECKER, TEST_MAKER, bearer } from '../../../test/support/funding';
 import { callerKey } from '../../../test/support/test-env';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
-import { type Harness, fundedAccount, startLedger } from './ledger-harness';
+import { fundedAccount } from './ledger-harness';
+import { SUPPORT, useOperatorLedger } from './operators';
 
 const COMPLIANCE = TEST_CHECKER; // roles ['COMPLIANCE']
 const ADMIN = TEST_MAKER; // roles ['ADMIN']
-const SUPPORT = { id: 'operator-support', roles: ['SUPPORT'] };
 
 /**
  * Audits and integrity checks are an operator's acts, proven by the operator's access token like
@@ -18,82 +16,59 @@ const SUPPORT = { id: 'operator-support', roles: ['SUPPORT'] };
  * tables. The integrity check counts every gap (the list stays bounded) and retries its alert.
  */
 describe('ledger: audits and integrity checks are recorded under the operator who asked', () => {
-  let h: Harness;
-  let operators: OperatorSigner;
-  let receiver: Server;
   /** status the compliance receiver answers, one per delivery (then 204) */
-  let answers: number[];
-  let deliveries: number;
-
-  beforeAll(async () => {
-    operators = await startOperatorSigner();
-    answers = [];
-    deliveries = 0;
-    receiver = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        deliveries++;
-        res.writeHead(answers.shift() ?? 204).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    h = await startLedger({
-      LEDGER_CONSENT_JWKS_URL: operators.jwksUrl,
-      LEDGER_INTEGRITY_ALERT_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/compliance`,
-    });
-    operators.alsoServe(h.consent.jwksUrl);
+  let answers: number[] = [];
+  let deliveries = 0;
+  const t = useOperatorLedger({
+    onAlert: () => {
+      deliveries++;
+      return answers.shift() ?? 204;
+    },
   });
-  afterAll(async () => {
-    await h.close();
-    await operators.close();
-    await new Promise((r) => receiver.close(r));
-  });
-
-  const as = async (operator: { id: string; roles: string[] }) => bearer(await operators.token(operator));
 
   it.each([
     ['GET', 'audit'],
     ['POST', '/v1/internal/integrity-checks'],
     ['GET', '/v1/internal/integrity-checks'],
   ])('%s %s: 401 OPERATOR_TOKEN_REQUIRED without a token, 403 OPERATOR_ROLE_REQUIRED for a support operator', async (method, route) => {
-    const path = route === 'audit' ? `/v1/internal/accounts/${await fundedAccount(h, 10)}/audit` : route;
-    const doc = await openApiOf(h.app.app);
+    const path = route === 'audit' ? `/v1/internal/accounts/${await fundedAccount(t.h, 10)}/audit` : route;
+    const doc = await openApiOf(t.h.app.app);
     const documented = path.includes('/audit') ? '/v1/internal/accounts/{id}/audit' : route;
-    const none = await h.call(method, path);
+    const none = await t.h.call(method, path);
     expect([none.status, none.body.code]).toEqual([401, 'OPERATOR_TOKEN_REQUIRED']);
-    const expired = await h.call(method, path, undefined, bearer(await operators.token(COMPLIANCE, { expiresInSec: -60 })));
+    const expired = await t.h.call(method, path, undefined, bearer(await t.operators.token(COMPLIANCE, { expiresInSec: -60 })));
     expect([expired.status, expired.body.code]).toEqual([401, 'TOKEN_EXPIRED']);
-    const support = await h.call(method, path, undefined, await as(SUPPORT));
+    const support = await t.h.call(method, path, undefined, await t.as(SUPPORT));
     expect([support.status, support.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
     expect([...undocumented(doc, method, documented, none), ...undocumented(doc, method, documented, support)]).toEqual([]);
-    const before = await h.admin.query(
+    const before = await t.h.admin.query(
       `SELECT (SELECT count(*) FROM ledger.account_audits)::int AS audits, (SELECT count(*) FROM ledger.balance_integrity_checks)::int AS checks`,
     );
     expect(before.rows[0]).toEqual({ audits: 0, checks: 0 });
   });
 
   it("an audit is journaled with the operator, the calling service and the request id; the orchestrator's key is accepted", async () => {
-    const account = await fundedAccount(h, 500);
+    const account = await fundedAccount(t.h, 500);
     const requestId = randomUUID();
-    const viaOrchestrator = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, {
-      ...(await as(COMPLIANCE)),
+    const viaOrchestrator = await t.h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, {
+      ...(await t.as(COMPLIANCE)),
       'x-service-key': callerKey('orchestrator'),
       'x-request-id': requestId,
     });
     expect(viaOrchestrator.status).toBe(200);
     expect(viaOrchestrator.body).toMatchObject({ status: 'OK', account: { id: account } });
-    const viaOps = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, {
-      ...(await as(ADMIN)),
+    const viaOps = await t.h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, {
+      ...(await t.as(ADMIN)),
       'x-service-key': callerKey('ops'),
     });
     expect(viaOps.status).toBe(200);
     // a service that has no business here is still refused, token or not
-    const partners = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, {
-      ...(await as(COMPLIANCE)),
+    const partners = await t.h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, {
+      ...(await t.as(COMPLIANCE)),
       'x-service-key': callerKey('partners'),
     });
     expect([partners.status, partners.body.code]).toEqual([403, 'SERVICE_NOT_ALLOWED']);
-    const journal = await h.admin.query(
+    const journal = await t.h.admin.query(
       `SELECT operator_id, operator_roles, caller, request_id, status FROM ledger.account_audits WHERE account_id = $1 ORDER BY created_at`,
       [account],
     );
@@ -104,31 +79,31 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
   });
 
   it('the audit journal, the checks and their alerts are append-only: UPDATE, DELETE and TRUNCATE are refused by the database', async () => {
-    await h.call('POST', '/v1/internal/integrity-checks', undefined, await as(COMPLIANCE));
+    await t.h.call('POST', '/v1/internal/integrity-checks', undefined, await t.as(COMPLIANCE));
     for (const [table, column] of [
       ['account_audits', 'status'],
       ['balance_integrity_checks', 'status'],
     ]) {
-      await expect(h.admin.query(`UPDATE ledger.${table} SET ${column} = 'OK'`)).rejects.toThrow(/append-only: UPDATE/);
-      await expect(h.admin.query(`DELETE FROM ledger.${table}`)).rejects.toThrow(/append-only: DELETE/);
-      await expect(h.admin.query(`TRUNCATE ledger.${table} CASCADE`)).rejects.toThrow(/append-only: TRUNCATE/);
+      await expect(t.h.admin.query(`UPDATE ledger.${table} SET ${column} = 'OK'`)).rejects.toThrow(/append-only: UPDATE/);
+      await expect(t.h.admin.query(`DELETE FROM ledger.${table}`)).rejects.toThrow(/append-only: DELETE/);
+      await expect(t.h.admin.query(`TRUNCATE ledger.${table} CASCADE`)).rejects.toThrow(/append-only: TRUNCATE/);
     }
-    await expect(h.admin.query(`TRUNCATE ledger.balance_integrity_alerts`)).rejects.toThrow(/append-only: TRUNCATE/);
-    expect((await h.admin.query(`SELECT count(*)::int AS n FROM ledger.balance_integrity_checks`)).rows[0].n).toBe(1);
+    await expect(t.h.admin.query(`TRUNCATE ledger.balance_integrity_alerts`)).rejects.toThrow(/append-only: TRUNCATE/);
+    expect((await t.h.admin.query(`SELECT count(*)::int AS n FROM ledger.balance_integrity_checks`)).rows[0].n).toBe(1);
   });
 
   it('an on-demand check records who asked (and through which service); the nightly run records the scheduler', async () => {
     const requestId = randomUUID();
-    const run = await h.call('POST', '/v1/internal/integrity-checks', undefined, {
-      ...(await as(ADMIN)),
+    const run = await t.h.call('POST', '/v1/internal/integrity-checks', undefined, {
+      ...(await t.as(ADMIN)),
       'x-service-key': callerKey('orchestrator'),
       'x-request-id': requestId,
     });
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ trigger: 'ON_DEMAND', requestedBy: ADMIN.id, status: 'OK', gapCount: 0, gapsListed: 0 });
-    const nightly = await h.app.app.get(IntegrityCheckService).run({ trigger: 'SCHEDULED' });
+    const nightly = await t.h.app.app.get(IntegrityCheckService).run({ trigger: 'SCHEDULED' });
     expect(nightly).toMatchObject({ trigger: 'SCHEDULED', requestedBy: 'scheduler', status: 'OK' });
-    const rows = await h.admin.query(
+    const rows = await t.h.admin.query(
       `SELECT id, trigger, requested_by, requested_by_roles, caller, request_id FROM ledger.balance_integrity_checks WHERE id = ANY($1::uuid[]) ORDER BY started_at`,
       [[run.body.id, nightly.id]],
     );
@@ -143,31 +118,31 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
       },
       { id: nightly.id, trigger: 'SCHEDULED', requested_by: 'scheduler', requested_by_roles: [], caller: null, request_id: null },
     ]);
-    const listed = await h.call('GET', '/v1/internal/integrity-checks?limit=2', undefined, await as(COMPLIANCE));
+    const listed = await t.h.call('GET', '/v1/internal/integrity-checks?limit=2', undefined, await t.as(COMPLIANCE));
     expect(listed.body.map((c: { requestedBy: string }) => c.requestedBy)).toEqual(['scheduler', ADMIN.id]);
-    expect(undocumented(await openApiOf(h.app.app), 'GET', '/v1/internal/integrity-checks', listed)).toEqual([]);
+    expect(undocumented(await openApiOf(t.h.app.app), 'GET', '/v1/internal/integrity-checks', listed)).toEqual([]);
   });
 
   it('a failed alert is tried again (bounded) and its outcome is stored with the check', async () => {
-    const account = await fundedAccount(h, 100);
-    await h.admin.query(`UPDATE ledger.accounts SET balance = balance + 5, available_balance = available_balance + 5 WHERE id = $1`, [
+    const account = await fundedAccount(t.h, 100);
+    await t.h.admin.query(`UPDATE ledger.accounts SET balance = balance + 5, available_balance = available_balance + 5 WHERE id = $1`, [
       account,
     ]);
 
     answers = [500];
     deliveries = 0;
-    const retried = await h.call('POST', '/v1/internal/integrity-checks', undefined, await as(COMPLIANCE));
+    const retried = await t.h.call('POST', '/v1/internal/integrity-checks', undefined, await t.as(COMPLIANCE));
     expect(retried.body).toMatchObject({ status: 'GAPS_FOUND', alertSent: true });
     expect(deliveries).toBe(2);
 
     answers = [503, 503, 503, 503];
     deliveries = 0;
-    const failed = await h.call('POST', '/v1/internal/integrity-checks', undefined, await as(COMPLIANCE));
+    const failed = await t.h.call('POST', '/v1/internal/integrity-checks', undefined, await t.as(COMPLIANCE));
     expect(failed.body).toMatchObject({ status: 'GAPS_FOUND', alertSent: false });
     expect(deliveries).toBe(3);
     answers = [];
 
-    const stored = await h.admin.query(
+    const stored = await t.h.admin.query(
       `SELECT check_id, attempts, delivered, last_error FROM ledger.balance_integrity_alerts WHERE check_id = ANY($1::uuid[]) ORDER BY created_at`,
       [[retried.body.id, failed.body.id]],
     );
@@ -175,7 +150,7 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
       { check_id: retried.body.id, attempts: 2, delivered: true, last_error: null },
       { check_id: failed.body.id, attempts: 3, delivered: false, last_error: 'alert webhook answered 503' },
     ]);
-    const listed = await h.call('GET', '/v1/internal/integrity-checks?limit=2', undefined, await as(COMPLIANCE));
+    const listed = await t.h.call('GET', '/v1/internal/integrity-checks?limit=2', undefined, await t.as(COMPLIANCE));
     expect(listed.body.map((c: { alert: unknown }) => c.alert)).toEqual([
       { attempts: 3, delivered: false, lastError: 'alert webhook answered 503' },
       { attempts: 2, delivered: true, lastError: null },
@@ -184,20 +159,20 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
 
   // Last: it leaves 1 001 more accounts with a gap behind.
   it('counts every account with a gap, beyond the 1000 it lists, in the answer, the record and the gauge', async () => {
-    await h.admin.query(`
+    await t.h.admin.query(`
       WITH w AS (
         INSERT INTO ledger.wallets (owner_type, owner_id) SELECT 'USER', 'gap-' || g FROM generate_series(1, 1001) g RETURNING id)
       INSERT INTO ledger.accounts (wallet_id, account_type, currency, holder, balance, available_balance)
       SELECT id, 'customer', 'XOF', 'gap', 1, 1 FROM w`);
-    const run = await h.call('POST', '/v1/internal/integrity-checks', undefined, await as(COMPLIANCE));
+    const run = await t.h.call('POST', '/v1/internal/integrity-checks', undefined, await t.as(COMPLIANCE));
     expect(run.status).toBe(200);
     // 1001 new ones + the account of the previous test; XOF's stored total (1001) ≠ its ledger total (0); XAF nets to 5
     expect(run.body).toMatchObject({ accountGapCount: 1002, gapsListed: 1000, gapCount: 1004 });
     expect(run.body.gaps).toHaveLength(1000);
-    const metrics = await (await fetch(`${h.app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.h.app.url}/metrics`)).text();
     expect(metrics).toMatch(/^ledger_integrity_gap_count 1004$/m);
-    const listed = await h.call('GET', '/v1/internal/integrity-checks?limit=1', undefined, await as(COMPLIANCE));
+    const listed = await t.h.call('GET', '/v1/internal/integrity-checks?limit=1', undefined, await t.as(COMPLIANCE));
     expect(listed.body[0]).toMatchObject({ id: run.body.id, gapCount: 1004, accountGapCount: 1002, gapsListed: 1000 });
-    expect(undocumented(await openApiOf(h.app.app), 'POST', '/v1/internal/integrity-checks', run)).toEqual([]);
+    expect(undocumented(await openApiOf(t.h.app.app), 'POST', '/v1/internal/integrity-checks', run)).toEqual([]);
   });
 });

@@ -1,20 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  type OperatorSigner,
-  TEST_CHECKER,
-  TEST_MAKER,
-  type TestOperator,
-  bearer,
-  correctBalance,
-  startOperatorSigner,
-} from '../../../test/support/funding';
+import { TEST_CHECKER, TEST_MAKER, type TestOperator, bearer, correctBalance } from '../../../test/support/funding';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
-import { type Harness, balanceOf, fundedAccount, invariants, startLedger } from './ledger-harness';
+import { balanceOf, fundedAccount, invariants } from './ledger-harness';
+import { ADMIN_2, SUPPORT, recordAlerts, useOperatorLedger } from './operators';
 
-const ADMIN_2: TestOperator = { id: 'operator-admin-2', roles: ['ADMIN'] };
-const SUPPORT: TestOperator = { id: 'operator-support', roles: ['SUPPORT'] };
 /** The default compliance limit: above it only a compliance officer approves. */
 const COMPLIANCE_LIMIT = 1_000_000;
 
@@ -24,47 +13,21 @@ const COMPLIANCE_LIMIT = 1_000_000;
  * and the compliance channel hears of every executed correction.
  */
 describe('ledger: balance corrections under maker-checker', () => {
-  let h: Harness;
-  let operators: OperatorSigner;
-  let receiver: Server;
   const alerts: Record<string, unknown>[] = [];
+  const t = useOperatorLedger({ onAlert: recordAlerts(alerts) });
 
-  beforeAll(async () => {
-    operators = await startOperatorSigner();
-    receiver = createServer((req, res) => {
-      let data = '';
-      req.on('data', (c: Buffer) => (data += c.toString()));
-      req.on('end', () => {
-        alerts.push(JSON.parse(data) as Record<string, unknown>);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    h = await startLedger({
-      LEDGER_CONSENT_JWKS_URL: operators.jwksUrl,
-      LEDGER_INTEGRITY_ALERT_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/compliance`,
-    });
-    operators.alsoServe(h.consent.jwksUrl);
-  });
-  afterAll(async () => {
-    await h.close();
-    await operators.close();
-    await new Promise((r) => receiver.close(r));
-  });
-
-  const as = async (operator: TestOperator) => bearer(await operators.token(operator));
   const submit = async (accountId: string, amount: number, direction = 'CREDIT', maker = TEST_MAKER) =>
-    h.call(
+    t.h.call(
       'POST',
       '/v1/internal/corrections',
       { idempotencyKey: randomUUID(), accountId, direction, amount, reason: 'bank statement reconciliation' },
-      await as(maker),
+      await t.as(maker),
     );
   const approve = async (id: string, checker: TestOperator) =>
-    h.call('POST', `/v1/internal/corrections/${id}/approve`, { reason: 'checked' }, await as(checker));
+    t.h.call('POST', `/v1/internal/corrections/${id}/approve`, { reason: 'checked' }, await t.as(checker));
 
   it('the same user cannot make and check: 403 CORRECTION_SAME_USER, nothing moves, and the database refuses it too', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const submitted = await submit(account, 5_000);
     expect(submitted.status).toBe(201);
     const self = await approve(submitted.body.id, TEST_MAKER);
@@ -72,11 +35,11 @@ describe('ledger: balance corrections under maker-checker', () => {
     // Same person, other role in the token: still the same user.
     const sameUserOtherRole = await approve(submitted.body.id, { id: TEST_MAKER.id, roles: ['COMPLIANCE'] });
     expect(sameUserOtherRole.body.code).toBe('CORRECTION_SAME_USER');
-    expect((await h.call('GET', `/v1/internal/corrections/${submitted.body.id}`, undefined, await as(TEST_MAKER))).body.status).toBe(
+    expect((await t.h.call('GET', `/v1/internal/corrections/${submitted.body.id}`, undefined, await t.as(TEST_MAKER))).body.status).toBe(
       'PENDING_APPROVAL',
     );
-    expect((await balanceOf(h, account)).balance).toBe(0);
-    const raw = await h.admin
+    expect((await balanceOf(t.h, account)).balance).toBe(0);
+    const raw = await t.h.admin
       .query(
         `UPDATE ledger.corrections SET status = 'REJECTED', checker_id = maker_id, checker_roles = '{}', decided_at = now() WHERE id = $1`,
         [submitted.body.id],
@@ -86,7 +49,7 @@ describe('ledger: balance corrections under maker-checker', () => {
   });
 
   it('submit records a request only; a different approver executes the signed adjustment against suspense and compliance is alerted', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const submitted = await submit(account, 25_000);
     expect(submitted.status).toBe(201);
     expect(submitted.body).toMatchObject({
@@ -100,7 +63,7 @@ describe('ledger: balance corrections under maker-checker', () => {
       checker: null,
       transactionId: null,
     });
-    expect((await balanceOf(h, account)).balance).toBe(0);
+    expect((await balanceOf(t.h, account)).balance).toBe(0);
 
     const approved = await approve(submitted.body.id, TEST_CHECKER);
     expect(approved.status).toBe(200);
@@ -116,8 +79,8 @@ describe('ledger: balance corrections under maker-checker', () => {
       ['alert_sent', 'system:compliance-alert'],
     ]);
     expect(approved.body.events[0].reason).toBe('bank statement reconciliation');
-    expect(await balanceOf(h, account)).toMatchObject({ balance: 25_000, availableBalance: 25_000 });
-    const entries = await h.admin.query(
+    expect(await balanceOf(t.h, account)).toMatchObject({ balance: 25_000, availableBalance: 25_000 });
+    const entries = await t.h.admin.query(
       `SELECT l.kind, l.amount::int, a.account_type, t.type, t.created_by, t.metadata
        FROM ledger.ledgers l JOIN ledger.accounts a ON a.id = l.account_id JOIN ledger.transactions t ON t.id = l.transaction_id
        WHERE t.id = $1 ORDER BY l.kind`,
@@ -144,51 +107,51 @@ describe('ledger: balance corrections under maker-checker', () => {
     // Decided is final: a second decision is refused, and so is a raw rewrite.
     const again = await approve(submitted.body.id, ADMIN_2);
     expect([again.status, again.body.code]).toEqual([409, 'CORRECTION_ALREADY_DECIDED']);
-    const rewrite = await h.admin
+    const rewrite = await t.h.admin
       .query(`UPDATE ledger.corrections SET amount = 1 WHERE id = $1`, [submitted.body.id])
       .catch((e: unknown) => e);
     expect(String(rewrite)).toMatch(/is EXECUTED and final/);
-    expect((await invariants(h.admin)).ledgerGaps).toBe(0);
+    expect((await invariants(t.h.admin)).ledgerGaps).toBe(0);
   });
 
   it('needs an approver role to check and a maker role to submit', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const bySupport = await submit(account, 100, 'CREDIT', SUPPORT);
     expect([bySupport.status, bySupport.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
     const submitted = await submit(account, 100);
     const checkedBySupport = await approve(submitted.body.id, SUPPORT);
     expect([checkedBySupport.status, checkedBySupport.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
     expect((await approve(submitted.body.id, ADMIN_2)).body.status).toBe('EXECUTED');
-    const customerRead = await h.call(
+    const customerRead = await t.h.call(
       'GET',
       `/v1/internal/corrections/${submitted.body.id}`,
       undefined,
-      await as({ id: 'u-9', roles: ['CUSTOMER'] }),
+      await t.as({ id: 'u-9', roles: ['CUSTOMER'] }),
     );
     expect([customerRead.status, customerRead.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
-    const pending = await h.call('GET', '/v1/internal/corrections?status=EXECUTED&limit=5', undefined, await as(TEST_CHECKER));
+    const pending = await t.h.call('GET', '/v1/internal/corrections?status=EXECUTED&limit=5', undefined, await t.as(TEST_CHECKER));
     expect(pending.body.map((c: { id: string }) => c.id)).toContain(submitted.body.id);
   });
 
   it('reads are for makers, approvers and compliance only (SUPPORT: 403); the suspense account cannot be corrected (400)', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const submitted = await submit(account, 100);
     for (const path of [`/v1/internal/corrections/${submitted.body.id}`, '/v1/internal/corrections?limit=5']) {
-      const bySupport = await h.call('GET', path, undefined, await as(SUPPORT));
+      const bySupport = await t.h.call('GET', path, undefined, await t.as(SUPPORT));
       expect([bySupport.status, bySupport.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
     }
-    const suspense = (await h.admin.query(`SELECT id FROM ledger.accounts WHERE account_type = 'suspense' AND currency = 'XAF'`)).rows[0]
+    const suspense = (await t.h.admin.query(`SELECT id FROM ledger.accounts WHERE account_type = 'suspense' AND currency = 'XAF'`)).rows[0]
       .id;
     const onSuspense = await submit(suspense, 100);
     expect([onSuspense.status, onSuspense.body.code]).toEqual([400, 'ACCOUNT_NOT_ALLOWED']);
   });
 
   it('an ACCOUNT correction names its kind and, once executed, the reference of its adjustment', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const submitted = await submit(account, 900);
     expect(submitted.body).toMatchObject({ kind: 'ACCOUNT', reversalOf: null, referenceId: null });
     const approved = await approve(submitted.body.id, TEST_CHECKER);
-    const tx = await h.admin.query(`SELECT reference_id FROM ledger.transactions WHERE id = $1`, [approved.body.transactionId]);
+    const tx = await t.h.admin.query(`SELECT reference_id FROM ledger.transactions WHERE id = $1`, [approved.body.transactionId]);
     expect(approved.body).toMatchObject({ kind: 'ACCOUNT', reversalOf: null, referenceId: tx.rows[0].reference_id });
     expect(alerts.find((a) => a.correctionId === submitted.body.id)).toMatchObject({
       correctionKind: 'ACCOUNT',
@@ -200,34 +163,34 @@ describe('ledger: balance corrections under maker-checker', () => {
   });
 
   it('above the compliance limit only a compliance officer may approve', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const submitted = await submit(account, COMPLIANCE_LIMIT + 1);
     expect(submitted.body.requiresCompliance).toBe(true);
     const byAdmin = await approve(submitted.body.id, ADMIN_2);
     expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'CORRECTION_COMPLIANCE_REQUIRED']);
-    expect((await balanceOf(h, account)).balance).toBe(0);
+    expect((await balanceOf(t.h, account)).balance).toBe(0);
     const byCompliance = await approve(submitted.body.id, TEST_CHECKER);
     expect(byCompliance.body.status).toBe('EXECUTED');
-    expect((await balanceOf(h, account)).balance).toBe(COMPLIANCE_LIMIT + 1);
+    expect((await balanceOf(t.h, account)).balance).toBe(COMPLIANCE_LIMIT + 1);
     expect((await submit(account, COMPLIANCE_LIMIT)).body.requiresCompliance).toBe(false);
   });
 
   it('a debit cannot take more than the available balance (422, still pending); a rejection says why and moves nothing', async () => {
-    const account = await fundedAccount(h, 0);
-    await correctBalance(h.call, operators, account, 1_000);
+    const account = await fundedAccount(t.h, 0);
+    await correctBalance(t.h.call, t.operators, account, 1_000);
     const tooMuch = await submit(account, 1_001, 'DEBIT');
     const refused = await approve(tooMuch.body.id, TEST_CHECKER);
     expect([refused.status, refused.body.code]).toEqual([422, 'INSUFFICIENT_BALANCE']);
-    expect((await h.call('GET', `/v1/internal/corrections/${tooMuch.body.id}`, undefined, await as(TEST_CHECKER))).body.status).toBe(
+    expect((await t.h.call('GET', `/v1/internal/corrections/${tooMuch.body.id}`, undefined, await t.as(TEST_CHECKER))).body.status).toBe(
       'PENDING_APPROVAL',
     );
-    const noReason = await h.call('POST', `/v1/internal/corrections/${tooMuch.body.id}/reject`, {}, await as(TEST_CHECKER));
+    const noReason = await t.h.call('POST', `/v1/internal/corrections/${tooMuch.body.id}/reject`, {}, await t.as(TEST_CHECKER));
     expect(noReason.body.code).toBe('VALIDATION_ERROR');
-    const rejected = await h.call(
+    const rejected = await t.h.call(
       'POST',
       `/v1/internal/corrections/${tooMuch.body.id}/reject`,
       { reason: 'amount exceeds the disputed credit' },
-      await as(TEST_CHECKER),
+      await t.as(TEST_CHECKER),
     );
     expect(rejected.body).toMatchObject({
       status: 'REJECTED',
@@ -235,31 +198,31 @@ describe('ledger: balance corrections under maker-checker', () => {
     });
     expect(rejected.body.events.map((e: { event: string }) => e.event)).toEqual(['submitted', 'rejected']);
     expect((await approve(tooMuch.body.id, ADMIN_2)).body.code).toBe('CORRECTION_ALREADY_DECIDED');
-    const debit = await correctBalance(h.call, operators, account, 400, 'DEBIT');
+    const debit = await correctBalance(t.h.call, t.operators, account, 400, 'DEBIT');
     expect(debit.status).toBe('EXECUTED');
-    expect((await balanceOf(h, account)).balance).toBe(600);
+    expect((await balanceOf(t.h, account)).balance).toBe(600);
   });
 
   it('two checkers approving at once: exactly one executes', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const submitted = await submit(account, 700);
     const results = await Promise.all([approve(submitted.body.id, TEST_CHECKER), approve(submitted.body.id, ADMIN_2)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-    expect((await balanceOf(h, account)).balance).toBe(700);
-    const txs = await h.admin.query(`SELECT count(*)::int AS n FROM ledger.transactions WHERE metadata->>'correctionId' = $1`, [
+    expect((await balanceOf(t.h, account)).balance).toBe(700);
+    const txs = await t.h.admin.query(`SELECT count(*)::int AS n FROM ledger.transactions WHERE metadata->>'correctionId' = $1`, [
       submitted.body.id,
     ]);
     expect(txs.rows[0].n).toBe(1);
   });
 
   it('the same idempotency key and body return the same request; another body under that key is refused', async () => {
-    const account = await fundedAccount(h, 0);
+    const account = await fundedAccount(t.h, 0);
     const body = { idempotencyKey: randomUUID(), accountId: account, direction: 'CREDIT', amount: 300, reason: 'duplicate cash-in fix' };
-    const first = await h.call('POST', '/v1/internal/corrections', body, await as(TEST_MAKER));
-    const second = await h.call('POST', '/v1/internal/corrections', body, await as(TEST_MAKER));
+    const first = await t.h.call('POST', '/v1/internal/corrections', body, await t.as(TEST_MAKER));
+    const second = await t.h.call('POST', '/v1/internal/corrections', body, await t.as(TEST_MAKER));
     expect([first.status, second.status]).toEqual([201, 200]);
     expect(second.body.id).toBe(first.body.id);
-    const other = await h.call('POST', '/v1/internal/corrections', { ...body, amount: 301 }, await as(TEST_MAKER));
+    const other = await t.h.call('POST', '/v1/internal/corrections', { ...body, amount: 301 }, await t.as(TEST_MAKER));
     expect([other.status, other.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_CONFLICT']);
   });
 
@@ -268,21 +231,21 @@ describe('ledger: balance corrections under maker-checker', () => {
     ['a name instead of a token', async () => ({ authorization: 'operator-maker' }), 401, 'OPERATOR_TOKEN_REQUIRED'],
     [
       'a token signed by another key',
-      async () => bearer(await operators.token(TEST_MAKER, { key: await strangerKey() })),
+      async () => bearer(await t.operators.token(TEST_MAKER, { key: await strangerKey() })),
       401,
       'TOKEN_INVALID',
     ],
-    ['an expired token', async () => bearer(await operators.token(TEST_MAKER, { expiresInSec: -60 })), 401, 'TOKEN_EXPIRED'],
+    ['an expired token', async () => bearer(await t.operators.token(TEST_MAKER, { expiresInSec: -60 })), 401, 'TOKEN_EXPIRED'],
     [
       'a token for another audience',
-      async () => bearer(await operators.token(TEST_MAKER, { audience: 'mm-ledger' })),
+      async () => bearer(await t.operators.token(TEST_MAKER, { audience: 'mm-ledger' })),
       401,
       'TOKEN_INVALID',
     ],
-    ['a refresh-type token', async () => bearer(await operators.token(TEST_MAKER, { typ: 'refresh+jwt' })), 401, 'TOKEN_INVALID'],
+    ['a refresh-type token', async () => bearer(await t.operators.token(TEST_MAKER, { typ: 'refresh+jwt' })), 401, 'TOKEN_INVALID'],
   ])('refuses %s as operator identity', async (_name, headers, status, code) => {
-    const account = await fundedAccount(h, 0);
-    const res = await h.call(
+    const account = await fundedAccount(t.h, 0);
+    const res = await t.h.call(
       'POST',
       '/v1/internal/corrections',
       { idempotencyKey: randomUUID(), accountId: account, direction: 'CREDIT', amount: 1, reason: 'identity check test' },
@@ -292,22 +255,22 @@ describe('ledger: balance corrections under maker-checker', () => {
   });
 
   it('keeps the journal append-only', async () => {
-    const [event] = (await h.admin.query(`SELECT id FROM ledger.correction_events LIMIT 1`)).rows;
-    await expect(h.admin.query(`UPDATE ledger.correction_events SET reason = 'x' WHERE id = $1`, [event.id])).rejects.toThrow(
+    const [event] = (await t.h.admin.query(`SELECT id FROM ledger.correction_events LIMIT 1`)).rows;
+    await expect(t.h.admin.query(`UPDATE ledger.correction_events SET reason = 'x' WHERE id = $1`, [event.id])).rejects.toThrow(
       `ledger.correction_events is append-only: UPDATE operation forbidden on id ${event.id}`,
     );
-    await expect(h.admin.query(`DELETE FROM ledger.corrections`)).rejects.toThrow(/DELETE operation forbidden/);
+    await expect(t.h.admin.query(`DELETE FROM ledger.corrections`)).rejects.toThrow(/DELETE operation forbidden/);
   });
 
   it('answers exactly what its OpenAPI document says: every success body of every correction route', async () => {
-    const doc = await openApiOf(h.app.app);
-    const account = await fundedAccount(h, 0);
+    const doc = await openApiOf(t.h.app.app);
+    const account = await fundedAccount(t.h, 0);
     const body = { idempotencyKey: randomUUID(), accountId: account, direction: 'CREDIT', amount: 800, reason: 'documented shape check' };
-    const maker = await as(TEST_MAKER);
-    const checker = await as(TEST_CHECKER);
+    const maker = await t.as(TEST_MAKER);
+    const checker = await t.as(TEST_CHECKER);
     const answers: Array<[string, string, { status: number; body: unknown }]> = [];
     const call = async (method: string, path: string, documented: string, payload?: unknown, headers = checker) => {
-      const res = await h.call(method, path, payload, headers);
+      const res = await t.h.call(method, path, payload, headers);
       answers.push([method, documented, res]);
       return res;
     };
@@ -351,25 +314,14 @@ async function strangerKey() {
 }
 
 describe('ledger: the legacy add/subtract outside the test-funding flow', () => {
-  let h: Harness;
-  let operators: OperatorSigner;
-
-  beforeAll(async () => {
-    operators = await startOperatorSigner();
-    // Any environment but NODE_ENV=test (production included): no test funding.
-    h = await startLedger({ NODE_ENV: 'development', LEDGER_CONSENT_JWKS_URL: operators.jwksUrl });
-    operators.alsoServe(h.consent.jwksUrl);
-  });
-  afterAll(async () => {
-    await h.close();
-    await operators.close();
-  });
+  // Any environment but NODE_ENV=test (production included): no test funding.
+  const t = useOperatorLedger({ env: { NODE_ENV: 'development' } });
 
   it.each(['add', 'subtract'])('%s answers 403 CORRECTION_APPROVAL_REQUIRED, even for an operator, and moves nothing', async (op) => {
-    const account = (await h.call('POST', '/v1/internal/wallets', { ownerType: 'USER', ownerId: randomUUID(), currencies: ['XAF'] })).body
+    const account = (await t.h.call('POST', '/v1/internal/wallets', { ownerType: 'USER', ownerId: randomUUID(), currencies: ['XAF'] })).body
       .accounts[0].id as string;
-    for (const headers of [{}, bearer(await operators.token(TEST_MAKER))]) {
-      const res = await h.call(
+    for (const headers of [{}, bearer(await t.operators.token(TEST_MAKER))]) {
+      const res = await t.h.call(
         'PUT',
         `/v1/accounts/${account}/balance/${op}`,
         { amount: 10, reason: 'direct change', createdBy: 'ops-1' },
@@ -379,9 +331,9 @@ describe('ledger: the legacy add/subtract outside the test-funding flow', () => 
       expect(res.body.code).toBe('CORRECTION_APPROVAL_REQUIRED');
       expect(res.body.message).toMatch(/POST \/v1\/internal\/corrections/);
     }
-    expect((await balanceOf(h, account)).balance).toBe(0);
+    expect((await balanceOf(t.h, account)).balance).toBe(0);
     // The lawful way still works.
-    const funded = await correctBalance(h.call, operators, account, 10);
+    const funded = await correctBalance(t.h.call, t.operators, account, 10);
     expect(funded.status).toBe('EXECUTED');
   });
 });

@@ -1,20 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  type OperatorSigner,
-  TEST_CHECKER,
-  TEST_MAKER,
-  type TestOperator,
-  bearer,
-  correctBalance,
-  startOperatorSigner,
-} from '../../../test/support/funding';
+import { TEST_CHECKER, TEST_MAKER, type TestOperator, correctBalance } from '../../../test/support/funding';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
-import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
-
-const ADMIN_2: TestOperator = { id: 'operator-admin-2', roles: ['ADMIN'] };
-const SUPPORT: TestOperator = { id: 'operator-support', roles: ['SUPPORT'] };
+import { balanceOf, contextFor, fundedAccount, intentBody, invariants, transfer } from './ledger-harness';
+import { ADMIN_2, SUPPORT, recordAlerts, useOperatorLedger } from './operators';
 
 /**
  * Reversing a whole ledger transaction under maker-checker (a correction of kind REVERSAL): one
@@ -23,56 +11,30 @@ const SUPPORT: TestOperator = { id: 'operator-support', roles: ['SUPPORT'] };
  * account against suspense, approved or refused independently: half of it could go through.
  */
 describe('ledger: reversing a transaction under maker-checker', () => {
-  let h: Harness;
-  let operators: OperatorSigner;
-  let receiver: Server;
   const alerts: Record<string, unknown>[] = [];
+  const t = useOperatorLedger({ onAlert: recordAlerts(alerts) });
 
-  beforeAll(async () => {
-    operators = await startOperatorSigner();
-    receiver = createServer((req, res) => {
-      let data = '';
-      req.on('data', (c: Buffer) => (data += c.toString()));
-      req.on('end', () => {
-        alerts.push(JSON.parse(data) as Record<string, unknown>);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    h = await startLedger({
-      LEDGER_CONSENT_JWKS_URL: operators.jwksUrl,
-      LEDGER_INTEGRITY_ALERT_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/compliance`,
-    });
-    operators.alsoServe(h.consent.jwksUrl);
-  });
-  afterAll(async () => {
-    await h.close();
-    await operators.close();
-    await new Promise((r) => receiver.close(r));
-  });
-
-  const as = async (operator: TestOperator) => bearer(await operators.token(operator));
   const reverse = async (target: { transactionId?: string; referenceId?: string }, maker = TEST_MAKER, idempotencyKey = randomUUID()) =>
-    h.call(
+    t.h.call(
       'POST',
       '/v1/internal/corrections',
       { idempotencyKey, kind: 'REVERSAL', ...target, reason: 'payment anomaly: order expired, goods not handed over' },
-      await as(maker),
+      await t.as(maker),
     );
   const approve = async (id: string, checker: TestOperator) =>
-    h.call('POST', `/v1/internal/corrections/${id}/approve`, { reason: 'checked with the merchant' }, await as(checker));
-  const read = async (id: string) => h.call('GET', `/v1/internal/corrections/${id}`, undefined, await as(TEST_CHECKER));
+    t.h.call('POST', `/v1/internal/corrections/${id}/approve`, { reason: 'checked with the merchant' }, await t.as(checker));
+  const read = async (id: string) => t.h.call('GET', `/v1/internal/corrections/${id}`, undefined, await t.as(TEST_CHECKER));
   const technical = async (type: string): Promise<string> =>
-    (await h.admin.query(`SELECT id FROM ledger.accounts WHERE account_type = $1 AND currency = 'XAF'`, [type])).rows[0].id;
-  const balances = async (ids: string[]) => Promise.all(ids.map(async (id) => (await balanceOf(h, id)).balance));
+    (await t.h.admin.query(`SELECT id FROM ledger.accounts WHERE account_type = $1 AND currency = 'XAF'`, [type])).rows[0].id;
+  const balances = async (ids: string[]) => Promise.all(ids.map(async (id) => (await balanceOf(t.h, id)).balance));
   const reversalsOf = async (transactionId: string) =>
-    (await h.admin.query(`SELECT id, reference_id, metadata FROM ledger.transactions WHERE reversal_of = $1`, [transactionId])).rows;
+    (await t.h.admin.query(`SELECT id, reference_id, metadata FROM ledger.transactions WHERE reversal_of = $1`, [transactionId])).rows;
 
   /** A payer with `funds`, a merchant, and a payment payer → merchant of `amount` with `fee`. */
   async function merchantPayment(funds: number, amount: number, fee: number) {
-    const payer = await fundedAccount(h, funds);
-    const merchant = await fundedAccount(h, 0, 'XAF', 'MERCHANT');
-    const paid = await transfer(h, payer, merchant, amount, fee);
+    const payer = await fundedAccount(t.h, funds);
+    const merchant = await fundedAccount(t.h, 0, 'XAF', 'MERCHANT');
+    const paid = await transfer(t.h, payer, merchant, amount, fee);
     expect(paid.status).toBe(200);
     return { payer, merchant, transactionId: paid.body.transactionId as string, referenceId: paid.body.referenceId as string };
   }
@@ -80,10 +42,10 @@ describe('ledger: reversing a transaction under maker-checker', () => {
   it('reverses a payment with a fee in one linked transaction: every account back, invariants kept, compliance told', async () => {
     const fees = await technical('fee_collection');
     const suspense = await technical('suspense');
-    const payer = await fundedAccount(h, 10_000);
-    const merchant = await fundedAccount(h, 0, 'XAF', 'MERCHANT');
+    const payer = await fundedAccount(t.h, 10_000);
+    const merchant = await fundedAccount(t.h, 0, 'XAF', 'MERCHANT');
     const before = await balances([payer, merchant, fees, suspense]);
-    const paid = await transfer(h, payer, merchant, 5_000, 150);
+    const paid = await transfer(t.h, payer, merchant, 5_000, 150);
     expect(paid.status).toBe(200);
     const { transactionId, referenceId } = paid.body as { transactionId: string; referenceId: string };
     expect(await balances([payer, merchant])).toEqual([before[0] - 5_150, before[1] + 5_000]);
@@ -133,7 +95,7 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     // Entry for entry the inverse of the original, paired like the original.
     const entriesOf = async (tx: string) =>
       (
-        await h.admin.query(
+        await t.h.admin.query(
           `SELECT id, account_id, kind, amount::int, counterparty_ledger_id FROM ledger.ledgers WHERE transaction_id = $1`,
           [tx],
         )
@@ -148,7 +110,7 @@ describe('ledger: reversing a transaction under maker-checker', () => {
       const other = inverse.find((x) => x.id === e.counterparty_ledger_id)!;
       expect([other.counterparty_ledger_id, other.amount, other.kind]).toEqual([e.id, e.amount, flip(e.kind)]);
     }
-    const report = await invariants(h.admin);
+    const report = await invariants(t.h.admin);
     expect([report.ledgerGaps, report.splitGaps, report.unbalancedTransactions, report.intentMismatches]).toEqual([0, 0, 0, 0]);
 
     expect(alerts.find((a) => a.correctionId === submitted.body.id)).toMatchObject({
@@ -165,16 +127,16 @@ describe('ledger: reversing a transaction under maker-checker', () => {
   });
 
   it('reverses a cash-out with fee and agent commission: all six entries, treasury and the commission account included', async () => {
-    const customer = await fundedAccount(h, 8_000);
-    const agentWallet = await h.call('POST', '/v1/internal/wallets', { ownerType: 'AGENT', ownerId: randomUUID(), currencies: ['XAF'] });
+    const customer = await fundedAccount(t.h, 8_000);
+    const agentWallet = await t.h.call('POST', '/v1/internal/wallets', { ownerType: 'AGENT', ownerId: randomUUID(), currencies: ['XAF'] });
     const accountOf = (type: string) => agentWallet.body.accounts.find((x: { accountType: string }) => x.accountType === type).id as string;
     const [agent, commission] = [accountOf('agent'), accountOf('agent_commission')];
     const all = [customer, agent, commission, await technical('fee_collection'), await technical('treasury')];
     const before = await balances(all);
-    const created = await h.call('POST', '/v1/internal/intents', intentBody(customer, agent, 3_000, { type: 'CASH_OUT', fee: 100 }));
+    const created = await t.h.call('POST', '/v1/internal/intents', intentBody(customer, agent, 3_000, { type: 'CASH_OUT', fee: 100 }));
     const id = created.body.intentId;
-    await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
-    const done = await h.call('POST', `/v1/internal/intents/${id}/transition`, {
+    await t.h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
+    const done = await t.h.call('POST', `/v1/internal/intents/${id}/transition`, {
       toStatus: 'SUCCEEDED',
       actor: { id: 'user-1' },
       executionContext: contextFor(customer, agent, 3_000, { fee: { amount: 100 }, commission: { amount: 40, accountId: commission } }),
@@ -186,11 +148,11 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     const approved = await approve(submitted.body.id, TEST_CHECKER);
     expect(approved.body.status).toBe('EXECUTED');
     expect(await balances(all)).toEqual(before);
-    const count = await h.admin.query(`SELECT count(*)::int AS n FROM ledger.ledgers WHERE transaction_id = $1`, [
+    const count = await t.h.admin.query(`SELECT count(*)::int AS n FROM ledger.ledgers WHERE transaction_id = $1`, [
       approved.body.transactionId,
     ]);
     expect(count.rows[0].n).toBe(6);
-    expect((await invariants(h.admin)).ledgerGaps).toBe(0);
+    expect((await invariants(t.h.admin)).ledgerGaps).toBe(0);
   });
 
   it('reverses a transaction at most once, never reverses a reversal, and the database keeps both rules', async () => {
@@ -216,7 +178,7 @@ describe('ledger: reversing a transaction under maker-checker', () => {
 
     // Raw SQL cannot add a second reversal of T, nor a reversal of the reversal.
     const rawReversal = (of: string) =>
-      h.admin
+      t.h.admin
         .query(
           `INSERT INTO ledger.transactions (reference_id, type, amount, currency, created_by, initiated_at, reversal_of)
            VALUES ('MMPTX261126RAWTEST', 'ADJUSTMENT', 1, 'XAF', 'raw', now(), $1)`,
@@ -226,7 +188,7 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     expect(await rawReversal(transactionId)).toMatchObject({ code: '23505', constraint: 'UQ_transactions_reversal_of' });
     expect(await rawReversal(reversal.transactionId)).toMatchObject({ code: '23514', constraint: 'CHK_transactions_reversal_target' });
     // Nor a second live request for T.
-    const rawRequest = await h.admin
+    const rawRequest = await t.h.admin
       .query(
         `INSERT INTO ledger.corrections (idempotency_key, request_hash, kind, reversed_transaction_id, amount, currency, reason, status,
                                          requires_compliance, maker_id, maker_roles)
@@ -240,11 +202,11 @@ describe('ledger: reversing a transaction under maker-checker', () => {
   it('a rejected reversal frees its transaction for a new request', async () => {
     const { transactionId } = await merchantPayment(3_000, 1_000, 0);
     const first = await reverse({ transactionId });
-    const rejected = await h.call(
+    const rejected = await t.h.call(
       'POST',
       `/v1/internal/corrections/${first.body.id}/reject`,
       { reason: 'the merchant handed the goods over' },
-      await as(TEST_CHECKER),
+      await t.as(TEST_CHECKER),
     );
     expect(rejected.body.status).toBe('REJECTED');
     const second = await reverse({ transactionId });
@@ -269,8 +231,8 @@ describe('ledger: reversing a transaction under maker-checker', () => {
   it('when an account lacks the money: 422 INSUFFICIENT_BALANCE, nothing written, still pending, approvable once funded', async () => {
     const { payer, merchant, transactionId } = await merchantPayment(5_000, 5_000, 0);
     // The merchant spends part of it before the reversal is approved.
-    const elsewhere = await fundedAccount(h, 0);
-    expect((await transfer(h, merchant, elsewhere, 3_000)).status).toBe(200);
+    const elsewhere = await fundedAccount(t.h, 0);
+    expect((await transfer(t.h, merchant, elsewhere, 3_000)).status).toBe(200);
     const submitted = await reverse({ transactionId });
 
     const refused = await approve(submitted.body.id, TEST_CHECKER);
@@ -283,12 +245,12 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     expect(pending).toMatchObject({ status: 'PENDING_APPROVAL', checker: null, transactionId: null });
     expect(pending.events.map((e: { event: string }) => e.event)).toEqual(['submitted']);
 
-    await correctBalance(h.call, operators, merchant, 3_000);
+    await correctBalance(t.h.call, t.operators, merchant, 3_000);
     const approved = await approve(submitted.body.id, ADMIN_2);
     expect(approved.body.status).toBe('EXECUTED');
     expect(await balances([payer, merchant])).toEqual([5_000, 0]);
     expect(await reversalsOf(transactionId)).toHaveLength(1);
-    expect((await invariants(h.admin)).ledgerGaps).toBe(0);
+    expect((await invariants(t.h.admin)).ledgerGaps).toBe(0);
   });
 
   it('two checkers approving at once: exactly one reversal executes', async () => {
@@ -308,7 +270,7 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     const byAdmin = await approve(submitted.body.id, ADMIN_2);
     expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'CORRECTION_COMPLIANCE_REQUIRED']);
     expect((await approve(submitted.body.id, TEST_CHECKER)).body.status).toBe('EXECUTED');
-    expect((await balanceOf(h, payer)).balance).toBe(1_200_000);
+    expect((await balanceOf(t.h, payer)).balance).toBe(1_200_000);
   });
 
   it('the compliance limit counts what one account gets back, fee included: 1 000 000 + 5 000 fee needs an officer, 995 000 + 5 000 does not', async () => {
@@ -335,14 +297,14 @@ describe('ledger: reversing a transaction under maker-checker', () => {
   });
 
   it('a cash-out reversal (six entries, commission included) is counted the same way: the customer gets amount + fee back', async () => {
-    const customer = await fundedAccount(h, 1_000_050);
-    const agentWallet = await h.call('POST', '/v1/internal/wallets', { ownerType: 'AGENT', ownerId: randomUUID(), currencies: ['XAF'] });
+    const customer = await fundedAccount(t.h, 1_000_050);
+    const agentWallet = await t.h.call('POST', '/v1/internal/wallets', { ownerType: 'AGENT', ownerId: randomUUID(), currencies: ['XAF'] });
     const accountOf = (type: string) => agentWallet.body.accounts.find((x: { accountType: string }) => x.accountType === type).id as string;
     const [agent, commission] = [accountOf('agent'), accountOf('agent_commission')];
-    const created = await h.call('POST', '/v1/internal/intents', intentBody(customer, agent, 999_950, { type: 'CASH_OUT', fee: 100 }));
+    const created = await t.h.call('POST', '/v1/internal/intents', intentBody(customer, agent, 999_950, { type: 'CASH_OUT', fee: 100 }));
     const id = created.body.intentId;
-    await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
-    const done = await h.call('POST', `/v1/internal/intents/${id}/transition`, {
+    await t.h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
+    const done = await t.h.call('POST', `/v1/internal/intents/${id}/transition`, {
       toStatus: 'SUCCEEDED',
       actor: { id: 'user-1' },
       executionContext: contextFor(customer, agent, 999_950, { fee: { amount: 100 }, commission: { amount: 40, accountId: commission } }),
@@ -354,7 +316,7 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     const byAdmin = await approve(submitted.body.id, ADMIN_2);
     expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'CORRECTION_COMPLIANCE_REQUIRED']);
     expect((await approve(submitted.body.id, TEST_CHECKER)).body.status).toBe('EXECUTED');
-    expect((await balanceOf(h, customer)).balance).toBe(1_000_050);
+    expect((await balanceOf(t.h, customer)).balance).toBe(1_000_050);
   });
 
   it.each<[string, Record<string, unknown>, number, string]>([
@@ -377,17 +339,17 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     ['an unknown transaction', { kind: 'REVERSAL', transactionId: randomUUID() }, 404, 'TRANSACTION_NOT_FOUND'],
     ['an unknown reference', { kind: 'REVERSAL', referenceId: 'MMPTX261126ZZZZZZZ' }, 404, 'TRANSACTION_NOT_FOUND'],
   ])('refuses %s', async (_name, fields, status, code) => {
-    const res = await h.call(
+    const res = await t.h.call(
       'POST',
       '/v1/internal/corrections',
       { idempotencyKey: randomUUID(), reason: 'validation of the request shape', ...fields },
-      await as(TEST_MAKER),
+      await t.as(TEST_MAKER),
     );
     expect([res.status, res.body.code]).toEqual([status, code]);
   });
 
   it('answers reversals exactly as its OpenAPI document says', async () => {
-    const doc = await openApiOf(h.app.app);
+    const doc = await openApiOf(t.h.app.app);
     const { transactionId } = await merchantPayment(2_000, 700, 0);
     const answers: Array<[string, string, { status: number; body: unknown }]> = [];
     const submitted = await reverse({ transactionId });
@@ -397,7 +359,7 @@ describe('ledger: reversing a transaction under maker-checker', () => {
     answers.push([
       'GET',
       '/v1/internal/corrections',
-      await h.call('GET', '/v1/internal/corrections?limit=5', undefined, await as(TEST_CHECKER)),
+      await t.h.call('GET', '/v1/internal/corrections?limit=5', undefined, await t.as(TEST_CHECKER)),
     ]);
     answers.push(['POST', '/v1/internal/corrections', await reverse({ transactionId })]); // 409
     expect(answers.map(([, , res]) => res.status)).toEqual([201, 200, 200, 200, 409]);
