@@ -1,63 +1,50 @@
 import { randomUUID } from 'node:crypto';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
-import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
-import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
+import { type Dispatcher, sleep, waitFor, useDispatcher } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
 
 /** What the harness's `api` answers (the body read loosely, as the other assertions do). */
 type ApiAnswer = Awaited<ReturnType<Dispatcher['api']>>;
 
 describe('endpoint health: disable after sustained failure, hold, replay after re-enable', () => {
-  const redis = createTestRedis();
-  let db: TestDatabase;
-  let dispatcher: Dispatcher;
-  let receiver: RecordingReceiver;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    receiver = await new RecordingReceiver(() => ({ status: 502 })).start();
-    // "3 days without a success" scaled to 500 ms; retries 100, 200, 400 ms … apart.
-    dispatcher = await startDispatcher(db, redis, { WEBHOOK_ENDPOINT_DISABLE_AFTER_MS: '500', WEBHOOK_BACKOFF_BASE_MS: '100' });
-  });
-  afterAll(async () => {
-    await dispatcher?.close();
-    await receiver?.stop();
-    await db?.drop();
-    await redis.flush();
+  // "3 days without a success" scaled to 500 ms; retries 100, 200, 400 ms … apart.
+  const t = useDispatcher({
+    receiver: () => new RecordingReceiver(() => ({ status: 502 })),
+    env: { WEBHOOK_ENDPOINT_DISABLE_AFTER_MS: '500', WEBHOOK_BACKOFF_BASE_MS: '100' },
   });
 
   it('disables a failing endpoint with an operator-visible record, holds its events, and replays them once re-enabled', async () => {
     const integrationId = randomUUID();
-    await dispatcher.setEndpoint(integrationId, receiver.url);
-    const first = await dispatcher.enqueue(integrationId);
+    await t.dispatcher.setEndpoint(integrationId, t.receiver.url);
+    const first = await t.dispatcher.enqueue(integrationId);
 
-    await waitFor(async () => (await dispatcher.event(first.id))?.status === 'held', 10_000, 'first event held');
-    const endpoint = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`);
+    await waitFor(async () => (await t.dispatcher.event(first.id))?.status === 'held', 10_000, 'first event held');
+    const endpoint = await t.dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`);
     expect(endpoint.body).toMatchObject({ status: 'disabled', disabledReason: expect.stringMatching(/^no successful delivery since /) });
-    const health = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}/health-events`);
+    const health = await t.dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}/health-events`);
     expect(health.body).toEqual([expect.objectContaining({ kind: 'disabled' })]);
-    const attemptsBefore = (await dispatcher.attempts(first.id)).length;
+    const attemptsBefore = (await t.dispatcher.attempts(first.id)).length;
     expect(attemptsBefore).toBeGreaterThanOrEqual(3);
     expect(attemptsBefore).toBeLessThan(8);
 
     // Events keep accumulating while disabled, without hammering the endpoint.
-    const receivedBefore = receiver.received.length;
-    const second = await dispatcher.enqueue(integrationId);
-    await waitFor(async () => (await dispatcher.event(second.id))?.status === 'held', 10_000, 'second event held');
+    const receivedBefore = t.receiver.received.length;
+    const second = await t.dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await t.dispatcher.event(second.id))?.status === 'held', 10_000, 'second event held');
     await sleep(200);
-    expect(receiver.received.length).toBe(receivedBefore);
-    expect(await dispatcher.attempts(second.id)).toEqual([]);
-    const metrics = await dispatcher.running.app.inject({ method: 'GET', url: '/metrics' });
+    expect(t.receiver.received.length).toBe(receivedBefore);
+    expect(await t.dispatcher.attempts(second.id)).toEqual([]);
+    const metrics = await t.dispatcher.running.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/^webhook_endpoints_disabled_total 1$/m);
 
     // The partner fixes its server; an operator re-enables the endpoint and the held events go out.
-    receiver.setScript(() => ({ status: 200 }));
-    const enabled = await dispatcher.api('POST', `/internal/webhooks/endpoints/${integrationId}/enable`);
+    t.receiver.setScript(() => ({ status: 200 }));
+    const enabled = await t.dispatcher.api('POST', `/internal/webhooks/endpoints/${integrationId}/enable`);
     expect(enabled.status).toBe(200);
     expect(enabled.body).toMatchObject({ replayed: 2, endpoint: { status: 'enabled', failingSince: null } });
     for (const e of [first, second])
-      await waitFor(async () => (await dispatcher.event(e.id))?.status === 'delivered', 10_000, `${e.id} delivered`);
-    const afterHealth = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}/health-events`);
+      await waitFor(async () => (await t.dispatcher.event(e.id))?.status === 'delivered', 10_000, `${e.id} delivered`);
+    const afterHealth = await t.dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}/health-events`);
     expect(afterHealth.body.map((h: { kind: string }) => h.kind)).toEqual(['disabled', 'enabled']);
   });
 
@@ -65,13 +52,13 @@ describe('endpoint health: disable after sustained failure, hold, replay after r
     const integrationId = randomUUID();
     const flaky = await new RecordingReceiver((i) => ({ status: i % 2 === 0 ? 500 : 200 })).start();
     try {
-      await dispatcher.setEndpoint(integrationId, flaky.url);
+      await t.dispatcher.setEndpoint(integrationId, flaky.url);
       for (let i = 0; i < 4; i++) {
-        const e = await dispatcher.enqueue(integrationId);
-        await waitFor(async () => (await dispatcher.event(e.id))?.status === 'delivered', 10_000, 'delivered');
+        const e = await t.dispatcher.enqueue(integrationId);
+        await waitFor(async () => (await t.dispatcher.event(e.id))?.status === 'delivered', 10_000, 'delivered');
         await sleep(200);
       }
-      expect((await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`)).body).toMatchObject({
+      expect((await t.dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`)).body).toMatchObject({
         status: 'enabled',
         failingSince: null,
       });
@@ -81,25 +68,25 @@ describe('endpoint health: disable after sustained failure, hold, replay after r
   });
 
   it('answers what its OpenAPI document says about a disabled endpoint, its health record, failed attempts and the re-enable', async () => {
-    const doc = await openApiOf(dispatcher.running.app);
+    const doc = await openApiOf(t.dispatcher.running.app);
     const ENDPOINT = '/internal/webhooks/endpoints/{integrationId}';
     const ATTEMPTS = '/internal/webhooks/events/{eventId}/attempts';
     const integrationId = randomUUID();
     const endpoint = `/internal/webhooks/endpoints/${integrationId}`;
     const failing = await new RecordingReceiver(() => ({ status: 503, body: 'maintenance' })).start();
     try {
-      await dispatcher.setEndpoint(integrationId, failing.url);
-      const held = await dispatcher.enqueue(integrationId);
-      await waitFor(async () => (await dispatcher.event(held.id))?.status === 'held', 10_000, 'event held');
+      await t.dispatcher.setEndpoint(integrationId, failing.url);
+      const held = await t.dispatcher.enqueue(integrationId);
+      await waitFor(async () => (await t.dispatcher.event(held.id))?.status === 'held', 10_000, 'event held');
       const answers: Array<[string, string, ApiAnswer]> = [
-        ['GET', ENDPOINT, await dispatcher.api('GET', endpoint)],
-        ['GET', `${ENDPOINT}/health-events`, await dispatcher.api('GET', `${endpoint}/health-events`)],
-        ['GET', ATTEMPTS, await dispatcher.api('GET', `/internal/webhooks/events/${held.id}/attempts`)],
+        ['GET', ENDPOINT, await t.dispatcher.api('GET', endpoint)],
+        ['GET', `${ENDPOINT}/health-events`, await t.dispatcher.api('GET', `${endpoint}/health-events`)],
+        ['GET', ATTEMPTS, await t.dispatcher.api('GET', `/internal/webhooks/events/${held.id}/attempts`)],
       ];
       failing.setScript(() => ({ status: 200 }));
-      answers.push(['POST', `${ENDPOINT}/enable`, await dispatcher.api('POST', `${endpoint}/enable`)]);
-      await waitFor(async () => (await dispatcher.event(held.id))?.status === 'delivered', 10_000, 'delivered after re-enable');
-      answers.push(['GET', `${ENDPOINT}/health-events`, await dispatcher.api('GET', `${endpoint}/health-events`)]);
+      answers.push(['POST', `${ENDPOINT}/enable`, await t.dispatcher.api('POST', `${endpoint}/enable`)]);
+      await waitFor(async () => (await t.dispatcher.event(held.id))?.status === 'delivered', 10_000, 'delivered after re-enable');
+      answers.push(['GET', `${ENDPOINT}/health-events`, await t.dispatcher.api('GET', `${endpoint}/health-events`)]);
 
       expect(answers.map(([, , res]) => res.status)).toEqual([200, 200, 200, 200, 200]);
       // The nullable fields were filled in, and the lists were not empty.

@@ -2,52 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { EndpointsService } from '../src/endpoints/endpoints.service';
 import { WebhookEventsRepository } from '../src/events/webhook-events.repository';
-import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
-import { type Dispatcher, startDispatcher, waitFor } from './support/harness';
-import { RecordingReceiver } from './support/recording-receiver';
+import { waitFor, useDispatcher, DISABLE_ENDPOINT_SQL } from './support/harness';
 
 describe('holding an event never strands it on an endpoint enabled meanwhile', () => {
-  const redis = createTestRedis();
-  let db: TestDatabase;
-  let dispatcher: Dispatcher;
-  let receiver: RecordingReceiver;
-  let admin: Client;
+  const t = useDispatcher({ env: { WEBHOOK_BACKOFF_BASE_MS: '20' }, admin: true });
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    receiver = await new RecordingReceiver().start();
-    dispatcher = await startDispatcher(db, redis, { WEBHOOK_BACKOFF_BASE_MS: '20' });
-    admin = new Client({ connectionString: db.adminUrl });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin?.end();
-    await dispatcher?.close();
-    await receiver?.stop();
-    await db?.drop();
-    await redis.flush();
-  });
-
-  const disable = (integrationId: string) =>
-    admin.query(`UPDATE webhooks.endpoints SET status = 'disabled', disabled_at = now() WHERE integration_id = $1`, [integrationId]);
+  const disable = (integrationId: string) => t.admin.query(DISABLE_ENDPOINT_SQL, [integrationId]);
   const ENABLE = `UPDATE webhooks.endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL WHERE integration_id = $1`;
 
   /** A held event of a disabled endpoint, put back to pending as an attempt in progress has it. */
   const pendingOnDisabled = async () => {
     const integrationId = randomUUID();
-    await dispatcher.setEndpoint(integrationId, receiver.url);
+    await t.dispatcher.setEndpoint(integrationId, t.receiver.url);
     await disable(integrationId);
-    const envelope = await dispatcher.enqueue(integrationId);
-    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'held', 10_000, 'held');
-    await admin.query(`UPDATE webhooks.events SET status = 'pending' WHERE id = $1`, [envelope.id]);
+    const envelope = await t.dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await t.dispatcher.event(envelope.id))?.status === 'held', 10_000, 'held');
+    await t.admin.query(`UPDATE webhooks.events SET status = 'pending' WHERE id = $1`, [envelope.id]);
     return { integrationId, eventId: envelope.id };
   };
 
   it('the held write waits for an enable in progress and then writes nothing; with the endpoint still disabled it holds', async () => {
-    const events = dispatcher.running.app.get(WebhookEventsRepository);
+    const events = t.dispatcher.running.app.get(WebhookEventsRepository);
     const { integrationId, eventId } = await pendingOnDisabled();
 
-    const enabling = new Client({ connectionString: db.adminUrl });
+    const enabling = new Client({ connectionString: t.db.adminUrl });
     await enabling.connect();
     try {
       await enabling.query('BEGIN');
@@ -57,7 +35,7 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
       await waitFor(
         async () =>
           (
-            await admin.query(
+            await t.admin.query(
               `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`,
             )
           ).rowCount,
@@ -69,31 +47,31 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
     } finally {
       await enabling.end();
     }
-    expect(await dispatcher.event(eventId)).toMatchObject({ status: 'pending' });
+    expect(await t.dispatcher.event(eventId)).toMatchObject({ status: 'pending' });
 
     await disable(integrationId);
     expect(await events.holdWhileUnreachable(eventId, integrationId)).toBe(true);
-    expect(await dispatcher.event(eventId)).toMatchObject({ status: 'held' });
+    expect(await t.dispatcher.event(eventId)).toMatchObject({ status: 'held' });
     // No endpoint at all: held too.
     const orphan = randomUUID();
-    await admin.query(`UPDATE webhooks.events SET status = 'pending' WHERE id = $1`, [eventId]);
+    await t.admin.query(`UPDATE webhooks.events SET status = 'pending' WHERE id = $1`, [eventId]);
     expect(await events.holdWhileUnreachable(eventId, orphan)).toBe(true);
   });
 
   it('an attempt that read the endpoint as disabled just before the enable committed delivers instead of holding', async () => {
     const integrationId = randomUUID();
-    await dispatcher.setEndpoint(integrationId, receiver.url);
-    const endpoints = dispatcher.running.app.get(EndpointsService);
+    await t.dispatcher.setEndpoint(integrationId, t.receiver.url);
+    const endpoints = t.dispatcher.running.app.get(EndpointsService);
     // The stale read: the endpoint as it was before an enable that commits right after it.
     const read = jest
       .spyOn(endpoints, 'deliveryTarget')
       .mockImplementationOnce(async () => ({ kind: 'hold', reason: 'endpoint_disabled' }));
     try {
-      const envelope = await dispatcher.enqueue(integrationId);
-      await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
+      const envelope = await t.dispatcher.enqueue(integrationId);
+      await waitFor(async () => (await t.dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
       expect(read).toHaveBeenCalledTimes(2);
-      expect(await dispatcher.event(envelope.id)).toMatchObject({ status: 'delivered', attemptCount: 1 });
-      expect(receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id)).toHaveLength(1);
+      expect(await t.dispatcher.event(envelope.id)).toMatchObject({ status: 'delivered', attemptCount: 1 });
+      expect(t.receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id)).toHaveLength(1);
     } finally {
       read.mockRestore();
     }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
 import { type Dispatcher, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
@@ -91,15 +90,7 @@ describe('resends and replays while Redis is unreachable or slow: 503 says wheth
     receiver.setScript(() => ({ status: 200 }));
     const integrationId = randomUUID();
     await dispatcher.setEndpoint(integrationId, receiver.url);
-    const admin = new Client({ connectionString: db.adminUrl });
-    await admin.connect();
-    try {
-      await admin.query(`UPDATE webhooks.endpoints SET status = 'disabled', disabled_at = now() WHERE integration_id = $1`, [
-        integrationId,
-      ]);
-    } finally {
-      await admin.end();
-    }
+    await dispatcher.disableEndpoint(integrationId);
     const envelope = await dispatcher.enqueue(integrationId);
     await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'held', 10_000, 'held');
 

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { parseSignatureHeader, verify } from '@mm/webhook-signature';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
-import { type TestDatabase, createTestDatabase, createTestRedis } from '../../../test/support/test-env';
-import { type Dispatcher, sleep, startDispatcher, waitFor } from './support/harness';
+import { type Dispatcher, sleep, waitFor, useDispatcher } from './support/harness';
 import { RecordingReceiver } from './support/recording-receiver';
 
 /** What the harness's `api` answers (the body read loosely, as the other assertions do). */
@@ -12,36 +11,20 @@ type ApiAnswer = Awaited<ReturnType<Dispatcher['api']>>;
 const OVERLAP_MS = 2_000;
 
 describe('secret rotation and the internal API', () => {
-  const redis = createTestRedis();
-  let db: TestDatabase;
-  let dispatcher: Dispatcher;
-  let receiver: RecordingReceiver;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    receiver = await new RecordingReceiver().start();
-    dispatcher = await startDispatcher(db, redis, {
-      WEBHOOK_SECRET_ROTATION_OVERLAP_MS: String(OVERLAP_MS),
-      WEBHOOK_BACKOFF_BASE_MS: '20',
-    });
-  });
-  afterAll(async () => {
-    await dispatcher?.close();
-    await receiver?.stop();
-    await db?.drop();
-    await redis.flush();
+  const t = useDispatcher({
+    env: { WEBHOOK_SECRET_ROTATION_OVERLAP_MS: String(OVERLAP_MS), WEBHOOK_BACKOFF_BASE_MS: '20' },
   });
 
   const deliverOne = async (integrationId: string) => {
-    const envelope = await dispatcher.enqueue(integrationId);
-    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
-    return receiver.received.find((r) => r.headers['svc-event-id'] === envelope.id)!;
+    const envelope = await t.dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await t.dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
+    return t.receiver.received.find((r) => r.headers['svc-event-id'] === envelope.id)!;
   };
 
   it('signs with both secrets during the overlap, and with the new one only after it', async () => {
     const integrationId = randomUUID();
-    const oldSecret = await dispatcher.setEndpoint(integrationId, receiver.url);
-    const rotated = await dispatcher.api('POST', `/internal/webhooks/endpoints/${integrationId}/rotate-secret`);
+    const oldSecret = await t.dispatcher.setEndpoint(integrationId, t.receiver.url);
+    const rotated = await t.dispatcher.api('POST', `/internal/webhooks/endpoints/${integrationId}/rotate-secret`);
     expect(rotated.status).toBe(200);
     const newSecret: string = rotated.body.secret;
     expect(newSecret).toMatch(/^whsec_/);
@@ -63,15 +46,15 @@ describe('secret rotation and the internal API', () => {
 
   it('keeps secrets encrypted at rest and returns a secret only at creation and rotation', async () => {
     const integrationId = randomUUID();
-    const secret = await dispatcher.setEndpoint(integrationId, receiver.url);
-    const again = await dispatcher.api('PUT', `/internal/webhooks/endpoints/${integrationId}`, { url: `${receiver.url}/v2` });
+    const secret = await t.dispatcher.setEndpoint(integrationId, t.receiver.url);
+    const again = await t.dispatcher.api('PUT', `/internal/webhooks/endpoints/${integrationId}`, { url: `${t.receiver.url}/v2` });
     expect(again.status).toBe(200);
     expect(again.body.secret).toBeUndefined();
-    expect(again.body).toMatchObject({ integrationId, url: `${receiver.url}/v2`, status: 'enabled' });
-    const shown = await dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`);
+    expect(again.body).toMatchObject({ integrationId, url: `${t.receiver.url}/v2`, status: 'enabled' });
+    const shown = await t.dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}`);
     expect(JSON.stringify(shown.body)).not.toMatch(/whsec_/);
 
-    const admin = new Client({ connectionString: db.adminUrl });
+    const admin = new Client({ connectionString: t.db.adminUrl });
     await admin.connect();
     try {
       const { rows } = await admin.query(`SELECT secret_ciphertext FROM webhooks.endpoints WHERE integration_id = $1`, [integrationId]);
@@ -86,29 +69,29 @@ describe('secret rotation and the internal API', () => {
 
   it('guards every route with the service credential and answers stable codes for bad input', async () => {
     const id = randomUUID();
-    const noKey = await dispatcher.running.app.inject({ method: 'GET', url: `/internal/webhooks/endpoints/${id}` });
+    const noKey = await t.dispatcher.running.app.inject({ method: 'GET', url: `/internal/webhooks/endpoints/${id}` });
     expect(noKey.statusCode).toBe(401);
     expect(noKey.json().code).toBe('INVALID_SERVICE_CREDENTIALS');
-    const wrongKey = await dispatcher.running.app.inject({
+    const wrongKey = await t.dispatcher.running.app.inject({
       method: 'POST',
       url: `/internal/webhooks/events/${id}/resend`,
       headers: { 'x-service-key': 'x'.repeat(64) },
     });
     expect(wrongKey.statusCode).toBe(401);
 
-    expect((await dispatcher.api('GET', `/internal/webhooks/endpoints/${id}`)).body.code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
-    expect((await dispatcher.api('POST', `/internal/webhooks/endpoints/${id}/rotate-secret`)).status).toBe(404);
-    expect((await dispatcher.api('GET', `/internal/webhooks/events/${id}/attempts`)).body.code).toBe('WEBHOOK_EVENT_NOT_FOUND');
-    expect((await dispatcher.api('POST', `/internal/webhooks/events/${id}/resend`)).status).toBe(404);
-    const badId = await dispatcher.api('GET', '/internal/webhooks/events/not-a-uuid');
+    expect((await t.dispatcher.api('GET', `/internal/webhooks/endpoints/${id}`)).body.code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
+    expect((await t.dispatcher.api('POST', `/internal/webhooks/endpoints/${id}/rotate-secret`)).status).toBe(404);
+    expect((await t.dispatcher.api('GET', `/internal/webhooks/events/${id}/attempts`)).body.code).toBe('WEBHOOK_EVENT_NOT_FOUND');
+    expect((await t.dispatcher.api('POST', `/internal/webhooks/events/${id}/resend`)).status).toBe(404);
+    const badId = await t.dispatcher.api('GET', '/internal/webhooks/events/not-a-uuid');
     expect(badId.status).toBe(400);
     expect(badId.body.errors).toEqual([expect.objectContaining({ field: 'eventId', code: 'INVALID_UUID' })]);
     for (const url of ['ftp://example.com/x', 'not a url', 'http://user:pw@example.com/hook']) {
-      const res = await dispatcher.api('PUT', `/internal/webhooks/endpoints/${id}`, { url });
+      const res = await t.dispatcher.api('PUT', `/internal/webhooks/endpoints/${id}`, { url });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_WEBHOOK_URL');
     }
-    const badEvent = await dispatcher.api('POST', '/internal/webhooks/events', {
+    const badEvent = await t.dispatcher.api('POST', '/internal/webhooks/events', {
       integrationId: id,
       event: 'order.paid',
       id: 'nope',
@@ -116,7 +99,7 @@ describe('secret rotation and the internal API', () => {
     });
     expect(badEvent.status).toBe(400);
     expect(badEvent.body.code).toBe('VALIDATION_ERROR');
-    const badWindow = await dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
+    const badWindow = await t.dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
       from: '2026-01-02T00:00:00Z',
       to: '2026-01-01T00:00:00Z',
     });
@@ -127,9 +110,9 @@ describe('secret rotation and the internal API', () => {
     const integrationId = randomUUID();
     const failing = await new RecordingReceiver(() => ({ status: 500, body: 'database is down' })).start();
     try {
-      await dispatcher.setEndpoint(integrationId, failing.url);
+      await t.dispatcher.setEndpoint(integrationId, failing.url);
       const from = new Date(Date.now() - 1_000).toISOString();
-      const enqueued = await dispatcher.api('POST', '/internal/webhooks/events', {
+      const enqueued = await t.dispatcher.api('POST', '/internal/webhooks/events', {
         integrationId,
         event: 'order.paid',
         id: randomUUID(),
@@ -137,8 +120,8 @@ describe('secret rotation and the internal API', () => {
       });
       expect(enqueued.status).toBe(202);
       const eventId: string = enqueued.body.eventId;
-      await waitFor(async () => (await dispatcher.event(eventId))?.status === 'failed', 15_000, 'failed');
-      const attempts = await dispatcher.attempts(eventId);
+      await waitFor(async () => (await t.dispatcher.event(eventId))?.status === 'failed', 15_000, 'failed');
+      const attempts = await t.dispatcher.attempts(eventId);
       expect(attempts).toHaveLength(8);
       expect(
         attempts.every(
@@ -146,18 +129,18 @@ describe('secret rotation and the internal API', () => {
         ),
       ).toBe(true);
       expect(failing.received).toHaveLength(8);
-      expect((await dispatcher.event(eventId)).failedAt).not.toBeNull();
+      expect((await t.dispatcher.event(eventId)).failedAt).not.toBeNull();
 
       failing.setScript(() => ({ status: 200 }));
-      const resent = await dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
+      const resent = await t.dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
         from,
         to: new Date(Date.now() + 1_000).toISOString(),
         integrationId,
       });
       expect(resent.status).toBe(202);
       expect(resent.body.eventIds).toEqual([eventId]);
-      await waitFor(async () => (await dispatcher.event(eventId))?.status === 'delivered', 10_000, 'delivered after resend');
-      expect((await dispatcher.attempts(eventId)).at(-1)).toMatchObject({ attemptNumber: 9, statusCode: 200, outcome: 'success' });
+      await waitFor(async () => (await t.dispatcher.event(eventId))?.status === 'delivered', 10_000, 'delivered after resend');
+      expect((await t.dispatcher.attempts(eventId)).at(-1)).toMatchObject({ attemptNumber: 9, statusCode: 200, outcome: 'success' });
       expect(failing.received.every((r) => r.rawBody.equals(failing.received[0].rawBody))).toBe(true);
     } finally {
       await failing.stop();
@@ -165,20 +148,20 @@ describe('secret rotation and the internal API', () => {
   });
 
   it('answers exactly what its OpenAPI document says: every success body of the endpoint and event routes', async () => {
-    const doc = await openApiOf(dispatcher.running.app);
+    const doc = await openApiOf(t.dispatcher.running.app);
     const ENDPOINT = '/internal/webhooks/endpoints/{integrationId}';
     const EVENTS = '/internal/webhooks/events';
     const answers: Array<[string, string, ApiAnswer]> = [];
     const call = async (method: 'GET' | 'POST' | 'PUT', url: string, documented: string, payload?: unknown) => {
-      const res = await dispatcher.api(method, url, payload);
+      const res = await t.dispatcher.api(method, url, payload);
       answers.push([method, documented, res]);
       return res;
     };
     const integrationId = randomUUID();
     const endpoint = `/internal/webhooks/endpoints/${integrationId}`;
     const from = new Date(Date.now() - 1_000).toISOString();
-    const created = await call('PUT', endpoint, ENDPOINT, { url: receiver.url });
-    await call('PUT', endpoint, ENDPOINT, { url: `${receiver.url}/v2` }); // re-pointed: no secret
+    const created = await call('PUT', endpoint, ENDPOINT, { url: t.receiver.url });
+    await call('PUT', endpoint, ENDPOINT, { url: `${t.receiver.url}/v2` }); // re-pointed: no secret
     await call('POST', `${endpoint}/rotate-secret`, `${ENDPOINT}/rotate-secret`);
     await call('GET', endpoint, ENDPOINT); // previousSecretExpiresAt filled in
     await call('POST', `${endpoint}/enable`, `${ENDPOINT}/enable`); // already enabled: nothing replayed
@@ -186,14 +169,14 @@ describe('secret rotation and the internal API', () => {
     const data = { orderId: randomUUID(), transactionId: 'TX-7', amount: 10, currencyCode: 'XAF', paidAt: new Date().toISOString() };
     const queued = await call('POST', EVENTS, EVENTS, { integrationId, event: 'order.paid', id: randomUUID(), data });
     const eventId: string = queued.body.eventId;
-    await waitFor(async () => (await dispatcher.event(eventId))?.status === 'delivered', 10_000, 'delivered');
+    await waitFor(async () => (await t.dispatcher.event(eventId))?.status === 'delivered', 10_000, 'delivered');
     await call('GET', `${EVENTS}/${eventId}`, `${EVENTS}/{eventId}`);
     const attempts = await call('GET', `${EVENTS}/${eventId}/attempts`, `${EVENTS}/{eventId}/attempts`);
     await call('POST', `${EVENTS}/${eventId}/resend`, `${EVENTS}/{eventId}/resend`);
     // An event for an integration without an endpoint is held: the window resend picks it up.
     const orphan = randomUUID();
     const held = await call('POST', EVENTS, EVENTS, { integrationId: orphan, event: 'order.paid', id: randomUUID(), data });
-    await waitFor(async () => (await dispatcher.event(held.body.eventId))?.status === 'held', 10_000, 'held');
+    await waitFor(async () => (await t.dispatcher.event(held.body.eventId))?.status === 'held', 10_000, 'held');
     await call('GET', `${EVENTS}/${held.body.eventId}`, `${EVENTS}/{eventId}`); // never attempted: the nullable times are null
     const window = await call('POST', `${EVENTS}/resend-undelivered`, `${EVENTS}/resend-undelivered`, {
       from,

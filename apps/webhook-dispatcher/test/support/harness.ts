@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Queue } from 'bullmq';
+import { Client } from 'pg';
 import pino from 'pino';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, webhookJobOptions } from '@mm/contracts';
 import { type Logger, bullOptions } from '@mm/platform';
@@ -9,7 +10,8 @@ import { webhookDispatcherApp } from '../../src/webhook-dispatcher.app';
 import type { WebhookDispatcherConfig } from '../../src/webhook-dispatcher.config';
 import { WebhookDispatcherModule } from '../../src/webhook-dispatcher.module';
 import { type RunningApp, boot } from '../../../../test/support/boot';
-import { type TestDatabase, allowedCallerKey, serviceEnv } from '../../../../test/support/test-env';
+import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
+import { RecordingReceiver } from './recording-receiver';
 
 /** A logger whose JSON lines the test can read. */
 export function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -37,7 +39,12 @@ export interface Dispatcher {
   setEndpoint(integrationId: string, url: string): Promise<string>;
   event(eventId: string): Promise<Json>;
   attempts(eventId: string): Promise<Json[]>;
+  /** Disables the endpoint straight in the database (as the health check does), through a short-lived admin connection. */
+  disableEndpoint(integrationId: string): Promise<void>;
 }
+
+/** The SQL that disables an endpoint ($1: its integration id), as the health check leaves it. */
+export const DISABLE_ENDPOINT_SQL = `UPDATE webhooks.endpoints SET status = 'disabled', disabled_at = now() WHERE integration_id = $1`;
 
 export async function startDispatcher(
   db: TestDatabase,
@@ -98,7 +105,61 @@ export async function startDispatcher(
     async attempts(eventId) {
       return (await api('GET', `/internal/webhooks/events/${eventId}/attempts`)).body;
     },
+    async disableEndpoint(integrationId) {
+      const admin = new Client({ connectionString: db.adminUrl });
+      await admin.connect();
+      try {
+        await admin.query(DISABLE_ENDPOINT_SQL, [integrationId]);
+      } finally {
+        await admin.end();
+      }
+    },
   };
+}
+
+export interface DispatcherFixture {
+  db: TestDatabase;
+  dispatcher: Dispatcher;
+  receiver: RecordingReceiver;
+  /** an admin connection to the file's database (only with `admin: true`) */
+  admin: Client;
+}
+
+export interface DispatcherFixtureOptions {
+  /** environment for the dispatcher, over the harness's defaults */
+  env?: Record<string, string | undefined>;
+  /** the receiver to start (default: one that answers 200 to everything) */
+  receiver?: () => RecordingReceiver;
+  logger?: Logger;
+  /** also open an admin connection to the database */
+  admin?: boolean;
+}
+
+/**
+ * The usual test file's setup, registered in the calling `describe`: its own database copy and
+ * Redis namespace, a started receiver, a booted dispatcher (and an admin connection when asked),
+ * all torn down after the file. The returned object's fields are set once `beforeAll` has run.
+ */
+export function useDispatcher(options: DispatcherFixtureOptions = {}): DispatcherFixture {
+  const redis = createTestRedis();
+  const fixture = {} as DispatcherFixture;
+  beforeAll(async () => {
+    fixture.db = await createTestDatabase();
+    fixture.receiver = await (options.receiver?.() ?? new RecordingReceiver()).start();
+    fixture.dispatcher = await startDispatcher(fixture.db, redis, options.env, options.logger);
+    if (options.admin) {
+      fixture.admin = new Client({ connectionString: fixture.db.adminUrl });
+      await fixture.admin.connect();
+    }
+  });
+  afterAll(async () => {
+    await fixture.admin?.end();
+    await fixture.dispatcher?.close();
+    await fixture.receiver?.stop();
+    await fixture.db?.drop();
+    await redis.flush();
+  });
+  return fixture;
 }
 
 /** Polls until `check` returns a truthy value (or throws after the timeout). */
