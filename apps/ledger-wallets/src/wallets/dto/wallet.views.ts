@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { LEDGER_ACCOUNT_TYPES, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import type { AccountView } from '../account-view';
 import type { WalletView } from '../wallets.service';
 
@@ -9,18 +9,8 @@ import type { WalletView } from '../wallets.service';
  * compares the documented property names with real answers.
  */
 
-/** The kinds of account (ledger.accounts.account_type): the holder's, and the platform's technical ones. */
-export const ACCOUNT_TYPES = [
-  'customer',
-  'agent',
-  'merchant',
-  'organisation',
-  'agent_commission',
-  'fee_collection',
-  'treasury',
-  'suspense',
-  'black',
-] as const;
+/** The kinds of account (ledger.accounts.account_type), one list shared with the audit report's view. */
+export const ACCOUNT_TYPES = LEDGER_ACCOUNT_TYPES;
 
 export class AccountViewDto implements AccountView {
   @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
