@@ -19,5 +19,6 @@ export * from './public-surface';
 export * from './api-errors';
 export * from './service-credentials';
 export * from './with-timeout';
+export * from './periodic-job';
 export * from './storable-text.pipe';
 export * from './instant';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '@mm/platform';
+import { PeriodicJob, queryRows } from '@mm/platform';
 import { AuthConfig, otpCleanupIntervalMs } from '../auth.config';
 
 /** Rows deleted by one statement, and statements per run: a run deletes at most 20 000 rows. */
@@ -21,8 +21,10 @@ const BATCHES_PER_RUN = 20;
 @Injectable()
 export class OtpCleanup implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OtpCleanup.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly job = new PeriodicJob(
+    () => this.purge(),
+    (error) => this.logger.error({ msg: 'OTP clean-up failed', err: error }),
+  );
 
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
@@ -30,20 +32,11 @@ export class OtpCleanup implements OnApplicationBootstrap, OnApplicationShutdown
   ) {}
 
   onApplicationBootstrap(): void {
-    const every = otpCleanupIntervalMs(this.config);
-    if (every <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.purge()
-        .catch((error: unknown) => this.logger.error({ msg: 'OTP clean-up failed', err: error }))
-        .finally(() => (this.running = undefined));
-    }, every);
-    this.timer.unref();
+    this.job.start(otpCleanupIntervalMs(this.config));
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** One run: deletes up to BATCH × BATCHES_PER_RUN rows past the retention; returns how many. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { currentContext } from '@mm/platform';
+import { PeriodicJob, currentContext } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { ComplianceChannel } from '../integrity/compliance-channel.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
@@ -19,8 +19,10 @@ const RETRY_EVERY_MS = 60_000;
 @Injectable()
 export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(CorrectionAlerts.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly job = new PeriodicJob(
+    () => this.retryPending(),
+    (error) => this.logger.warn({ err: error }, 'correction alert retry failed'),
+  );
 
   constructor(
     private readonly db: LedgerDb,
@@ -31,17 +33,11 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap(): void {
     if (this.config.LEDGER_OUTBOX_POLL_MS <= 0 || !this.settings.alertUrl) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.retryPending()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'correction alert retry failed'))
-        .finally(() => (this.running = undefined));
-    }, RETRY_EVERY_MS);
-    this.timer.unref();
+    this.job.start(RETRY_EVERY_MS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Sends the alert of one executed correction; records the outcome. True when acknowledged. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppException } from '@mm/errors';
+import { PeriodicJob } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
@@ -13,8 +14,10 @@ import { IntentTransitionService } from './intent-transition.service';
 @Injectable()
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExpirySweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly job = new PeriodicJob(
+    () => this.sweep(),
+    (error) => this.logger.error({ err: error }, 'expiry sweep failed'),
+  );
 
   constructor(
     private readonly db: LedgerDb,
@@ -24,20 +27,11 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   onApplicationBootstrap(): void {
-    const every = this.config.LEDGER_EXPIRY_SWEEP_INTERVAL_MS;
-    if (every <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'expiry sweep failed'))
-        .finally(() => (this.running = undefined));
-    }, every);
-    this.timer.unref();
+    this.job.start(this.config.LEDGER_EXPIRY_SWEEP_INTERVAL_MS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Expires every active intent due at `now`; returns how many it expired. */

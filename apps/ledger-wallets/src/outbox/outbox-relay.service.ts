@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { Queue } from 'bullmq';
 import type { Counter } from 'prom-client';
 import { QUEUES } from '@mm/contracts';
-import { MetricsService, bullOptions, withTimeout } from '@mm/platform';
+import { MetricsService, PeriodicJob, bullOptions, withTimeout } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 
@@ -35,8 +35,15 @@ const LEDGER_EVENT_JOB_OPTIONS = {
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private queue?: Queue;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  // A failed poll is logged and answers 0 here, so the job itself never fails.
+  private readonly job = new PeriodicJob(
+    () =>
+      this.publishPending().catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'outbox relay poll failed; rows stay pending');
+        return 0;
+      }),
+    () => undefined,
+  );
   private readonly published: Counter;
   private readonly failures: Counter;
 
@@ -53,28 +60,17 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.LEDGER_OUTBOX_POLL_MS <= 0) return;
-    this.timer = setInterval(() => void this.tick(), this.config.LEDGER_OUTBOX_POLL_MS);
-    this.timer.unref();
+    this.job.start(this.config.LEDGER_OUTBOX_POLL_MS);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.job.stop();
     await this.queue?.close().catch(() => undefined);
   }
 
   /** One poll, never overlapping another. */
   tick(): Promise<number> {
-    if (this.running) return this.running as Promise<number>;
-    const run = this.publishPending()
-      .catch((error: unknown) => {
-        this.logger.warn({ err: error }, 'outbox relay poll failed; rows stay pending');
-        return 0;
-      })
-      .finally(() => (this.running = undefined));
-    this.running = run;
-    return run;
+    return this.job.runNow();
   }
 
   /** Publishes pending rows in creation order until none is left or one fails. Returns how many were published. */

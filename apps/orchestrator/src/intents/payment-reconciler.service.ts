@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicJob } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { LedgerClient } from '../ledger-client/ledger.client';
 import { TERMINAL_STATUSES } from '../ledger-client/ledger.types';
@@ -19,9 +20,12 @@ const BATCH = 50;
 @Injectable()
 export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PaymentReconciler.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
   private readonly quietMs: number;
+  // The interval's passes ignore their errors: each intent's failure is logged where it happens.
+  private readonly job = new PeriodicJob<number, number>(
+    (quietMs = this.quietMs) => this.pass(quietMs),
+    () => undefined,
+  );
 
   constructor(
     private readonly config: OrchestratorConfig,
@@ -34,21 +38,16 @@ export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    const every = this.config.PAYMENTS_RECONCILE_INTERVAL_MS;
-    if (every <= 0) return;
-    this.timer = setInterval(() => void this.runOnce().catch(() => undefined), every);
-    this.timer.unref();
+    this.job.start(this.config.PAYMENTS_RECONCILE_INTERVAL_MS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
-  /** One pass; answers how many intents it finished or closed. `quietMs` overrides the wait (tests). */
-  runOnce(quietMs = this.quietMs): Promise<number> {
-    this.running ??= this.pass(quietMs).finally(() => (this.running = undefined));
-    return this.running;
+  /** One pass (or the one in progress); answers how many intents it finished or closed. `quietMs` overrides the wait (tests). */
+  runOnce(quietMs?: number): Promise<number> {
+    return this.job.runNow(quietMs);
   }
 
   private async pass(quietMs: number): Promise<number> {

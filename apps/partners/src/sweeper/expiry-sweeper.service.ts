@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type OrderExpiredData, PARTNER_EVENT_TYPES } from '@mm/contracts';
-import { queryRows } from '@mm/platform';
+import { PeriodicJob, queryRows } from '@mm/platform';
 import { money } from '../common/iso';
 import { EventRelay } from '../events/event-relay.service';
 import { EventsService } from '../events/events.service';
@@ -19,8 +19,10 @@ const BATCH = 200;
 @Injectable()
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExpirySweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly job = new PeriodicJob(
+    () => this.sweep(),
+    (error) => this.logger.error({ err: error }, 'expiry sweep failed'),
+  );
 
   constructor(
     private readonly db: DataSource,
@@ -30,20 +32,11 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   onApplicationBootstrap(): void {
-    const every = this.config.PARTNERS_SWEEP_INTERVAL_MS;
-    if (every <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'expiry sweep failed'))
-        .finally(() => (this.running = undefined));
-    }, every);
-    this.timer.unref();
+    this.job.start(this.config.PARTNERS_SWEEP_INTERVAL_MS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   async sweep(): Promise<{ orders: number; connections: number }> {

@@ -1,5 +1,6 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { WEBHOOK_JOBS } from '@mm/contracts';
+import { PeriodicJob } from '@mm/platform';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DeliveryService } from './delivery.service';
@@ -28,10 +29,13 @@ export interface SweepResult {
  * Events that never reached the dispatcher are not in its table: out of its reach.
  */
 @Injectable()
-export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
+export class PendingSweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PendingSweep.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<SweepResult>;
+  private readonly job = new PeriodicJob(
+    () => this.pass(),
+    (error) =>
+      this.logger.warn({ msg: 'pending webhook sweep failed; next one at the next interval', err: { message: (error as Error).message } }),
+  );
 
   constructor(
     private readonly config: WebhookDispatcherConfig,
@@ -41,18 +45,17 @@ export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: Error) =>
-        this.logger.warn({ msg: 'pending webhook sweep failed; next one at the next interval', err: { message: error.message } }),
-      );
-    }, this.config.WEBHOOK_PENDING_SWEEP_INTERVAL_MS);
-    this.timer.unref();
+    this.job.start(this.config.WEBHOOK_PENDING_SWEEP_INTERVAL_MS);
+  }
+
+  /** Waits for a pass in progress: stopping mid-pass could leave a claimed run unqueued until the next sweep. */
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** One pass; a call while a pass runs joins it. */
   sweep(): Promise<SweepResult> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
-    return this.running;
+    return this.job.runNow();
   }
 
   private async pass(): Promise<SweepResult> {
@@ -84,9 +87,5 @@ export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
       if (stale.length < PAGE) return result;
       after = stale[stale.length - 1].cursor;
     }
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
   }
 }
