@@ -92,6 +92,12 @@ describe('auth: INTENT codes are bound to their intent', () => {
     expect(login.json().errors?.[0]).toMatchObject({ field: 'intent' });
     const badAmount = await sendIntent(phone, { ...intentFacts(intentId), amount: 0 });
     expect(badAmount.json().errors?.[0]).toMatchObject({ field: 'intent.amount' });
+    for (const notAnObject of [[], 'x', 5]) {
+      const shapeless = await sendIntent(phone, notAnObject);
+      expect(shapeless.statusCode).toBe(400);
+      expect(shapeless.json().code).toBe('VALIDATION_ERROR');
+      expect(shapeless.json().errors?.[0]).toMatchObject({ field: 'intent' });
+    }
 
     expect((await sendIntent(phone, intentFacts(intentId))).statusCode).toBe(202);
     const code = await h.lastOtp(phone);

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { type IntentOtpFacts, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { IsOtpCode, IsPhone } from '../common/validators';
 import { OTP_PURPOSES, type OtpPurpose } from './otp-purpose';
@@ -58,6 +58,8 @@ export class SendOtpDto extends PhonePurposeDto {
       "Required for purpose INTENT, refused for the others. INTENT codes are the orchestrator's alone (its X-Service-Key; anyone else: 403 OTP_PURPOSE_NOT_ALLOWED).",
   })
   @IsOptional()
+  // ValidateNested alone lets an array (or a scalar) through, which then fails in the handler
+  @IsObject()
   @ValidateNested()
   @Type(() => IntentOtpContextDto)
   intent?: IntentOtpContextDto;
