@@ -46,6 +46,12 @@ describe('PeriodicJob', () => {
     expect(errors).toEqual([new Error('boom')]);
   });
 
+  it('refuses an interval Node would turn into a 1 ms loop', async () => {
+    const job = new PeriodicJob(async () => 1, fail);
+    expect(() => job.start(2 ** 31)).toThrow(/at most 2147483647/);
+    await job.stop();
+  });
+
   it('everyMs 0 leaves it off; runNow still runs it', async () => {
     let runs = 0;
     const job = new PeriodicJob(async () => ++runs, fail);

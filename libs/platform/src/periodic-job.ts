@@ -5,6 +5,9 @@
  * process alive, and `stop` (from the module's shutdown hook) waits for a run in progress, so a
  * shutdown never cuts one half way.
  */
+/** setInterval's largest delay (2^31 − 1 ms, about 24.8 days). */
+export const MAX_INTERVAL_MS = 2_147_483_647;
+
 export class PeriodicJob<T, A = undefined> {
   private timer?: NodeJS.Timeout;
   private running?: Promise<T>;
@@ -18,8 +21,13 @@ export class PeriodicJob<T, A = undefined> {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Starts ticking; `everyMs` ≤ 0 leaves the job off (only `runNow` runs it). */
+  /**
+   * Starts ticking; `everyMs` ≤ 0 leaves the job off (only `runNow` runs it). Above setInterval's
+   * largest delay Node would tick every millisecond instead: refused, so a setting meant as "rarely"
+   * cannot turn into a busy loop.
+   */
   start(everyMs: number): void {
+    if (everyMs > MAX_INTERVAL_MS) throw new Error(`a periodic job cannot run every ${everyMs} ms (at most ${MAX_INTERVAL_MS})`);
     if (everyMs <= 0 || this.timer) return;
     this.timer = setInterval(() => {
       if (!this.running) this.runNow().catch(this.onError);
