@@ -41,27 +41,6 @@ export class IntentsService {
 
   /** Creation on a session the caller holds (the legacy adapter runs its three steps on one connection). */
   async createOn(session: DbSession, dto: CreateIntentDto, key: string, record?: RecordResponse): Promise<IntentView> {
-    // A deadline for creating (createBy) is checked first, on the database's clock, and again under
-    // the source account's lock just before the insert (below). It is only
-    // reached by a request the idempotency layer did not answer: a creation that already happened
-    // under this key replays its stored 201 before this runs, however late. Requests with one key
-    // are serialized by the key's lock, so once a request is refused here none under that key can
-    // be created afterwards (time only moves forward): the caller may treat the refusal as final.
-    // An intent made under this key whose idempotency record is gone (after 48 h) is not refused
-    // for the deadline: that request goes on to the key's uniqueness (IDEMPOTENCY_KEY_CONFLICT), so
-    // this refusal always means that no intent exists under the key.
-    if (dto.createBy !== undefined) {
-      const [row] = await session.query<{ late: boolean }>(
-        `SELECT now() >= $1::timestamptz AND NOT EXISTS (SELECT 1 FROM ledger.transaction_intents WHERE idempotency_key = $2) AS late`,
-        [dto.createBy, key],
-      );
-      if (row?.late) {
-        throw new AppException(
-          'INTENT_CREATE_DEADLINE_PASSED',
-          'The deadline for creating this intent (createBy) has passed: nothing was held',
-        );
-      }
-    }
     if (dto.sourceAccountId.toLowerCase() === dto.destinationAccountId.toLowerCase()) throw new AppException('SAME_ACCOUNT');
     // Whose OTP the intent needs is fixed now, with the intent: a proof for anyone else is refused later.
     if (Boolean(dto.requiresOtp) !== Boolean(dto.otpUserId)) throw new AppException('CONSENT_OTP_USER_REQUIRED');
@@ -83,17 +62,27 @@ export class IntentsService {
 
     // Only the source account's balances change: it is the only account lock.
     return this.db.serializable(session, moneyLockKeys([dto.sourceAccountId]), async (s) => {
-      // The deadline again, under the lock and on the clock of this moment (not the transaction's
-      // start): a request that passed the first check may have waited for the account's lock or been
-      // replayed after a serialization failure, seconds later.
-      const source = await s.one<{ available_balance: string; late: boolean | null }>(
+      // A deadline for creating (createBy) is judged here, once, under the source account's lock and
+      // on the clock of this moment (not the transaction's start): the request may have waited for
+      // the lock or been replayed after a serialization failure, seconds after it arrived. It is
+      // judged before the balance. Only a request the idempotency layer did not answer gets here: a
+      // creation that already happened under this key replays its stored 201 however late. Requests
+      // with one key are serialized by the key's lock, so once one is refused none under that key
+      // can be created afterwards (time only moves forward): the caller may treat the refusal as
+      // final. An intent under this key whose idempotency record is gone (after 48 h) is not refused
+      // for the deadline (the NOT EXISTS): that request goes on to the key's uniqueness
+      // (IDEMPOTENCY_KEY_CONFLICT), so this refusal always means no intent exists under the key.
+      // Without createBy the expression is a constant: no clock read, no index lookup.
+      const late = dto.createBy
+        ? `clock_timestamp() >= $2::timestamptz
+             AND NOT EXISTS (SELECT 1 FROM ledger.transaction_intents WHERE idempotency_key = $3)`
+        : 'false';
+      const source = await s.one<{ available_balance: string; late: boolean }>(
         // The outer select is evaluated once the row lock is held; a clock read in the locking select
         // itself would be taken before the wait.
-        `SELECT l.available_balance,
-                clock_timestamp() >= $2::timestamptz
-                  AND NOT EXISTS (SELECT 1 FROM ledger.transaction_intents WHERE idempotency_key = $3) AS late
+        `SELECT l.available_balance, ${late} AS late
            FROM (SELECT available_balance FROM ledger.accounts WHERE id = $1 FOR UPDATE) l`,
-        [dto.sourceAccountId, dto.createBy ?? null, key],
+        dto.createBy ? [dto.sourceAccountId, dto.createBy, key] : [dto.sourceAccountId],
       );
       if (source?.late) {
         throw new AppException(
