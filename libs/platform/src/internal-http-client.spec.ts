@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppException, describeError } from '@mm/errors';
@@ -46,6 +47,10 @@ describe('InternalHttpClient', () => {
             return res.writeHead(500, { 'retry-after': '5' }).end('<html>boom</html>');
           case '/odd-delay':
             return json(429, '{"code":"RATE_LIMITED","message":"slow down","requestId":"x"}', { 'retry-after': 'soon' });
+          case '/stale-key':
+            return json(401, '{"code":"INVALID_SERVICE_CREDENTIALS","message":"Invalid service credentials","requestId":"x"}');
+          case '/not-listed':
+            return json(403, '{"code":"SERVICE_NOT_ALLOWED","message":"Service not allowed","requestId":"x"}');
           case '/opaque':
             return res.writeHead(500).end('<html>boom</html>');
           case '/text':
@@ -142,6 +147,29 @@ describe('InternalHttpClient', () => {
       message: 'available 1, required 2',
     });
     expect((await caught(client().get('/business'))).details?.headers).toBeUndefined();
+  });
+
+  it("maps the upstream's refusal of our own credential to 502 UPSTREAM_UNAVAILABLE, logged at ERROR naming the upstream", async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      for (const [path, code] of [
+        ['/stale-key', 'INVALID_SERVICE_CREDENTIALS'],
+        ['/not-listed', 'SERVICE_NOT_ALLOWED'],
+      ] as const) {
+        const refused = await caught(client().post(path, {}));
+        expect(refused).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 502, message: 'ledger is unavailable' });
+        expect(errors).toHaveBeenLastCalledWith(
+          expect.objectContaining({ upstream: 'ledger', code, status: code === 'SERVICE_NOT_ALLOWED' ? 403 : 401 }),
+          expect.stringContaining('ledger'),
+        );
+      }
+      // Any other upstream refusal is the end client's business and is not logged here.
+      errors.mockClear();
+      await expect(client().get('/business')).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it("relays the upstream's Retry-After with the error it came with", async () => {

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Logger } from '@nestjs/common';
 import { Agent, type Dispatcher } from 'undici';
 import { AppException, isErrorCode, type FieldError } from '@mm/errors';
 import { currentContext } from './request-context';
@@ -52,11 +53,23 @@ export async function closeInternalHttpConnections(): Promise<void> {
 const RETRY_AFTER = /^(\d{1,9}|[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT)$/;
 
 /**
+ * The upstream's refusals of THIS service's own credential. They say nothing about the end
+ * client's request (a stale or mistyped INTERNAL_SERVICE_KEY, a caller table that lacks us), so
+ * they are never relayed: the end client would read 401/403 as its own fault.
+ */
+const CREDENTIAL_REFUSALS: ReadonlySet<string> = new Set(['INVALID_SERVICE_CREDENTIALS', 'SERVICE_NOT_ALLOWED']);
+
+const logger = new Logger('InternalHttpClient');
+
+/**
  * Typed service-to-service HTTP client. Every call carries the service credential, the current
  * request and correlation ids, and a timeout over the whole exchange (answer and body). Failures
  * come back as AppException with the upstream's own stable code and status (codes survive the
  * network), or UPSTREAM_UNAVAILABLE / UPSTREAM_TIMEOUT. An upstream's Retry-After travels with
  * the error it came with, so that the caller's answer tells the end client when to try again.
+ * An upstream that refuses our service credential (INVALID_SERVICE_CREDENTIALS,
+ * SERVICE_NOT_ALLOWED) is a platform misconfiguration: logged at ERROR naming the upstream, and
+ * answered UPSTREAM_UNAVAILABLE.
  */
 export class InternalHttpClient {
   private readonly base: URL;
@@ -136,6 +149,13 @@ export class InternalHttpClient {
 
     const retryAfter = retryAfterOf(responseHeaders);
     const error = body as { code?: unknown; message?: unknown; errors?: FieldError[] } | undefined;
+    if (error && isErrorCode(error.code) && CREDENTIAL_REFUSALS.has(error.code)) {
+      logger.error(
+        { upstream: this.options.name, code: error.code, status, path: url.pathname },
+        `${this.options.name} refused this service's credential: check INTERNAL_SERVICE_KEY here and the upstream's trusted callers and caller table`,
+      );
+      throw new AppException('UPSTREAM_UNAVAILABLE', `${this.options.name} is unavailable`);
+    }
     if (error && isErrorCode(error.code)) {
       // The upstream's code and status are relayed as they are, and so is the delay it asked for.
       throw new AppException(error.code, typeof error.message === 'string' ? error.message : undefined, {

@@ -1,16 +1,19 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
-import { AppException, type ErrorCode } from '@mm/errors';
-import { loadConfig } from '@mm/platform';
+import { AppException, type ErrorCode, statusOf } from '@mm/errors';
+import { closeInternalHttpConnections, loadConfig } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
 
 /** The relay's mapping of the ledger's refusals, with the HTTP client stubbed (the e2e test covers the wire). */
 describe('ComplianceLedgerClient: what the ledger refuses and who is to blame', () => {
-  const config = loadConfig(OrchestratorConfig, {
+  const env = {
     INTERNAL_SERVICE_KEY: 'k'.repeat(32),
     LEDGER_TIMEOUT_MS: '300',
     LEDGER_RETRY_BASE_MS: '0',
-  });
+  };
+  const config = loadConfig(OrchestratorConfig, env);
   let errors: jest.SpyInstance;
   beforeEach(() => (errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined)));
   afterEach(() => errors.mockRestore());
@@ -30,10 +33,35 @@ describe('ComplianceLedgerClient: what the ledger refuses and who is to blame', 
     return { client, calls };
   }
 
+  /**
+   * The ledger's refusals of the orchestrator's own credential are mapped by InternalHttpClient
+   * (for every upstream), so those go over the wire to a fake ledger answering `code`.
+   */
+  let fakeLedger: Server;
+  let answer: ErrorCode = 'INVALID_SERVICE_CREDENTIALS';
+  beforeAll(async () => {
+    fakeLedger = createServer((_req, res) =>
+      res
+        .writeHead(statusOf(answer), { 'content-type': 'application/json' })
+        .end(JSON.stringify({ code: answer, message: 'refused', requestId: 'x' })),
+    );
+    await new Promise<void>((r) => fakeLedger.listen(0, '127.0.0.1', r));
+  });
+  afterAll(async () => {
+    await closeInternalHttpConnections();
+    await new Promise<void>((r) => fakeLedger.close(() => r()));
+  });
+  function clientOverTheWire(code: ErrorCode) {
+    answer = code;
+    const { port } = fakeLedger.address() as AddressInfo;
+    return { client: new ComplianceLedgerClient(loadConfig(OrchestratorConfig, { ...env, LEDGER_URL: `http://127.0.0.1:${port}` })) };
+  }
+  const OVER_THE_WIRE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_SERVICE_CREDENTIALS', 'SERVICE_NOT_ALLOWED']);
+
   it.each<ErrorCode>(['INVALID_SERVICE_CREDENTIALS', 'SERVICE_NOT_ALLOWED', 'TOKEN_INVALID', 'OPERATOR_TOKEN_REQUIRED'])(
     "the ledger's %s is the platform's fault: 502 UPSTREAM_UNAVAILABLE, logged at ERROR with the ledger's code",
     async (code) => {
-      const { client } = clientAnswering(code);
+      const { client } = OVER_THE_WIRE.has(code) ? clientOverTheWire(code) : clientAnswering(code);
       await expect(client.audit('00000000-0000-4000-8000-000000000001', 'token')).rejects.toMatchObject({
         code: 'UPSTREAM_UNAVAILABLE',
         status: 502,

@@ -68,24 +68,24 @@ export class ComplianceLedgerClient {
   }
 
   /**
-   * Failures that are the platform's, not the officer's, answer 502 UPSTREAM_UNAVAILABLE and are
-   * logged at ERROR with the ledger's own code:
-   * - the ledger refuses as missing or invalid a token the access guard here accepted
-   *   (TOKEN_INVALID, OPERATOR_TOKEN_REQUIRED): the two services disagree on auth's keys, issuer or
-   *   audience;
-   * - the ledger refuses the orchestrator itself (INVALID_SERVICE_CREDENTIALS: a stale or wrong
-   *   INTERNAL_SERVICE_KEY or digest; SERVICE_NOT_ALLOWED: the route's caller table lacks it).
-   * An expired token (it lapsed in between) and the ledger's role refusal are relayed as they are.
+   * The ledger refusing as missing or invalid a token the access guard here accepted
+   * (TOKEN_INVALID, OPERATOR_TOKEN_REQUIRED) means the two services disagree on auth's keys, issuer
+   * or audience: the platform's fault, not the officer's, so 502 UPSTREAM_UNAVAILABLE, logged at
+   * ERROR with the ledger's code. (The ledger refusing the orchestrator's own service credential is
+   * mapped the same way by InternalHttpClient, for every upstream.) An expired token (it lapsed in
+   * between) and the ledger's role refusal are relayed as they are.
    */
   private async relay<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
       if (error instanceof AppException) {
-        const reason = PLATFORM_FAULTS[error.code];
-        if (reason) {
-          this.logger.error({ code: error.code, status: error.status }, reason.log);
-          throw new AppException('UPSTREAM_UNAVAILABLE', reason.answer);
+        if (TOKEN_FAULTS.has(error.code)) {
+          this.logger.error(
+            { code: error.code, status: error.status },
+            "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
+          );
+          throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger could not verify the access token');
         }
       }
       throw error;
@@ -96,19 +96,6 @@ export class ComplianceLedgerClient {
 /** A single try: withRetries still maps the ledger's bare 500 to 502 UPSTREAM_UNAVAILABLE. */
 const ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0 };
 
-const TOKEN_FAULT = {
-  log: "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
-  answer: 'The ledger could not verify the access token',
-};
-const CREDENTIAL_FAULT = {
-  log: "the ledger refused the orchestrator's service credential: check INTERNAL_SERVICE_KEY here and the ledger's INTERNAL_TRUSTED_CALLERS and caller table",
-  answer: 'The ledger is unavailable',
-};
-const PLATFORM_FAULTS: Partial<Record<string, { log: string; answer: string }>> = {
-  TOKEN_INVALID: TOKEN_FAULT,
-  OPERATOR_TOKEN_REQUIRED: TOKEN_FAULT,
-  INVALID_SERVICE_CREDENTIALS: CREDENTIAL_FAULT,
-  SERVICE_NOT_ALLOWED: CREDENTIAL_FAULT,
-};
+const TOKEN_FAULTS: ReadonlySet<string> = new Set(['TOKEN_INVALID', 'OPERATOR_TOKEN_REQUIRED']);
 
 const as = (accessToken: string) => ({ headers: { authorization: `Bearer ${accessToken}` } });
