@@ -49,17 +49,8 @@ export class OtpController {
     if ((body.purpose === 'INTENT') !== (body.intent !== undefined)) {
       throw fieldError('intent', body.intent ? 'UNKNOWN_FIELD' : 'REQUIRED', 'intent is required for purpose INTENT and only for it');
     }
-    // A PIN_RESET code goes to any account (as reset-pin/request sends it: a disabled account may
-    // reset its PIN), LOGIN and INTENT codes to active ones only; OtpService.send answers the same
-    // either way. Were PIN_RESET refused here to a disabled account, the stand-in stored instead
-    // would replace the code reset-pin/request sent it.
-    const result = await this.otp.send(
-      body.phone,
-      body.purpose,
-      clientIp(request, this.config.TRUST_FORWARDED_FOR),
-      (user) => (body.purpose === 'PIN_RESET' ? user !== undefined : user?.status === 'ACTIVE'),
-      body.intent,
-    );
+    // Who gets a code (by purpose) is OtpService.send's decision; it answers the same either way.
+    const result = await this.otp.send(body.phone, body.purpose, clientIp(request, this.config.TRUST_FORWARDED_FOR), body.intent);
     return { sent: true, ...result };
   }
 

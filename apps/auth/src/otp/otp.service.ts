@@ -70,8 +70,10 @@ export class OtpService implements OnModuleDestroy {
   }
 
   /**
-   * The code-sending routes (send-otp, reset-pin/request). Whether or not the phone has an account
-   * that `mayReceive` the code, the caller sees the same: the same throttles, charged alike; the
+   * The code-sending routes (send-otp, reset-pin/request). Who receives a code depends on its
+   * purpose alone (`mayReceive`): a PIN_RESET code any account, whatever its status (a disabled
+   * account may reset its PIN), a LOGIN or INTENT code an active account only. Whether or not the
+   * phone gets one, the caller sees the same: the same throttles, charged alike; the
    * same 202 answer; and no answer or error sooner than OTP_SEND_MIN_MS after this began. And the
    * verify step that follows answers alike too: a phone that gets no SMS gets a stand-in (decoy)
    * code, stored like a real one, which counts wrong tries, runs out, expires and is replaced like
@@ -85,19 +87,16 @@ export class OtpService implements OnModuleDestroy {
     phone: string,
     purpose: OtpPurpose,
     clientIp: string,
-    mayReceive: (user: LocalUser | undefined) => boolean,
     intent?: IntentOtpFacts,
   ): Promise<{ expiresInSec: number; resendAfterSec: number }> {
     const started = performance.now();
-    if ((purpose === 'INTENT') !== (intent !== undefined))
-      throw new AppException('VALIDATION_ERROR', 'intent goes with purpose INTENT, and only with it');
     try {
       // Charged before we know whether a code goes out, and never given back when its SMS fails:
       // a refund would be visible (the account's next send answered 202 where an unknown phone's
       // is refused with OTP_THROTTLED). What an undelivered code costs the customer is bounded: one
       // cooldown (OTP_RESEND_COOLDOWN_SEC) and one of the hourly sends.
       await this.throttle.acquire(phone, clientIp);
-      const receives = mayReceive(await this.users.findByPhone(phone));
+      const receives = mayReceive(purpose, await this.users.findByPhone(phone));
       const code = await this.store(phone, purpose, intent?.intentId.toLowerCase(), !receives);
       if (receives) this.track(this.deliver(phone, purpose, code, intent));
       return { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
@@ -377,4 +376,12 @@ export class OtpService implements OnModuleDestroy {
     const exhausted = last && !last.consumed_at && last.attempts >= last.max_attempts && last.expires_at.getTime() > Date.now();
     return exhausted ? 'OTP_ATTEMPTS_EXHAUSTED' : 'OTP_EXPIRED';
   }
+}
+
+/**
+ * Whether a phone's account gets a code of this purpose. Were PIN_RESET refused to a disabled
+ * account, the stand-in stored instead would replace the code reset-pin/request sent it.
+ */
+function mayReceive(purpose: OtpPurpose, user: LocalUser | undefined): boolean {
+  return purpose === 'PIN_RESET' ? user !== undefined : user?.status === 'ACTIVE';
 }

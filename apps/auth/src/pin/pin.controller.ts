@@ -88,12 +88,7 @@ export class PinController {
     @Req() request: FastifyRequest,
   ): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
     // A PIN_RESET code goes to any account, whatever its status; OtpService.send answers the same either way.
-    const result = await this.otp.send(
-      body.phone,
-      'PIN_RESET',
-      clientIp(request, this.config.TRUST_FORWARDED_FOR),
-      (user) => user !== undefined,
-    );
+    const result = await this.otp.send(body.phone, 'PIN_RESET', clientIp(request, this.config.TRUST_FORWARDED_FOR));
     return { sent: true, ...result };
   }
 
