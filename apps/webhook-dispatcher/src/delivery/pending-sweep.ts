@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { WEBHOOK_JOBS } from '@mm/contracts';
 import { PeriodicJob } from '@mm/platform';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
@@ -29,7 +29,7 @@ export interface SweepResult {
  * Events that never reached the dispatcher are not in its table: out of its reach.
  */
 @Injectable()
-export class PendingSweep implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(PendingSweep.name);
   private readonly job = new PeriodicJob(
     () => this.pass(),
@@ -48,8 +48,13 @@ export class PendingSweep implements OnApplicationBootstrap, OnApplicationShutdo
     this.job.start(this.config.WEBHOOK_PENDING_SWEEP_INTERVAL_MS);
   }
 
-  /** Waits for a pass in progress: stopping mid-pass could leave a claimed run unqueued until the next sweep. */
-  onApplicationShutdown(): Promise<void> {
+  /**
+   * Waits for a pass in progress: stopping mid-pass could leave a claimed run unqueued until the next
+   * sweep. On module destroy, not application shutdown: Nest destroys a provider before those it
+   * depends on, so the job stops (and its pass ends) before WebhookQueue closes its connection; by
+   * the application-shutdown hooks the queue is already closed and a tick could still start a pass.
+   */
+  onModuleDestroy(): Promise<void> {
     return this.job.stop();
   }
 
