@@ -1,8 +1,5 @@
 import type { IntentOtpFacts } from '@mm/contracts';
 
-/** What an INTENT code authorises, as the orchestrator states it (SendOtpDto.intent): the auth ↔ orchestrator contract. */
-export type { IntentOtpFacts };
-
 /**
  * The SMS of an intent's code. The customer reads this code out to the agent, so the text says
  * what that agrees to (a cash withdrawal, the amount, the agent) instead of "never share it". The

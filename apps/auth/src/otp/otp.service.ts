@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Counter } from 'prom-client';
-import type { ConsentProofAnswer } from '@mm/contracts';
+import type { ConsentProofAnswer, IntentOtpFacts } from '@mm/contracts';
 import { AppException, type ErrorCode } from '@mm/errors';
 import { MetricsService, currentContext } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
@@ -15,7 +15,7 @@ import { ConsentProofIssuer } from '../sessions/consent-proof.service';
 import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
 import type { OtpPurpose } from './otp-purpose';
-import { intentOtpSms, type IntentOtpFacts } from './intent-otp-sms';
+import { intentOtpSms } from './intent-otp-sms';
 import { OtpThrottle } from './otp-throttle.service';
 
 interface OtpRow {
@@ -97,7 +97,7 @@ export class OtpService implements OnModuleDestroy {
       // cooldown (OTP_RESEND_COOLDOWN_SEC) and one of the hourly sends.
       await this.throttle.acquire(phone, clientIp);
       const receives = mayReceive(purpose, await this.users.findByPhone(phone));
-      const code = await this.store(phone, purpose, intent?.intentId.toLowerCase(), !receives);
+      const code = await this.store(phone, purpose, intent?.intentId, !receives);
       if (receives) this.track(this.deliver(phone, purpose, code, intent));
       return { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
     } finally {
@@ -130,7 +130,7 @@ export class OtpService implements OnModuleDestroy {
           randomUUID(),
           phone,
           purpose,
-          subject ?? null,
+          subject?.toLowerCase() ?? null,
           decoy,
           this.codeHmac(phone, purpose, code, subject),
           this.config.OTP_MAX_ATTEMPTS,
@@ -238,7 +238,7 @@ export class OtpService implements OnModuleDestroy {
     const user = await this.users.findByPhone(phone);
     // Codes are only ever sent to active accounts: same answer as when no code is live.
     if (!user || user.status !== 'ACTIVE') throw new AppException('OTP_EXPIRED');
-    const proof = await this.verify(phone, purpose, code, intentId.toLowerCase());
+    const proof = await this.verify(phone, purpose, code, intentId);
     const consent = await this.consent.issue(user.id, intentId, 'OTP');
     this.logger.log({ msg: 'consent proof issued', step: 'OTP', userId: user.id, intentId });
     return { ...proof, ...consent };
@@ -274,9 +274,11 @@ export class OtpService implements OnModuleDestroy {
     code: string,
   ): Promise<{ error: ErrorCode } | { id: string; consumedAt: Date }> {
     return this.db.transaction(async (m) => {
-      const rows = await queryRows<OtpRow & { proof_checks: number }>(
+      const rows = await queryRows<
+        Pick<OtpRow, 'id' | 'code_hmac' | 'attempts' | 'max_attempts' | 'consumed_at'> & { proof_checks: number }
+      >(
         m,
-        `SELECT id, code_hmac, attempts, max_attempts, expires_at, consumed_at, decoy, proof_checks FROM auth.otp_codes
+        `SELECT id, code_hmac, attempts, max_attempts, consumed_at, proof_checks FROM auth.otp_codes
           WHERE phone = $1 AND purpose = $2 AND consumed_at > now() - make_interval(secs => $3)
           ORDER BY consumed_at DESC LIMIT 1 FOR UPDATE`,
         [phone, purpose, this.config.OTP_PROOF_TTL_SEC],
@@ -359,9 +361,13 @@ export class OtpService implements OnModuleDestroy {
     return createHmac('sha256', this.secrets.otpKey).update(`proof:${otpId}`).digest();
   }
 
-  /** Without a subject, the form codes had before subjects existed (so live codes survived the change). */
+  /**
+   * Without a subject, the form codes had before subjects existed (so live codes survived the
+   * change). The subject (an intent's UUID) is lowercased here, so a code sent and checked with the
+   * same id in other cases still matches.
+   */
   private codeHmac(phone: string, purpose: OtpPurpose, code: string, subject?: string): Buffer {
-    const message = subject === undefined ? `${purpose}:${phone}:${code}` : `${purpose}:${phone}:${code}:${subject}`;
+    const message = subject === undefined ? `${purpose}:${phone}:${code}` : `${purpose}:${phone}:${code}:${subject.toLowerCase()}`;
     return createHmac('sha256', this.secrets.otpKey).update(message).digest();
   }
 
