@@ -47,6 +47,21 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
     expect(before.rows[0]).toEqual({ audits: 0, checks: 0 });
   });
 
+  it('every auditor route documents the refusals of its service key and operator token by their catalogue codes', async () => {
+    const doc = await openApiOf(t.h.app.app);
+    for (const [path, method] of [
+      ['/v1/internal/accounts/{id}/audit', 'get'],
+      ['/v1/internal/integrity-checks', 'post'],
+      ['/v1/internal/integrity-checks', 'get'],
+    ]) {
+      const responses = doc.paths[path]?.[method]?.responses ?? {};
+      for (const code of ['INVALID_SERVICE_CREDENTIALS', 'OPERATOR_TOKEN_REQUIRED', 'TOKEN_INVALID', 'TOKEN_EXPIRED']) {
+        expect(responses['401']?.description).toContain(`\`${code}\``);
+      }
+      for (const code of ['SERVICE_NOT_ALLOWED', 'OPERATOR_ROLE_REQUIRED']) expect(responses['403']?.description).toContain(`\`${code}\``);
+    }
+  });
+
   it("an audit is journaled with the operator, the calling service and the request id; the orchestrator's key is accepted", async () => {
     const account = await fundedAccount(t.h, 500);
     const requestId = randomUUID();

@@ -1,14 +1,12 @@
 import { Controller, Get, Headers, Param, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { OperatorTokens } from '../corrections/operator-tokens.service';
 import { type AccountAuditReport, AccountAuditService } from './account-audit.service';
 import { AccountAuditReportView } from './account-audit.views';
-import { AUDITOR_ROLES, auditRequester } from './auditors';
-
-const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
+import { ApiAuditorErrors, auditRequester, identifyAuditor } from './auditors';
 
 /**
  * Account audits (spec 2 "Audit on demand"). Like corrections, every call carries the service key
@@ -18,8 +16,7 @@ const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 @ApiTags('audit')
 @ApiSecurity('serviceKey')
 @ApiBearerAuth()
-@ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED or INVALID_SERVICE_CREDENTIALS', ...ERROR })
-@ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (a role other than COMPLIANCE or ADMIN), SERVICE_NOT_ALLOWED', ...ERROR })
+@ApiAuditorErrors()
 @Controller('internal/accounts')
 @UseGuards(ServiceKeyGuard)
 export class AuditController {
@@ -39,8 +36,7 @@ export class AuditController {
     @Headers('authorization') authorization: string | undefined,
     @Req() request: FastifyRequest,
   ): Promise<AccountAuditReport> {
-    const operator = await this.tokens.identify(authorization);
-    OperatorTokens.require(operator, [...AUDITOR_ROLES], 'audit an account');
+    const operator = await identifyAuditor(this.tokens, authorization, 'audit an account');
     return this.audits.audit(id, auditRequester(operator, request));
   }
 }

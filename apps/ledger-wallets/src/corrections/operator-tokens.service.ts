@@ -45,13 +45,13 @@ export class OperatorTokens {
   }
 
   /** 403 OPERATOR_ROLE_REQUIRED unless the operator holds one of `allowed`. */
-  static require(operator: OperatorIdentity, allowed: string[], step: string): void {
+  static require(operator: OperatorIdentity, allowed: readonly string[], step: string): void {
     if (!OperatorTokens.holds(operator, allowed)) {
       throw new AppException('OPERATOR_ROLE_REQUIRED', `To ${step} you need one of the roles ${allowed.join(', ')}`);
     }
   }
 
-  static holds(operator: OperatorIdentity, roles: string[]): boolean {
+  static holds(operator: OperatorIdentity, roles: readonly string[]): boolean {
     return operator.roles.some((r) => roles.includes(r));
   }
 }

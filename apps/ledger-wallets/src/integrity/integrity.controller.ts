@@ -1,14 +1,12 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { IntegrityChecksQueryDto } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
-import { AUDITOR_ROLES, auditRequester } from '../audit/auditors';
+import { ApiAuditorErrors, auditRequester, identifyAuditor } from '../audit/auditors';
 import { OperatorTokens } from '../corrections/operator-tokens.service';
 import { type IntegrityCheckResult, IntegrityCheckService } from './integrity-check.service';
 import { IntegrityCheckRecordView, IntegrityCheckResultView } from './integrity-check.views';
-
-const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 
 /**
  * Integrity checks on demand and their history. Like corrections and audits, every call carries a
@@ -18,8 +16,7 @@ const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 @ApiTags('integrity')
 @ApiSecurity('serviceKey')
 @ApiBearerAuth()
-@ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED or INVALID_SERVICE_CREDENTIALS', ...ERROR })
-@ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (a role other than COMPLIANCE or ADMIN), SERVICE_NOT_ALLOWED', ...ERROR })
+@ApiAuditorErrors()
 @Controller('internal/integrity-checks')
 @UseGuards(ServiceKeyGuard)
 export class IntegrityController {
@@ -36,8 +33,7 @@ export class IntegrityController {
   // AMOUNT_OUT_OF_RANGE: a balance or a currency total that a JSON number cannot carry exactly is refused, never rounded.
   @ApiErrors('AMOUNT_OUT_OF_RANGE')
   async run(@Headers('authorization') authorization: string | undefined, @Req() request: FastifyRequest): Promise<IntegrityCheckResult> {
-    const operator = await this.tokens.identify(authorization);
-    OperatorTokens.require(operator, [...AUDITOR_ROLES], 'run an integrity check');
+    const operator = await identifyAuditor(this.tokens, authorization, 'run an integrity check');
     return this.checks.run({ trigger: 'ON_DEMAND', requester: auditRequester(operator, request) });
   }
 
@@ -49,8 +45,7 @@ export class IntegrityController {
     @Query() query: IntegrityChecksQueryDto,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<Record<string, unknown>[]> {
-    const operator = await this.tokens.identify(authorization);
-    OperatorTokens.require(operator, [...AUDITOR_ROLES], 'read integrity checks');
+    await identifyAuditor(this.tokens, authorization, 'read integrity checks');
     return this.checks.recent(query.limit ?? 20);
   }
 }
