@@ -8,8 +8,8 @@ const BATCH = 1_000;
 const BATCHES_PER_RUN = 20;
 
 /**
- * Deletes the rows of `auth.otp_codes` whose code expired more than OTP_RETENTION_SEC ago (and, if
- * it was used, was used that long ago too): every send leaves one row, stand-in codes included, and
+ * Deletes the rows of `auth.otp_codes` whose code expired more than OTP_RETENTION_SEC ago (a code
+ * is only ever consumed before it expires, so its use is older still): every send leaves one row, stand-in codes included, and
  * nothing else ever removes them. No reader needs such a row: verification looks at the live code
  * (an expired one answers OTP_EXPIRED, as no code does), the replays and the PIN reset at codes used
  * within OTP_PROOF_TTL_SEC (shorter than the retention, config rule), and "used up by wrong tries" at
@@ -49,7 +49,6 @@ export class OtpCleanup implements OnApplicationBootstrap, OnApplicationShutdown
            DELETE FROM auth.otp_codes WHERE id IN (
              SELECT id FROM auth.otp_codes
               WHERE expires_at < now() - make_interval(secs => $1)
-                AND (consumed_at IS NULL OR consumed_at < now() - make_interval(secs => $1))
               LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
            RETURNING 1)
          SELECT count(*)::int AS n FROM gone`,
