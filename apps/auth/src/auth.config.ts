@@ -188,16 +188,12 @@ export class AuthConfig extends DatabaseConfig {
   )
   OTP_RETENTION_SEC: number = 7 * 24 * 3600;
 
-  /**
-   * How often the clean-up of old code rows runs, in ms; 0 turns its timer off. Unset: every hour,
-   * except in NODE_ENV=test, where it is off unless set (see `otpCleanupIntervalMs`).
-   */
-  @IsOptional()
+  /** How often the clean-up of old code rows runs, in ms; 0 turns its timer off. */
   @IsInt()
   @Min(0)
   // setInterval's largest delay: above it Node fires every millisecond instead
   @Max(2_147_483_647)
-  OTP_CLEANUP_INTERVAL_MS?: number;
+  OTP_CLEANUP_INTERVAL_MS: number = 3_600_000;
 
   // --- abuse limits (rate-limit/, docs/auth-limits.md) ---
   // Fixed windows in Redis, every attempt counted before any work (a login costs a scrypt). Per
@@ -286,9 +282,4 @@ export function assertProductionSecrets(config: AuthConfig): void {
   if (config.SMS_DRIVER !== 'http') missing.push('SMS_DRIVER=http' as never);
   if (config.SMS_DRIVER === 'http' && !config.SMS_PROVIDER_URL) missing.push('SMS_PROVIDER_URL' as never);
   if (missing.length > 0) throw new Error(`Invalid configuration: production requires ${missing.join(', ')}`);
-}
-
-/** The clean-up timer's period (0: no timer): OTP_CLEANUP_INTERVAL_MS, or when unset one hour, and none in tests. */
-export function otpCleanupIntervalMs(config: AuthConfig): number {
-  return config.OTP_CLEANUP_INTERVAL_MS ?? (config.NODE_ENV === 'test' ? 0 : 3_600_000);
 }

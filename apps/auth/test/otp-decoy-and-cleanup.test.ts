@@ -170,7 +170,7 @@ describe('auth: old code rows are deleted, live and recent ones kept', () => {
 });
 
 describe('auth: the clean-up timer', () => {
-  it('runs when OTP_CLEANUP_INTERVAL_MS is set (tests leave it off otherwise)', async () => {
+  it('runs when OTP_CLEANUP_INTERVAL_MS is set (the auth harness sets 0 otherwise)', async () => {
     const h = new AuthHarness();
     await h.start({ OTP_RETENTION_SEC: '3600', OTP_CLEANUP_INTERVAL_MS: '100' });
     try {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PeriodicJob, queryRows } from '@mm/platform';
-import { AuthConfig, otpCleanupIntervalMs } from '../auth.config';
+import { AuthConfig } from '../auth.config';
 
 /** Rows deleted by one statement, and statements per run: a run deletes at most 20 000 rows. */
 const BATCH = 1_000;
@@ -9,14 +9,13 @@ const BATCHES_PER_RUN = 20;
 
 /**
  * Deletes the rows of `auth.otp_codes` whose code expired more than OTP_RETENTION_SEC ago (a code
- * is only ever consumed before it expires, so its use is older still): every send leaves one row, stand-in codes included, and
- * nothing else ever removes them. No reader needs such a row: verification looks at the live code
+ * is only ever consumed before it expires, so its use is older still): every send leaves one row,
+ * stand-in codes included, and nothing else ever removes them. No reader needs such a row: verification looks at the live code
  * (an expired one answers OTP_EXPIRED, as no code does), the replays and the PIN reset at codes used
  * within OTP_PROOF_TTL_SEC (shorter than the retention, config rule), and "used up by wrong tries" at
  * the last code only while it has not expired. Each run deletes in bounded batches that skip rows a
  * request holds; what is left waits for the next run. The timer runs every
- * `otpCleanupIntervalMs(config)` (off in tests unless OTP_CLEANUP_INTERVAL_MS is set); `purge` can
- * also be called on demand.
+ * OTP_CLEANUP_INTERVAL_MS (0: never); `purge` can also be called on demand.
  */
 @Injectable()
 export class OtpCleanup implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -32,7 +31,7 @@ export class OtpCleanup implements OnApplicationBootstrap, OnApplicationShutdown
   ) {}
 
   onApplicationBootstrap(): void {
-    this.job.start(otpCleanupIntervalMs(this.config));
+    this.job.start(this.config.OTP_CLEANUP_INTERVAL_MS);
   }
 
   onApplicationShutdown(): Promise<void> {

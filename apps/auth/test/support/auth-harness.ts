@@ -35,10 +35,12 @@ export class AuthHarness {
 
   async start(overrides: Record<string, string | undefined> = {}, logger?: Logger): Promise<this> {
     this.db = await createTestDatabase();
-    // No response-time floor on code sends unless a test sets one (otp-same-answer.test.ts does).
+    // No response-time floor on code sends, and no clean-up timer deleting rows a test ages by hand,
+    // unless a test sets them (otp-same-answer.test.ts, otp-decoy-and-cleanup.test.ts do).
     this.env = serviceEnv('auth', this.db, this.redis, {
       OTP_RESEND_COOLDOWN_SEC: '0',
       OTP_SEND_MIN_MS: '0',
+      OTP_CLEANUP_INTERVAL_MS: '0',
       ...GENEROUS_RATE_LIMITS,
       ...overrides,
     });
