@@ -107,10 +107,14 @@ describe('pending sweep: events recorded by the dispatcher whose job Redis lost'
       const result = await sweepOf(dispatcher.running).sweep();
       expect(result).toEqual({ requeued: [], failed: [eventId] });
       expect(await dispatcher.event(eventId)).toMatchObject({ status: 'failed', failedAt: expect.any(String) });
-      expect(capture.lines.find((l) => l.msg === 'webhook job given up: event not delivered' && l.eventId === eventId)).toMatchObject({
+      const line = capture.lines.find((l) => l.msg === 'webhook job given up: event not delivered' && l.eventId === eventId);
+      expect(line).toMatchObject({
         level: 50,
         markedFailed: true,
       });
+      // The sweep reports what it knows: the job and run, not an attempt count it never saw.
+      expect(line).toMatchObject({ jobId: eventId, job: WEBHOOK_JOBS.deliver, reason: 'its job was found failed by the pending sweep' });
+      expect(line).not.toHaveProperty('attemptsMade');
       // A second dispatcher sweeping afterwards reports nothing more.
       expect(await otherSweep(dispatcher.running).sweep()).toEqual({ requeued: [], failed: [] });
     } finally {

@@ -30,7 +30,7 @@ export class DeliveryAttemptFailed extends Error {
   override name = 'DeliveryAttemptFailed';
 }
 
-/** A job BullMQ will not run again, as the worker or the pending sweep saw it. */
+/** A job BullMQ will not run again, as the worker saw it. */
 export interface GivenUpJob {
   jobId: string;
   name: string;
@@ -56,11 +56,13 @@ export function runOfJob(eventId: string, jobId: string): number | undefined {
   return m && m[1] === eventId ? Number(m[2]) : undefined;
 }
 
+type GiveUpChange = 'failed' | 'recorded' | 'moved_on' | 'missing';
+
+/** An event as its first-run job carries it, for recording when it never made it into the table. */
+type UnrecordedEvent = { integrationId: string; eventType: string; body: string; createdAt: string };
+
 /** The event a first-run job carries, ready to record, when its data is a well-formed envelope. */
-function recordableEvent(
-  name: string,
-  data: unknown,
-): { integrationId: string; eventType: string; body: string; createdAt: string } | undefined {
+function recordableEvent(name: string, data: unknown): UnrecordedEvent | undefined {
   if (name !== WEBHOOK_JOBS.deliver) return undefined;
   try {
     const job = data as WebhookDeliverJob;
@@ -124,33 +126,51 @@ export class DeliveryService {
   }
 
   /**
-   * BullMQ gave up on a job without a recorded last attempt (an unexpected error, a permanent one,
-   * too many stalls). The event becomes failed, so that the window resend selects it, only while it
-   * is pending under the run this job was (a newer resend run keeps going); a first-run job whose
-   * event was never recorded (its ingest failed every time) records it failed from the job's own
-   * envelope. Logged as an error and counted once, by whichever caller (worker or pending sweep)
-   * made that change, or here when there is no event to change; a job whose event moved on is only a
-   * warning; when the database cannot be reached nothing is counted (the pending sweep, which finds
-   * the event still pending, marks and counts it later). Returns true when this call counted it.
-   * Never throws.
+   * BullMQ gave up on a job without a recorded last attempt (an unexpected error, a permanent one).
+   * Reads the event and run from the job (a malformed job may name none: then only logged and
+   * counted) and hands over to markRunGivenUp. Never throws.
    */
   async giveUp(job: GivenUpJob): Promise<boolean> {
     const eventId = eventIdOfJob(job.name, job.data);
     const run = eventId === undefined ? undefined : runOfJob(eventId, job.jobId);
-    const fields = { eventId, jobId: job.jobId, job: job.name, attemptsMade: job.attemptsMade, reason: job.reason };
-    let change: 'failed' | 'recorded' | 'moved_on' | 'missing' = 'missing';
-    if (eventId !== undefined && run !== undefined) {
-      try {
-        change = await this.events.markGivenUp(eventId, run, run === 0 ? recordableEvent(job.name, job.data) : undefined);
-      } catch (error) {
-        this.logger.error({
-          msg: 'webhook job given up but its event could not be marked failed (the pending sweep does it if the event was recorded)',
-          ...fields,
-          err: { message: (error as Error).message },
-        });
-        return false;
-      }
+    const given = { jobId: job.jobId, reason: job.reason, attemptsMade: job.attemptsMade };
+    if (eventId === undefined || run === undefined) return this.reportGivenUp({ eventId, job: job.name, ...given }, 'missing');
+    return this.markRunGivenUp(eventId, run, given, run === 0 ? recordableEvent(job.name, job.data) : undefined);
+  }
+
+  /**
+   * Run `run` of the event will not be tried again (its job was given up, as the worker or the
+   * pending sweep saw it). The event becomes failed, so that the window resend selects it, only while
+   * it is pending under that run (a newer resend run keeps going); `unrecorded`, the event as a
+   * first-run job carries it, records it failed when it was never recorded (its ingest failed every
+   * time). Logged as an error and counted once, by whichever caller (worker or pending sweep) made
+   * that change, or here when there is no event to change; a run whose event moved on is only a
+   * warning; when the database cannot be reached nothing is counted (the pending sweep, which finds
+   * the event still pending, marks and counts it later). Returns true when this call counted it.
+   * Never throws.
+   */
+  async markRunGivenUp(
+    eventId: string,
+    run: number,
+    given: { jobId: string; reason: string; attemptsMade?: number },
+    unrecorded?: UnrecordedEvent,
+  ): Promise<boolean> {
+    const fields = { eventId, job: run === 0 ? WEBHOOK_JOBS.deliver : WEBHOOK_JOBS.resend, ...given };
+    let change: GiveUpChange;
+    try {
+      change = await this.events.markGivenUp(eventId, run, unrecorded);
+    } catch (error) {
+      this.logger.error({
+        msg: 'webhook job given up but its event could not be marked failed (the pending sweep does it if the event was recorded)',
+        ...fields,
+        err: { message: (error as Error).message },
+      });
+      return false;
     }
+    return this.reportGivenUp(fields, change);
+  }
+
+  private reportGivenUp(fields: Record<string, unknown>, change: GiveUpChange): boolean {
     if (change === 'moved_on') {
       this.logger.warn({
         msg: 'webhook job given up after its event moved on (delivered, held, failed or resent); nothing changed',

@@ -1,5 +1,4 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { WEBHOOK_JOBS } from '@mm/contracts';
 import { PeriodicJob } from '@mm/platform';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
@@ -74,12 +73,11 @@ export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
         const fate = await this.queue.jobFate(jobId);
         if (fate === 'live') continue;
         if (fate === 'failed') {
-          const name = run === 0 ? WEBHOOK_JOBS.deliver : WEBHOOK_JOBS.resend;
-          const data = run === 0 ? { envelope: { id } } : { eventId: id };
-          const reason = 'its job was found failed by the pending sweep';
           // Marked (and counted) only while still pending under this run: of several sweeps, or a sweep
           // and the worker, one counts it.
-          if (await this.delivery.giveUp({ jobId, name, data, attemptsMade: 0, reason })) result.failed.push(id);
+          if (await this.delivery.markRunGivenUp(id, run, { jobId, reason: 'its job was found failed by the pending sweep' })) {
+            result.failed.push(id);
+          }
           continue;
         }
         const next = await this.events.claimStale(id, run, ageMs);
