@@ -110,4 +110,27 @@ describe('public intents: bad input', () => {
     expect(canceled.body).toEqual({ intentId: id, status: 'CANCELED' });
     expect(await p.balance(alice.accounts.XAF)).toEqual({ balance: 50_000, availableBalance: 50_000, frozenBalance: 0 });
   });
+
+  it("a withdrawal-code cash-out stores the ledger request the service built: createBy is the code's expiry, to the millisecond", async () => {
+    const carol = await p.register('CUSTOMER');
+    const qr = await p.call('POST', '/api/v1/withdrawal-qr', { token: carol.token, body: { amount: 2_000 } });
+    expect(qr.status).toBe(201);
+    // A code whose expiry has microseconds: the stored deadline is that instant rounded down to the millisecond.
+    await p.sql.query(
+      `UPDATE orchestrator.withdrawal_qrs SET expires_at = date_trunc('second', expires_at) + interval '0.123789 second' WHERE customer_user_id = $1`,
+      [carol.userId],
+    );
+    const key = randomUUID();
+    // carol holds nothing: the ledger refuses, the record stays PENDING with its request.
+    const res = await create(agent, { type: 'CASH_OUT', amount: 2_000, qrToken: qr.body.qrToken, idempotencyKey: key });
+    expect([res.status, res.body.code]).toEqual([422, 'INSUFFICIENT_BALANCE']);
+    const { rows } = await p.sql.query(
+      `SELECT p.ledger_request->>'createBy' AS create_by,
+              to_char(date_trunc('second', q.expires_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') AS second
+         FROM orchestrator.payment_intents p JOIN orchestrator.withdrawal_qrs q ON q.id = p.withdrawal_qr_id
+        WHERE p.idempotency_key = $1`,
+      [key],
+    );
+    expect(rows[0].create_by).toBe(`${rows[0].second}.123Z`);
+  });
 });

@@ -236,6 +236,7 @@ export class IntentCreateService {
       ...(plan.description ? { description: plan.description } : {}),
       ...(plan.agent ? { agentId: plan.agent.agentId } : {}),
       ...(plan.ledgerExpiresAt ? { expiresAt: plan.ledgerExpiresAt } : {}),
+      ...(plan.createBy ? { createBy: plan.createBy } : {}),
       actor: { id: user.userId, ...(client.ip ? { ip: client.ip } : {}), ...(client.userAgent ? { userAgent: client.userAgent } : {}) },
       metadata,
     };

@@ -30,6 +30,12 @@ export interface IntentPlan {
   description: string | null;
   /** an end for the ledger intent earlier than its own lifetime: a partner order's `payBy` */
   ledgerExpiresAt: string | null;
+  /**
+   * the ledger's deadline for creating the intent: a withdrawal code's expiry (the ledger creates
+   * the no-OTP cash-out only within the code's lifetime, and answers a replay after it with the
+   * intent it made in time, or refuses)
+   */
+  createBy: string | null;
 }
 
 const PERSON_ROLES = ['CUSTOMER', 'MERCHANT'];
@@ -111,6 +117,7 @@ export class IntentPlanner {
         description,
         ledgerQrToken: `wqr:${qr.id}`,
         withdrawalQrId: qr.id,
+        createBy: qr.expiresAt,
       });
     }
     const customer = await this.counterpartyByPhone(phone);
@@ -176,6 +183,7 @@ export class IntentPlanner {
       ledgerQrToken?: string;
       withdrawalQrId?: string;
       ledgerExpiresAt?: string;
+      createBy?: string;
     },
   ): IntentPlan {
     if (p.payer.userId === p.payee.userId) throw new AppException('SELF_TRANSFER');
@@ -203,6 +211,7 @@ export class IntentPlanner {
       withdrawalQrId: p.withdrawalQrId ?? null,
       description: p.description,
       ledgerExpiresAt: p.ledgerExpiresAt ?? null,
+      createBy: p.createBy ?? null,
     };
   }
 }

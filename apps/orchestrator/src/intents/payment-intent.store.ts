@@ -149,10 +149,8 @@ export class PaymentIntentStore {
   /**
    * Writes the record before the ledger is called (its ledger request is then fixed) and consumes
    * the withdrawal QR, in one statement: with a QR that is no longer usable nothing is written
-   * (WITHDRAWAL_QR_INVALID). The stored ledger request of a withdrawal-code cash-out gets the code's
-   * expiry as `createBy` (to the millisecond, rounded down), read from the very row consumed: the
-   * ledger creates the no-OTP intent only before it, and a replay of the same request after it is
-   * answered by the ledger with the intent it made in time, or refused. Answers undefined when a
+   * (WITHDRAWAL_QR_INVALID). The ledger request is stored as the caller built it (a withdrawal-code
+   * cash-out's carries the code's expiry as `createBy`, see IntentPlan). Answers undefined when a
    * record with this key already exists (a concurrent twin won).
    */
   async insertPending(intent: NewPaymentIntent): Promise<PaymentIntentRecord | undefined> {
@@ -185,9 +183,7 @@ export class PaymentIntentStore {
            requires_otp, qr_token, withdrawal_qr_id, description, status, ledger_request, correlation_id)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb, $18::jsonb, $19, $20, $21, $22,
            $23, $24, $25, $26, $27, $28, 'PENDING',
-           $29::jsonb || COALESCE((SELECT jsonb_build_object('createBy',
-             to_char(date_trunc('milliseconds', qr.expires_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) FROM qr), '{}'::jsonb),
-           $30
+           $29::jsonb, $30
           WHERE $27::uuid IS NULL OR EXISTS (SELECT 1 FROM qr)
          ON CONFLICT (idempotency_key) DO NOTHING
          RETURNING *)

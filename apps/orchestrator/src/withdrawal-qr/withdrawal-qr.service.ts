@@ -21,6 +21,8 @@ export interface LiveWithdrawalQr {
   customerUserId: string;
   currency: Currency;
   amount: number | null;
+  /** the end of the code's lifetime: ISO 8601 UTC, to the millisecond (rounded down) */
+  expiresAt: string;
 }
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest();
@@ -55,9 +57,13 @@ export class WithdrawalQrService {
    */
   async resolve(token: string): Promise<LiveWithdrawalQr> {
     if (!WITHDRAWAL_QR.test(token)) throw new AppException('WITHDRAWAL_QR_INVALID');
-    const [row] = await queryRows<{ id: string; customer_user_id: string; currency: Currency; amount: string | null }>(
+    const [row] = await queryRows<{ id: string; customer_user_id: string; currency: Currency; amount: string | null; expires_at: string }>(
       this.db,
-      `SELECT id, customer_user_id, currency, amount FROM orchestrator.withdrawal_qrs
+      // The expiry is formatted here, not parsed into a Date: a microsecond timestamp would have to
+      // survive a float product to come out as the same millisecond.
+      `SELECT id, customer_user_id, currency, amount,
+              to_char(date_trunc('milliseconds', expires_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at
+         FROM orchestrator.withdrawal_qrs
         WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now()`,
       [hashOf(token)],
     );
@@ -67,6 +73,7 @@ export class WithdrawalQrService {
       customerUserId: row.customer_user_id,
       currency: row.currency,
       amount: row.amount === null ? null : Number(row.amount),
+      expiresAt: row.expires_at,
     };
   }
 }
