@@ -1,14 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { AccountAuditStatus } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { iso, safeSum, toMoney } from '../db/money';
 import type { AuditRequester } from './auditors';
 
-export type AuditStatus = 'OK' | 'WARNING' | 'CRITICAL';
-
 export interface AccountAuditReport {
   generatedAt: string;
-  status: AuditStatus;
+  status: AccountAuditStatus;
   account: { id: string; walletId: string; holder: string; currency: string; accountType: string; createdAt: string };
   balances: {
     stored: number;
@@ -113,7 +112,7 @@ export class AccountAuditService {
       if (orphans.length > 0) findings.push(`${orphans.length} orphan entries`);
       if (unbalanced.length > 0) findings.push(`${unbalanced.length} transactions whose debits and credits differ`);
       const critical = stored !== recomputed || !consistent || unbalanced.length > 0;
-      const status: AuditStatus = critical ? 'CRITICAL' : findings.length > 0 ? 'WARNING' : 'OK';
+      const status: AccountAuditStatus = critical ? 'CRITICAL' : findings.length > 0 ? 'WARNING' : 'OK';
 
       return {
         generatedAt: new Date().toISOString(),

@@ -1,11 +1,11 @@
 import { Controller, Get, Headers, Param, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { AccountAuditReportView } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { OperatorTokens } from '../corrections/operator-tokens.service';
 import { type AccountAuditReport, AccountAuditService } from './account-audit.service';
-import { AccountAuditReportView } from './account-audit.views';
 import { ApiAuditorErrors, auditRequester, identifyAuditor } from './auditors';
 
 /**

@@ -1,12 +1,11 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { IntegrityChecksQueryDto } from '@mm/contracts';
+import { IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { ApiAuditorErrors, auditRequester, identifyAuditor } from '../audit/auditors';
 import { OperatorTokens } from '../corrections/operator-tokens.service';
 import { type IntegrityCheckResult, IntegrityCheckService } from './integrity-check.service';
-import { IntegrityCheckRecordView, IntegrityCheckResultView } from './integrity-check.views';
 
 /**
  * Integrity checks on demand and their history. Like corrections and audits, every call carries a

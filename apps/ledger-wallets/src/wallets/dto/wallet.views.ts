@@ -9,9 +9,6 @@ import type { WalletView } from '../wallets.service';
  * compares the documented property names with real answers.
  */
 
-/** The kinds of account (ledger.accounts.account_type), one list shared with the audit report's view. */
-export const ACCOUNT_TYPES = LEDGER_ACCOUNT_TYPES;
-
 export class AccountViewDto implements AccountView {
   @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
   id: string;
@@ -20,7 +17,7 @@ export class AccountViewDto implements AccountView {
   walletId: string;
 
   @ApiProperty({
-    enum: ACCOUNT_TYPES,
+    enum: LEDGER_ACCOUNT_TYPES,
     example: 'customer',
     description: 'fee_collection, treasury, suspense and black are technical accounts (one per currency)',
   })
