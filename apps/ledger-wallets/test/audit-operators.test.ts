@@ -116,7 +116,7 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
     });
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ trigger: 'ON_DEMAND', requestedBy: ADMIN.id, status: 'OK', gapCount: 0, gapsListed: 0 });
-    const nightly = await t.h.app.app.get(IntegrityCheckService).run({ trigger: 'SCHEDULED' });
+    const nightly = await t.h.app.app.get(IntegrityCheckService).run();
     expect(nightly).toMatchObject({ trigger: 'SCHEDULED', requestedBy: 'scheduler', status: 'OK' });
     const rows = await t.h.admin.query(
       `SELECT id, trigger, requested_by, requested_by_roles, caller, request_id FROM ledger.balance_integrity_checks WHERE id = ANY($1::uuid[]) ORDER BY started_at`,

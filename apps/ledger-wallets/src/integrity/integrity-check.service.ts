@@ -49,9 +49,6 @@ export interface IntegrityCheckResult {
   alertSent: boolean;
 }
 
-/** Who started a run: the nightly schedule, or an operator through a platform service. */
-export type IntegrityCheckTrigger = { trigger: 'SCHEDULED' } | { trigger: 'ON_DEMAND'; requester: AuditRequester };
-
 /** Accounts listed in a check's `gaps` (the count is always complete). */
 export const MAX_GAPS_LISTED = 1_000;
 /** Tries of the compliance alert, the first included, and the wait before the second (doubled after). */
@@ -80,9 +77,12 @@ export class IntegrityCheckService {
     this.gapGauge = metrics.gauge('ledger_integrity_gap_count', 'Gaps found by the last ledger integrity check (accounts + currencies)');
   }
 
-  async run(start: IntegrityCheckTrigger): Promise<IntegrityCheckResult> {
-    const { trigger } = start;
-    const requester = start.trigger === 'ON_DEMAND' ? start.requester : undefined;
+  /**
+   * One run: with `requester`, on demand by that operator (through a platform service); without,
+   * the nightly schedule's.
+   */
+  async run(requester?: AuditRequester): Promise<IntegrityCheckResult> {
+    const trigger: IntegrityCheckResult['trigger'] = requester ? 'ON_DEMAND' : 'SCHEDULED';
     const requestedBy = requester ? requester.operator.id : 'scheduler';
     const correlationId = currentContext()?.correlationId ?? randomUUID();
     const startedAt = new Date();

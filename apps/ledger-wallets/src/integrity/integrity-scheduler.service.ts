@@ -35,7 +35,7 @@ export class IntegrityScheduler implements OnApplicationBootstrap, OnApplication
       // Its own ids, so every log line of the run carries the check's correlation id.
       const ids = { requestId: randomUUID(), correlationId: randomUUID() };
       this.running = requestContext
-        .run(ids, () => this.checks.run({ trigger: 'SCHEDULED' }))
+        .run(ids, () => this.checks.run())
         .catch((error: unknown) => this.logger.error({ err: error }, 'scheduled integrity check failed'))
         .finally(() => {
           this.running = undefined;

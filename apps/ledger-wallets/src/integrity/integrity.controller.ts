@@ -33,7 +33,7 @@ export class IntegrityController {
   @ApiErrors('AMOUNT_OUT_OF_RANGE')
   async run(@Headers('authorization') authorization: string | undefined, @Req() request: FastifyRequest): Promise<IntegrityCheckResult> {
     const operator = await identifyAuditor(this.tokens, authorization, 'run an integrity check');
-    return this.checks.run({ trigger: 'ON_DEMAND', requester: auditRequester(operator, request) });
+    return this.checks.run(auditRequester(operator, request));
   }
 
   @Get()
