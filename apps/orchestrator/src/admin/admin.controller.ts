@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AppException } from '@mm/errors';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { AgentView, toAgentView } from '../agents/agents.controller';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { uuid } from '../common/validators';
 import { CustomerPageView, CustomerView, toCustomerView } from '../customers/customer.views';
 import { CustomersService } from '../customers/customers.service';
 import { AdminUsersService } from './admin-users.service';
@@ -17,14 +17,6 @@ import {
   SetMasterAgentDto,
   StatusChangeDto,
 } from './admin.dto';
-
-const uuid = (field: string) =>
-  new ParseUUIDPipe({
-    exceptionFactory: () =>
-      new AppException('VALIDATION_ERROR', `${field} must be a UUID`, {
-        errors: [{ field, code: 'INVALID_UUID', message: 'must be a UUID' }],
-      }),
-  });
 
 /** Staff routes: customer search, freeze / unfreeze, role changes, agent networks. */
 @ApiTags('admin')

@@ -1,6 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
+import { ParseUUIDPipe, applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
+import { AppException } from '@mm/errors';
 
 /** E.164: `+`, country code, up to 15 digits (spec README "Fixed across the platform"). */
 export const E164 = /^\+[1-9]\d{7,14}$/;
@@ -45,3 +46,12 @@ export function IsOtpCode(): PropertyDecorator {
     Matches(/^\d{6}$/, { message: 'otp must be 6 digits', context: { code: 'INVALID_OTP_FORMAT' } }),
   );
 }
+
+/** A route parameter that must be a UUID: 400 VALIDATION_ERROR naming `field`, with the per-field code INVALID_UUID. */
+export const uuid = (field: string): ParseUUIDPipe =>
+  new ParseUUIDPipe({
+    exceptionFactory: () =>
+      new AppException('VALIDATION_ERROR', `${field} must be a UUID`, {
+        errors: [{ field, code: 'INVALID_UUID', message: 'must be a UUID' }],
+      }),
+  });

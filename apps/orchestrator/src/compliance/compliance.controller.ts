@@ -1,9 +1,9 @@
-import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, applyDecorators } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AccountAuditReportView, IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from '@mm/contracts';
-import { AppException } from '@mm/errors';
 import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '../access/permissions';
 import { ApiErrors } from '../config-api/api-errors';
+import { uuid } from '../common/validators';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
@@ -45,13 +45,6 @@ const ComplianceRoute = (permission: Permission) =>
     }),
   );
 
-const accountIdPipe = new ParseUUIDPipe({
-  exceptionFactory: () =>
-    new AppException('VALIDATION_ERROR', 'accountId must be a UUID', {
-      errors: [{ field: 'accountId', code: 'INVALID_UUID', message: 'must be a UUID' }],
-    }),
-});
-
 /**
  * Compliance officers' audits and integrity checks (spec 2 "Audit on demand", "Events"). The
  * orchestrator checks the permission, then calls the ledger with its service key and the officer's
@@ -75,7 +68,7 @@ export class ComplianceController {
   })
   @ApiOkResponse({ type: AccountAuditReportView, description: 'the report, whatever its status' })
   @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND', 'AMOUNT_OUT_OF_RANGE')
-  audit(@Param('accountId', accountIdPipe) accountId: string, @CurrentUser() user: AuthUser): Promise<AccountAuditReportView> {
+  audit(@Param('accountId', uuid('accountId')) accountId: string, @CurrentUser() user: AuthUser): Promise<AccountAuditReportView> {
     return this.ledger.audit(accountId, user.accessToken);
   }
 

@@ -1,10 +1,10 @@
-import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { MerchantDirectoryEntry } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { InternalRoute } from '../access/permissions';
 import { ApiErrors } from '../config-api/api-errors';
-import { IsPhone } from '../common/validators';
+import { IsPhone, uuid } from '../common/validators';
 import { MerchantsService, type Merchant } from '../merchants/merchants.service';
 import { MerchantDirectoryEntryView } from './directory.views';
 
@@ -12,13 +12,6 @@ class ByPhoneQuery {
   @IsPhone('the merchant phone number')
   phone: string;
 }
-
-const uuidPipe = new ParseUUIDPipe({
-  exceptionFactory: () =>
-    new AppException('VALIDATION_ERROR', 'merchantId must be a UUID', {
-      errors: [{ field: 'merchantId', code: 'INVALID_UUID', message: 'must be a UUID' }],
-    }),
-});
 
 /**
  * Internal lookups for other services (libs/contracts directory.ts), service key only. A merchant
@@ -43,7 +36,7 @@ export class DirectoryController {
   @ApiParam({ name: 'merchantId', format: 'uuid' })
   @ApiOkResponse({ type: MerchantDirectoryEntryView })
   @ApiErrors('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INVALID_SERVICE_CREDENTIALS')
-  async byId(@Param('merchantId', uuidPipe) merchantId: string): Promise<MerchantDirectoryEntry> {
+  async byId(@Param('merchantId', uuid('merchantId')) merchantId: string): Promise<MerchantDirectoryEntry> {
     return this.entry(await this.merchants.findById(merchantId.toLowerCase()));
   }
 
