@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { type JobState, Queue } from 'bullmq';
-import { bullConnection, bullPrefix } from '@mm/platform';
+import { type JobState, Queue, type RedisClient } from 'bullmq';
+import { bullConnection, bullPrefix, withTimeout } from '@mm/platform';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, type WebhookResendJob, webhookJobOptions } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
@@ -38,6 +38,8 @@ export class WebhookQueue implements OnModuleDestroy {
   private readonly logger = new Logger(WebhookQueue.name);
   private readonly queue: Queue;
   private lastConnectionWarning = 0;
+  /** The queue's Redis connection, once BullMQ has made it. */
+  private client?: RedisClient;
 
   constructor(private readonly config: WebhookDispatcherConfig) {
     this.queue = new Queue(QUEUES.webhooks, {
@@ -56,64 +58,48 @@ export class WebhookQueue implements OnModuleDestroy {
   }
 
   /** Job id = event id: enqueueing the same event twice while its job is kept is a no-op. */
-  async enqueue(job: WebhookDeliverJob): Promise<string> {
-    const id = await this.add(WEBHOOK_JOBS.deliver, job, job.envelope.id);
-    return id ?? job.envelope.id;
+  enqueue(job: WebhookDeliverJob): Promise<string> {
+    return this.add(WEBHOOK_JOBS.deliver, job, job.envelope.id);
   }
 
   /** Queues delivery run number `run` (≥ 1) of a recorded event. */
-  async resend(eventId: string, run: number): Promise<string> {
+  resend(eventId: string, run: number): Promise<string> {
     const data: WebhookResendJob = { eventId };
-    const jobId = resendJobId(eventId, run);
-    return (await this.add(WEBHOOK_JOBS.resend, data, jobId)) ?? jobId;
+    return this.add(WEBHOOK_JOBS.resend, data, resendJobId(eventId, run));
   }
 
   /** 'live' while the job will still run, 'failed' when BullMQ gave up on it, 'gone' otherwise (missing or completed). */
   async jobFate(jobId: string): Promise<'live' | 'failed' | 'gone'> {
-    const state = await this.withDeadline(this.queue.getJobState(jobId));
+    let state: JobState | 'unknown';
+    try {
+      // A read (nothing to undo): any failure is WEBHOOK_QUEUE_UNAVAILABLE.
+      state = await this.deadline(this.queue.getJobState(jobId));
+    } catch (error) {
+      throw new AppException('WEBHOOK_QUEUE_UNAVAILABLE', undefined, { cause: error });
+    }
     if (LIVE_STATES.has(state)) return 'live';
     return state === 'failed' ? 'failed' : 'gone';
   }
 
-  private async add(name: string, data: object, jobId: string): Promise<string | undefined> {
+  /** Adds the job under `jobId` (BullMQ keeps that id) and returns it. */
+  private async add(name: string, data: object, jobId: string): Promise<string> {
     // Not sent yet: any failure until the add is handed to a ready connection queued nothing.
     let sent = false;
     try {
-      const client = await this.raceDeadline(this.queue.getBackend().client);
-      if (client.status !== 'ready') throw new Error(`Redis connection is ${client.status}`);
+      // The connection object is resolved once; after that its state is read without waiting.
+      this.client ??= await this.deadline(this.queue.getBackend().client);
+      if (this.client.status !== 'ready') throw new Error(`Redis connection is ${this.client.status}`);
       sent = true;
-      const added = await this.raceDeadline(this.queue.add(name, data, webhookJobOptions(jobId)));
-      return added.id;
+      await this.deadline(this.queue.add(name, data, webhookJobOptions(jobId)));
+      return jobId;
     } catch (error) {
       throw new AppException(enqueueFailureCode(sent, error), undefined, { cause: error });
     }
   }
 
-  /** A read (nothing to undo): any failure is WEBHOOK_QUEUE_UNAVAILABLE. */
-  private async withDeadline<T>(work: Promise<T>): Promise<T> {
-    try {
-      return await this.raceDeadline(work);
-    } catch (error) {
-      throw new AppException('WEBHOOK_QUEUE_UNAVAILABLE', undefined, { cause: error });
-    }
-  }
-
   /** Stops waiting after WEBHOOK_ENQUEUE_TIMEOUT_MS; the command itself, if sent, is not recalled. */
-  private async raceDeadline<T>(work: Promise<T>): Promise<T> {
-    // The loser of the race must not become an unhandled rejection.
-    work.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer from Redis within ${this.config.WEBHOOK_ENQUEUE_TIMEOUT_MS} ms`)),
-        this.config.WEBHOOK_ENQUEUE_TIMEOUT_MS,
-      );
-    });
-    try {
-      return await Promise.race([work, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private deadline<T>(work: Promise<T>): Promise<T> {
+    return withTimeout(work, this.config.WEBHOOK_ENQUEUE_TIMEOUT_MS, 'Redis');
   }
 
   async onModuleDestroy(): Promise<void> {
