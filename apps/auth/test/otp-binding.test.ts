@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { Client } from 'pg';
+import { createLogger } from '@mm/platform';
 import { AuthHarness, type InjectResult } from './support/auth-harness';
 
 const PIN = '2580';
@@ -273,5 +275,40 @@ describe('auth: a reset code found at its last try still resets the PIN through 
     expect(
       (await h.request('POST', '/auth/internal/verify-reset-pin-otp', { serviceKey: true, body: { phone, otp: code } })).json().code,
     ).toBe('OTP_ATTEMPTS_EXHAUSTED');
+  });
+});
+
+describe("auth: the orchestrator's INTENT requests are named in the log", () => {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const h = new AuthHarness();
+  beforeAll(() => h.start({ LOG_LEVEL: 'info' }, createLogger({ service: 'auth', level: 'info', destination })));
+  afterAll(() => h.stop());
+
+  it("send-otp and verify-otp for purpose INTENT log the caller, like an internal route; a customer's send names none", async () => {
+    const phone = '+237690000907';
+    await h.createUser(phone, PIN);
+    const intentId = randomUUID();
+    const intent = { intentId, operation: 'CASH_OUT', amount: 5000, currency: 'XAF' };
+    expect((await h.request('POST', '/auth/send-otp', { serviceKey: true, body: { phone, purpose: 'INTENT', intent } })).statusCode).toBe(
+      202,
+    );
+    const otp = await h.lastOtp(phone);
+    expect(
+      (await h.request('POST', '/auth/verify-otp', { serviceKey: true, body: { phone, purpose: 'INTENT', otp, intentId } })).statusCode,
+    ).toBe(200);
+    expect((await h.request('POST', '/auth/send-otp', { body: { phone, purpose: 'LOGIN' } })).statusCode).toBe(202);
+
+    const requests = lines.filter((l) => l.msg === 'request' && (l.url === '/auth/send-otp' || l.url === '/auth/verify-otp'));
+    expect(requests.map((l) => [l.url, l.caller])).toEqual([
+      ['/auth/send-otp', 'orchestrator'],
+      ['/auth/verify-otp', 'orchestrator'],
+      ['/auth/send-otp', undefined],
+    ]);
   });
 });

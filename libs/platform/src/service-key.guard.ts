@@ -20,6 +20,42 @@ export function internalRouteKey(request: FastifyRequest): string {
 }
 
 /**
+ * Who is calling, by the request's X-Service-Key: the name of a caller in INTERNAL_TRUSTED_CALLERS
+ * (compared by SHA-256 digest, in constant time), also kept on the request (`serviceCaller`) so its
+ * log line names it. ServiceKeyGuard asks this for internal routes; a public route that serves one
+ * service differently (auth's INTENT codes, the orchestrator's) asks its own instance.
+ */
+export class ServiceCallerKeys {
+  private readonly trusted: TrustedCallers;
+  /**
+   * Keys already recognised → their caller, so a known caller's calls skip the SHA-256 (about 4 µs
+   * each, on every internal request). Only recognised keys are ever added, so the map holds at most
+   * the trusted digests' count of entries, whatever strangers send; an unknown key still takes the
+   * hash and the constant-time comparison.
+   */
+  private readonly recognised = new Map<string, CallerName>();
+
+  /** `trustedCallers`: INTERNAL_TRUSTED_CALLERS, validated at boot by BaseConfig. */
+  constructor(trustedCallers: string) {
+    this.trusted = parseTrustedCallers(trustedCallers);
+  }
+
+  /** The request's caller (also set as `request.serviceCaller`), or undefined without a recognised key. */
+  identify(request: FastifyRequest): CallerName | undefined {
+    const key = request.headers[SERVICE_KEY_HEADER];
+    if (typeof key !== 'string') return undefined;
+    let caller = this.recognised.get(key);
+    if (caller === undefined) {
+      caller = identifyCaller(this.trusted, key);
+      if (caller === undefined) return undefined;
+      this.recognised.set(key, caller);
+    }
+    request.serviceCaller = caller;
+    return caller;
+  }
+}
+
+/**
  * Internal routes. Two questions, in this order:
  * 1. Who is calling? The X-Service-Key must be the key of a caller in INTERNAL_TRUSTED_CALLERS
  *    (compared by SHA-256 digest, in constant time); otherwise 401 INVALID_SERVICE_CREDENTIALS.
@@ -30,22 +66,14 @@ export function internalRouteKey(request: FastifyRequest): string {
  */
 @Injectable()
 export class ServiceKeyGuard implements CanActivate {
-  private readonly trusted: TrustedCallers;
-  /**
-   * Keys already recognised → their caller, so a known caller's calls skip the SHA-256 (about 4 µs
-   * each, on every internal request). Only recognised keys are ever added, so the map holds at most
-   * the trusted digests' count of entries, whatever strangers send; an unknown key still takes the
-   * hash and the constant-time comparison.
-   */
-  private readonly recognised = new Map<string, CallerName>();
+  private readonly callers: ServiceCallerKeys;
   private table?: ReadonlyMap<string, ReadonlySet<CallerName>>;
 
   constructor(
     @Inject(CONFIG) config: BaseConfig,
     private readonly modules: ModuleRef,
   ) {
-    // Validated at boot by BaseConfig; parsed once here.
-    this.trusted = parseTrustedCallers(config.INTERNAL_TRUSTED_CALLERS ?? '');
+    this.callers = new ServiceCallerKeys(config.INTERNAL_TRUSTED_CALLERS ?? '');
   }
 
   /** Looked up once, anywhere in the app (the guard is instantiated in each controller's module). */
@@ -62,22 +90,11 @@ export class ServiceKeyGuard implements CanActivate {
     return this.table;
   }
 
-  private identify(key: string): CallerName | undefined {
-    let caller = this.recognised.get(key);
-    if (caller === undefined) {
-      caller = identifyCaller(this.trusted, key);
-      if (caller !== undefined) this.recognised.set(key, caller);
-    }
-    return caller;
-  }
-
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const header = request.headers[SERVICE_KEY_HEADER];
-    const caller = typeof header === 'string' ? this.identify(header) : undefined;
+    const caller = this.callers.identify(request);
     if (!caller) throw new AppException('INVALID_SERVICE_CREDENTIALS');
 
-    request.serviceCaller = caller;
     const route = internalRouteKey(request);
     const allowed = this.routes().get(route);
     if (!allowed) {

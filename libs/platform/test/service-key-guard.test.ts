@@ -1,11 +1,13 @@
 import { Writable } from 'node:stream';
 import { Controller, Get, HttpCode, Module, Param, Post, UseGuards } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
 import {
   BaseConfig,
   INTERNAL_CALLER_TABLE,
   type InternalCallerTable,
   PlatformModule,
+  ServiceCallerKeys,
   ServiceKeyGuard,
   type ServiceKeys,
   createApp,
@@ -178,6 +180,31 @@ describe('ServiceKeyGuard: rotating a caller key without downtime', () => {
       expect((await call(after.url, 'POST', '/internal/things', keys.orchestrator)).status).toBe(201);
     } finally {
       await after.app.close();
+    }
+  });
+});
+
+describe('ServiceCallerKeys: the caller of a public route that serves one service differently', () => {
+  it('names a recognised caller and keeps it on the request for its log line; no key or an unknown one: nobody', () => {
+    const keys = generateServiceKeys();
+    const callers = new ServiceCallerKeys(
+      formatTrustedCallers({ orchestrator: [serviceKeyDigest(keys.orchestrator)], ops: [serviceKeyDigest(keys.ops)] }),
+    );
+    const request = (key?: string | string[]) =>
+      ({ headers: key === undefined ? {} : { 'x-service-key': key }, serviceCaller: null }) as unknown as FastifyRequest;
+
+    for (let i = 0; i < 2; i++) {
+      // the second time from the recognised keys, same answer
+      const fromOrchestrator = request(keys.orchestrator);
+      expect(callers.identify(fromOrchestrator)).toBe('orchestrator');
+      expect(fromOrchestrator.serviceCaller).toBe('orchestrator');
+      const fromOps = request(keys.ops);
+      expect(callers.identify(fromOps)).toBe('ops');
+      expect(fromOps.serviceCaller).toBe('ops');
+    }
+    for (const stranger of [request(), request(keys.partners), request('not-a-key'), request([keys.orchestrator])]) {
+      expect(callers.identify(stranger)).toBeUndefined();
+      expect(stranger.serviceCaller).toBeNull();
     }
   });
 });

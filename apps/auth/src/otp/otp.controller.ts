@@ -1,13 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiAcceptedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiErrors } from '@mm/platform';
+import { ApiErrors, ServiceCallerKeys } from '@mm/platform';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { AuthConfig } from '../auth.config';
 import { clientIp } from '../common/client-ip';
 import { RateLimit } from '../rate-limit/rate-limit.guard';
-import { IntentOtpCaller } from './intent-otp-caller';
 import { SendOtpDto, VerifyOtpDto } from './otp.dto';
 import { type OtpProof, OtpService } from './otp.service';
 import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
@@ -18,18 +17,29 @@ import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
  * both routes are the same either way (a phone that gets no SMS gets a stand-in code, which never
  * takes the place of a real code still valid: see OtpService.send). `verify-otp`
  * returns a proof (`proof`) that a later step (PIN reset, intent confirmation) redeems. Purpose
- * INTENT is the orchestrator's alone (IntentOtpCaller): its codes are bound to one intent.
+ * INTENT is the orchestrator's alone (`assertOrchestrator`): its codes are bound to one intent.
  */
 @ApiTags('auth')
 @Controller('auth')
 export class OtpController {
-  private readonly intentCaller: IntentOtpCaller;
+  private readonly callers: ServiceCallerKeys;
 
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly otp: OtpService,
   ) {
-    this.intentCaller = new IntentOtpCaller(config);
+    this.callers = new ServiceCallerKeys(config.INTERNAL_TRUSTED_CALLERS ?? '');
+  }
+
+  /**
+   * INTENT codes belong to the orchestrator's intent steps. Their SMS states what the code
+   * authorises (amount, agent), facts auth cannot check: only the service holding the intent may
+   * state them, or anyone could have a customer read out a code whose SMS names one amount while it
+   * is bound to an intent of another. These routes are public (the gateway strips X-Service-Key),
+   * so only a direct call with the orchestrator's own key passes; the request's log line names it.
+   */
+  private assertOrchestrator(request: FastifyRequest): void {
+    if (this.callers.identify(request) !== 'orchestrator') throw new AppException('OTP_PURPOSE_NOT_ALLOWED');
   }
 
   @Post('send-otp')
@@ -45,7 +55,7 @@ export class OtpController {
     @Body() body: SendOtpDto,
     @Req() request: FastifyRequest,
   ): Promise<{ sent: true; expiresInSec: number; resendAfterSec: number }> {
-    if (body.purpose === 'INTENT') this.intentCaller.assertOrchestrator(request);
+    if (body.purpose === 'INTENT') this.assertOrchestrator(request);
     if ((body.purpose === 'INTENT') !== (body.intent !== undefined)) {
       throw fieldError('intent', body.intent ? 'UNKNOWN_FIELD' : 'REQUIRED', 'intent is required for purpose INTENT and only for it');
     }
@@ -73,7 +83,7 @@ export class OtpController {
   @HttpCode(200)
   verify(@Body() body: VerifyOtpDto, @Req() request: FastifyRequest): Promise<OtpProof | (OtpProof & ConsentProofAnswer)> {
     if (body.purpose === 'INTENT') {
-      this.intentCaller.assertOrchestrator(request);
+      this.assertOrchestrator(request);
       if (!body.intentId) throw fieldError('intentId', 'REQUIRED', 'intentId is required for purpose INTENT');
     }
     if (body.intentId) return this.otp.verifyForIntent(body.phone, body.purpose, body.otp, body.intentId);
