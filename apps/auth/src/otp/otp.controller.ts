@@ -67,7 +67,7 @@ export class OtpController {
   @Post('verify-otp')
   @ApiOperation({
     summary:
-      'Verifies and consumes a code (once). Purpose INTENT: the orchestrator only (403 OTP_PURPOSE_NOT_ALLOWED otherwise), with the `intentId` the code was sent for (a code sent for another intent is a wrong code, OTP_INVALID); the answer then also carries `consentProof` and `consentProofExpiresAt`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED. A phone without an account answers like an account whose code was sent and is mistyped.',
+      'Verifies and consumes a code (once). Purpose INTENT: the orchestrator only (403 OTP_PURPOSE_NOT_ALLOWED otherwise), with the `intentId` the code was sent for (a code sent for another intent is a wrong code, OTP_INVALID); the answer then also carries `consentProof` and `consentProofExpiresAt`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED. Purposes LOGIN and PIN_RESET: a phone without an account answers like an account whose code was sent and is mistyped (INTENT codes are checked by the orchestrator alone, for its own intents).',
   })
   @ApiExtraModels(OtpProofView, OtpConsentProofView)
   @ApiOkResponse({

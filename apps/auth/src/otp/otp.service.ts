@@ -236,7 +236,10 @@ export class OtpService implements OnModuleDestroy {
     // Refused before the code is looked at, so a wrong purpose does not burn the customer's code.
     if (purpose !== 'INTENT') throw new AppException('CONSENT_OTP_PURPOSE_INVALID');
     const user = await this.users.findByPhone(phone);
-    // Codes are only ever sent to active accounts: same answer as when no code is live.
+    // INTENT codes only ever go to active accounts. Any other phone answers OTP_EXPIRED without its
+    // code (a stand-in, if stored) being looked at: unlike LOGIN and PIN_RESET, this answer is not
+    // the one of a mistyped code, which is fine because only the orchestrator checks INTENT codes,
+    // for intents of customers it knows.
     if (!user || user.status !== 'ACTIVE') throw new AppException('OTP_EXPIRED');
     const proof = await this.verify(phone, purpose, code, intentId);
     const consent = await this.consent.issue(user.id, intentId, 'OTP');
