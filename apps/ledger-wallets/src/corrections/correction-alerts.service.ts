@@ -41,7 +41,7 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** Sends the alert of one executed correction; records the outcome. True when acknowledged. */
-  async deliver(correction: CorrectionView, referenceId?: string, firstAttempt = true): Promise<boolean> {
+  async deliver(correction: CorrectionView, firstAttempt = true): Promise<boolean> {
     const correlationId = currentContext()?.correlationId ?? randomUUID();
     const sent = await this.channel.send(
       this.settings.alertUrl,
@@ -60,7 +60,7 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
         checkerId: correction.checker?.id ?? null,
         requiresCompliance: correction.requiresCompliance,
         transactionId: correction.transactionId,
-        referenceId: referenceId ?? correction.referenceId,
+        referenceId: correction.referenceId,
         correlationId,
       },
       correlationId,
@@ -87,7 +87,7 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
       `SELECT ${CORRECTION_COLUMNS} FROM ledger.corrections WHERE status = 'EXECUTED' AND alerted_at IS NULL ORDER BY decided_at LIMIT 50`,
     );
     let sent = 0;
-    for (const row of rows) if (await this.deliver(toCorrectionView(row), undefined, false)) sent++;
+    for (const row of rows) if (await this.deliver(toCorrectionView(row), false)) sent++;
     return sent;
   }
 }

@@ -49,19 +49,21 @@ export class CorrectionApproval {
     const [before] = await this.db.query<CorrectionRow>(`SELECT ${CORRECTION_ROW_COLUMNS} FROM ledger.corrections WHERE id = $1`, [id]);
     if (!before) throw new AppException('CORRECTION_NOT_FOUND');
     checkDecision(before, checker, this.settings);
-    const { referenceId } =
-      before.kind === 'REVERSAL' ? await this.reversals.execute(before, checker, dto) : await this.adjust(before, checker, dto);
-    const executed = await this.corrections.get(id);
+    if (before.kind === 'REVERSAL') await this.reversals.execute(before, checker, dto);
+    else await this.adjust(before, checker, dto);
+    // One read of the executed correction (it carries the new transaction's reference) for the log
+    // and the alert; the answer is read after the alert, so it shows the alert's outcome.
+    const executed = await this.corrections.view(id);
     this.logger.log(
       { correctionId: id, kind: before.kind, makerId: executed.maker.id, checkerId: checker.id, transactionId: executed.transactionId },
       'correction executed',
     );
-    await this.alerts.deliver(executed, referenceId);
+    await this.alerts.deliver(executed);
     return this.corrections.get(id);
   }
 
   /** An ACCOUNT correction: the signed adjustment of one account against the currency's suspense account. */
-  private async adjust(before: CorrectionRow, checker: OperatorIdentity, dto: ApproveCorrectionDto): Promise<{ referenceId: string }> {
+  private async adjust(before: CorrectionRow, checker: OperatorIdentity, dto: ApproveCorrectionDto): Promise<void> {
     const id = before.id;
     const suspense = await this.technical.id('suspense', before.currency.trim());
     const accounts = [before.account_id!, suspense].sort();
@@ -144,7 +146,6 @@ export class CorrectionApproval {
               JSON.stringify({ transactionId, referenceId, signedAmount: signed }),
             ],
           );
-          return { referenceId };
         },
         lockedRead,
       ),

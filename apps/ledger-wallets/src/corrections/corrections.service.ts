@@ -182,9 +182,16 @@ export class CorrectionsService {
     return this.get(id);
   }
 
-  async get(id: string): Promise<CorrectionView> {
+  /** One correction without its events (one query). */
+  async view(id: string): Promise<CorrectionView> {
     const row = await this.row(id);
     if (!row) throw new AppException('CORRECTION_NOT_FOUND');
+    return toCorrectionView(row);
+  }
+
+  /** One correction with every step of its journal. */
+  async get(id: string): Promise<CorrectionView> {
+    const view = await this.view(id);
     const events = await this.db.query<{
       event: string;
       actor_id: string;
@@ -197,7 +204,7 @@ export class CorrectionsService {
       [id],
     );
     return {
-      ...toCorrectionView(row),
+      ...view,
       events: events.map((e): CorrectionEventView => ({
         event: e.event,
         actorId: e.actor_id,

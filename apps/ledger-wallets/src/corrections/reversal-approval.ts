@@ -46,7 +46,7 @@ export class ReversalApproval {
     private readonly referencePrefix: string,
   ) {}
 
-  async execute(before: CorrectionRow, checker: OperatorIdentity, dto: ApproveCorrectionDto): Promise<{ referenceId: string }> {
+  async execute(before: CorrectionRow, checker: OperatorIdentity, dto: ApproveCorrectionDto): Promise<void> {
     const original = before.reversed_transaction_id!;
     // Entries are append-only: read once, outside the lock.
     const entries = await this.db.query<OriginalEntry>(
@@ -141,7 +141,6 @@ export class ReversalApproval {
                 }),
               ],
             );
-            return { referenceId };
           },
           lockedRead,
         )
