@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { WEBHOOK_JOBS, type WebhookDeliverJob, type WebhookResendJob } from '@mm/contracts';
 import { AppException } from '@mm/errors';
+import { isUuidV4 } from '@mm/platform';
 import { signatureHeader } from '@mm/webhook-signature';
 import { EndpointsService } from '../endpoints/endpoints.service';
 import { WebhookTargetPolicy } from '../endpoints/webhook-target.policy';
@@ -10,6 +11,7 @@ import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DedupStore } from './dedup-store';
 import { serializeEnvelope } from './envelope';
 import { type AttemptResult, type DeliveryOutcome, WebhookMetrics } from './webhook-metrics';
+import { runOfJob } from './webhook-queue';
 import { type SendResult, WebhookSender } from './webhook-sender';
 
 /** `User-Agent: Svc-Webhooks/<version>` (spec 1). */
@@ -39,21 +41,11 @@ export interface GivenUpJob {
   reason: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The event a job delivers, when its data names one (a malformed job may not). */
 export function eventIdOfJob(name: string, data: unknown): string | undefined {
   const d = data as { envelope?: { id?: unknown }; eventId?: unknown } | null | undefined;
-  const id = name === 'resend' ? d?.eventId : d?.envelope?.id;
-  return typeof id === 'string' && UUID.test(id) ? id.toLowerCase() : undefined;
-}
-
-/** The delivery run a job id names (see resendJobId): 0 for the event id itself, n for `<id>-resend-<n>`. */
-export function runOfJob(eventId: string, jobId: string): number | undefined {
-  const id = jobId.toLowerCase();
-  if (id === eventId) return 0;
-  const m = /^(.+)-resend-([1-9]\d{0,8})$/.exec(id);
-  return m && m[1] === eventId ? Number(m[2]) : undefined;
+  const id = name === WEBHOOK_JOBS.resend ? d?.eventId : d?.envelope?.id;
+  return isUuidV4(id) ? id.toLowerCase() : undefined;
 }
 
 type GiveUpChange = 'failed' | 'recorded' | 'moved_on' | 'missing';

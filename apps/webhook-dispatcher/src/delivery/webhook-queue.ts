@@ -11,6 +11,14 @@ const LIVE_STATES = new Set<JobState | 'unknown'>(['active', 'waiting', 'delayed
 /** The id of the job that runs an event's latest delivery run: the event id, then `<id>-resend-<n>`. */
 export const resendJobId = (eventId: string, run: number): string => (run === 0 ? eventId : `${eventId}-resend-${run}`);
 
+/** The inverse of resendJobId: the run a job id names for the event (0 for the event id itself), if any. */
+export function runOfJob(eventId: string, jobId: string): number | undefined {
+  const id = jobId.toLowerCase();
+  if (id === eventId) return 0;
+  const m = /^(.+)-resend-([1-9]\d{0,8})$/.exec(id);
+  return m && m[1] === eventId ? Number(m[2]) : undefined;
+}
+
 /** ioredis's refusal of a command while the connection is not ready (enableOfflineQueue false): never sent. */
 const OFFLINE_REFUSAL = /enableOfflineQueue options is false/;
 
