@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { MetricsService } from '@mm/platform';
+import { throttledWarning } from '../common/throttled-warning';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 
 export type ClaimResult = 'claimed' | 'duplicate' | 'unavailable';
@@ -17,7 +18,6 @@ export class DedupStore implements OnApplicationShutdown {
   private readonly logger = new Logger(DedupStore.name);
   private readonly redis: Redis;
   private readonly unavailable;
-  private lastConnectionWarning = 0;
 
   constructor(
     private readonly config: WebhookDispatcherConfig,
@@ -36,13 +36,8 @@ export class DedupStore implements OnApplicationShutdown {
       commandTimeout: 1_000,
       retryStrategy: (times) => Math.min(times * 200, 2_000),
     });
-    this.redis.on('error', (error: Error) => {
-      // One line per 30 s while it stays down; each skipped claim is logged on its own.
-      if (Date.now() - this.lastConnectionWarning > 30_000) {
-        this.lastConnectionWarning = Date.now();
-        this.logger.warn({ msg: 'deduplication store connection error', err: { message: error.message } });
-      }
-    });
+    // One line per 30 s while it stays down; each skipped claim is logged on its own.
+    this.redis.on('error', throttledWarning(this.logger, 'deduplication store connection error'));
   }
 
   async claim(eventId: string, token: string): Promise<ClaimResult> {

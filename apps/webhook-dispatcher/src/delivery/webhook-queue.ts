@@ -3,6 +3,7 @@ import { type JobState, Queue, type RedisClient } from 'bullmq';
 import { bullConnection, bullPrefix, withTimeout } from '@mm/platform';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, type WebhookResendJob, webhookJobOptions } from '@mm/contracts';
 import { AppException } from '@mm/errors';
+import { throttledWarning } from '../common/throttled-warning';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 
 /** States in which a job will still run (or is running): its event is not lost. */
@@ -45,7 +46,6 @@ export function enqueueFailureCode(sent: boolean, error: unknown): 'WEBHOOK_QUEU
 export class WebhookQueue implements OnModuleDestroy {
   private readonly logger = new Logger(WebhookQueue.name);
   private readonly queue: Queue;
-  private lastConnectionWarning = 0;
   /** The queue's Redis connection, once BullMQ has made it. */
   private client?: RedisClient;
 
@@ -56,13 +56,7 @@ export class WebhookQueue implements OnModuleDestroy {
       connection: { ...bullConnection(config), enableOfflineQueue: false, autoResendUnfulfilledCommands: false },
       prefix: bullPrefix(config),
     });
-    this.queue.on('error', (error: Error) => {
-      // An unhandled 'error' event would end the process; one line per 30 s while Redis stays away.
-      if (Date.now() - this.lastConnectionWarning > 30_000) {
-        this.lastConnectionWarning = Date.now();
-        this.logger.warn({ msg: 'webhook queue connection error', err: { message: error.message } });
-      }
-    });
+    this.queue.on('error', throttledWarning(this.logger, 'webhook queue connection error'));
   }
 
   /** Job id = event id: enqueueing the same event twice while its job is kept is a no-op. */
