@@ -81,6 +81,24 @@ describe('auth: a disabled account keeps its PIN reset; a stand-in replaces only
     expect(mine.json()).toMatchObject({ code: 'OTP_INVALID' });
   });
 
+  it('sends at the same moment (no cooldown) all answer 202, leave one live code, and no SMS carries a code that was not stored', async () => {
+    const phone = '+237690001004';
+    const stranger = '+237690001054';
+    await h.createUser(phone, PIN);
+    for (const p of [phone, stranger]) {
+      // five: the hourly cap per phone (OTP_MAX_PER_PHONE_PER_HOUR)
+      const answers = await Promise.all(Array.from({ length: 5 }, () => sendOtp(p, 'LOGIN')));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(5).fill(202));
+      expect(await liveRows(p)).toEqual([{ decoy: p === stranger }]);
+    }
+    const stored = await sql<{ n: number }>(h, `SELECT count(*)::int AS n FROM auth.otp_codes WHERE phone = $1`, [phone]);
+    const sms = async () =>
+      (await h.request('GET', `/auth/dev/sms?phone=${encodeURIComponent(phone)}`)).json<{ messages: unknown[] }>().messages.length;
+    // The SMS go out after the answers: wait for them (no code can be sent without its row).
+    for (let i = 0; i < 100 && (await sms()) < stored[0].n; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sms()).toBe(stored[0].n);
+  });
+
   it('an expired code, or another stand-in, is replaced by the stand-in', async () => {
     const phone = '+237690001003';
     const { userId } = await h.createUser(phone, PIN);

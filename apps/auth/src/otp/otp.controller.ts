@@ -12,12 +12,12 @@ import { type OtpProof, OtpService } from './otp.service';
 import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
 
 /**
- * Spec 3 OTP endpoints. `send-otp` sends codes, whatever the purpose, only to active accounts (a
- * PIN_RESET code from reset-pin/request goes to any account, see PinController); the answers of
- * both routes are the same either way (a phone that gets no SMS gets a stand-in code, which never
- * takes the place of a real code still valid: see OtpService.send). `verify-otp`
- * returns a proof (`proof`) that a later step (PIN reset, intent confirmation) redeems. Purpose
- * INTENT is the orchestrator's alone (`assertOrchestrator`): its codes are bound to one intent.
+ * Spec 3 OTP endpoints. `send-otp` sends LOGIN and INTENT codes to active accounts only, PIN_RESET
+ * codes to any account (as reset-pin/request does); the answers are the same either way (a phone
+ * that gets no SMS gets a stand-in code, which replaces its live code like any send: see
+ * OtpService.send). `verify-otp` returns a proof (`proof`) that a later step (PIN reset, intent
+ * confirmation) redeems. Purpose INTENT is the orchestrator's alone (`assertOrchestrator`): its
+ * codes are bound to one intent.
  */
 @ApiTags('auth')
 @Controller('auth')

@@ -98,7 +98,7 @@ export class OtpService implements OnModuleDestroy {
       await this.throttle.acquire(phone, clientIp);
       const receives = mayReceive(purpose, await this.users.findByPhone(phone));
       const code = await this.store(phone, purpose, intent?.intentId, !receives);
-      if (receives) this.track(this.deliver(phone, purpose, code, intent));
+      if (receives && code !== undefined) this.track(this.deliver(phone, purpose, code, intent));
       return { expiresInSec: this.config.OTP_TTL_SEC, resendAfterSec: this.config.OTP_RESEND_COOLDOWN_SEC };
     } finally {
       const left = this.config.OTP_SEND_MIN_MS - (performance.now() - started);
@@ -112,20 +112,26 @@ export class OtpService implements OnModuleDestroy {
    * replaces a live code like any send, so a phone answers the same whatever it held before; the only
    * real code it can replace is one its holder may no longer use (a LOGIN or INTENT code of an
    * account disabled since: PIN_RESET codes go to accounts of any status).
+   *
+   * Two sends for the same phone and purpose at once (possible only with OTP_RESEND_COOLDOWN_SEC=0)
+   * both find no live code to discard, and the second insert meets the first's row: it then stores
+   * nothing and returns undefined, so no SMS goes out with a code that was never stored; the phone
+   * keeps the code of the send that won, real or stand-in alike.
    */
-  private async store(phone: string, purpose: OtpPurpose, subject: string | undefined, decoy: boolean): Promise<string> {
+  private async store(phone: string, purpose: OtpPurpose, subject: string | undefined, decoy: boolean): Promise<string | undefined> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
-    await this.db.transaction(async (m) => {
+    return this.db.transaction(async (m) => {
       await queryRows(
         m,
         `UPDATE auth.otp_codes SET discarded_at = now() WHERE phone = $1 AND purpose = $2 AND consumed_at IS NULL AND discarded_at IS NULL`,
         [phone, purpose],
       );
-      await queryRows(
+      const stored = await queryRows(
         m,
         `INSERT INTO auth.otp_codes (id, phone, purpose, subject_id, decoy, code_hmac, max_attempts, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
-         ${decoy ? 'ON CONFLICT (phone, purpose) WHERE consumed_at IS NULL AND discarded_at IS NULL DO NOTHING' : ''}`,
+         ON CONFLICT (phone, purpose) WHERE consumed_at IS NULL AND discarded_at IS NULL DO NOTHING
+         RETURNING id`,
         [
           randomUUID(),
           phone,
@@ -137,8 +143,8 @@ export class OtpService implements OnModuleDestroy {
           this.config.OTP_TTL_SEC,
         ],
       );
+      return stored.length > 0 ? code : undefined;
     });
-    return code;
   }
 
   /**
