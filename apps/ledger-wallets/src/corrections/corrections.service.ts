@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
-import { toMoney } from '../db/money';
 import { isUniqueViolation } from '../db/sql-errors';
 import { requestHash } from '../idempotency/canonical-hash';
 import { type CorrectionEventView, CORRECTION_COLUMNS, type CorrectionRow, type CorrectionView, toCorrectionView } from './correction-view';
@@ -11,6 +10,8 @@ import type { RejectCorrectionDto } from './dto/decide-correction.dto';
 import type { ListCorrectionsQuery } from './dto/list-corrections.dto';
 import type { SubmitCorrectionDto } from './dto/submit-correction.dto';
 import { type OperatorIdentity, OperatorTokens } from './operator-tokens.service';
+import { inverseOf } from './reversal-approval';
+import { largestAccountMovement, readReversalTarget } from './reversal-target';
 
 /**
  * The maker's side of a correction and every read: submit (a request, nothing moves), reject
@@ -85,20 +86,14 @@ export class CorrectionsService {
    * about: how much a single operator decision can put into, or take out of, one account.
    */
   private async submitReversal(dto: SubmitCorrectionDto, maker: OperatorIdentity): Promise<{ view: CorrectionView; replayed: boolean }> {
-    const [target] = await this.db.query<{ id: string; amount: string; currency: string; reversal_of: string | null }>(
-      `SELECT id, amount::text, currency, reversal_of FROM ledger.transactions WHERE ${dto.transactionId ? 'id = $1' : 'reference_id = $1'}`,
-      [dto.transactionId?.toLowerCase() ?? dto.referenceId],
+    const target = await readReversalTarget(
+      this.db,
+      dto.transactionId ? { id: dto.transactionId.toLowerCase() } : { referenceId: dto.referenceId! },
     );
     if (!target) throw new AppException('TRANSACTION_NOT_FOUND');
-    if (target.reversal_of) throw new AppException('REVERSAL_OF_REVERSAL');
-    const amount = toMoney(target.amount);
-    const [moved] = await this.db.query<{ largest: string | null }>(
-      `SELECT max(abs(net))::text AS largest FROM (
-         SELECT sum(CASE WHEN kind = 'CREDIT' THEN amount ELSE -amount END) AS net
-         FROM ledger.ledgers WHERE transaction_id = $1 GROUP BY account_id) n`,
-      [target.id],
-    );
-    const largestMovement = Math.max(amount, toMoney(moved?.largest));
+    if (target.reversalOf) throw new AppException('REVERSAL_OF_REVERSAL');
+    const amount = target.amount;
+    const largestMovement = Math.max(amount, largestAccountMovement(inverseOf(target.entries)));
     const hash = requestHash({ kind: 'REVERSAL', transactionId: target.id, reason: dto.reason });
     const correlationId = currentContext()?.correlationId ?? null;
     let created: CorrectionRow | undefined;
@@ -119,7 +114,7 @@ export class CorrectionsService {
           hash,
           target.id,
           amount,
-          target.currency.trim(),
+          target.currency,
           dto.reason,
           largestMovement > this.settings.complianceLimit,
           maker.id,

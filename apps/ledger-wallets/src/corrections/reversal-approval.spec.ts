@@ -1,5 +1,6 @@
 import { balanceDeltas, pairEntries } from '../execution/double-entry';
 import { inverseOf } from './reversal-approval';
+import { largestAccountMovement } from './reversal-target';
 
 describe('the inverse of a transaction', () => {
   const A = '00000000-0000-4000-8000-00000000000a';
@@ -34,6 +35,11 @@ describe('the inverse of a transaction', () => {
         [FEE, -150],
       ].sort((x, y) => (x[0] < y[0] ? -1 : 1)),
     );
+  });
+
+  it("the largest movement of one account is the payer's amount + fee back, not the transaction's amount", () => {
+    expect(largestAccountMovement(inverseOf(original))).toBe(5_150);
+    expect(largestAccountMovement([])).toBe(0);
   });
 
   it('refuses entries paired outside their transaction (500 LEDGER_INTEGRITY_VIOLATION)', () => {

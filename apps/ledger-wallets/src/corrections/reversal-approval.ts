@@ -14,6 +14,7 @@ import { CORRECTION_ROW_COLUMNS, type CorrectionRow } from './correction-view';
 import type { CorrectionsSettings } from './corrections.settings';
 import type { ApproveCorrectionDto } from './dto/decide-correction.dto';
 import type { OperatorIdentity } from './operator-tokens.service';
+import { readReversalTarget } from './reversal-target';
 
 export interface OriginalEntry {
   id: string;
@@ -48,16 +49,10 @@ export class ReversalApproval {
 
   async execute(before: CorrectionRow, checker: OperatorIdentity, dto: ApproveCorrectionDto): Promise<void> {
     const original = before.reversed_transaction_id!;
-    // Entries are append-only: read once, outside the lock.
-    const entries = await this.db.query<OriginalEntry>(
-      `SELECT id, account_id, kind, amount::text, counterparty_ledger_id FROM ledger.ledgers WHERE transaction_id = $1 ORDER BY id`,
-      [original],
-    );
-    const [meta] = await this.db.query<{ reference_id: string; fee: string }>(
-      `SELECT reference_id, fee::text FROM ledger.transactions WHERE id = $1`,
-      [original],
-    );
-    const legs = inverseOf(entries);
+    // Entries are append-only: read once, with the transaction, outside the lock.
+    const target = await readReversalTarget(this.db, { id: original });
+    if (!target) throw new AppException('TRANSACTION_NOT_FOUND');
+    const legs = inverseOf(target.entries);
     const deltas = balanceDeltas(legs);
     const accounts = deltas.map((d) => d.id); // ascending
     const lockedRead = `WITH c AS (SELECT ${CORRECTION_ROW_COLUMNS} FROM ledger.corrections WHERE id = ${uuidLit(before.id)} FOR UPDATE),
@@ -90,7 +85,7 @@ export class ReversalApproval {
               typeCode: 'REVERSAL',
               correctionId: correction.id,
               reversalOf: original,
-              reversalOfReference: meta.reference_id,
+              reversalOfReference: target.referenceId,
               makerId: correction.maker_id,
               checkerId: checker.id,
               reason: correction.reason,
@@ -119,7 +114,7 @@ export class ReversalApproval {
                 transactionId,
                 referenceId,
                 toMoney(correction.amount),
-                toMoney(meta.fee),
+                target.fee,
                 correction.currency.trim(),
                 correction.maker_id,
                 new Date(correction.submitted_at),
@@ -136,7 +131,7 @@ export class ReversalApproval {
                   transactionId,
                   referenceId,
                   reversalOf: original,
-                  reversalOfReference: meta.reference_id,
+                  reversalOfReference: target.referenceId,
                   entries: legs.length,
                 }),
               ],
