@@ -62,10 +62,7 @@ export class IntentConfirmService {
     // its cap) is read by the limit hold, under the payee's lock: read here, a credit confirmed
     // meanwhile would be missing from it.
     const [[initiator, payer, payee], config] = await Promise.all([this.freshParties(record), this.activeConfig.read()]);
-    const check = {
-      ...limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null }),
-      initiatorUserId: record.initiatorUserId,
-    };
+    const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
     // Risk and the fee decision are independent; the limit hold comes last and only for an
     // accepted payment, so it is short and never taken for nothing.
     const [decision, charge] = await Promise.all([

@@ -64,14 +64,18 @@ export class IntentCreateService {
     const plan = settled(planned);
     const config = settled(active);
     const parties = { payer: plan.payerParty, payee: plan.payeeParty, agentId: plan.agent?.agentId ?? null };
-    const operation = { idempotencyKey: key, operationType: plan.operationType, amount: plan.amount, currency: plan.currency };
+    const operation = {
+      idempotencyKey: key,
+      operationType: plan.operationType,
+      amount: plan.amount,
+      currency: plan.currency,
+      initiatorUserId: user.userId,
+    };
     // Limits (with the payee's balance for its cap), risk and the fee quote are independent: asked
     // at once, and the refusals reported in a fixed order (limits, then risk, then pricing).
     const payeeBalance = plan.payee.role === 'CUSTOMER' ? this.ledger.account(plan.payee.accountId).then((a) => a.balance) : undefined;
     const [limits, risk, priced] = await Promise.allSettled([
-      Promise.resolve(payeeBalance).then((balance) =>
-        this.limits.checkAtCreate({ ...limitCheck(operation, parties, balance), initiatorUserId: user.userId }, config.limits),
-      ),
+      Promise.resolve(payeeBalance).then((balance) => this.limits.checkAtCreate(limitCheck(operation, parties, balance), config.limits)),
       this.risk.assertAccepted(
         {
           stage: 'CREATE',

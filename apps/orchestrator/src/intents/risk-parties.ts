@@ -19,9 +19,10 @@ export interface LimitParties {
 /**
  * One operation as the limits see it: the paying customer's tier limits, the credited customer's
  * balance cap (when its balance is known), the agent's ceilings. Merchants and agents have no tier.
+ * The initiator decides which refusals may state the room left (see LimitCheck.initiatorUserId).
  */
 export function limitCheck(
-  intent: Pick<PaymentIntentRecord, 'idempotencyKey' | 'operationType' | 'amount' | 'currency'>,
+  intent: Pick<PaymentIntentRecord, 'idempotencyKey' | 'operationType' | 'amount' | 'currency' | 'initiatorUserId'>,
   parties: LimitParties,
   payeeBalance?: number,
 ): LimitCheck {
@@ -30,6 +31,7 @@ export function limitCheck(
     type: intent.operationType,
     amount: intent.amount,
     currency: intent.currency as Currency,
+    initiatorUserId: intent.initiatorUserId,
   };
   if (parties.payer.role === 'CUSTOMER') check.payer = { userId: parties.payer.userId, kycTier: parties.payer.kycTier };
   if (parties.payee.role === 'CUSTOMER') {

@@ -42,7 +42,10 @@ export function limitRefusal(code: LimitCode, allowed: number, currency: Currenc
   });
 }
 
-const UNDISCLOSED: Partial<Record<LimitCode, string>> = {
+/** The limits whose room tells something about one customer (what it moved, what it holds). */
+export type PersonalLimitCode = Extract<LimitCode, 'LIMIT_DAILY_EXCEEDED' | 'LIMIT_MONTHLY_EXCEEDED' | 'LIMIT_BALANCE_CAP_EXCEEDED'>;
+
+const UNDISCLOSED: Record<PersonalLimitCode, string> = {
   LIMIT_DAILY_EXCEEDED: "The amount exceeds what the customer's account may still move today",
   LIMIT_MONTHLY_EXCEEDED: "The amount exceeds what the customer's account may still move this month",
   LIMIT_BALANCE_CAP_EXCEEDED: 'The recipient account cannot receive this amount',
@@ -53,6 +56,6 @@ const UNDISCLOSED: Partial<Record<LimitCode, string>> = {
  * whose room would reveal someone else's balance or use: the balance cap of a customer credited by
  * another user, the daily and monthly room of a customer whose cash-out an agent started.
  */
-export function undisclosedLimitRefusal(code: LimitCode): AppException {
-  return new AppException(code, UNDISCLOSED[code] ?? 'The amount exceeds a limit of this operation');
+export function undisclosedLimitRefusal(code: PersonalLimitCode): AppException {
+  return new AppException(code, UNDISCLOSED[code]);
 }

@@ -1,7 +1,7 @@
 import type { AppException } from '@mm/errors';
 import type { Currency } from '../pricing/operation-type';
 import type { LimitsDocument, TierLimits } from './limits-document';
-import { limitRefusal, undisclosedLimitRefusal } from './limit-refusal';
+import { type PersonalLimitCode, limitRefusal, undisclosedLimitRefusal } from './limit-refusal';
 import type { LimitCheck } from './limits.types';
 
 /** What a subject has already used in the current day and month (settled, plus live holds of other operations). */
@@ -25,6 +25,11 @@ export function tierLimits(doc: LimitsDocument, currency: Currency, tier: string
  */
 export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { payer?: Usage; agent?: Usage }): AppException | undefined {
   const { amount, currency } = check;
+  // The room left under a daily, monthly or balance-cap limit tells what one customer moved or
+  // holds: stated only when that customer asked (an agent's cash-out by phone, a transfer to
+  // someone else, get the code alone). The tier's own figures are public.
+  const personal = (code: PersonalLimitCode, room: number, customerUserId: string) =>
+    check.initiatorUserId === customerUserId ? limitRefusal(code, room, currency) : undisclosedLimitRefusal(code);
   const bounds = doc.amounts.find((b) => b.type === check.type && b.currency === currency);
   if (bounds && amount < bounds.min) return limitRefusal('AMOUNT_BELOW_MINIMUM', bounds.min, currency);
   if (bounds && amount > bounds.max) return limitRefusal('AMOUNT_ABOVE_MAXIMUM', bounds.max, currency);
@@ -37,14 +42,10 @@ export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { pa
   if (check.payer) {
     const { limits } = tierLimits(doc, currency, check.payer.kycTier);
     const used = usage.payer ?? { day: 0, month: 0 };
+    const { userId } = check.payer;
     if (amount > limits.singleMax) return limitRefusal('LIMIT_SINGLE_OPERATION_EXCEEDED', limits.singleMax, currency);
-    // What is left today or this month tells what the customer moved: only that customer may learn
-    // it (an agent's cash-out by phone gets the code alone). The tier's own figures are public.
-    const own = check.initiatorUserId === check.payer.userId;
-    const refuse = (code: 'LIMIT_DAILY_EXCEEDED' | 'LIMIT_MONTHLY_EXCEEDED', room: number) =>
-      own ? limitRefusal(code, room, currency) : undisclosedLimitRefusal(code);
-    if (amount > limits.dailyMax - used.day) return refuse('LIMIT_DAILY_EXCEEDED', limits.dailyMax - used.day);
-    if (amount > limits.monthlyMax - used.month) return refuse('LIMIT_MONTHLY_EXCEEDED', limits.monthlyMax - used.month);
+    if (amount > limits.dailyMax - used.day) return personal('LIMIT_DAILY_EXCEEDED', limits.dailyMax - used.day, userId);
+    if (amount > limits.monthlyMax - used.month) return personal('LIMIT_MONTHLY_EXCEEDED', limits.monthlyMax - used.month, userId);
   }
 
   if (check.agent && ceilings) {
@@ -55,12 +56,7 @@ export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { pa
   if (check.payee?.currentBalance !== undefined) {
     const { limits } = tierLimits(doc, currency, check.payee.kycTier);
     const room = limits.balanceMax - check.payee.currentBalance - (check.payee.incoming ?? 0);
-    if (amount > room) {
-      // The room is the cap minus the customer's balance: only that customer may learn it.
-      return check.initiatorUserId === check.payee.userId
-        ? limitRefusal('LIMIT_BALANCE_CAP_EXCEEDED', room, currency)
-        : undisclosedLimitRefusal('LIMIT_BALANCE_CAP_EXCEEDED');
-    }
+    if (amount > room) return personal('LIMIT_BALANCE_CAP_EXCEEDED', room, check.payee.userId);
   }
   return undefined;
 }

@@ -33,7 +33,8 @@ export interface LimitCheck {
   /**
    * the user who started the operation. The room left under the balance cap derives from the
    * credited customer's balance, so a refusal states it only when this is that customer; when it is
-   * unknown or anyone else, the refusal carries no amount.
+   * unknown or anyone else, the refusal carries no amount. The intents' `limitCheck` always sets it;
+   * it stays optional for checks built elsewhere (the rules' unit tests judge the unknown case).
    */
   initiatorUserId?: string;
 }
