@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
-import { RELAXED_COMMIT } from '../common/sql';
+import { RELAXED_COMMIT, pinLockEnd, pinNotLocked } from '../common/sql';
 import type { LocalUser } from './local-user';
 
 interface UserRow {
@@ -123,13 +123,10 @@ export class LocalUserStore {
       this.db,
       `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
-         locked_until = CASE
-           WHEN failed_pin_attempts + 1 >= $2
-             THEN now() + make_interval(secs => $3::double precision * power(2, LEAST(failed_pin_attempts + 1 - $2, 16)))
-           ELSE locked_until END,
+         locked_until = COALESCE(${pinLockEnd('failed_pin_attempts + 1', '$2', '$3')}, locked_until),
          updated_at = now()
        FROM ${RELAXED_COMMIT}
-       WHERE id = $1 AND NOT hard_locked AND (locked_until IS NULL OR locked_until <= now())
+       WHERE id = $1 AND ${pinNotLocked()}
        RETURNING ${COLUMNS}`,
       [id, policy.lockAt, policy.baseSec],
     );

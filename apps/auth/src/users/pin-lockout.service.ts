@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
-import { RELAXED_COMMIT } from '../common/sql';
+import { RELAXED_COMMIT, pinLockEnd, pinNotLocked } from '../common/sql';
 import { AuthSecrets } from '../crypto/auth-secrets';
 import type { LocalUser } from './local-user';
 import { LocalUserStore } from './local-user.store';
@@ -99,8 +99,7 @@ export class PinLockout {
     // A forgotten row (forget_at passed) counts as no row: its lock, if any, ended long ago.
     const stale = `l.forget_at <= now()`;
     const count = `(CASE WHEN ${stale} THEN 0 ELSE l.failed_pin_attempts END + 1)`;
-    const lockEnd = (n: string) =>
-      `CASE WHEN ${n} >= $2::int THEN now() + make_interval(secs => $3::double precision * power(2, LEAST(${n} - $2::int, 16))) END`;
+    const lockEnd = (n: string) => pinLockEnd(n, '$2', '$3');
     for (let attempt = 0; attempt < 2; attempt++) {
       const rows = await queryRows<UnknownRow>(
         this.db,
@@ -119,7 +118,7 @@ export class PinLockout {
              locked_until = ${lockEnd(count)},
              hard_locked = false,
              forget_at = GREATEST(now(), ${lockEnd(count)}) + make_interval(secs => $4::double precision)
-           WHERE ${stale} OR (NOT l.hard_locked AND (l.locked_until IS NULL OR l.locked_until <= now()))
+           WHERE ${stale} OR (${pinNotLocked('l.')})
            RETURNING l.failed_pin_attempts, l.locked_until, l.hard_locked, true AS reserved
          )
          SELECT * FROM counted
