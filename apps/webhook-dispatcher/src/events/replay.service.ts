@@ -40,24 +40,18 @@ export class ReplayService {
     try {
       jobId = await this.queue.resend(eventId, claim.run);
     } catch (error) {
-      if (error instanceof AppException && error.code === 'WEBHOOK_QUEUE_UNCONFIRMED') {
-        this.logger.warn({
-          msg: 'webhook resend not confirmed by Redis; the event stays pending under the new run (the pending sweep re-queues it if its job never appears)',
-          eventId,
-          run: claim.run,
-          previousStatus: claim.previousStatus,
-          err: { message: (error.details?.cause as Error | undefined)?.message ?? error.message },
-        });
-        throw error;
-      }
-      const restored = await this.events.undoResend(claim).catch(() => false);
+      // Unconfirmed: the job may still reach Redis and run, so the event stays pending under the new run.
+      const unconfirmed = error instanceof AppException && error.code === 'WEBHOOK_QUEUE_UNCONFIRMED';
+      const restored = unconfirmed ? false : await this.events.undoResend(claim).catch(() => false);
       this.logger.warn({
-        msg: 'webhook resend not queued; the event keeps its previous state',
+        msg: unconfirmed
+          ? 'webhook resend not confirmed by Redis; the event stays pending under the new run (the pending sweep re-queues it if its job never appears)'
+          : 'webhook resend not queued; the event keeps its previous state',
         eventId,
         run: claim.run,
         previousStatus: claim.previousStatus,
         restored,
-        err: { message: (error as Error).message },
+        err: { message: ((error as AppException).details?.cause as Error | undefined)?.message ?? (error as Error).message },
       });
       throw error;
     }
@@ -76,7 +70,7 @@ export class ReplayService {
     if (after !== undefined && !(await this.events.find(after)))
       throw new AppException('WEBHOOK_EVENT_NOT_FOUND', 'The event named by `after` does not exist');
     const max = this.config.WEBHOOK_RESEND_BATCH_MAX;
-    const ids = await this.events.undeliveredIn(window, max + 1);
+    const ids = await this.events.undeliveredPage({ ...window, statuses: ['failed', 'held'] }, max + 1);
     const batch = ids.slice(0, max);
     for (const id of batch) await this.resendOne(id);
     return { eventIds: batch, truncated: ids.length > max };
@@ -88,7 +82,7 @@ export class ReplayService {
     let replayed = 0;
     let after: string | undefined;
     for (;;) {
-      const ids = await this.events.heldFor(integrationId, page, after);
+      const ids = await this.events.undeliveredPage({ statuses: ['held'], integrationId, after }, page);
       for (const id of ids) await this.resendOne(id);
       replayed += ids.length;
       if (ids.length < page) return replayed;

@@ -285,29 +285,22 @@ export class WebhookEventsRepository {
   }
 
   /**
-   * Events that did not reach their endpoint (failed after all attempts, or held) received in
-   * [from, to), in (received_at, id) order, after the event `after` when given; `limit` at most.
+   * Events in one of `statuses` (failed after all attempts, held), optionally of one integration and
+   * received in [from, to), in (received_at, id) order after the event `after` when given; `limit` at
+   * most. The window resend and the replay of held events both page through it.
    */
-  async undeliveredIn(window: { from: Date; to: Date; integrationId?: string; after?: string }, limit: number): Promise<string[]> {
+  async undeliveredPage(
+    filter: { statuses: EventStatus[]; integrationId?: string; from?: Date; to?: Date; after?: string },
+    limit: number,
+  ): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
       `SELECT e.id FROM webhooks.events e
-        WHERE e.status IN ('failed', 'held') AND e.received_at >= $1 AND e.received_at < $2
-          AND ($3::uuid IS NULL OR e.integration_id = $3)
-          AND ($5::uuid IS NULL OR (e.received_at, e.id) > (SELECT c.received_at, c.id FROM webhooks.events c WHERE c.id = $5))
-        ORDER BY e.received_at, e.id LIMIT $4`,
-      [window.from, window.to, window.integrationId ?? null, limit, window.after ?? null],
-    );
-    return rows.map((r) => r.id);
-  }
-
-  /** Held events of an integration in (received_at, id) order, after the event `after` when given. */
-  async heldFor(integrationId: string, limit: number, after?: string): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT e.id FROM webhooks.events e
-        WHERE e.integration_id = $1 AND e.status = 'held'
-          AND ($3::uuid IS NULL OR (e.received_at, e.id) > (SELECT c.received_at, c.id FROM webhooks.events c WHERE c.id = $3))
-        ORDER BY e.received_at, e.id LIMIT $2`,
-      [integrationId, limit, after ?? null],
+        WHERE e.status = ANY($1::text[])
+          AND ($2::uuid IS NULL OR e.integration_id = $2)
+          AND ($3::timestamptz IS NULL OR e.received_at >= $3) AND ($4::timestamptz IS NULL OR e.received_at < $4)
+          AND ($6::uuid IS NULL OR (e.received_at, e.id) > (SELECT c.received_at, c.id FROM webhooks.events c WHERE c.id = $6))
+        ORDER BY e.received_at, e.id LIMIT $5`,
+      [filter.statuses, filter.integrationId ?? null, filter.from ?? null, filter.to ?? null, limit, filter.after ?? null],
     );
     return rows.map((r) => r.id);
   }
