@@ -65,12 +65,11 @@ export class ReplayService {
    * with `after` = the last id answered.
    */
   async resendUndelivered(window: ResendWindow): Promise<{ eventIds: string[]; truncated: boolean }> {
-    const { from, to, after } = window;
+    const { from, to } = window;
     if (!(from.getTime() < to.getTime()) || to.getTime() - from.getTime() > MAX_WINDOW_MS) throw new AppException('INVALID_TIME_WINDOW');
-    if (after !== undefined && !(await this.events.find(after)))
-      throw new AppException('WEBHOOK_EVENT_NOT_FOUND', 'The event named by `after` does not exist');
     const max = this.config.WEBHOOK_RESEND_BATCH_MAX;
-    const ids = await this.events.undeliveredPage({ ...window, statuses: ['failed', 'held'] }, max + 1);
+    const { ids, afterFound } = await this.events.undeliveredPage({ ...window, statuses: ['failed', 'held'] }, max + 1);
+    if (!afterFound) throw new AppException('WEBHOOK_EVENT_NOT_FOUND', 'The event named by `after` does not exist');
     const batch = ids.slice(0, max);
     for (const id of batch) await this.resendOne(id);
     return { eventIds: batch, truncated: ids.length > max };
@@ -82,7 +81,7 @@ export class ReplayService {
     let replayed = 0;
     let after: string | undefined;
     for (;;) {
-      const ids = await this.events.undeliveredPage({ statuses: ['held'], integrationId, after }, page);
+      const { ids } = await this.events.undeliveredPage({ statuses: ['held'], integrationId, after }, page);
       for (const id of ids) await this.resendOne(id);
       replayed += ids.length;
       if (ids.length < page) return replayed;

@@ -287,21 +287,28 @@ export class WebhookEventsRepository {
   /**
    * Events in one of `statuses` (failed after all attempts, held), optionally of one integration and
    * received in [from, to), in (received_at, id) order after the event `after` when given; `limit` at
-   * most. The window resend and the replay of held events both page through it.
+   * most. The window resend and the replay of held events both page through it. `afterFound` is false
+   * when `after` names no event (the page is then empty).
    */
   async undeliveredPage(
     filter: { statuses: EventStatus[]; integrationId?: string; from?: Date; to?: Date; after?: string },
     limit: number,
-  ): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT e.id FROM webhooks.events e
-        WHERE e.status = ANY($1::text[])
-          AND ($2::uuid IS NULL OR e.integration_id = $2)
-          AND ($3::timestamptz IS NULL OR e.received_at >= $3) AND ($4::timestamptz IS NULL OR e.received_at < $4)
-          AND ($6::uuid IS NULL OR (e.received_at, e.id) > (SELECT c.received_at, c.id FROM webhooks.events c WHERE c.id = $6))
-        ORDER BY e.received_at, e.id LIMIT $5`,
+  ): Promise<{ ids: string[]; afterFound: boolean }> {
+    // The cursor row is looked up once, and whether it exists comes back with the page.
+    const rows = await queryRows<{ ids: string[]; after_found: boolean }>(
+      this.db,
+      `WITH c AS (SELECT received_at, id FROM webhooks.events WHERE id = $6::uuid),
+            page AS (
+              SELECT e.id, e.received_at FROM webhooks.events e
+               WHERE e.status = ANY($1::text[])
+                 AND ($2::uuid IS NULL OR e.integration_id = $2)
+                 AND ($3::timestamptz IS NULL OR e.received_at >= $3) AND ($4::timestamptz IS NULL OR e.received_at < $4)
+                 AND ($6::uuid IS NULL OR (e.received_at, e.id) > (SELECT c.received_at, c.id FROM c))
+               ORDER BY e.received_at, e.id LIMIT $5)
+       SELECT coalesce((SELECT array_agg(id ORDER BY received_at, id) FROM page), '{}') AS ids,
+              ($6::uuid IS NULL OR EXISTS (SELECT 1 FROM c)) AS after_found`,
       [filter.statuses, filter.integrationId ?? null, filter.from ?? null, filter.to ?? null, limit, filter.after ?? null],
     );
-    return rows.map((r) => r.id);
+    return { ids: rows[0].ids, afterFound: rows[0].after_found };
   }
 }
