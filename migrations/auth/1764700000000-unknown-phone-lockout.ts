@@ -4,8 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * PIN lockout counters for phones that have no account, so that a login on such a phone goes
  * through the same lock schedule as an account (otherwise the lock itself tells which phones are
  * registered). A row is named by a keyed digest of the phone (AuthSecrets.phoneTag), never by the
- * phone itself, and is forgotten at `forget_at`: the login path deletes a few forgotten rows each
- * time it writes one, so the table holds no more than the phones that failed within that memory.
+ * phone itself, and is forgotten at `forget_at` (a login then counts it as no row); the periodic
+ * clean-up of auth (AuthCleanup) deletes forgotten rows, so the table holds little more than the
+ * phones that failed within that memory.
  */
 export class UnknownPhoneLockout1764700000000 implements MigrationInterface {
   name = 'UnknownPhoneLockout1764700000000';

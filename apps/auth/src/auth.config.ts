@@ -179,7 +179,7 @@ export class AuthConfig extends DatabaseConfig {
    * How long a code's row is kept after the code expired (used or not; stand-in codes too). Nothing
    * reads a row once its code has expired and its proof window (OTP_PROOF_TTL_SEC from its use,
    * which comes before its expiry) has closed; the rows in between only help to look into a
-   * complaint or an abuse report. The clean-up (OtpCleanup) deletes the older ones.
+   * complaint or an abuse report. The clean-up (AuthCleanup) deletes the older ones.
    */
   @IsInt()
   @Min(3_600)
@@ -188,7 +188,7 @@ export class AuthConfig extends DatabaseConfig {
   )
   OTP_RETENTION_SEC: number = 7 * 24 * 3600;
 
-  /** How often the clean-up of old code rows runs, in ms; 0 turns its timer off. */
+  /** How often the clean-up (old code rows, forgotten unknown-phone lockout counters) runs, in ms; 0 turns its timer off. */
   @IsInt()
   @Min(0)
   // setInterval's largest delay: above it Node fires every millisecond instead

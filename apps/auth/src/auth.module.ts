@@ -18,7 +18,7 @@ import { DevSmsSender } from './notifications/dev-sms-sender';
 import { HttpSmsSender } from './notifications/http-sms-sender';
 import { SmsSender } from './notifications/sms-sender';
 import { OtpController } from './otp/otp.controller';
-import { OtpCleanup } from './otp/otp-cleanup.service';
+import { AuthCleanup } from './otp/otp-cleanup.service';
 import { OtpThrottle } from './otp/otp-throttle.service';
 import { OtpService } from './otp/otp.service';
 import { PinController } from './pin/pin.controller';
@@ -60,7 +60,7 @@ export class AuthModule {
       RateLimitGuard,
       OtpThrottle,
       OtpService,
-      OtpCleanup,
+      AuthCleanup,
       PinService,
       PinResetService,
       IntrospectionService,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { OtpCleanup } from '../src/otp/otp-cleanup.service';
+import { AuthCleanup } from '../src/otp/otp-cleanup.service';
 import { AuthHarness, type InjectResult } from './support/auth-harness';
 
 const PIN = '2580';
@@ -166,14 +166,14 @@ describe('auth: old code rows are deleted, live and recent ones kept', () => {
     const keep = [...(await rowsOf(recentExpired)), ...(await rowsOf(live)), ...(await rowsOf(inProofWindow))].map((r) => r.id);
     expect(keep).toHaveLength(3);
 
-    expect(await h.app.get(OtpCleanup).purge()).toBe(2503);
+    expect(await h.app.get(AuthCleanup).purge()).toBe(2503);
     expect(await rowsOf(oldUnused)).toEqual([]);
     expect(await rowsOf(oldUsed)).toEqual([]);
     expect(await rowsOf(oldDecoy)).toEqual([]);
     expect((await sql<{ id: string }>(h, `SELECT id FROM auth.otp_codes ORDER BY created_at`)).map((r) => r.id).sort()).toEqual(
       [...keep].sort(),
     );
-    expect(await h.app.get(OtpCleanup).purge()).toBe(0);
+    expect(await h.app.get(AuthCleanup).purge()).toBe(0);
 
     // What is kept still works: the live code verifies, the used one is still replayed with its proof.
     expect((await verifyReset(live, await h.lastOtp(live))).statusCode).toBe(200);

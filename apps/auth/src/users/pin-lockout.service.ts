@@ -24,9 +24,6 @@ export interface LockState {
  */
 export const UNKNOWN_PHONE_MEMORY_SEC = 30 * 24 * 3600;
 
-/** Forgotten counters deleted by each write of one (keeps the table at about the live counters). */
-const PURGE_PER_WRITE = 2;
-
 interface UnknownRow {
   failed_pin_attempts: number;
   locked_until: Date | null;
@@ -96,20 +93,15 @@ export class PinLockout {
   async reserveUnknown(phone: string): Promise<string> {
     const tag = this.secrets.phoneTag('unknown-phone-lockout', phone);
     const { lockAt, baseSec } = this.policy();
-    // A forgotten row (forget_at passed) counts as no row: its lock, if any, ended long ago.
+    // A forgotten row (forget_at passed) counts as no row: its lock, if any, ended long ago. The
+    // periodic clean-up (AuthCleanup) deletes such rows; the login path never does.
     const stale = `l.forget_at <= now()`;
     const count = `(CASE WHEN ${stale} THEN 0 ELSE l.failed_pin_attempts END + 1)`;
     const lockEnd = (n: string) => pinLockEnd(n, '$2', '$3');
     for (let attempt = 0; attempt < 2; attempt++) {
       const rows = await queryRows<UnknownRow>(
         this.db,
-        `WITH purged AS (
-           DELETE FROM auth.unknown_phone_lockouts WHERE phone_tag IN (
-             SELECT phone_tag FROM auth.unknown_phone_lockouts
-              WHERE forget_at <= now() AND phone_tag <> $1
-              ORDER BY forget_at LIMIT ${PURGE_PER_WRITE} FOR UPDATE SKIP LOCKED)
-         ),
-         counted AS (
+        `WITH counted AS (
            INSERT INTO auth.unknown_phone_lockouts AS l (phone_tag, failed_pin_attempts, locked_until, hard_locked, forget_at)
            SELECT $1, 1, ${lockEnd('1')}, false, GREATEST(now(), ${lockEnd('1')}) + make_interval(secs => $4::double precision)
              FROM ${RELAXED_COMMIT}
