@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type MoneyPlatform as Platform, MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
+import type { CreatedIntentView } from '../src/intents/dto/intent-views.dto';
+import { PaymentIntentStore } from '../src/intents/payment-intent.store';
 
 /**
  * Every bad input of the public intent routes answers 4xx with a stable code, before anything is
@@ -132,5 +134,42 @@ describe('public intents: bad input', () => {
       [key],
     );
     expect(rows[0].create_by).toBe(`${rows[0].second}.123Z`);
+  });
+
+  it('a PENDING withdrawal-code record: FRESH while its code lives, ANSWERED with the stored answer, CLOSED (FAILED) once the code expired', async () => {
+    const store = p.gateway.app.get(PaymentIntentStore);
+    const refusedQrCashOut = async () => {
+      const dave = await p.register('CUSTOMER');
+      const qr = await p.call('POST', '/api/v1/withdrawal-qr', { token: dave.token, body: { amount: 2_000 } });
+      const key = randomUUID();
+      const res = await create(agent, { type: 'CASH_OUT', amount: 2_000, qrToken: qr.body.qrToken, idempotencyKey: key });
+      expect(res.body.code).toBe('INSUFFICIENT_BALANCE');
+      return { record: (await store.findByKey(key))!, dave };
+    };
+
+    const { record: answered } = await refusedQrCashOut();
+    expect(await store.qrStillFresh(answered.id)).toEqual({ state: 'FRESH' });
+    // A twin recorded the ledger's answer meanwhile: it comes back from the same statement.
+    const view = { intentId: randomUUID(), status: 'CREATED' } as unknown as CreatedIntentView;
+    await store.markCreated(answered.id, view.intentId, new Date(Date.now() + 60_000).toISOString(), view);
+    expect(await store.qrStillFresh(answered.id)).toEqual({ state: 'ANSWERED', response: view });
+
+    const { record: expired, dave } = await refusedQrCashOut();
+    await p.sql.query(
+      `UPDATE orchestrator.withdrawal_qrs SET created_at = created_at - interval '1 day', expires_at = expires_at - interval '1 day'
+        WHERE customer_user_id = $1`,
+      [dave.userId],
+    );
+    expect(await store.qrStillFresh(expired.id)).toEqual({ state: 'CLOSED' });
+    expect(await store.reload(expired.id)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'withdrawal code expired before the ledger accepted the operation',
+    });
+    // Closing again changes nothing: the record is no longer PENDING.
+    await store.closeUncreated(expired.id, 'another reason');
+    expect(await store.reload(expired.id)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'withdrawal code expired before the ledger accepted the operation',
+    });
   });
 });

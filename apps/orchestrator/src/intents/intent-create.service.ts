@@ -156,8 +156,8 @@ export class IntentCreateService {
       // no-OTP creation, so such a record is closed instead (the agent starts again with a new code
       // or with an OTP). Records written since go to the ledger, which decides (see `callLedger`).
       const code = await this.store.qrStillFresh(record.id);
-      if (code === 'ANSWERED') return { view: (await this.store.reload(record.id)).createResponse!, replayed: true };
-      if (code === 'CLOSED') throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
+      if (code.state === 'ANSWERED') return { view: code.response, replayed: true };
+      if (code.state === 'CLOSED') throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
     }
     // The first request never heard back from the ledger: ask again, with the very same request.
     return { view: await this.callLedger(record), replayed: true };

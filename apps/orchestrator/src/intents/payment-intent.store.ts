@@ -123,6 +123,10 @@ export interface Outcome {
   response: ConfirmedIntentView;
 }
 
+/** Closes PENDING record $1 without a ledger intent (FAILED, reason $2); callers may add conditions on `p`. */
+const CLOSE_UNCREATED = `UPDATE orchestrator.payment_intents p SET status = 'FAILED', failure_reason = $2, updated_at = now()
+          WHERE p.id = $1 AND p.status = 'PENDING'`;
+
 /** SQL of orchestrator.payment_intents and the withdrawal QR consumption that goes with a creation. */
 @Injectable()
 export class PaymentIntentStore {
@@ -227,37 +231,30 @@ export class PaymentIntentStore {
    * For a PENDING withdrawal-code cash-out stored before ledger requests carried `createBy` only:
    * is its code still within its lifetime? When it is not, the record is closed (FAILED, no ledger
    * intent) in the same statement, so no later replay can send its no-OTP request either (the
-   * ledger cannot be asked without risking a new creation). Answers FRESH (send it), ANSWERED (a
-   * twin recorded the ledger's answer meanwhile: reload it) or CLOSED.
+   * ledger cannot be asked without risking a new creation). Answers FRESH (send it), ANSWERED with
+   * the stored answer (a twin recorded the ledger's answer meanwhile) or CLOSED.
    */
-  async qrStillFresh(id: string): Promise<'FRESH' | 'ANSWERED' | 'CLOSED'> {
-    const [row] = await queryRows<{ status: PaymentIntentRecord['status']; answered: boolean }>(
+  async qrStillFresh(id: string): Promise<{ state: 'FRESH' | 'CLOSED' } | { state: 'ANSWERED'; response: CreatedIntentView }> {
+    const [row] = await queryRows<{ status: PaymentIntentRecord['status']; create_response: CreatedIntentView | null }>(
       this.db,
       `WITH closed AS (
-         UPDATE orchestrator.payment_intents p SET status = 'FAILED', failure_reason = $2, updated_at = now()
-          WHERE p.id = $1 AND p.status = 'PENDING'
+         ${CLOSE_UNCREATED}
             AND NOT EXISTS (SELECT 1 FROM orchestrator.withdrawal_qrs q WHERE q.id = p.withdrawal_qr_id AND q.expires_at > now())
           RETURNING p.status)
-       SELECT COALESCE((SELECT status FROM closed), p.status) AS status, p.create_response IS NOT NULL AS answered
+       SELECT COALESCE((SELECT status FROM closed), p.status) AS status, p.create_response
          FROM orchestrator.payment_intents p WHERE p.id = $1`,
       [id, 'withdrawal code expired before the ledger accepted the operation'],
     );
-    if (row.answered) return 'ANSWERED';
-    return row.status === 'PENDING' ? 'FRESH' : 'CLOSED';
+    if (row.create_response) return { state: 'ANSWERED', response: row.create_response };
+    return { state: row.status === 'PENDING' ? 'FRESH' : 'CLOSED' };
   }
 
   /**
    * Closes a PENDING record the ledger refused for good without creating anything (its deadline for
-   * creating passed): FAILED, no ledger intent. Answers false when the record was no longer PENDING.
+   * creating passed): FAILED, no ledger intent. A record no longer PENDING is left as it is.
    */
-  async closeUncreated(id: string, failureReason: string): Promise<boolean> {
-    const rows = await queryRows(
-      this.db,
-      `UPDATE orchestrator.payment_intents SET status = 'FAILED', failure_reason = $2, updated_at = now()
-        WHERE id = $1 AND status = 'PENDING' RETURNING id`,
-      [id, failureReason],
-    );
-    return rows.length > 0;
+  async closeUncreated(id: string, failureReason: string): Promise<void> {
+    await queryRows(this.db, CLOSE_UNCREATED, [id, failureReason]);
   }
 
   /**
