@@ -48,6 +48,14 @@ describe('WebhookDispatcherConfig', () => {
     );
   });
 
+  it('takes a sweep interval from 0 (timed sweep off) up to 2^31 − 1 ms, refusing what Node would turn into a 1 ms timer', () => {
+    const load = (env: Record<string, string>) => loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development', ...env });
+    expect(load({ WEBHOOK_PENDING_SWEEP_INTERVAL_MS: '0' }).WEBHOOK_PENDING_SWEEP_INTERVAL_MS).toBe(0);
+    expect(load({ WEBHOOK_PENDING_SWEEP_INTERVAL_MS: '2147483647' }).WEBHOOK_PENDING_SWEEP_INTERVAL_MS).toBe(2_147_483_647);
+    expect(() => load({ WEBHOOK_PENDING_SWEEP_INTERVAL_MS: '2147483648' })).toThrow(/WEBHOOK_PENDING_SWEEP_INTERVAL_MS/);
+    expect(() => load({ WEBHOOK_PENDING_SWEEP_INTERVAL_MS: '-1' })).toThrow(/WEBHOOK_PENDING_SWEEP_INTERVAL_MS/);
+  });
+
   it('refuses a sweep age not above the enqueue deadline (a resend whose add is still unconfirmed would be queued twice)', () => {
     const load = (env: Record<string, string>) => loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development', ...env });
     expect(() => load({ WEBHOOK_PENDING_SWEEP_AGE_MS: '5000' })).toThrow(

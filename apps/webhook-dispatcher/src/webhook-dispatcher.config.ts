@@ -1,6 +1,6 @@
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { ConfigRule, DatabaseConfig, EnvBoolean } from '@mm/platform';
+import { ConfigRule, DatabaseConfig, EnvBoolean, MAX_INTERVAL_MS } from '@mm/platform';
 
 export class WebhookDispatcherConfig extends DatabaseConfig {
   override PORT = SERVICES['webhook-dispatcher'].port;
@@ -72,9 +72,12 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
   /**
    * Every this often each dispatcher looks for events left 'pending' with no job to run them (Redis
    * lost it): it queues them again, or marks them failed when BullMQ had given up on their job.
+   * 0 turns the timed sweep off. At most 2^31 − 1 ms (about 24.8 days): Node runs a longer timer
+   * after 1 ms instead, which would make the sweep a busy loop.
    */
   @IsInt()
-  @Min(100)
+  @Min(0)
+  @Max(MAX_INTERVAL_MS)
   WEBHOOK_PENDING_SWEEP_INTERVAL_MS: number = 5 * 60_000;
 
   /**
