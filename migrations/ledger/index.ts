@@ -8,6 +8,7 @@ import { ConfirmProcedure1764200000000 } from './1764200000000-confirm-procedure
 import { ConfirmChecksInDatabase1764300000000 } from './1764300000000-confirm-checks-in-database';
 import { IntegrityAuditOperators1764600000000 } from './1764600000000-integrity-audit-operators';
 import { CorrectionReversals1764700000000 } from './1764700000000-correction-reversals';
+import { IntegrityAlertAttempts1764900000000 } from './1764900000000-integrity-alert-attempts';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -20,4 +21,5 @@ export const ledgerMigrations: MigrationClass[] = [
   ConfirmChecksInDatabase1764300000000,
   IntegrityAuditOperators1764600000000,
   CorrectionReversals1764700000000,
+  IntegrityAlertAttempts1764900000000,
 ];

@@ -13,7 +13,8 @@ const ADMIN = TEST_MAKER; // roles ['ADMIN']
  * Audits and integrity checks are an operator's acts, proven by the operator's access token like
  * corrections: refused without one or with a role other than COMPLIANCE / ADMIN, open to the
  * operators' tooling and to the orchestrator, and recorded under the operator in append-only
- * tables. The integrity check counts every gap (the list stays bounded) and retries its alert.
+ * tables. The integrity check counts every gap (the list stays bounded) and its alert, tried once in
+ * the request, is sent again in the background.
  */
 describe('ledger: audits and integrity checks are recorded under the operator who asked', () => {
   /** status the compliance receiver answers, one per delivery (then 204) */
@@ -144,21 +145,35 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
       account,
     ]);
 
+    // The request tries its alert once and answers; the background re-send (run here by hand, as its
+    // timer would) tries again, up to ALERT_ATTEMPTS tries in all.
+    const checks = t.h.app.app.get(IntegrityCheckService);
+
     answers = [500];
     deliveries = 0;
-    const retried = await t.h.call('POST', '/v1/internal/integrity-checks', undefined, await t.as(COMPLIANCE));
+    const posted = await t.h.call('POST', '/v1/internal/integrity-checks', undefined, await t.as(COMPLIANCE));
+    expect(posted.body).toMatchObject({ status: 'GAPS_FOUND', alertSent: false });
+    expect(deliveries).toBe(1);
+    const [resent] = await checks.resendUndeliveredAlerts();
+    expect(resent?.id).toBe(posted.body.id);
+    const retried = { body: resent! };
     expect(retried.body).toMatchObject({ status: 'GAPS_FOUND', alertSent: true });
     expect(deliveries).toBe(2);
 
     answers = [503, 503, 503, 503];
     deliveries = 0;
     const failed = await t.h.call('POST', '/v1/internal/integrity-checks', undefined, await t.as(COMPLIANCE));
+    expect(deliveries).toBe(1);
+    for (let pass = 0; pass < 3; pass++) await checks.resendUndeliveredAlerts(); // the third pass finds no try left
     expect(failed.body).toMatchObject({ status: 'GAPS_FOUND', alertSent: false });
     expect(deliveries).toBe(3);
     answers = [];
 
     const stored = await t.h.admin.query(
-      `SELECT check_id, attempts, delivered, last_error FROM ledger.balance_integrity_alerts WHERE check_id = ANY($1::uuid[]) ORDER BY created_at`,
+      // each try is a row; the one with the highest attempt number is the alert's outcome
+      `SELECT check_id, attempts, delivered, last_error FROM (
+         SELECT DISTINCT ON (check_id) * FROM ledger.balance_integrity_alerts WHERE check_id = ANY($1::uuid[]) ORDER BY check_id, attempts DESC) a
+       ORDER BY created_at`,
       [[retried.body.id, failed.body.id]],
     );
     expect(stored.rows).toEqual([

@@ -282,13 +282,23 @@ export class IntegrityCheckResultView extends IntegrityCheckFields {
   })
   correlationId: string;
 
-  @ApiProperty({ example: false, description: 'gaps were found and the compliance channel acknowledged the alert' })
+  @ApiProperty({
+    example: false,
+    description:
+      'gaps were found and the compliance channel acknowledged the alert at its first try, made within this run (an alert not acknowledged is sent again in the background)',
+  })
   alertSent: boolean;
 }
 
 /** The outcome of a check's compliance alert, as stored. */
 export class IntegrityAlertView {
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 3, example: 1, description: 'tries made (0 when no alert URL is configured)' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 3,
+    example: 1,
+    description: 'tries made so far, the background re-sends included (0 when no alert URL is configured)',
+  })
   attempts: number;
 
   @ApiProperty({ example: true, description: 'the compliance channel acknowledged one of the tries' })

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
-import { MetricsService, currentContext } from '@mm/platform';
+import { MetricsService, PeriodicJob, currentContext } from '@mm/platform';
 import type { AuditRequester } from '../audit/auditors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { safeSum, toMoney } from '../db/money';
+import { isUniqueViolation } from '../db/sql-errors';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { ComplianceChannel } from './compliance-channel.service';
 
@@ -51,9 +52,22 @@ export interface IntegrityCheckResult {
 
 /** Accounts listed in a check's `gaps` (the count is always complete). */
 export const MAX_GAPS_LISTED = 1_000;
-/** Tries of the compliance alert, the first included, and the wait before the second (doubled after). */
+/**
+ * Tries of a check's compliance alert, the first included: one in the run itself, the others by the
+ * background re-send (every ALERT_RESEND_EVERY_MS), after which the failure stands recorded.
+ */
 export const ALERT_ATTEMPTS = 3;
-const ALERT_RETRY_BASE_MS = 250;
+const ALERT_RESEND_EVERY_MS = 60_000;
+
+/** What an alert is made of: the facts of the check it announces. */
+type AlertedCheck = Pick<IntegrityCheckResult, 'id' | 'correlationId' | 'gapCount' | 'currencyTotals' | 'gaps'>;
+
+/** A check whose alert the background re-send tried again, and whether that try was acknowledged. */
+export interface ResentAlert {
+  id: string;
+  status: IntegrityCheckResult['status'];
+  alertSent: boolean;
+}
 
 /**
  * The nightly integrity check (spec 2): every account's stored balance against its entries and its
@@ -61,12 +75,19 @@ const ALERT_RETRY_BASE_MS = 250;
  * changes ledger data; it only appends its own row to balance_integrity_checks (append-only, kept
  * forever, naming who asked: `scheduler` or the operator), sets `ledger_integrity_gap_count` to the
  * full count, and on any gap (alert threshold zero) logs at ERROR with the correlation id and
- * alerts the compliance channel (retried, outcome appended to balance_integrity_alerts).
+ * alerts the compliance channel: one try within the run (a request never waits on retries), each
+ * try appended to balance_integrity_alerts; an alert not acknowledged is sent again by a background
+ * job (while the background jobs run, i.e. LEDGER_OUTBOX_POLL_MS > 0, and a channel is configured)
+ * up to ALERT_ATTEMPTS tries in all.
  */
 @Injectable()
-export class IntegrityCheckService {
+export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(IntegrityCheckService.name);
   private readonly gapGauge: Gauge;
+  private readonly resender = new PeriodicJob(
+    () => this.resendPass(),
+    (error) => this.logger.warn({ err: error }, 'integrity alert re-send failed'),
+  );
 
   constructor(
     private readonly db: LedgerDb,
@@ -75,6 +96,15 @@ export class IntegrityCheckService {
     metrics: MetricsService,
   ) {
     this.gapGauge = metrics.gauge('ledger_integrity_gap_count', 'Gaps found by the last ledger integrity check (accounts + currencies)');
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.LEDGER_OUTBOX_POLL_MS <= 0 || !this.config.LEDGER_INTEGRITY_ALERT_URL) return;
+    this.resender.start(ALERT_RESEND_EVERY_MS);
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.resender.stop();
   }
 
   /**
@@ -180,7 +210,7 @@ export class IntegrityCheckService {
         { correlationId, checkId: id, ...who, gapCount, accountGapCount, gaps: accountGaps.slice(0, 20), currencyTotals },
         'ledger integrity check found gaps',
       );
-      result.alertSent = await this.alert(result);
+      result.alertSent = await this.alert(result, 1);
     } else {
       this.logger.log({ correlationId, checkId: id, ...who, accountsChecked: accounts }, 'ledger integrity check OK');
     }
@@ -188,44 +218,81 @@ export class IntegrityCheckService {
   }
 
   /**
-   * The compliance channel (JSON, 5 s timeout per try), tried up to ALERT_ATTEMPTS times with a
-   * doubling wait; the outcome (tries, delivered, last error) is appended to
-   * `balance_integrity_alerts`. A failed alert is logged and recorded, never thrown: the check
-   * itself is already stored.
+   * One try at the compliance channel (JSON, 5 s timeout), the `attempt`-th for this check (0 when no
+   * alert URL is configured: nothing is sent), appended to `balance_integrity_alerts`. A failed alert
+   * is logged and recorded, never thrown: the check itself is already stored.
    */
-  private async alert(result: IntegrityCheckResult): Promise<boolean> {
+  private async alert(check: AlertedCheck, attempt: number): Promise<boolean> {
     const url = this.config.LEDGER_INTEGRITY_ALERT_URL;
     const message = {
-      text: `Ledger integrity check ${result.id}: ${result.gapCount} gap(s) found`,
-      checkId: result.id,
-      correlationId: result.correlationId,
-      gapCount: result.gapCount,
-      currencyTotals: result.currencyTotals,
-      gaps: result.gaps.slice(0, 50),
+      text: `Ledger integrity check ${check.id}: ${check.gapCount} gap(s) found`,
+      checkId: check.id,
+      correlationId: check.correlationId,
+      gapCount: check.gapCount,
+      currencyTotals: check.currencyTotals,
+      gaps: check.gaps.slice(0, 50),
     };
-    let attempts = 0;
-    let delivered = false;
-    let lastError: string | undefined = url ? undefined : 'LEDGER_INTEGRITY_ALERT_URL is not set';
-    if (url) {
-      for (attempts = 1; ; attempts++) {
-        ({ delivered, error: lastError } = await this.channel.deliver(url, message, result.correlationId));
-        if (delivered || attempts >= ALERT_ATTEMPTS) break;
-        await new Promise((resolve) => setTimeout(resolve, ALERT_RETRY_BASE_MS * 2 ** (attempts - 1)));
-      }
+    const { delivered, error } = url
+      ? await this.channel.deliver(url, message, check.correlationId)
+      : { delivered: false, error: 'LEDGER_INTEGRITY_ALERT_URL is not set' };
+    const attempts = url ? attempt : 0;
+    try {
+      await this.db.query(
+        `INSERT INTO ledger.balance_integrity_alerts (check_id, attempts, delivered, last_error) VALUES ($1, $2, $3, $4)`,
+        [check.id, attempts, delivered, delivered ? null : (error ?? null)],
+      );
+    } catch (insertError) {
+      // Another instance's re-send recorded this try first: its record stands.
+      if (!isUniqueViolation(insertError, 'UQ_balance_integrity_alerts_attempt')) throw insertError;
     }
-    await this.db.query(`INSERT INTO ledger.balance_integrity_alerts (check_id, attempts, delivered, last_error) VALUES ($1, $2, $3, $4)`, [
-      result.id,
-      attempts,
-      delivered,
-      delivered ? null : (lastError ?? null),
-    ]);
     if (!delivered) {
       this.logger.error(
-        { correlationId: result.correlationId, checkId: result.id, attempts, lastError },
+        { correlationId: check.correlationId, checkId: check.id, attempts, lastError: error, final: !url || attempts >= ALERT_ATTEMPTS },
         'integrity alert not delivered to the compliance channel',
       );
     }
     return delivered;
+  }
+
+  /**
+   * Sends again, once each, the alerts of checks whose last try was not acknowledged and that have
+   * tries left (the background job's pass; tests and operators may call it directly).
+   */
+  resendUndeliveredAlerts(): Promise<ResentAlert[]> {
+    return this.resender.runNow();
+  }
+
+  private async resendPass(): Promise<ResentAlert[]> {
+    if (!this.config.LEDGER_INTEGRITY_ALERT_URL) return [];
+    const pending = await this.db.query<{
+      id: string;
+      correlation_id: string;
+      status: IntegrityCheckResult['status'];
+      gap_count: number;
+      currency_totals: CurrencyTotal[];
+      gaps: AccountGap[];
+      attempts: number;
+    }>(
+      `SELECT c.id, c.correlation_id, c.status, c.gap_count, c.currency_totals, c.gaps, a.attempts
+       FROM ledger.balance_integrity_checks c
+       JOIN LATERAL (SELECT attempts, delivered FROM ledger.balance_integrity_alerts WHERE check_id = c.id ORDER BY attempts DESC LIMIT 1) a
+         ON true
+       WHERE c.status = 'GAPS_FOUND' AND NOT a.delivered AND a.attempts < $1
+       ORDER BY c.started_at LIMIT 20`,
+      [ALERT_ATTEMPTS],
+    );
+    const resent: ResentAlert[] = [];
+    for (const row of pending) {
+      const check = {
+        id: row.id,
+        correlationId: row.correlation_id,
+        gapCount: row.gap_count,
+        currencyTotals: row.currency_totals,
+        gaps: row.gaps,
+      };
+      resent.push({ id: row.id, status: row.status, alertSent: await this.alert(check, row.attempts + 1) });
+    }
+    return resent;
   }
 
   async recent(limit: number): Promise<Record<string, unknown>[]> {
@@ -236,7 +303,8 @@ export class IntegrityCheckService {
               c.requested_by AS "requestedBy", c.requested_by_roles AS "requestedByRoles", c.caller, c.request_id AS "requestId",
               CASE WHEN a.id IS NULL THEN NULL
                    ELSE jsonb_build_object('attempts', a.attempts, 'delivered', a.delivered, 'lastError', a.last_error) END AS alert
-       FROM ledger.balance_integrity_checks c LEFT JOIN ledger.balance_integrity_alerts a ON a.check_id = c.id
+       FROM ledger.balance_integrity_checks c
+       LEFT JOIN LATERAL (SELECT * FROM ledger.balance_integrity_alerts WHERE check_id = c.id ORDER BY attempts DESC LIMIT 1) a ON true
        ORDER BY c.started_at DESC LIMIT $1`,
       [limit],
     );
