@@ -121,4 +121,27 @@ describe('pending sweep: events recorded by the dispatcher whose job Redis lost'
       await admin.end();
     }
   });
+  it('finds its candidates through the partial index on pending events in (updated_at, id) order', async () => {
+    const admin = new Client({ connectionString: db.adminUrl });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = 'webhooks' AND indexname = 'events_pending_updated_idx'`,
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0].indexdef).toMatch(/\(updated_at, id\) WHERE \(status = 'pending'::text\)/);
+      // With sequential scans ruled out, the sweep's page query must have an index that fits it.
+      await admin.query('BEGIN');
+      await admin.query('SET LOCAL enable_seqscan = off');
+      const plan = await admin.query(
+        `EXPLAIN SELECT id, resend_count, updated_at::text AS at FROM webhooks.events
+          WHERE status = 'pending' AND updated_at < now() - 1000 * interval '1 millisecond'
+          ORDER BY updated_at, id LIMIT 200`,
+      );
+      await admin.query('ROLLBACK');
+      expect(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')).toMatch(/events_pending_updated_idx/);
+    } finally {
+      await admin.end();
+    }
+  });
 });
