@@ -9,7 +9,7 @@ import { LimitsService } from '../limits/limits.service';
 import { PricingService } from '../pricing/pricing.service';
 import { RiskService } from '../risk/risk.service';
 import { ActiveConfigReader } from './active-config';
-import { requestHash } from './canonical-hash';
+import { requestHash } from '../common/canonical-hash';
 import type { ClientInfo } from './client-info';
 import type { CreateIntentDto } from './dto/create-intent.dto';
 import type { CreatedIntentView } from './dto/intent-views.dto';

@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
+import { requestHash } from '../common/canonical-hash';
 import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import { tierLimits } from '../limits/limit-rules';
@@ -199,13 +200,21 @@ export class RiskService {
 }
 
 /**
- * What makes two judgements the same request: stage, operation type, amount, currency and who
- * starts, pays and receives. Statuses, tiers and the device are facts read at judgement time, not
- * part of the request: a genuine retry whose payer was frozen meanwhile still gets its decision.
+ * What makes two judgements of an operation at one stage the same request: operation type, amount,
+ * currency and who starts, pays and receives, in the canonical form the intents' request hash uses
+ * (the stage is a column of the decision's key already). Statuses, tiers and the device are facts
+ * read at judgement time, not part of the request: a genuine retry whose payer was frozen
+ * meanwhile still gets its decision.
  */
 export function judgedInputHash(input: RiskInput): string {
-  const judged = [input.stage, input.type, input.amount, input.currency, input.initiator.id, input.payer.id, input.payee.id];
-  return createHash('sha256').update(JSON.stringify(judged)).digest('hex');
+  return requestHash({
+    type: input.type,
+    amount: input.amount,
+    currency: input.currency,
+    initiator: input.initiator.id,
+    payer: input.payer.id,
+    payee: input.payee.id,
+  });
 }
 
 function toDecision(row: DecisionRow): RiskDecision {
