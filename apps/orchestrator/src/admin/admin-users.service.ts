@@ -41,24 +41,24 @@ export class AdminUsersService {
    * the sessions; an unfreeze lets the user sign in while the risk rules, which read the status,
    * still refuse the customer's money movements. Repeating the same request completes either.
    */
-  async freeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
-    const current = await this.changeable(customerId);
-    await this.auth.setStatus(current.userId, 'DISABLED');
-    const { customer } = await this.customers.setStatus(customerId, 'frozen', reason, actorUserId);
-    return customer;
+  freeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
+    return this.changeStatus(customerId, 'frozen', reason, actorUserId);
   }
 
-  async unfreeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
-    const current = await this.changeable(customerId);
-    await this.auth.setStatus(current.userId, 'ACTIVE');
-    const { customer } = await this.customers.setStatus(customerId, 'active', reason, actorUserId);
-    return customer;
+  unfreeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
+    return this.changeStatus(customerId, 'active', reason, actorUserId);
   }
 
-  /** The customer, checked as CustomersService.setStatus would before auth is called: CUSTOMER_NOT_FOUND, CUSTOMER_CLOSED. */
-  private async changeable(customerId: string): Promise<Customer> {
-    const customer = await this.customers.getById(customerId);
-    if (customer.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
+  /**
+   * The customer is read once before auth is called, checked as CustomersService.setStatus checks
+   * it (CUSTOMER_NOT_FOUND, CUSTOMER_CLOSED: auth is not asked for a customer we would refuse);
+   * setStatus answers the customer from the row it locks and updates.
+   */
+  private async changeStatus(customerId: string, to: 'frozen' | 'active', reason: string, actorUserId: string): Promise<Customer> {
+    const current = await this.customers.getById(customerId);
+    if (current.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
+    await this.auth.setStatus(current.userId, to === 'frozen' ? 'DISABLED' : 'ACTIVE');
+    const { customer } = await this.customers.setStatus(customerId, to, reason, actorUserId);
     return customer;
   }
 

@@ -190,7 +190,8 @@ export class CustomersService {
   }
 
   /**
-   * Status change with its audit row, in one transaction; answers the status before the change.
+   * Status change with its audit row, in one transaction; answers the status before the change and
+   * the customer as it stands after, from the row it locked (no read after the transaction).
    * A closed customer stays closed.
    */
   async setStatus(
@@ -199,24 +200,24 @@ export class CustomersService {
     reason: string,
     actorUserId: string,
   ): Promise<{ from: CustomerStatus; customer: Customer }> {
-    const from = await this.db.transaction(async (m) => {
-      const rows = await queryRows<{ status: CustomerStatus }>(m, `SELECT status FROM orchestrator.customers WHERE id = $1 FOR UPDATE`, [
+    const result = await this.db.transaction(async (m) => {
+      const [row] = await queryRows<CustomerRow>(m, `${SELECT} WHERE c.id = $1 AND c.registered_at IS NOT NULL FOR UPDATE OF c`, [
         customerId,
       ]);
-      if (!rows[0]) throw new AppException('CUSTOMER_NOT_FOUND');
-      const current = rows[0].status;
-      if (current === 'closed' && to !== 'closed') throw new AppException('CUSTOMER_CLOSED');
-      if (current === to) return current;
+      if (!row) throw new AppException('CUSTOMER_NOT_FOUND');
+      const from = row.status;
+      if (from === 'closed' && to !== 'closed') throw new AppException('CUSTOMER_CLOSED');
+      if (from === to) return { from, customer: toCustomer(row) };
       await queryRows(m, `UPDATE orchestrator.customers SET status = $2, updated_at = now() WHERE id = $1`, [customerId, to]);
       await queryRows(
         m,
         `INSERT INTO orchestrator.customer_status_events (customer_id, from_status, to_status, reason, actor_user_id) VALUES ($1, $2, $3, $4, $5)`,
-        [customerId, current, to, reason, actorUserId],
+        [customerId, from, to, reason, actorUserId],
       );
-      return current;
+      return { from, customer: { ...toCustomer(row), status: to } };
     });
-    if (from !== to) this.logger.log({ msg: 'customer status changed', customerId, from, to, actorUserId });
-    return { from, customer: await this.getById(customerId) };
+    if (result.from !== to) this.logger.log({ msg: 'customer status changed', customerId, from: result.from, to, actorUserId });
+    return result;
   }
 
   async setRole(customerId: string, role: Customer['role'], db: Db = this.db): Promise<void> {

@@ -1,0 +1,47 @@
+import type { AgentsService } from '../agents/agents.service';
+import type { AuthIdentityClient } from '../clients/identity-clients';
+import type { Customer } from '../customers/customer.types';
+import type { CustomersService } from '../customers/customers.service';
+import type { StaffService } from '../staff/staff.service';
+import { AdminUsersService } from './admin-users.service';
+
+/** Freeze and unfreeze, with the customer service and auth stubbed (freeze-auth-failure.test.ts covers the wire). */
+describe('AdminUsersService: freeze and unfreeze', () => {
+  const customer = { id: 'c-1', userId: 'u-1', status: 'active' } as Customer;
+
+  function service(status: Customer['status'] = 'active') {
+    const calls: string[] = [];
+    const customers = {
+      getById: async (id: string) => (calls.push(`getById ${id}`), { ...customer, status }),
+      setStatus: async (id: string, to: Customer['status'], reason: string, actor: string) => {
+        calls.push(`setStatus ${id} ${to} ${reason} ${actor}`);
+        return { from: status, customer: { ...customer, status: to } };
+      },
+    } as unknown as CustomersService;
+    const auth = {
+      setStatus: async (userId: string, to: string) => void calls.push(`auth ${userId} ${to}`),
+    } as unknown as AuthIdentityClient;
+    const users = new AdminUsersService(customers, {} as StaffService, {} as AgentsService, auth);
+    return { users, calls };
+  }
+
+  it('freeze: reads the customer once, disables the user in auth, then writes the status and answers its customer', async () => {
+    const { users, calls } = service();
+    expect(await users.freeze('c-1', 'fraud report', 'admin-1')).toEqual({ ...customer, status: 'frozen' });
+    expect(calls).toEqual(['getById c-1', 'auth u-1 DISABLED', 'setStatus c-1 frozen fraud report admin-1']);
+  });
+
+  it('unfreeze: the same steps towards ACTIVE', async () => {
+    const { users, calls } = service('frozen');
+    expect(await users.unfreeze('c-1', 'cleared', 'admin-1')).toEqual({ ...customer, status: 'active' });
+    expect(calls).toEqual(['getById c-1', 'auth u-1 ACTIVE', 'setStatus c-1 active cleared admin-1']);
+  });
+
+  it('a closed customer: CUSTOMER_CLOSED before auth is asked', async () => {
+    for (const change of ['freeze', 'unfreeze'] as const) {
+      const { users, calls } = service('closed');
+      await expect(users[change]('c-1', 'r', 'admin-1')).rejects.toMatchObject({ code: 'CUSTOMER_CLOSED' });
+      expect(calls).toEqual(['getById c-1']);
+    }
+  });
+});
