@@ -58,6 +58,54 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
     expect(await events.holdWhileUnreachable(eventId, orphan)).toBe(true);
   });
 
+  it('an attempt that disabled the endpoint holds its event only while the endpoint stays disabled: an enable in progress wins', async () => {
+    const events = t.dispatcher.running.app.get(WebhookEventsRepository);
+    const { integrationId, eventId } = await pendingOnDisabled();
+    const before = (await t.dispatcher.event(eventId)).attemptCount as number;
+    // The record of a failed attempt whose failure disabled the endpoint (recordFailure said so).
+    const failedAttempt = (jobAttempt: number) => ({
+      eventId,
+      integrationId,
+      jobId: eventId,
+      url: t.receiver.url,
+      attemptedAt: new Date(),
+      signedAt: Math.floor(Date.now() / 1000) + jobAttempt,
+      statusCode: 500,
+      latencyMs: 1,
+      success: false,
+      nextStatus: 'pending' as const,
+      hold: true,
+    });
+
+    const enabling = new Client({ connectionString: t.db.adminUrl });
+    await enabling.connect();
+    try {
+      await enabling.query('BEGIN');
+      await enabling.query(ENABLE, [integrationId]);
+      const recorded = events.recordAttempt(failedAttempt(1));
+      await waitFor(
+        async () =>
+          (
+            await t.admin.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`,
+            )
+          ).rowCount,
+        10_000,
+        'attempt record waiting for the enable',
+      );
+      await enabling.query('COMMIT');
+      // Enabled meanwhile: the attempt is recorded, the event stays pending for its retry.
+      expect(await recorded).toEqual({ attemptNumber: before + 1, status: 'pending' });
+    } finally {
+      await enabling.end();
+    }
+    expect(await t.dispatcher.event(eventId)).toMatchObject({ status: 'pending', attemptCount: before + 1 });
+
+    await disable(integrationId);
+    expect(await events.recordAttempt(failedAttempt(2))).toEqual({ attemptNumber: before + 2, status: 'held' });
+    expect(await t.dispatcher.event(eventId)).toMatchObject({ status: 'held', attemptCount: before + 2 });
+  });
+
   it('an attempt that read the endpoint as disabled just before the enable committed delivers instead of holding', async () => {
     const integrationId = randomUUID();
     await t.dispatcher.setEndpoint(integrationId, t.receiver.url);

@@ -5,7 +5,7 @@ import { isUuidV4 } from '@mm/platform';
 import { signatureHeader } from '@mm/webhook-signature';
 import { EndpointsService } from '../endpoints/endpoints.service';
 import { WebhookTargetPolicy } from '../endpoints/webhook-target.policy';
-import type { EventStatus, StoredEvent } from '../events/event.types';
+import type { StoredEvent } from '../events/event.types';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DedupStore } from './dedup-store';
@@ -223,16 +223,16 @@ export class DeliveryService {
     this.metrics.attemptDuration.observe({ result: kind }, result.latencyMs / 1000);
 
     const isLast = job.attemptsMade + 1 >= job.maxAttempts;
-    let nextStatus: EventStatus;
+    // A failure that disables the endpoint holds the event, by the held rule recordAttempt applies.
+    let disabledNow = false;
     if (success) {
       if (target.failing) await this.endpoints.recordSuccess(event.integrationId);
-      nextStatus = 'delivered';
     } else {
-      const disabled = await this.endpoints.recordFailure(event.integrationId);
-      nextStatus = disabled ? 'held' : isLast ? 'failed' : 'pending';
+      disabledNow = await this.endpoints.recordFailure(event.integrationId);
     }
-    const attemptNumber = await this.events.recordAttempt({
+    const { attemptNumber, status: nextStatus } = await this.events.recordAttempt({
       eventId,
+      integrationId: event.integrationId,
       jobId: job.jobId,
       url: target.url,
       attemptedAt,
@@ -242,8 +242,12 @@ export class DeliveryService {
       latencyMs: result.latencyMs,
       excerpt: result.excerpt,
       success,
-      nextStatus,
+      nextStatus: success ? 'delivered' : isLast ? 'failed' : 'pending',
+      hold: disabledNow,
     });
+    if (disabledNow && nextStatus !== 'held') {
+      this.logger.log({ msg: 'webhook endpoint enabled again during the attempt; the event is not held', eventId });
+    }
     const logFields = {
       eventId,
       integrationId: event.integrationId,

@@ -29,8 +29,14 @@ export interface AttemptRecord {
   latencyMs: number;
   excerpt?: string;
   success: boolean;
-  /** the event's state once this attempt is recorded */
-  nextStatus: EventStatus;
+  /** the event's state once this attempt is recorded, unless it is held (below) */
+  nextStatus: Exclude<EventStatus, 'held'>;
+  /**
+   * This attempt disabled the endpoint: the event is held instead, but only while the endpoint of
+   * `integrationId` is still not enabled (an enable committed meanwhile may have replayed already).
+   */
+  hold: boolean;
+  integrationId: string;
 }
 
 export interface AttemptView {

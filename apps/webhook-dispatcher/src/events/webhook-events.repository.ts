@@ -36,6 +36,19 @@ const toStored = (r: StoredRow): StoredEvent => ({
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/**
+ * The held rule, shared by every write of 'held': an event is held only while its endpoint is not
+ * enabled (missing or disabled), read under a share lock on the endpoint row. An enable committed
+ * after the attempt read the endpoint is seen, and an enable not yet committed makes the write wait
+ * for it, so the enable's replay either finds the event held or the event is not held at all.
+ * The row is locked without filtering on its status: a filter would be checked against the version
+ * from before an enable in progress and skip the wait. `when` (SQL boolean) limits the lock to
+ * writes that do hold. Used as CTE `ep`, tested with HOLDABLE.
+ */
+const ENDPOINT_FOR_HOLD = (integrationId: string, when = 'true') =>
+  `SELECT status FROM webhooks.endpoints WHERE integration_id = ${integrationId} AND ${when} FOR SHARE`;
+const HOLDABLE = `NOT EXISTS (SELECT 1 FROM ep WHERE ep.status = 'enabled')`;
+
 /** The events table (body + final state) and the attempt log. Raw SQL: every write is one statement. */
 @Injectable()
 export class WebhookEventsRepository {
@@ -67,22 +80,32 @@ export class WebhookEventsRepository {
     return rows.length === 0 ? null : toStored(rows[0]);
   }
 
-  /** Numbers the attempt (per event, across resends), logs it and moves the event's state, in one statement. */
-  async recordAttempt(a: AttemptRecord): Promise<number> {
-    const rows: { attempt_number: number }[] = await this.db.query(
-      `WITH n AS (
-         UPDATE webhooks.events
-            SET attempt_count = attempt_count + 1,
+  /**
+   * Numbers the attempt (per event, across resends), logs it and moves the event's state, in one
+   * statement; returns the attempt number and the state written. A hold (`a.hold`) follows the held
+   * rule (see ENDPOINT_FOR_HOLD): when the endpoint is enabled by now, `a.nextStatus` is written instead.
+   */
+  async recordAttempt(a: AttemptRecord): Promise<{ attemptNumber: number; status: EventStatus }> {
+    const rows = await queryRows<{ attempt_number: number; status: EventStatus }>(
+      this.db,
+      `WITH ep AS (${ENDPOINT_FOR_HOLD('$12', '$13::boolean')}),
+       s AS (SELECT CASE WHEN $13::boolean AND ${HOLDABLE} THEN 'held' ELSE $11::text END AS status),
+       n AS (
+         UPDATE webhooks.events e
+            SET attempt_count = e.attempt_count + 1,
                 last_attempt_at = $5,
-                status = $11,
-                delivered_at = CASE WHEN $11 = 'delivered' THEN $5 ELSE delivered_at END,
-                failed_at = CASE WHEN $11 = 'failed' THEN $5 ELSE failed_at END,
+                status = s.status,
+                delivered_at = CASE WHEN s.status = 'delivered' THEN $5 ELSE e.delivered_at END,
+                failed_at = CASE WHEN s.status = 'failed' THEN $5 ELSE e.failed_at END,
                 updated_at = now()
-          WHERE id = $1
-          RETURNING attempt_count)
-       INSERT INTO webhooks.attempts (event_id, attempt_number, job_id, url, attempted_at, signed_at, status_code, error, latency_ms, response_excerpt, outcome)
-       SELECT $1, n.attempt_count, $2, $3, $5, $4, $6, $7, $8, $9, $10 FROM n
-       RETURNING attempt_number`,
+           FROM s
+          WHERE e.id = $1
+          RETURNING e.attempt_count, e.status),
+       ins AS (
+         INSERT INTO webhooks.attempts (event_id, attempt_number, job_id, url, attempted_at, signed_at, status_code, error, latency_ms, response_excerpt, outcome)
+         SELECT $1, n.attempt_count, $2, $3, $5, $4, $6, $7, $8, $9, $10 FROM n
+         RETURNING attempt_number)
+       SELECT ins.attempt_number, n.status FROM ins, n`,
       [
         a.eventId,
         a.jobId,
@@ -95,9 +118,11 @@ export class WebhookEventsRepository {
         a.excerpt ?? null,
         a.success ? 'success' : 'failure',
         a.nextStatus,
+        a.integrationId,
+        a.hold,
       ],
     );
-    return rows[0].attempt_number;
+    return { attemptNumber: rows[0].attempt_number, status: rows[0].status };
   }
 
   /**
@@ -188,9 +213,9 @@ export class WebhookEventsRepository {
   async holdWhileUnreachable(eventId: string, integrationId: string): Promise<boolean> {
     const rows = await queryRows<{ id: string }>(
       this.db,
-      `WITH ep AS (SELECT status FROM webhooks.endpoints WHERE integration_id = $2 FOR SHARE)
+      `WITH ep AS (${ENDPOINT_FOR_HOLD('$2')})
        UPDATE webhooks.events SET status = 'held', updated_at = now()
-        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ep WHERE ep.status = 'enabled')
+        WHERE id = $1 AND ${HOLDABLE}
         RETURNING id`,
       [eventId, integrationId],
     );
