@@ -1,33 +1,24 @@
 import { Controller, Get, HttpCode, Param, Post, Query, applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AccountAuditReportView, IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from '@mm/contracts';
 import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '../access/permissions';
-import { ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { uuid } from '../common/validators';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 
 /**
- * The permission, and the 401 / 403 answers of a compliance route: the access guard's, and the
- * ledger's own role check of the token the orchestrator forwards to it.
+ * The permission and the answers of a compliance route: the access guard's 401 / 403, the ledger's
+ * own role check of the token the orchestrator forwards to it, and the ledger's failures.
  */
 const ComplianceRoute = (permission: Permission) =>
   applyDecorators(
     RequirePermission(permission),
-    ApiBearerAuth(),
-    ApiResponse({
-      status: 401,
-      description: '`UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used',
-      ...ERROR,
-    }),
-    ApiResponse({
-      status: 403,
-      description:
-        `\`FORBIDDEN\`: the caller lacks the \`${permission}\` permission; \`ACCOUNT_DISABLED\`: the caller's account is frozen; ` +
-        '`OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN',
-      ...ERROR,
-    }),
+    ApiAdminRoute(
+      permission,
+      '`OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN',
+    ),
     // The ledger's failures and the platform's own misconfiguration: never the officer's fault.
     ApiResponse({
       status: 502,
