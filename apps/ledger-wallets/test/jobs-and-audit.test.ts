@@ -1,11 +1,11 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
-import { QUEUES } from '@mm/contracts';
+import { LEDGER_EVENT_BATCH_JOB, type LedgerEventBatch, QUEUES } from '@mm/contracts';
 import { MetricsService, bullOptions } from '@mm/platform';
 import { LedgerDb } from '../src/db/ledger-db.service';
 import { ExpirySweeper } from '../src/intents/expiry-sweeper.service';
-import { OutboxRelay } from '../src/outbox/outbox-relay.service';
+import { OutboxRelay, batchJobId } from '../src/outbox/outbox-relay.service';
 import { type OperatorSigner, TEST_CHECKER, TEST_MAKER, bearer, startOperatorSigner } from '../../../test/support/funding';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, balanceOf, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
@@ -45,6 +45,12 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     await operators.close();
     await new Promise((r) => receiver.close(r));
   });
+
+  /** The batch job that carries the event of outbox row `id` (the relay adds one job per batch). */
+  const jobOfEvent = async (id: string) => {
+    const jobs = await queue.getJobs(['waiting', 'active', 'completed', 'delayed', 'failed']);
+    return jobs.find((j) => j.name === LEDGER_EVENT_BATCH_JOB && (j.data as LedgerEventBatch).events.some((e) => e.eventId === id));
+  };
 
   const waitFor = async <T>(fn: () => Promise<T | undefined>, ms = 5_000): Promise<T> => {
     const end = Date.now() + ms;
@@ -99,7 +105,7 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     expect((await h.call('GET', `/v1/internal/intents/${created.body.intentId}`)).body.status).toBe('EXPIRED');
   });
 
-  it('publishes transaction.completed to BullMQ with job id = outbox id, and marks the row', async () => {
+  it('publishes transaction.completed in a batch job whose id is derived from its row ids, and marks the row', async () => {
     const a = await fundedAccount(h, 500);
     const b = await fundedAccount(h, 0);
     const done = await transfer(h, a, b, 200);
@@ -108,15 +114,58 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       const r = await h.admin.query(`SELECT id, published_at FROM ledger.outbox WHERE aggregate_id = $1`, [done.body.transactionId]);
       return r.rows[0]?.published_at ? r.rows[0] : undefined;
     });
-    const job = await queue.getJob(row.id);
-    expect(job?.name).toBe('transaction.completed');
-    expect(job?.data).toMatchObject({
+    const job = await jobOfEvent(row.id);
+    expect(job?.name).toBe(LEDGER_EVENT_BATCH_JOB);
+    const batch = job!.data as LedgerEventBatch;
+    expect(job!.id).toBe(batchJobId(batch.events.map((e) => e.eventId)));
+    expect(batch.events.find((e) => e.eventId === row.id)).toMatchObject({
+      type: 'transaction.completed',
       eventId: row.id,
       transactionId: done.body.transactionId,
       referenceId: done.body.referenceId,
       amount: 200,
       currency: 'XAF',
     });
+  });
+
+  it('publishes a backlog as one job per LEDGER_OUTBOX_BATCH_SIZE rows, in outbox order, every row marked once', async () => {
+    // The app's relay must not take these rows (and stays stopped: the next test stops it too).
+    await h.app.app.get(OutboxRelay).onApplicationShutdown();
+    const relay = new OutboxRelay(
+      h.app.app.get(LedgerDb),
+      { ...h.app.config, LEDGER_OUTBOX_POLL_MS: 0, LEDGER_OUTBOX_BATCH_SIZE: 2 } as never,
+      new MetricsService(),
+    );
+    try {
+      await relay.tick(); // rows left by earlier tests
+      const a = await fundedAccount(h, 500);
+      const b = await fundedAccount(h, 0);
+      const transactions: string[] = [];
+      for (let i = 0; i < 5; i++) transactions.push((await transfer(h, a, b, 10 + i)).body.transactionId);
+      const rows = (
+        await h.admin.query(`SELECT id, aggregate_id FROM ledger.outbox WHERE published_at IS NULL ORDER BY created_at, id`)
+      ).rows.filter((r) => transactions.includes(r.aggregate_id));
+      expect(rows).toHaveLength(5);
+      const before = await queue.getJobCounts('waiting');
+      expect(await relay.tick()).toBeGreaterThanOrEqual(5);
+      const jobs = await Promise.all(rows.map((r) => jobOfEvent(r.id)));
+      // Five rows in batches of two: three jobs, each event in exactly one, the batches in row order.
+      const ids = [...new Set(jobs.map((j) => j!.id))];
+      expect(ids).toHaveLength(3);
+      expect((await queue.getJobCounts('waiting')).waiting - before.waiting).toBe(3);
+      const events = ids.flatMap((id) => (jobs.find((j) => j!.id === id)!.data as LedgerEventBatch).events.map((e) => e.eventId));
+      expect(events).toEqual(rows.map((r) => r.id));
+      const after = await h.admin.query(`SELECT published_at, attempts FROM ledger.outbox WHERE id = ANY($1::uuid[])`, [
+        rows.map((r) => r.id),
+      ]);
+      expect(after.rows.every((r) => r.published_at !== null && r.attempts === 1)).toBe(true);
+      // The same rows published again (a crash between the add and the mark): the same job id, no new job.
+      await h.admin.query(`UPDATE ledger.outbox SET published_at = NULL WHERE id = ANY($1::uuid[])`, [rows.slice(0, 2).map((r) => r.id)]);
+      expect(await relay.tick()).toBe(2);
+      expect((await queue.getJobCounts('waiting')).waiting - before.waiting).toBe(3);
+    } finally {
+      await relay.onApplicationShutdown();
+    }
   });
 
   it('keeps rows pending while Redis is unreachable and publishes them once it is back', async () => {
@@ -142,7 +191,10 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     await relayUp.onApplicationShutdown();
     const after = await h.admin.query(`SELECT published_at FROM ledger.outbox WHERE aggregate_id = $1`, [done.body.transactionId]);
     expect(after.rows[0].published_at).not.toBeNull();
-    expect((await queue.getJob(pending.rows[0].id))?.data.transactionId).toBe(done.body.transactionId);
+    const job = await jobOfEvent(pending.rows[0].id);
+    expect((job?.data as LedgerEventBatch).events.find((e) => e.eventId === pending.rows[0].id)?.transactionId).toBe(
+      done.body.transactionId,
+    );
   }, 20_000);
 
   it("legacy balance endpoints: add/subtract only as test funding (signed adjustment against suspense); freeze/unfreeze are an operator's journaled holds", async () => {

@@ -2,8 +2,14 @@
  * Payloads the ledger publishes on the `ledger-events` queue (outbox relay).
  * Owned by the ledger-wallets service; consumers (partners) read them.
  *
- * Delivery is at least once: the BullMQ job id is the outbox row id (`eventId`), so a re-publish
- * of the same row is a no-op on the queue, and consumers must still be idempotent on `eventId`.
+ * The relay publishes the rows of one poll batch as ONE job named `LEDGER_EVENT_BATCH_JOB` whose
+ * data is a `LedgerEventBatch` (one Redis script call per batch instead of one per event: the
+ * per-job cost was a tenth of the ledger's CPU per confirm). Older ledgers published one job per
+ * event, named after its type; `ledgerEventsOfJob` reads both shapes.
+ *
+ * Delivery is at least once: the batch's job id is derived from its row ids, so re-publishing the
+ * same batch is a no-op on the queue, but a re-publish after a crash may cut the pending rows into
+ * other batches. Consumers must be idempotent on `eventId` (the outbox row id).
  */
 export const LEDGER_EVENT_TYPES = {
   transactionCompleted: 'transaction.completed',
@@ -11,9 +17,9 @@ export const LEDGER_EVENT_TYPES = {
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[keyof typeof LEDGER_EVENT_TYPES];
 
-/** Job name `transaction.completed`: an intent reached SUCCEEDED and its transaction committed. */
+/** Type `transaction.completed`: an intent reached SUCCEEDED and its transaction committed. */
 export interface TransactionCompletedEvent {
-  /** outbox row id = BullMQ job id */
+  /** the outbox row id, unique per event */
   eventId: string;
   type: 'transaction.completed';
   /** ISO 8601 UTC, the transaction's completed_at */
@@ -36,4 +42,26 @@ export interface TransactionCompletedEvent {
   typeCode: string;
   agentId: string | null;
   correlationId: string | null;
+}
+
+/** Name of the job carrying a batch of events (in outbox order). */
+export const LEDGER_EVENT_BATCH_JOB = 'ledger-events.batch';
+
+export interface LedgerEventBatch {
+  /** each with its own `type` and `eventId` */
+  events: TransactionCompletedEvent[];
+}
+
+/**
+ * The events a `ledger-events` job carries, in order: the batch's list, or the one event of a
+ * single-event job (named after its type). Anything else is `[]`; each element still has to be
+ * checked by the consumer before use.
+ */
+export function ledgerEventsOfJob(job: { name: string; data: unknown }): { type: string; data: unknown }[] {
+  if (job.name === LEDGER_EVENT_BATCH_JOB) {
+    const events = (job.data as Partial<LedgerEventBatch> | null)?.events;
+    if (!Array.isArray(events)) return [];
+    return events.map((data: unknown) => ({ type: String((data as { type?: unknown } | null)?.type ?? ''), data }));
+  }
+  return [{ type: job.name, data: job.data }];
 }

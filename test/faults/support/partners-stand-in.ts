@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Job, type Queue, Worker } from 'bullmq';
-import { LEDGER_EVENT_TYPES, QUEUES, type TransactionCompletedEvent } from '@mm/contracts';
+import { LEDGER_EVENT_TYPES, QUEUES, type TransactionCompletedEvent, ledgerEventsOfJob } from '@mm/contracts';
 import { bullOptions } from '@mm/platform';
 import { REDIS_PREFIX } from './platform';
 import { enqueue } from './webhook-load';
@@ -31,22 +31,24 @@ export function startPartnersStandIn(redisUrl: string, webhooks: Queue, integrat
   const worker = new Worker(
     QUEUES.ledgerEvents,
     async (job: Job) => {
-      if (job.name !== LEDGER_EVENT_TYPES.transactionCompleted) return;
-      const event = job.data as TransactionCompletedEvent;
-      const id = derivedEventId(event.eventId);
-      await enqueue(webhooks, integrationId, {
-        event: 'order.paid',
-        id,
-        createdAt: event.occurredAt,
-        data: {
-          orderId: event.intentId,
-          transactionId: event.transactionId,
-          amount: event.amount,
-          currencyCode: event.currency,
-          paidAt: event.occurredAt,
-        },
-      });
-      events.set(event.transactionId, id);
+      for (const { type, data } of ledgerEventsOfJob(job)) {
+        if (type !== LEDGER_EVENT_TYPES.transactionCompleted) continue;
+        const event = data as TransactionCompletedEvent;
+        const id = derivedEventId(event.eventId);
+        await enqueue(webhooks, integrationId, {
+          event: 'order.paid',
+          id,
+          createdAt: event.occurredAt,
+          data: {
+            orderId: event.intentId,
+            transactionId: event.transactionId,
+            amount: event.amount,
+            currencyCode: event.currency,
+            paidAt: event.occurredAt,
+          },
+        });
+        events.set(event.transactionId, id);
+      }
     },
     { ...bullOptions({ REDIS_URL: redisUrl, REDIS_PREFIX } as never), concurrency: 8 },
   );

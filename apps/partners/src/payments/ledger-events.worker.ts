@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
-import { LEDGER_EVENT_TYPES, QUEUES } from '@mm/contracts';
+import { LEDGER_EVENT_BATCH_JOB, LEDGER_EVENT_TYPES, QUEUES, ledgerEventsOfJob } from '@mm/contracts';
 import { bullOptions } from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 import { isTransactionCompleted } from './ledger-event';
@@ -8,11 +8,13 @@ import { OrderPaymentService, type PaymentOutcome } from './order-payment.servic
 
 const MAX_RETRY_DELAY_MS = 60_000;
 
+type EventOutcome = PaymentOutcome | 'ignored' | 'invalid';
+
 /**
- * Thin consumer of the ledger's `ledger-events` queue. The ledger adds its jobs without retry
- * options, so a failure here must not be left to BullMQ's default (one attempt, then the failed
- * set — a lost payment notification): a job that fails for a passing reason (database busy, a
- * restart) is put back in the delayed set with a growing delay, as many times as it takes.
+ * Thin consumer of the ledger's `ledger-events` queue. A failure here must not be left to BullMQ's
+ * attempts (a fixed count, then the failed set — a lost payment notification): a job whose events
+ * fail for a passing reason (database busy, a restart) is put back in the delayed set with a
+ * growing delay, as many times as it takes.
  */
 @Injectable()
 export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -39,25 +41,57 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
     this.worker.on('error', (error) => this.logger.warn({ msg: 'ledger events worker error', err: { message: error.message } }));
   }
 
-  async process(job: Job, token?: string): Promise<PaymentOutcome | 'ignored' | 'invalid'> {
-    if (job.name !== LEDGER_EVENT_TYPES.transactionCompleted) return 'ignored';
-    if (!isTransactionCompleted(job.data)) {
+  /**
+   * Applies every event of the job (a relay batch, or one event from an older ledger), at most
+   * `PARTNERS_LEDGER_EVENTS_CONCURRENCY` at once. Events that fail for a passing reason are kept:
+   * the job's data is cut down to them and the job goes back to the delayed set, so a retry does
+   * not re-apply the others (which would be harmless, since applying is idempotent per event id).
+   * Answers the outcome of each event, in order.
+   */
+  async process(job: Job, token?: string): Promise<EventOutcome[]> {
+    const events = ledgerEventsOfJob(job);
+    const outcomes: EventOutcome[] = new Array<EventOutcome>(events.length);
+    const failed: { index: number; error: unknown }[] = [];
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      for (let i = next++; i < events.length; i = next++) {
+        try {
+          outcomes[i] = await this.apply(job, events[i]);
+        } catch (error) {
+          failed.push({ index: i, error });
+        }
+      }
+    };
+    const lanes = Math.max(1, Math.min(events.length, this.config.PARTNERS_LEDGER_EVENTS_CONCURRENCY ?? 1));
+    await Promise.all(Array.from({ length: lanes }, lane));
+    if (failed.length === 0) return outcomes;
+
+    const delay = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(10, Math.max(0, (job.attemptsStarted ?? 1) - 1)));
+    this.logger.warn({
+      msg: 'ledger events not applied yet; retrying',
+      jobId: job.id,
+      failed: failed.length,
+      of: events.length,
+      delayMs: delay,
+      err: { message: (failed[0].error as Error).message },
+    });
+    // Only the events still to apply stay in the job (in their order): a restart after this line
+    // re-runs just those.
+    if (job.name === LEDGER_EVENT_BATCH_JOB && failed.length < events.length) {
+      const left = failed.map((f) => f.index).sort((a, b) => a - b);
+      await job.updateData({ events: left.map((i) => events[i].data) });
+    }
+    await job.moveToDelayed(Date.now() + delay, token);
+    throw new DelayedError();
+  }
+
+  private async apply(job: Job, event: { type: string; data: unknown }): Promise<EventOutcome> {
+    if (event.type !== LEDGER_EVENT_TYPES.transactionCompleted) return 'ignored';
+    if (!isTransactionCompleted(event.data)) {
       this.logger.error({ msg: 'malformed transaction.completed event ignored', alert: 'partners.ledger_event_invalid', jobId: job.id });
       return 'invalid';
     }
-    try {
-      return await this.payments.applyTransactionCompleted(job.data);
-    } catch (error) {
-      const delay = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(10, Math.max(0, (job.attemptsStarted ?? 1) - 1)));
-      this.logger.warn({
-        msg: 'ledger event not applied yet; retrying',
-        jobId: job.id,
-        delayMs: delay,
-        err: { message: (error as Error).message },
-      });
-      await job.moveToDelayed(Date.now() + delay, token);
-      throw new DelayedError();
-    }
+    return this.payments.applyTransactionCompleted(event.data);
   }
 
   async onModuleDestroy(): Promise<void> {
