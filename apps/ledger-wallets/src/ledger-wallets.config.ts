@@ -64,11 +64,21 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(0)
   LEDGER_OUTBOX_POLL_MS: number = 500;
 
-  /** Rows the relay publishes per poll. */
+  /** Rows the relay reads per query, and the events of one `ledger-events` job (at most 1,000: a job is one Redis value). */
   @IsInt()
   @Min(1)
-  @Max(10_000)
+  @Max(1_000)
   LEDGER_OUTBOX_BATCH_SIZE: number = 100;
+
+  /**
+   * Publish each batch of rows as one `ledger-events.batch` job (true), or each row as its own
+   * `transaction.completed` job as ledgers before batching did (false). Batch jobs are read only by
+   * partners from the same release on: while an older partners replica still consumes the queue,
+   * keep this false (an older consumer completes a batch job without applying its events).
+   */
+  @EnvBoolean()
+  @IsBoolean()
+  LEDGER_OUTBOX_BATCH_JOBS: boolean = true;
 
   // --- consent proofs (issue 14): PIN_VERIFIED / OTP_VERIFIED need a proof signed by auth ---
   /** Auth's base URL; its key set verifies consent proofs (fetched once, cached, refetched on an unknown key id). */

@@ -163,6 +163,36 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       await h.admin.query(`UPDATE ledger.outbox SET published_at = NULL WHERE id = ANY($1::uuid[])`, [rows.slice(0, 2).map((r) => r.id)]);
       expect(await relay.tick()).toBe(2);
       expect((await queue.getJobCounts('waiting')).waiting - before.waiting).toBe(3);
+      // Rows of two batches re-published together: a new job, whose events the consumer sees twice.
+      await h.admin.query(`UPDATE ledger.outbox SET published_at = NULL WHERE id = ANY($1::uuid[])`, [[rows[1].id, rows[2].id]]);
+      expect(await relay.tick()).toBe(2);
+      expect((await queue.getJobCounts('waiting')).waiting - before.waiting).toBe(4);
+      const again = await queue.getJob(batchJobId([rows[1].id, rows[2].id]));
+      expect((again?.data as LedgerEventBatch).events.map((e) => e.eventId)).toEqual([rows[1].id, rows[2].id]);
+    } finally {
+      await relay.onApplicationShutdown();
+    }
+  });
+
+  it('with LEDGER_OUTBOX_BATCH_JOBS=false publishes each row as its own transaction.completed job, id = row id', async () => {
+    await h.app.app.get(OutboxRelay).onApplicationShutdown();
+    const relay = new OutboxRelay(
+      h.app.app.get(LedgerDb),
+      { ...h.app.config, LEDGER_OUTBOX_POLL_MS: 0, LEDGER_OUTBOX_BATCH_JOBS: false } as never,
+      new MetricsService(),
+    );
+    try {
+      await relay.tick();
+      const a = await fundedAccount(h, 500);
+      const b = await fundedAccount(h, 0);
+      const done = await transfer(h, a, b, 25);
+      expect(await relay.tick()).toBe(1);
+      const row = (await h.admin.query(`SELECT id, published_at FROM ledger.outbox WHERE aggregate_id = $1`, [done.body.transactionId]))
+        .rows[0];
+      expect(row.published_at).not.toBeNull();
+      const job = await queue.getJob(row.id);
+      expect(job?.name).toBe('transaction.completed');
+      expect(job?.data).toMatchObject({ eventId: row.id, transactionId: done.body.transactionId, amount: 25 });
     } finally {
       await relay.onApplicationShutdown();
     }

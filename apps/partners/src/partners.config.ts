@@ -104,15 +104,19 @@ export class PartnersConfig extends DatabaseConfig {
   @MinLength(32, { message: 'PARTNERS_PSEUDONYM_SECRET must be at least 32 characters (required outside development)' })
   PARTNERS_PSEUDONYM_SECRET: string = '';
 
-  /** Ledger events processed at once by this replica. */
+  /**
+   * Ledger events applied at once by this replica, across all the `ledger-events` jobs it runs (a
+   * job is a relay batch of up to LEDGER_OUTBOX_BATCH_SIZE events); also how many jobs it takes at once.
+   */
   @IsInt()
   @Min(1)
   @Max(256)
   PARTNERS_LEDGER_EVENTS_CONCURRENCY: number = 16;
 
   /**
-   * Lock on a ledger event being applied (renewed while it runs). When a replica dies mid-event, the
-   * event is handed to another worker once this lapses, so it bounds the delay of that order.paid.
+   * Lock on a `ledger-events` job being applied (renewed while it runs; a job is a batch of events).
+   * When a replica dies mid-job, the job is handed to another worker once this lapses, so it bounds
+   * the delay of the order.paid events of that batch.
    */
   @IsInt()
   @Min(500)

@@ -1,5 +1,6 @@
-import { Queue } from 'bullmq';
-import { LEDGER_EVENT_TYPES, QUEUES } from '@mm/contracts';
+import { randomUUID } from 'node:crypto';
+import { type Job, Queue } from 'bullmq';
+import { LEDGER_EVENT_BATCH_JOB, LEDGER_EVENT_TYPES, QUEUES } from '@mm/contracts';
 import { isUuidV4 } from '@mm/platform';
 import { OrderPaymentService } from '../src/payments/order-payment.service';
 import { ExpirySweeper } from '../src/sweeper/expiry-sweeper.service';
@@ -111,6 +112,14 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
     // The same event published again under another job id (a relay re-publish after the job was removed) ...
     const queue = new Queue(QUEUES.ledgerEvents, { connection: { url: h.redis.url }, prefix: `${h.redis.prefix}:bull` });
     await queue.add(LEDGER_EVENT_TYPES.transactionCompleted, payload, { jobId: `${payload.eventId}-again` });
+    // ... and again inside a batch cut differently (a relay crash between its add and its mark).
+    const other = { ...payload, eventId: randomUUID(), qrToken: null };
+    const batch = await queue.add(LEDGER_EVENT_BATCH_JOB, { events: [other, payload] }, { jobId: `batch-${payload.eventId}` });
+    for (const end = Date.now() + 10_000; (await batch.getState()) !== 'completed';) {
+      if (Date.now() > end) throw new Error(`batch job still ${await batch.getState()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(((await queue.getJob(batch.id!)) as Job).returnvalue).toEqual(['not_an_order', 'duplicate']);
     await queue.close();
     // ... and applied five times at once.
     const service = h.partners.app.get(OrderPaymentService);

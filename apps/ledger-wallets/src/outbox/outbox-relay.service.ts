@@ -9,6 +9,7 @@ import { LedgerWalletsConfig } from '../ledger-wallets.config';
 
 interface OutboxRow {
   id: string;
+  event_type: string;
   payload: Record<string, unknown>;
 }
 
@@ -17,13 +18,19 @@ const PUBLISH_TIMEOUT_MS = 2_000;
 /**
  * A consumer that crashes mid-job must get the events again (BullMQ counts a stalled job as an attempt),
  * and finished jobs must not pile up in Redis: the outbox row, not the queue, is the durable record.
+ * A completed job is kept only to turn a re-add of the same rows into a no-op, which matters for
+ * the moments between an add and its mark: an hour, and at most 1,000 batches (100,000 events at
+ * the default batch size).
  */
 const LEDGER_EVENT_JOB_OPTIONS = {
   attempts: 20,
   backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: { age: 3_600, count: 100_000 },
+  removeOnComplete: { age: 3_600, count: 1_000 },
   removeOnFail: { age: 7 * 86_400 },
 } as const;
+
+/** One job per row, as before batching (LEDGER_OUTBOX_BATCH_JOBS=false): kept as many as the batches hold. */
+const SINGLE_EVENT_JOB_OPTIONS = { ...LEDGER_EVENT_JOB_OPTIONS, removeOnComplete: { age: 3_600, count: 100_000 } } as const;
 
 /**
  * Publishes committed outbox rows (written in the money transaction) to the BullMQ queue
@@ -33,7 +40,9 @@ const LEDGER_EVENT_JOB_OPTIONS = {
  * size: one per event cost the ledger about a tenth of its CPU per confirm under load. Rows are
  * marked published only after Redis accepted the job; while Redis is down they simply wait, oldest
  * first, nothing is lost. A crash between the add and the mark re-publishes the rows, possibly cut
- * into other batches: consumers are idempotent on each event's id.
+ * into other batches (a new job, events applied twice): consumers are idempotent on each event's
+ * id. With LEDGER_OUTBOX_BATCH_JOBS=false each row is its own job (id = row id), for the time an
+ * older partners release still consumes the queue.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -83,19 +92,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     let total = 0;
     for (;;) {
       const rows = await this.db.query<OutboxRow>(
-        `SELECT id, payload FROM ledger.outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1`,
+        `SELECT id, event_type, payload FROM ledger.outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1`,
         [this.config.LEDGER_OUTBOX_BATCH_SIZE],
       );
       if (rows.length === 0) return total;
       const ids = rows.map((r) => r.id);
       try {
-        // One job, one round trip to Redis and one UPDATE per batch.
-        const batch: LedgerEventBatch = { events: rows.map((r) => r.payload as unknown as LedgerEventBatch['events'][number]) };
-        await withTimeout(
-          queue.add(LEDGER_EVENT_BATCH_JOB, batch, { jobId: batchJobId(ids), ...LEDGER_EVENT_JOB_OPTIONS }),
-          PUBLISH_TIMEOUT_MS,
-          'the ledger-events queue',
-        );
+        // One job (or one addBulk), one round trip to Redis and one UPDATE per batch.
+        await withTimeout(this.add(queue, rows), PUBLISH_TIMEOUT_MS, 'the ledger-events queue');
       } catch (error) {
         this.failures.inc();
         await this.db.query(`UPDATE ledger.outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::uuid[])`, [
@@ -112,6 +116,16 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       total += rows.length;
       if (rows.length < this.config.LEDGER_OUTBOX_BATCH_SIZE) return total;
     }
+  }
+
+  private async add(queue: Queue, rows: OutboxRow[]): Promise<unknown> {
+    if (!this.config.LEDGER_OUTBOX_BATCH_JOBS) {
+      return queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id, ...SINGLE_EVENT_JOB_OPTIONS } })));
+    }
+    // The row's event_type is the event's type even if a payload ever lacked the field.
+    const events = rows.map((r) => (r.payload.type === r.event_type ? r.payload : { ...r.payload, type: r.event_type }));
+    const batch = { events } as unknown as LedgerEventBatch;
+    return queue.add(LEDGER_EVENT_BATCH_JOB, batch, { jobId: batchJobId(rows.map((r) => r.id)), ...LEDGER_EVENT_JOB_OPTIONS });
   }
 
   private getQueue(): Queue {

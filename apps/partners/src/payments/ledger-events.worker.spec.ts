@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import { LEDGER_EVENT_BATCH_JOB } from '@mm/contracts';
 import type { PartnersConfig } from '../partners.config';
-import { LedgerEventsWorker } from './ledger-events.worker';
+import { Lanes, LedgerEventsWorker } from './ledger-events.worker';
 import type { OrderPaymentService } from './order-payment.service';
 
 const event = {
@@ -74,7 +74,7 @@ describe('LedgerEventsWorker', () => {
     expect(apply).not.toHaveBeenCalled();
   });
 
-  it('applies every event of a batch, in order, never more than the configured number at once', async () => {
+  it('applies every event of a batch; events of all jobs share the configured number of lanes', async () => {
     let running = 0;
     let most = 0;
     apply.mockImplementation(async (e: typeof event) => {
@@ -84,34 +84,38 @@ describe('LedgerEventsWorker', () => {
       return e.qrToken === 'pqr_2' ? 'not_an_order' : 'paid';
     });
     const events = [0, 1, 2, 3, 4, 5, 6].map(nth);
-    await expect(worker.process(batch(events), 'tok')).resolves.toEqual(['paid', 'paid', 'not_an_order', 'paid', 'paid', 'paid', 'paid']);
-    expect(apply.mock.calls.map((c) => c[0])).toEqual(events);
+    const [first, second] = await Promise.all([worker.process(batch(events), 'tok'), worker.process(batch([nth(7), nth(8)]), 'tok')]);
+    expect(first).toEqual(['paid', 'paid', 'not_an_order', 'paid', 'paid', 'paid', 'paid']);
+    expect(second).toEqual(['paid', 'paid']);
+    expect(apply.mock.calls.map((c) => c[0]).slice(0, 7)).toEqual(events);
     expect(most).toBe(3);
   });
 
-  it('a batch whose events partly fail keeps only those, in order, and goes back to the delayed set', async () => {
+  it('a batch with any failed event goes back to the delayed set whole, its data untouched', async () => {
     apply.mockImplementation(async (e: typeof event) => {
-      if (e.qrToken === 'pqr_1' || e.qrToken === 'pqr_3') throw new Error('database unavailable');
+      if (e.qrToken === 'pqr_3') throw new Error('database unavailable');
       return 'paid';
     });
     const events = [0, 1, 2, 3, 4].map(nth);
     const j = batch(events);
     await expect(worker.process(j, 'tok')).rejects.toBeInstanceOf(DelayedError);
-    expect(j.updateData).toHaveBeenCalledWith({ events: [events[1], events[3]] });
     expect(j.moveToDelayed).toHaveBeenCalledWith(expect.any(Number), 'tok');
-    // The retry applies just those two.
-    apply.mockReset().mockResolvedValue('paid');
-    await expect(worker.process(j, 'tok')).resolves.toEqual(['paid', 'paid']);
-    expect(apply.mock.calls.map((c) => c[0])).toEqual([events[1], events[3]]);
-  });
-
-  it('a batch whose every event fails is retried whole, without rewriting its data', async () => {
-    apply.mockRejectedValue(new Error('database unavailable'));
-    const j = batch([nth(0), nth(1)]);
-    await expect(worker.process(j, 'tok')).rejects.toBeInstanceOf(DelayedError);
     expect(j.updateData).not.toHaveBeenCalled();
-    expect(j.moveToDelayed).toHaveBeenCalledTimes(1);
+    expect(apply).toHaveBeenCalledTimes(5);
+    // The retry applies them all again (the payment service answers 'duplicate' for those done).
+    apply.mockReset().mockResolvedValue('duplicate');
+    await expect(worker.process(j, 'tok')).resolves.toEqual(Array(5).fill('duplicate'));
   });
+});
+
+describe('LedgerEventsWorker retries', () => {
+  const apply = jest.fn();
+  const worker = new LedgerEventsWorker(
+    { PARTNERS_LEDGER_EVENTS_CONCURRENCY: 3 } as PartnersConfig,
+    {
+      applyTransactionCompleted: apply,
+    } as unknown as OrderPaymentService,
+  );
 
   it('a failure puts the job back in the delayed set with a growing delay (never the failed set)', async () => {
     apply.mockRejectedValue(new Error('database unavailable'));
@@ -127,5 +131,36 @@ describe('LedgerEventsWorker', () => {
     expect(delays[1]).toBeGreaterThan(delays[0]);
     expect(delays[2]).toBeGreaterThan(delays[1]);
     expect(delays[3]).toBeLessThanOrEqual(60_100);
+  });
+});
+
+describe('Lanes', () => {
+  it('runs at most its size at once, the rest in arrival order, and frees a lane when a task fails', async () => {
+    const lanes = new Lanes(2);
+    const started: number[] = [];
+    const gates = Array.from({ length: 4 }, () => {
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      return { gate, open };
+    });
+    const runs = gates.map((g, i) =>
+      lanes.run(async () => {
+        started.push(i);
+        await g.gate;
+        if (i === 0) throw new Error('failed');
+        return i;
+      }),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([0, 1]);
+    gates[0].open();
+    await expect(runs[0]).rejects.toThrow('failed');
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([0, 1, 2]);
+    gates[1].open();
+    gates[2].open();
+    gates[3].open();
+    await expect(Promise.all(runs.slice(1))).resolves.toEqual([1, 2, 3]);
+    expect(started).toEqual([0, 1, 2, 3]);
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
-import { LEDGER_EVENT_BATCH_JOB, LEDGER_EVENT_TYPES, QUEUES, ledgerEventsOfJob } from '@mm/contracts';
+import { LEDGER_EVENT_TYPES, QUEUES, ledgerEventsOfJob } from '@mm/contracts';
 import { bullOptions } from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 import { isTransactionCompleted } from './ledger-event';
@@ -20,11 +20,14 @@ type EventOutcome = PaymentOutcome | 'ignored' | 'invalid';
 export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LedgerEventsWorker.name);
   private worker?: Worker;
+  private readonly lanes: Lanes;
 
   constructor(
     private readonly config: PartnersConfig,
     private readonly payments: OrderPaymentService,
-  ) {}
+  ) {
+    this.lanes = new Lanes(config.PARTNERS_LEDGER_EVENTS_CONCURRENCY ?? 1);
+  }
 
   onApplicationBootstrap(): void {
     this.worker = new Worker(QUEUES.ledgerEvents, (job: Job, token?: string) => this.process(job, token), {
@@ -42,45 +45,43 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * Applies every event of the job (a relay batch, or one event from an older ledger), at most
-   * `PARTNERS_LEDGER_EVENTS_CONCURRENCY` at once. Events that fail for a passing reason are kept:
-   * the job's data is cut down to them and the job goes back to the delayed set, so a retry does
-   * not re-apply the others (which would be harmless, since applying is idempotent per event id).
+   * Applies every event of the job (a relay batch, or one event from an older ledger). Events of
+   * all the jobs this replica runs share `PARTNERS_LEDGER_EVENTS_CONCURRENCY` lanes, so a backlog
+   * of full batches does not ask the database pool for more. When any event fails for a passing
+   * reason the whole job goes back to the delayed set: re-applying the events that did succeed is
+   * harmless (one insert that finds the event id already recorded), and leaving the job's data
+   * untouched means a worker that lost its lock cannot overwrite what another one decided.
    * Answers the outcome of each event, in order.
    */
   async process(job: Job, token?: string): Promise<EventOutcome[]> {
     const events = ledgerEventsOfJob(job);
     const outcomes: EventOutcome[] = new Array<EventOutcome>(events.length);
-    const failed: { index: number; error: unknown }[] = [];
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      for (let i = next++; i < events.length; i = next++) {
-        try {
-          outcomes[i] = await this.apply(job, events[i]);
-        } catch (error) {
-          failed.push({ index: i, error });
-        }
-      }
-    };
-    const lanes = Math.max(1, Math.min(events.length, this.config.PARTNERS_LEDGER_EVENTS_CONCURRENCY ?? 1));
-    await Promise.all(Array.from({ length: lanes }, lane));
-    if (failed.length === 0) return outcomes;
+    const failures: unknown[] = [];
+    await Promise.all(
+      events.map((event, i) =>
+        this.lanes
+          .run(() => this.apply(job, event))
+          .then(
+            (outcome) => {
+              outcomes[i] = outcome;
+            },
+            (error: unknown) => {
+              failures.push(error);
+            },
+          ),
+      ),
+    );
+    if (failures.length === 0) return outcomes;
 
     const delay = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(10, Math.max(0, (job.attemptsStarted ?? 1) - 1)));
     this.logger.warn({
       msg: 'ledger events not applied yet; retrying',
       jobId: job.id,
-      failed: failed.length,
+      failed: failures.length,
       of: events.length,
       delayMs: delay,
-      err: { message: (failed[0].error as Error).message },
+      err: { message: (failures[0] as Error).message },
     });
-    // Only the events still to apply stay in the job (in their order): a restart after this line
-    // re-runs just those.
-    if (job.name === LEDGER_EVENT_BATCH_JOB && failed.length < events.length) {
-      const left = failed.map((f) => f.index).sort((a, b) => a - b);
-      await job.updateData({ events: left.map((i) => events[i].data) });
-    }
     await job.moveToDelayed(Date.now() + delay, token);
     throw new DelayedError();
   }
@@ -96,5 +97,28 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
 
   async onModuleDestroy(): Promise<void> {
     await this.worker?.close();
+  }
+}
+
+/** At most `size` tasks at once, the others started in arrival order as lanes free up. */
+export class Lanes {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = Math.max(1, size);
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      // The lane passes straight to the next waiter, or becomes free.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
   }
 }
