@@ -14,9 +14,13 @@ export function lit(value: string | number | boolean | Date | null | undefined):
     return String(value);
   }
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (value instanceof Date) return `${escapeLiteral(value.toISOString())}::timestamptz`;
-  return escapeLiteral(value);
+  if (value instanceof Date) return `'${value.toISOString()}'::timestamptz`;
+  // escapeLiteral walks the string a character at a time; without a quote or a backslash its answer
+  // is the string in quotes, so that case (ids, ISO dates, most JSON) skips the walk.
+  return NEEDS_ESCAPE.test(value) ? escapeLiteral(value) : `'${value}'`;
 }
+
+const NEEDS_ESCAPE = /['\\]/;
 
 /** A UUID literal, checked by shape first (ids reach here already validated; this is the second guard). */
 export function uuidLit(value: string): string {
