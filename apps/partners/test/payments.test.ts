@@ -125,6 +125,7 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
     const service = h.partners.app.get(OrderPaymentService);
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => service.applyTransactionCompleted(payload)));
     expect(outcomes).toEqual(Array(5).fill('duplicate'));
+    expect(await service.appliedEventIds([payload.eventId, other.eventId, randomUUID()])).toEqual(new Set([payload.eventId]));
     await new Promise((r) => setTimeout(r, 500));
 
     expect((await eventRows(o.orderId)).map((r) => r.type)).toEqual(['order.paid']);

@@ -4,8 +4,9 @@
  *
  * The relay publishes the rows of one poll batch as ONE job named `LEDGER_EVENT_BATCH_JOB` whose
  * data is a `LedgerEventBatch` (one Redis script call per batch instead of one per event: the
- * per-job cost was a tenth of the ledger's CPU per confirm). Older ledgers published one job per
- * event, named after its type; `ledgerEventsOfJob` reads both shapes.
+ * per-job cost was a tenth of the ledger's CPU per confirm). With LEDGER_OUTBOX_BATCH_JOBS=false
+ * (and before batching) the ledger publishes one job per event instead, named after its type, job
+ * id = the outbox row id; `ledgerEventsOfJob` reads both shapes.
  *
  * Delivery is at least once: the batch's job id is derived from its row ids, so re-publishing the
  * same batch is a no-op on the queue, but a re-publish after a crash may cut the pending rows into

@@ -19,18 +19,18 @@ const PUBLISH_TIMEOUT_MS = 2_000;
  * A consumer that crashes mid-job must get the events again (BullMQ counts a stalled job as an attempt),
  * and finished jobs must not pile up in Redis: the outbox row, not the queue, is the durable record.
  * A completed job is kept only to turn a re-add of the same rows into a no-op, which matters for
- * the moments between an add and its mark: an hour, and at most 1,000 batches (100,000 events at
- * the default batch size).
+ * the moments between an add and its mark: an hour, and at most KEPT_EVENTS events' worth of jobs.
  */
-const LEDGER_EVENT_JOB_OPTIONS = {
-  attempts: 20,
-  backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: { age: 3_600, count: 1_000 },
-  removeOnFail: { age: 7 * 86_400 },
-} as const;
+const KEPT_EVENTS = 100_000;
 
-/** One job per row, as before batching (LEDGER_OUTBOX_BATCH_JOBS=false): kept as many as the batches hold. */
-const SINGLE_EVENT_JOB_OPTIONS = { ...LEDGER_EVENT_JOB_OPTIONS, removeOnComplete: { age: 3_600, count: 100_000 } } as const;
+function jobOptions(eventsPerJob: number) {
+  return {
+    attempts: 20,
+    backoff: { type: 'exponential', delay: 1_000 },
+    removeOnComplete: { age: 3_600, count: Math.ceil(KEPT_EVENTS / eventsPerJob) },
+    removeOnFail: { age: 7 * 86_400 },
+  } as const;
+}
 
 /**
  * Publishes committed outbox rows (written in the money transaction) to the BullMQ queue
@@ -48,6 +48,8 @@ const SINGLE_EVENT_JOB_OPTIONS = { ...LEDGER_EVENT_JOB_OPTIONS, removeOnComplete
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private queue?: Queue;
+  private readonly batchJobOptions: ReturnType<typeof jobOptions>;
+  private readonly singleJobOptions = jobOptions(1);
   // A failed poll is logged and answers 0 here, so the job itself never fails.
   private readonly job = new PeriodicJob(
     () =>
@@ -65,6 +67,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly config: LedgerWalletsConfig,
     metrics: MetricsService,
   ) {
+    this.batchJobOptions = jobOptions(config.LEDGER_OUTBOX_BATCH_SIZE);
     this.published = metrics.counter('ledger_outbox_published_total', 'Outbox rows published to Redis');
     this.failures = metrics.counter(
       'ledger_outbox_publish_failures_total',
@@ -120,12 +123,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async add(queue: Queue, rows: OutboxRow[]): Promise<unknown> {
     if (!this.config.LEDGER_OUTBOX_BATCH_JOBS) {
-      return queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id, ...SINGLE_EVENT_JOB_OPTIONS } })));
+      return queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id, ...this.singleJobOptions } })));
     }
     // The row's event_type is the event's type even if a payload ever lacked the field.
     const events = rows.map((r) => (r.payload.type === r.event_type ? r.payload : { ...r.payload, type: r.event_type }));
     const batch = { events } as unknown as LedgerEventBatch;
-    return queue.add(LEDGER_EVENT_BATCH_JOB, batch, { jobId: batchJobId(rows.map((r) => r.id)), ...LEDGER_EVENT_JOB_OPTIONS });
+    return queue.add(LEDGER_EVENT_BATCH_JOB, batch, { jobId: batchJobId(rows.map((r) => r.id)), ...this.batchJobOptions });
   }
 
   private getQueue(): Queue {

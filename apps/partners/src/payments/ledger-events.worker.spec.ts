@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { LEDGER_EVENT_BATCH_JOB } from '@mm/contracts';
 import type { PartnersConfig } from '../partners.config';
@@ -44,13 +45,18 @@ const nth = (i: number) => ({ ...event, eventId: event.eventId.replace(/.$/, Str
 
 describe('LedgerEventsWorker', () => {
   const apply = jest.fn();
+  const applied = jest.fn();
   const worker = new LedgerEventsWorker(
     { PARTNERS_LEDGER_EVENTS_CONCURRENCY: 3 } as PartnersConfig,
     {
       applyTransactionCompleted: apply,
+      appliedEventIds: applied,
     } as unknown as OrderPaymentService,
   );
-  beforeEach(() => apply.mockReset());
+  beforeEach(() => {
+    apply.mockReset();
+    applied.mockReset().mockResolvedValue(new Set());
+  });
 
   it('hands a well-formed transaction.completed to the payment service', async () => {
     apply.mockResolvedValue('paid');
@@ -102,9 +108,16 @@ describe('LedgerEventsWorker', () => {
     expect(j.moveToDelayed).toHaveBeenCalledWith(expect.any(Number), 'tok');
     expect(j.updateData).not.toHaveBeenCalled();
     expect(apply).toHaveBeenCalledTimes(5);
-    // The retry applies them all again (the payment service answers 'duplicate' for those done).
-    apply.mockReset().mockResolvedValue('duplicate');
-    await expect(worker.process(j, 'tok')).resolves.toEqual(Array(5).fill('duplicate'));
+    expect(applied).not.toHaveBeenCalled(); // a first run reads nothing first
+  });
+
+  it('a retried batch skips, after one read, the events a previous run applied', async () => {
+    const events = [0, 1, 2, 3].map(nth);
+    applied.mockResolvedValue(new Set([events[0].eventId, events[2].eventId]));
+    apply.mockResolvedValue('paid');
+    await expect(worker.process(batch(events, 2), 'tok')).resolves.toEqual(['duplicate', 'paid', 'duplicate', 'paid']);
+    expect(applied).toHaveBeenCalledWith(events.map((e) => e.eventId));
+    expect(apply.mock.calls.map((c) => c[0])).toEqual([events[1], events[3]]);
   });
 });
 
@@ -131,6 +144,22 @@ describe('LedgerEventsWorker retries', () => {
     expect(delays[1]).toBeGreaterThan(delays[0]);
     expect(delays[2]).toBeGreaterThan(delays[1]);
     expect(delays[3]).toBeLessThanOrEqual(60_100);
+  });
+
+  it('a job still failing after 20 tries is logged as an alert on each further try', async () => {
+    apply.mockRejectedValue(new Error('value too long'));
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      await expect(worker.process(job(event, 19), 'tok')).rejects.toBeInstanceOf(DelayedError);
+      expect(error).not.toHaveBeenCalled();
+      await expect(worker.process(job(event, 20), 'tok')).rejects.toBeInstanceOf(DelayedError);
+      expect(error).toHaveBeenCalledWith(expect.objectContaining({ alert: 'partners.ledger_event_stuck', attempt: 20 }));
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
   });
 });
 

@@ -1,14 +1,19 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import { LEDGER_EVENT_TYPES, QUEUES, ledgerEventsOfJob } from '@mm/contracts';
-import { bullOptions } from '@mm/platform';
+import { bullOptions, isUuid } from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 import { isTransactionCompleted } from './ledger-event';
 import { OrderPaymentService, type PaymentOutcome } from './order-payment.service';
 
 const MAX_RETRY_DELAY_MS = 60_000;
 
+/** Tries after which a job still failing is logged as an alert (each retry waits up to a minute). */
+const STUCK_AFTER_ATTEMPTS = 20;
+
 type EventOutcome = PaymentOutcome | 'ignored' | 'invalid';
+
+const eventIdOf = (data: unknown): string => String((data as { eventId?: unknown } | null)?.eventId ?? '');
 
 /**
  * Thin consumer of the ledger's `ledger-events` queue. A failure here must not be left to BullMQ's
@@ -57,10 +62,13 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
     const events = ledgerEventsOfJob(job);
     const outcomes: EventOutcome[] = new Array<EventOutcome>(events.length);
     const failures: unknown[] = [];
+    // A retried batch: the events a previous run applied are found in one read, not one
+    // transaction each (a batch held back by one failing event must not cost the database more).
+    const applied = (job.attemptsStarted ?? 1) > 1 && events.length > 1 ? await this.alreadyApplied(events) : new Set<string>();
     await Promise.all(
       events.map((event, i) =>
         this.lanes
-          .run(() => this.apply(job, event))
+          .run(() => (applied.has(eventIdOf(event.data)) ? Promise.resolve<EventOutcome>('duplicate') : this.apply(job, event)))
           .then(
             (outcome) => {
               outcomes[i] = outcome;
@@ -73,17 +81,29 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
     );
     if (failures.length === 0) return outcomes;
 
-    const delay = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(10, Math.max(0, (job.attemptsStarted ?? 1) - 1)));
-    this.logger.warn({
+    const attempt = job.attemptsStarted ?? 1;
+    const delay = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(10, Math.max(0, attempt - 1)));
+    const line = {
       msg: 'ledger events not applied yet; retrying',
       jobId: job.id,
+      attempt,
       failed: failures.length,
       of: events.length,
       delayMs: delay,
       err: { message: (failures[0] as Error).message },
-    });
+    };
+    // Retried without limit (a payment notification must not be given up), but a job still failing
+    // after STUCK_AFTER_ATTEMPTS tries (some fifteen minutes) most likely holds an event that will
+    // not pass by itself: each further try says so as an alert.
+    if (attempt >= STUCK_AFTER_ATTEMPTS) this.logger.error({ ...line, alert: 'partners.ledger_event_stuck' });
+    else this.logger.warn(line);
     await job.moveToDelayed(Date.now() + delay, token);
     throw new DelayedError();
+  }
+
+  private async alreadyApplied(events: { data: unknown }[]): Promise<Set<string>> {
+    const ids = events.map((e) => eventIdOf(e.data)).filter((id) => isUuid(id));
+    return this.payments.appliedEventIds(ids);
   }
 
   private async apply(job: Job, event: { type: string; data: unknown }): Promise<EventOutcome> {

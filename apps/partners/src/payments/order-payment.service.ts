@@ -43,6 +43,17 @@ export class OrderPaymentService {
     this.paidCounter = metrics.counter('partners_orders_paid_total', 'Orders marked paid', ['mode']);
   }
 
+  /** Which of these ledger event ids were already applied (one read; for a retried batch). */
+  async appliedEventIds(eventIds: string[]): Promise<Set<string>> {
+    if (eventIds.length === 0) return new Set();
+    const rows = await queryRows<{ event_id: string }>(
+      this.db,
+      `SELECT event_id FROM partners.ledger_events_processed WHERE event_id = ANY($1::uuid[])`,
+      [eventIds],
+    );
+    return new Set(rows.map((r) => r.event_id));
+  }
+
   async applyTransactionCompleted(event: TransactionCompletedEvent): Promise<PaymentOutcome> {
     // Most ledger transactions are not QR payments: nothing to look at, nothing to record.
     if (!event.qrToken) return 'not_an_order';
