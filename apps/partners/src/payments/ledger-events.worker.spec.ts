@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { LEDGER_EVENT_BATCH_JOB } from '@mm/contracts';
+import { MetricsService } from '@mm/platform';
 import type { PartnersConfig } from '../partners.config';
 import { Lanes, LedgerEventsWorker } from './ledger-events.worker';
 import type { OrderPaymentService } from './order-payment.service';
@@ -40,6 +41,7 @@ function job(data: unknown, attemptsStarted = 1, name = 'transaction.completed')
   return j as unknown as Job & { moveToDelayed: jest.Mock; updateData: jest.Mock };
 }
 
+const metrics = new MetricsService();
 const batch = (events: unknown[], attemptsStarted = 1) => job({ events }, attemptsStarted, LEDGER_EVENT_BATCH_JOB);
 const nth = (i: number) => ({ ...event, eventId: event.eventId.replace(/.$/, String(i)), qrToken: `pqr_${i}` });
 
@@ -52,6 +54,7 @@ describe('LedgerEventsWorker', () => {
       applyTransactionCompleted: apply,
       appliedEventIds: applied,
     } as unknown as OrderPaymentService,
+    metrics,
   );
   beforeEach(() => {
     apply.mockReset();
@@ -128,6 +131,7 @@ describe('LedgerEventsWorker retries', () => {
     {
       applyTransactionCompleted: apply,
     } as unknown as OrderPaymentService,
+    metrics,
   );
 
   it('a failure puts the job back in the delayed set with a growing delay (never the failed set)', async () => {
@@ -148,6 +152,9 @@ describe('LedgerEventsWorker retries', () => {
 
   it('a job still failing after 20 tries is logged as an alert on each further try', async () => {
     apply.mockRejectedValue(new Error('value too long'));
+    const stuckCount = async () =>
+      (await metrics.registry.getSingleMetric('partners_ledger_events_stuck_total')!.get()).values[0]?.value ?? 0;
+    const before = await stuckCount();
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
@@ -156,6 +163,7 @@ describe('LedgerEventsWorker retries', () => {
       await expect(worker.process(job(event, 20), 'tok')).rejects.toBeInstanceOf(DelayedError);
       expect(error).toHaveBeenCalledWith(expect.objectContaining({ alert: 'partners.ledger_event_stuck', attempt: 20 }));
       expect(warn).toHaveBeenCalledTimes(1);
+      expect(await stuckCount()).toBe(before + 1);
     } finally {
       warn.mockRestore();
       error.mockRestore();

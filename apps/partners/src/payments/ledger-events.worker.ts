@@ -1,7 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import { LEDGER_EVENT_TYPES, QUEUES, ledgerEventsOfJob } from '@mm/contracts';
-import { bullOptions, isUuid } from '@mm/platform';
+import type { Counter } from 'prom-client';
+import { MetricsService, bullOptions, isUuid } from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 import { isTransactionCompleted } from './ledger-event';
 import { OrderPaymentService, type PaymentOutcome } from './order-payment.service';
@@ -26,12 +27,18 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
   private readonly logger = new Logger(LedgerEventsWorker.name);
   private worker?: Worker;
   private readonly lanes: Lanes;
+  private readonly stuck: Counter;
 
   constructor(
     private readonly config: PartnersConfig,
     private readonly payments: OrderPaymentService,
+    metrics: MetricsService,
   ) {
     this.lanes = new Lanes(config.PARTNERS_LEDGER_EVENTS_CONCURRENCY ?? 1);
+    this.stuck = metrics.counter(
+      'partners_ledger_events_stuck_total',
+      `Retries of ledger-event jobs still failing after ${STUCK_AFTER_ATTEMPTS} tries (an order.paid that may never go out)`,
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -95,8 +102,12 @@ export class LedgerEventsWorker implements OnApplicationBootstrap, OnModuleDestr
     // Retried without limit (a payment notification must not be given up), but a job still failing
     // after STUCK_AFTER_ATTEMPTS tries (some fifteen minutes) most likely holds an event that will
     // not pass by itself: each further try says so as an alert.
-    if (attempt >= STUCK_AFTER_ATTEMPTS) this.logger.error({ ...line, alert: 'partners.ledger_event_stuck' });
-    else this.logger.warn(line);
+    if (attempt >= STUCK_AFTER_ATTEMPTS) {
+      this.stuck.inc();
+      this.logger.error({ ...line, alert: 'partners.ledger_event_stuck' });
+    } else {
+      this.logger.warn(line);
+    }
     await job.moveToDelayed(Date.now() + delay, token);
     throw new DelayedError();
   }
