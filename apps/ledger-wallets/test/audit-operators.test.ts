@@ -187,6 +187,36 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
     ]);
   });
 
+  it('a check whose process stopped before its first alert try is alerted by the re-send, once that try is long overdue', async () => {
+    const checks = t.h.app.app.get(IntegrityCheckService);
+    await checks.resendUndeliveredAlerts(); // nothing left over from the tests before
+    const orphan = async (finishedSecondsAgo: number) => {
+      const id = randomUUID();
+      await t.h.admin.query(
+        `INSERT INTO ledger.balance_integrity_checks (id, correlation_id, trigger, started_at, finished_at, accounts_checked, gap_count,
+           account_gap_count, status, currency_totals, gaps, requested_by)
+         VALUES ($1, $2, 'SCHEDULED', now() - make_interval(secs => $3 + 1), now() - make_interval(secs => $3), 10, 1, 1, 'GAPS_FOUND',
+           '[]'::jsonb, $4::jsonb, 'scheduler')`,
+        [id, randomUUID(), finishedSecondsAgo, JSON.stringify([{ accountId: randomUUID(), storedBalance: 5, ledgerBalance: 0, gap: 5 }])],
+      );
+      return id;
+    };
+    const stale = await orphan(120);
+    const fresh = await orphan(1); // its run may still be making the first try
+    answers = [];
+    deliveries = 0;
+    const resent = await checks.resendUndeliveredAlerts();
+    expect(resent.map((r) => r.id)).toEqual([stale]);
+    expect(resent[0]).toMatchObject({ status: 'GAPS_FOUND', alertSent: true });
+    expect(deliveries).toBe(1);
+    const tries = await t.h.admin.query(
+      `SELECT check_id, attempts, delivered FROM ledger.balance_integrity_alerts WHERE check_id = ANY($1::uuid[])`,
+      [[stale, fresh]],
+    );
+    expect(tries.rows).toEqual([{ check_id: stale, attempts: 1, delivered: true }]);
+    expect(await checks.resendUndeliveredAlerts()).toEqual([]); // delivered: not sent again
+  });
+
   // Last: it leaves 1 001 more accounts with a gap behind.
   it('counts every account with a gap, beyond the 1000 it lists, in the answer, the record and the gauge', async () => {
     await t.h.admin.query(`

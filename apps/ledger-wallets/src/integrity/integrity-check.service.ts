@@ -57,6 +57,9 @@ export const MAX_GAPS_LISTED = 1_000;
  * background re-send (every ALERT_RESEND_EVERY_MS), after which the failure stands recorded.
  */
 export const ALERT_ATTEMPTS = 3;
+
+/** Past this long after a check, a first alert try that left no record never happened (its timeout is 5 s). */
+const FIRST_TRY_GRACE_MS = 60_000;
 const ALERT_RESEND_EVERY_MS = 60_000;
 
 /** What an alert is made of: the facts of the check it announces. */
@@ -273,13 +276,18 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
       gaps: AccountGap[];
       attempts: number;
     }>(
-      `SELECT c.id, c.correlation_id, c.status, c.gap_count, c.currency_totals, c.gaps, a.attempts
+      // A check with gaps and no try recorded at all is one whose process stopped between storing
+      // it and recording its first try (which is made within the run): once that try would have
+      // ended long ago, it is tried here as the first.
+      `SELECT c.id, c.correlation_id, c.status, c.gap_count, c.currency_totals, c.gaps, coalesce(a.attempts, 0) AS attempts
        FROM ledger.balance_integrity_checks c
-       JOIN LATERAL (SELECT attempts, delivered FROM ledger.balance_integrity_alerts WHERE check_id = c.id ORDER BY attempts DESC LIMIT 1) a
+       LEFT JOIN LATERAL (SELECT attempts, delivered FROM ledger.balance_integrity_alerts WHERE check_id = c.id ORDER BY attempts DESC LIMIT 1) a
          ON true
-       WHERE c.status = 'GAPS_FOUND' AND NOT a.delivered AND a.attempts < $1
+       WHERE c.status = 'GAPS_FOUND'
+         AND CASE WHEN a.attempts IS NULL THEN c.finished_at < now() - make_interval(secs => $2)
+                  ELSE NOT a.delivered AND a.attempts < $1 END
        ORDER BY c.started_at LIMIT 20`,
-      [ALERT_ATTEMPTS],
+      [ALERT_ATTEMPTS, FIRST_TRY_GRACE_MS / 1000],
     );
     const resent: ResentAlert[] = [];
     for (const row of pending) {
