@@ -204,7 +204,9 @@ async function main(): Promise<void> {
     ]);
     const script = join(tmpdir(), `ledger-b1-${process.pid}.sql`);
     writeFileSync(script, b1Script());
-    // c = 1 too: its average latency is the database's own floor for W1's p50 at c = 1 in this run.
+    // c = 1 too: how fast this database runs the transfer's SQL one at a time in this run (through
+    // pgbench's nine round trips per transfer, where the service sends one statement: an upper
+    // bound on the database's share of W1's latency at c = 1, not a floor; sql-floor.ts measures that).
     for (const c of [1, 8, 32]) {
       const meter = new CpuMeter(admin, LEDGER_DB, new URL(ADMIN).username || 'postgres');
       await meter.begin();

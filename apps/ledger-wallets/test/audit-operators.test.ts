@@ -203,6 +203,7 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
     };
     const stale = await orphan(120);
     const fresh = await orphan(1); // its run may still be making the first try
+    const old = await orphan(2 * 86_400); // stored before tries were recorded: not announced now
     answers = [];
     deliveries = 0;
     const resent = await checks.resendUndeliveredAlerts();
@@ -211,7 +212,7 @@ describe('ledger: audits and integrity checks are recorded under the operator wh
     expect(deliveries).toBe(1);
     const tries = await t.h.admin.query(
       `SELECT check_id, attempts, delivered FROM ledger.balance_integrity_alerts WHERE check_id = ANY($1::uuid[])`,
-      [[stale, fresh]],
+      [[stale, fresh, old]],
     );
     expect(tries.rows).toEqual([{ check_id: stale, attempts: 1, delivered: true }]);
     expect(await checks.resendUndeliveredAlerts()).toEqual([]); // delivered: not sent again

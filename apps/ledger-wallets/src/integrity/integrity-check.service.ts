@@ -278,13 +278,14 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
     }>(
       // A check with gaps and no try recorded at all is one whose process stopped between storing
       // it and recording its first try (which is made within the run): once that try would have
-      // ended long ago, it is tried here as the first.
+      // ended long ago, it is tried here as the first. Only for a day: checks stored before alerts
+      // were recorded (migration 1764600000000) have no try either, and are not news to announce.
       `SELECT c.id, c.correlation_id, c.status, c.gap_count, c.currency_totals, c.gaps, coalesce(a.attempts, 0) AS attempts
        FROM ledger.balance_integrity_checks c
        LEFT JOIN LATERAL (SELECT attempts, delivered FROM ledger.balance_integrity_alerts WHERE check_id = c.id ORDER BY attempts DESC LIMIT 1) a
          ON true
        WHERE c.status = 'GAPS_FOUND'
-         AND CASE WHEN a.attempts IS NULL THEN c.finished_at < now() - make_interval(secs => $2)
+         AND CASE WHEN a.attempts IS NULL THEN c.finished_at BETWEEN now() - interval '1 day' AND now() - make_interval(secs => $2)
                   ELSE NOT a.delivered AND a.attempts < $1 END
        ORDER BY c.started_at LIMIT 20`,
       [ALERT_ATTEMPTS, FIRST_TRY_GRACE_MS / 1000],
