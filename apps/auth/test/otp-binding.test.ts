@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import { createLogger } from '@mm/platform';
 import { AuthHarness, type InjectResult } from './support/auth-harness';
 
@@ -8,16 +7,6 @@ const PIN = '2580';
 
 /** A code other than `code`, the same for every phone of a comparison. */
 const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');
-
-async function sql<T>(h: AuthHarness, text: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new Client({ connectionString: h.adminUrl });
-  await pg.connect();
-  try {
-    return (await pg.query(text, params)).rows as T[];
-  } finally {
-    await pg.end();
-  }
-}
 
 /** Review of one-time codes: intent binding, same answers on verify, a code found at its last try. */
 describe('auth: INTENT codes are bound to their intent', () => {
@@ -49,7 +38,7 @@ describe('auth: INTENT codes are bound to their intent', () => {
     expect(forB.json().code).toBe('OTP_INVALID');
     expect(forB.body).not.toContain('consentProof');
     // Counted like any wrong code on the live code, which stays A's.
-    expect(await sql(h, `SELECT subject_id, attempts, consumed_at FROM auth.otp_codes WHERE phone = $1`, [phone])).toEqual([
+    expect(await h.sql(`SELECT subject_id, attempts, consumed_at FROM auth.otp_codes WHERE phone = $1`, [phone])).toEqual([
       { subject_id: a, attempts: 1, consumed_at: null },
     ]);
     // An upper-case spelling of A's id is still A.
@@ -113,8 +102,7 @@ describe('auth: INTENT codes are bound to their intent', () => {
 
   it('the table refuses an INTENT code without a subject and a decoy that is consumed', async () => {
     const insert = (purpose: string, subject: string | null, decoy: boolean, consumed: boolean) =>
-      sql(
-        h,
+      h.sql(
         `INSERT INTO auth.otp_codes (id, phone, purpose, subject_id, decoy, code_hmac, max_attempts, expires_at, consumed_at)
          VALUES ($1, '+237690000999', $2, $3, $4, '\\x00', 5, now() + interval '1 minute', CASE WHEN $5 THEN now() END)`,
         [randomUUID(), purpose, subject, decoy, consumed],
@@ -202,13 +190,7 @@ describe('auth: verifying a code does not tell whether the phone has an account'
     const phone = '+237690000963';
     await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
     await h.request('POST', '/auth/reset-pin/request', { body: { phone } });
-    expect(
-      await sql(
-        h,
-        `SELECT decoy, (consumed_at IS NULL AND discarded_at IS NULL) AS live FROM auth.otp_codes WHERE phone = $1 ORDER BY created_at`,
-        [phone],
-      ),
-    ).toEqual([
+    expect(await h.otpStates(phone)).toEqual([
       { decoy: true, live: false },
       { decoy: true, live: true },
     ]);
@@ -217,7 +199,7 @@ describe('auth: verifying a code does not tell whether the phone has an account'
     await h.createUser(account, PIN);
     await h.request('POST', '/auth/reset-pin/request', { body: { phone: account } });
     const code = await h.lastOtp(account);
-    await sql(h, `UPDATE auth.otp_codes SET decoy = true WHERE phone = $1`, [account]);
+    await h.sql(`UPDATE auth.otp_codes SET decoy = true WHERE phone = $1`, [account]);
     expect((await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone: account, otp: code } })).json().code).toBe(
       'OTP_INVALID',
     );
@@ -264,7 +246,7 @@ describe('auth: a reset code found at its last try still resets the PIN through 
     });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ reset: true });
-    expect(await sql(h, `SELECT attempts, proof_checks FROM auth.otp_codes WHERE phone = $1`, [phone])).toEqual([
+    expect(await h.sql(`SELECT attempts, proof_checks FROM auth.otp_codes WHERE phone = $1`, [phone])).toEqual([
       { attempts: 4, proof_checks: 4 },
     ]);
     // A wrong code now is the code's fifth wrong guess: from then on nothing is checked, even the right code.

@@ -1,19 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { AuthCleanup } from '../src/otp/otp-cleanup.service';
 import { AuthHarness, type InjectResult } from './support/auth-harness';
 
 const PIN = '2580';
-
-async function sql<T>(h: AuthHarness, text: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new Client({ connectionString: h.adminUrl });
-  await pg.connect();
-  try {
-    return (await pg.query(text, params)).rows as T[];
-  } finally {
-    await pg.end();
-  }
-}
 
 const visible = (res: InjectResult) => {
   const { requestId: _requestId, ...body } = res.json<Record<string, unknown>>();
@@ -34,8 +23,7 @@ describe('auth: a disabled account keeps its PIN reset; a stand-in replaces only
   };
   const sendOtp = (phone: string, purpose: string) => h.request('POST', '/auth/send-otp', { body: { phone, purpose } });
   const liveRows = (phone: string) =>
-    sql<{ decoy: boolean }>(
-      h,
+    h.sql<{ decoy: boolean }>(
       `SELECT decoy FROM auth.otp_codes WHERE phone = $1 AND consumed_at IS NULL AND discarded_at IS NULL ORDER BY created_at`,
       [phone],
     );
@@ -91,7 +79,7 @@ describe('auth: a disabled account keeps its PIN reset; a stand-in replaces only
       expect(answers.map((a) => a.statusCode)).toEqual(Array(5).fill(202));
       expect(await liveRows(p)).toEqual([{ decoy: p === stranger }]);
     }
-    const stored = await sql<{ n: number }>(h, `SELECT count(*)::int AS n FROM auth.otp_codes WHERE phone = $1`, [phone]);
+    const stored = await h.sql<{ n: number }>(`SELECT count(*)::int AS n FROM auth.otp_codes WHERE phone = $1`, [phone]);
     const sms = async () =>
       (await h.request('GET', `/auth/dev/sms?phone=${encodeURIComponent(phone)}`)).json<{ messages: unknown[] }>().messages.length;
     // The SMS go out after the answers: wait for them (no code can be sent without its row).
@@ -104,16 +92,10 @@ describe('auth: a disabled account keeps its PIN reset; a stand-in replaces only
     const { userId } = await h.createUser(phone, PIN);
     expect((await sendOtp(phone, 'LOGIN')).statusCode).toBe(202);
     await disable(userId);
-    await sql(h, `UPDATE auth.otp_codes SET expires_at = now() - interval '1 second' WHERE phone = $1`, [phone]);
+    await h.sql(`UPDATE auth.otp_codes SET expires_at = now() - interval '1 second' WHERE phone = $1`, [phone]);
     await sendOtp(phone, 'LOGIN');
     await sendOtp(phone, 'LOGIN');
-    expect(
-      await sql(
-        h,
-        `SELECT decoy, (consumed_at IS NULL AND discarded_at IS NULL) AS live FROM auth.otp_codes WHERE phone = $1 ORDER BY created_at`,
-        [phone],
-      ),
-    ).toEqual([
+    expect(await h.otpStates(phone)).toEqual([
       { decoy: false, live: false },
       { decoy: true, live: false },
       { decoy: true, live: true },
@@ -127,8 +109,8 @@ describe('auth: old code rows are deleted, live and recent ones kept', () => {
   beforeAll(() => h.start({ OTP_RETENTION_SEC: '3600' }));
   afterAll(() => h.stop());
 
-  const rowsOf = (phone: string) => sql<{ id: string }>(h, `SELECT id FROM auth.otp_codes WHERE phone = $1 ORDER BY created_at`, [phone]);
-  const age = (phone: string, set: string) => sql(h, `UPDATE auth.otp_codes SET ${set} WHERE phone = $1`, [phone]);
+  const rowsOf = (phone: string) => h.sql<{ id: string }>(`SELECT id FROM auth.otp_codes WHERE phone = $1 ORDER BY created_at`, [phone]);
+  const age = (phone: string, set: string) => h.sql(`UPDATE auth.otp_codes SET ${set} WHERE phone = $1`, [phone]);
 
   it('deletes codes that expired (used or not, stand-ins too) longer ago than the retention, nothing else', async () => {
     const [oldUnused, oldUsed, oldDecoy, recentExpired, live, inProofWindow] = [
@@ -157,12 +139,9 @@ describe('auth: old code rows are deleted, live and recent ones kept', () => {
     // Used 5 minutes ago, its code already expired: the proof window is still open.
     await age(inProofWindow, `consumed_at = now() - interval '5 minutes', expires_at = now() - interval '1 minute'`);
     // Rows of older phones, to make a run take several batches.
-    await sql(
-      h,
-      `INSERT INTO auth.otp_codes (id, phone, purpose, decoy, code_hmac, max_attempts, created_at, expires_at)
+    await h.sql(`INSERT INTO auth.otp_codes (id, phone, purpose, decoy, code_hmac, max_attempts, created_at, expires_at)
        SELECT gen_random_uuid(), '+2376' || lpad(i::text, 8, '0'), 'LOGIN', true, '\\x00', 5, now() - interval '3 days', now() - interval '3 days'
-         FROM generate_series(1, 2500) AS i`,
-    );
+         FROM generate_series(1, 2500) AS i`);
     const keep = [...(await rowsOf(recentExpired)), ...(await rowsOf(live)), ...(await rowsOf(inProofWindow))].map((r) => r.id);
     expect(keep).toHaveLength(3);
 
@@ -170,7 +149,7 @@ describe('auth: old code rows are deleted, live and recent ones kept', () => {
     expect(await rowsOf(oldUnused)).toEqual([]);
     expect(await rowsOf(oldUsed)).toEqual([]);
     expect(await rowsOf(oldDecoy)).toEqual([]);
-    expect((await sql<{ id: string }>(h, `SELECT id FROM auth.otp_codes ORDER BY created_at`)).map((r) => r.id).sort()).toEqual(
+    expect((await h.sql<{ id: string }>(`SELECT id FROM auth.otp_codes ORDER BY created_at`)).map((r) => r.id).sort()).toEqual(
       [...keep].sort(),
     );
     expect(await h.app.get(AuthCleanup).purge()).toBe(0);
@@ -193,8 +172,7 @@ describe('auth: the clean-up timer', () => {
     await h.start({ OTP_RETENTION_SEC: '3600', OTP_CLEANUP_INTERVAL_MS: '100' });
     try {
       const id = randomUUID();
-      await sql(
-        h,
+      await h.sql(
         `INSERT INTO auth.otp_codes (id, phone, purpose, decoy, code_hmac, max_attempts, created_at, expires_at)
          VALUES ($1, '+237690001201', 'LOGIN', true, '\\x00', 5, now() - interval '2 days', now() - interval '2 days')`,
         [id],
@@ -202,7 +180,7 @@ describe('auth: the clean-up timer', () => {
       let left = 1;
       for (let i = 0; i < 300 && left > 0; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        left = (await sql(h, `SELECT 1 FROM auth.otp_codes WHERE id = $1`, [id])).length;
+        left = (await h.sql(`SELECT 1 FROM auth.otp_codes WHERE id = $1`, [id])).length;
       }
       expect(left).toBe(0);
     } finally {

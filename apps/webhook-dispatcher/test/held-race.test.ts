@@ -8,6 +8,18 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
   const t = useDispatcher({ env: { WEBHOOK_BACKOFF_BASE_MS: '20' }, admin: true });
 
   const disable = (integrationId: string) => t.admin.query(DISABLE_ENDPOINT_SQL, [integrationId]);
+  /** Until a statement waits on a lock taken FOR SHARE (the endpoint row an uncommitted enable holds). */
+  const blockedOnEndpointRow = (label: string) =>
+    waitFor(
+      async () =>
+        (
+          await t.admin.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`,
+          )
+        ).rowCount,
+      10_000,
+      label,
+    );
   const ENABLE = `UPDATE webhooks.endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL WHERE integration_id = $1`;
 
   /** A held event of a disabled endpoint, put back to pending as an attempt in progress has it. */
@@ -32,16 +44,7 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
       await enabling.query(ENABLE, [integrationId]);
       const hold = events.holdWhileUnreachable(eventId, integrationId);
       // The write is blocked on the endpoint row until the enable commits (a lock wait, seen in pg_stat_activity).
-      await waitFor(
-        async () =>
-          (
-            await t.admin.query(
-              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`,
-            )
-          ).rowCount,
-        10_000,
-        'held write waiting for the enable',
-      );
+      await blockedOnEndpointRow('held write waiting for the enable');
       await enabling.query('COMMIT');
       expect(await hold).toBe(false);
     } finally {
@@ -83,16 +86,7 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
       await enabling.query('BEGIN');
       await enabling.query(ENABLE, [integrationId]);
       const recorded = events.recordAttempt(failedAttempt(1));
-      await waitFor(
-        async () =>
-          (
-            await t.admin.query(
-              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`,
-            )
-          ).rowCount,
-        10_000,
-        'attempt record waiting for the enable',
-      );
+      await blockedOnEndpointRow('attempt record waiting for the enable');
       await enabling.query('COMMIT');
       // Enabled meanwhile: the attempt is recorded, the event stays pending for its retry.
       expect(await recorded).toEqual({ attemptNumber: before + 1, status: 'pending' });

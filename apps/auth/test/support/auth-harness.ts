@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import type { Logger } from '@mm/platform';
 import { authApp } from '../../src/auth.app';
 import type { AuthConfig } from '../../src/auth.config';
@@ -89,6 +90,25 @@ export class AuthHarness {
     const res = await this.request('POST', '/auth/login', { body: { phone, pin } });
     if (res.statusCode !== 200) throw new Error(`login ${res.statusCode} ${res.body}`);
     return res.json<{ token: string; refreshToken: string }>();
+  }
+
+  /** One statement as the database superuser, on a connection of its own (reads and test set-up). */
+  async sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    const pg = new Client({ connectionString: this.adminUrl });
+    await pg.connect();
+    try {
+      return (await pg.query(text, params)).rows as T[];
+    } finally {
+      await pg.end();
+    }
+  }
+
+  /** The one-time codes stored for a phone, oldest first: stand-in or real, and whether still usable. */
+  otpStates(phone: string): Promise<{ decoy: boolean; live: boolean }[]> {
+    return this.sql(
+      `SELECT decoy, (consumed_at IS NULL AND discarded_at IS NULL) AS live FROM auth.otp_codes WHERE phone = $1 ORDER BY created_at`,
+      [phone],
+    );
   }
 
   /** The last code the dev SMS driver "sent" to this phone. */
