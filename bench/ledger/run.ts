@@ -1,6 +1,7 @@
 /**
  * `npm run bench:ledger` — the ledger's benchmark (docs/performance.md): baselines B0 (pgbench TPC-B scale 10),
- * B0-hot (scale 1) and B1 (our transfer SQL in a pgbench script) in the same run, then W1
+ * B0-hot (scale 1), B1 (our transfer SQL in a pgbench script) and B2 (the HTTP floor: a bare Fastify route
+ * sending the service's confirm statement, 1/8/32) in the same run, then W1
  * (uncontended transfers at the internal transition endpoint, concurrency 1/8/32), W2 (one hot
  * merchant account, 8/32), W3 (30% repeated idempotency keys, sequential and concurrent) and W4
  * (the PIN step with its consent proof, 1/8; proofs signed before the measured loop by a stand-in
@@ -19,6 +20,7 @@ import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
 import { profileArgs, profileDir, reportNewestProfile } from './profile';
 import { CpuMeter } from './cpu';
+import { startHttpFloor, stopHttpFloor } from './http-floor';
 import { BenchClient } from './http-client';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
@@ -40,7 +42,7 @@ function log(message: string): void {
 }
 
 /**
- * `npm run bench:ledger -- --only W1,W1F`: only these workloads (B0, B1, W1, W1F, W2, W3, W4); a
+ * `npm run bench:ledger -- --only W1,W1F`: only these workloads (B0, B1, B2, W1, W1F, W2, W3, W4); a
  * ratio is printed only when its baseline ran too (`--only B0,B1,W1`). The invariant check always runs.
  */
 const ONLY = ((): Set<string> | undefined => {
@@ -153,12 +155,85 @@ function confirmBody(intent: PoolIntent, fee = 0) {
   };
 }
 
+/** Where a confirm loop sends its requests and how it reads that server's CPU and replays. */
+interface ConfirmTarget {
+  client: BenchClient;
+  pid: number | undefined;
+  retries(): Promise<number>;
+}
+
+/** What the measured loops share: the database, and the rows and stages they report into. */
+interface RunState {
+  admin: Client;
+  rows: BenchRow[];
+  stageRows: { workload: string; concurrency: number; stages: ReturnType<typeof stageSummary> }[];
+}
+
+/**
+ * One closed loop of confirms (W1, W1F, W2, B2) against `target`, each request on the next intent of
+ * `pool`: its row, the CPU of the server, its database backends and this load generator per confirm,
+ * and the Server-Timing stages when the server sends them.
+ */
+async function confirmLoop(
+  run: RunState,
+  target: ConfirmTarget,
+  name: string,
+  c: number,
+  pool: PoolIntent[],
+  ratios: (perSec: number) => Record<string, number>,
+  fee = 0,
+): Promise<number> {
+  let next = 0;
+  const samples: StageSamples = new Map();
+  const before = await target.retries();
+  const meter = new CpuMeter(run.admin, LEDGER_DB, 'svc_ledger', target.pid);
+  await meter.begin();
+  // The load generator shares the two cores: its own CPU per operation says how much it takes.
+  const client0 = process.cpuUsage();
+  const r = await closedLoop(c, SECONDS, async () => {
+    const intent = pool[next++];
+    if (!intent) return 'POOL_EXHAUSTED';
+    const res = await target.client.call('POST', `/v1/internal/intents/${intent.id}/transition`, confirmBody(intent, fee));
+    if (res.status === 200) recordStages(samples, res.headers['server-timing']);
+    return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
+  });
+  const clientUsage = process.cpuUsage(client0);
+  const cpu = await meter.end();
+  const retries = (await target.retries()) - before;
+  const stages = stageSummary(samples);
+  const clientMs = (clientUsage.user + clientUsage.system) / 1000;
+  const cpuNote = r.ok
+    ? `CPU/op app ${(cpu.appMs / r.ok).toFixed(2)} ms, db ${(cpu.dbMs / r.ok).toFixed(2)} ms, client ${(clientMs / r.ok).toFixed(2)} ms`
+    : '';
+  if (samples.size > 0) run.stageRows.push({ workload: name, concurrency: c, stages });
+  log(`${name} c=${c}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
+  log(
+    `  ${cpuNote}${samples.size > 0 ? '; Server-Timing p50 ms: ' : ''}${Object.entries(stages)
+      .map(([k, v]) => `${k} ${v.p50}`)
+      .join(', ')}`,
+  );
+  run.rows.push({
+    workload: name,
+    concurrency: c,
+    committedPerSec: r.perSec,
+    ratios: ratios(r.perSec),
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    retriesPerOp: r.ok ? retries / r.ok : 0,
+    errors: r.errors,
+    errorCodes: r.errorCodes,
+    note: cpuNote,
+  });
+  return r.perSec;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const rows: BenchRow[] = [];
   const stageRows: { workload: string; concurrency: number; stages: ReturnType<typeof stageSummary> }[] = [];
 
-  // ---- Baselines: pgbench on its own database, same server, same run.
+  // ---- Baselines: pgbench on its own database, same server, same run. B0-hot (scale 1) is measured
+  // next to W2, so this database stays, at scale 1, until then.
   const b0: Record<number, number> = {};
   const b0hot: Record<number, number> = {};
   if (want('B0')) {
@@ -166,16 +241,17 @@ async function main(): Promise<void> {
     await serverSql(ADMIN, `CREATE DATABASE ${PGBENCH_DB}`);
     log('pgbench -i -s 10');
     await pgbench(['-i', '-s', '10', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
-    for (const c of [1, 8, 32]) b0[c] = await baselineTpcb(10, c);
+    for (const c of [1, 8, 32]) {
+      b0[c] = await baselineTpcb(10, c);
+      rows.push({ workload: 'B0 pgbench TPC-B s=10', concurrency: c, committedPerSec: b0[c], p50Ms: 0, p99Ms: 0, errors: 0 });
+    }
     log('pgbench -i -s 1');
     await pgbench(['-i', '-s', '1', '-q', ...pgbenchUrlArgs(PGBENCH_DB)]);
-    for (const c of [8, 32]) b0hot[c] = await baselineTpcb(1, c);
-    await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
-    for (const c of [1, 8, 32])
-      rows.push({ workload: 'B0 pgbench TPC-B s=10', concurrency: c, committedPerSec: b0[c], p50Ms: 0, p99Ms: 0, errors: 0 });
-    for (const c of [8, 32])
-      rows.push({ workload: 'B0-hot pgbench TPC-B s=1', concurrency: c, committedPerSec: b0hot[c], p50Ms: 0, p99Ms: 0, errors: 0 });
   }
+  const measureB0hot = async (c: number): Promise<void> => {
+    b0hot[c] = await baselineTpcb(1, c);
+    rows.push({ workload: 'B0-hot pgbench TPC-B s=1', concurrency: c, committedPerSec: b0hot[c], p50Ms: 0, p99Ms: 0, errors: 0 });
+  };
 
   // ---- The ledger's database: migrated, funded, intents ready.
   await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${LEDGER_DB} WITH (FORCE)`);
@@ -189,10 +265,15 @@ async function main(): Promise<void> {
   await admin.query('ANALYZE');
   const totalsBefore = (await checkInvariants(admin)).totals;
 
-  // ---- B1: our exact transfer SQL through pgbench at SERIALIZABLE.
+  // Each target's baseline runs right before its workload, not minutes earlier: this machine's speed
+  // drifts within a run (B1 measured in one phase and W1 in another made their ratio meaningless).
+  // ---- B1's tables: our exact transfer SQL through pgbench at SERIALIZABLE (measured next to W1).
   const b1: Record<number, number> = {};
+  let b1ScriptFile: string | undefined;
+  let b1IntentCount = 0;
   if (want('B1')) {
     const b1Intents = await createReadyIntents(admin, randomPairs(accounts, 1_000));
+    b1IntentCount = b1Intents.length;
     await admin.query(`CREATE TABLE public.b1_acc (n int PRIMARY KEY, id uuid NOT NULL)`);
     await admin.query(`CREATE TABLE public.b1_int (n int PRIMARY KEY, id uuid NOT NULL)`);
     await admin.query(`CREATE SEQUENCE public.b1_seq`);
@@ -202,131 +283,135 @@ async function main(): Promise<void> {
     await admin.query(`INSERT INTO public.b1_int SELECT g, x FROM unnest($1::uuid[]) WITH ORDINALITY AS u(x, g)`, [
       b1Intents.map((i) => i.id),
     ]);
-    const script = join(tmpdir(), `ledger-b1-${process.pid}.sql`);
-    writeFileSync(script, b1Script());
-    // c = 1 too: how fast this database runs the transfer's SQL one at a time in this run (through
-    // pgbench's nine round trips per transfer, where the service sends one statement: an upper
-    // bound on the database's share of W1's latency at c = 1, not a floor; sql-floor.ts measures that).
-    for (const c of [1, 8, 32]) {
-      const meter = new CpuMeter(admin, LEDGER_DB, new URL(ADMIN).username || 'postgres');
-      await meter.begin();
-      const r = await pgbench([
-        '-M',
-        'prepared',
-        '-n',
-        '-c',
-        String(c),
-        '-j',
-        String(Math.min(2, c)),
-        '-T',
-        String(SECONDS),
-        '--max-tries=10',
-        '-D',
-        `nacc=${accounts.length}`,
-        '-D',
-        `nint=${b1Intents.length}`,
-        '-f',
-        script,
-        ...pgbenchUrlArgs(LEDGER_DB),
-      ]);
-      const cpu = await meter.end();
-      const b1DbMs = r.tps > 0 ? cpu.dbMs / (r.tps * SECONDS) : 0;
-      b1[c] = r.tps;
-      log(`B1 c=${c}: ${r.tps.toFixed(1)} tps, retried ${r.retried}, failed ${r.failed}, database CPU ${b1DbMs.toFixed(2)} ms/op`);
-      rows.push({
-        workload: 'B1 ledger transfer SQL (pgbench)',
-        concurrency: c,
-        committedPerSec: r.tps,
-        ratios: b0[c] ? { B0: r.tps / b0[c] } : {},
-        p50Ms: 0,
-        p99Ms: r.latencyAvgMs,
-        retriesPerOp: r.tps > 0 ? r.retried / (r.tps * SECONDS) : 0,
-        errors: r.failed,
-        note: `p99 column = avg latency; CPU/op db ${b1DbMs.toFixed(2)} ms`,
-      });
-    }
-    await admin.query(`DROP TABLE public.b1_acc, public.b1_int`);
-    await admin.query(`DROP SEQUENCE public.b1_seq`);
+    b1ScriptFile = join(tmpdir(), `ledger-b1-${process.pid}.sql`);
+    writeFileSync(b1ScriptFile, b1Script());
   }
+  // At c = 1 too: how fast this database runs the transfer's SQL one at a time in this run (through
+  // pgbench's nine round trips per transfer, where the service sends one statement: an upper bound on
+  // the database's share of W1's latency at c = 1, not a floor; sql-floor.ts measures that).
+  const measureB1 = async (c: number): Promise<void> => {
+    const meter = new CpuMeter(admin, LEDGER_DB, new URL(ADMIN).username || 'postgres');
+    await meter.begin();
+    const r = await pgbench([
+      '-M',
+      'prepared',
+      '-n',
+      '-c',
+      String(c),
+      '-j',
+      String(Math.min(2, c)),
+      '-T',
+      String(SECONDS),
+      '--max-tries=10',
+      '-D',
+      `nacc=${accounts.length}`,
+      '-D',
+      `nint=${b1IntentCount}`,
+      '-f',
+      b1ScriptFile!,
+      ...pgbenchUrlArgs(LEDGER_DB),
+    ]);
+    const cpu = await meter.end();
+    const b1DbMs = r.tps > 0 ? cpu.dbMs / (r.tps * SECONDS) : 0;
+    b1[c] = r.tps;
+    log(`B1 c=${c}: ${r.tps.toFixed(1)} tps, retried ${r.retried}, failed ${r.failed}, database CPU ${b1DbMs.toFixed(2)} ms/op`);
+    rows.push({
+      workload: 'B1 ledger transfer SQL (pgbench)',
+      concurrency: c,
+      committedPerSec: r.tps,
+      ratios: b0[c] ? { B0: r.tps / b0[c] } : {},
+      p50Ms: 0,
+      p99Ms: r.latencyAvgMs,
+      retriesPerOp: r.tps > 0 ? r.retried / (r.tps * SECONDS) : 0,
+      errors: r.failed,
+      note: `p99 column = avg latency; CPU/op db ${b1DbMs.toFixed(2)} ms`,
+    });
+  };
+
+  const run: RunState = { admin, rows, stageRows };
+  // ---- B2: the HTTP floor, W1's requests answered by a bare Fastify route sending the same
+  // statement (http-floor-server.ts): what any Node.js HTTP service needs for a confirm here. W1 / B2
+  // is what the ledger's own stack costs on top of that. Up, idle, while the service runs W1.
+  const b2: Record<number, number> = {};
+  let floor: { process: ChildProcess; target: ConfirmTarget } | undefined;
+  if (want('B2')) {
+    const floorPort = 3990 + Math.floor(Math.random() * 9);
+    const child = await startHttpFloor(serviceDatabaseUrl(ledgerAdminUrl, 'ledger-wallets'), floorPort);
+    const floorClient = new BenchClient(`http://127.0.0.1:${floorPort}`, {}, 64);
+    floor = {
+      process: child,
+      target: {
+        client: floorClient,
+        pid: child.pid,
+        retries: () => floorClient.call('GET', '/stats').then((r) => Number(r.body.retries)),
+      },
+    };
+  }
+  const stopFloor = async (): Promise<void> => {
+    if (!floor) return;
+    floor.target.client.close();
+    await stopHttpFloor(floor.process);
+    floor = undefined;
+  };
 
   // ---- The service, as its own process.
   const port = 3900 + Math.floor(Math.random() * 90);
   const signer: ConsentSigner = await startConsentSigner();
   const app = await startApp(port, signer.jwksUrl);
   const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': KEYS.orchestrator }, 64);
+  const ledger: ConfirmTarget = { client, pid: app.pid, retries: () => retriesSoFar(port) };
   try {
-    // warm up
-    const warm = await createReadyIntents(admin, randomPairs(accounts, 1_000));
-    for (let k = 0; k < warm.length; k += 8) {
-      await Promise.all(warm.slice(k, k + 8).map((i) => client.call('POST', `/v1/internal/intents/${i.id}/transition`, confirmBody(i))));
+    // warm up both servers
+    for (const target of floor ? [ledger, floor.target] : [ledger]) {
+      const warm = await createReadyIntents(admin, randomPairs(accounts, 1_000));
+      for (let k = 0; k < warm.length; k += 8) {
+        await Promise.all(
+          warm.slice(k, k + 8).map((i) => target.client.call('POST', `/v1/internal/intents/${i.id}/transition`, confirmBody(i))),
+        );
+      }
     }
 
-    const confirmLoop = async (
-      name: string,
-      c: number,
-      pool: PoolIntent[],
-      ratios: (perSec: number) => Record<string, number>,
-      fee = 0,
-    ): Promise<number> => {
-      let next = 0;
-      const samples: StageSamples = new Map();
-      const before = await retriesSoFar(port);
-      const meter = new CpuMeter(admin, LEDGER_DB, 'svc_ledger', app.pid);
-      await meter.begin();
-      // The load generator shares the two cores: its own CPU per operation says how much it takes.
-      const client0 = process.cpuUsage();
-      const r = await closedLoop(c, SECONDS, async () => {
-        const intent = pool[next++];
-        if (!intent) return 'POOL_EXHAUSTED';
-        const res = await client.call('POST', `/v1/internal/intents/${intent.id}/transition`, confirmBody(intent, fee));
-        if (res.status === 200) recordStages(samples, res.headers['server-timing']);
-        return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
-      });
-      const clientUsage = process.cpuUsage(client0);
-      const cpu = await meter.end();
-      const retries = (await retriesSoFar(port)) - before;
-      const stages = stageSummary(samples);
-      const clientMs = (clientUsage.user + clientUsage.system) / 1000;
-      const cpuNote = r.ok
-        ? `CPU/op app ${(cpu.appMs / r.ok).toFixed(2)} ms, db ${(cpu.dbMs / r.ok).toFixed(2)} ms, client ${(clientMs / r.ok).toFixed(2)} ms`
-        : '';
-      stageRows.push({ workload: name, concurrency: c, stages });
-      log(`${name} c=${c}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
-      log(
-        `  ${cpuNote}; Server-Timing p50 ms: ${Object.entries(stages)
-          .map(([k, v]) => `${k} ${v.p50}`)
-          .join(', ')}`,
-      );
-      rows.push({
-        workload: name,
-        concurrency: c,
-        committedPerSec: r.perSec,
-        ratios: ratios(r.perSec),
-        p50Ms: r.p50Ms,
-        p99Ms: r.p99Ms,
-        retriesPerOp: r.ok ? retries / r.ok : 0,
-        errors: r.errors,
-        errorCodes: r.errorCodes,
-        note: cpuNote,
-      });
-      return r.perSec;
-    };
-
-    // W1: uncontended transfers, random pairs among the funded accounts.
+    // W1: uncontended transfers, random pairs among the funded accounts; B1 and B2 at the same
+    // concurrency just before.
     const w1: Record<number, number> = {};
-    for (const c of want('W1') ? W1_CONCURRENCY : []) {
+    const concurrencies = [...new Set([...(want('W1') ? W1_CONCURRENCY : []), ...(want('B1') || want('B2') ? [1, 8, 32] : [])])].sort(
+      (a, b) => a - b,
+    );
+    for (const c of concurrencies) {
+      if (want('B1')) await measureB1(c);
+      if (floor) {
+        const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 10_000 : 25_000));
+        await settle(admin);
+        b2[c] = await confirmLoop(
+          run,
+          floor.target,
+          'B2 HTTP floor (bare Fastify, same statement)',
+          c,
+          pool,
+          (t): Record<string, number> => (b1[c] ? { B1: t / b1[c] } : {}),
+        );
+      }
+      if (!want('W1') || !W1_CONCURRENCY.includes(c)) continue;
       const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 10_000 : 25_000));
       await settle(admin);
-      w1[c] = await confirmLoop('W1 transfers (transition→SUCCEEDED)', c, pool, (t) => ({
+      w1[c] = await confirmLoop(run, ledger, 'W1 transfers (transition→SUCCEEDED)', c, pool, (t) => ({
         ...(b0[c] ? { B0: t / b0[c] } : {}),
         ...(b1[c] ? { B1: t / b1[c] } : {}),
+        ...(b2[c] ? { B2: t / b2[c] } : {}),
       }));
+    }
+    await stopFloor();
+    if (want('B1')) {
+      await admin.query(`DROP TABLE public.b1_acc, public.b1_int`);
+      await admin.query(`DROP SEQUENCE public.b1_seq`);
     }
     // W1F: the same with a fee, so every payment also credits the one FEE_COLLECTION account of XAF.
     for (const c of want('W1F') ? [1, 8, 32] : []) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 10_000 : 25_000), 'PIN_VERIFIED', FEE);
       await settle(admin);
       await confirmLoop(
+        run,
+        ledger,
         'W1F transfers with fee (FEE_COLLECTION hot)',
         c,
         pool,
@@ -334,11 +419,15 @@ async function main(): Promise<void> {
         FEE,
       );
     }
-    // W2: every payment credits one merchant account.
-    for (const c of want('W2') ? [8, 32] : []) {
+    // W2: every payment credits one merchant account, each concurrency right after B0-hot's.
+    for (const c of want('W2') || want('B0') ? [8, 32] : []) {
+      if (want('B0')) await measureB0hot(c);
+      if (!want('W2')) continue;
       const pool = await createReadyIntents(admin, randomPairs(accounts, 20_000, merchant));
       await settle(admin);
-      await confirmLoop('W2 hot merchant', c, pool, (t): Record<string, number> => (b0hot[c] ? { 'B0-hot': t / b0hot[c] } : {}));
+      await confirmLoop(run, ledger, 'W2 hot merchant', c, pool, (t): Record<string, number> =>
+        b0hot[c] ? { 'B0-hot': t / b0hot[c] } : {},
+      );
     }
     // W3: 30% of requests repeat an earlier key (recent ones, so concurrent duplicates overlap in flight).
     for (const c of want('W3') ? [1, 8] : []) {
@@ -425,7 +514,9 @@ async function main(): Promise<void> {
     client.close();
     app.kill('SIGTERM');
     await new Promise((r) => app.once('exit', r));
+    await stopFloor();
     await signer.close();
+    if (want('B0')) await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
   }
 
   // ---- Invariants: a fast wrong answer fails the bench.
@@ -437,6 +528,10 @@ async function main(): Promise<void> {
     inv.intentMismatches === 0 &&
     inv.unbalancedTransactions === 0 &&
     JSON.stringify(inv.totals) === JSON.stringify(totalsBefore);
+  // Measured interleaved (each baseline next to its workload), printed grouped: baselines first.
+  const order = ['B0 ', 'B0-hot', 'B1', 'B2', 'W1 ', 'W1F', 'W2', 'W3', 'W4'];
+  const rank = (r: BenchRow) => order.findIndex((prefix) => r.workload.startsWith(prefix));
+  rows.sort((a, b) => rank(a) - rank(b) || a.concurrency - b.concurrency);
   printTable('Ledger benchmark (committed/s; ratios to the same-run baselines)', rows);
   if (stageRows.length > 0) {
     process.stdout.write('\nServer-Timing of the confirm, by stage (median ms / mean ms):\n');
