@@ -5,9 +5,10 @@
  * sends the same prepared `CALL ledger.confirm_checked` on a pg pool, as the same database role.
  *
  * What it leaves out is everything the ledger adds on top: NestJS, the service-key guard, body
- * validation, the request context and its ids, the per-request log line and metric, Server-Timing,
- * idempotency, group commit, the outbox relay. W1 / B2 is what those cost. Not a server to deploy:
- * it trusts its body, and its only error handling is to replay a serialization failure.
+ * validation, the request context and its ids (the event's correlation id is null here), the
+ * per-request log line and metric, Server-Timing, idempotency, group commit, the outbox relay.
+ * W1 / B2 is what those cost. Not a server to deploy: it trusts its body, and its only error
+ * handling is to replay a serialization failure, a deadlock or a lock timeout.
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
@@ -31,12 +32,11 @@ interface ConfirmBody {
 /** What the service waits for a lock (LEDGER_LOCK_TIMEOUT_MS's default). */
 const LOCK_TIMEOUT_MS = 3000;
 const MAX_ATTEMPTS = 10;
+/** serialization failure, deadlock, lock timeout: replayed, as the service replays them */
+const RETRIED = new Set(['40001', '40P01', '55P03']);
 
 async function main(): Promise<void> {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 20) });
-  // The service credits a fee of 0 to FEE_COLLECTION too: its id is part of the same call.
-  const fee = await pool.query<{ id: string }>(`SELECT id FROM ledger.accounts WHERE account_type = 'fee_collection' AND currency = 'XAF'`);
-  const feeAccount = fee.rows[0].id;
   const executor = new TransferExecutor({ LEDGER_REFERENCE_PREFIX: 'MMP' } as LedgerWalletsConfig, {} as TechnicalAccountsService);
   let retries = 0;
 
@@ -49,7 +49,17 @@ async function main(): Promise<void> {
     const destination = ctx.destinationAccountId.toLowerCase();
     const plan = executor.plan({
       intentId,
-      resolved: { source, destination, amount: ctx.amount, fee: 0, feeAccount, commission: 0, commissionFrom: null, commissionTo: null },
+      // W1's confirms carry no fee: the fee account is then neither sent, locked nor written.
+      resolved: {
+        source,
+        destination,
+        amount: ctx.amount,
+        fee: 0,
+        feeAccount: destination,
+        commission: 0,
+        commissionFrom: null,
+        commissionTo: null,
+      },
       currency: ctx.currency,
       meta: { createdBy: null, typeCode: ctx.metadata?.typeCode ?? null, agentId: null, description: null },
       actor: req.body.actor,
@@ -57,31 +67,39 @@ async function main(): Promise<void> {
     });
     const keys = moneyLockKeys([source, destination], intentId).map(String);
     const client = await pool.connect();
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const r = await client.query({
-            name: 'confirm',
-            text: CONFIRM_CHECKED_CALL,
-            values: [keys, keys, LOCK_TIMEOUT_MS, ...plan.args],
-          });
-          const outcome = r.rows[0] as { ok: boolean; refusal: string | null; intent: Record<string, unknown> };
-          if (!outcome.ok) return reply.status(422).send({ code: outcome.refusal });
-          return { ...outcome.intent, status: 'SUCCEEDED', ...plan.result };
-        } catch (error) {
-          const code = (error as { code?: string }).code;
-          if ((code !== '40001' && code !== '40P01') || attempt >= MAX_ATTEMPTS) throw error;
-          // The procedure rolled back; its session-level advisory locks are still held.
-          await client.query('SELECT pg_advisory_unlock_all()');
-          retries++;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const r = await client.query({ name: 'confirm', text: CONFIRM_CHECKED_CALL, values: [keys, keys, LOCK_TIMEOUT_MS, ...plan.args] });
+        client.release();
+        const outcome = r.rows[0] as { ok: boolean; refusal: string | null; intent: Record<string, unknown> };
+        if (!outcome.ok) return reply.status(422).send({ code: outcome.refusal });
+        return { ...outcome.intent, status: 'SUCCEEDED', ...plan.result };
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        // The procedure rolled back, but its session-level advisory locks may still be held: they
+        // are released before a replay; otherwise the connection is closed rather than handed back
+        // to the pool with them.
+        const replay =
+          RETRIED.has(code) &&
+          attempt < MAX_ATTEMPTS &&
+          (await client.query('SELECT pg_advisory_unlock_all()').then(
+            () => true,
+            () => false,
+          ));
+        if (!replay) {
+          client.release(error as Error);
+          throw error;
         }
+        retries++;
       }
-    } finally {
-      client.release();
     }
   });
-  await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
-  process.send?.('listening');
+  // Port 0: the system picks a free one, sent back to the bench, so two runs never clash.
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
+  // The bench gone (even killed), this server goes too rather than keep its pool open.
+  process.on('disconnect', () => process.exit(0));
   process.on('SIGTERM', () => {
     void app
       .close()

@@ -6,31 +6,33 @@ import { join } from 'node:path';
  * database and role, answering W1's requests with the service's statement and nothing else.
  * Resolves once it listens; a server that never did is killed rather than left behind.
  */
-export async function startHttpFloor(databaseUrl: string, port: number): Promise<ChildProcess> {
+export async function startHttpFloor(databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(join(__dirname, 'http-floor-server.js'), [], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  await new Promise<void>((resolve, reject) => {
+  // The server listens on a port the system picks and sends it back.
+  const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error('the HTTP floor server did not start'));
     }, 30_000);
-    child.once('message', () => {
+    child.once('message', (message: { port: number }) => {
       clearTimeout(timer);
-      resolve();
+      resolve(message.port);
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the HTTP floor server exited with ${code}`));
     });
   });
-  return child;
+  return { child, port };
 }
 
-/** Stops it and waits for the process to be gone (its pool's connections closed with it). */
-export async function stopHttpFloor(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+/** Stops a child process (B2's server, the ledger) and waits until it is gone; at once if it already is. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  // Gone already: exited, or killed by a signal (exitCode stays null then).
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;

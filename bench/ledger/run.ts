@@ -20,7 +20,7 @@ import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
 import { profileArgs, profileDir, reportNewestProfile } from './profile';
 import { CpuMeter } from './cpu';
-import { startHttpFloor, stopHttpFloor } from './http-floor';
+import { startHttpFloor, stopChild } from './http-floor';
 import { BenchClient } from './http-client';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
@@ -333,36 +333,40 @@ async function main(): Promise<void> {
   // statement (http-floor-server.ts): what any Node.js HTTP service needs for a confirm here. W1 / B2
   // is what the ledger's own stack costs on top of that. Up, idle, while the service runs W1.
   const b2: Record<number, number> = {};
-  let floor: { process: ChildProcess; target: ConfirmTarget } | undefined;
-  if (want('B2')) {
-    const floorPort = 3990 + Math.floor(Math.random() * 9);
-    const child = await startHttpFloor(serviceDatabaseUrl(ledgerAdminUrl, 'ledger-wallets'), floorPort);
-    const floorClient = new BenchClient(`http://127.0.0.1:${floorPort}`, {}, 64);
-    floor = {
-      process: child,
-      target: {
-        client: floorClient,
-        pid: child.pid,
-        retries: () => floorClient.call('GET', '/stats').then((r) => Number(r.body.retries)),
-      },
-    };
-  }
-  const stopFloor = async (): Promise<void> => {
-    if (!floor) return;
-    floor.target.client.close();
-    await stopHttpFloor(floor.process);
-    floor = undefined;
-  };
+  let floor: ConfirmTarget | undefined;
+  /** B2's server is stopped once W1 has run (idempotent: the cleanup calls it again) */
+  let stopFloor = async (): Promise<void> => undefined;
+  // Whatever was started, stopped in reverse order whatever happens (a failed start included).
+  const cleanups: (() => unknown)[] = [];
 
-  // ---- The service, as its own process.
+  // ---- B2's server and the service, each as its own process.
   const port = 3900 + Math.floor(Math.random() * 90);
-  const signer: ConsentSigner = await startConsentSigner();
-  const app = await startApp(port, signer.jwksUrl);
-  const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': KEYS.orchestrator }, 64);
-  const ledger: ConfirmTarget = { client, pid: app.pid, retries: () => retriesSoFar(port) };
   try {
+    if (want('B2')) {
+      const started = await startHttpFloor(serviceDatabaseUrl(ledgerAdminUrl, 'ledger-wallets'));
+      const floorClient = new BenchClient(`http://127.0.0.1:${started.port}`, {}, 64);
+      stopFloor = async () => {
+        floor = undefined;
+        floorClient.close();
+        await stopChild(started.child);
+      };
+      cleanups.push(() => stopFloor());
+      floor = {
+        client: floorClient,
+        pid: started.child.pid,
+        retries: () => floorClient.call('GET', '/stats').then((r) => Number(r.body.retries)),
+      };
+    }
+    const signer: ConsentSigner = await startConsentSigner();
+    cleanups.push(() => signer.close());
+    const app = await startApp(port, signer.jwksUrl);
+    cleanups.push(() => stopChild(app));
+    const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': KEYS.orchestrator }, 64);
+    cleanups.push(() => client.close());
+    const ledger: ConfirmTarget = { client, pid: app.pid, retries: () => retriesSoFar(port) };
+
     // warm up both servers
-    for (const target of floor ? [ledger, floor.target] : [ledger]) {
+    for (const target of floor ? [ledger, floor] : [ledger]) {
       const warm = await createReadyIntents(admin, randomPairs(accounts, 1_000));
       for (let k = 0; k < warm.length; k += 8) {
         await Promise.all(
@@ -374,21 +378,15 @@ async function main(): Promise<void> {
     // W1: uncontended transfers, random pairs among the funded accounts; B1 and B2 at the same
     // concurrency just before.
     const w1: Record<number, number> = {};
-    const concurrencies = [...new Set([...(want('W1') ? W1_CONCURRENCY : []), ...(want('B1') || want('B2') ? [1, 8, 32] : [])])].sort(
-      (a, b) => a - b,
-    );
+    // BENCH_W1_CONCURRENCY narrows the baselines too (short A/B runs); without W1, they run at all three.
+    const concurrencies = want('W1') ? [...new Set(W1_CONCURRENCY)].sort((a, b) => a - b) : [1, 8, 32];
     for (const c of concurrencies) {
       if (want('B1')) await measureB1(c);
       if (floor) {
         const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 10_000 : 25_000));
         await settle(admin);
-        b2[c] = await confirmLoop(
-          run,
-          floor.target,
-          'B2 HTTP floor (bare Fastify, same statement)',
-          c,
-          pool,
-          (t): Record<string, number> => (b1[c] ? { B1: t / b1[c] } : {}),
+        b2[c] = await confirmLoop(run, floor, 'B2 HTTP floor (bare Fastify, same statement)', c, pool, (t): Record<string, number> =>
+          b1[c] ? { B1: t / b1[c] } : {},
         );
       }
       if (!want('W1') || !W1_CONCURRENCY.includes(c)) continue;
@@ -511,11 +509,7 @@ async function main(): Promise<void> {
       });
     }
   } finally {
-    client.close();
-    app.kill('SIGTERM');
-    await new Promise((r) => app.once('exit', r));
-    await stopFloor();
-    await signer.close();
+    for (const cleanup of cleanups.reverse()) await cleanup();
     if (want('B0')) await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
   }
 
