@@ -68,7 +68,13 @@ describe('graceful shutdown on SIGTERM (a built app in its own process)', () => 
       .map((l) => JSON.parse(l) as { msg: string });
     const messages = lines.map((l) => l.msg);
     expect(messages).toEqual(expect.arrayContaining(['slow-fixture shutting down', 'slow-fixture stopped']));
-    // the in-flight request was logged as completed before the process stopped
-    expect(messages.indexOf('request')).toBeLessThan(messages.indexOf('slow-fixture stopped'));
+    // The in-flight request was logged as completed before the process stopped: a line that is
+    // missing fails too (indexOf's -1 would pass a bare less-than), and a failure shows the output
+    // (one CI run on 2026-11-26 saw the request line after "stopped", not reproduced since).
+    const requestAt = messages.indexOf('request');
+    const stoppedAt = messages.indexOf('slow-fixture stopped');
+    if (requestAt < 0 || requestAt > stoppedAt) {
+      throw new Error(`request line at ${requestAt}, "stopped" at ${stoppedAt}:\n${output.slice(-4000)}`);
+    }
   });
 });
