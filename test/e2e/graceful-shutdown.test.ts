@@ -69,8 +69,9 @@ describe('graceful shutdown on SIGTERM (a built app in its own process)', () => 
     const messages = lines.map((l) => l.msg);
     expect(messages).toEqual(expect.arrayContaining(['slow-fixture shutting down', 'slow-fixture stopped']));
     // The in-flight request was logged as completed before the process stopped: a line that is
-    // missing fails too (indexOf's -1 would pass a bare less-than), and a failure shows the output
-    // (one CI run on 2026-11-26 saw the request line after "stopped", not reproduced since).
+    // missing fails too (indexOf's -1 would pass a bare less-than), and a failure shows the output.
+    // Under load this once failed with the line written after "stopped" (pino's asynchronous
+    // stream, overtaken by its flush at exit; logger.ts now writes synchronously).
     const requestAt = messages.indexOf('request');
     const stoppedAt = messages.indexOf('slow-fixture stopped');
     if (requestAt < 0 || requestAt > stoppedAt) {
