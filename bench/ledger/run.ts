@@ -324,42 +324,29 @@ async function main(): Promise<void> {
     const w1: Record<number, number> = {};
     const scope: MeterScope = { admin, database: LEDGER_DB, user: 'svc_ledger' };
     const intentsFor = (c: number, seconds: number) => Math.max(2_000, Math.ceil(seconds * (c === 1 ? 1_000 : 2_500)));
+    /** A confirm workload on `count` fresh intents between random funded accounts (`fee`: W1F's). */
+    const confirms = async (name: string, c: number, target: ConfirmTarget, count: number, fee = 0) =>
+      new ConfirmTally(
+        name,
+        c,
+        target,
+        await createReadyIntents(admin, randomPairs(accounts, count), 'PIN_VERIFIED', fee),
+        (i) => confirmBody(i, fee),
+        scope,
+      );
     // BENCH_W1_CONCURRENCY narrows the baselines too (short A/B runs); without W1, they run at all three.
     const concurrencies = want('W1') ? [...new Set(W1_CONCURRENCY)].sort((a, b) => a - b) : [1, 8, 32];
     for (const c of concurrencies) {
       const seconds = SEGMENT * ROUNDS;
       const b1t = want('B1') ? b1Tally(c) : undefined;
-      const b2t = floor
-        ? new ConfirmTally(
-            'B2 HTTP floor (bare Fastify, same statement)',
-            c,
-            floor,
-            await createReadyIntents(admin, randomPairs(accounts, intentsFor(c, seconds))),
-            (i) => confirmBody(i),
-            scope,
-          )
-        : undefined;
+      const b2t = floor ? await confirms('B2 HTTP floor (bare Fastify, same statement)', c, floor, intentsFor(c, seconds)) : undefined;
       const w1t =
         want('W1') && W1_CONCURRENCY.includes(c)
-          ? new ConfirmTally(
-              'W1 transfers (transition→SUCCEEDED)',
-              c,
-              ledger,
-              await createReadyIntents(admin, randomPairs(accounts, intentsFor(c, seconds))),
-              (i) => confirmBody(i),
-              scope,
-            )
+          ? await confirms('W1 transfers (transition→SUCCEEDED)', c, ledger, intentsFor(c, seconds))
           : undefined;
       // W1F: the same with a fee, so every payment also credits the one FEE_COLLECTION account of XAF.
       const w1ft = want('W1F')
-        ? new ConfirmTally(
-            'W1F transfers with fee (FEE_COLLECTION hot)',
-            c,
-            ledger,
-            await createReadyIntents(admin, randomPairs(accounts, intentsFor(c, seconds)), 'PIN_VERIFIED', FEE),
-            (i) => confirmBody(i, FEE),
-            scope,
-          )
+        ? await confirms('W1F transfers with fee (FEE_COLLECTION hot)', c, ledger, intentsFor(c, seconds), FEE)
         : undefined;
       await alternate(
         ROUNDS,
