@@ -54,14 +54,15 @@ export interface Segmented {
 }
 
 /**
- * Runs `rounds` rounds; in each, every part measures one segment of `seconds`, in the given order,
- * `before` running ahead of each segment (fresh statistics, a checkpoint not due mid-segment).
+ * Runs `rounds` rounds; in each, every part measures one segment of `seconds`, `before` running
+ * ahead of each segment (fresh statistics, a checkpoint not due mid-segment).
  */
 export async function alternate(rounds: number, seconds: number, parts: Segmented[], before: () => Promise<void>): Promise<void> {
   for (let round = 0; round < rounds; round++) {
-    for (const part of parts) {
+    // Each round starts one part further on (B1 B2 W1, then B2 W1 B1, …): no workload always follows the same one.
+    for (let k = 0; k < parts.length; k++) {
       await before();
-      await part.segment(seconds);
+      await parts[(k + round) % parts.length].segment(seconds);
     }
   }
 }
@@ -100,15 +101,23 @@ export class ConfirmTally implements Segmented {
     await meter.begin();
     // The load generator shares the two cores: its own CPU per operation says how much it takes.
     const client0 = process.cpuUsage();
+    let exhausted = false;
     const r = await closedLoop(this.concurrency, seconds, async () => {
       const intent = this.pool[this.next++];
-      if (!intent) return 'POOL_EXHAUSTED';
+      if (!intent) {
+        // Not a measurement any more: yield to the event loop (a bare return would spin the
+        // workers until the deadline) and fail the run below.
+        exhausted = true;
+        await new Promise((resolve) => setImmediate(resolve));
+        return 'POOL_EXHAUSTED';
+      }
       const res = await this.target.client.call('POST', `/v1/internal/intents/${intent.id}/transition`, this.body(intent));
       if (res.status === 200) recordStages(this.samples, res.headers['server-timing']);
       return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
     });
     const usage = process.cpuUsage(client0);
     const cpu = await meter.end();
+    if (exhausted) throw new Error(`${this.name} c=${this.concurrency}: its ${this.pool.length} intents ran out; the pool must be larger`);
     this.retries += (await this.target.retries()) - before;
     this.ok += r.ok;
     this.errors += r.errors;
@@ -148,7 +157,9 @@ export class ConfirmTally implements Segmented {
 
 /**
  * pgbench summed over its segments (B1, B0-hot): transactions per second, average latency,
- * replays and failures, and, with a `scope`, the CPU of the backends it used.
+ * replays and failures, and, with a `scope`, the CPU of the backends it used. That CPU is read
+ * every 250 ms while pgbench runs and its backends exit with it, so up to 250 ms of each segment's
+ * last stretch is missed: B1's CPU per transfer reads a few per cent low.
  */
 export class PgbenchTally implements Segmented {
   private transactions = 0;
@@ -170,9 +181,10 @@ export class PgbenchTally implements Segmented {
     await meter?.begin();
     const r = await pgbench(this.args(seconds));
     const cpu = await meter?.end();
-    const n = r.tps * seconds;
+    // pgbench's own count, over the time its tps was measured on (connection time left out).
+    const n = r.transactions;
     this.transactions += n;
-    this.seconds += seconds;
+    this.seconds += r.tps > 0 ? n / r.tps : 0;
     this.latencyTotalMs += r.latencyAvgMs * n;
     this.retried += r.retried;
     this.failed += r.failed;

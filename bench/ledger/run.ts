@@ -58,7 +58,11 @@ const PROFILE_DIR = profileDir();
  * `BENCH_ROUNDS` (3): each baseline and its workloads run this many segments of BENCH_SECONDS / rounds
  * seconds, alternated (rounds.ts), so a drifting machine moves them together.
  */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const ROUNDS = ((): number => {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`BENCH_ROUNDS must be a whole number ≥ 1, not ${process.env.BENCH_ROUNDS}`);
+  return rounds;
+})();
 const SEGMENT = Math.max(1, Math.round(SECONDS / ROUNDS));
 /** Fee of every payment of W1F, credited to the FEE_COLLECTION account of the currency. */
 const FEE = 2;
@@ -377,7 +381,7 @@ async function main(): Promise<void> {
             'W2 hot merchant',
             c,
             ledger,
-            await createReadyIntents(admin, randomPairs(accounts, 20_000, merchant)),
+            await createReadyIntents(admin, randomPairs(accounts, intentsFor(32, SEGMENT * ROUNDS), merchant)),
             (i) => confirmBody(i),
             scope,
           )
@@ -515,6 +519,8 @@ async function main(): Promise<void> {
     ...(profile ? { profile } : {}),
     only: ONLY ? [...ONLY] : undefined,
     seconds: SECONDS,
+    rounds: ROUNDS,
+    segmentSec: SEGMENT,
     accounts: ACCOUNTS,
     wallSec: Math.round((Date.now() - started) / 1000),
   });

@@ -88,6 +88,8 @@ export async function closedLoop(
 
 export interface PgbenchResult {
   tps: number;
+  /** transactions committed in the run (pgbench's "actually processed") */
+  transactions: number;
   p50Ms?: number;
   latencyAvgMs: number;
   failed: number;
@@ -101,6 +103,7 @@ export async function pgbench(args: string[], env: NodeJS.ProcessEnv = process.e
   const num = (re: RegExp) => Number(re.exec(stdout)?.[1] ?? 0);
   return {
     tps: num(/tps = ([\d.]+) \(without initial connection time\)/),
+    transactions: num(/number of transactions actually processed: (\d+)/),
     latencyAvgMs: num(/latency average = ([\d.]+) ms/),
     failed: num(/number of failed transactions: (\d+)/),
     retried: num(/number of transactions retried: (\d+)/),
