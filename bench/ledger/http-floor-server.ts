@@ -13,9 +13,10 @@
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { CONFIRM_CHECKED_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
+import { RETRYABLE_SQLSTATES, sqlState } from '../../apps/ledger-wallets/src/db/sql-errors';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
 import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
-import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
+import { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
 
 interface ConfirmBody {
@@ -29,15 +30,13 @@ interface ConfirmBody {
   };
 }
 
-/** What the service waits for a lock (LEDGER_LOCK_TIMEOUT_MS's default). */
-const LOCK_TIMEOUT_MS = 3000;
 const MAX_ATTEMPTS = 10;
-/** serialization failure, deadlock, lock timeout: replayed, as the service replays them */
-const RETRIED = new Set(['40001', '40P01', '55P03']);
 
 async function main(): Promise<void> {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 20) });
-  const executor = new TransferExecutor({ LEDGER_REFERENCE_PREFIX: 'MMP' } as LedgerWalletsConfig, {} as TechnicalAccountsService);
+  // The ledger's own defaults (reference prefix, lock timeout), as the bench runs the service.
+  const config = new LedgerWalletsConfig();
+  const executor = new TransferExecutor(config, {} as TechnicalAccountsService);
   let retries = 0;
 
   const app = Fastify({ logger: false });
@@ -69,18 +68,21 @@ async function main(): Promise<void> {
     const client = await pool.connect();
     for (let attempt = 1; ; attempt++) {
       try {
-        const r = await client.query({ name: 'confirm', text: CONFIRM_CHECKED_CALL, values: [keys, keys, LOCK_TIMEOUT_MS, ...plan.args] });
+        const r = await client.query({
+          name: 'confirm',
+          text: CONFIRM_CHECKED_CALL,
+          values: [keys, keys, config.LEDGER_LOCK_TIMEOUT_MS, ...plan.args],
+        });
         client.release();
         const outcome = r.rows[0] as { ok: boolean; refusal: string | null; intent: Record<string, unknown> };
         if (!outcome.ok) return reply.status(422).send({ code: outcome.refusal });
         return { ...outcome.intent, status: 'SUCCEEDED', ...plan.result };
       } catch (error) {
-        const code = (error as { code?: string }).code ?? '';
         // The procedure rolled back, but its session-level advisory locks may still be held: they
         // are released before a replay; otherwise the connection is closed rather than handed back
         // to the pool with them.
         const replay =
-          RETRIED.has(code) &&
+          RETRYABLE_SQLSTATES.has(sqlState(error) ?? '') &&
           attempt < MAX_ATTEMPTS &&
           (await client.query('SELECT pg_advisory_unlock_all()').then(
             () => true,

@@ -28,12 +28,3 @@ export async function startHttpFloor(databaseUrl: string): Promise<{ child: Chil
   });
   return { child, port };
 }
-
-/** Stops a child process (B2's server, the ledger) and waits until it is gone; at once if it already is. */
-export async function stopChild(child: ChildProcess): Promise<void> {
-  // Gone already: exited, or killed by a signal (exitCode stays null then).
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}

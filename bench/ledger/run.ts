@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { serviceDatabaseUrl } from '@mm/contracts';
 import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
-import { type BenchRow, closedLoop, pgbench, printTable, writeResults } from '../lib/bench';
+import { type BenchRow, closedLoop, pgbench, printTable, stopProcess, writeResults } from '../lib/bench';
 import { migrateAll, withDatabase } from '../../tools/db';
 import { b1Script } from './b1-script';
 import { profileArgs, profileDir, reportNewestProfile } from './profile';
-import { startHttpFloor, stopChild } from './http-floor';
+import { startHttpFloor } from './http-floor';
 import { ConfirmTally, type ConfirmTarget, type MeterScope, PgbenchTally, alternate, stageSummary } from './rounds';
 import { BenchClient } from './http-client';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
@@ -166,7 +166,7 @@ function reportConfirms(run: RunState, tally: ConfirmTally, ratios: (perSec: num
 async function main(): Promise<void> {
   const started = Date.now();
   const rows: BenchRow[] = [];
-  const stageRows: { workload: string; concurrency: number; stages: ReturnType<typeof stageSummary> }[] = [];
+  const stageRows: RunState['stageRows'] = [];
 
   // ---- Baselines: pgbench on its own database, same server, same run. B0-hot (scale 1) is measured
   // next to W2, so this database stays, at scale 1, until then.
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
       stopFloor = async () => {
         floor = undefined;
         floorClient.close();
-        await stopChild(started.child);
+        await stopProcess(started.child);
       };
       cleanups.push(() => stopFloor());
       floor = {
@@ -308,7 +308,7 @@ async function main(): Promise<void> {
     const signer: ConsentSigner = await startConsentSigner();
     cleanups.push(() => signer.close());
     const app = await startApp(port, signer.jwksUrl);
-    cleanups.push(() => stopChild(app));
+    cleanups.push(() => stopProcess(app));
     const client = new BenchClient(`http://127.0.0.1:${port}`, { 'x-service-key': KEYS.orchestrator }, 64);
     cleanups.push(() => client.close());
     const ledger: ConfirmTarget = { client, pid: app.pid, retries: () => retriesSoFar(port) };
@@ -327,31 +327,20 @@ async function main(): Promise<void> {
     // B1, B2 and W1F at the same concurrency (rounds.ts).
     const w1: Record<number, number> = {};
     const scope: MeterScope = { admin, database: LEDGER_DB, user: 'svc_ledger' };
-    const intentsFor = (c: number, seconds: number) => Math.max(2_000, Math.ceil(seconds * (c === 1 ? 1_000 : 2_500)));
-    /** A confirm workload on `count` fresh intents between random funded accounts (`fee`: W1F's). */
-    const confirms = async (name: string, c: number, target: ConfirmTarget, count: number, fee = 0) =>
-      new ConfirmTally(
-        name,
-        c,
-        target,
-        await createReadyIntents(admin, randomPairs(accounts, count), 'PIN_VERIFIED', fee),
-        (i) => confirmBody(i, fee),
-        scope,
-      );
+    // Enough intents for every segment of a workload at the fastest rate measured here, with room.
+    const intentsFor = (c: number) => Math.max(2_000, Math.ceil(SEGMENT * ROUNDS * (c === 1 ? 1_000 : 2_500)));
+    /** A confirm workload on fresh intents between these accounts (`fee`: W1F's). */
+    const confirms = async (name: string, c: number, target: ConfirmTarget, pairs: [string, string][], fee = 0) =>
+      new ConfirmTally(name, c, target, await createReadyIntents(admin, pairs, 'PIN_VERIFIED', fee), (i) => confirmBody(i, fee), scope);
     // BENCH_W1_CONCURRENCY narrows the baselines too (short A/B runs); without W1, they run at all three.
     const concurrencies = want('W1') ? [...new Set(W1_CONCURRENCY)].sort((a, b) => a - b) : [1, 8, 32];
     for (const c of concurrencies) {
-      const seconds = SEGMENT * ROUNDS;
+      const pairs = () => randomPairs(accounts, intentsFor(c));
       const b1t = want('B1') ? b1Tally(c) : undefined;
-      const b2t = floor ? await confirms('B2 HTTP floor (bare Fastify, same statement)', c, floor, intentsFor(c, seconds)) : undefined;
-      const w1t =
-        want('W1') && W1_CONCURRENCY.includes(c)
-          ? await confirms('W1 transfers (transition→SUCCEEDED)', c, ledger, intentsFor(c, seconds))
-          : undefined;
+      const b2t = floor ? await confirms('B2 HTTP floor (bare Fastify, same statement)', c, floor, pairs()) : undefined;
+      const w1t = want('W1') ? await confirms('W1 transfers (transition→SUCCEEDED)', c, ledger, pairs()) : undefined;
       // W1F: the same with a fee, so every payment also credits the one FEE_COLLECTION account of XAF.
-      const w1ft = want('W1F')
-        ? await confirms('W1F transfers with fee (FEE_COLLECTION hot)', c, ledger, intentsFor(c, seconds), FEE)
-        : undefined;
+      const w1ft = want('W1F') ? await confirms('W1F transfers with fee (FEE_COLLECTION hot)', c, ledger, pairs(), FEE) : undefined;
       await alternate(
         ROUNDS,
         SEGMENT,
@@ -376,16 +365,7 @@ async function main(): Promise<void> {
     // W2: every payment credits one merchant account, in rounds alternating with B0-hot.
     for (const c of want('W2') || want('B0') ? [8, 32] : []) {
       const hot = want('B0') ? b0hotTally(c) : undefined;
-      const w2t = want('W2')
-        ? new ConfirmTally(
-            'W2 hot merchant',
-            c,
-            ledger,
-            await createReadyIntents(admin, randomPairs(accounts, intentsFor(32, SEGMENT * ROUNDS), merchant)),
-            (i) => confirmBody(i),
-            scope,
-          )
-        : undefined;
+      const w2t = want('W2') ? await confirms('W2 hot merchant', c, ledger, randomPairs(accounts, intentsFor(c), merchant)) : undefined;
       await alternate(
         ROUNDS,
         SEGMENT,

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -139,4 +139,18 @@ export function writeResults(name: string, rows: BenchRow[], extra: Record<strin
   const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), rows, ...extra }, null, 2));
   return file;
+}
+
+/**
+ * Stops a child process the bench started (a service, B2's server) and waits until it is gone: at
+ * once if it already is (exited, or killed by a signal, when exitCode stays null), SIGKILL if it
+ * has not stopped 15 s after SIGTERM.
+ */
+export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+  });
 }

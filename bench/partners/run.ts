@@ -20,9 +20,9 @@ import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallet
 import { LedgerPayments } from '../../apps/partners/test/support/ledger-payments';
 import { createMerchant } from '../../test/e2e/partners-support';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
-import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
+import { type BenchRow, closedLoop, percentile, printTable, stopProcess, writeResults } from '../lib/bench';
 import { BenchClient } from '../ledger/http-client';
-import { portsFrom, startService, stopService } from './services';
+import { portsFrom, startService } from './services';
 import { serverSql } from '../lib/server-sql';
 
 const DB_NAME = 'mm_bench_partners';
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
     printTable('Partner API: W4 orders through the gateway, W5 ledger commit → verified order.paid', rows);
     log(`results: ${writeResults('partners', rows, { ports: PORTS })}`);
   } finally {
-    for (const child of children.reverse()) await stopService(child);
+    for (const child of children.reverse()) await stopProcess(child);
     receiver.disconnect();
     await signer.close();
     const redis = new Redis(REDIS_URL);

@@ -78,13 +78,4 @@ export async function startService(
   }
 }
 
-export async function stopService(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-  });
-}
-
 export { SERVICES };

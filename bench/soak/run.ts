@@ -24,9 +24,9 @@ import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { type Invariants, checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
-import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
+import { type BenchRow, closedLoop, percentile, printTable, stopProcess, writeResults } from '../lib/bench';
 import { BenchClient } from '../ledger/http-client';
-import { startService, stopService } from '../partners/services';
+import { startService } from '../partners/services';
 import { BENCH_CALLER_KEY, KEY_SEED, START_ORDER, choosePorts, serviceEnv } from './env';
 import { createPopulation } from './fixtures';
 import { MIX, Mix, OP_DESCRIPTIONS, OP_KINDS } from './mix';
@@ -391,7 +391,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
   } finally {
     stopping = true;
-    for (const { child } of children.reverse()) await stopService(child);
+    for (const { child } of children.reverse()) await stopProcess(child);
     receiver.child.disconnect();
     await sql.end();
     const redis = new Redis(REDIS_URL);
