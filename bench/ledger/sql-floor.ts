@@ -14,7 +14,7 @@ import { Client } from 'pg';
 import { withDatabase, migrateAll } from '../../tools/db';
 import { serverSql } from '../lib/server-sql';
 import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
-import { CONFIRM_CHECKED_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
+import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
@@ -35,7 +35,7 @@ interface Ctx {
 }
 
 /** The function call of one confirm, built by the service's own code (the function reads the intent itself). */
-function planOf(ctx: Ctx, intent: PoolIntent): { sql: string; args: unknown[]; keys: bigint[]; ordered: string[] } {
+function planOf(ctx: Ctx, intent: PoolIntent): { args: unknown[]; keys: bigint[]; ordered: string[] } {
   const ordered = [intent.source, intent.destination].sort();
   const resolved = {
     source: intent.source,
@@ -55,7 +55,7 @@ function planOf(ctx: Ctx, intent: PoolIntent): { sql: string; args: unknown[]; k
     actor: { id: 'bench' },
     now: new Date(),
   });
-  return { sql: plan.sql, args: plan.args, keys: moneyLockKeys(ordered, intent.id), ordered };
+  return { args: plan.args, keys: moneyLockKeys(ordered, intent.id), ordered };
 }
 
 /** A refused confirm would be timed as if it had written: every variant checks the function's answer. */
@@ -76,10 +76,18 @@ interface Variant {
   run(ctx: Ctx, intent: PoolIntent): Promise<void>;
 }
 
-/** the confirm as text with its locks, BEGIN, COMMIT and release in one round trip (what a group commit sends, for one) */
-const asText = async (ctx: Ctx, intent: PoolIntent) => {
+/**
+ * the confirm as a group commit's batch sends it, for a batch of one: the locks and BEGIN, then the
+ * prepared call of the function with the COMMIT and the release pipelined behind it (LedgerDb.together)
+ */
+const asBatch = async (ctx: Ctx, intent: PoolIntent) => {
   const p = planOf(ctx, intent);
-  confirmed(await ctx.c.query(`${opening(p.keys)}; ${p.sql}; COMMIT; ${release(p.keys)}`));
+  await ctx.c.query(opening(p.keys));
+  const [call] = await Promise.all([
+    ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args }),
+    ctx.c.query(`COMMIT; ${release(p.keys)}`),
+  ]);
+  confirmed(call);
 };
 
 /** one prepared CALL of ledger.confirm_checked, as the service sends a confirm that runs alone */
@@ -90,34 +98,40 @@ const asProcedure = async (ctx: Ctx, intent: PoolIntent) => {
 };
 
 const VARIANTS: Record<string, Variant> = {
-  text: { run: asText },
+  batch: { run: asBatch },
   procedure: { run: asProcedure },
   // every trigger off, foreign keys included (replica role): what all of them cost together
-  notriggers: { setup: `SET session_replication_role = replica`, teardown: `SET session_replication_role = origin`, run: asText },
+  notriggers: { setup: `SET session_replication_role = replica`, teardown: `SET session_replication_role = origin`, run: asProcedure },
   // only the double-entry constraint triggers off (ALTER on this private database, restored after)
   nobalance: {
     setup: `ALTER TABLE ledger.transactions DISABLE TRIGGER trg_transactions_balanced; ALTER TABLE ledger.ledgers DISABLE TRIGGER trg_ledgers_balanced; ALTER TABLE ledger.ledgers DISABLE TRIGGER trg_ledgers_forget_balanced`,
     teardown: `ALTER TABLE ledger.transactions ENABLE TRIGGER trg_transactions_balanced; ALTER TABLE ledger.ledgers ENABLE TRIGGER trg_ledgers_balanced; ALTER TABLE ledger.ledgers ENABLE TRIGGER trg_ledgers_forget_balanced`,
-    run: asText,
+    run: asProcedure,
   },
   // no advisory locks, no SET LOCAL: the function alone in its SERIALIZABLE transaction
   nolocks: {
     run: async (ctx, intent) => {
       const p = planOf(ctx, intent);
-      confirmed(await ctx.c.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; ${p.sql}; COMMIT`));
+      await ctx.c.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+      const [call] = await Promise.all([
+        ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args }),
+        ctx.c.query('COMMIT'),
+      ]);
+      confirmed(call);
     },
   },
   // synchronous_commit off: the WAL flush's share of the wall time (not a CPU saving)
-  asynccommit: { setup: `SET synchronous_commit = off`, teardown: `SET synchronous_commit = on`, run: asText },
+  asynccommit: { setup: `SET synchronous_commit = off`, teardown: `SET synchronous_commit = on`, run: asProcedure },
 };
 
 async function main(): Promise<void> {
-  const names = (process.argv[2] ?? 'procedure,text,nolocks,nobalance,notriggers').split(',');
+  const names = (process.argv[2] ?? 'procedure,batch,nolocks,nobalance,notriggers').split(',');
   for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; known: ${Object.keys(VARIANTS).join(', ')}`);
   await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   const url = withDatabase(ADMIN, DB);
   await migrateAll(url);
-  const c = new Client({ connectionString: url });
+  // pipeline mode, as the ledger's pool: what `batch` and `nolocks` fire together shares one round trip
+  const c = new Client({ connectionString: url, pipeline: true });
   await c.connect();
   const accounts = await createFundedAccounts(c, 2_000, 'USER', 'floor-');
   const pools = new Map<string, PoolIntent[]>();

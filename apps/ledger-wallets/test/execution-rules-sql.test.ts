@@ -671,44 +671,6 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
     expect(await snapshot()).toBe(before);
   });
 
-  it('the text form a group commit sends (plan.sql) answers as the bound call does', async () => {
-    const cases: Case[] = [];
-    for (const type of TYPES) {
-      for (const [s, d] of [
-        ['customer', 'merchant'],
-        ['agentB', 'customerInA'],
-        ['customerInA', 'agentB'],
-        ['treasury', 'black'],
-      ] as const) {
-        for (const slots of [
-          {},
-          { fee: { to: 'feeCollection' as const } },
-          { fee: { to: 'suspense' as const } },
-          { commission: { from: 'treasury' as const, to: 'commissionB' as const } },
-          { commission: { from: 'black' as const, to: 'commissionB' as const } },
-        ]) {
-          cases.push({ label: label(type, s, d, slots), intentId: grid(type, s, d), source: s, destination: d, ...slots });
-        }
-      }
-    }
-    const problems: string[] = [];
-    for (const c of cases) {
-      const v = await verdict(c);
-      // one simple-protocol query, several statements: pg answers one result per statement
-      const results = (await h.admin.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; ${v.plan.sql}; ROLLBACK`)) as unknown as {
-        rows: ExecutionOutcome[];
-      }[];
-      const text = results[1].rows[0];
-      const p = disagreement(c, v);
-      if (p) problems.push(p);
-      if (text.refusal !== v.outcome.refusal || text.ok !== v.outcome.ok) {
-        problems.push(`${c.label}: text form ${text.refusal}, bound ${v.outcome.refusal}`);
-      }
-    }
-    expect(problems).toEqual([]);
-    expect(await snapshot()).toBe(before);
-  });
-
   it('reads the rules from p_rules: a changed table changes its answer (and settle then refuses to invent an error code)', async () => {
     const rules = JSON.parse(EXECUTION_RULES_JSON) as {
       intents: Record<IntentType, { source: string[]; destination: string[]; agent: string | null }>;

@@ -23,7 +23,7 @@ const GROUPED = 6;
 /** A TCP proxy to PostgreSQL that can swallow the reply to the next multi-confirm batch and cut its connection. */
 interface CuttingProxy {
   port: number;
-  /** cut the connection of the next query carrying two or more `ledger.execute_confirm` calls, once its reply is complete */
+  /** cut the connection of the next batch of two or more `ledger.execute_confirm` calls, once its COMMIT is answered */
   arm(): void;
   cuts: number;
   close(): Promise<void>;
@@ -42,13 +42,19 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
     };
     client.on('error', cut).on('close', cut);
     upstream.on('error', cut).on('close', cut);
-    // The frontend's messages: the startup message (no type byte), then type + int32 length each.
+    // Queries sent (each Sync 'S' or simple query 'Q' gets one ReadyForQuery 'Z') and answered.
+    let asked = 0;
+    let answered = 0;
+    // Binds of the prepared `ledger.execute_confirm` call since the last simple query.
+    let calls = 0;
+    // Once the batch's COMMIT is seen: how many more ReadyForQuery until its own; then the cut.
+    let cutAfter = 0;
     let started = false;
-    let swallowing = false;
     let fromClient = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
       fromClient = Buffer.concat([fromClient, chunk]);
       for (;;) {
+        // The frontend's messages: the startup message (no type byte), then type + int32 length each.
         if (!started) {
           if (fromClient.length < 4 || fromClient.length < fromClient.readInt32BE(0)) break;
           fromClient = fromClient.subarray(fromClient.readInt32BE(0));
@@ -58,30 +64,49 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
         if (fromClient.length < 5 || fromClient.length < 1 + fromClient.readInt32BE(1)) break;
         const message = fromClient.subarray(0, 1 + fromClient.readInt32BE(1));
         fromClient = fromClient.subarray(message.length);
-        // A simple-protocol query ('Q') with several guarded calls: the batch of a group commit.
-        if (armed && message[0] === 0x51 && message.toString('utf8').split('ledger.execute_confirm(').length > 2) {
-          armed = false;
-          swallowing = true;
+        const type = String.fromCharCode(message[0]);
+        if (type === 'S' || type === 'Q') asked += 1;
+        // Bind: portal name, then statement name, each NUL-terminated.
+        if (type === 'B') {
+          const portalEnd = message.indexOf(0, 5);
+          if (message.toString('utf8', portalEnd + 1, message.indexOf(0, portalEnd + 1)) === 'ledger_execute_confirm') calls += 1;
+        }
+        if (type === 'Q') {
+          // A group commit's batch: several prepared calls pipelined, then its COMMIT and release.
+          if (armed && calls >= 2 && message.toString('utf8', 5).startsWith('COMMIT;')) {
+            armed = false;
+            cutAfter = asked - answered;
+          }
+          calls = 0;
         }
       }
-      // Decided before the chunk goes on: the reply to that query cannot have started yet.
+      // Decided before the chunk goes on: the reply to that COMMIT cannot have started yet.
       upstream.write(chunk);
     });
     let fromServer = Buffer.alloc(0);
+    let ready = false;
     upstream.on('data', (chunk: Buffer) => {
-      if (!swallowing) return void client.write(chunk);
-      // The batch's reply, message by message, held back until its ReadyForQuery ('Z'): by then
-      // PostgreSQL has run every statement of the batch, its COMMIT included. Then the connection dies.
+      // Every reply goes on except, once the batch's COMMIT is seen, everything from there: held back
+      // until its ReadyForQuery ('Z'), when PostgreSQL has run every call and the COMMIT. Then the
+      // connection dies.
+      const swallowing = cutAfter > 0;
+      if (!swallowing) client.write(chunk);
       fromServer = Buffer.concat([fromServer, chunk]);
-      for (let at = 0; fromServer.length - at >= 5;) {
-        const length = fromServer.readInt32BE(at + 1);
-        if (fromServer.length - at < 1 + length) break;
-        if (fromServer[at] === 0x5a) {
+      while (fromServer.length >= 5 && fromServer.length >= 1 + fromServer.readInt32BE(1)) {
+        const type = fromServer[0];
+        fromServer = fromServer.subarray(1 + fromServer.readInt32BE(1));
+        if (type !== 0x5a) continue;
+        // The first ReadyForQuery ends the startup and answers no query.
+        if (!ready) {
+          ready = true;
+          continue;
+        }
+        answered += 1;
+        if (swallowing && --cutAfter === 0) {
           proxy.cuts += 1;
           cut();
           return;
         }
-        at += 1 + length;
       }
     });
   });

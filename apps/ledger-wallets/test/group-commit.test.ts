@@ -21,6 +21,17 @@ describe('ledger: group commit on a hot merchant account', () => {
 
   const metric = (name: string) => metricSum(h.app.url, name);
 
+  /** Every invariant holds, no money appeared or vanished since `before`, and no advisory lock is left. */
+  async function expectSoundLedger(before: Awaited<ReturnType<typeof invariants>>): Promise<void> {
+    const after = await invariants(h.admin);
+    expect(after).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
+    expect(after.totals).toEqual(before.totals);
+    const locks = await h.admin.query(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    expect(locks.rows[0].n).toBe(0);
+  }
+
   it('commits the confirms queued on one merchant in one transaction, each all-or-nothing', async () => {
     const merchant = await fundedAccount(h, 0, 'XAF', 'MERCHANT');
     const fees = (await h.call('GET', '/v1/internal/technical-accounts?currency=XAF')).body.find(
@@ -103,12 +114,69 @@ describe('ledger: group commit on a hot merchant account', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(JSON.stringify(again.body)).toBe(JSON.stringify(answers[6].body));
 
-    const after = await invariants(h.admin);
-    expect(after).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
-    expect(after.totals).toEqual(before.totals);
-    const locks = await h.admin.query(
-      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-    );
-    expect(locks.rows[0].n).toBe(0);
+    await expectSoundLedger(before);
+  }, 60_000);
+
+  it('rolls a whole batch back when one call fails mid-pipeline, then runs each confirm alone', async () => {
+    const merchant = await fundedAccount(h, 0, 'XAF', 'MERCHANT');
+    const before = await invariants(h.admin);
+    const payers: { id: string; source: string }[] = [];
+    for (let k = 0; k < GROUPED + 2; k++) {
+      const source = await fundedAccount(h, 1_000);
+      const created = await h.call('POST', '/v1/internal/intents', intentBody(source, merchant, 100));
+      const id = created.body.intentId as string;
+      expect(
+        (await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status,
+      ).toBe(200);
+      payers.push({ id, source });
+    }
+    // Some calls fail in the database (a statement error, as a bug or a broken row would raise),
+    // after the calls before them in the same transaction have run. Three of them: whichever two
+    // confirms arrive first run alone, so at least one of the three is in the batch.
+    const broken = [payers[3].id, payers[5].id, payers[7].id];
+    await h.admin.query(`
+      CREATE FUNCTION ledger.test_refuse_one() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.intent_id = ANY ('{${broken.join(',')}}'::uuid[]) AND NEW.to_status = 'SUCCEEDED' THEN RAISE EXCEPTION 'test: refused'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER trg_test_refuse_one BEFORE INSERT ON ledger.intent_events FOR EACH ROW EXECUTE FUNCTION ledger.test_refuse_one()`);
+    try {
+      const merchantKey = uuidLockKey(merchant).toString();
+      await h.admin.query('SELECT pg_advisory_lock($1::bigint)', [merchantKey]);
+      const fallbacks0 = await metric('ledger_group_commit_fallbacks_total');
+      const confirms = payers.map((p) =>
+        h.call('POST', `/v1/internal/intents/${p.id}/transition`, {
+          toStatus: 'SUCCEEDED',
+          actor: { id: 'user-1' },
+          executionContext: contextFor(p.source, merchant, 100),
+        }),
+      );
+      const deadline = Date.now() + 20_000;
+      while ((await metric('ledger_group_commit_waiting')) < GROUPED) {
+        if (Date.now() > deadline) throw new Error('the confirms did not queue behind the merchant');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await h.admin.query('SELECT pg_advisory_unlock($1::bigint)', [merchantKey]);
+      const answers = await Promise.all(confirms);
+
+      // The queued ones failed together, nothing of theirs committed, and then ran alone: every one
+      // but the broken ones paid, each once.
+      expect((await metric('ledger_group_commit_fallbacks_total')) - fallbacks0).toBe(GROUPED);
+      answers.forEach((res, k) => {
+        if (broken.includes(payers[k].id)) expect(res.status).toBe(500);
+        else expect(res.status).toBe(200);
+      });
+      for (const id of broken) expect((await h.call('GET', `/v1/internal/intents/${id}`)).body.status).toBe('PIN_VERIFIED');
+      expect((await h.call('GET', `/v1/internal/accounts/${merchant}`)).body.balance).toBe(100 * (GROUPED - 1));
+      const { rows } = await h.admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ledger.transactions WHERE intent_id = ANY($1::uuid[])`,
+        [payers.map((p) => p.id)],
+      );
+      expect(rows[0].n).toBe(GROUPED - 1);
+    } finally {
+      await h.admin.query('DROP TRIGGER trg_test_refuse_one ON ledger.intent_events; DROP FUNCTION ledger.test_refuse_one()');
+    }
+    await expectSoundLedger(before);
   }, 60_000);
 });

@@ -1,6 +1,19 @@
 import type { QueryRunner } from 'typeorm';
 import { AppException } from '@mm/errors';
 
+/** A query of `DbSession.pipelined`: a named (prepared) statement with its values, or parameterless text. */
+export interface PipelinedQuery {
+  text: string;
+  name?: string;
+  values?: unknown[];
+}
+
+/** The rows of each statement of a pg result (a multi-statement text query answers one result per statement). */
+function rowsOf(result: unknown): Record<string, unknown>[][] {
+  const results = (Array.isArray(result) ? result : [result]) as { rows?: Record<string, unknown>[] }[];
+  return results.map((r) => r.rows ?? []);
+}
+
 /** One pooled connection for the whole of a request's money path (advisory locks are per session). */
 export class DbSession {
   /** advisory lock keys this session holds, in acquisition order */
@@ -43,8 +56,7 @@ export class DbSession {
   async batch(sql: string): Promise<Record<string, unknown>[][]> {
     this.live();
     // TypeORM's runner flattens multi-statement results; the pooled pg client it holds returns them all.
-    const result = (await this.client().query(sql)) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
-    return (Array.isArray(result) ? result : [result]).map((r) => r.rows ?? []);
+    return rowsOf(await this.client().query(sql));
   }
 
   /**
@@ -55,6 +67,30 @@ export class DbSession {
     this.live();
     const result = (await this.client().query({ name, text: sql, values: params })) as { rows: T[] };
     return result.rows;
+  }
+
+  /**
+   * Several queries sent together, without waiting for each answer: on a client in pg's pipeline
+   * mode (the ledger's pool, `ledger-wallets.module.ts`) they leave in one write and share one round
+   * trip; PostgreSQL still runs them one after the other, in order, each with its own result or
+   * error. Resolves once every query is answered, with each one's outcome in order, so the
+   * connection is idle again whatever failed. Without pipeline mode pg queues them: same results,
+   * one round trip each.
+   */
+  async pipelined(queries: PipelinedQuery[]): Promise<PromiseSettledResult<Record<string, unknown>[][]>[]> {
+    this.live();
+    const client = this.client();
+    // One write for the whole batch rather than one per query (pg corks each query on its own).
+    const socket = (client as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+    socket?.cork?.();
+    let sent: Promise<unknown>[];
+    try {
+      sent = queries.map((q) => client.query(q.name ? { name: q.name, text: q.text, values: q.values ?? [] } : q.text));
+    } finally {
+      socket?.uncork?.();
+    }
+    const settled = await Promise.allSettled(sent);
+    return settled.map((s) => (s.status === 'fulfilled' ? { status: 'fulfilled', value: rowsOf(s.value) } : s));
   }
 
   /**

@@ -1,52 +1,51 @@
-import { lit, textArrayLit, uuidArrayLit, uuidLit } from './sql-literal';
-
 /*
  * The shape of a call of `ledger.execute_confirm` (migration 1764300000000): its parameters in
- * order, the two prepared forms (the function inside a locked transaction, the procedure around
- * it) and the text form a group commit batches. TransferExecutor.plan builds the values.
+ * order and its two prepared forms, the function inside a locked transaction (a group commit's
+ * batch, the direct transfer) and the procedure around it (a confirm alone).
+ * TransferExecutor.plan builds the values.
  */
 
-/** `ledger.execute_confirm`'s parameters in order, each with how its value is written as a literal. */
-const EXECUTE_CONFIRM_PARAMS: [name: string, kind: 'uuid' | 'uuid[]' | 'text' | 'text[]' | 'int' | 'timestamptz' | 'jsonb'][] = [
-  ['p_intent_id', 'uuid'],
-  ['p_from_statuses', 'text[]'],
-  ['p_now', 'timestamptz'],
-  ['p_account_ids', 'uuid[]'],
-  ['p_source_id', 'uuid'],
-  ['p_destination_id', 'uuid'],
-  ['p_amount', 'int'],
-  ['p_fee', 'int'],
-  ['p_commission', 'int'],
-  ['p_currency', 'text'],
-  ['p_fee_account_id', 'uuid'],
-  ['p_commission_from_id', 'uuid'],
-  ['p_commission_to_id', 'uuid'],
-  ['p_rules', 'jsonb'],
-  ['p_transaction_id', 'uuid'],
-  ['p_reference_id', 'text'],
-  ['p_completed_at', 'timestamptz'],
-  ['p_created_by', 'text'],
-  ['p_type_code', 'text'],
-  ['p_agent_id', 'text'],
-  ['p_description', 'text'],
-  ['p_extra', 'jsonb'],
-  ['p_correlation_id', 'text'],
-  ['p_entries', 'jsonb'],
-  ['p_deltas', 'jsonb'],
-  ['p_actor_id', 'text'],
-  ['p_ip', 'text'],
-  ['p_user_agent', 'text'],
-  ['p_event_metadata', 'jsonb'],
-  ['p_outbox_id', 'uuid'],
-  ['p_event_type', 'text'],
-  ['p_payload', 'jsonb'],
-  ['p_idem_scope', 'text'],
-  ['p_idem_key', 'text'],
-  ['p_idem_hash', 'text'],
-  ['p_idem_status', 'int'],
-  ['p_idem_body', 'text'],
-  ['p_idem_ttl_hours', 'int'],
-];
+/** `ledger.execute_confirm`'s parameters in order (TransferExecutor.plan's `args`). */
+const EXECUTE_CONFIRM_PARAMS = [
+  'p_intent_id',
+  'p_from_statuses',
+  'p_now',
+  'p_account_ids',
+  'p_source_id',
+  'p_destination_id',
+  'p_amount',
+  'p_fee',
+  'p_commission',
+  'p_currency',
+  'p_fee_account_id',
+  'p_commission_from_id',
+  'p_commission_to_id',
+  'p_rules',
+  'p_transaction_id',
+  'p_reference_id',
+  'p_completed_at',
+  'p_created_by',
+  'p_type_code',
+  'p_agent_id',
+  'p_description',
+  'p_extra',
+  'p_correlation_id',
+  'p_entries',
+  'p_deltas',
+  'p_actor_id',
+  'p_ip',
+  'p_user_agent',
+  'p_event_metadata',
+  'p_outbox_id',
+  'p_event_type',
+  'p_payload',
+  'p_idem_scope',
+  'p_idem_key',
+  'p_idem_hash',
+  'p_idem_status',
+  'p_idem_body',
+  'p_idem_ttl_hours',
+] as const;
 
 const placeholders = (from: number, count: number): string => Array.from({ length: count }, (_, k) => `$${from + k}`).join(', ');
 
@@ -58,31 +57,3 @@ export const EXECUTE_CONFIRM_CALL = `SELECT * FROM ledger.execute_confirm(${plac
  * parameters, then its 6 OUT ones (LedgerDb.confirm).
  */
 export const CONFIRM_CHECKED_CALL = `CALL ledger.confirm_checked(${placeholders(1, 3 + EXECUTE_CONFIRM_PARAMS.length)}, NULL, NULL, NULL, NULL, NULL, NULL)`;
-
-/**
- * The call of `ledger.execute_confirm` as one text statement, every value a literal (sql-literal.ts):
- * for a group commit's batch, several calls in one simple-protocol query, which takes no parameters.
- */
-export function executeConfirmSql(args: unknown[]): string {
-  const parts = EXECUTE_CONFIRM_PARAMS.map(([name, kind], k) => {
-    const v = args[k];
-    if (v === null || v === undefined) return `${name} => NULL::${kind}`;
-    switch (kind) {
-      case 'uuid':
-        return `${name} => ${uuidLit(v as string)}`;
-      case 'uuid[]':
-        return `${name} => ${uuidArrayLit(v as string[])}`;
-      case 'text[]':
-        return `${name} => ${textArrayLit(v as string[])}`;
-      case 'jsonb':
-        return `${name} => ${lit(v as string)}::jsonb`;
-      case 'timestamptz':
-        return `${name} => ${lit(v as Date)}`;
-      case 'int':
-        return `${name} => ${lit(v as number)}`;
-      default:
-        return `${name} => ${lit(v as string)}::text`;
-    }
-  });
-  return `SELECT * FROM ledger.execute_confirm(${parts.join(', ')})`;
-}

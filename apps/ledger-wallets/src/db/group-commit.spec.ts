@@ -7,8 +7,11 @@ const session = (name: string) => ({ name }) as unknown as DbSession;
 /** Distinct in their first 64 bits (the lock key). */
 const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
 
+/** The test's stand-in for a call's values: one label. */
+const label = (i: GroupItem) => i.args[0] as string;
+
 function item(n: number, accounts = [uuid(1000 + n), HOT]): GroupItem {
-  return { session: session(`s${n}`), intentId: uuid(n), accountIds: [...accounts].sort(), sql: `stmt ${n}`, args: [], alsoRelease: [] };
+  return { session: session(`s${n}`), intentId: uuid(n), accountIds: [...accounts].sort(), args: [`stmt ${n}`], alsoRelease: [] };
 }
 
 /** A runner whose single executions finish only when the test says so. */
@@ -23,10 +26,11 @@ function controllable() {
   const runner: GroupRunner = {
     single: (i) =>
       new Promise((resolve) => {
-        calls.single.push(i.sql);
-        pending.push({ item: i, done: () => resolve([{ ok: true, sql: i.sql }]) });
+        calls.single.push(label(i));
+        pending.push({ item: i, done: () => resolve([{ ok: true, sql: label(i) }]) });
       }),
-    together: async (s, keys, statements) => {
+    together: async (s, keys, batch) => {
+      const statements = batch.map((args) => args[0] as string);
       calls.together.push({ session: s, keys, statements });
       if (failTogether) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
       return statements.map((sql) => [{ ok: true, sql }]);
@@ -128,10 +132,10 @@ describe('group commit on hot accounts', () => {
     const group = new GroupCommit({
       single: (i) => {
         calls++;
-        if (i.sql === 'stmt 2') throw new Error('bad lock key');
-        return new Promise((resolve) => setImmediate(() => resolve([{ sql: i.sql }])));
+        if (label(i) === 'stmt 2') throw new Error('bad lock key');
+        return new Promise((resolve) => setImmediate(() => resolve([{ sql: label(i) }])));
       },
-      together: async (_s, _k, statements) => statements.map((sql) => [{ sql }]),
+      together: async (_s, _k, batch) => batch.map((args) => [{ sql: args[0] }]),
     });
     const outcomes = await Promise.allSettled([1, 2, 3].map((n) => group.run(item(n))));
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0].sql : (o.reason as Error).message))).toEqual([
@@ -145,7 +149,7 @@ describe('group commit on hot accounts', () => {
   it('gives an error to its own operation only', async () => {
     const group = new GroupCommit({
       single: async (i) => {
-        if (i.sql === 'stmt 2') throw new Error('refused');
+        if (label(i) === 'stmt 2') throw new Error('refused');
         return [{ ok: true }];
       },
       together: async () => [],

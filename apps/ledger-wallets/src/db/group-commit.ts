@@ -1,23 +1,19 @@
 import type { DbSession } from './db-session';
 import { uuidLockKey } from './lock-keys';
 
-/** One money operation ready to run: its guarded statement and what it locks. */
+/** One money operation ready to run: its guarded call and what it locks. */
 export interface GroupItem {
   /** the session of the request (idle while it waits); a batch runs on the first item's */
   session: DbSession;
   intentId: string;
-  /** every account the statement writes, lower-case */
+  /** every account the call writes, lower-case */
   accountIds: string[];
   /**
-   * One statement that locks its own rows, checks them and writes only if the checks hold, then
-   * answers one row saying which (see `ledger.execute_confirm`). A statement whose checks fail must
-   * write nothing: the other statements of its batch still commit.
-   */
-  sql: string;
-  /**
-   * The same call's parameters, for when the operation runs alone: it is then sent as one prepared
-   * `CALL ledger.confirm_checked` with these values bound (LedgerDb.confirm); `sql` is only read
-   * when the operation joins a batch.
+   * The values of one call of `ledger.execute_confirm` (EXECUTE_CONFIRM_PARAMS' order): a statement
+   * that locks its own rows, checks them and writes only if the checks hold, then answers one row
+   * saying which. A call whose checks fail writes nothing: the other calls of its batch still
+   * commit. Alone, the operation sends them to `ledger.confirm_checked` (LedgerDb.confirm); in a
+   * batch, to the prepared call itself (LedgerDb.together).
    */
   args: unknown[];
   /** locks the item's session holds already and may release with its COMMIT when it runs alone */
@@ -36,8 +32,8 @@ export interface GroupOutcome {
 export interface GroupRunner {
   /** One operation alone, with the usual retries (LedgerDb.confirm). */
   single(item: GroupItem): Promise<Record<string, unknown>[]>;
-  /** Several operations in ONE transaction, one attempt: the rows of each statement, in order. */
-  together(session: DbSession, lockKeys: bigint[], statements: string[]): Promise<Record<string, unknown>[][]>;
+  /** Several operations in ONE transaction, one attempt: the rows of each call (`GroupItem.args`), in order. */
+  together(session: DbSession, lockKeys: bigint[], calls: unknown[][]): Promise<Record<string, unknown>[][]>;
   /** operations that started or stopped waiting in a queue (a gauge for operators) */
   waiting?(delta: number): void;
   /** a batch failed as a whole (nothing committed): its `size` operations now run alone */
@@ -67,7 +63,7 @@ interface Lane {
 /** The lane of operations whose accounts are all idle (never an account id: not a UUID). */
 const ANY_LANE = '*';
 
-/** Largest batch: keeps one transaction's lock list and statement short. */
+/** Largest batch: keeps one transaction's lock list and pipeline short. */
 export const MAX_GROUP = 32;
 
 /**
@@ -171,7 +167,7 @@ export class GroupCommit {
       const results = await this.runner.together(
         batch[0].item.session,
         groupLockKeys(batch.map((w) => w.item)),
-        batch.map((w) => w.item.sql),
+        batch.map((w) => w.item.args),
       );
       batch.forEach((w, k) => settle(w, results[k], batch.length));
     } catch (error) {

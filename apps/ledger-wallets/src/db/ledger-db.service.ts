@@ -6,7 +6,7 @@ import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
 import { DbSession } from './db-session';
-import { CONFIRM_CHECKED_CALL } from './execute-confirm-call';
+import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupOutcome } from './group-commit';
 import { moneyLockKeys } from './lock-keys';
 import { outOfRange } from './money';
@@ -60,7 +60,7 @@ export class LedgerDb {
     this.groups = new GroupCommit(
       {
         single: (item) => this.confirm(item.session, moneyLockKeys(item.accountIds, item.intentId), item.args, item.alsoRelease),
-        together: (session, lockKeys, statements) => this.together(session, lockKeys, statements),
+        together: (session, lockKeys, calls) => this.together(session, lockKeys, calls),
         waiting: (delta) => waiting.inc(delta),
         fellBack: (size, error) => {
           fallbacks.inc({ sqlstate: sqlState(error) ?? 'none' }, size);
@@ -190,27 +190,42 @@ export class LedgerDb {
   }
 
   /**
-   * Several guarded statements in ONE money transaction and one round trip: the locks of all of them
-   * (`lockKeys`, in the global order), BEGIN, each statement, COMMIT, release. One attempt: on any
-   * error everything is rolled back and released, and the error is thrown (the group commit then
-   * runs each operation alone, with its own retries). Returns the rows of each statement.
+   * Several confirms in ONE money transaction: the locks of all of them (`lockKeys`, in the global
+   * order) and BEGIN in a first round trip, as any money transaction starts; then every call of
+   * `ledger.execute_confirm` as the prepared statement a confirm alone also uses, the COMMIT and the
+   * release, sent together (`DbSession.pipelined`): one round trip for the batch, and nothing for
+   * PostgreSQL to parse or plan while the batch holds its locks. One attempt: on any error nothing
+   * is committed and everything is released, and the error is thrown (the group commit then runs
+   * each confirm alone, with its own retries). Returns the rows of each call, in order.
+   *
+   * Why the opening is its own round trip: were it pipelined too, a lock timeout would leave the
+   * session outside any transaction, and the calls behind it would each commit on their own,
+   * without their locks. After a failed call, PostgreSQL refuses every later statement of the
+   * transaction and turns its COMMIT into a ROLLBACK.
    */
-  async together(session: DbSession, lockKeys: bigint[], statements: string[]): Promise<Record<string, unknown>[][]> {
+  async together(session: DbSession, lockKeys: bigint[], calls: unknown[][]): Promise<Record<string, unknown>[][]> {
     try {
       const { sql: opening } = this.opening(session, lockKeys);
       session.inTransaction = true;
-      const results = await session.batch(`${opening}; ${statements.join('; ')}; COMMIT; ${releaseSql(lockKeys)}`);
+      await session.exec(opening);
+      const settled = await session.pipelined([
+        ...calls.map((values) => ({ name: 'ledger_execute_confirm', text: EXECUTE_CONFIRM_CALL, values })),
+        { text: `COMMIT; ${releaseSql(lockKeys)}` },
+      ]);
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
       session.inTransaction = false;
-      this.grouped.inc(statements.length);
-      return results.slice(results.length - 2 - statements.length, results.length - 2);
+      this.grouped.inc(calls.length);
+      return settled.slice(0, calls.length).map((s) => (s as PromiseFulfilledResult<Record<string, unknown>[][]>).value[0]);
     } catch (error) {
       if (session.inTransaction) {
         session.inTransaction = false;
         if (!session.lost) await session.exec('ROLLBACK').catch(() => undefined);
       }
       await session.unlock(lockKeys, true);
-      // Sent, then no answer from the server (the connection broke) or an error only the statements
-      // after COMMIT can raise (a cancel, a shutdown): the batch may have committed.
+      // Sent, then no answer from the server (the connection broke) or an error only a cancel or a
+      // shutdown raises: the batch may have committed. A plain SQL error of a call (the first
+      // failure) means its transaction was aborted before the COMMIT: nothing committed.
       const state = sqlState(error);
       if (!(error instanceof AppException) && (session.lost || !state || /^(08|57|58|XX)/.test(state))) {
         this.logger.warn({ err: error }, 'group commit: the batch may have committed; its operations answer 503');

@@ -32,7 +32,3 @@ export function uuidArrayLit(values: string[]): string {
   for (const v of values) if (!UUID.test(v)) throw new Error(`not a UUID: ${v}`);
   return `'{${values.map((v) => v.toLowerCase()).join(',')}}'::uuid[]`;
 }
-
-export function textArrayLit(values: readonly string[]): string {
-  return `ARRAY[${values.map((v) => lit(v)).join(', ')}]::text[]`;
-}

@@ -5,7 +5,7 @@ import { currentContext } from '@mm/platform';
 import { LEDGER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
 import type { DbSession } from '../db/db-session';
 import { safeSum, toMoney } from '../db/money';
-import { EXECUTE_CONFIRM_CALL, executeConfirmSql } from '../db/execute-confirm-call';
+import { EXECUTE_CONFIRM_CALL } from '../db/execute-confirm-call';
 import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
 import type { IdempotencyEntry } from '../idempotency/idempotency.service';
 import { CONFIRMABLE_STATUSES } from '../intents/intent-state-machine';
@@ -173,8 +173,8 @@ export class TransferExecutor {
       destinationAccountId: r.destination,
       correlationId,
     };
-    // The values of `ledger.execute_confirm`'s parameters, in its order (EXECUTE_CONFIRM_PARAMS):
-    // bound as they are by the one-statement confirm, or written as literals into a group's text.
+    // The values of `ledger.execute_confirm`'s parameters, in its order (EXECUTE_CONFIRM_PARAMS),
+    // bound to `ledger.confirm_checked` for a confirm alone or to the call itself in a group's batch.
     const args: unknown[] = [
       intentId,
       CONFIRMABLE_STATUSES,
@@ -226,10 +226,6 @@ export class TransferExecutor {
     }
     return {
       args,
-      // Only a group commit's batch sends the call as text: built when asked.
-      get sql() {
-        return executeConfirmSql(args);
-      },
       result,
       settle: (outcome) => {
         if (outcome.ok) return outcome.intent!;
@@ -306,8 +302,6 @@ export interface ExecutionOutcome {
 export interface ExecutionPlan {
   /** the values of `ledger.execute_confirm`'s parameters, in order (bound by `LedgerDb.confirm`) */
   args: unknown[];
-  /** `SELECT * FROM ledger.execute_confirm(…)` with every value inlined (sql-literal.ts), built on demand */
-  readonly sql: string;
   result: ExecutionResult;
   /** the locked intent row of an `ok` outcome; otherwise throws the refusal's error */
   settle(outcome: ExecutionOutcome): IntentRow;

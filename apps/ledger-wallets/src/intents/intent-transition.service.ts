@@ -254,10 +254,6 @@ export class IntentTransitionService {
           session,
           intentId,
           accountIds: ordered,
-          // The text only when a group needs it; alone, the call is prepared and `args` bound.
-          get sql() {
-            return current.sql;
-          },
           args: current.args,
           alsoRelease: entry ? [entry.lockKey] : [],
         });
