@@ -6,9 +6,10 @@
  * prints the backend's CPU per confirm (from /proc, the measure a busy machine does not distort
  * much) and the wall time per confirm as the client sees it.
  *
- * Variants: the confirm as the service sends it, and the same with parts taken out (triggers,
- * foreign keys, advisory locks…) on this throw-away database, to learn what each part costs. A
- * variant that removes a guarantee is a measurement, never a proposal.
+ * Variants: the confirm as the service sends it alone (`procedure`) and in a group commit's batch of
+ * N confirms (`batch<N>`, CPU and wall time per confirm), and the same with parts taken out
+ * (triggers, foreign keys, advisory locks…) on this throw-away database, to learn what each part
+ * costs. A variant that removes a guarantee is a measurement, never a proposal.
  */
 import { Client } from 'pg';
 import { withDatabase, migrateAll } from '../../tools/db';
@@ -17,6 +18,7 @@ import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transf
 import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
+import { groupLockKeys } from '../../apps/ledger-wallets/src/db/group-commit';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
 import { cpuMsOf } from './cpu';
 import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
@@ -73,32 +75,34 @@ interface Variant {
   /** per-connection setup on the variant's own connection (and its undo) */
   setup?: string;
   teardown?: string;
-  run(ctx: Ctx, intent: PoolIntent): Promise<void>;
+  /** confirms per run (one transaction): a batch's size */
+  size?: number;
+  run(ctx: Ctx, intents: PoolIntent[]): Promise<void>;
 }
 
 /**
- * the confirm as a group commit's batch sends it, for a batch of one: the locks and BEGIN, then the
- * prepared call of the function with the COMMIT and the release pipelined behind it (LedgerDb.together)
+ * confirms as a group commit's batch sends them (LedgerDb.together): the locks of all and BEGIN,
+ * then each prepared call of the function with the COMMIT and the release pipelined behind them
  */
-const asBatch = async (ctx: Ctx, intent: PoolIntent) => {
-  const p = planOf(ctx, intent);
-  await ctx.c.query(opening(p.keys));
-  const [call] = await Promise.all([
-    ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args }),
-    ctx.c.query(`COMMIT; ${release(p.keys)}`),
+const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
+  const plans = intents.map((i) => planOf(ctx, i));
+  const keys = groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
+  await ctx.c.query(opening(keys));
+  const answers = await Promise.all([
+    ...plans.map((p) => ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args })),
+    ctx.c.query(`COMMIT; ${release(keys)}`),
   ]);
-  confirmed(call);
+  for (const call of answers.slice(0, plans.length)) confirmed(call);
 };
 
 /** one prepared CALL of ledger.confirm_checked, as the service sends a confirm that runs alone */
-const asProcedure = async (ctx: Ctx, intent: PoolIntent) => {
+const asProcedure = async (ctx: Ctx, [intent]: PoolIntent[]) => {
   const p = planOf(ctx, intent);
   const keys = p.keys.map(String);
   confirmed(await ctx.c.query({ name: 'confirm', text: CONFIRM_CHECKED_CALL, values: [keys, keys, TIMEOUT, ...p.args] }));
 };
 
 const VARIANTS: Record<string, Variant> = {
-  batch: { run: asBatch },
   procedure: { run: asProcedure },
   // every trigger off, foreign keys included (replica role): what all of them cost together
   notriggers: { setup: `SET session_replication_role = replica`, teardown: `SET session_replication_role = origin`, run: asProcedure },
@@ -110,7 +114,7 @@ const VARIANTS: Record<string, Variant> = {
   },
   // no advisory locks, no SET LOCAL: the function alone in its SERIALIZABLE transaction
   nolocks: {
-    run: async (ctx, intent) => {
+    run: async (ctx, [intent]) => {
       const p = planOf(ctx, intent);
       await ctx.c.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
       const [call] = await Promise.all([
@@ -124,13 +128,22 @@ const VARIANTS: Record<string, Variant> = {
   asynccommit: { setup: `SET synchronous_commit = off`, teardown: `SET synchronous_commit = on`, run: asProcedure },
 };
 
+/** A named variant; `batch<N>` is N confirms in one group commit's transaction (`batch1`: one alone, sent that way). */
+function variant(name: string): Variant {
+  const batch = /^batch(\d+)$/.exec(name);
+  if (batch && Number(batch[1]) >= 1) return { size: Number(batch[1]), run: asBatch };
+  const known = VARIANTS[name];
+  if (!known) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}, batch<N>`);
+  return known;
+}
+
 async function main(): Promise<void> {
-  const names = (process.argv[2] ?? 'procedure,batch,nolocks,nobalance,notriggers').split(',');
-  for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; known: ${Object.keys(VARIANTS).join(', ')}`);
+  const names = (process.argv[2] ?? 'procedure,batch1,batch8,nolocks,nobalance,notriggers').split(',');
+  const variants = new Map(names.map((n) => [n, variant(n)]));
   await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   const url = withDatabase(ADMIN, DB);
   await migrateAll(url);
-  // pipeline mode, as the ledger's pool: what `batch` and `nolocks` fire together shares one round trip
+  // pipeline mode, as the ledger's pool: what `batch<N>` and `nolocks` fire together shares one round trip
   const c = new Client({ connectionString: url, pipeline: true });
   await c.connect();
   const accounts = await createFundedAccounts(c, 2_000, 'USER', 'floor-');
@@ -145,20 +158,26 @@ async function main(): Promise<void> {
   process.stdout.write(`backend pid ${pid}\n`);
   if (process.env.SQL_FLOOR_PAUSE) await new Promise((r) => setTimeout(r, Number(process.env.SQL_FLOOR_PAUSE) * 1000));
   const totals = new Map(names.map((n) => [n, { cpu: 0, wall: 0, ops: 0 }]));
+  // Runs of `size` confirms each, out of `count` of the variant's intents (a remainder smaller than a run is left).
+  const runs = async (n: string, v: Variant, count: number): Promise<number> => {
+    const size = v.size ?? 1;
+    const intents = pools.get(n)!.splice(0, count);
+    let done = 0;
+    for (; done + size <= intents.length; done += size) await v.run(ctx, intents.slice(done, done + size));
+    return done;
+  };
   // warm the plans of every variant
-  for (const n of names) for (const i of pools.get(n)!.splice(0, 50)) await VARIANTS[n].run(ctx, i);
+  for (const [n, v] of variants) await runs(n, v, 50);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const n of names) {
-      const v = VARIANTS[n];
+    for (const [n, v] of variants) {
       if (v.setup) await c.query(v.setup);
-      const batch = pools.get(n)!.splice(0, PER_ROUND);
       const cpu0 = cpuMsOf(pid);
       const t0 = performance.now();
-      for (const i of batch) await v.run(ctx, i);
+      const confirms = await runs(n, v, PER_ROUND);
       const t = totals.get(n)!;
       t.wall += performance.now() - t0;
       t.cpu += cpuMsOf(pid) - cpu0;
-      t.ops += batch.length;
+      t.ops += confirms;
       if (v.teardown) await c.query(v.teardown);
     }
   }
