@@ -8,9 +8,10 @@ import { metricSum } from './observe';
 /*
  * Review of group commit (issue 13): what a confirm answers when the database's reply to a batch is
  * lost AFTER the batch committed. The connection carrying the batch is cut by a TCP proxy between
- * the ledger and PostgreSQL (a network fault, the database itself untouched) right before the
- * batch's ReadyForQuery reaches the ledger: PostgreSQL has committed every confirm of the batch
- * with its idempotent answer, the ledger only sees a broken connection.
+ * the ledger and PostgreSQL (a network fault, the database itself untouched) once every call of the
+ * batch is answered and before the answer to its COMMIT reaches the ledger: PostgreSQL has
+ * committed every confirm of the batch with its idempotent answer, the ledger only sees a broken
+ * connection.
  *
  * A confirm whose outcome is unknown must get a retryable answer (5xx), as it does when it runs
  * alone: its client then sends it again with the same key and gets the committed answer. It must
@@ -23,7 +24,7 @@ const GROUPED = 6;
 /** A TCP proxy to PostgreSQL that can swallow the reply to the next multi-confirm batch and cut its connection. */
 interface CuttingProxy {
   port: number;
-  /** cut the connection of the next batch of two or more `ledger.execute_confirm` calls, once its COMMIT is answered */
+  /** cut the connection of the next batch of two or more `ledger.execute_confirm` calls: its calls answered, its COMMIT's answer lost */
   arm(): void;
   cuts: number;
   close(): Promise<void>;
@@ -47,7 +48,7 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
     let answered = 0;
     // Binds of the prepared `ledger.execute_confirm` call since the last simple query.
     let calls = 0;
-    // Once the batch's COMMIT is seen: how many more ReadyForQuery until its own; then the cut.
+    // Once the batch's COMMIT is seen: how many ReadyForQuery until its own (the calls' first); then the cut.
     let cutAfter = 0;
     let started = false;
     let fromClient = Buffer.alloc(0);
@@ -73,7 +74,7 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
         }
         if (type === 'Q') {
           // A group commit's batch: several prepared calls pipelined, then its COMMIT and release.
-          if (armed && calls >= 2 && message.toString('utf8', 5).startsWith('COMMIT;')) {
+          if (armed && calls >= 2 && message.toString('utf8', 5, message.length - 1) === 'COMMIT') {
             armed = false;
             cutAfter = asked - answered;
           }
@@ -86,23 +87,23 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
     let fromServer = Buffer.alloc(0);
     let ready = false;
     upstream.on('data', (chunk: Buffer) => {
-      // Every reply goes on except, once the batch's COMMIT is seen, everything from there: held back
-      // until its ReadyForQuery ('Z'), when PostgreSQL has run every call and the COMMIT. Then the
-      // connection dies.
-      const swallowing = cutAfter > 0;
-      if (!swallowing) client.write(chunk);
+      // Message by message: every reply goes on, the calls' included, except the COMMIT's once the
+      // batch is seen, held back until its ReadyForQuery ('Z'). By then PostgreSQL has committed;
+      // the ledger has seen every call answered, never the COMMIT. Then the connection dies.
       fromServer = Buffer.concat([fromServer, chunk]);
       while (fromServer.length >= 5 && fromServer.length >= 1 + fromServer.readInt32BE(1)) {
-        const type = fromServer[0];
-        fromServer = fromServer.subarray(1 + fromServer.readInt32BE(1));
-        if (type !== 0x5a) continue;
+        const message = fromServer.subarray(0, 1 + fromServer.readInt32BE(1));
+        fromServer = fromServer.subarray(message.length);
+        const isReady = message[0] === 0x5a;
+        if (cutAfter !== 1) client.write(message);
+        if (!isReady) continue;
         // The first ReadyForQuery ends the startup and answers no query.
         if (!ready) {
           ready = true;
           continue;
         }
         answered += 1;
-        if (swallowing && --cutAfter === 0) {
+        if (cutAfter > 0 && --cutAfter === 0) {
           proxy.cuts += 1;
           cut();
           return;
@@ -231,6 +232,8 @@ describe('group commit review: the reply to a committed batch is lost', () => {
     // A 4xx here is a definitive refusal of a payment that committed, and a second answer for its key.
     const told = first.map((res, k) => ({ intent: payers[k].id, status: res.status, code: res.body?.code as string | undefined }));
     expect(told.filter((t) => t.status >= 400 && t.status < 500)).toEqual([]);
+    // The batch's confirms could not know: "unknown, retry with your key", each of them.
+    expect(told.filter((t) => t.status === 503 && t.code === 'SERVICE_UNAVAILABLE')).toHaveLength(GROUPED);
     for (const [k, res] of first.entries()) if (res.status === 200) expect(res.body).toEqual(again[k].body);
 
     const after = await invariants(h.admin);

@@ -8,10 +8,16 @@ export interface PipelinedQuery {
   values?: unknown[];
 }
 
-/** The rows of each statement of a pg result (a multi-statement text query answers one result per statement). */
-function rowsOf(result: unknown): Record<string, unknown>[][] {
-  const results = (Array.isArray(result) ? result : [result]) as { rows?: Record<string, unknown>[] }[];
-  return results.map((r) => r.rows ?? []);
+/** What PostgreSQL answered one statement: its command tag (`COMMIT`, `ROLLBACK`, `SELECT`…) and rows. */
+export interface StatementResult {
+  command: string;
+  rows: Record<string, unknown>[];
+}
+
+/** Each statement's result of a pg answer (a multi-statement text query answers one result per statement). */
+function resultsOf(result: unknown): StatementResult[] {
+  const results = (Array.isArray(result) ? result : [result]) as { command?: string; rows?: Record<string, unknown>[] }[];
+  return results.map((r) => ({ command: r.command ?? '', rows: r.rows ?? [] }));
 }
 
 /** One pooled connection for the whole of a request's money path (advisory locks are per session). */
@@ -56,7 +62,7 @@ export class DbSession {
   async batch(sql: string): Promise<Record<string, unknown>[][]> {
     this.live();
     // TypeORM's runner flattens multi-statement results; the pooled pg client it holds returns them all.
-    return rowsOf(await this.client().query(sql));
+    return resultsOf(await this.client().query(sql)).map((r) => r.rows);
   }
 
   /**
@@ -73,11 +79,11 @@ export class DbSession {
    * Several queries sent together, without waiting for each answer: on a client in pg's pipeline
    * mode (the ledger's pool, `ledger-wallets.module.ts`) they leave in one write and share one round
    * trip; PostgreSQL still runs them one after the other, in order, each with its own result or
-   * error. Resolves once every query is answered, with each one's outcome in order, so the
-   * connection is idle again whatever failed. Without pipeline mode pg queues them: same results,
-   * one round trip each.
+   * error. Resolves once every query is answered, with each one's outcome in order (the results of
+   * its statements), so the connection is idle again whatever failed. Without pipeline mode pg
+   * queues them: same results, one round trip each.
    */
-  async pipelined(queries: PipelinedQuery[]): Promise<PromiseSettledResult<Record<string, unknown>[][]>[]> {
+  async pipelined(queries: PipelinedQuery[]): Promise<PromiseSettledResult<StatementResult[]>[]> {
     this.live();
     const client = this.client();
     // One write for the whole batch rather than one per query (pg corks each query on its own).
@@ -90,7 +96,7 @@ export class DbSession {
       socket?.uncork?.();
     }
     const settled = await Promise.allSettled(sent);
-    return settled.map((s) => (s.status === 'fulfilled' ? { status: 'fulfilled', value: rowsOf(s.value) } : s));
+    return settled.map((s) => (s.status === 'fulfilled' ? { status: 'fulfilled', value: resultsOf(s.value) } : s));
   }
 
   /**

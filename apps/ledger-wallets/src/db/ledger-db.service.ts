@@ -5,7 +5,7 @@ import type { Counter } from 'prom-client';
 import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
-import { DbSession } from './db-session';
+import { DbSession, type StatementResult } from './db-session';
 import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupOutcome } from './group-commit';
 import { moneyLockKeys } from './lock-keys';
@@ -194,45 +194,70 @@ export class LedgerDb {
    * order) and BEGIN in a first round trip, as any money transaction starts; then every call of
    * `ledger.execute_confirm` as the prepared statement a confirm alone also uses, the COMMIT and the
    * release, sent together (`DbSession.pipelined`): one round trip for the batch, and nothing for
-   * PostgreSQL to parse or plan while the batch holds its locks. One attempt: on any error nothing
-   * is committed and everything is released, and the error is thrown (the group commit then runs
-   * each confirm alone, with its own retries). Returns the rows of each call, in order.
+   * PostgreSQL to parse or plan while the batch holds its locks. One attempt: when nothing was
+   * committed, everything is released and the error thrown (the group commit then runs each
+   * confirm alone, with its own retries). Returns the rows of each call, in order.
    *
    * Why the opening is its own round trip: were it pipelined too, a lock timeout would leave the
    * session outside any transaction, and the calls behind it would each commit on their own,
-   * without their locks. After a failed call, PostgreSQL refuses every later statement of the
-   * transaction and turns its COMMIT into a ROLLBACK.
+   * without their locks. The COMMIT is its own statement so that its answer says what happened: a
+   * call that failed aborted the transaction, PostgreSQL refused the calls after it and answers
+   * the COMMIT with ROLLBACK; an error on the COMMIT itself (a serialization failure, a deferred
+   * check) is a rollback too; no answer at all (the connection broke) may hide a commit, and the
+   * confirms then answer 503 with "retry with your key".
    */
   async together(session: DbSession, lockKeys: bigint[], calls: unknown[][]): Promise<Record<string, unknown>[][]> {
-    try {
-      const { sql: opening } = this.opening(session, lockKeys);
-      session.inTransaction = true;
-      await session.exec(opening);
-      const settled = await session.pipelined([
-        ...calls.map((values) => ({ name: 'ledger_execute_confirm', text: EXECUTE_CONFIRM_CALL, values })),
-        { text: `COMMIT; ${releaseSql(lockKeys)}` },
-      ]);
-      const failed = settled.find((s) => s.status === 'rejected');
-      if (failed) throw failed.reason;
-      session.inTransaction = false;
-      this.grouped.inc(calls.length);
-      return settled.slice(0, calls.length).map((s) => (s as PromiseFulfilledResult<Record<string, unknown>[][]>).value[0]);
-    } catch (error) {
+    // After a failure: out of the transaction if still in it, and the locks released if still held.
+    const cleanUp = async (stillHeld = true) => {
       if (session.inTransaction) {
         session.inTransaction = false;
         if (!session.lost) await session.exec('ROLLBACK').catch(() => undefined);
       }
-      await session.unlock(lockKeys, true);
-      // Sent, then no answer from the server (the connection broke) or an error only a cancel or a
-      // shutdown raises: the batch may have committed. A plain SQL error of a call (the first
-      // failure) means its transaction was aborted before the COMMIT: nothing committed.
-      const state = sqlState(error);
-      if (!(error instanceof AppException) && (session.lost || !state || /^(08|57|58|XX)/.test(state))) {
-        this.logger.warn({ err: error }, 'group commit: the batch may have committed; its operations answer 503');
-        throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
-      }
+      if (stillHeld) await session.unlock(lockKeys, true);
+    };
+    try {
+      session.inTransaction = true;
+      await session.exec(this.opening(session, lockKeys).sql);
+    } catch (error) {
+      // Nothing was sent after the opening: nothing of the batch can have committed.
+      await cleanUp();
       throw error;
     }
+    const settled = await session.pipelined([
+      ...calls.map((values) => ({ name: 'ledger_execute_confirm', text: EXECUTE_CONFIRM_CALL, values })),
+      { text: 'COMMIT' },
+      { text: releaseSql(lockKeys) },
+    ]);
+    const [commit, release] = settled.slice(calls.length);
+    if (commit.status === 'fulfilled') {
+      session.inTransaction = false;
+      if (release.status === 'rejected') await session.unlock(lockKeys, true);
+      const failed = settled.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+      if (commit.value[0]?.command === 'COMMIT') {
+        if (failed) {
+          // Refused by pg before it reached the server (a value it could not send): the server ran
+          // the others and committed them. Each confirm's outcome is then for its key to tell.
+          this.logger.error({ err: failed.reason }, 'group commit: a call was never sent, the others committed');
+          throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
+        }
+        this.grouped.inc(calls.length);
+        return settled.slice(0, calls.length).map((c) => (c as PromiseFulfilledResult<StatementResult[]>).value[0].rows);
+      }
+      // Rolled back at COMMIT: a call had failed (the first failure says why).
+      throw failed?.reason ?? new Error(`the batch's COMMIT answered ${commit.value[0]?.command}`);
+    }
+    const error: unknown = commit.reason;
+    const state = sqlState(error);
+    // No answer (the connection broke), or a cancel or shutdown: the COMMIT may have gone through.
+    const outcomeUnknown = session.lost || !state || /^(08|57|58|XX)/.test(state);
+    // Otherwise the COMMIT was refused: PostgreSQL rolled back, and the release behind it then ran.
+    if (!outcomeUnknown) session.inTransaction = false;
+    await cleanUp(release.status === 'rejected');
+    if (outcomeUnknown) {
+      this.logger.warn({ err: error }, 'group commit: the batch may have committed; its operations answer 503');
+      throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
+    }
+    throw error;
   }
 
   /**
