@@ -18,7 +18,9 @@ import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transf
 import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
+import { BatchQuery } from '../../apps/ledger-wallets/src/db/batch-query';
 import { groupLockKeys } from '../../apps/ledger-wallets/src/db/group-commit';
+import { openingStatements } from '../../apps/ledger-wallets/src/db/ledger-db.service';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
 import { cpuMsOf } from './cpu';
 import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
@@ -67,8 +69,6 @@ function confirmed(result: unknown): void {
   if (!row?.ok) throw new Error(`the confirm was refused: ${String(row?.refusal)}`);
 }
 
-const opening = (keys: bigint[]) =>
-  `SELECT ledger.lock_keys('{${keys.join(',')}}'::bigint[], ${TIMEOUT}); COMMIT; BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${TIMEOUT}ms'; SET LOCAL enable_seqscan = off`;
 const release = (keys: bigint[]) => `SELECT pg_advisory_unlock(k) FROM unnest('{${keys.join(',')}}'::bigint[]) AS k`;
 
 interface Variant {
@@ -81,18 +81,23 @@ interface Variant {
 }
 
 /**
- * confirms as a group commit's batch sends them (LedgerDb.together): the locks of all and BEGIN,
- * then each prepared call of the function with the COMMIT and the release pipelined behind them
+ * confirms as a group commit's batch sends them (LedgerDb.together): the opening with the locks of
+ * all, each prepared call of the function, the COMMIT and the release, in one batch with a single Sync
  */
 const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
   const plans = intents.map((i) => planOf(ctx, i));
   const keys = groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
-  await ctx.c.query(opening(keys));
-  const answers = await Promise.all([
-    ...plans.map((p) => ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args })),
-    ctx.c.query(`COMMIT; ${release(keys)}`),
+  const opening = openingStatements(keys, TIMEOUT);
+  const batch = new BatchQuery('execute', EXECUTE_CONFIRM_CALL, [
+    ...opening.map((text) => ({ text })),
+    ...plans.map((p) => ({ text: EXECUTE_CONFIRM_CALL, values: p.args })),
+    { text: 'COMMIT' },
+    { text: release(keys) },
   ]);
-  for (const call of answers.slice(0, plans.length)) confirmed(call);
+  ctx.c.query(batch as never);
+  const { results, error } = await batch.done;
+  if (error) throw error;
+  for (const call of results.slice(opening.length, opening.length + plans.length)) confirmed(call);
 };
 
 /** one prepared CALL of ledger.confirm_checked, as the service sends a confirm that runs alone */
@@ -117,11 +122,8 @@ const VARIANTS: Record<string, Variant> = {
     run: async (ctx, [intent]) => {
       const p = planOf(ctx, intent);
       await ctx.c.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
-      const [call] = await Promise.all([
-        ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args }),
-        ctx.c.query('COMMIT'),
-      ]);
-      confirmed(call);
+      confirmed(await ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args }));
+      await ctx.c.query('COMMIT');
     },
   },
   // synchronous_commit off: the WAL flush's share of the wall time (not a CPU saving)
@@ -143,8 +145,7 @@ async function main(): Promise<void> {
   await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   const url = withDatabase(ADMIN, DB);
   await migrateAll(url);
-  // pipeline mode, as the ledger's pool: what `batch<N>` and `nolocks` fire together shares one round trip
-  const c = new Client({ connectionString: url, pipeline: true });
+  const c = new Client({ connectionString: url });
   await c.connect();
   const accounts = await createFundedAccounts(c, 2_000, 'USER', 'floor-');
   const pools = new Map<string, PoolIntent[]>();

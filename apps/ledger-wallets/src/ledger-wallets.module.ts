@@ -35,8 +35,7 @@ export class LedgerWalletsModule {
   static forRoot(config: LedgerWalletsConfig): DynamicModule {
     return {
       module: LedgerWalletsModule,
-      // pipeline: a group commit sends its batch's prepared calls without a round trip each (LedgerDb.together)
-      imports: [PlatformModule.forRoot({ service: 'ledger-wallets', config, database: { schema: 'ledger', pipeline: true }, redis: true })],
+      imports: [PlatformModule.forRoot({ service: 'ledger-wallets', config, database: { schema: 'ledger' }, redis: true })],
       controllers: [WalletsController, IntentsController, LegacyController, AuditController, IntegrityController, CorrectionsController],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },

@@ -43,13 +43,13 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
     };
     client.on('error', cut).on('close', cut);
     upstream.on('error', cut).on('close', cut);
-    // Queries sent (each Sync 'S' or simple query 'Q' gets one ReadyForQuery 'Z') and answered.
-    let asked = 0;
-    let answered = 0;
-    // Binds of the prepared `ledger.execute_confirm` call since the last simple query.
+    // Since the last Sync or simple query: binds of the prepared `ledger.execute_confirm` call, and
+    // statements executed.
     let calls = 0;
-    // Once the batch's COMMIT is seen: how many ReadyForQuery until its own (the calls' first); then the cut.
-    let cutAfter = 0;
+    let executed = 0;
+    // Once the batch is seen (its opening and calls, then the COMMIT): how many of the server's
+    // CommandComplete go on (all before the COMMIT's); what comes after is held back, then the cut.
+    let passing = -1;
     let started = false;
     let fromClient = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
@@ -66,44 +66,42 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
         const message = fromClient.subarray(0, 1 + fromClient.readInt32BE(1));
         fromClient = fromClient.subarray(message.length);
         const type = String.fromCharCode(message[0]);
-        if (type === 'S' || type === 'Q') asked += 1;
         // Bind: portal name, then statement name, each NUL-terminated.
         if (type === 'B') {
           const portalEnd = message.indexOf(0, 5);
           if (message.toString('utf8', portalEnd + 1, message.indexOf(0, portalEnd + 1)) === 'ledger_execute_confirm') calls += 1;
         }
-        if (type === 'Q') {
-          // A group commit's batch: several prepared calls pipelined, then its COMMIT and release.
-          if (armed && calls >= 2 && message.toString('utf8', 5, message.length - 1) === 'COMMIT') {
+        // Parse: statement name, then the query text, each NUL-terminated. A group commit's batch:
+        // the opening, several prepared calls, then its COMMIT, in one exchange.
+        if (type === 'P' && armed && calls >= 2) {
+          const nameEnd = message.indexOf(0, 5);
+          if (message.toString('utf8', nameEnd + 1, message.indexOf(0, nameEnd + 1)) === 'COMMIT') {
             armed = false;
-            cutAfter = asked - answered;
+            passing = executed;
           }
+        }
+        if (type === 'E') executed += 1;
+        if (type === 'S' || type === 'Q') {
           calls = 0;
+          executed = 0;
         }
       }
-      // Decided before the chunk goes on: the reply to that COMMIT cannot have started yet.
+      // Decided before the chunk goes on: the answers to that batch cannot have started yet.
       upstream.write(chunk);
     });
     let fromServer = Buffer.alloc(0);
-    let ready = false;
     upstream.on('data', (chunk: Buffer) => {
-      // Message by message: every reply goes on, the calls' included, except the COMMIT's once the
+      // Message by message: every answer goes on, the calls' included, except the COMMIT's once the
       // batch is seen, held back until its ReadyForQuery ('Z'). By then PostgreSQL has committed;
       // the ledger has seen every call answered, never the COMMIT. Then the connection dies.
       fromServer = Buffer.concat([fromServer, chunk]);
       while (fromServer.length >= 5 && fromServer.length >= 1 + fromServer.readInt32BE(1)) {
         const message = fromServer.subarray(0, 1 + fromServer.readInt32BE(1));
         fromServer = fromServer.subarray(message.length);
-        const isReady = message[0] === 0x5a;
-        if (cutAfter !== 1) client.write(message);
-        if (!isReady) continue;
-        // The first ReadyForQuery ends the startup and answers no query.
-        if (!ready) {
-          ready = true;
-          continue;
-        }
-        answered += 1;
-        if (cutAfter > 0 && --cutAfter === 0) {
+        if (passing !== 0) client.write(message);
+        if (passing > 0 && message[0] === 0x43)
+          passing -= 1; // CommandComplete of a call
+        else if (passing === 0 && message[0] === 0x5a) {
           proxy.cuts += 1;
           cut();
           return;

@@ -11,12 +11,8 @@ import { ServiceKeyGuard } from './service-key.guard';
 export interface PlatformOptions {
   service: string;
   config: BaseConfig;
-  /**
-   * the schema the app owns; omit for an app without a database. `pipeline`: the pooled pg
-   * clients send a query without waiting for the previous one's answer (pg's pipeline mode), so
-   * several queries fired together share one round trip; awaited one by one they behave as usual.
-   */
-  database?: { schema: string; pipeline?: boolean };
+  /** the schema the app owns; omit for an app without a database */
+  database?: { schema: string };
   /** provide the shared Redis client (REDIS token) and check it in /health */
   redis?: boolean;
   /** further /health checks, built from the app's own providers */
@@ -71,12 +67,7 @@ export class PlatformModule {
           logging: false,
           retryAttempts: 2,
           retryDelay: 1_000,
-          extra: {
-            max: db.DB_POOL_SIZE,
-            application_name: options.service,
-            connectionTimeoutMillis: 5_000,
-            ...(options.database.pipeline ? { pipeline: true } : {}),
-          },
+          extra: { max: db.DB_POOL_SIZE, application_name: options.service, connectionTimeoutMillis: 5_000 },
         }),
       );
     }

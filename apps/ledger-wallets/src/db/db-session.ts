@@ -1,23 +1,11 @@
 import type { QueryRunner } from 'typeorm';
 import { AppException } from '@mm/errors';
+import { type BatchOutcome, BatchQuery, type BatchStep } from './batch-query';
 
-/** A query of `DbSession.pipelined`: a named (prepared) statement with its values, or parameterless text. */
-export interface PipelinedQuery {
-  text: string;
-  name?: string;
-  values?: unknown[];
-}
-
-/** What PostgreSQL answered one statement: its command tag (`COMMIT`, `ROLLBACK`, `SELECT`…) and rows. */
-export interface StatementResult {
-  command: string;
-  rows: Record<string, unknown>[];
-}
-
-/** Each statement's result of a pg answer (a multi-statement text query answers one result per statement). */
-function resultsOf(result: unknown): StatementResult[] {
-  const results = (Array.isArray(result) ? result : [result]) as { command?: string; rows?: Record<string, unknown>[] }[];
-  return results.map((r) => ({ command: r.command ?? '', rows: r.rows ?? [] }));
+/** The rows of each statement of a pg result (a multi-statement text query answers one result per statement). */
+function rowsOf(result: unknown): Record<string, unknown>[][] {
+  const results = (Array.isArray(result) ? result : [result]) as { rows?: Record<string, unknown>[] }[];
+  return results.map((r) => r.rows ?? []);
 }
 
 /** One pooled connection for the whole of a request's money path (advisory locks are per session). */
@@ -62,7 +50,7 @@ export class DbSession {
   async batch(sql: string): Promise<Record<string, unknown>[][]> {
     this.live();
     // TypeORM's runner flattens multi-statement results; the pooled pg client it holds returns them all.
-    return resultsOf(await this.client().query(sql)).map((r) => r.rows);
+    return rowsOf(await this.client().query(sql));
   }
 
   /**
@@ -76,27 +64,15 @@ export class DbSession {
   }
 
   /**
-   * Several queries sent together, without waiting for each answer: on a client in pg's pipeline
-   * mode (the ledger's pool, `ledger-wallets.module.ts`) they leave in one write and share one round
-   * trip; PostgreSQL still runs them one after the other, in order, each with its own result or
-   * error. Resolves once every query is answered, with each one's outcome in order (the results of
-   * its statements), so the connection is idle again whatever failed. Without pipeline mode pg
-   * queues them: same results, one round trip each.
+   * Several statements in one exchange ended by a single Sync (`BatchQuery`): one write, one answer
+   * read at once. Resolves with what completed and the error that stopped it, never rejects: the
+   * caller decides from how far the batch got.
    */
-  async pipelined(queries: PipelinedQuery[]): Promise<PromiseSettledResult<StatementResult[]>[]> {
+  async sendBatch(name: string, prepared: string, steps: BatchStep[]): Promise<BatchOutcome> {
     this.live();
-    const client = this.client();
-    // One write for the whole batch rather than one per query (pg corks each query on its own).
-    const socket = (client as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
-    socket?.cork?.();
-    let sent: Promise<unknown>[];
-    try {
-      sent = queries.map((q) => client.query(q.name ? { name: q.name, text: q.text, values: q.values ?? [] } : q.text));
-    } finally {
-      socket?.uncork?.();
-    }
-    const settled = await Promise.allSettled(sent);
-    return settled.map((s) => (s.status === 'fulfilled' ? { status: 'fulfilled', value: resultsOf(s.value) } : s));
+    const batch = new BatchQuery(name, prepared, steps);
+    (this.client() as unknown as { query(batch: BatchQuery): unknown }).query(batch);
+    return batch.done;
   }
 
   /**

@@ -5,7 +5,7 @@ import type { Counter } from 'prom-client';
 import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
-import { DbSession, type StatementResult } from './db-session';
+import { DbSession } from './db-session';
 import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupOutcome } from './group-commit';
 import { moneyLockKeys } from './lock-keys';
@@ -190,89 +190,64 @@ export class LedgerDb {
   }
 
   /**
-   * Several confirms in ONE money transaction: the locks of all of them (`lockKeys`, in the global
-   * order) and BEGIN in a first round trip, as any money transaction starts; then every call of
-   * `ledger.execute_confirm` as the prepared statement a confirm alone also uses, the COMMIT and the
-   * release, sent together (`DbSession.pipelined`): one round trip for the batch, and nothing for
-   * PostgreSQL to parse or plan while the batch holds its locks. One attempt: when nothing was
-   * committed, everything is released and the error thrown (the group commit then runs each
-   * confirm alone, with its own retries). Returns the rows of each call, in order.
+   * Several confirms in ONE money transaction and ONE round trip, as one extended-protocol batch
+   * ended by a single Sync (`BatchQuery`): the opening of every money transaction (the locks of all
+   * of them, `lockKeys` in the global order, then BEGIN SERIALIZABLE), every call of
+   * `ledger.execute_confirm` as the prepared statement a confirm alone also uses (parsed once per
+   * connection: nothing to parse or plan while the batch holds its locks), the COMMIT and the
+   * release. One attempt: when nothing was committed, everything is released and the error thrown
+   * (the group commit then runs each confirm alone, with its own retries). Returns the rows of
+   * each call, in order.
    *
-   * Why the opening is its own round trip: were it pipelined too, a lock timeout would leave the
-   * session outside any transaction, and the calls behind it would each commit on their own,
-   * without their locks. The COMMIT is its own statement so that its answer says what happened: a
-   * call that failed aborted the transaction, PostgreSQL refused the calls after it and answers
-   * the COMMIT with ROLLBACK; an error on the COMMIT itself (a serialization failure, a deferred
-   * check) is a rollback too; no answer at all (the connection broke) may hide a commit, and the
-   * confirms then answer 503 with "retry with your key".
+   * How far the batch got says what happened. After an error PostgreSQL skips every statement up
+   * to the Sync: a lock wait or a call that failed means the COMMIT never ran (and no call ran
+   * without its locks). The COMMIT answered means committed. An error on the COMMIT itself is a
+   * rollback (a serialization failure, a deferred double-entry check), except a cancel or shutdown,
+   * which may strike after the commit. No answer (the connection broke) before the COMMIT's may
+   * hide a commit: the confirms then answer 503, "retry with your key".
    */
   async together(session: DbSession, lockKeys: bigint[], calls: unknown[][]): Promise<Record<string, unknown>[][]> {
-    // After a failure: out of the transaction if still in it, and the locks released if still held.
-    const cleanUp = async (stillHeld = true) => {
-      if (session.inTransaction) {
-        session.inTransaction = false;
-        if (!session.lost) await session.exec('ROLLBACK').catch(() => undefined);
-      }
-      if (stillHeld) await session.unlock(lockKeys, true);
-    };
-    try {
-      session.inTransaction = true;
-      await session.exec(this.opening(session, lockKeys).sql);
-    } catch (error) {
-      // Nothing was sent after the opening: nothing of the batch can have committed.
-      await cleanUp();
-      throw error;
-    }
-    const settled = await session.pipelined([
-      ...calls.map((values) => ({ name: 'ledger_execute_confirm', text: EXECUTE_CONFIRM_CALL, values })),
+    const { statements: opening } = this.opening(session, lockKeys);
+    const commitAt = opening.length + calls.length;
+    session.inTransaction = true;
+    const { results, error } = await session.sendBatch('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [
+      ...opening.map((text) => ({ text })),
+      ...calls.map((values) => ({ text: EXECUTE_CONFIRM_CALL, values })),
       { text: 'COMMIT' },
       { text: releaseSql(lockKeys) },
     ]);
-    const [commit, release] = settled.slice(calls.length);
-    if (commit.status === 'fulfilled') {
+    if (results.length > commitAt && results[commitAt].command === 'COMMIT') {
       session.inTransaction = false;
-      if (release.status === 'rejected') await session.unlock(lockKeys, true);
-      const failed = settled.find((c): c is PromiseRejectedResult => c.status === 'rejected');
-      if (commit.value[0]?.command === 'COMMIT') {
-        if (failed) {
-          // Refused by pg before it reached the server (a value it could not send): the server ran
-          // the others and committed them. Each confirm's outcome is then for its key to tell.
-          this.logger.error({ err: failed.reason }, 'group commit: a call was never sent, the others committed');
-          throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
-        }
-        this.grouped.inc(calls.length);
-        return settled.slice(0, calls.length).map((c) => (c as PromiseFulfilledResult<StatementResult[]>).value[0].rows);
-      }
-      // Rolled back at COMMIT: a call had failed (the first failure says why).
-      throw failed?.reason ?? new Error(`the batch's COMMIT answered ${commit.value[0]?.command}`);
+      // The release failed: released here (or by the connection, if it broke).
+      if (results.length < commitAt + 2) await session.unlock(lockKeys, true);
+      this.grouped.inc(calls.length);
+      return results.slice(opening.length, commitAt).map((r) => r.rows);
     }
-    const error: unknown = commit.reason;
     const state = sqlState(error);
-    // No answer (the connection broke), or a cancel or shutdown: the COMMIT may have gone through.
-    const outcomeUnknown = session.lost || !state || /^(08|57|58|XX)/.test(state);
-    // Otherwise the COMMIT was refused: PostgreSQL rolled back, and the release behind it then ran.
-    if (!outcomeUnknown) session.inTransaction = false;
-    await cleanUp(release.status === 'rejected');
+    const atCommit = results.length === commitAt;
+    // Refused by the server before the COMMIT: it was skipped. The COMMIT refused: rolled back,
+    // unless a cancel or shutdown struck it. No SQLSTATE: the connection broke, the server may
+    // have gone on to commit.
+    const outcomeUnknown = !state || (atCommit && /^(08|57|58|XX)/.test(state));
+    // A refused COMMIT ended the transaction; anywhere else it is left failed, to roll back.
+    if (!outcomeUnknown && atCommit) session.inTransaction = false;
+    if (session.inTransaction) {
+      session.inTransaction = false;
+      if (!session.lost) await session.exec('ROLLBACK').catch(() => undefined);
+    }
+    await session.unlock(lockKeys, true);
     if (outcomeUnknown) {
       this.logger.warn({ err: error }, 'group commit: the batch may have committed; its operations answer 503');
       throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
     }
-    throw error;
+    throw error ?? new Error(`the batch's COMMIT answered ${results[commitAt]?.command}`);
   }
 
-  /**
-   * The start of every money transaction, sent in one round trip: the advisory locks not held yet
-   * (ascending ids, taken before the snapshot), then BEGIN SERIALIZABLE with the lock wait cap and
-   * index scans only (see `serializable`).
-   */
-  private opening(session: DbSession, lockKeys: bigint[]): { fresh: bigint[]; sql: string } {
-    const timeout = this.config.LEDGER_LOCK_TIMEOUT_MS;
+  /** The start of every money transaction (`openingStatements`), for the advisory locks this session does not hold yet. */
+  private opening(session: DbSession, lockKeys: bigint[]): { fresh: bigint[]; statements: string[]; sql: string } {
     const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
-    const locking = fresh.length > 0 ? `SELECT ledger.lock_keys('{${fresh.join(',')}}'::bigint[], ${timeout}); COMMIT; ` : '';
-    return {
-      fresh,
-      sql: `${locking}BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '${timeout}ms'; SET LOCAL enable_seqscan = off`,
-    };
+    const statements = openingStatements(fresh, this.config.LEDGER_LOCK_TIMEOUT_MS);
+    return { fresh, statements, sql: statements.join('; ') };
   }
 
   /** After a failed attempt: roll back, release, then throw (not retryable, or out of retries) or wait before the replay. */
@@ -340,6 +315,26 @@ export class ReferenceIdTaken extends AppException {
 }
 
 const OUTCOME_UNKNOWN = 'The database did not confirm the outcome; retry with the same idempotency key';
+
+/**
+ * The start of every money transaction, as statements sent in one round trip: the advisory locks
+ * (`keys`, ascending ids, each wait capped) in a transaction of their own, committed, then BEGIN
+ * SERIALIZABLE with the lock wait cap and index scans only (see `LedgerDb.serializable`), whose
+ * snapshot is taken by its first statement, after every lock is held. The locking transaction is
+ * an explicit BEGIN … COMMIT: a COMMIT closing the implicit block of a multi-statement query (or of
+ * an extended-protocol batch) makes PostgreSQL log "there is no transaction in progress" and send
+ * that warning back, once per money transaction. If a lock wait fails, every later statement is
+ * skipped and the session is left in a failed transaction block (the caller rolls back).
+ */
+export function openingStatements(keys: bigint[], lockTimeoutMs: number): string[] {
+  const locking = keys.length > 0 ? ['BEGIN', `SELECT ledger.lock_keys('{${keys.join(',')}}'::bigint[], ${lockTimeoutMs})`, 'COMMIT'] : [];
+  return [
+    ...locking,
+    'BEGIN ISOLATION LEVEL SERIALIZABLE',
+    `SET LOCAL lock_timeout = '${lockTimeoutMs}ms'`,
+    'SET LOCAL enable_seqscan = off',
+  ];
+}
 
 /** Releases the session-level advisory locks of one money transaction. */
 function releaseSql(lockKeys: bigint[]): string {
