@@ -25,7 +25,7 @@ const GROUPED = 6;
 interface CuttingProxy {
   port: number;
   /** cut the connection of the next batch of two or more `ledger.execute_confirm` calls: its calls answered, its COMMIT's answer lost */
-  arm(): void;
+  arm(how: 'close' | 'reset'): void;
   cuts: number;
   close(): Promise<void>;
 }
@@ -33,6 +33,8 @@ interface CuttingProxy {
 async function startCuttingProxy(target: { host: string; port: number }): Promise<CuttingProxy> {
   const sockets = new Set<Socket>();
   let armed = false;
+  // 'close': a FIN, pg reports the connection ended; 'reset': an RST, pg reports ECONNRESET.
+  let how: 'close' | 'reset' = 'close';
   const proxy = { cuts: 0 } as CuttingProxy;
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host);
@@ -103,7 +105,15 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
           passing -= 1; // CommandComplete of a call
         else if (passing === 0 && message[0] === 0x5a) {
           proxy.cuts += 1;
-          cut();
+          upstream.pause();
+          // Once what went on has reached the ledger (flushed, then read by its idle event loop;
+          // an RST would discard it), the connection dies.
+          client.write(Buffer.alloc(0), () =>
+            setTimeout(() => {
+              if (how === 'reset') client.resetAndDestroy();
+              cut();
+            }, 200),
+          );
           return;
         }
       }
@@ -111,8 +121,9 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.port = (server.address() as AddressInfo).port;
-  proxy.arm = () => {
+  proxy.arm = (cutHow) => {
     armed = true;
+    how = cutHow;
   };
   proxy.close = async () => {
     for (const s of sockets) s.destroy();
@@ -159,83 +170,91 @@ describe('group commit review: the reply to a committed batch is lost', () => {
   });
   afterAll(() => h?.close());
 
-  it('never answers a committed confirm with a definitive refusal, and gives each key one answer', async () => {
-    const wallet = await h.call('POST', '/v1/internal/wallets', {
-      ownerType: 'MERCHANT',
-      ownerId: randomUUID(),
-      currencies: ['XAF'],
-    });
-    const merchant = wallet.body.accounts.find((a: { accountType: string }) => !a.accountType.includes('commission')).id as string;
-    const before = await invariants(h.admin);
-
-    const payers: { id: string; source: string }[] = [];
-    for (let k = 0; k < GROUPED + 2; k++) {
-      const source = await fundedAccount(h, 1_000);
-      const created = await h.call('POST', '/v1/internal/intents', intentBody(source, merchant, 100));
-      expect(created.status).toBe(201);
-      const id = created.body.intentId as string;
-      const proof = await h.consent.sign({ sub: 'user-1', intentId: id, step: 'PIN' });
-      const pin = await h.call('POST', `/v1/internal/intents/${id}/transition`, {
-        toStatus: 'PIN_VERIFIED',
-        actor: { id: 'user-1' },
-        consentProof: proof,
+  it.each([
+    ['closed (pg: the connection ended)', 'close'],
+    ['reset (pg: ECONNRESET)', 'reset'],
+  ] as const)(
+    'never answers a committed confirm with a definitive refusal, and gives each key one answer: connection %s',
+    async (_label, how) => {
+      const wallet = await h.call('POST', '/v1/internal/wallets', {
+        ownerType: 'MERCHANT',
+        ownerId: randomUUID(),
+        currencies: ['XAF'],
       });
-      expect(pin.status).toBe(200);
-      payers.push({ id, source });
-    }
-    const confirm = (p: { id: string; source: string }) =>
-      h.call(
-        'POST',
-        `/v1/internal/intents/${p.id}/transition`,
-        { toStatus: 'SUCCEEDED', actor: { id: 'user-1' }, executionContext: contextFor(p.source, merchant, 100) },
-        { 'x-idempotency-key': `confirm:${p.id}` },
-      );
+      const merchant = wallet.body.accounts.find((a: { accountType: string }) => !a.accountType.includes('commission')).id as string;
+      const before = await invariants(h.admin);
 
-    // Holding the merchant's lock: two confirms run alone and wait on it, the other GROUPED queue
-    // behind them and then commit as one batch, whose reply the proxy swallows.
-    const merchantKey = uuidLockKey(merchant).toString();
-    await h.admin.query('SELECT pg_advisory_lock($1::bigint)', [merchantKey]);
-    const answers = payers.map(confirm);
-    const deadline = Date.now() + 20_000;
-    while ((await metric('ledger_group_commit_waiting')) < GROUPED) {
-      if (Date.now() > deadline) throw new Error('the confirms did not queue behind the merchant');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    proxy.arm();
-    await h.admin.query('SELECT pg_advisory_unlock($1::bigint)', [merchantKey]);
-    const first = await Promise.all(answers);
-    expect(proxy.cuts).toBe(1);
+      const payers: { id: string; source: string }[] = [];
+      for (let k = 0; k < GROUPED + 2; k++) {
+        const source = await fundedAccount(h, 1_000);
+        const created = await h.call('POST', '/v1/internal/intents', intentBody(source, merchant, 100));
+        expect(created.status).toBe(201);
+        const id = created.body.intentId as string;
+        const proof = await h.consent.sign({ sub: 'user-1', intentId: id, step: 'PIN' });
+        const pin = await h.call('POST', `/v1/internal/intents/${id}/transition`, {
+          toStatus: 'PIN_VERIFIED',
+          actor: { id: 'user-1' },
+          consentProof: proof,
+        });
+        expect(pin.status).toBe(200);
+        payers.push({ id, source });
+      }
+      const confirm = (p: { id: string; source: string }) =>
+        h.call(
+          'POST',
+          `/v1/internal/intents/${p.id}/transition`,
+          { toStatus: 'SUCCEEDED', actor: { id: 'user-1' }, executionContext: contextFor(p.source, merchant, 100) },
+          { 'x-idempotency-key': `confirm:${p.id}` },
+        );
 
-    // PostgreSQL committed the batch: every confirm executed once, with its answer stored.
-    const { rows } = await h.admin.query<{ id: string; status: string; txs: number }>(
-      `SELECT i.id, i.status, count(t.id)::int AS txs FROM ledger.transaction_intents i
+      // Holding the merchant's lock: two confirms run alone and wait on it, the other GROUPED queue
+      // behind them and then commit as one batch, whose reply the proxy swallows.
+      const merchantKey = uuidLockKey(merchant).toString();
+      await h.admin.query('SELECT pg_advisory_lock($1::bigint)', [merchantKey]);
+      const answers = payers.map(confirm);
+      const deadline = Date.now() + 20_000;
+      while ((await metric('ledger_group_commit_waiting')) < GROUPED) {
+        if (Date.now() > deadline) throw new Error('the confirms did not queue behind the merchant');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const cuts = proxy.cuts;
+      proxy.arm(how);
+      await h.admin.query('SELECT pg_advisory_unlock($1::bigint)', [merchantKey]);
+      const first = await Promise.all(answers);
+      expect(proxy.cuts).toBe(cuts + 1);
+
+      // PostgreSQL committed the batch: every confirm executed once, with its answer stored.
+      const { rows } = await h.admin.query<{ id: string; status: string; txs: number }>(
+        `SELECT i.id, i.status, count(t.id)::int AS txs FROM ledger.transaction_intents i
          LEFT JOIN ledger.transactions t ON t.intent_id = i.id WHERE i.id = ANY($1::uuid[]) GROUP BY i.id`,
-      [payers.map((p) => p.id)],
-    );
-    expect(rows.filter((r) => r.status !== 'SUCCEEDED' || r.txs !== 1)).toEqual([]);
-    const stored = await h.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger.idempotency_keys WHERE key = ANY($1)`, [
-      payers.map((p) => `confirm:${p.id}`),
-    ]);
-    expect(stored.rows[0].n).toBe(GROUPED + 2);
+        [payers.map((p) => p.id)],
+      );
+      expect(rows.filter((r) => r.status !== 'SUCCEEDED' || r.txs !== 1)).toEqual([]);
+      const stored = await h.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger.idempotency_keys WHERE key = ANY($1)`, [
+        payers.map((p) => `confirm:${p.id}`),
+      ]);
+      expect(stored.rows[0].n).toBe(GROUPED + 2);
 
-    // The retry with the same key: the committed answer.
-    const again = await Promise.all(payers.map(confirm));
-    again.forEach((res, k) => {
-      expect(res.status).toBe(200);
-      expect(res.headers.get('idempotent-replayed')).toBe('true');
-      expect(res.body).toMatchObject({ intentId: payers[k].id, status: 'SUCCEEDED' });
-    });
+      // The retry with the same key: the committed answer.
+      const again = await Promise.all(payers.map(confirm));
+      again.forEach((res, k) => {
+        expect(res.status).toBe(200);
+        expect(res.headers.get('idempotent-replayed')).toBe('true');
+        expect(res.body).toMatchObject({ intentId: payers[k].id, status: 'SUCCEEDED' });
+      });
 
-    // What each client was told the first time: the payment (200), or "unknown, try again" (5xx).
-    // A 4xx here is a definitive refusal of a payment that committed, and a second answer for its key.
-    const told = first.map((res, k) => ({ intent: payers[k].id, status: res.status, code: res.body?.code as string | undefined }));
-    expect(told.filter((t) => t.status >= 400 && t.status < 500)).toEqual([]);
-    // The batch's confirms could not know: "unknown, retry with your key", each of them.
-    expect(told.filter((t) => t.status === 503 && t.code === 'SERVICE_UNAVAILABLE')).toHaveLength(GROUPED);
-    for (const [k, res] of first.entries()) if (res.status === 200) expect(res.body).toEqual(again[k].body);
+      // What each client was told the first time: the payment (200), or "unknown, try again" (5xx).
+      // A 4xx here is a definitive refusal of a payment that committed, and a second answer for its key.
+      const told = first.map((res, k) => ({ intent: payers[k].id, status: res.status, code: res.body?.code as string | undefined }));
+      expect(told.filter((t) => t.status >= 400 && t.status < 500)).toEqual([]);
+      // The batch's confirms could not know: "unknown, retry with your key", each of them.
+      expect(told.filter((t) => t.status === 503 && t.code === 'SERVICE_UNAVAILABLE')).toHaveLength(GROUPED);
+      for (const [k, res] of first.entries()) if (res.status === 200) expect(res.body).toEqual(again[k].body);
 
-    const after = await invariants(h.admin);
-    expect(after).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
-    expect(after.totals).toEqual(before.totals);
-  }, 60_000);
+      const after = await invariants(h.admin);
+      expect(after).toMatchObject({ ledgerGaps: 0, splitGaps: 0, intentMismatches: 0, unbalancedTransactions: 0 });
+      expect(after.totals).toEqual(before.totals);
+    },
+    60_000,
+  );
 });

@@ -24,6 +24,8 @@ export interface BatchOutcome {
   results: { command: string; rows: Record<string, unknown>[] }[];
   /** the server's (or the connection's) error; the steps after the failed one were not run */
   error?: unknown;
+  /** whether any of it was written to the server (a batch refused before that ran nothing) */
+  sent: boolean;
 }
 
 /** The parts of pg's connection a batch writes to (pg-protocol's messages). */
@@ -31,7 +33,7 @@ interface Wire {
   parsedStatements: Record<string, string>;
   stream: { cork?(): void; uncork?(): void };
   parse(query: { name: string; text: string; types: unknown[] }): void;
-  bind(config: { statement: string; values: unknown[]; valueMapper: (value: unknown) => unknown }): void;
+  bind(config: { statement: string; values: unknown[] }): void;
   describe(config: { type: 'P'; name: string }): void;
   execute(config: { portal: string; rows: number }): void;
   sync(): void;
@@ -43,12 +45,14 @@ interface Wire {
  * them once (node-postgres sends a Sync after every query, and PostgreSQL flushes at each). Steps
  * whose text is `prepared` use one named statement, `name`, parsed once per connection; the
  * others are parsed each time (short texts). After an error PostgreSQL skips every step up to the Sync: the
- * outcome says how many had completed. A pg "submittable": `client.query(batch)`, then `done`.
+ * outcome says how many had completed. A pg "submittable": `client.query(batch)`, then `done`
+ * (pg's `query_timeout` does not reach it; the ledger sets none).
  */
 export class BatchQuery {
   /** read by pg's client: a ParseComplete for this batch marks `name` parsed on the connection */
   readonly text: string;
   private readonly results: BatchOutcome['results'] = [];
+  private sent = false;
   private current = new internals.Result();
   private settle!: (outcome: BatchOutcome) => void;
   readonly done = new Promise<BatchOutcome>((resolve) => (this.settle = resolve));
@@ -61,25 +65,41 @@ export class BatchQuery {
     this.text = prepared;
   }
 
-  submit(connection: Wire): void {
+  /**
+   * Writes the whole batch, or nothing: a value pg cannot serialize, or the statement name already
+   * prepared for another text, is returned as the batch's error before a byte is written (pg's
+   * client then hands it to `handleError`).
+   */
+  submit(connection: Wire): Error | undefined {
+    const known = connection.parsedStatements[this.name];
+    if (known !== undefined && known !== this.text)
+      return new Error(`statement ${this.name} is prepared for another text on this connection`);
+    let values: unknown[][];
+    try {
+      values = this.steps.map((step) => (step.values ?? []).map(prepareValue));
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    this.sent = true;
     connection.stream.cork?.();
     try {
       // The named statement's Parse first, before any other: pg's client marks `name` parsed on
       // the first ParseComplete of the batch, which must then be the named statement's own.
-      if (connection.parsedStatements[this.name] !== this.text && this.steps.some((s) => s.text === this.text)) {
+      if (known === undefined && this.steps.some((s) => s.text === this.text)) {
         connection.parse({ name: this.name, text: this.text, types: [] });
       }
-      for (const step of this.steps) {
+      this.steps.forEach((step, k) => {
         const named = step.text === this.text;
         if (!named) connection.parse({ name: '', text: step.text, types: [] });
-        connection.bind({ statement: named ? this.name : '', values: step.values ?? [], valueMapper: prepareValue });
+        connection.bind({ statement: named ? this.name : '', values: values[k] });
         connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '', rows: 0 });
-      }
+      });
       connection.sync();
     } finally {
       connection.stream.uncork?.();
     }
+    return undefined;
   }
 
   handleRowDescription(msg: { fields: unknown[] }): void {
@@ -101,12 +121,12 @@ export class BatchQuery {
   }
 
   handleReadyForQuery(): void {
-    this.settle({ results: this.results });
+    this.settle({ results: this.results, sent: this.sent });
   }
 
   /** A server error (pg's client then forgets the batch: no ReadyForQuery reaches it), or the connection's. */
   handleError(error: unknown): void {
-    this.settle({ results: this.results, error });
+    this.settle({ results: this.results, error, sent: this.sent });
   }
 
   // Never asked of a batch (no COPY, no row limit); present because pg's client may call them.

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
+import { DatabaseError } from 'pg';
 import { DataSource } from 'typeorm';
 import type { Counter } from 'prom-client';
 import { AppException } from '@mm/errors';
@@ -210,7 +211,7 @@ export class LedgerDb {
     const { statements: opening } = this.opening(session, lockKeys);
     const commitAt = opening.length + calls.length;
     session.inTransaction = true;
-    const { results, error } = await session.sendBatch('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [
+    const { results, error, sent } = await session.sendBatch('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [
       ...opening.map((text) => ({ text })),
       ...calls.map((values) => ({ text: EXECUTE_CONFIRM_CALL, values })),
       { text: 'COMMIT' },
@@ -223,14 +224,17 @@ export class LedgerDb {
       this.grouped.inc(calls.length);
       return results.slice(opening.length, commitAt).map((r) => r.rows);
     }
-    const state = sqlState(error);
+    // Only an error PostgreSQL sent carries a SQLSTATE to trust; a socket's (ECONNRESET…) says
+    // nothing of how far the server got.
+    const state = error instanceof DatabaseError ? error.code : undefined;
     const atCommit = results.length === commitAt;
     // Refused by the server before the COMMIT: it was skipped. The COMMIT refused: rolled back,
-    // unless a cancel or shutdown struck it. No SQLSTATE: the connection broke, the server may
-    // have gone on to commit.
-    const outcomeUnknown = !state || (atCommit && /^(08|57|58|XX)/.test(state));
-    // A refused COMMIT ended the transaction; anywhere else it is left failed, to roll back.
-    if (!outcomeUnknown && atCommit) session.inTransaction = false;
+    // unless a cancel or shutdown struck it. The connection broken: the server may have gone on
+    // to commit, unless nothing had been sent.
+    const outcomeUnknown = sent && (session.lost || !state || (atCommit && /^(08|57|58|XX)/.test(state)));
+    // Nothing sent: the session never left idle. A refused COMMIT ended the transaction. Anywhere
+    // else it is left failed, to roll back.
+    if (!sent || (!outcomeUnknown && atCommit)) session.inTransaction = false;
     if (session.inTransaction) {
       session.inTransaction = false;
       if (!session.lost) await session.exec('ROLLBACK').catch(() => undefined);
