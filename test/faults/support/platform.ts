@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceName } from '@mm/contracts';
 import { type CallerName, type ServiceKeys, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { type ConsentSigner, startConsentSigner } from '../../../apps/ledger-wallets/test/consent-signer';
-import { freePort } from '../../support/free-port';
+import { freePorts } from '../../support/free-port';
 import { type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from './infra';
 import { ServiceProcess } from './service-process';
 
@@ -154,13 +154,14 @@ export async function startFaultPlatform(options: {
   // One key per caller, generated per case (never a committed secret).
   const keys = generateServiceKeys();
   const names = START_ORDER.filter((n) => options.services.includes(n));
-  const ports = {} as Record<ServiceName, number>;
-  for (const name of names) ports[name] = await freePort();
+  // Every service's port and the orchestrator's internal one, all distinct.
+  const picked = await freePorts(names.length + 1);
+  const ports = Object.fromEntries(names.map((n, k) => [n, picked[k]])) as Record<ServiceName, number>;
   const urls: Partial<Record<ServiceName, string>> = Object.fromEntries(names.map((n) => [n, `http://127.0.0.1:${ports[n]}`]));
   const context: EnvContext = {
     signer,
     urls,
-    orchestratorInternalUrl: `http://127.0.0.1:${await freePort()}`,
+    orchestratorInternalUrl: `http://127.0.0.1:${picked[names.length]}`,
     dedupRedisUrl: dedupRedis?.url,
     webhookKey: randomBytes(32).toString('base64'),
     pseudonymSecret: randomBytes(32).toString('hex'),
