@@ -15,6 +15,11 @@ export class DbSession {
   inTransaction = false;
   /** a statement to send in the COMMIT round trip (see LedgerDb.serializable) */
   beforeCommit?: string;
+  /**
+   * A cleanup statement (a ROLLBACK, a release of locks) failed on a live connection: it may still
+   * be in a transaction or hold advisory locks, so it must not go back to the pool (LedgerDb.withSession).
+   */
+  unclean?: unknown;
 
   constructor(
     private readonly runner: QueryRunner,
@@ -126,6 +131,7 @@ export class DbSession {
       return;
     }
     await this.runner.query(`SELECT pg_advisory_unlock(k) FROM unnest($1::bigint[]) AS k`, [keys.map(String)]).catch((error: unknown) => {
+      this.unclean = error;
       if (!quiet) throw error;
     });
     this.forget(keys);

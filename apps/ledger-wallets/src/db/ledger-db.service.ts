@@ -94,6 +94,8 @@ export class LedgerDb {
       } catch (error) {
         broken = error;
       }
+      // A cleanup that failed earlier (its locks already forgotten, or a ROLLBACK refused) counts too.
+      if (!broken && session.unclean !== undefined && !session.lost) broken = session.unclean;
       // A connection we could not clean is destroyed rather than handed back with locks on it.
       const pgRunner = runner as unknown as { releasePostgresConnection?: (err?: unknown) => Promise<void> };
       if (broken && pgRunner.releasePostgresConnection) await pgRunner.releasePostgresConnection(broken);
@@ -237,7 +239,10 @@ export class LedgerDb {
     if (!sent || (!outcomeUnknown && atCommit)) session.inTransaction = false;
     if (session.inTransaction) {
       session.inTransaction = false;
-      if (!session.lost) await session.exec('ROLLBACK').catch(() => undefined);
+      if (!session.lost)
+        await session.exec('ROLLBACK').catch((rollbackError: unknown) => {
+          session.unclean = rollbackError;
+        });
     }
     await session.unlock(lockKeys, true);
     if (outcomeUnknown) {
@@ -282,7 +287,11 @@ export class LedgerDb {
     if (session.inTransaction) {
       session.inTransaction = false;
       // A lost connection's transaction was rolled back by the server: the original error is what matters.
-      if (!session.lost) await session.exec('ROLLBACK');
+      if (!session.lost)
+        await session.exec('ROLLBACK').catch((error: unknown) => {
+          session.unclean = error;
+          throw error;
+        });
     }
     await session.unlock(lockKeys, true);
   }
