@@ -20,7 +20,7 @@ import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-w
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
 import { BatchQuery } from '../../apps/ledger-wallets/src/db/batch-query';
 import { groupLockKeys } from '../../apps/ledger-wallets/src/db/group-commit';
-import { openingStatements } from '../../apps/ledger-wallets/src/db/ledger-db.service';
+import { confirmBatch, openingStatements } from '../../apps/ledger-wallets/src/db/money-statements';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
 import { cpuMsOf } from './cpu';
 import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
@@ -69,8 +69,6 @@ function confirmed(result: unknown): void {
   if (!row?.ok) throw new Error(`the confirm was refused: ${String(row?.refusal)}`);
 }
 
-const release = (keys: bigint[]) => `SELECT pg_advisory_unlock(k) FROM unnest('{${keys.join(',')}}'::bigint[]) AS k`;
-
 interface Variant {
   /** per-connection setup on the variant's own connection (and its undo) */
   setup?: string;
@@ -85,19 +83,17 @@ interface Variant {
  * all, each prepared call of the function, the COMMIT and the release, in one batch with a single Sync
  */
 const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
-  const plans = intents.map((i) => planOf(ctx, i));
   const keys = groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
-  const opening = openingStatements(keys, TIMEOUT);
-  const batch = new BatchQuery('execute', EXECUTE_CONFIRM_CALL, [
-    ...opening.map((text) => ({ text })),
-    ...plans.map((p) => ({ text: EXECUTE_CONFIRM_CALL, values: p.args })),
-    { text: 'COMMIT' },
-    { text: release(keys) },
-  ]);
+  const plan = confirmBatch(
+    openingStatements(keys, TIMEOUT),
+    intents.map((i) => planOf(ctx, i).args),
+    keys,
+  );
+  const batch = new BatchQuery(plan.name, plan.prepared, plan.steps);
   ctx.c.query(batch as never);
   const { results, error } = await batch.done;
   if (error) throw error;
-  for (const call of results.slice(opening.length, opening.length + plans.length)) confirmed(call);
+  for (const call of results.slice(plan.callsAt, plan.commitAt)) confirmed(call);
 };
 
 /** one prepared CALL of ledger.confirm_checked, as the service sends a confirm that runs alone */

@@ -5,10 +5,7 @@ import { type AddressInfo, createServer } from 'node:net';
  * machine is shared with other test files and helpers, so nothing may count on a fixed port.
  */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
+  const [port] = await freePorts(1);
   return port;
 }
 

@@ -1,6 +1,6 @@
 import { uuidLockKey } from '../src/db/lock-keys';
 import { metricSum, timingNotes } from './observe';
-import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
+import { type Harness, contextFor, fundedAccount, invariants, pinVerifiedIntent, startLedger } from './ledger-harness';
 
 const GROUPED = 8;
 
@@ -46,13 +46,7 @@ describe('ledger: group commit on a hot merchant account', () => {
     for (let k = 0; k < GROUPED + 2; k++) {
       const poor = k === 4;
       const source = await fundedAccount(h, poor ? 100 : 1_000);
-      const created = await h.call('POST', '/v1/internal/intents', intentBody(source, merchant, 100));
-      expect(created.status).toBe(201);
-      const id = created.body.intentId as string;
-      expect(
-        (await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status,
-      ).toBe(200);
-      payers.push({ id, source, poor });
+      payers.push({ id: await pinVerifiedIntent(h, source, merchant, 100), source, poor });
     }
 
     // Hold the merchant's advisory lock: the first confirm runs alone and waits on it, the second
@@ -123,12 +117,7 @@ describe('ledger: group commit on a hot merchant account', () => {
     const payers: { id: string; source: string }[] = [];
     for (let k = 0; k < GROUPED + 2; k++) {
       const source = await fundedAccount(h, 1_000);
-      const created = await h.call('POST', '/v1/internal/intents', intentBody(source, merchant, 100));
-      const id = created.body.intentId as string;
-      expect(
-        (await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status,
-      ).toBe(200);
-      payers.push({ id, source });
+      payers.push({ id: await pinVerifiedIntent(h, source, merchant, 100), source });
     }
     // One call fails in the database (a statement error, as a bug or a broken row would raise),
     // after the calls before it in the same transaction have run, with calls behind it.

@@ -143,6 +143,16 @@ export function contextFor(source: string, destination: string, amount: number, 
   return { sourceAccountId: source, destinationAccountId: destination, amount, currency: 'XAF', metadata: { typeCode: 'P2P' }, ...extra };
 }
 
+/** An intent created and moved to PIN_VERIFIED, ready to confirm; its id. Any other answer fails the test. */
+export async function pinVerifiedIntent(h: Harness, source: string, destination: string, amount: number): Promise<string> {
+  const created = await h.call('POST', '/v1/internal/intents', intentBody(source, destination, amount));
+  if (created.status !== 201) throw new Error(`intent: ${created.status} ${JSON.stringify(created.body)}`);
+  const id = created.body.intentId as string;
+  const pin = await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } });
+  if (pin.status !== 200) throw new Error(`PIN step: ${pin.status} ${JSON.stringify(pin.body)}`);
+  return id;
+}
+
 /** Creates an intent, verifies the PIN and confirms it: the whole happy path. Returns the final response. */
 export async function transfer(h: Harness, source: string, destination: string, amount: number, fee = 0) {
   const created = await h.call('POST', '/v1/internal/intents', intentBody(source, destination, amount, { fee }));

@@ -43,27 +43,24 @@ interface Wire {
  * Several statements in ONE extended-protocol exchange, ended by a single Sync: written in one go,
  * answered with one ReadyForQuery, so the server flushes its answers once and the client reads
  * them once (node-postgres sends a Sync after every query, and PostgreSQL flushes at each). Steps
- * whose text is `prepared` use one named statement, `name`, parsed once per connection; the
+ * whose text is `text` use one named statement, `name`, parsed once per connection; the
  * others are parsed each time (short texts). After an error PostgreSQL skips every step up to the Sync: the
  * outcome says how many had completed. A pg "submittable": `client.query(batch)`, then `done`
  * (pg's `query_timeout` does not reach it; the ledger sets none).
  */
 export class BatchQuery {
-  /** read by pg's client: a ParseComplete for this batch marks `name` parsed on the connection */
-  readonly text: string;
   private readonly results: BatchOutcome['results'] = [];
   private sent = false;
   private current = new internals.Result();
   private settle!: (outcome: BatchOutcome) => void;
   readonly done = new Promise<BatchOutcome>((resolve) => (this.settle = resolve));
 
+  /** `name` and `text` are read by pg's client too: a ParseComplete for this batch marks `name` parsed as `text` */
   constructor(
     readonly name: string,
-    prepared: string,
+    readonly text: string,
     private readonly steps: BatchStep[],
-  ) {
-    this.text = prepared;
-  }
+  ) {}
 
   /**
    * Writes the whole batch, or nothing: a value pg cannot serialize, or the statement name already

@@ -2,12 +2,6 @@ import type { QueryRunner } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { type BatchOutcome, BatchQuery, type BatchStep } from './batch-query';
 
-/** The rows of each statement of a pg result (a multi-statement text query answers one result per statement). */
-function rowsOf(result: unknown): Record<string, unknown>[][] {
-  const results = (Array.isArray(result) ? result : [result]) as { rows?: Record<string, unknown>[] }[];
-  return results.map((r) => r.rows ?? []);
-}
-
 /** One pooled connection for the whole of a request's money path (advisory locks are per session). */
 export class DbSession {
   /** advisory lock keys this session holds, in acquisition order */
@@ -45,6 +39,20 @@ export class DbSession {
     return (result.records ?? []) as T[];
   }
 
+  /**
+   * Ends the session's transaction, if one is open. On a lost connection there is nothing to do
+   * (the server rolled it back). A refused ROLLBACK leaves the session unclean, and is thrown.
+   */
+  async rollback(): Promise<void> {
+    if (!this.inTransaction) return;
+    this.inTransaction = false;
+    if (this.lost) return;
+    await this.exec('ROLLBACK').catch((error: unknown) => {
+      this.unclean = error;
+      throw error;
+    });
+  }
+
   /** Several statements without parameters in one round trip (simple query protocol). */
   async exec(sql: string): Promise<void> {
     this.live();
@@ -55,7 +63,8 @@ export class DbSession {
   async batch(sql: string): Promise<Record<string, unknown>[][]> {
     this.live();
     // TypeORM's runner flattens multi-statement results; the pooled pg client it holds returns them all.
-    return rowsOf(await this.client().query(sql));
+    const result = (await this.client().query(sql)) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
+    return (Array.isArray(result) ? result : [result]).map((r) => r.rows ?? []);
   }
 
   /**

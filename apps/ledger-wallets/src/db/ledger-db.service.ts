@@ -7,7 +7,8 @@ import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
 import { DbSession } from './db-session';
-import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from './execute-confirm-call';
+import { confirmBatch, openingStatements, releaseSql } from './money-statements';
+import { CONFIRM_CHECKED_CALL } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupOutcome } from './group-commit';
 import { moneyLockKeys } from './lock-keys';
 import { outOfRange } from './money';
@@ -89,7 +90,7 @@ export class LedgerDb {
       return await fn(session);
     } finally {
       try {
-        if (session.inTransaction && !session.lost) await session.exec('ROLLBACK');
+        await session.rollback();
         if (session.heldLocks.length > 0 && !session.lost) await session.exec('SELECT pg_advisory_unlock_all()');
       } catch (error) {
         broken = error;
@@ -129,10 +130,10 @@ export class LedgerDb {
         // planner would read a row by primary key with a sequential scan, and under SERIALIZABLE
         // that takes a predicate lock on the whole relation, so any concurrent write to the table
         // becomes a 40001. Index scans lock pages.
-        const { fresh, sql: opening } = this.opening(session, lockKeys);
+        const { fresh, statements } = this.opening(session, lockKeys);
         session.inTransaction = true;
         session.beforeCommit = undefined;
-        const results = await session.batch(firstRead ? `${opening}; ${firstRead}` : opening);
+        const results = await session.batch((firstRead ? [...statements, firstRead] : statements).join('; '));
         session.heldLocks.push(...fresh);
         const result = await work(session, firstRead ? results[results.length - 1] : []);
         // The last write (when the work deferred one), COMMIT and the release in one round trip.
@@ -211,52 +212,39 @@ export class LedgerDb {
    */
   async together(session: DbSession, lockKeys: bigint[], calls: unknown[][]): Promise<Record<string, unknown>[][]> {
     const { statements: opening } = this.opening(session, lockKeys);
-    const commitAt = opening.length + calls.length;
+    const batch = confirmBatch(opening, calls, lockKeys);
     session.inTransaction = true;
-    const { results, error, sent } = await session.sendBatch('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [
-      ...opening.map((text) => ({ text })),
-      ...calls.map((values) => ({ text: EXECUTE_CONFIRM_CALL, values })),
-      { text: 'COMMIT' },
-      { text: releaseSql(lockKeys) },
-    ]);
-    if (results.length > commitAt && results[commitAt].command === 'COMMIT') {
+    const { results, error, sent } = await session.sendBatch(batch.name, batch.prepared, batch.steps);
+    if (results.length > batch.commitAt && results[batch.commitAt].command === 'COMMIT') {
       session.inTransaction = false;
       // The release failed: released here (or by the connection, if it broke).
-      if (results.length < commitAt + 2) await session.unlock(lockKeys, true);
+      if (results.length < batch.commitAt + 2) await session.unlock(lockKeys, true);
       this.grouped.inc(calls.length);
-      return results.slice(opening.length, commitAt).map((r) => r.rows);
+      return results.slice(batch.callsAt, batch.commitAt).map((r) => r.rows);
     }
     // Only an error PostgreSQL sent carries a SQLSTATE to trust; a socket's (ECONNRESET…) says
     // nothing of how far the server got.
     const state = error instanceof DatabaseError ? error.code : undefined;
-    const atCommit = results.length === commitAt;
+    const atCommit = results.length === batch.commitAt;
     // Refused by the server before the COMMIT: it was skipped. The COMMIT refused: rolled back,
     // unless a cancel or shutdown struck it. The connection broken: the server may have gone on
     // to commit, unless nothing had been sent.
     const outcomeUnknown = sent && (session.lost || !state || (atCommit && /^(08|57|58|XX)/.test(state)));
-    // Nothing sent: the session never left idle. A refused COMMIT ended the transaction. Anywhere
-    // else it is left failed, to roll back.
-    if (!sent || (!outcomeUnknown && atCommit)) session.inTransaction = false;
-    if (session.inTransaction) {
-      session.inTransaction = false;
-      if (!session.lost)
-        await session.exec('ROLLBACK').catch((rollbackError: unknown) => {
-          session.unclean = rollbackError;
-        });
-    }
-    await session.unlock(lockKeys, true);
+    // Still in the (failed) transaction only when a statement before the COMMIT was refused.
+    session.inTransaction = sent && results.length < batch.commitAt;
+    // A refused ROLLBACK leaves the session unclean (withSession then drops the connection).
+    await this.abandon(session, lockKeys).catch(() => undefined);
     if (outcomeUnknown) {
       this.logger.warn({ err: error }, 'group commit: the batch may have committed; its operations answer 503');
       throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
     }
-    throw error ?? new Error(`the batch's COMMIT answered ${results[commitAt]?.command}`);
+    throw error ?? new Error(`the batch's COMMIT answered ${results[batch.commitAt]?.command}`);
   }
 
   /** The start of every money transaction (`openingStatements`), for the advisory locks this session does not hold yet. */
-  private opening(session: DbSession, lockKeys: bigint[]): { fresh: bigint[]; statements: string[]; sql: string } {
+  private opening(session: DbSession, lockKeys: bigint[]): { fresh: bigint[]; statements: string[] } {
     const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
-    const statements = openingStatements(fresh, this.config.LEDGER_LOCK_TIMEOUT_MS);
-    return { fresh, statements, sql: statements.join('; ') };
+    return { fresh, statements: openingStatements(fresh, this.config.LEDGER_LOCK_TIMEOUT_MS) };
   }
 
   /** After a failed attempt: roll back, release, then throw (not retryable, or out of retries) or wait before the replay. */
@@ -284,15 +272,7 @@ export class LedgerDb {
   /** A failed attempt's transaction rolled back (if still open) and its advisory locks released. */
   private async abandon(session: DbSession, lockKeys: bigint[]): Promise<void> {
     session.beforeCommit = undefined;
-    if (session.inTransaction) {
-      session.inTransaction = false;
-      // A lost connection's transaction was rolled back by the server: the original error is what matters.
-      if (!session.lost)
-        await session.exec('ROLLBACK').catch((error: unknown) => {
-          session.unclean = error;
-          throw error;
-        });
-    }
+    await session.rollback();
     await session.unlock(lockKeys, true);
   }
 
@@ -328,28 +308,3 @@ export class ReferenceIdTaken extends AppException {
 }
 
 const OUTCOME_UNKNOWN = 'The database did not confirm the outcome; retry with the same idempotency key';
-
-/**
- * The start of every money transaction, as statements sent in one round trip: the advisory locks
- * (`keys`, ascending ids, each wait capped) in a transaction of their own, committed, then BEGIN
- * SERIALIZABLE with the lock wait cap and index scans only (see `LedgerDb.serializable`), whose
- * snapshot is taken by its first statement, after every lock is held. The locking transaction is
- * an explicit BEGIN … COMMIT: a COMMIT closing the implicit block of a multi-statement query (or of
- * an extended-protocol batch) makes PostgreSQL log "there is no transaction in progress" and send
- * that warning back, once per money transaction. If a lock wait fails, every later statement is
- * skipped and the session is left in a failed transaction block (the caller rolls back).
- */
-export function openingStatements(keys: bigint[], lockTimeoutMs: number): string[] {
-  const locking = keys.length > 0 ? ['BEGIN', `SELECT ledger.lock_keys('{${keys.join(',')}}'::bigint[], ${lockTimeoutMs})`, 'COMMIT'] : [];
-  return [
-    ...locking,
-    'BEGIN ISOLATION LEVEL SERIALIZABLE',
-    `SET LOCAL lock_timeout = '${lockTimeoutMs}ms'`,
-    'SET LOCAL enable_seqscan = off',
-  ];
-}
-
-/** Releases the session-level advisory locks of one money transaction. */
-function releaseSql(lockKeys: bigint[]): string {
-  return `SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`;
-}
