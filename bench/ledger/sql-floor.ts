@@ -80,7 +80,8 @@ interface Variant {
 
 /**
  * confirms as a group commit's batch sends them (LedgerDb.together): the opening with the locks of
- * all, each prepared call of the function, the COMMIT and the release, in one batch with a single Sync
+ * all, one call of ledger.execute_confirm_batch with every confirm, the COMMIT and the release, in one
+ * batch with a single Sync
  */
 const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
   const keys = groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
@@ -93,7 +94,9 @@ const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
   ctx.c.query(batch as never);
   const { results, error } = await batch.done;
   if (error) throw error;
-  for (const call of results.slice(plan.callsAt, plan.commitAt)) confirmed(call);
+  const rows = results[plan.callAt]?.rows ?? [];
+  if (rows.length !== intents.length) throw new Error(`the batch answered ${rows.length} rows for ${intents.length} confirms`);
+  for (const row of rows) confirmed({ rows: [row] });
 };
 
 /** one prepared CALL of ledger.confirm_checked, as the service sends a confirm that runs alone */

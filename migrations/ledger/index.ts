@@ -9,6 +9,7 @@ import { ConfirmChecksInDatabase1764300000000 } from './1764300000000-confirm-ch
 import { IntegrityAuditOperators1764600000000 } from './1764600000000-integrity-audit-operators';
 import { CorrectionReversals1764700000000 } from './1764700000000-correction-reversals';
 import { IntegrityAlertAttempts1764900000000 } from './1764900000000-integrity-alert-attempts';
+import { ConfirmBatchFunction1765000000000 } from './1765000000000-confirm-batch-function';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -22,4 +23,5 @@ export const ledgerMigrations: MigrationClass[] = [
   IntegrityAuditOperators1764600000000,
   CorrectionReversals1764700000000,
   IntegrityAlertAttempts1764900000000,
+  ConfirmBatchFunction1765000000000,
 ];

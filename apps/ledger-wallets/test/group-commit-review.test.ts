@@ -8,7 +8,7 @@ import { metricSum } from './observe';
 /*
  * Review of group commit (issue 13): what a confirm answers when the database's reply to a batch is
  * lost AFTER the batch committed. The connection carrying the batch is cut by a TCP proxy between
- * the ledger and PostgreSQL (a network fault, the database itself untouched) once every call of the
+ * the ledger and PostgreSQL (a network fault, the database itself untouched) once the call of the
  * batch is answered and before the answer to its COMMIT reaches the ledger: PostgreSQL has
  * committed every confirm of the batch with its idempotent answer, the ledger only sees a broken
  * connection.
@@ -21,10 +21,10 @@ import { metricSum } from './observe';
 
 const GROUPED = 6;
 
-/** A TCP proxy to PostgreSQL that can swallow the reply to the next multi-confirm batch and cut its connection. */
+/** A TCP proxy to PostgreSQL that can swallow the reply to the next group commit's batch and cut its connection. */
 interface CuttingProxy {
   port: number;
-  /** cut the connection of the next batch of two or more `ledger.execute_confirm` calls: its calls answered, its COMMIT's answer lost */
+  /** cut the connection of the next batch (its call of `ledger.execute_confirm_batch`): the call answered, its COMMIT's answer lost */
   arm(how: 'close' | 'reset'): void;
   cuts: number;
   close(): Promise<void>;
@@ -45,11 +45,11 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
     };
     client.on('error', cut).on('close', cut);
     upstream.on('error', cut).on('close', cut);
-    // Since the last Sync or simple query: binds of the prepared `ledger.execute_confirm` call, and
-    // statements executed.
+    // Since the last Sync or simple query: binds of the prepared `ledger.execute_confirm_batch` call,
+    // and statements executed.
     let calls = 0;
     let executed = 0;
-    // Once the batch is seen (its opening and calls, then the COMMIT): how many of the server's
+    // Once the batch is seen (its opening and call, then the COMMIT): how many of the server's
     // CommandComplete go on (all before the COMMIT's); what comes after is held back, then the cut.
     let passing = -1;
     let started = false;
@@ -71,11 +71,11 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
         // Bind: portal name, then statement name, each NUL-terminated.
         if (type === 'B') {
           const portalEnd = message.indexOf(0, 5);
-          if (message.toString('utf8', portalEnd + 1, message.indexOf(0, portalEnd + 1)) === 'ledger_execute_confirm') calls += 1;
+          if (message.toString('utf8', portalEnd + 1, message.indexOf(0, portalEnd + 1)) === 'ledger_execute_confirm_batch') calls += 1;
         }
         // Parse: statement name, then the query text, each NUL-terminated. A group commit's batch:
-        // the opening, several prepared calls, then its COMMIT, in one exchange.
-        if (type === 'P' && armed && calls >= 2) {
+        // the opening, the prepared call with every confirm, then its COMMIT, in one exchange.
+        if (type === 'P' && armed && calls >= 1) {
           const nameEnd = message.indexOf(0, 5);
           if (message.toString('utf8', nameEnd + 1, message.indexOf(0, nameEnd + 1)) === 'COMMIT') {
             armed = false;
@@ -93,16 +93,16 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
     });
     let fromServer = Buffer.alloc(0);
     upstream.on('data', (chunk: Buffer) => {
-      // Message by message: every answer goes on, the calls' included, except the COMMIT's once the
+      // Message by message: every answer goes on, the call's included, except the COMMIT's once the
       // batch is seen, held back until its ReadyForQuery ('Z'). By then PostgreSQL has committed;
-      // the ledger has seen every call answered, never the COMMIT. Then the connection dies.
+      // the ledger has seen every confirm answered, never the COMMIT. Then the connection dies.
       fromServer = Buffer.concat([fromServer, chunk]);
       while (fromServer.length >= 5 && fromServer.length >= 1 + fromServer.readInt32BE(1)) {
         const message = fromServer.subarray(0, 1 + fromServer.readInt32BE(1));
         fromServer = fromServer.subarray(message.length);
         if (passing !== 0) client.write(message);
         if (passing > 0 && message[0] === 0x43)
-          passing -= 1; // CommandComplete of a call
+          passing -= 1; // CommandComplete of a statement before the COMMIT
         else if (passing === 0 && message[0] === 0x5a) {
           proxy.cuts += 1;
           upstream.pause();

@@ -6,7 +6,7 @@
  */
 
 /** `ledger.execute_confirm`'s parameters in order (TransferExecutor.plan's `args`). */
-const EXECUTE_CONFIRM_PARAMS = [
+export const EXECUTE_CONFIRM_PARAMS = [
   'p_intent_id',
   'p_from_statuses',
   'p_now',
@@ -57,3 +57,33 @@ export const EXECUTE_CONFIRM_CALL = `SELECT * FROM ledger.execute_confirm(${plac
  * parameters, then its 6 OUT ones (LedgerDb.confirm).
  */
 export const CONFIRM_CHECKED_CALL = `CALL ledger.confirm_checked(${placeholders(1, 3 + EXECUTE_CONFIRM_PARAMS.length)}, NULL, NULL, NULL, NULL, NULL, NULL)`;
+
+/** Parameters of `execute_confirm` that are jsonb and arrive in `args` as JSON text (TransferExecutor.plan). */
+const JSON_TEXT_PARAMS = new Set(['p_extra', 'p_entries', 'p_deltas', 'p_event_metadata', 'p_payload']);
+const RULES_AT = EXECUTE_CONFIRM_PARAMS.indexOf('p_rules');
+
+/** The call of `ledger.execute_confirm_batch` (migration 1765000000000): the rules once, then every call as JSON. */
+export const EXECUTE_CONFIRM_BATCH_CALL = 'SELECT * FROM ledger.execute_confirm_batch($1, $2)';
+
+/**
+ * The values of `EXECUTE_CONFIRM_BATCH_CALL` for the calls of a batch, each given as the values of
+ * one `execute_confirm` call: the rules (the same for every call; a batch mixing two sets of rules
+ * is a bug) and a JSON array of `ledger.confirm_call` objects, whose fields are the parameters
+ * without their `p_`.
+ */
+export function confirmBatchValues(calls: unknown[][]): [string, string] {
+  const rules = calls[0]?.[RULES_AT];
+  const objects = calls.map((args) => {
+    if (args.length !== EXECUTE_CONFIRM_PARAMS.length) throw new Error(`a confirm call has ${args.length} values`);
+    if (args[RULES_AT] !== rules) throw new Error('the calls of one batch must share their rules');
+    const fields: string[] = [];
+    EXECUTE_CONFIRM_PARAMS.forEach((name, k) => {
+      if (k === RULES_AT) return;
+      const value = args[k] ?? null;
+      const json = JSON_TEXT_PARAMS.has(name) && value !== null ? String(value) : JSON.stringify(value);
+      fields.push(`"${name.slice(2)}":${json}`);
+    });
+    return `{${fields.join(',')}}`;
+  });
+  return [String(rules), `[${objects.join(',')}]`];
+}

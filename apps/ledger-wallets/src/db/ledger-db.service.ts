@@ -220,7 +220,14 @@ export class LedgerDb {
       // The release failed: released here (or by the connection, if it broke).
       if (results.length < batch.commitAt + 2) await session.unlock(lockKeys, true);
       this.grouped.inc(calls.length);
-      return results.slice(batch.callsAt, batch.commitAt).map((r) => r.rows);
+      const rows = results[batch.callAt].rows;
+      if (rows.length !== calls.length) {
+        // Committed, but which answer is whose is lost (a bug of the function): like an unknown
+        // outcome, never run again; a retry with the same key gets the stored answer.
+        this.logger.error({ rows: rows.length, calls: calls.length }, 'group commit: the batch committed with a wrong number of answers');
+        throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
+      }
+      return rows.map((row) => [row]);
     }
     // Only an error PostgreSQL sent carries a SQLSTATE to trust; a socket's (ECONNRESET…) says
     // nothing of how far the server got.

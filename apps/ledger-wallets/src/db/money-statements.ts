@@ -1,5 +1,5 @@
 import type { BatchStep } from './batch-query';
-import { EXECUTE_CONFIRM_CALL } from './execute-confirm-call';
+import { EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues } from './execute-confirm-call';
 
 /*
  * The statements that open and close a money transaction, and the batch of a group commit, shared
@@ -31,32 +31,32 @@ export function releaseSql(lockKeys: bigint[]): string {
   return `SELECT pg_advisory_unlock(k) FROM unnest('{${lockKeys.join(',')}}'::bigint[]) AS k`;
 }
 
-/** A group commit's batch (LedgerDb.together): its steps and where the calls and the COMMIT sit among them. */
+/** A group commit's batch (LedgerDb.together): its steps and where the call and the COMMIT sit among them. */
 export interface ConfirmBatch {
   /** the prepared statement's name and text (BatchQuery) */
   name: string;
   prepared: string;
   steps: BatchStep[];
-  /** index of the first call's step, and of the COMMIT's (the calls sit between) */
-  callsAt: number;
+  /** index of the call's step (its rows: one per confirm, in order), and of the COMMIT's */
+  callAt: number;
   commitAt: number;
 }
 
 /**
- * The opening, every call of `ledger.execute_confirm` (the values of each, TransferExecutor.plan's
- * `args`) as the prepared statement, the COMMIT and the release of `lockKeys`: one exchange.
+ * The opening, ONE call of `ledger.execute_confirm_batch` with every confirm (the values of each,
+ * TransferExecutor.plan's `args`), the COMMIT and the release of `lockKeys`: one exchange.
  */
 export function confirmBatch(opening: string[], calls: unknown[][], lockKeys: bigint[]): ConfirmBatch {
   return {
-    name: 'ledger_execute_confirm',
-    prepared: EXECUTE_CONFIRM_CALL,
+    name: 'ledger_execute_confirm_batch',
+    prepared: EXECUTE_CONFIRM_BATCH_CALL,
     steps: [
       ...opening.map((text) => ({ text })),
-      ...calls.map((values) => ({ text: EXECUTE_CONFIRM_CALL, values })),
+      { text: EXECUTE_CONFIRM_BATCH_CALL, values: confirmBatchValues(calls) },
       { text: 'COMMIT' },
       { text: releaseSql(lockKeys) },
     ],
-    callsAt: opening.length,
-    commitAt: opening.length + calls.length,
+    callAt: opening.length,
+    commitAt: opening.length + 1,
   };
 }
