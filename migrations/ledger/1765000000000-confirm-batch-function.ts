@@ -22,9 +22,80 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * A call it cannot reproduce exactly (an account of its deltas that is not among its locked
  * accounts, or one listed twice) raises instead: the batch then runs alone, call by call.
+ *
+ * The balance check at COMMIT (`ledger.check_transaction_balance`) now remembers the last 64
+ * transactions it found balanced rather than the last one (RECENT_MEMO below).
  * `p_calls` is a JSON array of `ledger.confirm_call` objects (the parameters of `execute_confirm`
  * without their `p_` and without the rules, which `p_rules` gives once for the batch).
  */
+/**
+ * \`ledger.check_transaction_balance\` (migration 1764000100000) with its memo check and memo update
+ * given: the function is the same otherwise.
+ */
+const balanceCheck = (memoHit: string, memoSet: string) => `
+      CREATE OR REPLACE FUNCTION ledger.check_transaction_balance() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        tx uuid;
+        entries bigint;
+        net numeric;
+        lowest text;
+        highest text;
+        unbalanced text;
+        opened_here boolean;
+        memo text;
+      BEGIN
+        IF TG_TABLE_NAME = 'transactions' THEN tx := NEW.id; ELSE tx := NEW.transaction_id; END IF;
+        -- Already found balanced at this COMMIT (see the migration's comment): nothing to redo.
+${memoHit}
+
+        IF TG_TABLE_NAME = 'ledgers' THEN
+          SELECT t.written_in_xact = pg_current_xact_id() INTO opened_here FROM ledger.transactions t WHERE t.id = tx;
+          IF NOT COALESCE(opened_here, false) THEN
+            RAISE EXCEPTION 'ledger.transactions % is closed: entry % must be written with its transaction', tx, NEW.id
+              USING ERRCODE = 'check_violation', SCHEMA = 'ledger', TABLE = 'ledgers', CONSTRAINT = 'CHK_transactions_closed';
+          END IF;
+        END IF;
+
+        -- One plain aggregate (no grouping) for the usual single-currency transaction; the
+        -- per-currency breakdown is computed only to word the refusal of a mixed one.
+        SELECT count(*), sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END), min(currency), max(currency)
+          INTO entries, net, lowest, highest
+        FROM ledger.ledgers WHERE transaction_id = tx;
+        IF entries < 2 OR entries > 6 THEN
+          RAISE EXCEPTION 'ledger.transactions % has % entries: a transaction has 2 to 6', tx, entries
+            USING ERRCODE = 'check_violation', SCHEMA = 'ledger', TABLE = 'transactions', CONSTRAINT = 'CHK_transactions_entry_count';
+        END IF;
+        IF lowest <> highest THEN
+          SELECT string_agg(format('%s %s', per.net, per.currency), ', ' ORDER BY per.currency) FILTER (WHERE per.net <> 0) INTO unbalanced
+          FROM (SELECT currency, sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) AS net
+                FROM ledger.ledgers WHERE transaction_id = tx GROUP BY currency) per;
+        ELSIF net <> 0 THEN
+          unbalanced := format('%s %s', net, lowest);
+        END IF;
+        IF unbalanced IS NOT NULL THEN
+          RAISE EXCEPTION 'ledger.transactions % does not balance: credits minus debits = %', tx, unbalanced
+            USING ERRCODE = 'check_violation', SCHEMA = 'ledger', TABLE = 'transactions', CONSTRAINT = 'CHK_transactions_balanced';
+        END IF;
+${memoSet}
+        RETURN NULL;
+      END $$`;
+
+/** The memo of migration 1764000100000: the one transaction last found balanced. */
+const ONE_MEMO = {
+  hit: "        IF current_setting('ledger.balanced_transaction', true) = tx::text THEN RETURN NULL; END IF;",
+  set: "        memo := set_config('ledger.balanced_transaction', tx::text, true);",
+};
+
+/**
+ * The memo as the last 64 transactions found balanced, each as a space and its id (37 characters).
+ * A batch queues its transactions' events first, then all their entries': with one remembered id,
+ * every transaction was summed twice at COMMIT, the second time while the batch held its locks.
+ */
+const RECENT_MEMO = {
+  hit: "        IF position(' ' || tx::text IN coalesce(current_setting('ledger.balanced_transaction', true), '')) > 0 THEN RETURN NULL; END IF;",
+  set: "        memo := set_config('ledger.balanced_transaction', right(coalesce(current_setting('ledger.balanced_transaction', true), '') || ' ' || tx::text, 64 * 37), true);",
+};
+
 export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
   name = 'ConfirmBatchFunction1765000000000';
 
@@ -261,9 +332,12 @@ export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
         RETURN QUERY SELECT r_ok[g], r_refusal[g], r_intent[g], r_available[g], r_accounts[g], v_lock_ms
           FROM generate_subscripts(r_ok, 1) g ORDER BY g;
       END $$`);
+
+    await q.query(balanceCheck(RECENT_MEMO.hit, RECENT_MEMO.set));
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(balanceCheck(ONE_MEMO.hit, ONE_MEMO.set));
     await q.query(`DROP FUNCTION IF EXISTS ledger.execute_confirm_batch(jsonb, jsonb)`);
     await q.query(`DROP TYPE IF EXISTS ledger.confirm_call`);
   }

@@ -238,6 +238,23 @@ describe('ledger: constraints and append-only triggers', () => {
       expect(await count(tx)).toBe(0);
     });
 
+    it('checks again every transaction found balanced earlier, not only the last one, once entries are added', async () => {
+      // The check remembers the recent transactions it found balanced (migration 1765000000000):
+      // an entry added afterwards to the first of two must still be caught at COMMIT.
+      let first = '';
+      const error = await attempt(async () => {
+        first = await newTransaction();
+        await roundTrip(first, 4);
+        const second = await newTransaction();
+        await roundTrip(second, 4);
+        await raw.query('SET CONSTRAINTS ALL IMMEDIATE'); // both are checked (and remembered) here
+        await entry(first, other, 'CREDIT', 4);
+      });
+      expect(error).toMatchObject({ code: '23514', constraint: 'CHK_transactions_balanced' });
+      expect((error as Error).message).toMatch(`ledger.transactions ${first} does not balance`);
+      expect(await count(first)).toBe(0);
+    });
+
     it('refuses a balance or an entry beyond 2^53 − 1 written by raw SQL', async () => {
       const treasury = await raw.query(`SELECT id FROM ledger.accounts WHERE account_type = 'treasury' AND currency = 'XAF'`);
       const tooHigh = await raw

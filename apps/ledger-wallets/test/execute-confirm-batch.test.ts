@@ -37,6 +37,14 @@ interface Delta {
   frozen: number;
 }
 
+/** How a call's context is filled in beyond its accounts: the caller's names or the intent's, extra or none, the clock. */
+interface Variant {
+  named: boolean;
+  extra: boolean;
+  earlier: boolean;
+}
+const PLAIN: Variant = { named: false, extra: true, earlier: false };
+
 interface PoolCall {
   label: string;
   intentId: string;
@@ -177,21 +185,22 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     );
     await db.query(`UPDATE ledger.transaction_intents SET qr_token = $2 WHERE id = $1`, [qr, `QR-${qr}`]);
     await db.query(`INSERT INTO ledger.intent_qr_locks (qr_token, intent_id) VALUES ($1, $2)`, [`QR-${qr}`, qr]);
-    // Balances: the holds of each source's intents, plus a purse (rich, tight or empty).
+    // Balances: the holds of each source's intents, plus a purse (rich, tight or empty; the treasury
+    // at zero, so that a commission takes it below, which only treasury and suspense may go).
     await db.query(
       `UPDATE ledger.accounts a SET available_balance = v.available, frozen_balance = v.held, balance = v.available + v.held
-       FROM (SELECT x.id, CASE x.id WHEN $1::uuid THEN $3::bigint WHEN $2::uuid THEN 0 ELSE $4::bigint END AS available,
+       FROM (SELECT x.id, CASE x.id WHEN $1::uuid THEN $3::bigint WHEN $2::uuid THEN 0 WHEN $6::uuid THEN 0 ELSE $4::bigint END AS available,
                     coalesce(sum(i.frozen_amount), 0) AS held
              FROM ledger.accounts x LEFT JOIN ledger.transaction_intents i ON i.source_account_id = x.id
              WHERE x.id = ANY ($5::uuid[]) GROUP BY x.id) v
        WHERE a.id = v.id`,
-      [ids.tight, ids.poor, TIGHT, RICH, Object.values(ids)],
+      [ids.tight, ids.poor, TIGHT, RICH, Object.values(ids), ids.treasury],
     );
   }, 60_000);
   afterAll(() => h?.close());
 
   /** One call's values, planned by the service (with an idempotent answer when `key` is given). */
-  async function planCall(call: PoolCall, key: string | null): Promise<unknown[]> {
+  async function planCall(call: PoolCall, key: string | null, variant: Variant = PLAIN): Promise<unknown[]> {
     const resolved = await executor.resolve(call.ctx);
     const idempotent: IdempotentWrite | undefined = key
       ? {
@@ -205,9 +214,16 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
         intentId: call.intentId,
         resolved,
         currency: call.ctx.currency,
-        meta: { createdBy: null, typeCode: 'BATCH', agentId: null, description: null, extra: { label: call.label } },
+        meta: {
+          createdBy: variant.named ? 'agent-7' : null,
+          typeCode: variant.named ? 'BATCH' : null,
+          agentId: variant.named ? 'AG-7' : null,
+          description: variant.named ? 'école ☕ "quoted"' : null,
+          ...(variant.extra ? { extra: { label: call.label, note: 'naïve ✓' } } : {}),
+        },
         actor: { id: 'batch-test', ip: '10.0.0.9', userAgent: 'jest' },
-        now,
+        // two seconds earlier, the expired intent is not expired yet
+        now: variant.earlier ? new Date(now.getTime() - 2_000) : now,
       },
       idempotent,
     );
@@ -266,13 +282,18 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   }
 
   it('answers and writes the same as the calls one by one, on random batches', async () => {
-    const seen = { ok: 0, refused: 0, failed: 0, repeated: 0, tightRefused: 0, sharedKey: 0 };
+    const seen = { ok: 0, refused: 0, failed: 0, repeated: 0, tightRefused: 0, sharedKey: 0, commissions: 0 };
     const keyArb = fc.option(fc.constantFrom('k1', 'k2', 'k3'), { freq: 2 });
+    const variantArb: fc.Arbitrary<Variant> = fc.record({
+      named: fc.boolean(),
+      extra: fc.boolean(),
+      earlier: fc.nat(3).map((n) => n === 0),
+    });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.nat(pool.length - 1), keyArb), { minLength: 1, maxLength: 8 }), async (picks) => {
-        const chosen = picks.map(([at, key]) => ({ call: pool[at], key }));
+      fc.asyncProperty(fc.array(fc.tuple(fc.nat(pool.length - 1), keyArb, variantArb), { minLength: 1, maxLength: 8 }), async (picks) => {
+        const chosen = picks.map(([at, key, variant]) => ({ call: pool[at], key, variant }));
         const calls: unknown[][] = [];
-        for (const { call, key } of chosen) calls.push(await planCall(call, key));
+        for (const { call, key, variant } of chosen) calls.push(await planCall(call, key, variant));
         const keys = chosen.flatMap(({ key }) => (key ? [key] : []));
 
         const oneByOne = await rolledBack(
@@ -301,6 +322,8 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
             if (answers[k].ok) succeeded.add(call.intentId);
             else if (succeeded.has(call.intentId) && answers[k].refusal === 'INVALID_INTENT_TRANSITION') seen.repeated += 1;
             if (call.label.startsWith('tight') && answers[k].refusal === 'INSUFFICIENT_BALANCE') seen.tightRefused += 1;
+            // paid from the treasury, which starts at zero
+            if (call.label.includes('commission') && answers[k].ok) seen.commissions += 1;
           });
         }
         if (new Set(keys).size < keys.length) seen.sharedKey += 1;
@@ -314,7 +337,16 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     expect(seen.repeated).toBeGreaterThan(0);
     expect(seen.tightRefused).toBeGreaterThan(0);
     expect(seen.sharedKey).toBeGreaterThan(0);
+    expect(seen.commissions).toBeGreaterThan(0);
   }, 240_000);
+
+  it('reads every parameter of execute_confirm but the rules from ledger.confirm_call, in order (a name missing on one side would arrive as NULL)', async () => {
+    const { rows } = await h.admin.query<{ name: string }>(
+      `SELECT a.attname AS name FROM pg_attribute a WHERE a.attrelid = 'ledger.confirm_call'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+       ORDER BY a.attnum`,
+    );
+    expect(rows.map((r) => r.name)).toEqual(EXECUTE_CONFIRM_PARAMS.filter((p) => p !== 'p_rules').map((p) => p.slice(2)));
+  });
 
   /** A call's values with its deltas changed by `edit` (what no plan produces: the database's guards must answer). */
   async function withDeltas(label: string, edit: (deltas: Delta[]) => Delta[]): Promise<unknown[]> {

@@ -80,6 +80,8 @@ export function confirmBatchValues(calls: unknown[][]): [string, string] {
     EXECUTE_CONFIRM_PARAMS.forEach((name, k) => {
       if (k === RULES_AT) return;
       const value = args[k] ?? null;
+      // The jsonb values are pasted as they are: TransferExecutor.plan made each with JSON.stringify,
+      // so each is one JSON value (what a caller wrote is inside it, escaped).
       const json = JSON_TEXT_PARAMS.has(name) && value !== null ? String(value) : JSON.stringify(value);
       fields.push(`"${name.slice(2)}":${json}`);
     });

@@ -13,7 +13,8 @@ export interface GroupItem {
    * that locks its own rows, checks them and writes only if the checks hold, then answers one row
    * saying which. A call whose checks fail writes nothing: the other calls of its batch still
    * commit. Alone, the operation sends them to `ledger.confirm_checked` (LedgerDb.confirm); in a
-   * batch, to the prepared call itself (LedgerDb.together).
+   * batch, they are one element of the one call of `ledger.execute_confirm_batch`, which answers
+   * what the calls one after the other would (LedgerDb.together).
    */
   args: unknown[];
   /** locks the item's session holds already and may release with its COMMIT when it runs alone */

@@ -196,16 +196,16 @@ export class LedgerDb {
   /**
    * Several confirms in ONE money transaction and ONE round trip, as one extended-protocol batch
    * ended by a single Sync (`BatchQuery`): the opening of every money transaction (the locks of all
-   * of them, `lockKeys` in the global order, then BEGIN SERIALIZABLE), every call of
-   * `ledger.execute_confirm` as the prepared statement a confirm alone also uses (parsed once per
-   * connection: nothing to parse or plan while the batch holds its locks), the COMMIT and the
-   * release. One attempt: when nothing was committed, everything is released and the error thrown
-   * (the group commit then runs each confirm alone, with its own retries). Returns the rows of
-   * each call, in order.
+   * of them, `lockKeys` in the global order, then BEGIN SERIALIZABLE), ONE prepared call of
+   * `ledger.execute_confirm_batch` with every confirm (parsed once per connection; it answers what
+   * the calls of `ledger.execute_confirm` one after the other would, and writes each table in one
+   * statement), the COMMIT and the release. One attempt: when nothing was committed, everything is
+   * released and the error thrown (the group commit then runs each confirm alone, with its own
+   * retries). Returns the row of each confirm, in order.
    *
    * How far the batch got says what happened. After an error PostgreSQL skips every statement up
-   * to the Sync: a lock wait or a call that failed means the COMMIT never ran (and no call ran
-   * without its locks). The COMMIT answered means committed. An error on the COMMIT itself is a
+   * to the Sync: a lock wait or a call that failed means the COMMIT never ran (and the call never
+   * ran without its locks). The COMMIT answered means committed. An error on the COMMIT itself is a
    * rollback (a serialization failure, a deferred double-entry check), except a cancel or shutdown,
    * which may strike after the commit. No answer (the connection broke) before the COMMIT's may
    * hide a commit: the confirms then answer 503, "retry with your key".

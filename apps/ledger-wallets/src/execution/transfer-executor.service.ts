@@ -174,7 +174,8 @@ export class TransferExecutor {
       correlationId,
     };
     // The values of `ledger.execute_confirm`'s parameters, in its order (EXECUTE_CONFIRM_PARAMS),
-    // bound to `ledger.confirm_checked` for a confirm alone or to the call itself in a group's batch.
+    // bound to `ledger.confirm_checked` for a confirm alone, or one call of a group's batch
+    // (`ledger.execute_confirm_batch`, whose JSON confirmBatchValues builds from these values).
     const args: unknown[] = [
       intentId,
       CONFIRMABLE_STATUSES,

@@ -216,7 +216,8 @@ export class IntentTransitionService {
    * SUCCEEDED in ONE round trip, one prepared statement: `CALL ledger.confirm_checked` (locks,
    * SERIALIZABLE transaction running `ledger.execute_confirm`, COMMIT, release; LedgerDb.confirm)
    * checks the intent, the context and the accounts on the rows it locks and writes only if they
-   * hold; or, behind a busy account, the group commit's shared transaction runs the same function.
+   * hold; or, behind a busy account, the group commit's shared transaction runs the batch form of
+   * the same function (`ledger.execute_confirm_batch`: the same checks and answers, call by call).
    * Nothing is read before: the function answers the intent row the response is built from. With
    * an idempotency key (`entry`) the same call stores the response, built from the intent row read
    * in the key's own round trip (`options.intentBefore`): the fields it shows never change once
