@@ -7,7 +7,8 @@
  * much) and the wall time per confirm as the client sees it.
  *
  * Variants: the confirm as the service sends it alone (`procedure`) and in a group commit's batch of
- * N confirms (`batch<N>`, CPU and wall time per confirm), and the same with parts taken out
+ * N confirms (`batch<N>`, CPU and wall time per confirm; `calls<N>`: the same group as one call of
+ * `ledger.execute_confirm` per confirm, as batches were sent before), and the same with parts taken out
  * (triggers, foreign keys, advisory locks…) on this throw-away database, to learn what each part
  * costs. A variant that removes a guarantee is a measurement, never a proposal.
  */
@@ -20,7 +21,7 @@ import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-w
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
 import { BatchQuery } from '../../apps/ledger-wallets/src/db/batch-query';
 import { groupLockKeys } from '../../apps/ledger-wallets/src/db/group-commit';
-import { confirmBatch, openingStatements } from '../../apps/ledger-wallets/src/db/money-statements';
+import { confirmBatch, openingStatements, releaseSql } from '../../apps/ledger-wallets/src/db/money-statements';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
 import { cpuMsOf } from './cpu';
 import { AMOUNT, type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from './fixtures';
@@ -99,6 +100,26 @@ const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
   for (const row of rows) confirmed({ rows: [row] });
 };
 
+/**
+ * the same group as the batch was sent before migration 1765000000000: one prepared call of
+ * ledger.execute_confirm per confirm, between the same opening and COMMIT (`calls<N>`)
+ */
+const asCalls = async (ctx: Ctx, intents: PoolIntent[]) => {
+  const keys = groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
+  const opening = openingStatements(keys, TIMEOUT);
+  const steps = [
+    ...opening.map((text) => ({ text })),
+    ...intents.map((i) => ({ text: EXECUTE_CONFIRM_CALL, values: planOf(ctx, i).args })),
+    { text: 'COMMIT' },
+    { text: releaseSql(keys) },
+  ];
+  const batch = new BatchQuery('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, steps);
+  ctx.c.query(batch as never);
+  const { results, error } = await batch.done;
+  if (error) throw error;
+  for (const call of results.slice(opening.length, opening.length + intents.length)) confirmed(call);
+};
+
 /** one prepared CALL of ledger.confirm_checked, as the service sends a confirm that runs alone */
 const asProcedure = async (ctx: Ctx, [intent]: PoolIntent[]) => {
   const p = planOf(ctx, intent);
@@ -133,8 +154,10 @@ const VARIANTS: Record<string, Variant> = {
 function variant(name: string): Variant {
   const batch = /^batch(\d+)$/.exec(name);
   if (batch && Number(batch[1]) >= 1) return { size: Number(batch[1]), run: asBatch };
+  const calls = /^calls(\d+)$/.exec(name);
+  if (calls && Number(calls[1]) >= 1) return { size: Number(calls[1]), run: asCalls };
   const known = VARIANTS[name];
-  if (!known) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}, batch<N>`);
+  if (!known) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}, batch<N>, calls<N>`);
   return known;
 }
 
