@@ -340,6 +340,36 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     expect(seen.commissions).toBeGreaterThan(0);
   }, 240_000);
 
+  it('keeps no page-wide SERIALIZABLE read lock on the intents of a group (each one would turn concurrent writes to that page into 40001s)', async () => {
+    // Lawful confirms of distinct intents, inserted together: several share a heap page.
+    const lawful = ['c1→c2', 'c2→c1', 'c1→merchant', 'c2→merchant', 'tight #1', 'tight #2', 'tight #3', 'cash-in', 'poor'];
+    const calls: unknown[][] = [];
+    for (const label of lawful)
+      calls.push(
+        await planCall(
+          pool.find((p) => p.label === label)!,
+          null,
+        ),
+      );
+    // the premise: more intents than pages, so some page holds three or more of them
+    const pages = await h.admin.query<{ n: number }>(
+      `SELECT count(DISTINCT (ctid::text::point)[0])::int AS n FROM ledger.transaction_intents WHERE id = ANY ($1::uuid[])`,
+      [calls.map((args) => args[0])],
+    );
+    expect(pages.rows[0].n).toBeLessThan(lawful.length / 2);
+    await h.admin.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+    try {
+      const { rows } = await h.admin.query<{ ok: boolean }>(EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues(calls));
+      expect(rows.map((r) => r.ok)).toEqual(lawful.map(() => true));
+      const { rows: locks } = await h.admin.query<{ locktype: string }>(
+        `SELECT locktype FROM pg_locks WHERE pid = pg_backend_pid() AND mode = 'SIReadLock' AND relation = 'ledger.transaction_intents'::regclass`,
+      );
+      expect(locks).toEqual([]);
+    } finally {
+      await h.admin.query('ROLLBACK');
+    }
+  });
+
   it('reads every parameter of execute_confirm but the rules from ledger.confirm_call, in order (a name missing on one side would arrive as NULL)', async () => {
     const { rows } = await h.admin.query<{ name: string }>(
       `SELECT a.attname AS name FROM pg_attribute a WHERE a.attrelid = 'ledger.confirm_call'::regclass AND a.attnum > 0 AND NOT a.attisdropped
