@@ -281,6 +281,21 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     }
   }
 
+  /** The calls one by one, as a group's batch sent them before the batch function. */
+  const oneByOne = (calls: unknown[][], keys: string[]) =>
+    rolledBack(
+      async () => {
+        const rows: Record<string, unknown>[] = [];
+        for (const args of calls) rows.push((await h.admin.query(EXECUTE_CONFIRM_CALL, args)).rows[0]);
+        return rows;
+      },
+      calls,
+      keys,
+    );
+  /** The same calls as one call of the batch function. */
+  const batchOf = (calls: unknown[][], keys: string[] = []) =>
+    rolledBack(async () => (await h.admin.query(EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues(calls))).rows, calls, keys);
+
   it('answers and writes the same as the calls one by one, on random batches', async () => {
     const seen = { ok: 0, refused: 0, failed: 0, repeated: 0, tightRefused: 0, sharedKey: 0, commissions: 0 };
     const keyArb = fc.option(fc.constantFrom('k1', 'k2', 'k3'), { freq: 2 });
@@ -296,25 +311,13 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
         for (const { call, key, variant } of chosen) calls.push(await planCall(call, key, variant));
         const keys = chosen.flatMap(({ key }) => (key ? [key] : []));
 
-        const oneByOne = await rolledBack(
-          async () => {
-            const rows: Record<string, unknown>[] = [];
-            for (const args of calls) rows.push((await h.admin.query(EXECUTE_CONFIRM_CALL, args)).rows[0]);
-            return rows;
-          },
-          calls,
-          keys,
-        );
-        const batched = await rolledBack(
-          async () => (await h.admin.query(EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues(calls))).rows,
-          calls,
-          keys,
-        );
-        expect(batched).toEqual(oneByOne);
+        const sequential = await oneByOne(calls, keys);
+        const batched = await batchOf(calls, keys);
+        expect(batched).toEqual(sequential);
 
-        if ('error' in oneByOne) seen.failed += 1;
+        if ('error' in sequential) seen.failed += 1;
         else {
-          const answers = oneByOne.answers as { ok: boolean; refusal: string | null }[];
+          const answers = sequential.answers as { ok: boolean; refusal: string | null }[];
           seen.ok += answers.filter((a) => a.ok).length;
           seen.refused += answers.filter((a) => !a.ok).length;
           const succeeded = new Set<string>();
@@ -388,8 +391,6 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     args[at] = JSON.stringify(edit(JSON.parse(args[at] as string) as Delta[]));
     return args;
   }
-  const batchOf = (calls: unknown[][]) =>
-    rolledBack(async () => (await h.admin.query(EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues(calls))).rows, calls, []);
 
   it('fails like the calls one by one when an account passes through a state its constraints refuse, even if a later call repairs it', async () => {
     // c1's frozen balance below zero after the first call (its available raised as much), back after the second.
@@ -405,16 +406,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
       deltas.map((d) => (d.id === ids.merchant ? { ...d, balance: d.balance + amount } : d));
     const consistency = [await withDeltas('c1→merchant', skew(1)), await withDeltas('c2→merchant', skew(-1))];
     for (const calls of [frozen, available, consistency]) {
-      const oneByOne = await rolledBack(
-        async () => {
-          const rows: Record<string, unknown>[] = [];
-          for (const args of calls) rows.push((await h.admin.query(EXECUTE_CONFIRM_CALL, args)).rows[0]);
-          return rows;
-        },
-        calls,
-        [],
-      );
-      expect(oneByOne).toEqual({ error: '23514' });
+      expect(await oneByOne(calls, [])).toEqual({ error: '23514' });
       expect(await batchOf(calls)).toEqual({ error: '23514' });
     }
   });
