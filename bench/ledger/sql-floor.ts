@@ -19,7 +19,7 @@ import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transf
 import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
-import { BatchQuery } from '../../apps/ledger-wallets/src/db/batch-query';
+import { BatchQuery, type BatchStep } from '../../apps/ledger-wallets/src/db/batch-query';
 import { groupLockKeys } from '../../apps/ledger-wallets/src/db/group-commit';
 import { confirmBatch, openingStatements, releaseSql } from '../../apps/ledger-wallets/src/db/money-statements';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
@@ -79,22 +79,31 @@ interface Variant {
   run(ctx: Ctx, intents: PoolIntent[]): Promise<void>;
 }
 
+/** The advisory locks of a group, as the group commit computes them. */
+const groupKeys = (intents: PoolIntent[]) => groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
+
+/** Sends a group's steps as one exchange (BatchQuery) and returns what completed; a server error is thrown. */
+async function sendGroup(ctx: Ctx, name: string, prepared: string, steps: BatchStep[]) {
+  const batch = new BatchQuery(name, prepared, steps);
+  ctx.c.query(batch as never);
+  const { results, error } = await batch.done;
+  if (error) throw error;
+  return results;
+}
+
 /**
  * confirms as a group commit's batch sends them (LedgerDb.together): the opening with the locks of
  * all, one call of ledger.execute_confirm_batch with every confirm, the COMMIT and the release, in one
  * batch with a single Sync
  */
 const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
-  const keys = groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
+  const keys = groupKeys(intents);
   const plan = confirmBatch(
     openingStatements(keys, TIMEOUT),
     intents.map((i) => planOf(ctx, i).args),
     keys,
   );
-  const batch = new BatchQuery(plan.name, plan.prepared, plan.steps);
-  ctx.c.query(batch as never);
-  const { results, error } = await batch.done;
-  if (error) throw error;
+  const results = await sendGroup(ctx, plan.name, plan.prepared, plan.steps);
   const rows = results[plan.callAt]?.rows ?? [];
   if (rows.length !== intents.length) throw new Error(`the batch answered ${rows.length} rows for ${intents.length} confirms`);
   for (const row of rows) confirmed({ rows: [row] });
@@ -105,18 +114,14 @@ const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
  * ledger.execute_confirm per confirm, between the same opening and COMMIT (`calls<N>`)
  */
 const asCalls = async (ctx: Ctx, intents: PoolIntent[]) => {
-  const keys = groupLockKeys(intents.map((i) => ({ intentId: i.id, accountIds: [i.source, i.destination] })));
+  const keys = groupKeys(intents);
   const opening = openingStatements(keys, TIMEOUT);
-  const steps = [
+  const results = await sendGroup(ctx, 'ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [
     ...opening.map((text) => ({ text })),
     ...intents.map((i) => ({ text: EXECUTE_CONFIRM_CALL, values: planOf(ctx, i).args })),
     { text: 'COMMIT' },
     { text: releaseSql(keys) },
-  ];
-  const batch = new BatchQuery('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, steps);
-  ctx.c.query(batch as never);
-  const { results, error } = await batch.done;
-  if (error) throw error;
+  ]);
   for (const call of results.slice(opening.length, opening.length + intents.length)) confirmed(call);
 };
 

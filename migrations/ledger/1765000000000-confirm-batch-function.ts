@@ -1,6 +1,39 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
+ * `ledger.check_transaction_balance` (migration 1764000100000) with one of its two memo lines
+ * swapped for another: the function as the database holds it, with each line replaced exactly once
+ * (anything else is refused), so its other lines are not written out again here.
+ */
+async function swapMemo(q: QueryRunner, from: { hit: string; set: string }, to: { hit: string; set: string }): Promise<void> {
+  const [{ def }] = (await q.query(`SELECT pg_get_functiondef('ledger.check_transaction_balance()'::regprocedure) AS def`)) as {
+    def: string;
+  }[];
+  let swapped = def;
+  for (const key of ['hit', 'set'] as const) {
+    if (swapped.split(from[key]).length !== 2) throw new Error(`ledger.check_transaction_balance does not contain, once: ${from[key]}`);
+    swapped = swapped.replace(from[key], () => to[key]);
+  }
+  await q.query(swapped);
+}
+
+/** The memo of migration 1764000100000: the one transaction last found balanced. */
+const ONE_MEMO = {
+  hit: "IF current_setting('ledger.balanced_transaction', true) = tx::text THEN RETURN NULL; END IF;",
+  set: "memo := set_config('ledger.balanced_transaction', tx::text, true);",
+};
+
+/**
+ * The memo as the last 64 transactions found balanced, each as a space and its id (37 characters).
+ * A batch queues its transactions' events first, then all their entries': with one remembered id,
+ * every transaction was summed twice at COMMIT, the second time while the batch held its locks.
+ */
+const RECENT_MEMO = {
+  hit: "IF position(' ' || tx::text IN coalesce(current_setting('ledger.balanced_transaction', true), '')) > 0 THEN RETURN NULL; END IF;",
+  set: "memo := set_config('ledger.balanced_transaction', right(coalesce(current_setting('ledger.balanced_transaction', true), '') || ' ' || tx::text, 64 * 37), true);",
+};
+
+/**
  * A group commit's batch as ONE call (issue 13, hot accounts). Until now a batch of N confirms sent
  * N calls of `ledger.execute_confirm`: each ran its ten statements, and PostgreSQL started an
  * executor, re-read every CHECK constraint of the table it writes and planned it again, per
@@ -23,79 +56,12 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * A call it cannot reproduce exactly (an account of its deltas that is not among its locked
  * accounts, or one listed twice) raises instead: the batch then runs alone, call by call.
  *
- * The balance check at COMMIT (`ledger.check_transaction_balance`) now remembers the last 64
- * transactions it found balanced rather than the last one (RECENT_MEMO below).
  * `p_calls` is a JSON array of `ledger.confirm_call` objects (the parameters of `execute_confirm`
  * without their `p_` and without the rules, which `p_rules` gives once for the batch).
+ *
+ * The balance check at COMMIT (`ledger.check_transaction_balance`) now remembers the last 64
+ * transactions it found balanced rather than the last one (RECENT_MEMO below).
  */
-/**
- * \`ledger.check_transaction_balance\` (migration 1764000100000) with its memo check and memo update
- * given: the function is the same otherwise.
- */
-const balanceCheck = (memoHit: string, memoSet: string) => `
-      CREATE OR REPLACE FUNCTION ledger.check_transaction_balance() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        tx uuid;
-        entries bigint;
-        net numeric;
-        lowest text;
-        highest text;
-        unbalanced text;
-        opened_here boolean;
-        memo text;
-      BEGIN
-        IF TG_TABLE_NAME = 'transactions' THEN tx := NEW.id; ELSE tx := NEW.transaction_id; END IF;
-        -- Already found balanced at this COMMIT (see the migration's comment): nothing to redo.
-${memoHit}
-
-        IF TG_TABLE_NAME = 'ledgers' THEN
-          SELECT t.written_in_xact = pg_current_xact_id() INTO opened_here FROM ledger.transactions t WHERE t.id = tx;
-          IF NOT COALESCE(opened_here, false) THEN
-            RAISE EXCEPTION 'ledger.transactions % is closed: entry % must be written with its transaction', tx, NEW.id
-              USING ERRCODE = 'check_violation', SCHEMA = 'ledger', TABLE = 'ledgers', CONSTRAINT = 'CHK_transactions_closed';
-          END IF;
-        END IF;
-
-        -- One plain aggregate (no grouping) for the usual single-currency transaction; the
-        -- per-currency breakdown is computed only to word the refusal of a mixed one.
-        SELECT count(*), sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END), min(currency), max(currency)
-          INTO entries, net, lowest, highest
-        FROM ledger.ledgers WHERE transaction_id = tx;
-        IF entries < 2 OR entries > 6 THEN
-          RAISE EXCEPTION 'ledger.transactions % has % entries: a transaction has 2 to 6', tx, entries
-            USING ERRCODE = 'check_violation', SCHEMA = 'ledger', TABLE = 'transactions', CONSTRAINT = 'CHK_transactions_entry_count';
-        END IF;
-        IF lowest <> highest THEN
-          SELECT string_agg(format('%s %s', per.net, per.currency), ', ' ORDER BY per.currency) FILTER (WHERE per.net <> 0) INTO unbalanced
-          FROM (SELECT currency, sum(CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END) AS net
-                FROM ledger.ledgers WHERE transaction_id = tx GROUP BY currency) per;
-        ELSIF net <> 0 THEN
-          unbalanced := format('%s %s', net, lowest);
-        END IF;
-        IF unbalanced IS NOT NULL THEN
-          RAISE EXCEPTION 'ledger.transactions % does not balance: credits minus debits = %', tx, unbalanced
-            USING ERRCODE = 'check_violation', SCHEMA = 'ledger', TABLE = 'transactions', CONSTRAINT = 'CHK_transactions_balanced';
-        END IF;
-${memoSet}
-        RETURN NULL;
-      END $$`;
-
-/** The memo of migration 1764000100000: the one transaction last found balanced. */
-const ONE_MEMO = {
-  hit: "        IF current_setting('ledger.balanced_transaction', true) = tx::text THEN RETURN NULL; END IF;",
-  set: "        memo := set_config('ledger.balanced_transaction', tx::text, true);",
-};
-
-/**
- * The memo as the last 64 transactions found balanced, each as a space and its id (37 characters).
- * A batch queues its transactions' events first, then all their entries': with one remembered id,
- * every transaction was summed twice at COMMIT, the second time while the batch held its locks.
- */
-const RECENT_MEMO = {
-  hit: "        IF position(' ' || tx::text IN coalesce(current_setting('ledger.balanced_transaction', true), '')) > 0 THEN RETURN NULL; END IF;",
-  set: "        memo := set_config('ledger.balanced_transaction', right(coalesce(current_setting('ledger.balanced_transaction', true), '') || ' ' || tx::text, 64 * 37), true);",
-};
-
 export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
   name = 'ConfirmBatchFunction1765000000000';
 
@@ -130,7 +96,9 @@ export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
         v_i ledger.transaction_intents;
         -- the accounts, locked, as the calls judged so far leave them
         a_id uuid[]; a_type text[]; a_wallet uuid[]; a_currency bpchar[];
-        a_balance bigint[]; a_available bigint[]; a_frozen bigint[]; a_updated timestamptz[]; a_touched boolean[];
+        a_balance bigint[]; a_available bigint[]; a_frozen bigint[];
+        -- when the last accepted call touching the account completed (NULL: untouched)
+        a_updated timestamptz[];
         -- one call's checks (execute_confirm's variables)
         v_found int;
         v_available bigint;
@@ -163,7 +131,10 @@ export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
         -- SERIALIZABLE transaction that reads more than two rows of one page before writing them
         -- holds a read lock on the whole page until it ends, and a concurrent write to that page
         -- then fails one of them with 40001; a row it writes right after reading it keeps no read
-        -- lock. Read first, the intents of groups of random confirms at c = 32 sent 30 % of the
+        -- lock. The UPDATE takes the row lock PostgreSQL gives a write that keeps the key (FOR NO KEY
+        -- UPDATE): every other writer of the row waits, as with FOR UPDATE; only a foreign-key check
+        -- of a row inserted for this intent elsewhere does not, and those paths hold the intent's
+        -- advisory lock. Read first, the intents of groups of random confirms at c = 32 sent 30 % of the
         -- grouped confirms back to run alone, against 7 % this way (as with one call per confirm).
         -- The accounts keep SELECT … FOR UPDATE: written twice, each account's second UPDATE would
         -- check its wallet's foreign key again, and their pages caused few of those failures.
@@ -184,7 +155,6 @@ export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
                   FROM ledger.accounts x
                  WHERE x.id = ANY (v_want) ORDER BY x.id FOR UPDATE) a;
         a_updated := array_fill(NULL::timestamptz, ARRAY[cardinality(a_id)]);
-        a_touched := array_fill(false, ARRAY[cardinality(a_id)]);
         -- From the statement's arrival to every lock held, reported in Server-Timing.
         v_lock_ms := extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000;
 
@@ -268,7 +238,6 @@ export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
             a_available[j] := a_available[j] + (v_delta ->> 'available')::bigint + v_hold;
             a_frozen[j] := a_frozen[j] + (v_delta ->> 'frozen')::bigint - v_hold;
             a_updated[j] := c.completed_at;
-            a_touched[j] := true;
             -- What the UPDATE's CHECK constraints (CHK_accounts_*) would refuse after this call.
             IF NOT (a_balance[j] = a_available[j] + a_frozen[j] AND a_frozen[j] >= 0 AND a_frozen[j] <= v_max
                     AND a_balance[j] BETWEEN -v_max AND v_max AND a_available[j] BETWEEN -v_max AND v_max
@@ -300,7 +269,7 @@ export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
            ORDER BY w.g;
 
           -- The rows are locked: their new values are the ones computed above from the locked ones.
-          v_want := ARRAY(SELECT a_id[g] FROM generate_subscripts(a_id, 1) g WHERE a_touched[g]);
+          v_want := ARRAY(SELECT a_id[g] FROM generate_subscripts(a_id, 1) g WHERE a_updated[g] IS NOT NULL);
           UPDATE ledger.accounts a
              SET balance = a_balance[array_position(a_id, a.id)], available_balance = a_available[array_position(a_id, a.id)],
                  frozen_balance = a_frozen[array_position(a_id, a.id)], updated_at = a_updated[array_position(a_id, a.id)]
@@ -343,11 +312,11 @@ export class ConfirmBatchFunction1765000000000 implements MigrationInterface {
           FROM generate_subscripts(r_ok, 1) g ORDER BY g;
       END $$`);
 
-    await q.query(balanceCheck(RECENT_MEMO.hit, RECENT_MEMO.set));
+    await swapMemo(q, ONE_MEMO, RECENT_MEMO);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(balanceCheck(ONE_MEMO.hit, ONE_MEMO.set));
+    await swapMemo(q, RECENT_MEMO, ONE_MEMO);
     await q.query(`DROP FUNCTION IF EXISTS ledger.execute_confirm_batch(jsonb, jsonb)`);
     await q.query(`DROP TYPE IF EXISTS ledger.confirm_call`);
   }
