@@ -9,7 +9,7 @@ import {
 import { type IdempotentWrite, TransferExecutor } from '../src/execution/transfer-executor.service';
 import type { ExecutionContextDto } from '../src/intents/dto/execution-context.dto';
 import { TechnicalAccountsService } from '../src/wallets/technical-accounts.service';
-import { type Harness, startLedger } from './ledger-harness';
+import { type Harness, insertWallet, startLedger } from './ledger-harness';
 
 /**
  * A group commit's batch runs as ONE call of `ledger.execute_confirm_batch` (migration
@@ -64,19 +64,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     h = await startLedger();
     executor = new TransferExecutor(h.app.config, h.app.app.get(TechnicalAccountsService));
     const db = h.admin;
-    const wallet = async (ownerType: string, rows: [Kind, string, string][]) => {
-      const w = await db.query<{ id: string }>(
-        `INSERT INTO ledger.wallets (owner_type, owner_id, holder_name) VALUES ($1, $2, $2) RETURNING id`,
-        [ownerType, `batch-${randomUUID()}`],
-      );
-      for (const [name, type, currency] of rows) {
-        const a = await db.query<{ id: string }>(
-          `INSERT INTO ledger.accounts (wallet_id, account_type, currency, holder) VALUES ($1, $2, $3, $4) RETURNING id`,
-          [w.rows[0].id, type, currency, name],
-        );
-        ids[name] = a.rows[0].id;
-      }
-    };
+    const wallet = async (ownerType: string, rows: [Kind, string, string][]) => Object.assign(ids, await insertWallet(h, ownerType, rows));
     await wallet('USER', [['c1', 'customer', 'XAF']]);
     await wallet('USER', [['c2', 'customer', 'XAF']]);
     await wallet('USER', [['tight', 'customer', 'XAF']]);

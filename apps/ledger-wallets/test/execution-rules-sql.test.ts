@@ -12,7 +12,7 @@ import type { ExecutionContextDto } from '../src/intents/dto/execution-context.d
 import { type IntentStatus, transitionEvent } from '../src/intents/intent-state-machine';
 import type { IntentRow } from '../src/intents/intent-view';
 import { TechnicalAccountsService } from '../src/wallets/technical-accounts.service';
-import { type Harness, startLedger } from './ledger-harness';
+import { type Harness, insertWallet, startLedger } from './ledger-harness';
 
 /**
  * The account-type rules of a confirm are written twice: in TypeScript (execution-rules.ts, run by
@@ -115,19 +115,8 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
     // Wallets and accounts straight in SQL: every account type the CHECK allows, two agents (a
     // commission account is in the agent's wallet or in another one), a customer account held in
     // an agent's wallet, and accounts of the other currency.
-    const wallet = async (ownerType: string, rows: [name: AnyKind, type: string, currency: string][]) => {
-      const w = await db.query<{ id: string }>(
-        `INSERT INTO ledger.wallets (owner_type, owner_id, holder_name) VALUES ($1, $2, $2) RETURNING id`,
-        [ownerType, `rules-sql-${randomUUID()}`],
-      );
-      for (const [name, type, currency] of rows) {
-        const a = await db.query<{ id: string }>(
-          `INSERT INTO ledger.accounts (wallet_id, account_type, currency, holder) VALUES ($1, $2, $3, $4) RETURNING id`,
-          [w.rows[0].id, type, currency, name],
-        );
-        ids[name] = a.rows[0].id;
-      }
-    };
+    const wallet = async (ownerType: string, rows: [name: AnyKind, type: string, currency: string][]) =>
+      Object.assign(ids, await insertWallet(h, ownerType, rows));
     await wallet('USER', [
       ['customer', 'customer', 'XAF'],
       ['xofCustomer', 'customer', 'XOF'],

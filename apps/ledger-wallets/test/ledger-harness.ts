@@ -143,6 +143,31 @@ export function contextFor(source: string, destination: string, amount: number, 
   return { sourceAccountId: source, destinationAccountId: destination, amount, currency: 'XAF', metadata: { typeCode: 'P2P' }, ...extra };
 }
 
+/**
+ * A wallet and its accounts written straight in SQL (no funding, no service rules: any type the
+ * CHECK allows), for tests that need accounts the API would not create. Returns each account's id
+ * by the name given with it.
+ */
+export async function insertWallet<N extends string>(
+  h: Harness,
+  ownerType: string,
+  accounts: [name: N, type: string, currency: string][],
+): Promise<Record<N, string>> {
+  const w = await h.admin.query<{ id: string }>(
+    `INSERT INTO ledger.wallets (owner_type, owner_id, holder_name) VALUES ($1, $2, $2) RETURNING id`,
+    [ownerType, `sql-${randomUUID()}`],
+  );
+  const ids = {} as Record<N, string>;
+  for (const [name, type, currency] of accounts) {
+    const a = await h.admin.query<{ id: string }>(
+      `INSERT INTO ledger.accounts (wallet_id, account_type, currency, holder) VALUES ($1, $2, $3, $4) RETURNING id`,
+      [w.rows[0].id, type, currency, name],
+    );
+    ids[name] = a.rows[0].id;
+  }
+  return ids;
+}
+
 /** An intent created and moved to PIN_VERIFIED, ready to confirm; its id. Any other answer fails the test. */
 export async function pinVerifiedIntent(h: Harness, source: string, destination: string, amount: number): Promise<string> {
   const created = await h.call('POST', '/v1/internal/intents', intentBody(source, destination, amount));
