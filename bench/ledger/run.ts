@@ -327,8 +327,14 @@ async function main(): Promise<void> {
     // B1, B2 and W1F at the same concurrency (rounds.ts).
     const w1: Record<number, number> = {};
     const scope: MeterScope = { admin, database: LEDGER_DB, user: 'svc_ledger' };
-    // Enough intents for every segment of a workload at the fastest rate measured here, with room.
-    const intentsFor = (c: number) => Math.max(2_000, Math.ceil(SEGMENT * ROUNDS * (c === 1 ? 1_000 : 2_500)));
+    // Enough intents for every segment of a workload at the fastest rate measured here, with room
+    // (2026-11-26 16:25: W1 at c = 1 871/s, W1F at c = 32 2,408/s, and W2 at c = 32 emptied 30,000).
+    const fastestPerSec = (c: number) => (c === 1 ? 1_500 : 4_000);
+    const intentsFor = (c: number) => Math.max(2_000, Math.ceil(SEGMENT * ROUNDS * fastestPerSec(c)));
+    /** A closed loop that ran out of intents measured a spin, not the ledger: the run stops. */
+    const enough = (name: string, used: number, pool: unknown[]) => {
+      if (used > pool.length) throw new Error(`${name}: its ${pool.length} intents ran out; the pool must be larger`);
+    };
     /** A confirm workload on fresh intents between these accounts (`fee`: W1F's). */
     const confirms = async (name: string, c: number, target: ConfirmTarget, pairs: [string, string][], fee = 0) =>
       new ConfirmTally(name, c, target, await createReadyIntents(admin, pairs, 'PIN_VERIFIED', fee), (i) => confirmBody(i, fee), scope);
@@ -381,7 +387,7 @@ async function main(): Promise<void> {
     }
     // W3: 30% of requests repeat an earlier key (recent ones, so concurrent duplicates overlap in flight).
     for (const c of want('W3') ? [1, 8] : []) {
-      const pool = await createReadyIntents(admin, randomPairs(accounts, 15_000));
+      const pool = await createReadyIntents(admin, randomPairs(accounts, Math.ceil(SECONDS * fastestPerSec(c))));
       await settle(admin);
       const issued: { intent: PoolIntent; key: string }[] = [];
       let next = 0;
@@ -403,6 +409,7 @@ async function main(): Promise<void> {
         });
         return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
       });
+      enough(`W3 c=${c}`, next, pool);
       const retries = (await retriesSoFar(port)) - before;
       const used = issued.map((i) => i.intent.id);
       const check = await admin.query<{ intents: number; txs: number }>(
@@ -428,7 +435,7 @@ async function main(): Promise<void> {
     // W4: the PIN step, each request with its own proof (signed here, before the loop: issuing is
     // auth's cost, not the ledger's). A new workload of issue 14: it has no earlier number to compare.
     for (const c of want('W4') ? [1, 8] : []) {
-      const pool = await createReadyIntents(admin, randomPairs(accounts, c === 1 ? 6_000 : 20_000), 'CREATED');
+      const pool = await createReadyIntents(admin, randomPairs(accounts, Math.ceil(SECONDS * fastestPerSec(c))), 'CREATED');
       const proofs = await Promise.all(
         pool.map((i) => signer.sign({ sub: BENCH_INITIATOR, intentId: i.id, step: 'PIN' }, { expiresInSec: 3_600 })),
       );
@@ -445,6 +452,7 @@ async function main(): Promise<void> {
         });
         return res.status === 200 ? undefined : String(res.body?.code ?? res.status);
       });
+      enough(`W4 c=${c}`, next, pool);
       const retries = (await retriesSoFar(port)) - before;
       log(`W4 c=${c}: ${r.perSec}/s p50 ${r.p50Ms} p99 ${r.p99Ms} errors ${JSON.stringify(r.errorCodes)}`);
       rows.push({

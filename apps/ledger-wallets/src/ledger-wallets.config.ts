@@ -34,7 +34,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @IsInt()
   @Min(0)
   @Max(1_000)
-  LEDGER_GROUP_COMMIT_TRANSACTIONS: number = 4;
+  LEDGER_GROUP_COMMIT_TRANSACTIONS: number = 2;
 
   /** Waits before replaying a transaction after 40001 / 55P03 / 40P01 (spec 2: 100, 400, 1600 ms). */
   @Matches(/^\d+(,\d+)*$/, { message: 'LEDGER_RETRY_DELAYS_MS must be a comma-separated list of integers' })
