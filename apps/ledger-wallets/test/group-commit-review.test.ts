@@ -36,8 +36,10 @@ async function startCuttingProxy(target: { host: string; port: number }): Promis
   // 'close': a FIN, pg reports the connection ended; 'reset': an RST, pg reports ECONNRESET.
   let how: 'close' | 'reset' = 'close';
   const proxy = { cuts: 0 } as CuttingProxy;
-  const server: Server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
+  // noDelay both ways: with Nagle's algorithm a relayed small write waits for the peer's delayed ACK
+  // (about 40 ms), and the fixtures' round trips through the proxy took a second per payer.
+  const server: Server = createServer({ noDelay: true }, (client) => {
+    const upstream = connect({ port: target.port, host: target.host, noDelay: true });
     sockets.add(client).add(upstream);
     const cut = () => {
       client.destroy();

@@ -18,8 +18,9 @@ export class RedisProxy {
 
   async start(): Promise<this> {
     if (this.server) return this;
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target.port, this.target.host);
+    // noDelay both ways: Nagle's algorithm would hold each relayed small write for the peer's delayed ACK.
+    const server = net.createServer({ noDelay: true }, (client) => {
+      const upstream = net.connect({ port: this.target.port, host: this.target.host, noDelay: true });
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));

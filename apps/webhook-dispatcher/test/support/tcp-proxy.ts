@@ -20,8 +20,9 @@ export class TcpProxy {
   ) {}
 
   async start(): Promise<this> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.targetPort, this.targetHost);
+    // noDelay both ways: Nagle's algorithm would hold each relayed small write for the peer's delayed ACK.
+    const server = net.createServer({ noDelay: true }, (client) => {
+      const upstream = net.connect({ port: this.targetPort, host: this.targetHost, noDelay: true });
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));
