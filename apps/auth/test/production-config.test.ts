@@ -38,7 +38,7 @@ describe('auth: production configuration', () => {
   it('starts with every secret, uses the configured key, and has no dev SMS route', async () => {
     const running = await boot(authApp, serviceEnv('auth', db, redis, { ...secrets, NODE_ENV: 'production', JWT_KEY_ID: 'prod-1' }));
     try {
-      const sms = await running.app.inject({ method: 'GET', url: '/auth/dev/sms' });
+      const sms = await running.app.inject({ method: 'GET', url: '/auth/dev/sms?phone=%2B237690000001' });
       expect(sms.statusCode).toBe(404);
       const jwks = (await running.app.inject({ method: 'GET', url: '/auth/.well-known/jwks.json' })).json();
       expect(jwks.keys).toEqual([expect.objectContaining({ kid: 'prod-1', kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' })]);

@@ -13,7 +13,7 @@ const KEEP = 200;
 /**
  * Development driver: nothing leaves the machine. Logs that a message was "sent" (masked phone,
  * never the text, which holds the code) and keeps the last messages in memory, readable through
- * `GET /auth/dev/sms` (a route that does not exist in production).
+ * `GET /auth/dev/sms?phone=…`, one phone at a time (a route that does not exist in production).
  */
 @Injectable()
 export class DevSmsSender extends SmsSender {
@@ -26,8 +26,8 @@ export class DevSmsSender extends SmsSender {
     this.logger.log({ msg: 'dev SMS stored (not sent)', to: maskPhone(to), chars: text.length });
   }
 
-  /** newest first */
-  list(to?: string): DevSms[] {
-    return this.messages.filter((m) => !to || m.to === to).reverse();
+  /** The messages of one phone, newest first: there is deliberately no way to read them all. */
+  list(to: string): DevSms[] {
+    return this.messages.filter((m) => m.to === to).reverse();
   }
 }

@@ -12,7 +12,8 @@ const KEEP = 200;
 
 /**
  * Development driver: nothing leaves the machine. The last messages stay in memory, readable at
- * `GET /api/dev/sms` (a route that does not exist in production); logs never carry the text.
+ * `GET /api/dev/sms?phone=…`, one phone at a time (a route that does not exist in production); logs
+ * never carry the text.
  */
 @Injectable()
 export class DevSmsSender extends SmsSender {
@@ -25,8 +26,8 @@ export class DevSmsSender extends SmsSender {
     this.logger.log({ msg: 'dev SMS stored (not sent)', to: maskPhone(to), chars: text.length });
   }
 
-  /** newest first */
-  list(to?: string): DevSms[] {
-    return this.messages.filter((m) => !to || m.to === to).reverse();
+  /** The messages of one phone, newest first: there is deliberately no way to read them all. */
+  list(to: string): DevSms[] {
+    return this.messages.filter((m) => m.to === to).reverse();
   }
 }

@@ -1,14 +1,15 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
+import { IsDefined } from 'class-validator';
 import { PublicRoute } from '../access/permissions';
 import { IsPhone } from '../common/validators';
 import { type DevSms, DevSmsSender } from './dev-sms-sender';
 
 class DevSmsQuery {
-  @IsOptional()
+  // Required: without a phone the box would hand every code sent to anyone who asks.
+  @IsDefined({ message: 'phone is required: the box shows the messages of one phone', context: { code: 'REQUIRED' } })
   @IsPhone()
-  phone?: string;
+  phone!: string;
 }
 
 /** Development and tests only: registered when SMS_DRIVER=dev, never in production. */
