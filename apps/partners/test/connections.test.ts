@@ -180,7 +180,7 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     });
   });
 
-  it('the merchant sees the request with its scopes in clear, accepts it (connection.activated, verified) and cannot accept it twice', async () => {
+  it('the merchant sees the request with its scopes in clear, accepts it (connection.activated, verified, sent once) and cannot accept it twice', async () => {
     const p = phone();
     const merchant = h.directory.add(p);
     const { connectionId } = (
@@ -200,9 +200,18 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     const accepted = await merchantAction(merchant.merchantId, connectionId, 'accept');
     expect(accepted.status).toBe(200);
     expect(accepted.body).toMatchObject({ status: 'active', activatedAt: expect.any(String) });
+    // Spec 1 rule 1: accepting an active connection is 409 CONFLICT; nothing moves, nothing is sent again.
     const again = await merchantAction(merchant.merchantId, connectionId, 'accept');
     expect(again.status).toBe(409);
-    expect(again.body.code).toBe('CONFLICT');
+    expect(again.body).toMatchObject({ code: 'CONFLICT', message: 'This connection is already active' });
+    expect((await h.internal('GET', `/internal/partners/merchants/${merchant.merchantId}/connections`)).body.data).toEqual([
+      expect.objectContaining({ id: connectionId, status: 'active', activatedAt: accepted.body.activatedAt }),
+    ]);
+    const { rows: activations } = await h.admin.query(
+      `SELECT count(*)::int AS n FROM partners.events WHERE type = 'connection.activated' AND subject_id = $1`,
+      [connectionId],
+    );
+    expect(activations[0].n).toBe(1);
 
     const hook = await h.receiver.waitFor((w) => w.body.event === 'connection.activated' && w.body.data.connectionId === connectionId);
     expect(hook.headers['svc-event']).toBe('connection.activated');
@@ -225,8 +234,14 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     const { connectionId } = (await request(p)).body;
     expect((await merchantAction(merchant.merchantId, connectionId, 'reject')).body.status).toBe('rejected');
     expect((await merchantAction(merchant.merchantId, connectionId, 'reject')).body.status).toBe('rejected');
-    expect((await merchantAction(merchant.merchantId, connectionId, 'accept')).body.code).toBe('CONFLICT');
-    expect((await merchantAction(merchant.merchantId, connectionId, 'revoke')).body.code).toBe('CONFLICT');
+    expect((await merchantAction(merchant.merchantId, connectionId, 'accept')).body).toMatchObject({
+      code: 'CONFLICT',
+      message: 'A rejected connection cannot be accepted',
+    });
+    expect((await merchantAction(merchant.merchantId, connectionId, 'revoke')).body).toMatchObject({
+      code: 'CONFLICT',
+      message: 'A rejected connection cannot be revoked',
+    });
     expect((await h.call('GET', `/partners-public/connections/${connectionId}`, { key })).body.status).toBe('rejected');
   });
 
@@ -235,6 +250,10 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     const merchant = h.directory.add(p);
     const { connectionId } = (await request(p)).body;
     await merchantAction(merchant.merchantId, connectionId, 'accept');
+    expect((await merchantAction(merchant.merchantId, connectionId, 'reject')).body).toMatchObject({
+      code: 'CONFLICT',
+      message: 'An active connection cannot be rejected: revoke it instead',
+    });
     const revoked = await merchantAction(merchant.merchantId, connectionId, 'revoke');
     expect(revoked.body).toMatchObject({ status: 'revoked', revokedBy: 'merchant', revokedAt: expect.any(String) });
     const hook = await h.receiver.waitFor(
@@ -266,7 +285,7 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     await h.admin.query(`UPDATE partners.connections SET pending_expires_at = now() - interval '1 second' WHERE id = $1`, [pending]);
     const expired = await h.call('POST', `/partners-public/connections/${pending}/revoke`, { key });
     expect(expired.status).toBe(409);
-    expect(expired.body.code).toBe('CONFLICT');
+    expect(expired.body).toMatchObject({ code: 'CONFLICT', message: 'An expired connection cannot be revoked' });
   });
 
   it('a pending request expires after its period: reads as expired, the sweeper records it, accept is 409, a new request starts afresh', async () => {
@@ -275,7 +294,10 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     const { connectionId } = (await request(p)).body;
     await h.admin.query(`UPDATE partners.connections SET pending_expires_at = now() - interval '1 second' WHERE id = $1`, [connectionId]);
     expect((await h.call('GET', `/partners-public/connections/${connectionId}`, { key })).body.status).toBe('expired');
-    expect((await merchantAction(merchant.merchantId, connectionId, 'accept')).body.code).toBe('CONFLICT');
+    expect((await merchantAction(merchant.merchantId, connectionId, 'accept')).body).toMatchObject({
+      code: 'CONFLICT',
+      message: 'An expired connection cannot be accepted',
+    });
     const swept = await h.partners.app.get(ExpirySweeper).sweep();
     expect(swept.connections).toBeGreaterThanOrEqual(1);
     const { rows } = await h.admin.query(`SELECT status, expired_at FROM partners.connections WHERE id = $1`, [connectionId]);

@@ -22,3 +22,4 @@ export * from './with-timeout';
 export * from './periodic-job';
 export * from './storable-text.pipe';
 export * from './instant';
+export * from './english';

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type ConnectionStatus, PARTNER_EVENT_TYPES, type RevokedBy } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { queryRows } from '@mm/platform';
+import { queryRows, withArticle } from '@mm/platform';
 import { EventRelay } from '../events/event-relay.service';
 import { EventsService, type NewEvent } from '../events/events.service';
 import { CONNECTION_COLUMNS, type ConnectionRow } from './connection-row';
@@ -26,7 +26,8 @@ export type ConnectionMove = 'accept' | 'reject' | 'revoke';
  *
  * Repeating a move that already happened (reject a rejected one, revoke a revoked one) answers the
  * connection unchanged, so a retried request is harmless. Every other move is 409 CONFLICT —
- * accepting an active connection and revoking an expired one included (spec 1 rule 1). A pending
+ * accepting an active connection and revoking an expired one included, as spec 1 rule 1 requires
+ * (a second accept says the connection is already active and records nothing). A pending
  * request past its `pendingExpiresAt` is expired, whether or not the sweeper has marked it yet.
  */
 @Injectable()
@@ -92,18 +93,27 @@ export class ConnectionTransitions {
     switch (move) {
       case 'accept':
         if (status === 'pending') return 'active';
-        throw new AppException('CONFLICT', `A ${status} connection cannot be accepted`);
+        // Spec 1 rule 1 makes this a 409; the message says the merchant's goal is already reached.
+        if (status === 'active') throw new AppException('CONFLICT', 'This connection is already active');
+        throw new AppException('CONFLICT', `${withArticle(status, true)} connection cannot be accepted`);
       case 'reject':
         if (status === 'pending') return 'rejected';
         if (status === 'rejected') return 'unchanged';
-        throw new AppException('CONFLICT', `A ${status} connection cannot be rejected`);
+        throw new AppException(
+          'CONFLICT',
+          status === 'active'
+            ? 'An active connection cannot be rejected: revoke it instead'
+            : `${withArticle(status, true)} connection cannot be rejected`,
+        );
       case 'revoke':
         if (status === 'active') return 'revoked';
         if (status === 'revoked') return 'unchanged';
         if (status === 'pending' && actor.kind !== 'merchant') return 'revoked';
         throw new AppException(
           'CONFLICT',
-          status === 'pending' ? 'A pending connection is rejected, not revoked' : `A ${status} connection cannot be revoked`,
+          status === 'pending'
+            ? 'A pending connection is rejected, not revoked'
+            : `${withArticle(status, true)} connection cannot be revoked`,
         );
     }
   }

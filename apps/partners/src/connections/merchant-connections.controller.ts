@@ -44,7 +44,10 @@ export class MerchantConnectionsController {
 
   @Post('merchants/:merchantId/connections/:connectionId/accept')
   @HttpCode(200)
-  @ApiOperation({ summary: 'pending → active (connection.activated is sent to the integration)' })
+  @ApiOperation({
+    summary: 'pending → active (connection.activated is sent to the integration)',
+    description: 'Any other state is 409 CONFLICT (spec 1 rule 1), an active one included: "This connection is already active".',
+  })
   @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
   accept(

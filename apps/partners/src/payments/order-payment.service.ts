@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type OrderPaidData, PARTNER_EVENT_TYPES, type PaymentAnomalyKind, type TransactionCompletedEvent } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { MetricsService, queryRows } from '@mm/platform';
+import { MetricsService, queryRows, withArticle } from '@mm/platform';
 import { randomBase62 } from '../common/base62';
 import { money } from '../common/iso';
 import { EventRelay } from '../events/event-relay.service';
@@ -119,7 +119,7 @@ export class OrderPaymentService {
         [orderId, partner.integrationId],
       );
       if (rows.length === 0) throw new AppException('ORDER_NOT_FOUND');
-      if (rows[0].status !== 'pending') throw new AppException('CONFLICT', `A ${rows[0].status} order cannot be paid`);
+      if (rows[0].status !== 'pending') throw new AppException('CONFLICT', `${withArticle(rows[0].status, true)} order cannot be paid`);
       return this.markPaid(tx, rows[0], new Date().toISOString(), null, `TEST${randomBase62(12).toUpperCase()}`, null);
     });
     this.paidCounter.inc({ mode: 'test' });

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@mm/errors';
+import { withArticle } from '@mm/platform';
 import { WebhookDispatcherConfig, allowsLoopbackReceivers } from '../webhook-dispatcher.config';
 import { HOST_RESOLVER, type HostResolver, type ResolvedAddress } from './host-resolver';
 import { type AddressCategory, classifyAddress } from './ip-ranges';
@@ -69,7 +70,7 @@ export class WebhookTargetPolicy {
     const refused = this.firstRefused(addresses);
     if (refused) {
       // The partner learns the kind of address, never the address itself (no probing of internal DNS).
-      throw new AppException('WEBHOOK_URL_FORBIDDEN_ADDRESS', `Webhook URL host resolves to a ${refused.category} address`);
+      throw new AppException('WEBHOOK_URL_FORBIDDEN_ADDRESS', `Webhook URL host resolves to ${withArticle(refused.category)} address`);
     }
     return url;
   }
