@@ -14,6 +14,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'error',
+      // IsOptional lets an explicit null through as if the field were absent: the platform's rule
+      // (issue 30) is that null is refused unless the field is declared nullable.
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['IsOptional'],
+              message: 'Use OptionalField() (absent, not null) or NullableField() (absent or null) from @mm/errors.',
+            },
+          ],
+        },
+      ],
     },
   },
   { files: ['scripts/**/*.mjs'], rules: { 'no-console': 'off' } },

@@ -1,6 +1,7 @@
 import { AUTH_TOKEN_ISSUER, CONSENT_PROOF_DEFAULT_TTL_SEC, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { ConfigRule, DatabaseConfig, EnvBoolean } from '@mm/platform';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { publishedKeyProblem } from './crypto/auth-secrets';
 
 /**
@@ -14,7 +15,7 @@ export class AuthConfig extends DatabaseConfig {
 
   // --- PIN hashing (scrypt, see crypto/pin-hasher.service.ts) ---
   /** Server-side secret mixed into every PIN hash (HMAC before scrypt); a stolen table alone cannot be brute-forced. */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MinLength(32, { message: 'PIN_PEPPER must be at least 32 characters' })
   PIN_PEPPER?: string;
@@ -60,11 +61,11 @@ export class AuthConfig extends DatabaseConfig {
 
   // --- tokens ---
   /** PKCS#8 PEM of an Ed25519 private key (`\n` escapes accepted). */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   JWT_PRIVATE_KEY?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   JWT_KEY_ID?: string;
 
@@ -75,22 +76,22 @@ export class AuthConfig extends DatabaseConfig {
    * Neither ever signs. Kids default to the same digest as JWT_KEY_ID's, so a key keeps its kid
    * whichever slot it is in.
    */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   // an Ed25519 key whose kid no other configured key has
   @ConfigRule<AuthConfig>('publishedKey', (_value, config) => publishedKeyProblem(config, 'next'))
   JWT_NEXT_PUBLIC_KEY?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   JWT_NEXT_KEY_ID?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @ConfigRule<AuthConfig>('publishedKey', (_value, config) => publishedKeyProblem(config, 'previous'))
   JWT_PREVIOUS_PUBLIC_KEY?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   JWT_PREVIOUS_KEY_ID?: string;
 
@@ -130,7 +131,7 @@ export class AuthConfig extends DatabaseConfig {
 
   // --- OTP ---
   /** HMAC key of stored OTP codes and of verification proofs. */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MinLength(32, { message: 'OTP_HMAC_KEY must be at least 32 characters' })
   OTP_HMAC_KEY?: string;
@@ -253,11 +254,11 @@ export class AuthConfig extends DatabaseConfig {
   @IsIn(['dev', 'http'])
   SMS_DRIVER: 'dev' | 'http' = 'dev';
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   SMS_PROVIDER_URL?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   SMS_PROVIDER_TOKEN?: string;
 
@@ -266,11 +267,11 @@ export class AuthConfig extends DatabaseConfig {
   SMS_PROVIDER_TIMEOUT_MS: number = 5_000;
 
   // --- bootstrap administrator ---
-  @IsOptional()
+  @OptionalField()
   @IsString()
   BOOTSTRAP_ADMIN_PHONE?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   BOOTSTRAP_ADMIN_PIN?: string;
 }

@@ -1,4 +1,5 @@
-import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { AUTH_JWKS_PATH, AUTH_TOKEN_ISSUER, DEFAULT_AUTH_URL, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 
@@ -55,7 +56,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   LEDGER_INTEGRITY_SCHEDULE_ENABLED: boolean = true;
 
   /** Compliance channel webhook that receives an alert when the integrity check finds a gap. */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   LEDGER_INTEGRITY_ALERT_URL?: string;
 
@@ -86,7 +87,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   AUTH_URL: string = DEFAULT_AUTH_URL;
 
   /** Where auth's key set is, when not at the usual path under AUTH_URL. */
-  @IsOptional()
+  @OptionalField()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   LEDGER_CONSENT_JWKS_URL?: string;
 
@@ -115,7 +116,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   LEDGER_CORRECTION_COMPLIANCE_LIMIT: number = 1_000_000;
 
   /** Compliance channel webhook for executed corrections; unset: LEDGER_INTEGRITY_ALERT_URL. */
-  @IsOptional()
+  @OptionalField()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   LEDGER_COMPLIANCE_ALERT_URL?: string;
 
@@ -125,7 +126,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   LEDGER_OPERATOR_TOKEN_AUDIENCE: string = 'mm-platform';
 
   /** The legacy add/subtract as the test-funding flow. Unset: on in NODE_ENV=test only; always off in production. */
-  @IsOptional()
+  @OptionalField()
   @EnvBoolean()
   @IsBoolean()
   LEDGER_TEST_FUNDING_ENABLED?: boolean;

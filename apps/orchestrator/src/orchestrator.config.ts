@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 
@@ -38,7 +39,7 @@ export class OrchestratorConfig extends DatabaseConfig {
    * Spec 3: in staging and review each service's health is also reachable at `/hz/<service>`.
    * Unset: on everywhere but production.
    */
-  @IsOptional()
+  @OptionalField()
   @EnvBoolean()
   @IsBoolean()
   HZ_ROUTES_ENABLED?: boolean;
@@ -100,7 +101,7 @@ export class OrchestratorConfig extends DatabaseConfig {
 
   /** Operations alert webhook (JSON POST) for a compensation that failed; unset or empty: ERROR log only. */
   @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
-  @IsOptional()
+  @OptionalField()
   @IsUrl(URL_RULE)
   OPS_ALERT_URL?: string;
 
@@ -141,11 +142,11 @@ export class OrchestratorConfig extends DatabaseConfig {
   SMS_DRIVER: 'dev' | 'http' = 'dev';
 
   @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
-  @IsOptional()
+  @OptionalField()
   @IsUrl(URL_RULE)
   SMS_PROVIDER_URL?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   SMS_PROVIDER_TOKEN?: string;
 

@@ -1,4 +1,5 @@
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { ConfigRule, DatabaseConfig, EnvBoolean, MAX_INTERVAL_MS } from '@mm/platform';
 
@@ -119,7 +120,7 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
    * true is refused at boot. Every other internal range (private, link-local, metadata …) stays
    * refused in every mode.
    */
-  @IsOptional()
+  @OptionalField()
   @EnvBoolean()
   @IsBoolean()
   // A loopback receiver in production would be an SSRF hole by configuration: refused at boot.

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { SUPPORTED_CURRENCIES } from './services';
 
 /*
@@ -168,7 +169,7 @@ export class AccountAuditReportView {
 /** The query of the list of past checks (ledger and orchestrator alike). */
 export class IntegrityChecksQueryDto {
   @ApiPropertyOptional({ description: 'how many of the latest checks to list', minimum: 1, maximum: 100, default: 20, example: 20 })
-  @IsOptional()
+  @OptionalField()
   @Type(() => Number)
   @IsInt()
   @Min(1)

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance, Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested, validateSync } from 'class-validator';
-import { validationExceptionFactory } from './validation';
+import { IsArray, IsIn, IsInt, IsString, MaxLength, Min, ValidateNested, validateSync } from 'class-validator';
+import { OptionalField, validationExceptionFactory } from './validation';
 
 class Item {
   @IsInt({ context: { code: 'INVALID_AMOUNT' } })
@@ -15,7 +15,7 @@ class Address {
 class Order {
   @IsIn(['XAF', 'XOF'])
   currency: string;
-  @IsOptional()
+  @OptionalField()
   @MaxLength(5)
   note?: string;
   @ValidateNested()

@@ -1,5 +1,51 @@
-import type { ValidationError } from 'class-validator';
+import { type ValidationError, type ValidationOptions, ValidationTypes, getMetadataStorage } from 'class-validator';
 import { AppException, type FieldError } from './app-exception';
+
+/** Metadata names of the two presence rules (the OpenAPI generator reads them: not required / nullable). */
+export const OPTIONAL_FIELD = 'optionalField';
+export const NULLABLE_FIELD = 'nullableField';
+
+type ValidationMetadata = Parameters<ReturnType<typeof getMetadataStorage>['addValidationMetadata']>[0];
+
+/**
+ * Registers a conditional rule the way class-validator's own IsOptional does: when `present` says
+ * no, none of the property's other rules run. class-validator does not export its metadata class,
+ * so the record is written out field by field.
+ */
+function presenceRule(name: string, present: (value: unknown) => boolean, options?: ValidationOptions): PropertyDecorator {
+  return (object, propertyName) => {
+    const metadata: ValidationMetadata = {
+      type: ValidationTypes.CONDITIONAL_VALIDATION,
+      name,
+      target: object.constructor,
+      propertyName: propertyName as string,
+      constraints: [(target: Record<string | symbol, unknown>) => present(target[propertyName])],
+      constraintCls: undefined as unknown as ValidationMetadata['constraintCls'],
+      validationTypeOptions: undefined,
+      message: options?.message as ValidationMetadata['message'],
+      groups: options?.groups ?? [],
+      always: options?.always,
+      each: options?.each ?? false,
+      context: options?.context,
+      validateIf: options?.validateIf,
+    };
+    getMetadataStorage().addValidationMetadata(metadata);
+  };
+}
+
+/**
+ * The property may be left out. An explicit `null` is not "left out": it is checked by the
+ * property's other rules and refused with the field's code (class-validator's IsOptional would let
+ * it through, and code written for `undefined` then met a null).
+ */
+export function OptionalField(options?: ValidationOptions): PropertyDecorator {
+  return presenceRule(OPTIONAL_FIELD, (value) => value !== undefined, options);
+}
+
+/** The property may be left out or be `null`, for fields the API documents as nullable. */
+export function NullableField(options?: ValidationOptions): PropertyDecorator {
+  return presenceRule(NULLABLE_FIELD, (value) => value !== undefined && value !== null, options);
+}
 
 /**
  * Field-level codes. A decorator may carry its own code through `context: { code }` (spec 1's

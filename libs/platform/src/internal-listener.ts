@@ -1,6 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -14,7 +15,7 @@ export class InternalListenerConfig {
   INTERNAL_HOST: string = '127.0.0.1';
 
   /** unset: PORT + 100 (3100 for the orchestrator), or an ephemeral port when PORT is 0 (tests) */
-  @IsOptional()
+  @OptionalField()
   @IsInt()
   @Min(0)
   @Max(65535)

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, IsUUID, MaxLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { ROLES, type Role } from '../common/roles';
 import { IsOtpCode, IsPhone, IsPin } from '../common/validators';
 
@@ -17,7 +18,7 @@ export class CreateIdpUserDto {
     example: 'c4a7e2f0-1d3b-4e6a-9b8c-2f5d7e9a1b3c',
     description: 'chosen by the caller (saga); a new one when absent',
   })
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   idpUserId?: string;
 }
@@ -44,13 +45,13 @@ export class CreateLocalUserDto {
     example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21',
     description: 'chosen by the caller (saga); a new one when absent',
   })
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   userId?: string;
 
   /** the customer/profile record in the orchestrator, when already known */
   @ApiProperty({ format: 'uuid', required: false, example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92' })
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   profileId?: string;
 
@@ -61,7 +62,7 @@ export class CreateLocalUserDto {
     example: 'DISABLED',
     description: 'DISABLED until the workflow creating the user has finished (it then sets ACTIVE): no login before',
   })
-  @IsOptional()
+  @OptionalField()
   @IsIn(['ACTIVE', 'DISABLED'])
   status?: 'ACTIVE' | 'DISABLED';
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsOptional, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { type IntentOtpFacts, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { IsOtpCode, IsPhone } from '../common/validators';
 import { OTP_PURPOSES, type OtpPurpose } from './otp-purpose';
@@ -45,7 +46,7 @@ export class IntentOtpContextDto implements IntentOtpFacts {
     example: 'AG04817263',
     description: 'the agent the customer withdraws with, as the platform issued its code',
   })
-  @IsOptional()
+  @OptionalField()
   @Matches(/^[A-Z0-9]{2,16}$/)
   agentCode?: string;
 }
@@ -57,7 +58,7 @@ export class SendOtpDto extends PhonePurposeDto {
     description:
       "Required for purpose INTENT, refused for the others. INTENT codes are the orchestrator's alone (its X-Service-Key; anyone else: 403 OTP_PURPOSE_NOT_ALLOWED).",
   })
-  @IsOptional()
+  @OptionalField()
   // ValidateNested alone lets an array (or a scalar) through, which then fails in the handler
   @IsObject()
   @ValidateNested()
@@ -76,7 +77,7 @@ export class VerifyOtpDto extends PhonePurposeDto {
     description:
       'Ledger intent the code is verified for: required for purpose INTENT (orchestrator only), refused with another purpose (400 CONSENT_OTP_PURPOSE_INVALID). A code sent for another intent is a wrong code. A right code also returns `consentProof`: the single-use proof the ledger needs to move that intent to OTP_VERIFIED.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   intentId?: string;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsString, IsUUID, MaxLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsOtpCode, IsPhone, IsPin } from '../common/validators';
 
 export class CheckPinDto {
@@ -13,7 +14,7 @@ export class CheckPinDto {
     description:
       'Ledger intent the PIN is checked for. When given, a right PIN also returns `consentProof` (PIN step of this intent, this user), which the ledger needs to move the intent to PIN_VERIFIED.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   intentId?: string;
 }

@@ -1,35 +1,36 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { APP_ROLES, CUSTOMER_ROLES, CUSTOMER_STATUSES, type AppRole, type CustomerRole, type CustomerStatus } from '@mm/contracts';
 import { E164 } from '../common/validators';
 import { CurrencyAccountsView } from '../directory/directory.views';
 
 export class CustomerSearchQuery {
   @ApiProperty({ required: false, example: '+237690000001', description: 'exact phone (field code INVALID_PHONE_FORMAT)' })
-  @IsOptional()
+  @OptionalField()
   @Matches(E164, { message: 'phone must be in E.164 format', context: { code: 'INVALID_PHONE_FORMAT' } })
   phone?: string;
 
   @ApiProperty({ required: false, example: '+2376900', description: 'prefix of the phone number, first name or last name', maxLength: 100 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
   q?: string;
 
   @ApiProperty({ required: false, enum: CUSTOMER_STATUSES })
-  @IsOptional()
+  @OptionalField()
   @IsIn(CUSTOMER_STATUSES)
   status?: CustomerStatus;
 
   @ApiProperty({ required: false, enum: CUSTOMER_ROLES })
-  @IsOptional()
+  @OptionalField()
   @IsIn(CUSTOMER_ROLES)
   role?: CustomerRole;
 
   @ApiProperty({ required: false, minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
+  @OptionalField()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -37,7 +38,7 @@ export class CustomerSearchQuery {
   limit?: number;
 
   @ApiProperty({ required: false, description: 'nextCursor of the previous page', maxLength: 200 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   cursor?: string;

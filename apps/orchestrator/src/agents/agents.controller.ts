@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { BalanceView, CustomerView, toCustomerView } from '../customers/customer.views';
@@ -60,7 +61,7 @@ export class AgentPageView {
 
 export class PageQuery {
   @ApiProperty({ required: false, minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
+  @OptionalField()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -68,7 +69,7 @@ export class PageQuery {
   limit?: number;
 
   @ApiProperty({ required: false, description: 'nextCursor of the previous page', maxLength: 200 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   cursor?: string;

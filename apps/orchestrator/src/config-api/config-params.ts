@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { AppException } from '@mm/errors';
+import { IsInt, Max, Min } from 'class-validator';
+import { AppException, OptionalField } from '@mm/errors';
 import { CONFIG_SECTIONS, type ConfigSection } from './config-sections';
 
 function invalid(field: string, code: string, message: string): AppException {
@@ -27,7 +27,7 @@ export const DigitsToNumber = () =>
 
 export class HistoryQueryDto {
   @ApiProperty({ required: false, description: 'only versions older than this one', example: 5, minimum: 2 })
-  @IsOptional()
+  @OptionalField()
   @DigitsToNumber()
   @IsInt()
   @Min(2)
@@ -35,7 +35,7 @@ export class HistoryQueryDto {
   before?: number;
 
   @ApiProperty({ required: false, description: 'page size (default 20)', example: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
+  @OptionalField()
   @DigitsToNumber()
   @IsInt()
   @Min(1)

@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { APP_ROLES, type AppRole } from '@mm/contracts';
-import { IsEmail, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { NullableField, OptionalField } from '@mm/errors';
 import { CustomerView } from '../customers/customer.views';
 
 export class UpdateProfileDto {
   @ApiProperty({ required: false, example: 'Awa', minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
@@ -13,7 +14,7 @@ export class UpdateProfileDto {
   firstName?: string;
 
   @ApiProperty({ required: false, example: 'Nkoulou', minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
@@ -21,8 +22,7 @@ export class UpdateProfileDto {
   lastName?: string;
 
   @ApiProperty({ required: false, nullable: true, type: String, example: 'awa@example.cm', maxLength: 254, description: 'null removes it' })
-  @ValidateIf((_, v) => v !== null)
-  @IsOptional()
+  @NullableField()
   @IsEmail()
   @MaxLength(254)
   email?: string | null;

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import {
   PAYMENT_ANOMALY_STATUSES,
   type Page,
@@ -18,7 +19,7 @@ import { PaymentAnomaliesService } from './payment-anomalies.service';
 
 class AnomalyListQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ enum: PAYMENT_ANOMALY_STATUSES, example: 'open' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(PAYMENT_ANOMALY_STATUSES, { context: { code: 'INVALID_STATUS' } })
   status?: PaymentAnomalyStatus;
 }

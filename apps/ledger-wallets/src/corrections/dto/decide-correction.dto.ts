@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsString, MaxLength, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 
 /** `POST /v1/internal/corrections/:id/approve`: the checker (bearer of the operator token) may say why. */
 export class ApproveCorrectionDto {
   @ApiPropertyOptional({ example: 'Checked against the bank statement of 2026-03-02', maxLength: 500 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(500)
   reason?: string;

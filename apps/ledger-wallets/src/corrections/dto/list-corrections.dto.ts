@@ -1,18 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 
 export const CORRECTION_STATUSES = ['PENDING_APPROVAL', 'EXECUTED', 'REJECTED'] as const;
 export type CorrectionStatus = (typeof CORRECTION_STATUSES)[number];
 
 export class ListCorrectionsQuery {
   @ApiPropertyOptional({ enum: CORRECTION_STATUSES, example: 'PENDING_APPROVAL' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(CORRECTION_STATUSES)
   status?: CorrectionStatus;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50, example: 50 })
-  @IsOptional()
+  @OptionalField()
   @Type(() => Number)
   @IsInt()
   @Min(1)

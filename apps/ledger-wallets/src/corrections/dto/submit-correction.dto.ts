@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import { IsIn, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { REFERENCE_ID_PATTERN } from '../../execution/reference-id';
 import { IsMoney } from '../../intents/dto/money';
 
@@ -65,7 +66,7 @@ export class SubmitCorrectionDto {
       'ACCOUNT corrects one account against suspense; REVERSAL undoes one whole ledger transaction (the inverse of each of its entries, every account at once)',
     example: 'ACCOUNT',
   })
-  @IsOptional()
+  @OptionalField()
   @IsIn(CORRECTION_KINDS)
   kind?: CorrectionKind;
 

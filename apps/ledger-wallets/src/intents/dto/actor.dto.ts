@@ -1,4 +1,5 @@
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 
 /** Who moves an intent, as the orchestrator saw them (the ledger only sees the orchestrator's own address). */
 export class ActorDto {
@@ -8,13 +9,13 @@ export class ActorDto {
   id: string;
 
   /** the end client's IP address */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(64)
   ip?: string;
 
   /** the end client's user agent */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(512)
   userAgent?: string;

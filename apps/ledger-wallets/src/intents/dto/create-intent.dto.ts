@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 import { ActorDto } from './actor.dto';
 import { IsMoney } from './money';
@@ -17,7 +18,7 @@ export type IntentType = (typeof INTENT_TYPES)[number];
  */
 export class CreateIntentDto extends TransferTermsDto {
   /** UUID v4 from the client; required (missing → 400 IDEMPOTENCY_KEY_MISSING) and unique */
-  @IsOptional()
+  @OptionalField()
   @IsUUID('4')
   idempotencyKey?: string;
 
@@ -25,27 +26,27 @@ export class CreateIntentDto extends TransferTermsDto {
   type: IntentType;
 
   /** fee computed by the orchestrator at creation; frozen together with the amount */
-  @IsOptional()
+  @OptionalField()
   @IsMoney(0)
   fee?: number;
 
   /** cash-out with a non-fresh QR: the OTP branch of the state machine */
-  @IsOptional()
+  @OptionalField()
   @IsBoolean()
   requiresOtp?: boolean;
 
   /** QR used for recipient resolution; locked while the intent is active */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   qrToken?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(500)
   description?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   agentId?: string;
@@ -62,12 +63,12 @@ export class CreateIntentDto extends TransferTermsDto {
     description:
       'Required exactly when requiresOtp is true (400 CONSENT_OTP_USER_REQUIRED otherwise): the auth user id of the customer the OTP goes to. Only an OTP consent proof issued to this user moves the intent to OTP_VERIFIED.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   otpUserId?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsObject()
   metadata?: Record<string, unknown>;
 
@@ -78,7 +79,7 @@ export class CreateIntentDto extends TransferTermsDto {
     description:
       "An earlier end for this intent than the ledger's own lifetime (LEDGER_INTENT_TTL_SECONDS): the intent expires at whichever comes first. A partner order's payment deadline, so that a payment cannot complete once the order can no longer be paid. Already past: 400 INTENT_EXPIRED, nothing held.",
   })
-  @IsOptional()
+  @OptionalField()
   @IsInstant()
   expiresAt?: string;
 
@@ -89,7 +90,7 @@ export class CreateIntentDto extends TransferTermsDto {
     description:
       "The latest time at which this intent may still be created (not its end: see expiresAt). A first request that reaches the ledger at or after it is refused with 400 INTENT_CREATE_DEADLINE_PASSED and holds nothing. A replay of a creation that already happened (same idempotencyKey and body, within the idempotency window) still answers the stored 201, whenever it arrives. The orchestrator sends the expiry of a customer's withdrawal code here, so a cash-out that skips the OTP on the strength of that code is never created after the code's lifetime.",
   })
-  @IsOptional()
+  @OptionalField()
   @IsInstant()
   createBy?: string;
 }

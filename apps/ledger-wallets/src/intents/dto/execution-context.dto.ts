@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { IsObject, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsMoney } from './money';
 import { TransferTermsDto } from './transfer-terms.dto';
 
@@ -8,7 +9,7 @@ export class FeeDto {
   amount: number;
 
   /** defaults to the FEE_COLLECTION account of the currency */
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   accountId?: string;
 }
@@ -22,30 +23,30 @@ export class CommissionDto {
   accountId: string;
 
   /** account debited; defaults to the TREASURY account of the currency */
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   fromAccountId?: string;
 }
 
 export class ExecutionMetadataDto {
   /** business type code (e.g. P2P, CASH_IN_AGENT); defaults to the intent type */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(64)
   typeCode?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   agentId?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(500)
   description?: string;
 
   /** anything else the orchestrator wants kept with the transaction (risk decision id, channel) */
-  @IsOptional()
+  @OptionalField()
   @IsObject()
   extra?: Record<string, unknown>;
 }
@@ -59,23 +60,23 @@ export class ExecutionMetadataDto {
  * id comes from `X-Correlation-Id`.
  */
 export class ExecutionContextDto extends TransferTermsDto {
-  @IsOptional()
+  @OptionalField()
   @ValidateNested()
   @Type(() => FeeDto)
   fee?: FeeDto;
 
-  @IsOptional()
+  @OptionalField()
   @ValidateNested()
   @Type(() => CommissionDto)
   commission?: CommissionDto;
 
   /** user id recorded as `created_by`; defaults to the intent's initiator */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   createdBy?: string;
 
-  @IsOptional()
+  @OptionalField()
   @ValidateNested()
   @Type(() => ExecutionMetadataDto)
   metadata?: ExecutionMetadataDto;

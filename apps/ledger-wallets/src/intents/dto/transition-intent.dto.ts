@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { INTENT_STATUSES, type IntentStatus } from '../intent-state-machine';
 import { ActorDto } from './actor.dto';
 import { ExecutionContextDto } from './execution-context.dto';
@@ -15,18 +16,18 @@ export class TransitionIntentDto {
   actor: ActorDto;
 
   /** required when toStatus is SUCCEEDED (400 EXECUTION_CONTEXT_REQUIRED otherwise) */
-  @IsOptional()
+  @OptionalField()
   @ValidateNested()
   @Type(() => ExecutionContextDto)
   executionContext?: ExecutionContextDto;
 
   /** failure or cancellation reason, kept in the event metadata */
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(500)
   reason?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsObject()
   metadata?: Record<string, unknown>;
 
@@ -37,7 +38,7 @@ export class TransitionIntentDto {
     description:
       "Required when toStatus is OTP_VERIFIED or PIN_VERIFIED: the consent proof auth returned from verify-otp / check-pin called with this intent's id (JWT, typ consent+jwt). Single use. Missing, invalid, expired, for another intent/step/user, or already used: 403 CONSENT_PROOF_REQUIRED / _INVALID / _EXPIRED / _MISMATCH / _REPLAYED, and the intent does not move. Not part of the idempotency request hash.",
   })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(4096)
   consentProof?: string;

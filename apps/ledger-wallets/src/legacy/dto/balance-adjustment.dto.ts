@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsString, MaxLength, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsMoney } from '../../intents/dto/money';
 
 /** Deprecated `PUT /v1/accounts/:id/balance/{add,subtract,freeze,unfreeze}`. */
@@ -25,7 +26,7 @@ export class BalanceAdjustmentDto {
     maxLength: 200,
     example: 'ops-console',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   createdBy?: string;

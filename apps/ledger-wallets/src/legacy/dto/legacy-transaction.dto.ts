@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsMoney } from '../../intents/dto/money';
 import { TransferTermsDto } from '../../intents/dto/transfer-terms.dto';
 
@@ -11,7 +12,7 @@ export class LegacyTransactionDto extends TransferTermsDto {
     example: 100,
     minimum: 0,
   })
-  @IsOptional()
+  @OptionalField()
   @IsMoney(0)
   fee?: number;
 
@@ -21,13 +22,13 @@ export class LegacyTransactionDto extends TransferTermsDto {
   createdBy: string;
 
   @ApiPropertyOptional({ description: 'legacy transaction type label', example: 'P2P', maxLength: 64 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(64)
   typeCode?: string;
 
   @ApiPropertyOptional({ example: 'Rent for March', maxLength: 500 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(500)
   description?: string;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { SUPPORTED_CURRENCIES } from '@mm/contracts';
 
 export const WALLET_OWNER_TYPES = ['USER', 'AGENT', 'MERCHANT', 'ORGANISATION'] as const;
@@ -25,7 +26,7 @@ export class CreateWalletDto {
 
   /** display name of the holder; defaults to the owner id */
   @ApiPropertyOptional({ description: 'defaults to the owner id', example: 'Awa Ndiaye', maxLength: 200 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   holderName?: string;
@@ -39,7 +40,7 @@ export class CreateWalletDto {
     uniqueItems: true,
     example: ['XAF'],
   })
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayNotEmpty()
   @ArrayUnique()

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsString, MaxLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { WALLET_OWNER_TYPES } from './create-wallet.dto';
 
@@ -28,7 +29,7 @@ export class CloseWalletDto {
 
 export class TechnicalAccountsQueryDto {
   @ApiPropertyOptional({ description: 'only the accounts in this currency', enum: SUPPORTED_CURRENCIES, example: 'XAF' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(SUPPORTED_CURRENCIES)
   currency?: string;
 }

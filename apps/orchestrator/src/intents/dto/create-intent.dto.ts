@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { SUPPORTED_CURRENCIES, type Currency } from '@mm/contracts';
 import { LEDGER_INTENT_TYPES, type LedgerIntentType } from '../../ledger-client/ledger.types';
 
@@ -37,7 +38,7 @@ export class CreateIntentDto {
     description:
       'UUID v4 chosen by the client, one per intended payment. Missing: 400 IDEMPOTENCY_KEY_MISSING. The same key with the same body answers the first response again; with another body 422 IDEMPOTENCY_KEY_CONFLICT. Field code INVALID_IDEMPOTENCY_KEY.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsUUID('4', { context: { code: 'INVALID_IDEMPOTENCY_KEY' } })
   idempotencyKey?: string;
 
@@ -47,7 +48,7 @@ export class CreateIntentDto {
     description:
       'E.164 phone of the other party: the recipient of a TRANSFER, the customer of a CASH_IN or CASH_OUT. Not needed with qrToken. Field code INVALID_PHONE_FORMAT.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString({ context: { code: 'INVALID_PHONE_FORMAT' } })
   @Matches(E164, { message: 'clientPhone must be in E.164 format (+237690000001)', context: { code: 'INVALID_PHONE_FORMAT' } })
   clientPhone?: string;
@@ -57,7 +58,7 @@ export class CreateIntentDto {
     description:
       'dialling prefix of clientPhone (`+237` or `237`), one of the CEMAC and UEMOA countries; must start clientPhone. Field codes INVALID_COUNTRY_CODE, COUNTRY_CODE_MISMATCH.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString({ context: { code: 'INVALID_COUNTRY_CODE' } })
   @Matches(/^\+?[1-9]\d{0,3}$/, {
     message: 'clientCountryCode must be a dialling prefix such as +237',
@@ -71,7 +72,7 @@ export class CreateIntentDto {
     example: 'XAF',
     description: "defaults to XAF; a QR payment takes the order's currency. Field code UNSUPPORTED_CURRENCY.",
   })
-  @IsOptional()
+  @OptionalField()
   @IsIn(SUPPORTED_CURRENCIES, { context: { code: 'UNSUPPORTED_CURRENCY' } })
   currency?: Currency;
 
@@ -82,7 +83,7 @@ export class CreateIntentDto {
     description:
       "A scanned QR code instead of clientPhone. TRANSFER: the qrToken of a partner order (pays that merchant order; amount and currency must be the order's). CASH_OUT: the withdrawal code the customer generated (POST /api/v1/withdrawal-qr); single use, short-lived, and no OTP is then needed. Not accepted on CASH_IN. Field code INVALID_QR_TOKEN.",
   })
-  @IsOptional()
+  @OptionalField()
   @IsString({ context: { code: 'INVALID_QR_TOKEN' } })
   @MinLength(1, { context: { code: 'INVALID_QR_TOKEN' } })
   @MaxLength(200, { context: { code: 'INVALID_QR_TOKEN' } })
@@ -93,7 +94,7 @@ export class CreateIntentDto {
     maxLength: 140,
     description: 'label shown on both receipts; field code INVALID_DESCRIPTION',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString({ context: { code: 'INVALID_DESCRIPTION' } })
   @MaxLength(140, { context: { code: 'INVALID_DESCRIPTION' } })
   description?: string;

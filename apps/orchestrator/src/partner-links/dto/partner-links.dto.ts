@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import {
   CONNECTION_STATUSES,
   type ConnectionStatus,
@@ -14,13 +15,13 @@ const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_pro
 
 export class PageQueryDto {
   @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: 200, example: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBa…' })
-  @IsOptional()
+  @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
   @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
   cursor?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
-  @IsOptional()
+  @OptionalField()
   @Type(() => Number)
   @Min(1, { context: { code: 'INVALID_LIMIT' } })
   @Max(100, { context: { code: 'INVALID_LIMIT' } })
@@ -30,14 +31,14 @@ export class PageQueryDto {
 
 export class MerchantConnectionsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: CONNECTION_STATUSES, example: 'pending', description: 'default: pending and active' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(CONNECTION_STATUSES, { context: { code: 'INVALID_STATUS' } })
   status?: ConnectionStatus;
 }
 
 export class AnomaliesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: PAYMENT_ANOMALY_STATUSES, example: 'open' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(PAYMENT_ANOMALY_STATUSES, { context: { code: 'INVALID_STATUS' } })
   status?: PaymentAnomalyStatus;
 }
@@ -71,7 +72,7 @@ export class CreateIntegrationDto {
     maxLength: 2048,
     description: 'receives test-mode events; default webhookUrl',
   })
-  @IsOptional()
+  @OptionalField()
   @MaxLength(2048, { context: { code: 'INVALID_WEBHOOK_URL' } })
   @IsUrl(URL_RULE, { context: { code: 'INVALID_WEBHOOK_URL' } })
   testWebhookUrl?: string;
@@ -85,7 +86,7 @@ export class IssueKeyDto {
 
 export class RotateKeyDto {
   @ApiPropertyOptional({ example: 86400, minimum: 0, maximum: 2592000, description: 'how long the old key keeps working; default 24 h' })
-  @IsOptional()
+  @OptionalField()
   @Min(0, { context: { code: 'INVALID_OVERLAP' } })
   @Max(30 * 86_400, { context: { code: 'INVALID_OVERLAP' } })
   @IsInt({ context: { code: 'INVALID_OVERLAP' } })

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { SUPPORTED_COUNTRIES } from '../../common/countries';
 import { IsPhone, IsPin } from '../../common/validators';
 import { MERCHANT_CATEGORIES, type MerchantCategory } from '../../merchants/merchant-categories';
@@ -35,7 +36,7 @@ export class RegisterDto {
   countryCode: string;
 
   @ApiProperty({ required: false, example: 'awa@example.cm', maxLength: 254 })
-  @IsOptional()
+  @OptionalField()
   @IsEmail()
   @MaxLength(254)
   email?: string;
@@ -46,7 +47,7 @@ export class RegisterDto {
     maxLength: 200,
     description: 'the same as the Idempotency-Key header, for clients that cannot set headers; both given must be equal',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @Matches(/^[\x21-\x7e]{1,200}$/, { message: 'clientRequestId must be 1 to 200 printable ASCII characters' })
   clientRequestId?: string;
@@ -72,7 +73,7 @@ export class RegisterAgentDto extends RegisterDto {
     pattern: '^AG\\d{8}$',
     description: 'code of the master agent this agent works under (404 AGENT_NOT_FOUND, 422 NOT_A_MASTER_AGENT)',
   })
-  @IsOptional()
+  @OptionalField()
   @Matches(/^AG\d{8}$/, { message: 'masterAgentCode must be AG and 8 digits' })
   masterAgentCode?: string;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { DigitsToNumber } from '../../config-api/config-params';
 import { BLOCKLISTS, type Blocklist } from '../blocklist.service';
 
@@ -42,19 +43,19 @@ export class RemoveBlocklistEntryQueryDto {
 
 export class BlocklistQueryDto {
   @ApiProperty({ required: false, description: 'only entries for this E.164 phone', example: '+237690000099' })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @Matches(E164, { context: { code: 'INVALID_PHONE_FORMAT' } })
   phone?: string;
 
   @ApiProperty({ required: false, description: 'include lifted entries (history)', example: false, default: false })
-  @IsOptional()
+  @OptionalField()
   @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   includeRemoved?: boolean;
 
   @ApiProperty({ required: false, example: 50, minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
+  @OptionalField()
   @DigitsToNumber()
   @IsInt()
   @Min(1)
@@ -62,7 +63,7 @@ export class BlocklistQueryDto {
   limit?: number;
 
   @ApiProperty({ required: false, example: 0, minimum: 0, maximum: 100000, default: 0 })
-  @IsOptional()
+  @OptionalField()
   @DigitsToNumber()
   @IsInt()
   @Min(0)

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { SUPPORTED_CURRENCIES, type Currency } from '@mm/contracts';
 
 export class IssueWithdrawalQrDto {
   @ApiPropertyOptional({ enum: SUPPORTED_CURRENCIES, default: 'XAF', example: 'XAF', description: 'field code UNSUPPORTED_CURRENCY' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(SUPPORTED_CURRENCIES, { context: { code: 'UNSUPPORTED_CURRENCY' } })
   currency?: Currency;
 
@@ -14,7 +15,7 @@ export class IssueWithdrawalQrDto {
     maximum: Number.MAX_SAFE_INTEGER,
     description: 'the exact amount the customer agrees to withdraw; without it the code is good for any amount. Field code INVALID_AMOUNT.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsInt({ context: { code: 'INVALID_AMOUNT' } })
   @Min(1, { context: { code: 'INVALID_AMOUNT' } })
   @Max(Number.MAX_SAFE_INTEGER, { context: { code: 'INVALID_AMOUNT' } })

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { CONNECTION_STATUSES, ConnectionDto, type ConnectionStatus, PARTNER_SCOPES, type PartnerScope } from '@mm/contracts';
 import { ListQueryDto } from '../../common/list-query.dto';
 
@@ -37,7 +38,7 @@ export class RequestConnectionDto {
     maxLength: 500,
     description: 'shown to the merchant',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString({ context: { code: 'INVALID_REASON' } })
   @MaxLength(500, { context: { code: 'INVALID_REASON' } })
   requestedReason?: string;
@@ -73,7 +74,7 @@ export class ConnectionPageDto {
 
 export class ConnectionListQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ enum: CONNECTION_STATUSES, example: 'active' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(CONNECTION_STATUSES, { context: { code: 'INVALID_STATUS' } })
   status?: ConnectionStatus;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { PARTNER_EVENT_TYPE_LIST, type PartnerEventType } from '@mm/contracts';
 import { ListQueryDto } from '../../common/list-query.dto';
 
@@ -9,7 +10,7 @@ export class EventListQueryDto extends ListQueryDto {
     example: 'order.paid',
     description: 'only events of this type (field code INVALID_EVENT_TYPE)',
   })
-  @IsOptional()
+  @OptionalField()
   @IsIn(PARTNER_EVENT_TYPE_LIST, { context: { code: 'INVALID_EVENT_TYPE' } })
   type?: PartnerEventType;
 }

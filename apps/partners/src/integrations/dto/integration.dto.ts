@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { PARTNER_MODES } from '@mm/contracts';
 
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
@@ -29,7 +30,7 @@ export class CreateIntegrationDto {
     maxLength: 2048,
     description: 'receives test-mode events; default webhookUrl',
   })
-  @IsOptional()
+  @OptionalField()
   @IsUrl(URL_RULE, { context: { code: 'INVALID_WEBHOOK_URL' } })
   @MaxLength(2048, { context: { code: 'INVALID_WEBHOOK_URL' } })
   testWebhookUrl?: string;
@@ -53,7 +54,7 @@ export class IssueApiKeyDto {
 
 export class RotateApiKeyDto {
   @ApiPropertyOptional({ example: 86400, minimum: 0, maximum: 2592000, description: 'how long the old key keeps working; default 24 h' })
-  @IsOptional()
+  @OptionalField()
   @IsInt({ context: { code: 'INVALID_OVERLAP' } })
   @Min(0, { context: { code: 'INVALID_OVERLAP' } })
   @Max(30 * 86_400, { context: { code: 'INVALID_OVERLAP' } })

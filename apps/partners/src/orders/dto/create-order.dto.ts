@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { ORDER_STATUSES, type OrderStatus, SUPPORTED_CURRENCIES } from '@mm/contracts';
 
 export const TTL_DEFAULT_SEC = 300;
@@ -35,7 +36,7 @@ export class CreateOrderDto {
     example: 'XAF',
     description: 'ISO 4217 (field code UNSUPPORTED_CURRENCY)',
   })
-  @IsOptional()
+  @OptionalField()
   @IsIn(SUPPORTED_CURRENCIES, { message: 'currencyCode must be XAF or XOF', context: { code: 'UNSUPPORTED_CURRENCY' } })
   currencyCode?: (typeof SUPPORTED_CURRENCIES)[number];
 
@@ -46,7 +47,7 @@ export class CreateOrderDto {
     example: 300,
     description: 'lifetime of the QR in seconds; field code INVALID_TTL below 60 or not an integer, TTL_TOO_LONG above 900',
   })
-  @IsOptional()
+  @OptionalField()
   @Min(60, { message: 'ttlSeconds must be at least 60', context: { code: 'INVALID_TTL' } })
   @Max(900, { message: 'ttlSeconds must be at most 900', context: { code: 'TTL_TOO_LONG' } })
   // lowest = checked first: a value that is not an integer is INVALID_TTL whatever its size
@@ -58,7 +59,7 @@ export class CreateOrderDto {
     example: 'Table 4: 2 cafés, 1 croissant',
     description: 'shown to the payer; echoed in order.paid (field code INVALID_DESCRIPTION)',
   })
-  @IsOptional()
+  @OptionalField()
   @MaxLength(280, { message: 'description must be at most 280 characters', context: { code: 'INVALID_DESCRIPTION' } })
   @IsString({ context: { code: 'INVALID_DESCRIPTION' } })
   description?: string;
@@ -68,7 +69,7 @@ export class CreateOrderDto {
     example: 'POS-00042-20261122-0007',
     description: "the partner's own reference; echoed in order.paid (field code INVALID_EXTERNAL_REFERENCE)",
   })
-  @IsOptional()
+  @OptionalField()
   @MaxLength(128, { message: 'externalReference must be at most 128 characters', context: { code: 'INVALID_EXTERNAL_REFERENCE' } })
   @IsString({ context: { code: 'INVALID_EXTERNAL_REFERENCE' } })
   externalReference?: string;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import { IsObject, IsString, IsUUID, Matches } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 
 /** An event to deliver (the partners service's producer path, also used by tests and operators). */
@@ -28,7 +29,7 @@ export class EnqueueEventDto {
 
   /** defaults to now */
   @ApiPropertyOptional({ description: 'defaults to now', format: 'date-time', example: '2026-03-01T12:00:00Z' })
-  @IsOptional()
+  @OptionalField()
   @IsInstant()
   createdAt?: string;
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsUUID } from 'class-validator';
+import { IsUUID } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 
 export class ResendWindowDto {
@@ -12,7 +13,7 @@ export class ResendWindowDto {
   to: string;
 
   @ApiPropertyOptional({ description: "only this integration's events", format: 'uuid', example: '7c9e6679-7425-40de-944b-e07fc1f90ae7' })
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   integrationId?: string;
 
@@ -21,7 +22,7 @@ export class ResendWindowDto {
     format: 'uuid',
     example: '0b5f2a7e-3c1d-4e8f-9a6b-2d4c8e1f3a5b',
   })
-  @IsOptional()
+  @OptionalField()
   @IsUUID()
   after?: string;
 }
