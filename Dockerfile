@@ -29,6 +29,9 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
+# The apps default to loopback (safe on a developer's machine); in a container they must listen on its
+# interfaces to be reachable at all. Which ports leave the host is the runtime's choice (compose publishes one).
+ENV HOST=0.0.0.0
 # The apps stop gracefully on SIGTERM (drain requests, close pools) within SHUTDOWN_TIMEOUT_MS.
 STOPSIGNAL SIGTERM
 EXPOSE 3000

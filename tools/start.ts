@@ -101,9 +101,13 @@ function portOf(service: ServiceName, base: number): number {
   return base + SERVICES[service].port - SERVICES.orchestrator.port;
 }
 
-/** The orchestrator is the public entry point; every other app listens on loopback only. */
+/**
+ * Every app listens on loopback only; HOST opens the orchestrator (the public entry point) to other
+ * interfaces when asked. Development must not be reachable from the network by default: its SMS box
+ * shows the codes sent.
+ */
 function hostOf(service: ServiceName): string {
-  return service === 'orchestrator' ? (process.env.HOST ?? '0.0.0.0') : '127.0.0.1';
+  return service === 'orchestrator' ? (process.env.HOST ?? '127.0.0.1') : '127.0.0.1';
 }
 
 function assertPortFree(host: string, port: number, service: ServiceName): Promise<void> {

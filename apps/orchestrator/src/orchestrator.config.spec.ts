@@ -4,6 +4,12 @@ import { OrchestratorConfig, assertOrchestratorProductionConfig } from './orches
 const KEY = 'k'.repeat(32);
 
 describe('orchestrator config', () => {
+  it('listens on loopback unless HOST names another interface (a container sets HOST=0.0.0.0)', () => {
+    // A development machine on a shared network must not expose the gateway, and with it the dev SMS box.
+    expect(loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY }).HOST).toBe('127.0.0.1');
+    expect(loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+  });
+
   it('an empty OPS_ALERT_URL (compose default) means no alert channel, not a bad URL', () => {
     const config = loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, OPS_ALERT_URL: '' });
     expect(config.OPS_ALERT_URL).toBeUndefined();

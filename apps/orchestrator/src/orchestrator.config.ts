@@ -9,8 +9,6 @@ const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_pro
 
 export class OrchestratorConfig extends DatabaseConfig {
   override PORT = SERVICES.orchestrator.port;
-  /** the public entry point; every other app binds to loopback or the internal network */
-  override HOST = '0.0.0.0';
   override DATABASE_URL = `postgres://${SERVICES.orchestrator.role}@127.0.0.1:5432/${DEFAULT_DATABASE_NAME}`;
 
   @IsUrl(URL_RULE)
