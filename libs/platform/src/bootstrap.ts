@@ -18,6 +18,7 @@ import { genRequestId, registerHttpHooks, routeMiss } from './http-hooks';
 import { type InternalListenerAddress, InternalListener, internalListenerOf, setInternalListener } from './internal-listener';
 import { type Logger, PinoNestLogger, createLogger } from './logger';
 import { MetricsService } from './metrics';
+import { strictOpenApiDocument } from './openapi-strict';
 import { type PublicSurfaceOptions, publicDocument, restrictPublicListener, trackPublicListener } from './public-surface';
 import { RouteRegistry } from './route-registry';
 import { StorableTextPipe } from './storable-text.pipe';
@@ -111,13 +112,10 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   // The OpenAPI document of the app's own routes, built from its controllers on first request.
-  let openapi: OpenAPIObject | undefined;
-  fastify.get('/openapi.json', async (_req, reply) => {
-    openapi ??= buildOpenApi(app, options.service);
-    return reply.send(openapi);
-  });
-  if (viaPublicListener)
-    exposePublicSurface(app, fastify, options, viaPublicListener, () => (openapi ??= buildOpenApi(app, options.service)));
+  let openapi: Promise<OpenAPIObject> | undefined;
+  const fullDocument = (): Promise<OpenAPIObject> => (openapi ??= buildOpenApi(app, options.service));
+  fastify.get('/openapi.json', async (_req, reply) => reply.send(await fullDocument()));
+  if (viaPublicListener) exposePublicSurface(app, fastify, options, viaPublicListener, fullDocument);
 
   await options.configure?.(app, fastify);
   await app.init();
@@ -136,14 +134,14 @@ function exposePublicSurface(
   fastify: FastifyInstance,
   options: AppOptions,
   viaPublicListener: (req: FastifyRequest) => boolean,
-  fullDocument: () => OpenAPIObject,
+  fullDocument: () => Promise<OpenAPIObject>,
 ): void {
   const surface = options.publicSurface!;
   restrictPublicListener(fastify, surface, viaPublicListener);
   let document: OpenAPIObject | undefined;
   const prefix = options.globalPrefix ? `/${options.globalPrefix.replace(/^\/+|\/+$/g, '')}` : '';
   fastify.get(`${prefix}/openapi.json`, async (_req, reply) => {
-    document ??= publicDocument(fullDocument(), surface);
+    document ??= publicDocument(await fullDocument(), surface);
     return reply.send(surface.extendDocument ? await surface.extendDocument(document) : document);
   });
   const listener = new InternalListener(fastify, options.internalListener ?? { host: '127.0.0.1', port: 0 });
@@ -158,7 +156,7 @@ function exposePublicSurface(
   });
 }
 
-function buildOpenApi(app: NestFastifyApplication, service: string): OpenAPIObject {
+async function buildOpenApi(app: NestFastifyApplication, service: string): Promise<OpenAPIObject> {
   const config = new DocumentBuilder()
     .setTitle(service)
     .setDescription(
@@ -168,7 +166,8 @@ function buildOpenApi(app: NestFastifyApplication, service: string): OpenAPIObje
     .addBearerAuth()
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }, 'serviceKey')
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  // Derived from the validation rules, so the document never promises more than the server takes.
+  const document = await strictOpenApiDocument(app, SwaggerModule.createDocument(app, config));
   document.components = {
     ...document.components,
     schemas: {

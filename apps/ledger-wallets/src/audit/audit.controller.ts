@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Param, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AccountAuditReportView } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
@@ -14,8 +14,8 @@ import { ApiAuditorErrors, auditRequester, identifyAuditor } from './auditors';
  * acting operator's access token from auth: the audit is journaled under that operator.
  */
 @ApiTags('audit')
-@ApiSecurity('serviceKey')
-@ApiBearerAuth()
+// Both at once (one requirement object, not two alternatives): the service key and the operator's token.
+@ApiSecurity({ serviceKey: [], bearer: [] })
 @ApiAuditorErrors()
 @Controller('internal/accounts')
 @UseGuards(ServiceKeyGuard)

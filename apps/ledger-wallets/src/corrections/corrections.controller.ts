@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
@@ -44,8 +44,8 @@ const SUBMIT_EXAMPLES = {
  * (`Authorization: Bearer`): the operator is whoever the token names, with the token's roles.
  */
 @ApiTags('corrections')
-@ApiSecurity('serviceKey')
-@ApiBearerAuth()
+// Both at once (one requirement object, not two alternatives): the service key and the operator's token.
+@ApiSecurity({ serviceKey: [], bearer: [] })
 @ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED or INVALID_SERVICE_CREDENTIALS', ...ERROR })
 @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED', ...ERROR })
 @Controller('internal/corrections')

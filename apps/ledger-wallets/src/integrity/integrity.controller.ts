@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
@@ -13,8 +13,8 @@ import { type IntegrityCheckResult, IntegrityCheckService } from './integrity-ch
  * acting operator's access token from auth, whose id each run records as `requestedBy`.
  */
 @ApiTags('integrity')
-@ApiSecurity('serviceKey')
-@ApiBearerAuth()
+// Both at once (one requirement object, not two alternatives): the service key and the operator's token.
+@ApiSecurity({ serviceKey: [], bearer: [] })
 @ApiAuditorErrors()
 @Controller('internal/integrity-checks')
 @UseGuards(ServiceKeyGuard)

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, type OnModuleInit, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe, idempotencyKeyHeader } from '../common/uuid-param.pipe';
@@ -107,6 +107,12 @@ export class IntentsController implements OnModuleInit {
   @ApiResponse({ status: 422, description: 'INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_CONFLICT, execution rule codes', ...ERROR })
   @ApiResponse({ status: 502, description: "UPSTREAM_UNAVAILABLE: auth's key set could not be fetched (nothing moved)", ...ERROR })
   @ApiBody({ type: TransitionIntentDto })
+  @ApiHeader({
+    name: 'X-Idempotency-Key',
+    required: false,
+    description: 'optional (recommended on SUCCEEDED): a retry with the same key answers the stored result; empty means absent',
+    schema: { type: 'string', maxLength: 255, pattern: '^[\\x21-\\x7e]*$', example: 'confirm-3f1e2d4c' },
+  })
   async transition(
     @Param('id', UuidParamPipe) id: string,
     // Typed `unknown` so the global ValidationPipe leaves it alone: `transitionBody` applies the

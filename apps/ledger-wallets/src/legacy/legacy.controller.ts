@@ -19,6 +19,7 @@ const SUCCESSOR = '</v1/internal/intents>; rel="successor-version"';
 const IDEMPOTENCY_HEADER = ApiHeader({
   name: 'X-Idempotency-Key',
   required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', example: 'transfer-2026-11-23-0001' },
   description:
     '1 to 255 printable characters; a retry with the same key and body answers the first result again. Optional, as the legacy contract had it: without it nothing protects a retried transfer from running twice.',
 });

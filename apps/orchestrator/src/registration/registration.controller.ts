@@ -31,6 +31,7 @@ const PUBLIC_REGISTRATION_ERRORS = [...REGISTRATION_ERRORS, 'RATE_LIMITED'] as c
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
   required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$', example: '5d2c9e1f-7a3b-4c8d-9e0f-1a2b3c4d5e6f' },
   description:
     'Makes a retry safe: the same key with the same body answers the first outcome (201 with Idempotent-Replayed: true), even while it is still running (the repeat waits); with another body 422 IDEMPOTENCY_KEY_CONFLICT. A run that failed with a 5xx frees its key for a retry. The PIN is not part of the comparison (it is never stored).',
 };

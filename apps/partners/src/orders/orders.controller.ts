@@ -38,6 +38,7 @@ export class OrdersController {
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', example: '7c0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b' },
     description: '1–255 printable ASCII characters without spaces (! to ~); a UUID v4 is a good choice',
   })
   @ApiCreatedResponse({ type: OrderDto })

@@ -18,6 +18,12 @@ export type IntentType = (typeof INTENT_TYPES)[number];
  */
 export class CreateIntentDto extends TransferTermsDto {
   /** UUID v4 from the client; required (missing → 400 IDEMPOTENCY_KEY_MISSING) and unique */
+  @ApiProperty({
+    required: true,
+    example: '7d9f0c1a-3b2e-4f5d-8a6c-9e0b1d2c3f4a',
+    description:
+      'UUID v4 chosen by the caller, unique per intent; missing: 400 IDEMPOTENCY_KEY_MISSING (the service checks it, not the pipe)',
+  })
   @OptionalField()
   @IsUUID('4')
   idempotencyKey?: string;
