@@ -14,7 +14,9 @@ import {
 import { AppException, AppExceptionFilter, sendError, validationExceptionFactory } from '@mm/errors';
 import type { BaseConfig } from './config';
 import { PlatformHealthService } from './health';
+import { createClientErrorHandler } from './client-error';
 import { genRequestId, registerHttpHooks, routeMiss } from './http-hooks';
+import { parseJsonBody } from './json-body';
 import { type InternalListenerAddress, InternalListener, internalListenerOf, setInternalListener } from './internal-listener';
 import { type Logger, PinoNestLogger, createLogger } from './logger';
 import { MetricsService } from './metrics';
@@ -71,6 +73,9 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
       const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The request URL is malformed';
       sendError(request, reply, new AppException('BAD_REQUEST', message));
     },
+    // Bytes Node's HTTP parser refuses (a control byte in the path, oversized headers) never become
+    // a request: answered here, still with the platform body and an X-Request-Id.
+    clientErrorHandler: createClientErrorHandler(logger),
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = new RouteRegistry();
@@ -118,6 +123,15 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
   if (viaPublicListener) exposePublicSurface(app, fastify, options, viaPublicListener, fullDocument);
 
   await options.configure?.(app, fastify);
+  // After `configure`: the gateway's proxy keeps its own pass-through parser (its plugin scope was
+  // created with Fastify's default), and Nest does not register its default JSON parser over this one.
+  app.useBodyParser('application/json', { bodyLimit: config.BODY_LIMIT_BYTES }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   await app.init();
   return app;
 }

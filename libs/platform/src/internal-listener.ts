@@ -1,5 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import type { FastifyInstance } from 'fastify';
@@ -51,6 +52,11 @@ export class InternalListener {
     this.server = createServer((req, res) => {
       for (const handle of handlers) handle(req, res);
     });
+    // Requests Node's parser refuses get the same platform error body on both doors (Node's own
+    // answer would be an empty 400).
+    for (const onClientError of fastify.server.listeners('clientError')) {
+      this.server.on('clientError', onClientError as (error: Error, socket: Duplex) => void);
+    }
     this.server.keepAliveTimeout = fastify.server.keepAliveTimeout;
     this.server.requestTimeout = fastify.server.requestTimeout;
   }

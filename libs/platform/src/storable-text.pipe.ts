@@ -34,22 +34,27 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 /** U+0000, or a lone surrogate. */
 const unstorable = (text: string): boolean => text.includes('\u0000') || LONE_SURROGATE.test(text);
 
-/** The path of the first string (value or key) holding an unstorable character, or undefined. */
+/**
+ * The path of the first string (value or key) holding an unstorable character, or undefined.
+ * Depth-first with an explicit stack, not recursion: whatever the nesting of the value (bodies are
+ * bounded by the JSON parser, but a pipe must not rely on its caller), it cannot exhaust the call
+ * stack. Keys and values are visited in document order, each key just before its value.
+ */
 function unstorableField(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return unstorable(value) ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let k = 0; k < value.length; k++) {
-      const found = unstorableField(value[k], `${path}[${k}]`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, v] of Object.entries(value)) {
-      const at = path ? `${path}.${key}` : key;
-      if (unstorable(key)) return at;
-      const found = unstorableField(v, at);
-      if (found !== undefined) return found;
+  const stack: Array<[unknown, string]> = [[value, path]];
+  while (stack.length > 0) {
+    const [node, at] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (unstorable(node)) return at;
+    } else if (Array.isArray(node)) {
+      for (let k = node.length - 1; k >= 0; k--) stack.push([node[k], `${at}[${k}]`]);
+    } else if (typeof node === 'object' && node !== null) {
+      const entries = Object.entries(node);
+      for (let k = entries.length - 1; k >= 0; k--) {
+        const [key, v] = entries[k];
+        const keyPath = at ? `${at}.${key}` : key;
+        stack.push([v, keyPath], [key, keyPath]);
+      }
     }
   }
   return undefined;

@@ -4,6 +4,7 @@ import { AppException, sendError } from '@mm/errors';
 import { SERVICE_KEY_HEADER, normaliseRequestPath } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import type { GatewayMount } from './public-document';
+import { limitProxiedBody, oversizedBodyAnswer } from './proxied-body';
 import { isInternalRoute } from './public-surface';
 
 /**
@@ -27,48 +28,70 @@ export async function registerGateway(fastify: FastifyInstance, config: Orchestr
     upstream: mount.baseUrl,
     rewritePrefix: mount.upstreamPrefix,
   }));
-  for (const route of routes) {
-    await fastify.register(proxy, {
-      upstream: route.upstream,
-      prefix: route.prefix,
-      rewritePrefix: route.rewritePrefix,
-      // Nothing is proxied to an upstream's internal endpoints, whatever the listener: the
-      // orchestrator calls them directly. Decided on the normalised path (the proxy resolves `..`
-      // when it builds the upstream URL, and upstreams decode escapes), never on the raw URL.
-      preHandler: async (req: FastifyRequest) => {
-        const normalised = normaliseRequestPath(req.url);
-        if (!normalised.ok) throw new AppException('BAD_REQUEST', 'The request path must be in canonical form');
-        if (isInternalRoute(normalised.path)) {
-          throw new AppException('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`);
-        }
+  // One scope around the proxies, with the platform's error handler: a plugin scope keeps the error
+  // handler of its parent as it was when it was created, and the proxies are registered before Nest
+  // installs its own on the root, so refusals here (the preHandler's, a hook's, a body limit) would
+  // otherwise get Fastify's `{statusCode, error, message}` body without a requestId.
+  await fastify.register(async (scope) => {
+    scope.setErrorHandler((error, req, reply) => sendError(req, reply, error));
+    for (const route of routes) await registerProxy(scope, route, config);
+  });
+}
+
+interface ProxyRoute {
+  name: string;
+  prefix: string;
+  upstream: string;
+  rewritePrefix: string;
+}
+
+async function registerProxy(fastify: FastifyInstance, route: ProxyRoute, config: OrchestratorConfig): Promise<void> {
+  await fastify.register(proxy, {
+    upstream: route.upstream,
+    prefix: route.prefix,
+    rewritePrefix: route.rewritePrefix,
+    // Nothing is proxied to an upstream's internal endpoints, whatever the listener: the
+    // orchestrator calls them directly. Decided on the normalised path (the proxy resolves `..`
+    // when it builds the upstream URL, and upstreams decode escapes), never on the raw URL.
+    preHandler: async (req: FastifyRequest) => {
+      const normalised = normaliseRequestPath(req.url);
+      if (!normalised.ok) throw new AppException('BAD_REQUEST', 'The request path must be in canonical form');
+      if (isInternalRoute(normalised.path)) {
+        throw new AppException('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`);
+      }
+      limitProxiedBody(req, config.BODY_LIMIT_BYTES);
+    },
+    undici: { connections: 128, pipelining: 1, connectTimeout: 2_000 },
+    replyOptions: {
+      timeout: config.UPSTREAM_TIMEOUT_MS,
+      rewriteRequestHeaders: (req, headers) => {
+        const forwarded: Record<string, unknown> = { ...headers, 'x-request-id': req.id, 'x-correlation-id': req.correlationId };
+        // Append the peer we actually saw: upstreams trust only the last entry, never the client's.
+        const prior = headers['x-forwarded-for'];
+        forwarded['x-forwarded-for'] = prior ? `${String(prior)}, ${req.ip}` : req.ip;
+        delete forwarded[SERVICE_KEY_HEADER];
+        // The client's `Expect: 100-continue` was answered by this server before the body was
+        // read; undici refuses to send the header at all (UND_ERR_NOT_SUPPORTED, which was a 502).
+        delete forwarded.expect;
+        return forwarded as typeof headers;
       },
-      undici: { connections: 128, pipelining: 1, connectTimeout: 2_000 },
-      replyOptions: {
-        timeout: config.UPSTREAM_TIMEOUT_MS,
-        rewriteRequestHeaders: (req, headers) => {
-          const forwarded: Record<string, unknown> = { ...headers, 'x-request-id': req.id, 'x-correlation-id': req.correlationId };
-          // Append the peer we actually saw: upstreams trust only the last entry, never the client's.
-          const prior = headers['x-forwarded-for'];
-          forwarded['x-forwarded-for'] = prior ? `${String(prior)}, ${req.ip}` : req.ip;
-          delete forwarded[SERVICE_KEY_HEADER];
-          return forwarded as typeof headers;
-        },
-        onError: (raw, { error }) => {
-          const reply = raw as unknown as FastifyReply;
-          const timedOut = (error as { statusCode?: number }).statusCode === 504;
-          reply.request.log.warn({ upstream: route.name, err: error }, 'upstream call failed');
-          sendError(
-            reply.request,
-            reply,
-            new AppException(
-              timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
-              timedOut ? `${route.name} did not answer in time` : `${route.name} is unavailable`,
-            ),
-          );
-        },
+      onError: (raw, { error }) => {
+        const reply = raw as unknown as FastifyReply;
+        const oversized = oversizedBodyAnswer(error);
+        if (oversized) return sendError(reply.request, reply, oversized);
+        const timedOut = (error as { statusCode?: number }).statusCode === 504;
+        reply.request.log.warn({ upstream: route.name, err: error }, 'upstream call failed');
+        sendError(
+          reply.request,
+          reply,
+          new AppException(
+            timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
+            timedOut ? `${route.name} did not answer in time` : `${route.name} is unavailable`,
+          ),
+        );
       },
-    });
-  }
+    },
+  });
 }
 
 /**
