@@ -174,7 +174,9 @@ async function buildOpenApi(app: NestFastifyApplication, service: string): Promi
   const config = new DocumentBuilder()
     .setTitle(service)
     .setDescription(
-      'Errors use one body everywhere: { code, message, errors? (VALIDATION_ERROR only), requestId }. Every response carries X-Request-Id and Server-Timing.',
+      'Errors use one body everywhere: { code, message, errors? (VALIDATION_ERROR only), requestId }. Every response carries X-Request-Id and Server-Timing. ' +
+        'JSON bodies: an empty body sent as application/json is no body; nesting deeper than 32 levels is 400 JSON_TOO_DEEP; a __proto__ key (or constructor.prototype) is 400 FORBIDDEN_JSON_KEY; ' +
+        'unparsable text is 400 MALFORMED_JSON. Headers above 16 KiB are 431 HEADERS_TOO_LARGE; a method no route takes is 405 METHOD_NOT_ALLOWED.',
     )
     .setVersion('1')
     .addBearerAuth()
