@@ -11,15 +11,14 @@ import { randomBytes, scrypt } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { serviceDatabaseUrl } from '@mm/contracts';
 import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { AuthConfig } from '../../apps/auth/src/auth.config';
-import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
+import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
+import { runDatabase } from '../lib/run-database';
 import { freePort } from '../../test/support/free-port';
 
-const DB_NAME = 'mm_bench_auth';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONCURRENCY = 8;
 /** One key per caller for this run; the bench calls auth's internal routes as the orchestrator. */
@@ -68,17 +67,6 @@ function call(
     req.on('error', reject);
     req.end(payload);
   });
-}
-
-async function recreateDatabase(adminUrl: string): Promise<void> {
-  const pg = new Client({ connectionString: withDatabase(adminUrl, 'postgres') });
-  await pg.connect();
-  try {
-    await pg.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await pg.query(`CREATE DATABASE ${DB_NAME}`);
-  } finally {
-    await pg.end();
-  }
 }
 
 async function startAuth(adminUrl: string, port: number): Promise<ChildProcess> {
@@ -131,8 +119,17 @@ function row(workload: string, concurrency: number, r: LoopResult, baseline?: Lo
 }
 
 async function main(): Promise<void> {
-  const adminUrl = withDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, DB_NAME);
-  await recreateDatabase(adminUrl);
+  // This run's own database, dropped at the end whatever happened: never another run's.
+  const db = runDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, 'auth');
+  await db.create();
+  try {
+    await measure(db.adminUrl);
+  } finally {
+    await db.drop();
+  }
+}
+
+async function measure(adminUrl: string): Promise<void> {
   await migrateAll(adminUrl);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;

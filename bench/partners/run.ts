@@ -19,13 +19,12 @@ import { deriveServiceKeys } from '../../libs/platform/src/service-credentials';
 import { type ConsentSigner, startConsentSigner } from '../../apps/ledger-wallets/test/consent-signer';
 import { LedgerPayments } from '../../apps/partners/test/support/ledger-payments';
 import { createMerchant } from '../../test/e2e/partners-support';
-import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
+import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, stopProcess, writeResults } from '../lib/bench';
 import { BenchClient } from '../ledger/http-client';
 import { portsFrom, startService } from './services';
-import { serverSql } from '../lib/server-sql';
+import { runDatabase } from '../lib/run-database';
 
-const DB_NAME = 'mm_bench_partners';
 const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_PARTNERS_SECONDS ?? 10);
@@ -42,8 +41,17 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  const dbUrl = withDatabase(ADMIN_URL, DB_NAME);
+  // This run's own database, dropped at the end whatever happened: never another run's.
+  const db = runDatabase(ADMIN_URL, 'partners');
+  await db.create();
+  try {
+    await measure(db.adminUrl);
+  } finally {
+    await db.drop();
+  }
+}
+
+async function measure(dbUrl: string): Promise<void> {
   await migrateAll(dbUrl);
   const redisPrefix = `mmbench:partners:${randomUUID().slice(0, 8)}`;
   const url = (port: number) => `http://127.0.0.1:${port}`;
@@ -277,7 +285,6 @@ async function main(): Promise<void> {
       cursor = next;
     } while (cursor !== '0');
     redis.disconnect();
-    await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   }
 }
 

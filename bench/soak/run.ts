@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { type Invariants, checkInvariants } from '../../apps/ledger-wallets/test/invariants';
-import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
+import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, stopProcess, writeResults } from '../lib/bench';
 import { BenchClient } from '../ledger/http-client';
 import { startService } from '../partners/services';
@@ -31,7 +31,7 @@ import { BENCH_CALLER_KEY, KEY_SEED, START_ORDER, choosePorts, serviceEnv } from
 import { createPopulation } from './fixtures';
 import { MIX, Mix, OP_DESCRIPTIONS, OP_KINDS } from './mix';
 import { type OpSample, RssSampler, byMinute, memoryTable, memoryTrend, minuteTable, rssMiB } from './stats';
-import { serverSql } from '../lib/server-sql';
+import { runDatabase } from '../lib/run-database';
 
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -56,7 +56,6 @@ const SIZES = {
 };
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const DB_NAME = 'mm_bench_soak';
 const WARMUP_SECONDS = 5;
 
 const url = (port: number) => `http://127.0.0.1:${port}`;
@@ -148,8 +147,18 @@ async function main(): Promise<void> {
     `soak ${SOAK_MINUTES} min at ${LOAD_FRACTION * 100} % of the capacity measured over ${CAPACITY_SECONDS} s at c=${CAPACITY_CONCURRENCY}` +
       ` (load average now ${loadAtStart.map((l) => l.toFixed(2)).join(' ')})`,
   );
-  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  const dbUrl = withDatabase(ADMIN_URL, DB_NAME);
+  // This run's own database, dropped at the end whatever happened (unless kept): never another run's.
+  const db = runDatabase(ADMIN_URL, 'soak');
+  await db.create();
+  try {
+    await soakOn(db.adminUrl, started, loadAtStart);
+  } finally {
+    if (process.env.SOAK_KEEP_DB === 'true') log(`database kept: ${db.name}`);
+    else await db.drop();
+  }
+}
+
+async function soakOn(dbUrl: string, started: number, loadAtStart: number[]): Promise<void> {
   await migrateAll(dbUrl);
   const redisPrefix = `mmbench:soak:${randomUUID().slice(0, 8)}`;
   const ports = await choosePorts();
@@ -402,7 +411,6 @@ async function main(): Promise<void> {
       cursor = next;
     } while (cursor !== '0');
     redis.disconnect();
-    if (process.env.SOAK_KEEP_DB !== 'true') await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   }
 }
 

@@ -16,11 +16,10 @@ import { QUEUES, WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
 import { bootApp, bullOptions, generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { signatureHeader } from '@mm/webhook-signature';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
-import { DEFAULT_ADMIN_URL, migrateAll, withDatabase } from '../../tools/db';
+import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
-import { serverSql } from '../lib/server-sql';
+import { runDatabase } from '../lib/run-database';
 
-const DB_NAME = 'mm_bench_webhooks';
 const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 15);
@@ -41,8 +40,17 @@ interface RateResult {
 }
 
 async function main(): Promise<void> {
-  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  const dbUrl = withDatabase(ADMIN_URL, DB_NAME);
+  // This run's own database, dropped at the end whatever happened: never another run's.
+  const db = runDatabase(ADMIN_URL, 'webhooks');
+  await db.create();
+  try {
+    await measure(db.adminUrl);
+  } finally {
+    await db.drop();
+  }
+}
+
+async function measure(dbUrl: string): Promise<void> {
   await migrateAll(dbUrl);
   const prefix = `mmbench:webhooks:${randomUUID().slice(0, 8)}`;
 
@@ -233,7 +241,6 @@ async function main(): Promise<void> {
     cursor = next;
   } while (cursor !== '0');
   redis.disconnect();
-  await serverSql(ADMIN_URL, `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
 }
 
 main().catch((error: unknown) => {
