@@ -74,13 +74,24 @@ function fieldPath(parent: string, property: string): string {
   return /^\d+$/.test(property) ? `${parent}[${property}]` : `${parent}.${property}`;
 }
 
+/**
+ * class-validator lists a field's failed constraints in the order their decorators ran, which is
+ * bottom-up: `@IsInt() @Min(1) @Max(100)` fails 2.5 as max, min, isInt. Read top-down, as written,
+ * the type check comes first and says what is wrong ("must be an integer", not "must not be
+ * greater than 100"). IsDefined runs before every other rule whatever its place, so it stays first.
+ */
+function inSourceOrder(names: string[]): string[] {
+  const defined = names.filter((n) => n === 'isDefined');
+  return [...defined, ...names.filter((n) => n !== 'isDefined').reverse()];
+}
+
 /** Flattens nested class-validator errors into one entry per faulty field (`items[0].amount`). */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const error of errors) {
     const field = fieldPath(parent, error.property);
     const constraints = error.constraints ?? {};
-    const names = Object.keys(constraints);
+    const names = inSourceOrder(Object.keys(constraints));
     if (names.length > 0) {
       // One entry per field: the first failing constraint carries the code a client acts on.
       const withCode = names.find((n) => typeof error.contexts?.[n]?.code === 'string');

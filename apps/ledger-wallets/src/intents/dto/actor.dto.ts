@@ -1,9 +1,10 @@
-import { IsString, MaxLength } from 'class-validator';
+import { IsDefined, IsString, MaxLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 
 /** Who moves an intent, as the orchestrator saw them (the ledger only sees the orchestrator's own address). */
 export class ActorDto {
   /** acting user id (customer, agent, operator) or `system:<job>` */
+  @IsDefined()
   @IsString()
   @MaxLength(200)
   id: string;

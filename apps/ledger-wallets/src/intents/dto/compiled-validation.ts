@@ -8,13 +8,13 @@ import { validationExceptionFactory } from '@mm/errors';
  * DTO of the app, for each nested object) and class-transformer copies the body into class
  * instances; the checks themselves are cheap. A compiled check runs the very same constraint
  * functions the decorators registered (IsUUID, MaxLength, IsMoney…), with the semantics the global
- * ValidationPipe gives them (whitelist + forbidNonWhitelisted, IsOptional, ValidateNested with
+ * ValidationPipe gives them (whitelist + forbidNonWhitelisted, OptionalField, IsDefined, ValidateNested with
  * @Type), so the decorators stay the one source of truth.
  *
  * It only ever says "valid" or "not sure": a body it does not accept goes through the global
  * ValidationPipe as before, so every refusal keeps its exact body, codes and messages. A DTO using a
  * feature this compiler does not know (groups, `each`, async or conditional rules other than
- * IsOptional, IsDefined, or class-transformer reshaping the body: @Transform, @Expose, @Exclude, a
+ * OptionalField / NullableField, IsDefined, or class-transformer reshaping the body: @Transform, @Expose, @Exclude, a
  * converting @Type) is not compiled at all: such a body always takes the pipe.
  */
 export type CompiledCheck = (body: unknown) => boolean;
@@ -30,7 +30,7 @@ interface Rule {
 
 interface PropertyPlan {
   name: string;
-  /** IsOptional (conditional validation): when one returns false the property is not checked */
+  /** OptionalField / NullableField (conditional validation): when one returns false the property is not checked */
   conditions: ((object: object, value: unknown) => boolean)[];
   rules: Rule[];
   /** ValidateNested with @Type: the nested class's plan */
@@ -99,6 +99,8 @@ function compileClass(target: DtoClass, cache: Map<DtoClass, ClassPlan>, types: 
         case ValidationTypes.CONDITIONAL_VALIDATION:
           property.conditions.push(m.constraints[0] as PropertyPlan['conditions'][number]);
           break;
+        // IsDefined has its own type in class-validator but runs like any rule, after the conditions.
+        case ValidationTypes.IS_DEFINED:
         case ValidationTypes.CUSTOM_VALIDATION:
           for (const c of storage.getTargetValidatorConstraints(m.constraintCls)) {
             if (c.async) throw new NotCompilable(`${target.name}.${name}: async rule`);

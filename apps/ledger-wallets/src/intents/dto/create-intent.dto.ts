@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsObject, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 import { ActorDto } from './actor.dto';
@@ -58,6 +58,9 @@ export class CreateIntentDto extends TransferTermsDto {
   agentId?: string;
 
   /** the initiator: its `id` must be the initiator's auth user id, the only user whose PIN proof moves the intent to PIN_VERIFIED */
+  // ValidateNested alone skips an absent value: the actor is required, and an object (not an array of them).
+  @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => ActorDto)
   actor: ActorDto;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { INTENT_STATUSES, type IntentStatus } from '../intent-state-machine';
 import { ActorDto } from './actor.dto';
@@ -11,6 +11,9 @@ export class TransitionIntentDto {
   @IsIn(INTENT_STATUSES)
   toStatus: IntentStatus;
 
+  // ValidateNested alone skips an absent value: the actor is required, and an object (not an array of them).
+  @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => ActorDto)
   actor: ActorDto;
