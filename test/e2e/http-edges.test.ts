@@ -1,0 +1,89 @@
+import type { ServiceName } from '@mm/contracts';
+import { authApp } from '../../apps/auth/src/auth.app';
+import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
+import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
+import { partnersApp } from '../../apps/partners/src/partners.app';
+import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
+import { type RunningApp, boot } from '../support/boot';
+import { type RawAnswer, rawHttp } from '../support/raw-http';
+import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
+
+const SERVICES = ['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher'] as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function expectErrorBody(res: RawAnswer, status: number, code: string): void {
+  expect({ status: res.status, code: (res.json as { code?: string } | undefined)?.code }).toEqual({ status, code });
+  expect(res.headers['x-request-id']).toMatch(UUID);
+  expect(res.json).toEqual({ code, message: expect.any(String), requestId: res.headers['x-request-id'] });
+}
+
+const head = (method: string, path: string, headers: Record<string, string | number> = {}): string =>
+  `${method} ${path} HTTP/1.1\r\n${Object.entries({ host: 'edges.test', connection: 'close', ...headers })
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
+
+/**
+ * The same edges on every service, since all five share one bootstrap (issue 30 items 5 and 6):
+ * bytes Node's parser refuses, oversized headers, methods nobody parses, and JSON nested
+ * thousands of levels deep sent to a real route with a key that route accepts.
+ */
+describe('every service: HTTP edges get the platform body', () => {
+  let db: TestDatabase;
+  const redis = createTestRedis();
+  const apps = new Map<string, RunningApp>();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const defs = {
+      orchestrator: orchestratorApp,
+      auth: authApp,
+      partners: partnersApp,
+      'ledger-wallets': ledgerWalletsApp,
+      'webhook-dispatcher': webhookDispatcherApp,
+    } as const;
+    for (const name of SERVICES) {
+      const env = serviceEnv(name, db, redis, { LEDGER_OUTBOX_POLL_MS: '0', LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+      apps.set(name, await boot(defs[name] as never, env, { listen: true }));
+    }
+  });
+  afterAll(async () => {
+    for (const app of apps.values()) await app.close();
+    await db.drop();
+    await redis.flush();
+  });
+
+  it.each(SERVICES)('%s: a control byte or a raw non-ASCII byte in the path is 400 BAD_REQUEST', async (name) => {
+    for (const path of ['/he\x01alth', '/he\xffalth'])
+      expectErrorBody(await rawHttp(apps.get(name)!.url, head('GET', path)), 400, 'BAD_REQUEST');
+  });
+
+  it.each(SERVICES)('%s: headers above the limit are 431 HEADERS_TOO_LARGE', async (name) => {
+    const res = await rawHttp(apps.get(name)!.url, head('GET', '/health', { 'x-padding': 'p'.repeat(40_000) }));
+    expectErrorBody(res, 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it.each(SERVICES)('%s: a method Node cannot parse, and QUERY, are 405 METHOD_NOT_ALLOWED', async (name) => {
+    expectErrorBody(await rawHttp(apps.get(name)!.url, head('FROB', '/health')), 405, 'METHOD_NOT_ALLOWED');
+    const query = await rawHttp(apps.get(name)!.url, head('QUERY', '/health'));
+    expectErrorBody(query, 405, 'METHOD_NOT_ALLOWED');
+    expect(query.headers.allow?.split(', ')).toContain('GET');
+  });
+
+  it.each(SERVICES)('%s: a body nested 5,000 levels on a real POST route is 400 JSON_TOO_DEEP', async (name) => {
+    const running = apps.get(name)!;
+    const doc = (await running.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, object> };
+    const path = Object.keys(doc.paths).find((p) => 'post' in doc.paths[p] && !p.includes('{'));
+    expect(path).toBeDefined();
+    const body = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
+    const res = await rawHttp(
+      running.url,
+      head('POST', path!, {
+        'content-type': 'application/json',
+        'content-length': body.length,
+        'x-service-key': allowedCallerKey(name as ServiceName, 'POST', path!),
+      }),
+      { body },
+    );
+    expectErrorBody(res, 400, 'JSON_TOO_DEEP');
+  });
+});
