@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { SERVICES, SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { MIGRATIONS } from '../migrations';
+import { MIGRATIONS_TABLE } from '../migrations/runtime-role';
 
 function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe identifier: ${name}`);
@@ -56,42 +57,68 @@ export async function ensureDatabase(adminUrl: string): Promise<void> {
 }
 
 /**
- * One login role and one schema per service; the schema belongs to the role and nobody else may
- * use it, so a service can neither read nor write another service's tables. Idempotent.
- * Role passwords come from `<ROLE>_PASSWORD` (e.g. SVC_LEDGER_PASSWORD) when set.
+ * Owns every schema and every object in it. It cannot log in: only migrations act as it (the admin
+ * connection switches to it), so no running service holds the power to alter, drop or truncate a
+ * table or switch its triggers off.
+ */
+export const OWNER_ROLE = 'mm_owner';
+
+/** Runs a statement that creates a cluster-wide role or membership, tolerating a concurrent creator. */
+function ifAbsent(statement: string): string {
+  return `DO $$ BEGIN ${statement}; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`;
+}
+
+/**
+ * The owner role, one login role and one schema per service. The schema belongs to the owner; the
+ * service's role may only use it (its migrations grant it row privileges on its own tables), and
+ * nobody else may, so a service can neither read nor write another service's tables nor change
+ * the shape of its own. Idempotent. Role passwords come from `<ROLE>_PASSWORD` (e.g.
+ * SVC_LEDGER_PASSWORD) when set.
  */
 export async function ensureRolesAndSchemas(adminUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   await withClient(adminUrl, async (c) => {
+    const owner = quoteIdent(OWNER_ROLE);
+    await c.query(ifAbsent(`CREATE ROLE ${owner} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`));
     for (const service of SERVICE_NAMES) {
       const { role, schema } = SERVICES[service];
-      await c.query(
-        `DO $$ BEGIN CREATE ROLE ${quoteIdent(role)} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
-      );
+      await c.query(ifAbsent(`CREATE ROLE ${quoteIdent(role)} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`));
       const password = env[`${role.toUpperCase()}_PASSWORD`];
       if (password) await c.query(`ALTER ROLE ${quoteIdent(role)} PASSWORD ${quoteLiteral(password)}`);
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)} AUTHORIZATION ${quoteIdent(role)}`);
-      await c.query(`ALTER SCHEMA ${quoteIdent(schema)} OWNER TO ${quoteIdent(role)}`);
+      // The owner may act for the service role (never the other way round): that is how a
+      // migration takes over what the role owned in databases migrated before the owner existed.
+      const member = await c.query('SELECT pg_has_role($1, $2, $3) AS yes', [OWNER_ROLE, role, 'MEMBER']);
+      if (!member.rows[0].yes) await c.query(ifAbsent(`GRANT ${quoteIdent(role)} TO ${owner}`));
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)} AUTHORIZATION ${owner}`);
+      await c.query(`ALTER SCHEMA ${quoteIdent(schema)} OWNER TO ${owner}`);
       await c.query(`REVOKE ALL ON SCHEMA ${quoteIdent(schema)} FROM PUBLIC`);
+      await c.query(`REVOKE CREATE ON SCHEMA ${quoteIdent(schema)} FROM ${quoteIdent(role)}`);
+      await c.query(`GRANT USAGE ON SCHEMA ${quoteIdent(schema)} TO ${quoteIdent(role)}`);
     }
     // Nobody but the admin creates objects in public.
     await c.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
   });
 }
 
-/** Runs pending migrations of one service in its schema, as its role (objects are owned by it). */
-export async function migrateService(adminUrl: string, service: ServiceName): Promise<string[]> {
-  const { role, schema } = SERVICES[service];
-  const dataSource = new DataSource({
+/** A TypeORM data source for one service's migrations: its schema, acting as the owner role. */
+export function migrationDataSource(adminUrl: string, service: ServiceName): DataSource {
+  const { schema } = SERVICES[service];
+  return new DataSource({
     type: 'postgres',
     url: adminUrl,
     schema,
     migrations: MIGRATIONS[service],
-    migrationsTableName: 'migrations',
+    migrationsTableName: MIGRATIONS_TABLE,
     migrationsTransactionMode: 'each',
     logging: false,
-    // Connect with the admin login but act as the service role for the whole session.
-    extra: { options: `-c role=${role} -c search_path=${schema}` },
+    // Connect with the admin login but act as the owner for the whole session: what the
+    // migrations create belongs to it, and they grant the service role what it needs.
+    extra: { options: `-c role=${OWNER_ROLE} -c search_path=${schema}` },
   });
+}
+
+/** Runs pending migrations of one service in its schema, as the owner role. */
+export async function migrateService(adminUrl: string, service: ServiceName): Promise<string[]> {
+  const dataSource = migrationDataSource(adminUrl, service);
   await dataSource.initialize();
   try {
     const done = await dataSource.runMigrations({ transaction: 'each' });

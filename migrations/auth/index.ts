@@ -4,6 +4,7 @@ import { ApplicationRoles1764000000000 } from './1764000000000-application-roles
 import { IntentBoundOtp1764600000000 } from './1764600000000-intent-bound-otp';
 import { UnknownPhoneLockout1764700000000 } from './1764700000000-unknown-phone-lockout';
 import { OtpCodesExpiryIndex1764800000000 } from './1764800000000-otp-codes-expiry-index';
+import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 
 /** Migrations of the `auth` schema, in order. Append new ones; never edit a shipped one. */
 export const authMigrations: MigrationClass[] = [
@@ -12,4 +13,5 @@ export const authMigrations: MigrationClass[] = [
   IntentBoundOtp1764600000000,
   UnknownPhoneLockout1764700000000,
   OtpCodesExpiryIndex1764800000000,
+  RuntimeRolePrivileges1765200000000,
 ];

@@ -10,6 +10,7 @@ import { IntegrityAuditOperators1764600000000 } from './1764600000000-integrity-
 import { CorrectionReversals1764700000000 } from './1764700000000-correction-reversals';
 import { IntegrityAlertAttempts1764900000000 } from './1764900000000-integrity-alert-attempts';
 import { ConfirmBatchFunction1765000000000 } from './1765000000000-confirm-batch-function';
+import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -24,4 +25,5 @@ export const ledgerMigrations: MigrationClass[] = [
   CorrectionReversals1764700000000,
   IntegrityAlertAttempts1764900000000,
   ConfirmBatchFunction1765000000000,
+  RuntimeRolePrivileges1765200000000,
 ];

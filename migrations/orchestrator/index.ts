@@ -4,6 +4,7 @@ import { PricingRisk1764000100000 } from './1764000100000-pricing-risk';
 import { Payments1764000200000 } from './1764000200000-payments';
 import { IncomingHolds1764500000000 } from './1764500000000-incoming-holds';
 import { ConsentReplayGuards1764600000000 } from './1764600000000-consent-replay-guards';
+import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -12,4 +13,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   Payments1764000200000,
   IncomingHolds1764500000000,
   ConsentReplayGuards1764600000000,
+  RuntimeRolePrivileges1765200000000,
 ];

@@ -1,6 +1,11 @@
 import type { MigrationClass } from '../types';
 import { WebhooksInit1763900000000 } from './1763900000000-webhooks-init';
 import { EventsPendingUpdatedIndex1764900000000 } from './1764900000000-events-pending-updated-index';
+import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 
 /** Migrations of the `webhooks` schema, in order. Append new ones; never edit a shipped one. */
-export const webhooksMigrations: MigrationClass[] = [WebhooksInit1763900000000, EventsPendingUpdatedIndex1764900000000];
+export const webhooksMigrations: MigrationClass[] = [
+  WebhooksInit1763900000000,
+  EventsPendingUpdatedIndex1764900000000,
+  RuntimeRolePrivileges1765200000000,
+];

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { SERVICES, SERVICE_NAMES, type ServiceName } from '@mm/contracts';
-import { migrateAll } from '../../tools/db';
+import { OWNER_ROLE, migrateAll } from '../../tools/db';
 import { type TestDatabase, createTestDatabase } from '../support/test-env';
 
 async function asRole<T>(db: TestDatabase, service: ServiceName, fn: (c: Client) => Promise<T>): Promise<T> {
@@ -18,16 +18,20 @@ describe('database: one schema and one role per service', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    // A ledger table with a row, created exactly as a ledger migration would: as the ledger role.
-    await asRole(db, 'ledger-wallets', (c) =>
-      c.query(
-        `CREATE TABLE ledger.isolation_probe (id int primary key, balance bigint); INSERT INTO ledger.isolation_probe VALUES (1, 500)`,
-      ),
-    );
+    // A ledger table with a row, created exactly as a ledger migration would: as the owner role.
+    const admin = new Client({ connectionString: db.adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(
+        `SET ROLE ${OWNER_ROLE}; CREATE TABLE ledger.isolation_probe (id int primary key, balance bigint); INSERT INTO ledger.isolation_probe VALUES (1, 500)`,
+      );
+    } finally {
+      await admin.end();
+    }
   });
   afterAll(() => db.drop());
 
-  it('the ledger role reads its own data', async () => {
+  it('the ledger role reads its own data, in a table a later migration created (default privileges)', async () => {
     const { rows } = await asRole(db, 'ledger-wallets', (c) => c.query('SELECT balance FROM ledger.isolation_probe'));
     expect(rows).toEqual([{ balance: '500' }]);
   });
@@ -41,18 +45,17 @@ describe('database: one schema and one role per service', () => {
     });
   });
 
-  it.each(SERVICE_NAMES)('the %s role works in its own schema only (not in public, not in another one)', async (service) => {
+  it.each(SERVICE_NAMES)('the %s role creates nothing: not in its own schema, not in public, not in another one', async (service) => {
     const own = SERVICES[service].schema;
     const other = SERVICES[service === 'auth' ? 'partners' : 'auth'].schema;
     await asRole(db, service, async (c) => {
-      await c.query(`CREATE TABLE ${own}.role_probe (id int)`);
-      await c.query(`DROP TABLE ${own}.role_probe`);
+      await expect(c.query(`CREATE TABLE ${own}.role_probe (id int)`)).rejects.toMatchObject({ code: '42501' });
       await expect(c.query('CREATE TABLE public.intruder (id int)')).rejects.toMatchObject({ code: '42501' });
       await expect(c.query(`CREATE TABLE ${other}.intruder (id int)`)).rejects.toMatchObject({ code: '42501' });
     });
   });
 
-  it('npm run migrate is idempotent: a second run applies nothing and changes no ownership', async () => {
+  it('npm run migrate is idempotent: a second run applies nothing and every schema stays with the owner role', async () => {
     const again = await migrateAll(db.adminUrl);
     for (const service of SERVICE_NAMES) expect(again[service]).toEqual([]);
     const owners = await asRole(db, 'ledger-wallets', (c) =>
@@ -62,7 +65,7 @@ describe('database: one schema and one role per service', () => {
       ),
     );
     expect(Object.fromEntries(owners.rows.map((r) => [r.nspname, r.owner]))).toEqual(
-      Object.fromEntries(SERVICE_NAMES.map((s) => [SERVICES[s].schema, SERVICES[s].role])),
+      Object.fromEntries(SERVICE_NAMES.map((s) => [SERVICES[s].schema, OWNER_ROLE])),
     );
   });
 });

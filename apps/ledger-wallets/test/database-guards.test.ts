@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { OWNER_ROLE } from '../../../tools/db';
 import { type Harness, fundedAccount, startLedger, transfer } from './ledger-harness';
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -14,6 +15,8 @@ function referenceId(): string {
 describe('ledger: constraints and append-only triggers', () => {
   let h: Harness;
   let raw: Client;
+  /** The role that owns the tables (migrations act as it): the append-only triggers hold even against it. */
+  let owner: Client;
   let txId: string;
   let entryId: string;
   let account: string;
@@ -23,6 +26,9 @@ describe('ledger: constraints and append-only triggers', () => {
     // The service's own role, writing straight to its tables.
     raw = new Client({ connectionString: h.db.urlFor('ledger-wallets') });
     await raw.connect();
+    owner = new Client({ connectionString: h.db.adminUrl });
+    await owner.connect();
+    await owner.query(`SET ROLE ${OWNER_ROLE}`);
     account = await fundedAccount(h, 1_000);
     const other = await fundedAccount(h, 0);
     const done = await transfer(h, account, other, 100);
@@ -32,46 +38,47 @@ describe('ledger: constraints and append-only triggers', () => {
   });
   afterAll(async () => {
     await raw.end();
+    await owner.end();
     await h.close();
   });
 
   it('rejects UPDATE on ledgers with the exact message', async () => {
-    await expect(raw.query(`UPDATE ledger.ledgers SET amount = 1 WHERE id = $1`, [entryId])).rejects.toThrow(
+    await expect(owner.query(`UPDATE ledger.ledgers SET amount = 1 WHERE id = $1`, [entryId])).rejects.toThrow(
       `ledger.ledgers is append-only: UPDATE operation forbidden on id ${entryId}`,
     );
   });
 
   it('rejects DELETE on ledgers, directly and through a transaction (itself append-only now)', async () => {
-    await expect(raw.query(`DELETE FROM ledger.ledgers WHERE id = $1`, [entryId])).rejects.toThrow(
+    await expect(owner.query(`DELETE FROM ledger.ledgers WHERE id = $1`, [entryId])).rejects.toThrow(
       `ledger.ledgers is append-only: DELETE operation forbidden on id ${entryId}`,
     );
-    const adjustment = await raw.query(`SELECT id FROM ledger.transactions WHERE type = 'ADJUSTMENT' LIMIT 1`);
-    await expect(raw.query(`DELETE FROM ledger.transactions WHERE id = $1`, [adjustment.rows[0].id])).rejects.toThrow(
+    const adjustment = await owner.query(`SELECT id FROM ledger.transactions WHERE type = 'ADJUSTMENT' LIMIT 1`);
+    await expect(owner.query(`DELETE FROM ledger.transactions WHERE id = $1`, [adjustment.rows[0].id])).rejects.toThrow(
       `ledger.transactions is append-only: DELETE operation forbidden on id ${adjustment.rows[0].id}`,
     );
-    await expect(raw.query(`TRUNCATE ledger.ledgers CASCADE`)).rejects.toThrow(/append-only: TRUNCATE operation forbidden/);
+    await expect(owner.query(`TRUNCATE ledger.ledgers CASCADE`)).rejects.toThrow(/append-only: TRUNCATE operation forbidden/);
   });
 
   it('keeps transactions append-only: UPDATE, DELETE and TRUNCATE refused with the same message form', async () => {
-    await expect(raw.query(`UPDATE ledger.transactions SET metadata = '{}'::jsonb WHERE id = $1`, [txId])).rejects.toThrow(
+    await expect(owner.query(`UPDATE ledger.transactions SET metadata = '{}'::jsonb WHERE id = $1`, [txId])).rejects.toThrow(
       `ledger.transactions is append-only: UPDATE operation forbidden on id ${txId}`,
     );
-    await expect(raw.query(`DELETE FROM ledger.transactions WHERE id = $1`, [txId])).rejects.toThrow(
+    await expect(owner.query(`DELETE FROM ledger.transactions WHERE id = $1`, [txId])).rejects.toThrow(
       `ledger.transactions is append-only: DELETE operation forbidden on id ${txId}`,
     );
-    await expect(raw.query(`TRUNCATE ledger.transactions CASCADE`)).rejects.toThrow(
+    await expect(owner.query(`TRUNCATE ledger.transactions CASCADE`)).rejects.toThrow(
       /ledger\.(transactions|ledgers) is append-only: TRUNCATE operation forbidden/,
     );
-    const still = await raw.query(`SELECT count(*)::int AS n FROM ledger.ledgers WHERE transaction_id = $1`, [txId]);
+    const still = await owner.query(`SELECT count(*)::int AS n FROM ledger.ledgers WHERE transaction_id = $1`, [txId]);
     expect(still.rows[0].n).toBe(2);
   });
 
   it('keeps intent_events append-only too', async () => {
-    const ev = await raw.query(`SELECT id FROM ledger.intent_events LIMIT 1`);
-    await expect(raw.query(`UPDATE ledger.intent_events SET event = 'x' WHERE id = $1`, [ev.rows[0].id])).rejects.toThrow(
+    const ev = await owner.query(`SELECT id FROM ledger.intent_events LIMIT 1`);
+    await expect(owner.query(`UPDATE ledger.intent_events SET event = 'x' WHERE id = $1`, [ev.rows[0].id])).rejects.toThrow(
       `ledger.intent_events is append-only: UPDATE operation forbidden on id ${ev.rows[0].id}`,
     );
-    await expect(raw.query(`DELETE FROM ledger.intent_events WHERE id = $1`, [ev.rows[0].id])).rejects.toThrow(/append-only: DELETE/);
+    await expect(owner.query(`DELETE FROM ledger.intent_events WHERE id = $1`, [ev.rows[0].id])).rejects.toThrow(/append-only: DELETE/);
   });
 
   it.each([
