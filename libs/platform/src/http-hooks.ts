@@ -74,13 +74,6 @@ export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOpt
     requestContext.run({ requestId: req.id, correlationId: req.correlationId }, done);
   });
 
-  // A request no route matches is answered before its body is read (404, or 405 with Allow when
-  // the path exists under other methods): Fastify would judge the body first, and answer a QUERY
-  // without Content-Type, or an unreadable body on a path that does not exist, with a 400.
-  fastify.addHook('onRequest', async (req) => {
-    if (req.is404) throw routeMiss(req, options.routes);
-  });
-
   fastify.addHook('onSend', (req, reply, payload, done) => {
     // Set last, so a proxied upstream's own header is replaced by this hop's total.
     reply.header('x-request-id', req.id);
@@ -101,6 +94,19 @@ export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOpt
     }
     inFlight--;
     done();
+  });
+}
+
+/**
+ * A request no route matches is answered before its body is read (404, or 405 with Allow when the
+ * path exists under other methods): Fastify would judge the body first, and answer a QUERY without
+ * Content-Type, or an unreadable body on a path that does not exist, with a 400. Registered after
+ * the public listener's restriction, so that an internal route is a plain 404 from the Internet,
+ * never a 405 that tells it exists.
+ */
+export function answerRouteMissBeforeBody(fastify: FastifyInstance, routes: RouteRegistry): void {
+  fastify.addHook('onRequest', async (req) => {
+    if (req.is404) throw routeMiss(req, routes);
   });
 }
 
