@@ -37,6 +37,17 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Max(1_000)
   LEDGER_GROUP_COMMIT_TRANSACTIONS: number = 2;
 
+  /**
+   * The largest commission one operation may pay an agent (smallest unit), whoever sends the
+   * execution context: a confirm above it, or above the operation's amount, is refused with 422
+   * COMMISSION_OUT_OF_RANGE. The default leaves ten times the room of the default grids' largest
+   * commission (0.5 % of a 2 000 000 cash-in).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  LEDGER_COMMISSION_MAX_PER_OPERATION: number = 100_000;
+
   /** Waits before replaying a transaction after 40001 / 55P03 / 40P01 (spec 2: 100, 400, 1600 ms). */
   @Matches(/^\d+(,\d+)*$/, { message: 'LEDGER_RETRY_DELAYS_MS must be a comma-separated list of integers' })
   LEDGER_RETRY_DELAYS_MS: string = '100,400,1600';

@@ -189,7 +189,8 @@ describe('ledger: execution contexts follow the spec 2 account rules (fast-check
       toStatus: 'SUCCEEDED',
       actor: { id: 'p' },
       executionContext: contextFor(accounts.customer, accounts.agent, 100, {
-        commission: { amount: 500_000, accountId: accounts.agentCommission, fromAccountId: accounts.customer },
+        // within the commission's bounds (not above the amount): the source account is what is refused
+        commission: { amount: 100, accountId: accounts.agentCommission, fromAccountId: accounts.customer },
       }),
     });
     expect(drain.status).toBe(422);

@@ -12,6 +12,7 @@ import { CONFIRMABLE_STATUSES } from '../intents/intent-state-machine';
 import { type IntentRow, insufficientMessage } from '../intents/intent-view';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
+import { checkCommissionBounds } from './commission-bounds';
 import { type Posting, balanceDeltas, pairEntries } from './double-entry';
 import { EXECUTION_RULES_JSON, type IntentType, checkExecutionAccounts } from './execution-rules';
 import { newReferenceId } from './reference-id';
@@ -78,6 +79,9 @@ export class TransferExecutor {
     const commission = ctx.commission?.amount ?? 0;
     // The source pays amount + fee: refused (422) when that sum is not an exact integer.
     safeSum(ctx.amount, fee);
+    // Both confirm paths (alone, or queued into a group's batch) resolve here first: a commission
+    // out of bounds is refused before any lock is asked for or any batch joined.
+    checkCommissionBounds(ctx.amount, commission, this.config.LEDGER_COMMISSION_MAX_PER_OPERATION);
     return {
       source: ctx.sourceAccountId.toLowerCase(),
       destination: ctx.destinationAccountId.toLowerCase(),

@@ -104,7 +104,12 @@ export class IntentsController implements OnModuleInit {
   })
   @ApiResponse({ status: 404, description: 'INTENT_NOT_FOUND', ...ERROR })
   @ApiResponse({ status: 409, description: 'CONCURRENCY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS', ...ERROR })
-  @ApiResponse({ status: 422, description: 'INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_CONFLICT, execution rule codes', ...ERROR })
+  @ApiResponse({
+    status: 422,
+    description:
+      'INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_CONFLICT, COMMISSION_OUT_OF_RANGE (a commission above the amount or LEDGER_COMMISSION_MAX_PER_OPERATION), execution rule codes',
+    ...ERROR,
+  })
   @ApiResponse({ status: 502, description: "UPSTREAM_UNAVAILABLE: auth's key set could not be fetched (nothing moved)", ...ERROR })
   @ApiBody({ type: TransitionIntentDto })
   @ApiHeader({

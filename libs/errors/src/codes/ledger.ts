@@ -30,4 +30,8 @@ export const LEDGER_ERRORS = {
     status: 400,
     message: 'The request named a deadline for creating this intent (createBy) and it has passed: nothing was created or held',
   },
+  COMMISSION_OUT_OF_RANGE: {
+    status: 422,
+    message: "The commission exceeds the operation's amount or the ledger's maximum commission per operation",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
