@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -11,12 +10,13 @@ import {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import { AppException, AppExceptionFilter, sendError, validationExceptionFactory } from '@mm/errors';
+import { AppException, AppExceptionFilter, sendError } from '@mm/errors';
 import type { BaseConfig } from './config';
 import { PlatformHealthService } from './health';
 import { createClientErrorHandler } from './client-error';
 import { answerRouteMissBeforeBody, genRequestId, registerHttpHooks, routeMiss } from './http-hooks';
 import { parseJsonBody } from './json-body';
+import { PlatformValidationPipe } from './validation.pipe';
 import { type InternalListenerAddress, InternalListener, internalListenerOf, setInternalListener } from './internal-listener';
 import { type Logger, PinoNestLogger, createLogger } from './logger';
 import { MetricsService } from './metrics';
@@ -86,16 +86,7 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     abortOnError: false,
   });
   if (options.globalPrefix) app.setGlobalPrefix(options.globalPrefix);
-  app.useGlobalPipes(
-    new StorableTextPipe(),
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      exceptionFactory: validationExceptionFactory,
-      validationError: { target: false, value: false },
-    }),
-  );
+  app.useGlobalPipes(new StorableTextPipe(), new PlatformValidationPipe());
   app.useGlobalFilters(new AppExceptionFilter((req) => routeMiss(req, routes)));
 
   const metrics = app.get(MetricsService);

@@ -21,5 +21,6 @@ export * from './service-credentials';
 export * from './with-timeout';
 export * from './periodic-job';
 export * from './storable-text.pipe';
+export * from './validation.pipe';
 export * from './instant';
 export * from './english';

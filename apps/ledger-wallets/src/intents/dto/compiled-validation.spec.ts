@@ -1,20 +1,14 @@
 import 'reflect-metadata';
-import { ValidationPipe } from '@nestjs/common';
 import { Expose, Transform, Type } from 'class-transformer';
 import { IsInt, IsString, MaxLength } from 'class-validator';
 import fc from 'fast-check';
-import { AppException, validationExceptionFactory } from '@mm/errors';
+import { AppException } from '@mm/errors';
+import { PlatformValidationPipe } from '@mm/platform';
 import { BodyValidator, compileValidation } from './compiled-validation';
 import { TransitionIntentDto } from './transition-intent.dto';
 
-/** The global pipe exactly as the platform's bootstrap configures it (libs/platform/src/bootstrap.ts). */
-const pipe = new ValidationPipe({
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  transform: true,
-  exceptionFactory: validationExceptionFactory,
-  validationError: { target: false, value: false },
-});
+/** The global pipe the platform's bootstrap registers (libs/platform/src/bootstrap.ts). */
+const pipe = new PlatformValidationPipe();
 
 async function pipeAccepts(body: unknown): Promise<boolean> {
   try {

@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, type PipeTransform, ValidationPipe } from '@nestjs/common';
 import { type ValidationArguments, type ValidatorConstraintInterface, ValidationTypes, getMetadataStorage } from 'class-validator';
-import { validationExceptionFactory } from '@mm/errors';
+import { PlatformValidationPipe } from '@mm/platform';
 
 /**
  * The class-validator rules of a DTO, compiled once (issue 13). On the hot route, class-validator
@@ -212,12 +212,6 @@ export class BodyValidator<T> {
 
 let fallback: ValidationPipe | undefined;
 function fallbackPipe(): ValidationPipe {
-  fallback ??= new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    exceptionFactory: validationExceptionFactory,
-    validationError: { target: false, value: false },
-  });
+  fallback ??= new PlatformValidationPipe();
   return fallback;
 }
