@@ -1,3 +1,4 @@
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { AUTH_JWKS_PATH, AUTH_TOKEN_ISSUER, DEFAULT_AUTH_URL, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
@@ -97,7 +98,8 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   AUTH_URL: string = DEFAULT_AUTH_URL;
 
-  /** Where auth's key set is, when not at the usual path under AUTH_URL. */
+  /** Where auth's key set is, when not at the usual path under AUTH_URL. Empty: unset (compose passes "" then). */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
   @OptionalField()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   LEDGER_CONSENT_JWKS_URL?: string;
@@ -126,7 +128,8 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Max(Number.MAX_SAFE_INTEGER)
   LEDGER_CORRECTION_COMPLIANCE_LIMIT: number = 1_000_000;
 
-  /** Compliance channel webhook for executed corrections; unset: LEDGER_INTEGRITY_ALERT_URL. */
+  /** Compliance channel webhook for executed corrections; unset or empty: LEDGER_INTEGRITY_ALERT_URL. */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
   @OptionalField()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   LEDGER_COMPLIANCE_ALERT_URL?: string;

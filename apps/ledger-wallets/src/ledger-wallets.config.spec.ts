@@ -1,0 +1,18 @@
+import { loadConfig } from '@mm/platform';
+import { LedgerWalletsConfig, consentJwksUrl } from './ledger-wallets.config';
+
+const KEY = 'k'.repeat(32);
+
+describe('ledger-wallets config', () => {
+  it('an empty compliance alert or key-set URL (compose passes "" when .env leaves it empty) means unset, not a bad URL', () => {
+    const config = loadConfig(LedgerWalletsConfig, {
+      INTERNAL_SERVICE_KEY: KEY,
+      LEDGER_COMPLIANCE_ALERT_URL: '',
+      LEDGER_CONSENT_JWKS_URL: '',
+    });
+    expect(config.LEDGER_COMPLIANCE_ALERT_URL).toBeUndefined();
+    expect(consentJwksUrl(config)).toBe(`${config.AUTH_URL}/auth/.well-known/jwks.json`);
+    for (const name of ['LEDGER_COMPLIANCE_ALERT_URL', 'LEDGER_CONSENT_JWKS_URL'])
+      expect(() => loadConfig(LedgerWalletsConfig, { INTERNAL_SERVICE_KEY: KEY, [name]: 'not a url' })).toThrow(name);
+  });
+});
