@@ -62,7 +62,7 @@ describe('compliance routes: audits and integrity checks through the gateway, re
     expect(res.body).toMatchObject({
       status: 'OK',
       account: { id: account, currency: 'XAF', accountType: 'customer' },
-      balances: { stored: 1_000, recomputed: 1_000, gap: 0, consistent: true },
+      balances: { stored: 1_000, recomputed: '1000', gap: '0', consistent: true },
     });
     const journal = await p.sql.query(
       `SELECT operator_id, operator_roles, caller, request_id FROM ledger.account_audits WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1`,

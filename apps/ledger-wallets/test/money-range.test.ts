@@ -1,6 +1,6 @@
 import { type OperatorSigner, TEST_CHECKER, bearer, startOperatorSigner } from '../../../test/support/funding';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
-import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
+import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const NEAR_MAX = MAX - 1_000;
@@ -85,21 +85,26 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
     await giveBack(account, MAX - 5);
   });
 
-  it('an audit whose totals cannot be reported exactly answers 422, not 500', async () => {
-    const account = await fundedAccount(h, MAX - 5);
-    const back = await h.call('PUT', `/v1/accounts/${account}/balance/subtract`, {
-      amount: MAX - 5,
-      reason: 'reversal',
-      createdBy: 'ops-1',
+  it('an account whose turnover exceeds 2^53 − 1 is audited exactly: sums as decimal strings, never refused', async () => {
+    const doc = await openApiOf(h.app.app);
+    // Real payments: NEAR_MAX goes from a to b and comes back, so a has credited 2 × NEAR_MAX over its life.
+    const a = await fundedAccount(h, NEAR_MAX);
+    const b = await fundedAccount(h, 0);
+    expect((await transfer(h, a, b, NEAR_MAX)).status).toBe(200);
+    expect((await transfer(h, b, a, NEAR_MAX)).status).toBe(200);
+    const audit = await h.call('GET', `/v1/internal/accounts/${a}/audit`, undefined, auditor);
+    expect(audit.status).toBe(200);
+    const turnover = (2n * BigInt(NEAR_MAX)).toString();
+    expect(BigInt(turnover)).toBeGreaterThan(BigInt(MAX));
+    expect(audit.body).toMatchObject({
+      status: 'OK',
+      balances: { stored: NEAR_MAX, recomputed: String(NEAR_MAX), gap: '0', available: NEAR_MAX, frozen: 0, consistent: true },
+      entries: { count: 3, debits: String(NEAR_MAX), credits: turnover },
+      findings: [],
     });
-    expect(back.status).toBe(200);
-    const again = await h.call('PUT', `/v1/accounts/${account}/balance/add`, { amount: 10, reason: 'funding', createdBy: 'ops-1' });
-    expect(again.status).toBe(200);
-    // Credits over the account's life: (2^53 − 6) + 10, beyond what a JSON number carries exactly.
-    const audit = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, auditor);
-    expect(audit.status).toBe(422);
-    expect(audit.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    expect(undocumented(doc, 'GET', '/v1/internal/accounts/{id}/audit', audit)).toEqual([]);
     expect((await invariants(h.admin)).ledgerGaps).toBe(0);
+    await giveBack(a, NEAR_MAX);
   });
 
   it('an audit at the edge of the range reports exact totals in the shape its OpenAPI document gives, as do the balance answers', async () => {
@@ -110,8 +115,8 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
     expect(audit.status).toBe(200);
     expect(audit.body).toMatchObject({
       status: 'OK',
-      balances: { stored: NEAR_MAX, recomputed: NEAR_MAX, gap: 0, available: NEAR_MAX, frozen: 0, consistent: true },
-      entries: { count: 1, debits: 0, credits: NEAR_MAX },
+      balances: { stored: NEAR_MAX, recomputed: String(NEAR_MAX), gap: '0', available: NEAR_MAX, frozen: 0, consistent: true },
+      entries: { count: 1, debits: '0', credits: String(NEAR_MAX) },
       findings: [],
     });
     const back = await h.call('PUT', `/v1/accounts/${account}/balance/subtract`, {
@@ -127,7 +132,7 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
       transactionId: expect.any(String),
     });
     const after = await h.call('GET', `/v1/internal/accounts/${account}/audit`, undefined, auditor);
-    expect(after.body).toMatchObject({ status: 'OK', entries: { count: 2, debits: NEAR_MAX, credits: NEAR_MAX } });
+    expect(after.body).toMatchObject({ status: 'OK', entries: { count: 2, debits: String(NEAR_MAX), credits: String(NEAR_MAX) } });
     expect([
       ...undocumented(doc, 'GET', '/v1/internal/accounts/{id}/audit', audit),
       ...undocumented(doc, 'PUT', '/v1/accounts/{id}/balance/{operation}', back),

@@ -10,7 +10,9 @@ import { SUPPORTED_CURRENCIES } from './services';
  * ledger wrote it, so both documents use these classes and cannot drift apart. The ledger's views
  * assert at compile time that the report and the check result its services build have exactly
  * these shapes: a field added there without its documentation here fails to compile. Amounts are
- * integers in the currency's smallest unit.
+ * in the currency's smallest unit: JSON integers where the value is stored on a row (the ledger keeps
+ * those within ±(2^53 − 1)), decimal strings where an audit sums entries (an account's turnover
+ * may exceed 2^53 − 1 while its balance does not).
  */
 
 /** The kinds of ledger account (ledger.accounts.account_type): the holders', then the platform's technical ones. */
@@ -31,6 +33,10 @@ export const LEDGER_ACCOUNT_TYPES = [
  * types. `const _: SameShape<Built, View> = true` ties a view class to the type a service builds.
  */
 export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** An integer of any size written in decimal: how a sum that may exceed 2^53 − 1 travels in JSON. */
+const DECIMAL_INTEGER = '^-?(0|[1-9][0-9]*)$';
+const NON_NEGATIVE_DECIMAL_INTEGER = '^(0|[1-9][0-9]*)$';
 
 export const ACCOUNT_AUDIT_STATUSES = ['OK', 'WARNING', 'CRITICAL'] as const;
 export type AccountAuditStatus = (typeof ACCOUNT_AUDIT_STATUSES)[number];
@@ -67,11 +73,21 @@ export class AuditBalancesView {
   @ApiProperty({ type: 'integer', example: 15_000, description: 'the balance stored on the account (smallest unit)' })
   stored: number;
 
-  @ApiProperty({ type: 'integer', example: 15_000, description: "Σ credits − Σ debits of the account's entries" })
-  recomputed: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: DECIMAL_INTEGER,
+    example: '15000',
+    description: "Σ credits − Σ debits of the account's entries, as an exact decimal string (a damaged ledger may put it beyond 2^53 − 1)",
+  })
+  recomputed: string;
 
-  @ApiProperty({ type: 'integer', example: 0, description: 'stored − recomputed; anything but 0 makes the report CRITICAL' })
-  gap: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: DECIMAL_INTEGER,
+    example: '0',
+    description: 'stored − recomputed, as an exact decimal string; anything but "0" makes the report CRITICAL',
+  })
+  gap: string;
 
   @ApiProperty({ type: 'integer', example: 12_500, description: 'the stored available balance' })
   available: number;
@@ -87,11 +103,21 @@ export class AuditEntriesView {
   @ApiProperty({ type: 'integer', minimum: 0, example: 12, description: "the account's ledger entries" })
   count: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, example: 5_000, description: 'Σ of its DEBIT entries' })
-  debits: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: NON_NEGATIVE_DECIMAL_INTEGER,
+    example: '5000',
+    description: 'Σ of its DEBIT entries, as an exact decimal string: a turnover may exceed 2^53 − 1 while the balance stays in range',
+  })
+  debits: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0, example: 20_000, description: 'Σ of its CREDIT entries' })
-  credits: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: NON_NEGATIVE_DECIMAL_INTEGER,
+    example: '20000',
+    description: 'Σ of its CREDIT entries, as an exact decimal string (see debits)',
+  })
+  credits: string;
 }
 
 export class AuditSymmetryView {

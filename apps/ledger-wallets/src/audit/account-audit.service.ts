@@ -2,24 +2,30 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { AccountAuditStatus } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
-import { iso, safeSum, toMoney } from '../db/money';
+import { iso, toMoney } from '../db/money';
 import type { AuditRequester } from './auditors';
 
 export interface AccountAuditReport {
   generatedAt: string;
   status: AccountAuditStatus;
   account: { id: string; walletId: string; holder: string; currency: string; accountType: string; createdAt: string };
+  /**
+   * What is stored on the account row is a JSON number (the columns are kept within ±(2^53 − 1));
+   * what is summed over entries is a decimal string: an account's turnover (and, on a damaged
+   * ledger, the recomputed balance and the gap) can exceed what a JSON number carries exactly.
+   */
   balances: {
     stored: number;
-    recomputed: number;
-    /** stored − recomputed; non-zero is CRITICAL */
-    gap: number;
+    /** Σ credits − Σ debits, decimal string */
+    recomputed: string;
+    /** stored − recomputed, decimal string; non-zero is CRITICAL */
+    gap: string;
     available: number;
     frozen: number;
     /** available + frozen = stored */
     consistent: boolean;
   };
-  entries: { count: number; debits: number; credits: number };
+  entries: { count: number; debits: string; credits: string };
   symmetry: {
     /** every entry has a counterparty of the opposite kind, same amount, same transaction, linked back */
     ok: boolean;
@@ -97,21 +103,23 @@ export class AccountAuditService {
       s.inTransaction = false;
 
       const stored = toMoney(account.balance as string);
-      const debits = toMoney(totals.debits);
-      const credits = toMoney(totals.credits);
-      // Exact arithmetic throughout: a sum that cannot be reported exactly is refused (422), never rounded.
-      const recomputed = safeSum(credits, -debits);
+      // Exact arithmetic on every sum (bigint), reported as decimal strings: an audit is never
+      // refused, nor rounded, because an account moved more than 2^53 − 1 over its life.
+      const debits = BigInt(totals.debits);
+      const credits = BigInt(totals.credits);
+      const recomputed = credits - debits;
       const available = toMoney(account.available_balance as string);
       const frozen = toMoney(account.frozen_balance as string);
       const consistent = BigInt(available) + BigInt(frozen) === BigInt(stored);
-      const gap = safeSum(stored, -recomputed);
+      const gap = BigInt(stored) - recomputed;
+      const balanced = gap === 0n;
       const findings: string[] = [];
-      if (stored !== recomputed) findings.push(`stored balance ${stored} differs from the ledger sum ${recomputed} by ${gap}`);
+      if (!balanced) findings.push(`stored balance ${stored} differs from the ledger sum ${recomputed} by ${gap}`);
       if (!consistent) findings.push(`available ${available} + frozen ${frozen} ≠ balance ${stored}`);
       if (unmatched.length > 0) findings.push(`${unmatched.length} entries without a symmetric counterparty`);
       if (orphans.length > 0) findings.push(`${orphans.length} orphan entries`);
       if (unbalanced.length > 0) findings.push(`${unbalanced.length} transactions whose debits and credits differ`);
-      const critical = stored !== recomputed || !consistent || unbalanced.length > 0;
+      const critical = !balanced || !consistent || unbalanced.length > 0;
       const status: AccountAuditStatus = critical ? 'CRITICAL' : findings.length > 0 ? 'WARNING' : 'OK';
 
       return {
@@ -125,8 +133,8 @@ export class AccountAuditService {
           accountType: account.account_type as string,
           createdAt: iso(account.created_at as Date)!,
         },
-        balances: { stored, recomputed, gap, available, frozen, consistent },
-        entries: { count: Number(totals.n), debits, credits },
+        balances: { stored, recomputed: recomputed.toString(), gap: gap.toString(), available, frozen, consistent },
+        entries: { count: Number(totals.n), debits: debits.toString(), credits: credits.toString() },
         symmetry: { ok: unmatched.length === 0, unmatchedEntryIds: unmatched.map((r) => r.id) },
         orphans: { entryIds: orphans.map((r) => r.id), unbalancedTransactionIds: unbalanced.map((r) => r.transaction_id) },
         findings,

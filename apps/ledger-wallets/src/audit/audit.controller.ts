@@ -29,8 +29,7 @@ export class AuditController {
   @Get(':id/audit')
   @ApiOperation({ summary: "Audit one account (journaled with the operator's id, the calling service and the request id)" })
   @ApiOkResponse({ type: AccountAuditReportView, description: 'the report, whatever its status (a CRITICAL finding is still a 200)' })
-  // AMOUNT_OUT_OF_RANGE: a total that a JSON number cannot carry exactly is refused, never rounded.
-  @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND', 'AMOUNT_OUT_OF_RANGE')
+  @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND')
   async audit(
     @Param('id', UuidParamPipe) id: string,
     @Headers('authorization') authorization: string | undefined,

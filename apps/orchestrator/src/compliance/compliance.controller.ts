@@ -55,10 +55,11 @@ export class ComplianceController {
     description:
       'Stored against recomputed balance, available + frozen, symmetry of the entries, orphans, and a status OK / WARNING / CRITICAL ' +
       '(a CRITICAL report is still a 200). Read-only; the ledger journals the audit under the caller. An audit of a busy ' +
-      'account (fee collection, treasury) reads much of the ledger: it is run once, never repeated on a slow answer.',
+      'account (fee collection, treasury) reads much of the ledger: it is run once, never repeated on a slow answer. ' +
+      'Sums over entries (debits, credits, the recomputed balance and the gap) are decimal strings, exact however large.',
   })
   @ApiOkResponse({ type: AccountAuditReportView, description: 'the report, whatever its status' })
-  @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND', 'AMOUNT_OUT_OF_RANGE')
+  @ApiErrors('VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND')
   audit(@Param('accountId', uuid('accountId')) accountId: string, @CurrentUser() user: AuthUser): Promise<AccountAuditReportView> {
     return this.ledger.audit(accountId, user.accessToken);
   }
