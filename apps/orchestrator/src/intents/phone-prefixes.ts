@@ -19,8 +19,12 @@ export const COUNTRY_PREFIXES = {
   '+228': 'TG',
 } as const;
 
-/** `+237`, or `237` without the plus: the canonical `+237`, or undefined when not served. */
-export function normaliseCountryCode(value: string): string | undefined {
+/**
+ * `+237`, or `237` without the plus: the canonical `+237`, or undefined when not served. Anything
+ * but a string (a null the validation should have refused) is not served either, never a TypeError.
+ */
+export function normaliseCountryCode(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
   const canonical = value.startsWith('+') ? value : `+${value}`;
   return canonical in COUNTRY_PREFIXES ? canonical : undefined;
 }
