@@ -63,7 +63,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
       expectErrorBody(res, 401, 'INVALID_CREDENTIALS');
     });
 
-    it('a body above the limit is 413 PAYLOAD_TOO_LARGE, with or without Expect, never 502', async () => {
+    it('a body above the limit is 413 PAYLOAD_TOO_LARGE, with or without Expect (then without 100 Continue), never 502', async () => {
       const limit = h.orchestrator.config.BODY_LIMIT_BYTES;
       const body = Buffer.alloc(limit + 1024, 'a');
       const plain = await rawHttp(
@@ -78,6 +78,8 @@ describe('gateway: HTTP edges through the public entry point', () => {
         { body, waitForContinue: true },
       );
       expectErrorBody(expecting, 413, 'PAYLOAD_TOO_LARGE');
+      // refused before the upload: no 100 Continue for a body declared too large
+      expect(expecting.interim).toEqual([]);
     });
 
     it('a chunked body under the limit reaches auth intact (the gateway counts it as it streams)', async () => {

@@ -14,6 +14,7 @@ import { AppException, AppExceptionFilter, sendError } from '@mm/errors';
 import type { BaseConfig } from './config';
 import { PlatformHealthService } from './health';
 import { createClientErrorHandler } from './client-error';
+import { continueWithinBodyLimit } from './expect-continue';
 import { answerRouteMissBeforeBody, genRequestId, registerHttpHooks, routeMiss } from './http-hooks';
 import { parseJsonBody } from './json-body';
 import { PlatformValidationPipe } from './validation.pipe';
@@ -78,6 +79,7 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     clientErrorHandler: createClientErrorHandler(logger),
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
+  continueWithinBodyLimit(fastify.server, config.BODY_LIMIT_BYTES);
   const routes = new RouteRegistry();
   routes.attach(fastify);
 
