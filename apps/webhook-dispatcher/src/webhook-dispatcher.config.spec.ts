@@ -15,13 +15,14 @@ describe('WebhookDispatcherConfig', () => {
     }
   });
 
-  it('accepts a 32-byte key, and no key in development (ephemeral, warned at boot)', () => {
+  it('accepts a 32-byte key, and no key in development (then the key file under .data/ is used)', () => {
     const key = randomBytes(32).toString('base64');
     expect(
       loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'production', WEBHOOK_SECRET_ENCRYPTION_KEY: key })
         .WEBHOOK_SECRET_ENCRYPTION_KEY,
     ).toBe(key);
-    expect(loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development' }).WEBHOOK_SECRET_ENCRYPTION_KEY).toBe('');
+    const dev = loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development' });
+    expect([dev.WEBHOOK_SECRET_ENCRYPTION_KEY, dev.WEBHOOK_DEV_KEY_FILE]).toEqual(['', '.data/webhook-dispatcher/secret-encryption.key']);
   });
 
   it('defaults to the spec values: 5 s timeout, 30 s backoff base, 24 h dedup and rotation overlap, 3 days before disabling', () => {

@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { ConfigRule, DatabaseConfig, EnvBoolean, MAX_INTERVAL_MS } from '@mm/platform';
@@ -12,6 +12,15 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
   @ValidateIf((c: WebhookDispatcherConfig) => c.NODE_ENV !== 'development' || c.WEBHOOK_SECRET_ENCRYPTION_KEY !== '')
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 bytes, base64 (required outside development)' })
   WEBHOOK_SECRET_ENCRYPTION_KEY: string = '';
+
+  /**
+   * Development without WEBHOOK_SECRET_ENCRYPTION_KEY only: the file holding the key (created on
+   * first boot, mode 0600; a relative path is from the working directory, the repository root under
+   * `npm start`). Kept under `.data/` beside the embedded database, so secrets survive restarts.
+   */
+  @IsString()
+  @MinLength(1)
+  WEBHOOK_DEV_KEY_FILE: string = '.data/webhook-dispatcher/secret-encryption.key';
 
   /** Redis of the deduplication store; empty = REDIS_URL. Its own connection so it can fail on its own (fail-open). */
   @IsString()

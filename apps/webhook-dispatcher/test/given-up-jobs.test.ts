@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { WEBHOOK_JOBS, webhookJobOptions } from '@mm/contracts';
 import { DeliveryService } from '../src/delivery/delivery.service';
 import { captureLogger, waitFor, useDispatcher } from './support/harness';
@@ -15,21 +15,29 @@ describe('jobs BullMQ gives up on outside a recorded attempt: failed, logged, co
     return Number(/^webhook_deliveries_total\{outcome="failed"\} (\d+)$/m.exec(metrics.body)?.[1] ?? 0);
   };
 
-  it('an unexpected error on every attempt (the stored secret no longer decrypts) ends with the event failed, an ERROR line and the failed count; resend-undelivered then delivers it', async () => {
+  it('an unexpected error on every attempt (the attempt log refuses its write) ends with the event failed, an ERROR line and the failed count; resend-undelivered then delivers it', async () => {
     const integrationId = randomUUID();
     await t.dispatcher.setEndpoint(integrationId, t.receiver.url);
-    const { rows } = await t.admin.query(`SELECT secret_ciphertext FROM webhooks.endpoints WHERE integration_id = $1`, [integrationId]);
-    const stored: Buffer = rows[0].secret_ciphertext;
-    // As after a change of WEBHOOK_SECRET_ENCRYPTION_KEY: decrypting throws at every attempt.
-    await t.admin.query(`UPDATE webhooks.endpoints SET secret_ciphertext = $2 WHERE integration_id = $1`, [
-      integrationId,
-      randomBytes(stored.length),
-    ]);
+    const eventId = randomUUID();
+    // A real database error after each send, raised by a trigger (an undecryptable secret no longer
+    // serves here: it is a recorded failed attempt, see pre-request-failures.test.ts).
+    await t.admin.query(`CREATE OR REPLACE FUNCTION webhooks.test_refuse_attempt() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.event_id = '${eventId}' THEN RAISE EXCEPTION 'test: database refuses this attempt'; END IF;
+        RETURN NEW;
+      END $$`);
+    await t.admin.query(
+      `CREATE TRIGGER test_refuse_attempt BEFORE INSERT ON webhooks.attempts FOR EACH ROW EXECUTE FUNCTION webhooks.test_refuse_attempt()`,
+    );
     const failedBefore = await failedCount();
     const from = new Date(Date.now() - 1_000).toISOString();
-    const envelope = await t.dispatcher.enqueue(integrationId);
-
-    await waitFor(async () => (await t.dispatcher.event(envelope.id))?.status === 'failed', 15_000, 'event failed');
+    const envelope = await t.dispatcher.enqueue(integrationId, { id: eventId });
+    try {
+      await waitFor(async () => (await t.dispatcher.event(envelope.id))?.status === 'failed', 15_000, 'event failed');
+    } finally {
+      await t.admin.query(`DROP TRIGGER IF EXISTS test_refuse_attempt ON webhooks.attempts`);
+      await t.admin.query(`DROP FUNCTION IF EXISTS webhooks.test_refuse_attempt()`);
+    }
     const line = await waitFor(() => capture.lines.find((l) => l.msg === GIVEN_UP && l.eventId === envelope.id), 5_000, 'error line');
     expect(line).toMatchObject({ level: 50, jobId: envelope.id, job: 'deliver', markedFailed: true });
     expect(await t.dispatcher.queue.getJobState(envelope.id)).toBe('failed');
@@ -39,10 +47,11 @@ describe('jobs BullMQ gives up on outside a recorded attempt: failed, logged, co
     expect(retried).toHaveLength(7);
     expect((await t.dispatcher.event(envelope.id)).failedAt).not.toBeNull();
     expect(await failedCount()).toBe(failedBefore + 1);
-    expect(t.receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id)).toHaveLength(0);
+    // Each attempt was sent before its record failed (at least once; the receiver deduplicates by id).
+    const received = () => t.receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id).length;
+    expect(received()).toBe(8);
 
-    // The key is put right; the operator's window resend selects the event.
-    await t.admin.query(`UPDATE webhooks.endpoints SET secret_ciphertext = $2 WHERE integration_id = $1`, [integrationId, stored]);
+    // The database takes writes again; the operator's window resend selects the event.
     const resent = await t.dispatcher.api('POST', '/internal/webhooks/events/resend-undelivered', {
       from,
       to: new Date(Date.now() + 1_000).toISOString(),
@@ -50,7 +59,7 @@ describe('jobs BullMQ gives up on outside a recorded attempt: failed, logged, co
     });
     expect(resent).toEqual({ status: 202, body: { eventIds: [envelope.id], truncated: false } });
     await waitFor(async () => (await t.dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered after resend');
-    expect(t.receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id)).toHaveLength(1);
+    expect(received()).toBe(9);
   });
 
   it('a job refused at once (its event does not exist) is logged as an ERROR with the event id and counted', async () => {

@@ -74,6 +74,7 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
       attemptedAt: new Date(),
       signedAt: Math.floor(Date.now() / 1000) + jobAttempt,
       statusCode: 500,
+      errorCode: 'WEBHOOK_RECEIVER_HTTP_ERROR' as const,
       latencyMs: 1,
       success: false,
       nextStatus: 'pending' as const,

@@ -10,9 +10,10 @@ import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DedupStore } from './dedup-store';
 import { serializeEnvelope } from './envelope';
-import { type AttemptResult, type DeliveryOutcome, WebhookMetrics } from './webhook-metrics';
+import { type SendResult, judgeAttempt } from './attempt-result';
+import { type DeliveryOutcome, WebhookMetrics } from './webhook-metrics';
 import { runOfJob } from './webhook-queue';
-import { type SendResult, WebhookSender } from './webhook-sender';
+import { WebhookSender } from './webhook-sender';
 
 /** `User-Agent: Svc-Webhooks/<version>` (spec 1). */
 export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
@@ -201,26 +202,26 @@ export class DeliveryService {
     // Signed now, at each attempt: a retry half an hour later still passes a 5-minute tolerance.
     const attemptedAt = new Date();
     const t = Math.floor(attemptedAt.getTime() / 1000);
-    const headers = {
-      'Content-Type': 'application/json',
-      'User-Agent': WEBHOOK_USER_AGENT,
-      'Svc-Signature': signatureHeader(target.secrets, event.body, t),
-      'Svc-Event': event.eventType,
-      'Svc-Event-Id': event.id,
-      'Content-Length': String(Buffer.byteLength(event.body)),
-    };
-    const result = await this.send(target.url, event.body, headers);
-    const success = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
-    const kind: AttemptResult = success
-      ? 'success'
-      : result.statusCode !== undefined
-        ? 'http_error'
-        : result.error === 'timeout'
-          ? 'timeout'
-          : result.error?.startsWith('refused:')
-            ? 'refused'
-            : 'network_error';
-    this.metrics.attemptDuration.observe({ result: kind }, result.latencyMs / 1000);
+    let result: SendResult;
+    if (target.kind === 'secret_unreadable') {
+      // Nothing to sign with: a failed attempt like any other (recorded, retried, counted towards the
+      // endpoint's health), so that a lost key shows in the attempt log instead of failing unseen.
+      result = { error: 'secret: cannot be decrypted with the current key', errorCode: 'WEBHOOK_SECRET_UNREADABLE', latencyMs: 0 };
+    } else {
+      const headers = {
+        'Content-Type': 'application/json',
+        'User-Agent': WEBHOOK_USER_AGENT,
+        'Svc-Signature': signatureHeader(target.secrets, event.body, t),
+        'Svc-Event': event.eventType,
+        'Svc-Event-Id': event.id,
+        'Content-Length': String(Buffer.byteLength(event.body)),
+      };
+      result = await this.send(target.url, event.body, headers);
+    }
+    const verdict = judgeAttempt(result);
+    const { success } = verdict;
+    const errorCode = verdict.success ? undefined : verdict.errorCode;
+    this.metrics.attemptDuration.observe({ result: verdict.result }, result.latencyMs / 1000);
 
     const isLast = job.attemptsMade + 1 >= job.maxAttempts;
     // A failure that disables the endpoint holds the event, by the held rule recordAttempt applies.
@@ -239,6 +240,7 @@ export class DeliveryService {
       signedAt: t,
       statusCode: result.statusCode,
       error: result.error,
+      errorCode,
       latencyMs: result.latencyMs,
       excerpt: result.excerpt,
       success,
@@ -256,6 +258,7 @@ export class DeliveryService {
       endpoint: new URL(target.url).origin,
       statusCode: result.statusCode,
       error: result.error,
+      errorCode,
       latencyMs: result.latencyMs,
     };
 
@@ -272,15 +275,16 @@ export class DeliveryService {
 
   /**
    * Checks the URL against the SSRF policy on a fresh resolution (DNS rebinding), then POSTs to the
-   * address checked. A refusal is a failed attempt like any other: retried, logged, and counted
-   * towards disabling the endpoint. DNS time counts in the attempt's deadline.
+   * address checked. A refusal or a failed resolution is a failed attempt like any other: recorded
+   * with its code, retried, and counted towards disabling the endpoint. DNS time counts in the
+   * attempt's deadline.
    */
   private async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
     const started = performance.now();
     const timeoutMs = this.config.WEBHOOK_TIMEOUT_MS;
     const route = await this.targets.routeForSend(url, timeoutMs);
     const spent = Math.round(performance.now() - started);
-    if (!route.ok) return { error: route.reason, latencyMs: spent };
+    if (!route.ok) return { error: route.reason, errorCode: route.code, latencyMs: spent };
     const result = await this.sender.send(url, body, headers, Math.max(1, timeoutMs - spent), route.pinned);
     return { ...result, latencyMs: result.latencyMs + spent };
   }

@@ -3,7 +3,7 @@ import type { Counter, Histogram } from 'prom-client';
 import { MetricsService } from '@mm/platform';
 
 export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'held' | 'duplicate';
-export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
+export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused' | 'dns_error' | 'secret_unreadable';
 
 /** Deliveries by outcome, attempt latency and queue lag (issue 5). */
 @Injectable()
@@ -16,7 +16,7 @@ export class WebhookMetrics {
     this.outcomes = metrics.counter('webhook_deliveries_total', 'Webhook job results by outcome', ['outcome']);
     this.attemptDuration = metrics.histogram(
       'webhook_attempt_duration_seconds',
-      'Duration of one HTTP delivery attempt',
+      'Duration of one delivery attempt (DNS and the egress check included; 0 when the secret cannot be decrypted)',
       ['result'],
       [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     );

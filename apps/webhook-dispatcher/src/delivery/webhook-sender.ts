@@ -2,18 +2,10 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from '../endpoints/host-resolver';
+import type { SendResult } from './attempt-result';
 
 /** First bytes of the receiver's answer kept in the attempt log (for support, not for parsing). */
 const EXCERPT_BYTES = 512;
-
-export interface SendResult {
-  /** HTTP status when the receiver answered in time */
-  statusCode?: number;
-  /** `timeout` or `network: <code>` when it did not */
-  error?: string;
-  latencyMs: number;
-  excerpt?: string;
-}
 
 /**
  * A lookup that answers with the one address already checked, whatever the name: the connection
@@ -67,7 +59,7 @@ export class WebhookSender {
       const timer = setTimeout(() => {
         // An answer whose status already arrived counts even if its body is slow.
         if (statusCode !== undefined) finish({ statusCode, excerpt: excerpt() });
-        else finish({ error: 'timeout' });
+        else finish({ error: 'timeout', errorCode: 'WEBHOOK_RECEIVER_TIMEOUT' });
         req.destroy();
       }, timeoutMs);
 
@@ -85,7 +77,7 @@ export class WebhookSender {
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
         if (statusCode !== undefined) finish({ statusCode, excerpt: excerpt() });
-        else finish({ error: `network: ${error.code ?? error.message}`.slice(0, 200) });
+        else finish({ error: `network: ${error.code ?? error.message}`.slice(0, 200), errorCode: 'WEBHOOK_RECEIVER_UNREACHABLE' });
       });
       req.end(body);
     });

@@ -20,4 +20,10 @@ export interface HealthEventView {
 /** Where and how to deliver one attempt, or why it must be held. */
 export type DeliveryTarget =
   /** `failing`: the endpoint has failed since its last success (a success must clear that) */
-  { kind: 'deliver'; url: string; secrets: string[]; failing: boolean } | { kind: 'hold'; reason: 'no_endpoint' | 'endpoint_disabled' };
+  | { kind: 'deliver'; url: string; secrets: string[]; failing: boolean }
+  /**
+   * The endpoint is enabled but its stored secret does not decrypt with this process's key (the
+   * key changed or was lost): nothing can be signed, so the attempt fails before any request.
+   */
+  | { kind: 'secret_unreadable'; url: string; failing: boolean }
+  | { kind: 'hold'; reason: 'no_endpoint' | 'endpoint_disabled' };

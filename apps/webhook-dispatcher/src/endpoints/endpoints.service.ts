@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { queryRows } from '@mm/platform';
+import { throttledWarning } from '../common/throttled-warning';
 import { SecretCipher, generateWebhookSecret } from '../secrets/secret-cipher';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import type { DeliveryTarget, EndpointView, HealthEventView } from './endpoint.types';
@@ -46,6 +47,11 @@ function toView(row: EndpointRow): EndpointView {
 export class EndpointsService {
   private readonly logger = new Logger(EndpointsService.name);
   private readonly disabledCounter;
+  private readonly warnUnreadableSecret = throttledWarning(
+    this.logger,
+    'webhook endpoint secret cannot be decrypted: WEBHOOK_SECRET_ENCRYPTION_KEY is not the key it was stored with; attempts fail (WEBHOOK_SECRET_UNREADABLE) until that key is restored or the secret rotated',
+    60_000,
+  );
 
   constructor(
     private readonly db: DataSource,
@@ -124,9 +130,24 @@ export class EndpointsService {
     if (rows.length === 0) return { kind: 'hold', reason: 'no_endpoint' };
     const row = rows[0];
     if (row.status !== 'enabled') return { kind: 'hold', reason: 'endpoint_disabled' };
-    const secrets = [this.cipher.decrypt(row.secret_ciphertext, integrationId)];
-    if (row.previous) secrets.push(this.cipher.decrypt(row.previous, integrationId));
-    return { kind: 'deliver', url: row.url, secrets, failing: row.failing };
+    const current = this.readSecret(row.secret_ciphertext, integrationId);
+    if (current === undefined) return { kind: 'secret_unreadable', url: row.url, failing: row.failing };
+    // A previous secret that cannot be read (a rotation after a key change keeps the unreadable one
+    // for the overlap) is left out: the current one still signs.
+    const previous = row.previous ? this.readSecret(row.previous, integrationId) : undefined;
+    return { kind: 'deliver', url: row.url, secrets: previous === undefined ? [current] : [current, previous], failing: row.failing };
+  }
+
+  /** The secret in clear, or undefined when this key cannot decrypt it (logged, throttled). */
+  private readSecret(ciphertext: Buffer, integrationId: string): string | undefined {
+    try {
+      return this.cipher.decrypt(ciphertext, integrationId);
+    } catch (error) {
+      // After a key change every endpoint fails alike: one line per interval says so, and each
+      // attempt records its own failure.
+      this.warnUnreadableSecret(error as Error);
+      return undefined;
+    }
   }
 
   async recordSuccess(integrationId: string): Promise<void> {

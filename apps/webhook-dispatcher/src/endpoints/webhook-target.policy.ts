@@ -11,7 +11,8 @@ import { validateWebhookUrl } from './webhook-url';
 const REGISTRATION_DNS_TIMEOUT_MS = 2_000;
 
 /** Where one attempt may connect: the address checked now, which the connection is pinned to. */
-export type SendRoute = { ok: true; pinned: ResolvedAddress } | { ok: false; reason: string };
+export type SendRoute =
+  { ok: true; pinned: ResolvedAddress } | { ok: false; reason: string; code: 'WEBHOOK_DNS_FAILED' | 'WEBHOOK_ADDRESS_REFUSED' };
 
 class DnsTimeout extends Error {
   override name = 'DnsTimeout';
@@ -81,20 +82,24 @@ export class WebhookTargetPolicy {
     try {
       url = new URL(validateWebhookUrl(rawUrl, this.requireHttps));
     } catch (error) {
-      return { ok: false, reason: `refused: ${error instanceof AppException ? error.message : 'invalid URL'}` };
+      return {
+        ok: false,
+        reason: `refused: ${error instanceof AppException ? error.message : 'invalid URL'}`,
+        code: 'WEBHOOK_ADDRESS_REFUSED',
+      };
     }
     const host = bareHost(url.hostname);
     let addresses: ResolvedAddress[];
     try {
       addresses = await this.addressesOf(host, timeoutMs);
     } catch (error) {
-      return { ok: false, reason: `dns: ${errorText(error)}` };
+      return { ok: false, reason: `dns: ${errorText(error)}`, code: 'WEBHOOK_DNS_FAILED' };
     }
-    if (addresses.length === 0) return { ok: false, reason: 'dns: no address' };
+    if (addresses.length === 0) return { ok: false, reason: 'dns: no address', code: 'WEBHOOK_DNS_FAILED' };
     const refused = this.firstRefused(addresses);
     if (refused) {
       this.logger.warn({ msg: 'webhook attempt refused: the endpoint host resolves to a forbidden address', host, ...refused });
-      return { ok: false, reason: `refused: ${refused.category} address` };
+      return { ok: false, reason: `refused: ${refused.category} address`, code: 'WEBHOOK_ADDRESS_REFUSED' };
     }
     return { ok: true, pinned: addresses[0] };
   }

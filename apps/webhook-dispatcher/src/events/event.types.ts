@@ -1,3 +1,5 @@
+import type { AttemptErrorCode } from '../delivery/attempt-result';
+
 export type EventStatus = 'pending' | 'delivered' | 'failed' | 'held';
 
 /** An event as the dispatcher recorded it at first dispatch. */
@@ -26,6 +28,8 @@ export interface AttemptRecord {
   signedAt: number;
   statusCode?: number;
   error?: string;
+  /** why it failed; undefined exactly when it succeeded (the table's check holds them together) */
+  errorCode: AttemptErrorCode | undefined;
   latencyMs: number;
   excerpt?: string;
   success: boolean;
@@ -47,6 +51,7 @@ export interface AttemptView {
   signedAt: number;
   statusCode: number | null;
   error: string | null;
+  errorCode: AttemptErrorCode | null;
   latencyMs: number;
   responseExcerpt: string | null;
   outcome: 'success' | 'failure';

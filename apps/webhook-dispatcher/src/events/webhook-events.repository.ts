@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
+import type { AttemptErrorCode } from '../delivery/attempt-result';
 import type { AttemptRecord, AttemptView, EventStatus, EventView, ResendClaim, StoredEvent } from './event.types';
 
 interface EventRow {
@@ -102,8 +103,8 @@ export class WebhookEventsRepository {
           WHERE e.id = $1
           RETURNING e.attempt_count, e.status),
        ins AS (
-         INSERT INTO webhooks.attempts (event_id, attempt_number, job_id, url, attempted_at, signed_at, status_code, error, latency_ms, response_excerpt, outcome)
-         SELECT $1, n.attempt_count, $2, $3, $5, $4, $6, $7, $8, $9, $10 FROM n
+         INSERT INTO webhooks.attempts (event_id, attempt_number, job_id, url, attempted_at, signed_at, status_code, error, error_code, latency_ms, response_excerpt, outcome)
+         SELECT $1, n.attempt_count, $2, $3, $5, $4, $6, $7, $14, $8, $9, $10 FROM n
          RETURNING attempt_number)
        SELECT ins.attempt_number, n.status FROM ins, n`,
       [
@@ -120,6 +121,7 @@ export class WebhookEventsRepository {
         a.nextStatus,
         a.integrationId,
         a.hold,
+        a.errorCode ?? null,
       ],
     );
     return { attemptNumber: rows[0].attempt_number, status: rows[0].status };
@@ -287,11 +289,12 @@ export class WebhookEventsRepository {
       signed_at: string;
       status_code: number | null;
       error: string | null;
+      error_code: AttemptErrorCode | null;
       latency_ms: number;
       response_excerpt: string | null;
       outcome: 'success' | 'failure';
     }[] = await this.db.query(
-      `SELECT attempt_number, job_id, url, attempted_at, signed_at, status_code, error, latency_ms, response_excerpt, outcome
+      `SELECT attempt_number, job_id, url, attempted_at, signed_at, status_code, error, error_code, latency_ms, response_excerpt, outcome
          FROM webhooks.attempts WHERE event_id = $1 ORDER BY attempt_number`,
       [eventId],
     );
@@ -303,6 +306,7 @@ export class WebhookEventsRepository {
       signedAt: Number(r.signed_at),
       statusCode: r.status_code,
       error: r.error,
+      errorCode: r.error_code,
       latencyMs: r.latency_ms,
       responseExcerpt: r.response_excerpt,
       outcome: r.outcome,

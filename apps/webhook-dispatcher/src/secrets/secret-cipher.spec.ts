@@ -25,14 +25,17 @@ describe('SecretCipher', () => {
     expect(() => new SecretCipher(randomBytes(32)).decrypt(stored, owner)).toThrow();
   });
 
-  it('requires a 32-byte key outside development and warns when it invents one', () => {
-    expect(() => resolveEncryptionKey('', 'production', () => undefined)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY is required/);
-    expect(() => resolveEncryptionKey('', 'test', () => undefined)).toThrow(/required/);
-    expect(() => resolveEncryptionKey(randomBytes(16).toString('base64'), 'production', () => undefined)).toThrow(/32 bytes/);
-    const warned = jest.fn();
-    expect(resolveEncryptionKey('', 'development', warned)).toHaveLength(32);
-    expect(warned).toHaveBeenCalledTimes(1);
+  it('requires a 32-byte key outside development; development without one takes the development key', () => {
+    const devKey = randomBytes(32);
+    const development = jest.fn(() => devKey);
+    expect(() => resolveEncryptionKey('', 'production', development)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY is required/);
+    expect(() => resolveEncryptionKey('', 'test', development)).toThrow(/required/);
+    expect(() => resolveEncryptionKey(randomBytes(16).toString('base64'), 'production', development)).toThrow(/32 bytes/);
+    expect(development).not.toHaveBeenCalled();
+    expect(resolveEncryptionKey('', 'development', development)).toBe(devKey);
     const key = randomBytes(32);
-    expect(resolveEncryptionKey(key.toString('base64'), 'production', warned).equals(key)).toBe(true);
+    expect(resolveEncryptionKey(key.toString('base64'), 'development', development).equals(key)).toBe(true);
+    expect(resolveEncryptionKey(key.toString('base64'), 'production', development).equals(key)).toBe(true);
+    expect(development).toHaveBeenCalledTimes(1);
   });
 });

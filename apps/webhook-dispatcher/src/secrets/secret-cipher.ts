@@ -39,14 +39,13 @@ export function generateWebhookSecret(): string {
 
 /**
  * Decodes WEBHOOK_SECRET_ENCRYPTION_KEY. Production and test refuse to run without it (a lost key
- * makes every stored secret unusable); development falls back to an ephemeral key, which `onEphemeral`
- * announces loudly because secrets stored with it die with the process.
+ * makes every stored secret unusable); development without it takes `developmentKey()`, the key
+ * kept in a local file, so that secrets stored in one run still decrypt after a restart.
  */
-export function resolveEncryptionKey(value: string, nodeEnv: string, onEphemeral: () => void): Buffer {
+export function resolveEncryptionKey(value: string, nodeEnv: string, developmentKey: () => Buffer): Buffer {
   if (value.length === 0) {
     if (nodeEnv !== 'development') throw new Error('WEBHOOK_SECRET_ENCRYPTION_KEY is required (32 bytes, base64)');
-    onEphemeral();
-    return randomBytes(32);
+    return developmentKey();
   }
   const key = Buffer.from(value, 'base64');
   if (key.length !== 32) throw new Error('WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 bytes, base64-encoded');

@@ -11,4 +11,18 @@ export const WEBHOOKS_ERRORS = {
     message:
       'The webhook queue did not confirm in time: the job may still be queued and delivered. The event stays pending and is queued again by the pending sweep if its job never appears: do not resend it',
   },
+  // Why a delivery attempt failed: the `errorCode` of an attempt in the attempt log (GET …/attempts).
+  // No route answers with these; the status is what a gateway would answer for that failure.
+  WEBHOOK_SECRET_UNREADABLE: {
+    status: 500,
+    message: "The endpoint's secret cannot be decrypted with the current WEBHOOK_SECRET_ENCRYPTION_KEY: nothing was sent",
+  },
+  WEBHOOK_DNS_FAILED: { status: 502, message: "The endpoint's host name did not resolve: nothing was sent" },
+  WEBHOOK_ADDRESS_REFUSED: {
+    status: 502,
+    message: 'The endpoint URL, or an address its host resolves to, is refused by the egress (SSRF) policy: nothing was sent',
+  },
+  WEBHOOK_RECEIVER_UNREACHABLE: { status: 502, message: 'The connection to the endpoint failed' },
+  WEBHOOK_RECEIVER_TIMEOUT: { status: 504, message: 'The endpoint did not answer within the timeout' },
+  WEBHOOK_RECEIVER_HTTP_ERROR: { status: 502, message: 'The endpoint answered with a status other than 2xx' },
 } as const satisfies Record<string, { status: number; message: string }>;

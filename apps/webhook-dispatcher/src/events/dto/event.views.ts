@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ATTEMPT_ERROR_CODES, type AttemptErrorCode } from '../../delivery/attempt-result';
 import type { AttemptView, EventStatus, EventView } from '../event.types';
 
 /*
@@ -97,7 +98,11 @@ export class AttemptViewDto implements AttemptView {
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.020Z' })
   attemptedAt: string;
 
-  @ApiProperty({ type: 'integer', example: 1_795_428_000, description: 'the signature timestamp (Unix seconds) the attempt carried' })
+  @ApiProperty({
+    type: 'integer',
+    example: 1_795_428_000,
+    description: 'the signature timestamp (Unix seconds) the attempt carried, or would have carried when it failed before signing',
+  })
   signedAt: number;
 
   @ApiProperty({ type: 'integer', nullable: true, example: 200, description: "the receiver's HTTP status; null when it did not answer" })
@@ -107,9 +112,20 @@ export class AttemptViewDto implements AttemptView {
     type: String,
     nullable: true,
     example: null,
-    description: 'why no status came back (e.g. timeout, a network error, an address refused by the SSRF policy); null when one did',
+    description:
+      'why no status came back, for people (e.g. `timeout`, `network: ECONNREFUSED`, `dns: ENOTFOUND`, `refused: private address`, `secret: …`); null when one did',
   })
   error: string | null;
+
+  @ApiProperty({
+    type: String,
+    enum: ATTEMPT_ERROR_CODES,
+    nullable: true,
+    example: null,
+    description:
+      'why the attempt failed, stable; null on success. The first three fail before any request is sent and count like any failed attempt (attemptCount, retries, disabling the endpoint): WEBHOOK_SECRET_UNREADABLE (the stored secret does not decrypt with the current key), WEBHOOK_DNS_FAILED, WEBHOOK_ADDRESS_REFUSED (the SSRF policy refused the URL or the address it resolves to); then WEBHOOK_RECEIVER_UNREACHABLE, WEBHOOK_RECEIVER_TIMEOUT, WEBHOOK_RECEIVER_HTTP_ERROR (a status other than 2xx)',
+  })
+  errorCode: AttemptErrorCode | null;
 
   @ApiProperty({ type: 'integer', minimum: 0, example: 130 })
   latencyMs: number;
