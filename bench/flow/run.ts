@@ -39,11 +39,15 @@ import { migrateAll, withDatabase } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
 import { must, reviseConfig } from '../lib/admin-config';
 import { serverSql } from '../lib/server-sql';
+import { dropDatabaseSql, runDatabaseName } from '../lib/run-database';
 import type { Tally, Trace } from './trace-preload';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-/** BENCH_FLOW_DB: another database name, so that two runs (an A/B of two builds) never share one. */
-const DB = process.env.BENCH_FLOW_DB ?? 'mm_bench_flow';
+/**
+ * This run's own database (bench/lib/run-database.ts), so that two runs on one server never share or drop
+ * one; BENCH_FLOW_DB names it instead (dropped and made again at the start, dropped at the end).
+ */
+const DB = process.env.BENCH_FLOW_DB ?? runDatabaseName('flow');
 if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DB)) throw new Error(`BENCH_FLOW_DB must be a plain lower-case identifier, got ${DB}`);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 16);
 /** Each workload's SECONDS are measured in this many slices, interleaved with the other workloads'. */
@@ -308,7 +312,7 @@ async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   const cpu: Record<string, Record<string, number>> = {};
   const traces: Record<string, unknown> = {};
-  await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await serverSql(ADMIN, dropDatabaseSql(DB));
   const adminUrl = withDatabase(ADMIN, DB);
   await migrateAll(adminUrl);
   const admin = new Client({ connectionString: adminUrl });
@@ -724,7 +728,7 @@ async function main(): Promise<void> {
   } finally {
     for (const service of services.reverse()) await stop(service);
     await admin.end();
-    await serverSql(ADMIN, `DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+    await serverSql(ADMIN, dropDatabaseSql(DB));
   }
 }
 
