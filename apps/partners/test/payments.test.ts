@@ -255,7 +255,21 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
     expect((await h.call('POST', `/partners-public/test-helpers/orders/${o.orderId}/pay`, { key })).body.code).toBe('TEST_MODE_ONLY');
     const paid = await h.call('POST', `/partners-public/test-helpers/orders/${o.orderId}/pay`, { key: testKey });
     expect(paid.body).toMatchObject({ status: 'paid', livemode: false, paidAt: expect.any(String) });
-    expect((await h.call('POST', `/partners-public/test-helpers/orders/${o.orderId}/pay`, { key: testKey })).body.code).toBe('CONFLICT');
+    expect((await h.call('POST', `/partners-public/test-helpers/orders/${o.orderId}/pay`, { key: testKey })).body).toMatchObject({
+      code: 'CONFLICT',
+      message: 'A paid order cannot be paid',
+    });
+    const late = (
+      await h.call('POST', '/partners-public/orders', {
+        key: testKey,
+        body: { merchantId: testMerchantId, amount: 150, externalReference: 'T-2' },
+      })
+    ).body;
+    await h.admin.query(`UPDATE partners.orders SET status = 'expired', expired_at = now() WHERE id = $1`, [late.orderId]);
+    expect((await h.call('POST', `/partners-public/test-helpers/orders/${late.orderId}/pay`, { key: testKey })).body).toMatchObject({
+      code: 'CONFLICT',
+      message: 'An expired order cannot be paid',
+    });
     const hook = await h.receiver.waitFor((w) => w.body.event === 'order.paid' && w.body.data.orderId === o.orderId);
     expect(hook.body.data).toEqual({
       orderId: o.orderId,
