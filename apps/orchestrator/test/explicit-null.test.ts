@@ -62,4 +62,20 @@ describe('public API: null where a value is optional', () => {
     const plain = await p.call('POST', '/api/auth/check-pin', { token: alice.token, body: { pin: alice.pin } });
     expect([plain.status, plain.body]).toEqual([200, { valid: true }]);
   });
+
+  // Issue 30 item 11: a fractional value is reported by the type check ("must be an integer"), not
+  // by a bound it does not even exceed (?limit=2.5 said "must not be greater than 100").
+  it.each([
+    ['GET', '/api/v1/transactions?limit=2.5', 'limit', 'INVALID_LIMIT', 'CUSTOMER'],
+    ['GET', '/api/config/pricing/versions?before=2.5', 'before', 'INVALID_INT', 'ADMIN'],
+    ['GET', '/api/config/pricing/versions?limit=2.5', 'limit', 'INVALID_INT', 'ADMIN'],
+    ['GET', '/api/risk/blocklist?offset=2.5', 'offset', 'INVALID_INT', 'ADMIN'],
+    ['GET', '/api/orchestrator/admin/customers?limit=2.5', 'limit', 'INVALID_INT', 'ADMIN'],
+    ['POST', '/api/v1/withdrawal-qr', 'amount', 'INVALID_AMOUNT', 'CUSTOMER'],
+  ])('%s %s → 400, %s: "must be an integer"', async (method, path, field, code, who) => {
+    const token = who === 'ADMIN' ? await p.adminToken() : alice.token;
+    const res = await p.call(method, path, { token, body: method === 'POST' ? { currency: 'XAF', amount: 2.5 } : undefined });
+    fieldError(res, field, code);
+    expect(res.body.errors[0].message).toBe(`${field} must be an integer number`);
+  });
 });

@@ -23,9 +23,9 @@ export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
   @OptionalField()
   @Type(() => Number)
+  @IsInt({ context: { code: 'INVALID_LIMIT' } })
   @Min(1, { context: { code: 'INVALID_LIMIT' } })
   @Max(100, { context: { code: 'INVALID_LIMIT' } })
-  @IsInt({ context: { code: 'INVALID_LIMIT' } })
   limit?: number;
 }
 
@@ -45,8 +45,8 @@ export class AnomaliesQueryDto extends PageQueryDto {
 
 export class CreateIntegrationDto {
   @ApiProperty({ example: 'Caisse Rapide POS', minLength: 1, maxLength: 120 })
-  @Length(1, 120)
   @IsString()
+  @Length(1, 120)
   name: string;
 
   @ApiProperty({
@@ -87,9 +87,9 @@ export class IssueKeyDto {
 export class RotateKeyDto {
   @ApiPropertyOptional({ example: 86400, minimum: 0, maximum: 2592000, description: 'how long the old key keeps working; default 24 h' })
   @OptionalField()
+  @IsInt({ context: { code: 'INVALID_OVERLAP' } })
   @Min(0, { context: { code: 'INVALID_OVERLAP' } })
   @Max(30 * 86_400, { context: { code: 'INVALID_OVERLAP' } })
-  @IsInt({ context: { code: 'INVALID_OVERLAP' } })
   overlapSeconds?: number;
 }
 
@@ -112,7 +112,7 @@ export class WebhookSecretDto {
 
 export class ResolveAnomalyDto {
   @ApiProperty({ example: 'Reversed by MMPTX2611220K7Q2ZP (refund to the payer)', minLength: 1, maxLength: 1000 })
-  @Length(1, 1000)
   @IsString()
+  @Length(1, 1000)
   resolution: string;
 }

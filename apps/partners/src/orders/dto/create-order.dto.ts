@@ -25,9 +25,9 @@ export class CreateOrderDto {
     maximum: Number.MAX_SAFE_INTEGER,
     description: 'integer in the smallest unit of the currency (XAF and XOF have none: 2500 = 2 500 F CFA); field code INVALID_AMOUNT',
   })
+  @IsInt({ message: 'amount must be an integer', context: { code: 'INVALID_AMOUNT' } })
   @Min(1, { message: 'amount must be greater than 0', context: { code: 'INVALID_AMOUNT' } })
   @Max(Number.MAX_SAFE_INTEGER, { message: 'amount is too large', context: { code: 'INVALID_AMOUNT' } })
-  @IsInt({ message: 'amount must be an integer', context: { code: 'INVALID_AMOUNT' } })
   amount: number;
 
   @ApiPropertyOptional({
@@ -48,10 +48,10 @@ export class CreateOrderDto {
     description: 'lifetime of the QR in seconds; field code INVALID_TTL below 60 or not an integer, TTL_TOO_LONG above 900',
   })
   @OptionalField()
+  // the first rule written is the one reported: a value that is not an integer is INVALID_TTL whatever its size
+  @IsInt({ message: 'ttlSeconds must be an integer', context: { code: 'INVALID_TTL' } })
   @Min(60, { message: 'ttlSeconds must be at least 60', context: { code: 'INVALID_TTL' } })
   @Max(900, { message: 'ttlSeconds must be at most 900', context: { code: 'TTL_TOO_LONG' } })
-  // lowest = checked first: a value that is not an integer is INVALID_TTL whatever its size
-  @IsInt({ message: 'ttlSeconds must be an integer', context: { code: 'INVALID_TTL' } })
   ttlSeconds?: number;
 
   @ApiPropertyOptional({
@@ -60,8 +60,8 @@ export class CreateOrderDto {
     description: 'shown to the payer; echoed in order.paid (field code INVALID_DESCRIPTION)',
   })
   @OptionalField()
-  @MaxLength(280, { message: 'description must be at most 280 characters', context: { code: 'INVALID_DESCRIPTION' } })
   @IsString({ context: { code: 'INVALID_DESCRIPTION' } })
+  @MaxLength(280, { message: 'description must be at most 280 characters', context: { code: 'INVALID_DESCRIPTION' } })
   description?: string;
 
   @ApiPropertyOptional({
@@ -70,8 +70,8 @@ export class CreateOrderDto {
     description: "the partner's own reference; echoed in order.paid (field code INVALID_EXTERNAL_REFERENCE)",
   })
   @OptionalField()
-  @MaxLength(128, { message: 'externalReference must be at most 128 characters', context: { code: 'INVALID_EXTERNAL_REFERENCE' } })
   @IsString({ context: { code: 'INVALID_EXTERNAL_REFERENCE' } })
+  @MaxLength(128, { message: 'externalReference must be at most 128 characters', context: { code: 'INVALID_EXTERNAL_REFERENCE' } })
   externalReference?: string;
 }
 
