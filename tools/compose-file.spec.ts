@@ -39,14 +39,16 @@ const CONFIGS: Record<string, Array<new () => object>> = {
 };
 
 /**
- * Switches for tests and development that compose (NODE_ENV=production) must never pass on: the apps
- * refuse or ignore them in production, and a stray one in .env would then stop an app from starting.
+ * Settings of tests and development that compose (NODE_ENV=production) never passes on: the apps refuse
+ * the switches in production (a stray one in .env would stop an app from starting) and ignore the
+ * development key file (production requires WEBHOOK_SECRET_ENCRYPTION_KEY).
  */
 const NOT_IN_CONTAINERS = new Set([
   'SAGA_FAULT_INJECTION',
   'PAYMENTS_FAULT_INJECTION',
   'LEDGER_TEST_FUNDING_ENABLED',
   'WEBHOOK_ALLOW_LOOPBACK_URLS',
+  'WEBHOOK_DEV_KEY_FILE',
 ]);
 
 /** Why a service needs a route outside other than a URL in its configuration. */
