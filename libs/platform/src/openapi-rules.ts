@@ -19,8 +19,11 @@ export type JsonSchema = Record<string, unknown> & {
   example?: unknown;
 };
 
-/** The presence rules: class-validator's IsOptional and the platform's OptionalField / NullableField. */
-export type Presence = 'required' | 'optional' | 'nullable';
+/**
+ * The presence rules: class-validator's IsOptional and the platform's OptionalField / NullableField;
+ * `conditional` is any other condition (ValidateIf), which the document cannot say.
+ */
+export type Presence = 'required' | 'optional' | 'nullable' | 'conditional';
 
 export interface PropertyRules {
   name: string;
@@ -132,10 +135,11 @@ export function propertyRules(target: abstract new (...args: never[]) => unknown
     for (const metadata of list) {
       const rule = ruleName(metadata);
       if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) {
-        // IsOptional / OptionalField: may be absent. NullableField: absent or null. Any other
-        // condition (ValidateIf) makes the field required only sometimes: not required here.
+        // IsOptional / OptionalField: may be absent. NullableField: absent or null.
         if (rule === 'nullableField') rules.presence = 'nullable';
-        else if (rules.presence !== 'nullable') rules.presence = 'optional';
+        else if (rule === 'isOptional' || rule === 'optionalField')
+          rules.presence = rules.presence === 'nullable' ? 'nullable' : 'optional';
+        else if (rules.presence === 'required') rules.presence = 'conditional';
         continue;
       }
       if (metadata.type === ValidationTypes.NESTED_VALIDATION) {

@@ -201,16 +201,21 @@ describe('strictOpenApiDocument', () => {
   });
 
   it('types query parameters and path ids from their rules and pipes', () => {
-    const list = document.paths['/things'].get!.parameters as Array<{ name: string; required: boolean; schema: Record<string, unknown> }>;
+    const list = document.paths['/things'].get!.parameters as unknown as Array<{
+      name: string;
+      required: boolean;
+      schema: Record<string, unknown>;
+    }>;
     expect(list.find((p) => p.name === 'limit')).toMatchObject({ required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } });
-    const get = document.paths['/things/{id}'].get!.parameters as Array<{ name: string; schema: Record<string, unknown> }>;
+    const get = document.paths['/things/{id}'].get!.parameters as unknown as Array<{ name: string; schema: Record<string, unknown> }>;
     expect(get.find((p) => p.name === 'id')!.schema).toMatchObject({ type: 'string', format: 'uuid' });
     // a parameter with no pipe accepts anything: left as documented
     expect(get.find((p) => p.name === 'slug')!.schema.format).toBeUndefined();
   });
 
-  it('declares Retry-After on every 429', () => {
-    const answer = document.paths['/things'].post!.responses['429'] as { headers?: Record<string, unknown> };
+  it('declares Retry-After on every 429, and the error body on every refusal', () => {
+    const answer = document.paths['/things'].post!.responses['429'] as { headers?: Record<string, unknown>; content?: unknown };
     expect(answer.headers?.['Retry-After']).toMatchObject({ schema: { type: 'string' } });
+    expect(answer.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
   });
 });

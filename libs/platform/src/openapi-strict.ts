@@ -19,7 +19,7 @@ import { type JsonSchema, type PropertyRules, exampleFor, propertyRules } from '
  *   with forbidNonWhitelisted); a property the DTO does not validate is refused as unknown, so the
  *   document does not list it either;
  * - a path parameter whose pipe accepts a UUID and refuses anything else is `format: uuid`;
- * - every 429 declares its Retry-After header.
+ * - every 429 declares its Retry-After header, and every refusal the platform's error body.
  *
  * A field may still say more in `@ApiProperty` (description, example, `required: true` for a field
  * the service requires with its own error code rather than the pipe's); what the rules say wins.
@@ -30,7 +30,7 @@ type Operation = {
   operationId?: string;
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
-  responses?: Record<string, { description?: string; headers?: Record<string, unknown> }>;
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
 };
 
 interface RouteArgument {
@@ -50,6 +50,8 @@ interface Handler {
 const PROPERTY_METADATA = 'swagger/apiModelProperties';
 const API_PARAMETERS = 'swagger/apiParameters';
 const SCHEMA_PREFIX = '#/components/schemas/';
+/** The platform's error body, added to components by the bootstrap. */
+const ERROR_BODY = `${SCHEMA_PREFIX}ErrorBody`;
 const METHODS = new Set(['get', 'put', 'post', 'patch', 'delete', 'head', 'options']);
 const PLAIN = new Set<unknown>([Object, String, Number, Boolean, Array, Date, Promise, undefined]);
 
@@ -170,7 +172,7 @@ class Strictener {
     const required: string[] = [];
     for (const rule of rules) {
       properties[rule.name] = this.propertySchema(target, rule, existing.properties?.[rule.name] ?? {});
-      if (rule.presence === 'required' || explicitProperty(target, rule.name)?.required === true) required.push(rule.name);
+      if (isRequired(rule, explicitProperty(target, rule.name)?.required)) required.push(rule.name);
     }
     const schema: JsonSchema = { ...existing, type: 'object', properties, additionalProperties: false };
     if (required.length > 0) schema.required = required;
@@ -203,6 +205,17 @@ class Strictener {
   parameterSchema(target: DtoClass, rules: PropertyRules, documented: JsonSchema): JsonSchema {
     return this.propertySchema(target, rules, documented);
   }
+}
+
+/**
+ * Required unless an optional marker says otherwise. A field under another condition (ValidateIf)
+ * is required unless its `@ApiProperty` says `required: false` (a client that always sends it is
+ * safe: `to: null` on a pricing band); `required: true` there marks a field the service itself
+ * requires with its own error code.
+ */
+function isRequired(rules: PropertyRules, declared: unknown): boolean {
+  if (declared === true || rules.presence === 'required') return true;
+  return rules.presence === 'conditional' && declared !== false;
 }
 
 function stripRef(schema: JsonSchema): JsonSchema {
@@ -260,8 +273,10 @@ async function strictParameters(operation: Operation, handler: Handler, strict: 
   for (const parameter of parameters.filter((p) => p.in === 'path')) {
     const pipes = handler.pathPipes.get(parameter.name);
     const format = pipes ? await pipeFormat(pipes, parameter.name) : undefined;
-    if (format) parameter.schema = { ...parameter.schema, ...format, example: parameter.schema?.example ?? exampleFor(format) };
+    if (format) parameter.schema = { ...parameter.schema, ...format };
   }
+  // a parameter documented by hand (`@ApiParam({ format: 'uuid' })`) gets an example from its keywords too
+  for (const parameter of parameters) if (parameter.schema) parameter.schema = withExample(parameter.schema);
   if (parameters.length > 0) operation.parameters = parameters;
 }
 
@@ -279,6 +294,13 @@ function declareRetryAfter(operation: Operation): void {
   if (tooMany) tooMany.headers = { ...tooMany.headers, 'Retry-After': RETRY_AFTER };
 }
 
+/** Every refusal of every service has the platform's error body, documented or not on the route. */
+function declareErrorBodies(operation: Operation): void {
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (/^[45]/.test(status) && response.content === undefined) response.content = { 'application/json': { schema: { $ref: ERROR_BODY } } };
+  }
+}
+
 /** The document, made as strict as the server (see the top of this file). Mutates and returns `document`. */
 export async function strictOpenApiDocument(app: INestApplicationContext, document: OpenAPIObject): Promise<OpenAPIObject> {
   const handlers = handlersOf(app);
@@ -294,6 +316,7 @@ export async function strictOpenApiDocument(app: INestApplicationContext, docume
       if (handler) await strictParameters(operation, handler, strict);
       strictBody(operation, strict, classes);
       declareRetryAfter(operation);
+      declareErrorBodies(operation);
     }
   }
   return document;

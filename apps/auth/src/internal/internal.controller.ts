@@ -53,7 +53,7 @@ export class InternalController {
   }
 
   @Post('create-local-user')
-  @ApiErrors('PIN_POLICY_VIOLATION', 'USER_ALREADY_EXISTS')
+  @ApiErrors('PIN_POLICY_VIOLATION', 'USER_ALREADY_EXISTS', 'USER_NOT_FOUND')
   @ApiCreatedResponse({ type: UserDocView, description: 'the local user (also when the same call already created it)' })
   @HttpCode(201)
   async createLocalUser(@Body() body: CreateLocalUserDto): Promise<UserView> {

@@ -1,6 +1,15 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiAcceptedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ApiErrors, ServiceCallerKeys } from '@mm/platform';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AppException } from '@mm/errors';
@@ -48,6 +57,27 @@ export class OtpController {
     summary:
       'Sends a 6-digit code (valid 5 min, 5 attempts) for a purpose. Throttled: one per phone per 60 s, hourly caps per phone and per IP (429 OTP_THROTTLED, Retry-After); and 3 sends per phone / 10 per client address in 10 min across all purposes (429 RATE_LIMITED, Retry-After). Same answer, no sooner than OTP_SEND_MIN_MS (0.4 s by default), for unknown phones and whether or not the SMS provider takes the message. Purpose INTENT: the orchestrator only (403 OTP_PURPOSE_NOT_ALLOWED otherwise), with `intent`; the code is bound to that intent and its SMS states the amount and the agent.',
   })
+  // Whole bodies: `intent` goes with purpose INTENT and only with it, which per-field examples cannot show.
+  @ApiBody({
+    type: SendOtpDto,
+    examples: {
+      login: { summary: 'a login code', value: { phone: '+237690000001', purpose: 'LOGIN' } },
+      intent: {
+        summary: 'a code for a cash-out (orchestrator only)',
+        value: {
+          phone: '+237690000001',
+          purpose: 'INTENT',
+          intent: {
+            intentId: '3f1c2a9e-5b7d-4c1e-9a2f-6d8e0b4c7a15',
+            operation: 'CASH_OUT',
+            amount: 5000,
+            currency: 'XAF',
+            agentCode: 'AG04817263',
+          },
+        },
+      },
+    },
+  })
   @ApiAcceptedResponse({ type: OtpSentView, description: 'the same answer whether or not a code was really sent (unknown phone)' })
   @RateLimit('OTP_SEND')
   @HttpCode(202)
@@ -74,9 +104,20 @@ export class OtpController {
     description: 'the OTP proof; plus `consentProof` and `consentProofExpiresAt` when `intentId` was given',
     schema: { oneOf: [{ $ref: getSchemaPath(OtpProofView) }, { $ref: getSchemaPath(OtpConsentProofView) }] },
   })
+  @ApiBody({
+    type: VerifyOtpDto,
+    examples: {
+      login: { summary: 'a login code', value: { phone: '+237690000001', purpose: 'LOGIN', otp: '424310' } },
+      intent: {
+        summary: 'a code sent for an intent (orchestrator only)',
+        value: { phone: '+237690000001', purpose: 'INTENT', otp: '424310', intentId: '3f1c2a9e-5b7d-4c1e-9a2f-6d8e0b4c7a15' },
+      },
+    },
+  })
   @ApiResponse({
     status: 400,
     description: 'OTP_INVALID, OTP_EXPIRED (also used or unknown), OTP_ATTEMPTS_EXHAUSTED, CONSENT_OTP_PURPOSE_INVALID, VALIDATION_ERROR',
+    schema: { $ref: '#/components/schemas/ErrorBody' },
   })
   @ApiErrors('RATE_LIMITED', 'OTP_PURPOSE_NOT_ALLOWED')
   @RateLimit('OTP_VERIFY')

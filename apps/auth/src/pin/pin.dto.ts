@@ -23,6 +23,8 @@ export class ChangePinDto {
   @IsPin()
   oldPin: string;
 
+  // Not the oldPin example: the same PIN again is refused as no change.
+  @ApiProperty({ example: '7391' })
   @IsPin()
   newPin: string;
 }

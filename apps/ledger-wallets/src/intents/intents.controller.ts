@@ -62,6 +62,7 @@ export class IntentsController implements OnModuleInit {
       'VALIDATION_ERROR, IDEMPOTENCY_KEY_MISSING, SAME_ACCOUNT, CURRENCY_MISMATCH, CONSENT_OTP_USER_REQUIRED, INTENT_EXPIRED (expiresAt already past), INTENT_CREATE_DEADLINE_PASSED (createBy passed before this intent was created; a replay of a creation made in time still answers its 201)',
     ...ERROR,
   })
+  @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND: the source or the destination account does not exist', ...ERROR })
   async create(@Body() dto: CreateIntentDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<IntentView> {
     return answer(reply, await this.intents.create(dto));
   }

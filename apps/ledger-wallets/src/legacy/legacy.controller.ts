@@ -95,6 +95,7 @@ export class LegacyController {
   })
   @ApiResponse({ status: 401, description: 'OPERATOR_TOKEN_REQUIRED, TOKEN_INVALID, TOKEN_EXPIRED (freeze, unfreeze)' })
   @ApiResponse({ status: 403, description: 'CORRECTION_APPROVAL_REQUIRED (add, subtract), OPERATOR_ROLE_REQUIRED' })
+  @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND; NOT_FOUND for an operation not listed' })
   @ApiResponse({ status: 422, description: 'INSUFFICIENT_BALANCE, AMOUNT_OUT_OF_RANGE' })
   @Header('Deprecation', 'true')
   async balance(

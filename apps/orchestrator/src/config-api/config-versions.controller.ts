@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../access/permissions';
 import { ApiAdminRoute, ApiErrors } from './api-errors';
+import { LIMITS_CHANGE_EXAMPLE, PRICING_CHANGE_EXAMPLE } from './config-examples';
 import { HistoryQueryDto, parseSection, parseVersion } from './config-params';
 import { CONFIG_SECTIONS, type ConfigSection, type ConfigVersion } from './config-sections';
 import { ConfigVersionsService } from './config-versions.service';
@@ -63,7 +64,7 @@ export class ConfigVersionsController {
   @RequirePermission('config.manage')
   @ApiAdminRoute('config.manage')
   @ApiParam({ name: 'section', enum: CONFIG_SECTIONS })
-  @ApiParam({ name: 'version', type: Number, example: 1 })
+  @ApiParam({ name: 'version', schema: { type: 'integer', minimum: 1, maximum: 999_999_999, example: 1 } })
   @ApiOperation({ summary: 'One version of a section, as it was (the version a quote or a risk decision recorded)' })
   @ApiOkResponse({ type: ConfigVersionView })
   @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_NOT_FOUND')
@@ -79,6 +80,7 @@ export class ConfigVersionsController {
     summary:
       'New version of the fee and commission grids. Grids must be complete (every type and currency for fees), bands contiguous from 1 and open-ended, integers ≥ 0, rates ≤ 10 000 bps.',
   })
+  @ApiBody({ type: ChangePricingDto, examples: { complete: { summary: 'a complete pricing section', value: PRICING_CHANGE_EXAMPLE } } })
   @ApiCreatedResponse({ type: ConfigVersionView })
   @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
   changePricing(@Body() body: ChangePricingDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {
@@ -93,6 +95,7 @@ export class ConfigVersionsController {
     summary:
       'New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency.',
   })
+  @ApiBody({ type: ChangeLimitsDto, examples: { complete: { summary: 'a complete limits section', value: LIMITS_CHANGE_EXAMPLE } } })
   @ApiCreatedResponse({ type: ConfigVersionView })
   @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
   changeLimits(@Body() body: ChangeLimitsDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {

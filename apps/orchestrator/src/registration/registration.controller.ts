@@ -9,6 +9,7 @@ import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import { FAULT_HEADER, parseFaults } from '../workflows/fault-injection';
 import { CreateStaffDto, RegisterAdminDto, RegisterAgentDto, RegisterDto, RegisterMerchantDto, ResetPinDto } from './dto/register.dto';
+import { ApiRegistrationBody } from './dto/register-examples';
 import { PinResetView, RegistrationView } from './dto/registration.views';
 import { PinResetWorkflow } from './pin-reset.service';
 import { RegistrationService } from './registration.service';
@@ -67,6 +68,7 @@ export class RegistrationController {
   @PublicRoute()
   @HttpCode(201)
   @ApiOperation({ summary: 'Registers an end user: identity, customer and profile, wallet with XAF and XOF accounts, welcome SMS.' })
+  @ApiRegistrationBody('customer')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
@@ -83,6 +85,7 @@ export class RegistrationController {
   @PublicRoute()
   @HttpCode(201)
   @ApiOperation({ summary: 'Registers a merchant: as an end user, plus the merchant record (business name, category) owning the wallet.' })
+  @ApiRegistrationBody('merchant')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
@@ -102,6 +105,7 @@ export class RegistrationController {
     summary:
       'Registers an agent: as an end user, plus the agent record (agent code, optional master agent) and float and commission accounts.',
   })
+  @ApiRegistrationBody('agent')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...PUBLIC_REGISTRATION_ERRORS, 'AGENT_NOT_FOUND', 'NOT_A_MASTER_AGENT')
@@ -121,6 +125,7 @@ export class RegistrationController {
   @ApiOperation({
     summary: 'Registers an administrator (no wallet). Only an authenticated administrator may; the bootstrap administrator is the first.',
   })
+  @ApiRegistrationBody('admin')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...REGISTRATION_ERRORS)
@@ -140,6 +145,7 @@ export class RegistrationController {
   @ApiOperation({
     summary: 'Creates a support operator or a compliance/finance officer (the registration workflow, no wallet). Administrators only.',
   })
+  @ApiRegistrationBody('staff')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...REGISTRATION_ERRORS)
@@ -170,6 +176,7 @@ export class RegistrationController {
   @DeprecatedRoute('/api/orchestrator/auth/register')
   @HttpCode(201)
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /api/orchestrator/auth/register (same behaviour).' })
+  @ApiRegistrationBody('customer')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
@@ -187,6 +194,7 @@ export class RegistrationController {
   @DeprecatedRoute('/api/orchestrator/auth/register/merchant')
   @HttpCode(201)
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /api/orchestrator/auth/register/merchant (same behaviour).' })
+  @ApiRegistrationBody('merchant')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...PUBLIC_REGISTRATION_ERRORS)
@@ -204,6 +212,7 @@ export class RegistrationController {
   @DeprecatedRoute('/api/orchestrator/auth/register/agent')
   @HttpCode(201)
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use POST /api/orchestrator/auth/register/agent (same behaviour).' })
+  @ApiRegistrationBody('agent')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...PUBLIC_REGISTRATION_ERRORS, 'AGENT_NOT_FOUND', 'NOT_A_MASTER_AGENT')
@@ -225,6 +234,7 @@ export class RegistrationController {
     deprecated: true,
     summary: 'Deprecated: use POST /api/orchestrator/auth/register/admin (same behaviour, administrator token).',
   })
+  @ApiRegistrationBody('admin')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
   @ApiErrors(...REGISTRATION_ERRORS)

@@ -1,0 +1,278 @@
+import type { ServiceName } from '@mm/contracts';
+import { MoneyPlatform, type TestUser } from '../e2e/money-platform';
+import { orchestratorInternalUrl } from '../e2e/partners-support';
+import { allowedCallerKey } from '../support/test-env';
+import { type Answer, AnswerChecker, type Document, type Operation } from './answer-checker';
+import { SchemaSampler } from './schema-sampler';
+
+/**
+ * Conformance testing from the documents (issue 30 item 11): a client generated from an OpenAPI
+ * document must be able to use the API. For every operation of the public document
+ * (`/api/openapi.json`) and of each service's internal document, requests are built from the
+ * document alone (its examples, then values drawn from its schemas) and sent to the real services;
+ * every answer is then held against the same document with ajv.
+ *
+ * - Every documented example is accepted: never a VALIDATION_ERROR.
+ * - A request generated from the schemas is accepted too: the schemas are no looser than the server.
+ * - Every operation is reached past validation (a 2xx, or a business refusal such as a 404 for an
+ *   id that does not exist), except the few listed in EXCLUDED with the reason.
+ * - No answer lies outside the document: a documented status, a body matching its schema, an
+ *   X-Request-Id.
+ */
+const GENERATED_PER_OPERATION = 2;
+const SEED = 30_11;
+const METHODS = new Set(['get', 'put', 'post', 'patch', 'delete']);
+
+/** Operations sent at once: enough to keep a run short, few enough for a loaded 2-core machine. */
+const CONCURRENCY = 4;
+
+/** Refusals of the request's shape, before the operation's own logic. */
+const NOT_PAST_VALIDATION = new Set(['VALIDATION_ERROR', 'MALFORMED_JSON']);
+
+/**
+ * Operations that a request built from the document alone cannot take past validation, with the
+ * reason. Keyed `<document> <METHOD> <path>`. Empty: every operation is reached.
+ */
+const EXCLUDED: Record<string, string> = {};
+
+/**
+ * Bodies with rules between fields that a JSON schema does not say: a generated body may break
+ * them and be refused with VALIDATION_ERROR (and that field's own code). The documented examples of
+ * these operations must still be accepted. Keyed `<METHOD> <path>` as the service serves it (the
+ * public document's path ends with it).
+ */
+const CROSS_FIELD_RULES: Record<string, string> = {
+  'POST /api/config/pricing/versions': 'a grid for every operation type and currency, bands contiguous from 1 and open-ended',
+  'POST /api/config/limits/versions': 'bounds for every type and currency, single ≤ daily ≤ monthly, an IANA time zone',
+  'POST /auth/send-otp': '`intent` is given with purpose INTENT and only with it',
+  'POST /api/v1/intents': 'clientCountryCode is a served country and starts clientPhone',
+  'POST /v1/internal/corrections': 'accountId, direction and amount belong to kind ACCOUNT; transactionId or referenceId to REVERSAL',
+};
+
+function crossFieldRule(method: string, path: string): string | undefined {
+  return Object.entries(CROSS_FIELD_RULES).find(([key]) => {
+    const [ruleMethod, rulePath] = key.split(' ');
+    return ruleMethod === method.toUpperCase() && path.endsWith(rulePath);
+  })?.[1];
+}
+
+/** The query parameters a client never makes up: an opaque page cursor is only ever one the API returned. */
+const ISSUED_BY_THE_API = new Set(['cursor']);
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function inPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
+}
+
+interface Target {
+  name: string;
+  service?: ServiceName;
+  baseUrl: string;
+  document: Document;
+  /** operations to leave to another target (the orchestrator's full document repeats the public one) */
+  skip?: (path: string, method: string) => boolean;
+}
+
+interface Outcome {
+  key: string;
+  reached: boolean;
+  answers: string[];
+}
+
+describe('conformance to the OpenAPI documents', () => {
+  const p = new MoneyPlatform();
+  const targets: Target[] = [];
+  let customer: TestUser;
+  /**
+   * Per document, a user of its own for each call that ends a session, changes a PIN or counts
+   * wrong PINs, so that no other call meets a revoked token or a locked account.
+   */
+  const own: Record<string, Record<'logout' | 'change-pin' | 'check-pin', TestUser>> = {};
+  let agent: TestUser;
+  let merchant: TestUser;
+  let admin: string;
+  let partnerKey: string;
+
+  beforeAll(async () => {
+    await p.start({ partners: true });
+    [customer, agent, merchant] = await Promise.all((['CUSTOMER', 'AGENT', 'MERCHANT'] as const).map((role) => p.register(role)));
+    for (const name of ['public', 'auth']) {
+      const [logout, changePin, checkPin] = await Promise.all([1, 2, 3].map(() => p.register('CUSTOMER')));
+      own[name] = { logout, 'change-pin': changePin, 'check-pin': checkPin };
+    }
+    await p.fund(customer.accounts.XAF, 1_000_000);
+    admin = await p.adminToken();
+    const integration = await p.call('POST', '/api/admin/partners/integrations', {
+      token: admin,
+      body: { name: 'Conformance', technicalContactEmail: 'tech@pos.example', webhookUrl: 'https://pos.example/hooks' },
+    });
+    if (integration.status !== 201) throw new Error(`integration ${integration.status} ${JSON.stringify(integration.body)}`);
+    partnerKey = integration.body.apiKeys.test.key;
+
+    const read = async (url: string) => (await (await fetch(url)).json()) as Document;
+    const publicDocument = await read(`${p.gateway.url}/api/openapi.json`);
+    const publicPaths = new Set(Object.keys(publicDocument.paths));
+    const internal = orchestratorInternalUrl(p.gateway);
+    targets.push(
+      { name: 'public', baseUrl: p.gateway.url, document: publicDocument },
+      {
+        name: 'orchestrator',
+        service: 'orchestrator',
+        baseUrl: internal,
+        document: await read(`${internal}/openapi.json`),
+        skip: (path) => publicPaths.has(path),
+      },
+      { name: 'auth', service: 'auth', baseUrl: p.auth.url, document: await read(`${p.auth.url}/openapi.json`) },
+      { name: 'ledger-wallets', service: 'ledger-wallets', baseUrl: p.ledger.url, document: await read(`${p.ledger.url}/openapi.json`) },
+      { name: 'partners', service: 'partners', baseUrl: p.partners!.url, document: await read(`${p.partners!.url}/openapi.json`) },
+      {
+        name: 'webhook-dispatcher',
+        service: 'webhook-dispatcher',
+        baseUrl: p.dispatcher!.url,
+        document: await read(`${p.dispatcher!.url}/openapi.json`),
+      },
+    );
+  }, 120_000);
+  afterAll(() => p.stop());
+
+  /** The bearer token a client of this path would hold. */
+  function bearerFor(target: string, path: string): string {
+    if (path.includes('/partners-public/')) return partnerKey;
+    // calls that end a session or change a PIN get users of their own, so the others keep theirs
+    const ending = /\/(logout|change-pin|check-pin)$/.exec(path)?.[1] as 'logout' | 'change-pin' | 'check-pin' | undefined;
+    if (ending) return own[target][ending].token;
+    if (/\/merchants?\//.test(path)) return merchant.token;
+    if (path.includes('/agents/me')) return agent.token;
+    if (/\/(admin|config|risk|compliance|corrections|integrity-checks|audit|register\/admin|staff)(\/|$)/.test(path)) return admin;
+    return customer.token;
+  }
+
+  function headersFor(target: Target, operation: Operation, method: string, path: string, url: string): Record<string, string> {
+    const headers: Record<string, string> = {};
+    const requirement = operation.security?.[0] ?? {};
+    if ('bearer' in requirement) headers.authorization = `Bearer ${bearerFor(target.name, path)}`;
+    if ('serviceKey' in requirement && target.service)
+      headers['x-service-key'] = allowedCallerKey(target.service, method, url.split('?')[0]);
+    return headers;
+  }
+
+  async function send(target: Target, method: string, url: string, headers: Record<string, string>, body: unknown): Promise<Answer> {
+    const res = await fetch(`${target.baseUrl}${url}`, {
+      method: method.toUpperCase(),
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
+  }
+
+  /** The requests of one operation: the document's examples first, then generated ones. */
+  function requestsOf(sampler: SchemaSampler, operation: Operation, path: string, seed: number) {
+    const parameters = operation.parameters ?? [];
+    const media = operation.requestBody?.content?.['application/json'];
+    // a required parameter the document gives no example for is drawn from its schema
+    const exampleValue = (parameter: (typeof parameters)[number]) =>
+      parameter.example ??
+      sampler.example(parameter.schema ?? {}) ??
+      (parameter.required ? sampler.samples(parameter.schema ?? {}, 1, seed)[0] : undefined);
+    const build = (pick: (parameter: (typeof parameters)[number], i: number) => unknown, body: unknown, kind: string) => {
+      let url = path;
+      const query = new URLSearchParams();
+      const headers: Record<string, string> = {};
+      parameters.forEach((parameter, i) => {
+        const value = pick(parameter, i);
+        if (value === undefined) return;
+        if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
+        if (parameter.in === 'query') query.set(parameter.name, String(value));
+        if (parameter.in === 'header') headers[parameter.name.toLowerCase()] = String(value);
+      });
+      const search = query.toString();
+      return { kind, url: search ? `${url}?${search}` : url, headers, body };
+    };
+    const requests = [];
+    const named = Object.entries(media?.examples ?? {});
+    const bodies: Array<[string, unknown]> = named.length
+      ? named.map(([name, example]) => [`example ${name}`, example.value])
+      : [['example', media?.schema ? sampler.example(media.schema) : undefined]];
+    for (const [kind, body] of bodies) {
+      requests.push(
+        build(
+          (parameter) =>
+            parameter.required || (parameter.in !== 'header' && !ISSUED_BY_THE_API.has(parameter.name))
+              ? exampleValue(parameter)
+              : undefined,
+          body,
+          kind,
+        ),
+      );
+    }
+    for (let n = 0; n < GENERATED_PER_OPERATION; n++) {
+      const values = parameters.map((parameter, i) => {
+        if (!parameter.required && (parameter.in === 'header' || ISSUED_BY_THE_API.has(parameter.name) || (seed + n + i) % 2 === 0))
+          return undefined;
+        return sampler.samples(parameter.schema ?? { type: 'string' }, 1, seed + n * 31 + i)[0];
+      });
+      const body = media?.schema ? sampler.samples(media.schema, 1, seed + n)[0] : undefined;
+      requests.push(build((_parameter, i) => values[i], body, 'generated'));
+    }
+    return requests;
+  }
+
+  it.each(['public', 'orchestrator', 'auth', 'ledger-wallets', 'partners', 'webhook-dispatcher'])(
+    'the %s document: examples accepted, generated requests past validation, every answer documented',
+    async (name) => {
+      const target = targets.find((t) => t.name === name)!;
+      const sampler = new SchemaSampler(target.document.components ?? {});
+      const checker = new AnswerChecker(target.document);
+      const outside: string[] = [];
+      const refusedExamples: string[] = [];
+      const refusedGenerated: string[] = [];
+      const outcomes: Outcome[] = [];
+      const operations = Object.entries(target.document.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => METHODS.has(method) && !target.skip?.(path, method))
+          .map(([method, operation]) => ({ path, method, operation })),
+      );
+      await inPool(operations, CONCURRENCY, async ({ path, method, operation }) => {
+        const key = `${name} ${method.toUpperCase()} ${path}`;
+        const outcome: Outcome = { key, reached: false, answers: [] };
+        for (const request of requestsOf(sampler, operation, path, SEED + operations.findIndex((o) => o.operation === operation))) {
+          const headers = { ...request.headers, ...headersFor(target, operation, method, path, request.url) };
+          const answer = await send(target, method, request.url, headers, request.body);
+          let code: string | undefined;
+          try {
+            code = (JSON.parse(answer.text) as { code?: string }).code;
+          } catch {
+            code = undefined;
+          }
+          const summary = `${request.kind} ${method.toUpperCase()} ${request.url} ${JSON.stringify(request.body) ?? ''} → ${answer.status} ${code ?? ''}`;
+          outcome.answers.push(summary);
+          outside.push(...checker.check(operation, answer).map((problem) => `${key}: ${problem}`));
+          // A 401 on a route that takes credentials refused them, not the request; on a public route
+          // (refresh, login) it is the answer to the request itself.
+          const refusedCaller = (answer.status === 401 && Boolean(operation.security?.length)) || answer.status === 429;
+          if (answer.status < 500 && !refusedCaller && !NOT_PAST_VALIDATION.has(code ?? '')) outcome.reached = true;
+          if (code === 'VALIDATION_ERROR') {
+            const detail = `${summary}: ${answer.text.slice(0, 200)}`;
+            if (request.kind.startsWith('example')) refusedExamples.push(`${key}: ${detail}`);
+            else if (!crossFieldRule(method, path)) refusedGenerated.push(`${key}: ${detail}`);
+          }
+        }
+        outcomes.push(outcome);
+      });
+      const unreached = outcomes.filter((o) => !o.reached && !(o.key in EXCLUDED)).map((o) => `${o.key}\n    ${o.answers.join('\n    ')}`);
+      expect(outcomes.length).toBeGreaterThan(0);
+      expect({ outside, refusedExamples, refusedGenerated, unreached }).toEqual({
+        outside: [],
+        refusedExamples: [],
+        refusedGenerated: [],
+        unreached: [],
+      });
+    },
+    120_000,
+  );
+});
