@@ -18,6 +18,13 @@ import { WebhookSender } from './webhook-sender';
 /** `User-Agent: Svc-Webhooks/<version>` (spec 1). */
 export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
 
+/** The attempt to an endpoint whose secret this process cannot decrypt: nothing signed, nothing sent. */
+const SECRET_UNREADABLE: SendResult = {
+  error: 'secret: cannot be decrypted with the current key',
+  errorCode: 'WEBHOOK_SECRET_UNREADABLE',
+  latencyMs: 0,
+};
+
 /** What the delivery needs to know of the BullMQ job running it. */
 export interface JobContext {
   jobId: string;
@@ -202,22 +209,9 @@ export class DeliveryService {
     // Signed now, at each attempt: a retry half an hour later still passes a 5-minute tolerance.
     const attemptedAt = new Date();
     const t = Math.floor(attemptedAt.getTime() / 1000);
-    let result: SendResult;
-    if (target.kind === 'secret_unreadable') {
-      // Nothing to sign with: a failed attempt like any other (recorded, retried, counted towards the
-      // endpoint's health), so that a lost key shows in the attempt log instead of failing unseen.
-      result = { error: 'secret: cannot be decrypted with the current key', errorCode: 'WEBHOOK_SECRET_UNREADABLE', latencyMs: 0 };
-    } else {
-      const headers = {
-        'Content-Type': 'application/json',
-        'User-Agent': WEBHOOK_USER_AGENT,
-        'Svc-Signature': signatureHeader(target.secrets, event.body, t),
-        'Svc-Event': event.eventType,
-        'Svc-Event-Id': event.id,
-        'Content-Length': String(Buffer.byteLength(event.body)),
-      };
-      result = await this.send(target.url, event.body, headers);
-    }
+    // An unreadable secret is a failed attempt like any other (recorded, retried, counted towards the
+    // endpoint's health), so that a lost key shows in the attempt log instead of failing unseen.
+    const result = target.kind === 'secret_unreadable' ? SECRET_UNREADABLE : await this.sendSigned(target, event, t);
     const verdict = judgeAttempt(result);
     const { success } = verdict;
     const errorCode = verdict.success ? undefined : verdict.errorCode;
@@ -271,6 +265,19 @@ export class DeliveryService {
     if (isLast) this.logger.error({ msg: 'webhook delivery failed after all attempts', ...logFields });
     else this.logger.warn({ msg: 'webhook attempt failed; retry scheduled', ...logFields });
     throw new DeliveryAttemptFailed(result.error ?? `receiver answered ${result.statusCode}`);
+  }
+
+  /** The event's stored body, signed with the target's secrets at `t`, to its URL. */
+  private sendSigned(target: { url: string; secrets: string[] }, event: StoredEvent, t: number): Promise<SendResult> {
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': WEBHOOK_USER_AGENT,
+      'Svc-Signature': signatureHeader(target.secrets, event.body, t),
+      'Svc-Event': event.eventType,
+      'Svc-Event-Id': event.id,
+      'Content-Length': String(Buffer.byteLength(event.body)),
+    };
+    return this.send(target.url, event.body, headers);
   }
 
   /**
