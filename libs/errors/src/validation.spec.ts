@@ -125,7 +125,20 @@ describe('OptionalField and NullableField', () => {
     expect(presence('id')).toEqual([]);
   });
 
-  it('names the first rule as written: the type check before the bounds (limit 2.5 is "not an integer")', () => {
+  it('names the type check before the bounds (limit 2.5 is "not an integer"), whatever the order of the decorators', () => {
+    class Reversed {
+      @Max(100, { context: { code: 'INVALID_LIMIT' } })
+      @Min(1, { context: { code: 'INVALID_LIMIT' } })
+      @IsInt({ context: { code: 'INVALID_LIMIT' } })
+      limit: number;
+
+      @MaxLength(3)
+      @IsString()
+      name: string;
+    }
+    const reversed = validationExceptionFactory(validateSync(plainToInstance(Reversed, { limit: '2.5', name: 12345 })));
+    expect(reversed.errors?.map((x) => x.message)).toEqual(['limit must be an integer number', 'name must be a string']);
+
     const e = check({ id: 'u', limit: 2.5 as unknown as number });
     expect(e?.errors).toEqual([{ field: 'limit', code: 'INVALID_LIMIT', message: 'limit must be an integer number' }]);
     expect(check({ id: 'u', limit: '2.5' })?.errors?.[0].message).toBe('limit must be an integer number');

@@ -74,15 +74,19 @@ function fieldPath(parent: string, property: string): string {
   return /^\d+$/.test(property) ? `${parent}[${property}]` : `${parent}.${property}`;
 }
 
+/** The rules that say what kind of value a field takes (class-validator's constraint names). */
+const TYPE_CHECKS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject']);
+
 /**
- * class-validator lists a field's failed constraints in the order their decorators ran, which is
- * bottom-up: `@IsInt() @Min(1) @Max(100)` fails 2.5 as max, min, isInt. Read top-down, as written,
- * the type check comes first and says what is wrong ("must be an integer", not "must not be
- * greater than 100"). IsDefined runs before every other rule whatever its place, so it stays first.
+ * When several rules of a field fail, the one a client must fix first: a missing value (IsDefined),
+ * then a value of the wrong kind, then the other rules in the order class-validator ran them. A
+ * value of the wrong kind also fails the bounds (Min and Max refuse anything but a number), and
+ * `?limit=2.5` must say "must be an integer", not "must not be greater than 100". The decorators'
+ * order cannot decide this: stacked ones run bottom-up, those composed with applyDecorators top-down.
  */
-function inSourceOrder(names: string[]): string[] {
-  const defined = names.filter((n) => n === 'isDefined');
-  return [...defined, ...names.filter((n) => n !== 'isDefined').reverse()];
+function byPriority(names: string[]): string[] {
+  const rank = (n: string) => (n === 'isDefined' ? 0 : TYPE_CHECKS.has(n) ? 1 : 2);
+  return [...names].sort((a, b) => rank(a) - rank(b));
 }
 
 /** Flattens nested class-validator errors into one entry per faulty field (`items[0].amount`). */
@@ -91,7 +95,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   for (const error of errors) {
     const field = fieldPath(parent, error.property);
     const constraints = error.constraints ?? {};
-    const names = inSourceOrder(Object.keys(constraints));
+    const names = byPriority(Object.keys(constraints));
     if (names.length > 0) {
       // One entry per field: the first failing constraint carries the code a client acts on.
       const withCode = names.find((n) => typeof error.contexts?.[n]?.code === 'string');

@@ -48,7 +48,7 @@ export class CreateOrderDto {
     description: 'lifetime of the QR in seconds; field code INVALID_TTL below 60 or not an integer, TTL_TOO_LONG above 900',
   })
   @OptionalField()
-  // the first rule written is the one reported: a value that is not an integer is INVALID_TTL whatever its size
+  // the type check is reported before the bounds: a value that is not an integer is INVALID_TTL whatever its size
   @IsInt({ message: 'ttlSeconds must be an integer', context: { code: 'INVALID_TTL' } })
   @Min(60, { message: 'ttlSeconds must be at least 60', context: { code: 'INVALID_TTL' } })
   @Max(900, { message: 'ttlSeconds must be at most 900', context: { code: 'TTL_TOO_LONG' } })
