@@ -170,7 +170,8 @@ async function buildOpenApi(app: NestFastifyApplication, service: string): Promi
     .setDescription(
       'Errors use one body everywhere: { code, message, errors? (VALIDATION_ERROR only), requestId }. Every response carries X-Request-Id and Server-Timing. ' +
         'JSON bodies: an empty body sent as application/json is no body; nesting deeper than 32 levels is 400 JSON_TOO_DEEP; a __proto__ key (or constructor.prototype) is 400 FORBIDDEN_JSON_KEY; ' +
-        'unparsable text is 400 MALFORMED_JSON. Headers above 16 KiB are 431 HEADERS_TOO_LARGE; a method no route takes is 405 METHOD_NOT_ALLOWED.',
+        'unparsable text is 400 MALFORMED_JSON. An explicit null is a value, not an absent field: it is refused with the field code unless the schema marks the field nullable, ' +
+        'and a body that is null is 400 VALIDATION_ERROR (field body, INVALID_OBJECT). Headers above 16 KiB are 431 HEADERS_TOO_LARGE; a method no route takes is 405 METHOD_NOT_ALLOWED.',
     )
     .setVersion('1')
     .addBearerAuth()
