@@ -13,7 +13,10 @@
  * 4. Supervises them: an app that exits on its own is restarted after a backoff (1 s, doubling with
  *    each crash inside a sliding minute) while the others keep serving; the fifth crash within that
  *    minute gives up, stops everything and exits 1 (MM_RESTART_* change these numbers).
- * Ctrl-C / SIGTERM stops the apps, then whatever infrastructure it started.
+ * Ctrl-C / SIGTERM / SIGHUP stops the apps, then whatever infrastructure it started. So does the death of
+ * the process that started it (npm killed with SIGKILL, a closed terminal): nothing it started may
+ * outlive it. `npm start` runs this file in the script's own process (scripts/start.mjs), so the
+ * signal npm forwards to its script reaches this process, not an intermediate shell.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -356,6 +359,30 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     for (const child of [...apps.map((a) => a.child), ...infra.map((p) => p.child)]) if (alive(child)) child.kill('SIGKILL');
     process.exit(130);
   });
+}
+
+/**
+ * The process that started us. When it dies without signalling us (npm SIGKILLed, the terminal or
+ * the IDE's runner gone), we are re-parented and nobody would ever stop the apps: we stop them.
+ */
+const parentPid = process.ppid;
+function parentAlive(): boolean {
+  try {
+    process.kill(parentPid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+if (parentPid > 1) {
+  const watch = setInterval(() => {
+    if (parentAlive()) return;
+    clearInterval(watch);
+    say(`the process that started us (pid ${parentPid}) is gone: stopping`);
+    void shutdown(0);
+  }, 1_000);
+  watch.unref();
 }
 
 // Last resort (an unexpected crash of this process): nothing we started may outlive us.

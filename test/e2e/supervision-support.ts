@@ -14,6 +14,9 @@ import { withDatabase } from '../../tools/db';
 import { TEST_ADMIN_URL, TEST_DB_PREFIX } from '../support/infra';
 import { createTestRedis } from '../support/test-env';
 
+/** The longest wait for a started platform to report healthy (a bound for a stuck start, not a speed). */
+export const HEALTHY_WITHIN_MS = 180_000;
+
 export const DIST = process.env.MM_TEST_DIST ?? join(__dirname, '..', '..', 'dist');
 export const START = join(DIST, 'tools', 'start.js');
 
@@ -120,7 +123,11 @@ export interface StartedPlatform {
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   portOf(service: ServiceName): number;
-  /** polls /api/health until it answers 200 (throws with the output's tail otherwise) */
+  /**
+   * polls /api/health until it answers 200 (throws with the output's tail otherwise). The bound is
+   * generous on purpose: on a busy machine five apps take long to boot, and the readiness signal,
+   * not a timer, decides when a test goes on.
+   */
   waitHealthy(timeoutMs?: number): Promise<Record<string, unknown>>;
   /** SIGKILLs whatever is left of the tree, drops the database and the Redis namespace */
   cleanUp(): Promise<void>;
@@ -130,11 +137,19 @@ export interface StartedPlatform {
  * Runs the built start command on its own port range, database (mm_t_<pid>_…, dropped by a later
  * run's global setup if this one dies) and Redis namespace, as a developer runs it.
  */
-export async function runStart(label: string, env: Record<string, string> = {}): Promise<StartedPlatform> {
+export async function runStart(
+  label: string,
+  env: Record<string, string> = {},
+  options: { viaNpm?: boolean } = {},
+): Promise<StartedPlatform> {
   const dbName = `${TEST_DB_PREFIX}${process.pid}_${label}_${randomBytes(4).toString('hex')}`;
   const redis = createTestRedis();
   const portBase = await freePortBase();
-  const start = spawn(process.execPath, [START], {
+  // viaNpm: the command of the README, `npm start` (`start` is then npm's process), on the dist/
+  // built before the tests ran (MM_SKIP_BUILD: a rebuild here would replace it under other tests).
+  const [command, args] = options.viaNpm ? ['npm', ['start']] : [process.execPath, [START]];
+  const start = spawn(command, args, {
+    cwd: join(__dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
@@ -148,6 +163,7 @@ export async function runStart(label: string, env: Record<string, string> = {}):
       LOG_PRETTY: 'false',
       DB_POOL_SIZE: '2',
       INTERNAL_SERVICE_KEY: '',
+      ...(options.viaNpm ? { MM_SKIP_BUILD: '1' } : {}),
       ...env,
     },
   });
@@ -167,7 +183,7 @@ export async function runStart(label: string, env: Record<string, string> = {}):
     output: () => output,
     exited,
     portOf: (service) => portBase + SERVICES[service].port - SERVICES.orchestrator.port,
-    async waitHealthy(timeoutMs = 60_000) {
+    async waitHealthy(timeoutMs = HEALTHY_WITHIN_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const health = await getJson(`http://127.0.0.1:${portBase}/api/health`);
