@@ -222,6 +222,23 @@ describe('conformance to the OpenAPI documents', () => {
     return requests;
   }
 
+  it('every path parameter says its shape: a UUID, a pattern, an enum or an integer, never any string', () => {
+    const untyped = targets.flatMap((target) =>
+      Object.entries(target.document.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => METHODS.has(method))
+          .flatMap(([method, operation]) =>
+            (operation.parameters ?? [])
+              .filter((parameter) => parameter.in === 'path')
+              .filter(({ schema }) => !schema?.format && !schema?.pattern && !schema?.enum && schema?.type !== 'integer')
+              .map((parameter) => `${target.name} ${method.toUpperCase()} ${path}: ${parameter.name}`),
+          ),
+      ),
+    );
+    expect(targets.length).toBe(6);
+    expect(untyped).toEqual([]);
+  });
+
   it.each(['public', 'orchestrator', 'auth', 'ledger-wallets', 'partners', 'webhook-dispatcher'])(
     'the %s document: examples accepted, generated requests past validation, every answer documented',
     async (name) => {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
   type ApiKeyView,
   ApiKeyViewDto,
@@ -75,6 +75,7 @@ export class AdminPartnersController {
   @Get('integrations/:integrationId')
   @ApiOkResponse({ type: IntegrationViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
   get(@Param('integrationId') id: string): Promise<IntegrationView> {
     return this.partners.integration(uuid(id, 'INTEGRATION_NOT_FOUND'));
   }
@@ -86,6 +87,7 @@ export class AdminPartnersController {
   })
   @ApiOkResponse({ type: IntegrationViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
   revoke(@CurrentUser() user: AuthUser, @Param('integrationId') id: string): Promise<IntegrationView> {
     return this.partners.revokeIntegration(uuid(id, 'INTEGRATION_NOT_FOUND'), user.userId);
   }
@@ -94,6 +96,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'API keys of the integration (hints only)' })
   @ApiOkResponse({ type: [ApiKeyViewDto] })
   @ApiErrors('INTEGRATION_NOT_FOUND')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
   keys(@Param('integrationId') id: string): Promise<ApiKeyView[]> {
     return this.partners.apiKeys(uuid(id, 'INTEGRATION_NOT_FOUND'));
   }
@@ -103,6 +106,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Issues one more key of a mode (shown once)' })
   @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
   issueKey(@CurrentUser() user: AuthUser, @Param('integrationId') id: string, @Body() dto: IssueKeyDto): Promise<IssuedApiKey> {
     return this.partners.issueApiKey(uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode, user.userId);
   }
@@ -112,6 +116,8 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Replaces a key (new key shown once); the old one keeps working for overlapSeconds (default 24 h)' })
   @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'API_KEY_NOT_FOUND', 'CONFLICT')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
+  @ApiParam({ name: 'keyId', format: 'uuid' })
   rotateKey(
     @CurrentUser() user: AuthUser,
     @Param('integrationId') id: string,
@@ -126,6 +132,8 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Revokes a key at once (401 INVALID_INTEGRATION_CREDENTIALS from then on)' })
   @ApiOkResponse({ type: ApiKeyViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'API_KEY_NOT_FOUND')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
+  @ApiParam({ name: 'keyId', format: 'uuid' })
   revokeKey(@Param('integrationId') id: string, @Param('keyId') keyId: string): Promise<ApiKeyView> {
     return this.partners.revokeApiKey(uuid(id, 'INTEGRATION_NOT_FOUND'), uuid(keyId, 'API_KEY_NOT_FOUND'));
   }
@@ -134,6 +142,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Points the live or test webhook endpoint at a new URL (its secret is unchanged)' })
   @ApiOkResponse({ type: WebhookEndpointViewDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'INVALID_WEBHOOK_URL', 'WEBHOOK_URL_FORBIDDEN_ADDRESS')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
   setWebhookEndpoint(@Param('integrationId') id: string, @Body() dto: WebhookEndpointDto): Promise<WebhookEndpointView> {
     return this.partners.setWebhookEndpoint(uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode, dto.url);
   }
@@ -144,6 +153,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'New webhook signing secret (shown once); the previous one keeps signing alongside it for the overlap' })
   @ApiOkResponse({ type: RotatedWebhookSecretDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
   rotateWebhookSecret(@Param('integrationId') id: string, @Body() dto: WebhookSecretDto): Promise<RotatedWebhookSecret> {
     return this.partners.rotateWebhookSecret(uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode);
   }
@@ -153,6 +163,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Revokes a pending or active connection (revokedBy admin)' })
   @ApiOkResponse({ type: ConnectionDto, description: 'the connection as the integration sees it' })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
+  @ApiParam({ name: 'connectionId', format: 'uuid' })
   revokeConnection(@CurrentUser() user: AuthUser, @Param('connectionId') id: string): Promise<ConnectionView> {
     return this.partners.adminRevokeConnection(uuid(id, 'CONNECTION_NOT_FOUND'), user.userId);
   }
@@ -169,6 +180,7 @@ export class AdminPartnersController {
   @ApiOperation({ summary: 'Records how the payment was settled (typically the reference of the reversal)' })
   @ApiOkResponse({ type: PaymentAnomalyViewDto, description: 'the anomaly, resolved' })
   @ApiErrors('PAYMENT_ANOMALY_NOT_FOUND', 'CONFLICT')
+  @ApiParam({ name: 'anomalyId', format: 'uuid' })
   resolveAnomaly(
     @CurrentUser() user: AuthUser,
     @Param('anomalyId') id: string,

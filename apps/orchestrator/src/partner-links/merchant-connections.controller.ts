@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { MerchantConnectionPageDto, type MerchantConnectionView, MerchantConnectionViewDto, type Page } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { isUuid } from '@mm/platform';
@@ -49,6 +49,7 @@ export class MerchantConnectionsController {
   })
   @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
+  @ApiParam({ name: 'connectionId', format: 'uuid' })
   accept(@CurrentUser() user: AuthUser, @Param('connectionId') id: string): Promise<MerchantConnectionView> {
     return this.act(user, id, 'accept');
   }
@@ -58,6 +59,7 @@ export class MerchantConnectionsController {
   @ApiOperation({ summary: 'Rejects a pending request' })
   @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
+  @ApiParam({ name: 'connectionId', format: 'uuid' })
   reject(@CurrentUser() user: AuthUser, @Param('connectionId') id: string): Promise<MerchantConnectionView> {
     return this.act(user, id, 'reject');
   }
@@ -67,6 +69,7 @@ export class MerchantConnectionsController {
   @ApiOperation({ summary: 'Ends an active connection (the integration is told by connection.revoked_by_merchant)' })
   @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')
+  @ApiParam({ name: 'connectionId', format: 'uuid' })
   revoke(@CurrentUser() user: AuthUser, @Param('connectionId') id: string): Promise<MerchantConnectionView> {
     return this.act(user, id, 'revoke');
   }

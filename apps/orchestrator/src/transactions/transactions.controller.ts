@@ -31,7 +31,7 @@ export class TransactionsController {
 
   @Get(':referenceId')
   @ApiOperation({ summary: 'Receipt of one payment: amount, fee, total, parties by display name' })
-  @ApiParam({ name: 'referenceId', example: 'MMPTX2611220A1B2C3' })
+  @ApiParam({ name: 'referenceId', schema: { type: 'string', pattern: REFERENCE.source, example: 'MMPTX2611220A1B2C3' } })
   @ApiOkResponse({ type: TransactionView })
   @ApiErrors('TRANSACTION_NOT_FOUND', 'UNAUTHORIZED', 'FORBIDDEN')
   receipt(@CurrentUser() user: AuthUser, @Param('referenceId') referenceId: string): Promise<TransactionView> {

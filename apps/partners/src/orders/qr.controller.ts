@@ -1,5 +1,5 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { QrOrderResolution } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { ServiceKeyGuard } from '@mm/platform';
@@ -25,6 +25,11 @@ export class QrController {
   @ApiOkResponse({
     type: QrOrderResolutionView,
     description: 'the live order behind the token, payable or not (an expired or paid order still answers, with payable false)',
+  })
+  @ApiParam({
+    name: 'qrToken',
+    description: 'the token of an order (another shape answers 404 QR_NOT_FOUND)',
+    schema: { type: 'string', pattern: '^pqr_[0-9A-Za-z]{43}$', example: 'pqr_7Hq2kLm9Xc4Vb8Nz1Qw6Er3Ty5Ui0Op2As4Df6Gh8Jk' },
   })
   @ApiErrors('QR_NOT_FOUND')
   resolve(@Param('qrToken') qrToken: string): Promise<QrOrderResolution> {
