@@ -23,6 +23,9 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /v1/internal/wallets/:id': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/accounts/:id': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/technical-accounts': ['orchestrator', OPS_CALLER],
+  // a holder's history: the adjustments on its accounts and which payments were reversed
+  'GET /v1/internal/adjustments': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reversals': ['orchestrator', OPS_CALLER],
 
   // operators (operator token required): audits and integrity checks, also relayed by the
   // orchestrator for compliance officers; maker-checker corrections

@@ -26,6 +26,8 @@ import { BalanceAdjustmentsService } from './legacy/balance-adjustments.service'
 import { LegacyController } from './legacy/legacy.controller';
 import { LegacyTransactionsService } from './legacy/legacy-transactions.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
+import { AccountAdjustmentsService } from './statements/account-adjustments.service';
+import { StatementsController } from './statements/statements.controller';
 import { TechnicalAccountsService } from './wallets/technical-accounts.service';
 import { WalletsController } from './wallets/wallets.controller';
 import { WalletsService } from './wallets/wallets.service';
@@ -36,7 +38,15 @@ export class LedgerWalletsModule {
     return {
       module: LedgerWalletsModule,
       imports: [PlatformModule.forRoot({ service: 'ledger-wallets', config, database: { schema: 'ledger' }, redis: true })],
-      controllers: [WalletsController, IntentsController, LegacyController, AuditController, IntegrityController, CorrectionsController],
+      controllers: [
+        WalletsController,
+        IntentsController,
+        LegacyController,
+        AuditController,
+        IntegrityController,
+        CorrectionsController,
+        StatementsController,
+      ],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },
         LedgerDb,
@@ -60,6 +70,7 @@ export class LedgerWalletsModule {
         CorrectionsService,
         CorrectionApproval,
         CorrectionAlerts,
+        AccountAdjustmentsService,
       ],
     };
   }

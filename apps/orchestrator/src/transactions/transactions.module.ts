@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '../customers/customers.module';
+import { LedgerStatementsClient } from './ledger-statements.client';
 import { TransactionHistoryService } from './transaction-history.service';
 import { TransactionsController } from './transactions.controller';
 
 /** `GET /api/v1/transactions` and receipts. */
 @Module({
+  imports: [CustomersModule],
   controllers: [TransactionsController],
-  providers: [TransactionHistoryService],
+  providers: [TransactionHistoryService, LedgerStatementsClient],
 })
 export class TransactionsModule {}

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { LedgerDb } from '../db/ledger-db.service';
+import { iso, toMoney } from '../db/money';
+import type { AdjustmentsQueryDto } from './dto/statement-queries.dto';
+
+export interface AdjustmentView {
+  transactionId: string;
+  referenceId: string;
+  kind: 'REVERSAL' | 'CORRECTION';
+  reversalOf: { transactionId: string; referenceId: string } | null;
+  currency: string;
+  amount: number;
+  fee: number;
+  /** credits − debits of the adjustment on the accounts asked about */
+  change: number;
+  reason: string | null;
+  completedAt: string;
+}
+
+export interface ReversalLink {
+  reversalOf: string;
+  transactionId: string;
+  referenceId: string;
+  completedAt: string;
+}
+
+interface AdjustmentRow {
+  id: string;
+  reference_id: string;
+  reversal_of: string | null;
+  reversal_of_reference: string | null;
+  currency: string;
+  amount: string;
+  fee: string;
+  change: string;
+  reason: string | null;
+  completed_at: Date;
+}
+
+/**
+ * What moved a holder's accounts besides its payments: ADJUSTMENT transactions (reversals under
+ * maker-checker, account corrections, test funding). The orchestrator's payment records cannot
+ * know of them, and without them a customer's history would not add up to its balance (issue 30
+ * item 16). Times are cut to the millisecond, in the order as in the answer, so that a keyset
+ * cursor made of an ISO time (milliseconds) and an id never repeats or skips a row.
+ */
+@Injectable()
+export class AccountAdjustmentsService {
+  constructor(private readonly db: LedgerDb) {}
+
+  async adjustments(query: AdjustmentsQueryDto): Promise<AdjustmentView[]> {
+    const params: unknown[] = [query.accountIds.toLowerCase().split(',')];
+    const where = [`l.account_id = ANY($1::uuid[])`, `t.type = 'ADJUSTMENT'`];
+    const add = (sql: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    const at = `date_trunc('milliseconds', t.completed_at)`;
+    if (query.before) {
+      params.push(query.before, query.beforeId ?? 'ffffffff-ffff-ffff-ffff-ffffffffffff');
+      where.push(`(${at}, t.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    if (query.from) add((n) => `${at} >= ${n}::timestamptz`, query.from);
+    if (query.to) add((n) => `${at} < ${n}::timestamptz`, query.to);
+    if (query.referenceId) add((n) => `t.reference_id = ${n}`, query.referenceId);
+    params.push(query.limit ?? 20);
+    const rows = await this.db.query<AdjustmentRow>(
+      `SELECT t.id, t.reference_id, t.reversal_of, o.reference_id AS reversal_of_reference, t.currency, t.amount::text, t.fee::text,
+              sum(CASE l.kind WHEN 'CREDIT' THEN l.amount ELSE -l.amount END)::text AS change,
+              t.metadata->>'reason' AS reason, ${at} AS completed_at
+       FROM ledger.ledgers l
+       JOIN ledger.transactions t ON t.id = l.transaction_id
+       LEFT JOIN ledger.transactions o ON o.id = t.reversal_of
+       WHERE ${where.join(' AND ')}
+       GROUP BY t.id, o.reference_id
+       ORDER BY ${at} DESC, t.id DESC
+       LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map((r) => ({
+      transactionId: r.id,
+      referenceId: r.reference_id,
+      kind: r.reversal_of ? 'REVERSAL' : 'CORRECTION',
+      reversalOf: r.reversal_of ? { transactionId: r.reversal_of, referenceId: r.reversal_of_reference! } : null,
+      currency: r.currency.trim(),
+      amount: toMoney(r.amount),
+      fee: toMoney(r.fee),
+      change: toMoney(r.change),
+      reason: r.reason,
+      completedAt: iso(r.completed_at)!,
+    }));
+  }
+
+  /** The reversals of those of `transactionIds` that were reversed (at most one each: UQ_transactions_reversal_of). */
+  async reversals(transactionIds: string): Promise<ReversalLink[]> {
+    const rows = await this.db.query<{ id: string; reference_id: string; reversal_of: string; completed_at: Date }>(
+      `SELECT id, reference_id, reversal_of, date_trunc('milliseconds', completed_at) AS completed_at
+       FROM ledger.transactions WHERE reversal_of = ANY($1::uuid[]) ORDER BY reversal_of`,
+      [transactionIds.toLowerCase().split(',')],
+    );
+    return rows.map((r) => ({
+      reversalOf: r.reversal_of,
+      transactionId: r.id,
+      referenceId: r.reference_id,
+      completedAt: iso(r.completed_at)!,
+    }));
+  }
+}
