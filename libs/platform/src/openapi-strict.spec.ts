@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Body, Controller, Get, Injectable, Module, Param, type PipeTransform, Post, Query } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiProperty, ApiResponse, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiResponse, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -141,6 +141,7 @@ class ThingsController {
   }
 
   @Get()
+  @ApiOperation({ deprecated: true })
   list(@Query() query: ListQueryDto): ListQueryDto {
     return query;
   }
@@ -217,5 +218,12 @@ describe('strictOpenApiDocument', () => {
     const answer = document.paths['/things'].post!.responses['429'] as { headers?: Record<string, unknown>; content?: unknown };
     expect(answer.headers?.['Retry-After']).toMatchObject({ schema: { type: 'string' } });
     expect(answer.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
+  });
+
+  it('declares the Deprecation header on the successes of a deprecated route', () => {
+    const list = document.paths['/things'].get!.responses['200'] as { headers?: Record<string, unknown> };
+    expect(list.headers?.Deprecation).toMatchObject({ required: true });
+    const notDeprecated = document.paths['/things/{id}'].get!.responses['200'] as { headers?: Record<string, unknown> };
+    expect(notDeprecated.headers?.Deprecation).toBeUndefined();
   });
 });

@@ -19,7 +19,8 @@ import { type JsonSchema, type PropertyRules, exampleFor, propertyRules } from '
  *   with forbidNonWhitelisted); a property the DTO does not validate is refused as unknown, so the
  *   document does not list it either;
  * - a path parameter whose pipe accepts a UUID and refuses anything else is `format: uuid`;
- * - every 429 declares its Retry-After header, and every refusal the platform's error body.
+ * - every 429 declares its Retry-After header, every refusal the platform's error body, and every
+ *   success of a deprecated route its Deprecation header.
  *
  * A field may still say more in `@ApiProperty` (description, example, `required: true` for a field
  * the service requires with its own error code rather than the pipe's); what the rules say wins.
@@ -28,6 +29,7 @@ type DtoClass = Type<unknown>;
 type Parameter = { name: string; in: string; required?: boolean; schema?: JsonSchema; description?: string };
 type Operation = {
   operationId?: string;
+  deprecated?: boolean;
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
   responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
@@ -58,6 +60,12 @@ const PLAIN = new Set<unknown>([Object, String, Number, Boolean, Array, Date, Pr
 const RETRY_AFTER = {
   description: 'when to try again: seconds to wait, or an HTTP date',
   schema: { type: 'string', pattern: '^(\\d+|[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT)$', example: '30' },
+};
+
+const DEPRECATION = {
+  required: true,
+  description: 'the route is deprecated: the Link header (rel="successor-version"), where there is one, names its replacement',
+  schema: { type: 'string', example: 'true' },
 };
 
 function isDtoClass(value: unknown): value is DtoClass {
@@ -294,6 +302,14 @@ function declareRetryAfter(operation: Operation): void {
   if (tooMany) tooMany.headers = { ...tooMany.headers, 'Retry-After': RETRY_AFTER };
 }
 
+/** A deprecated route says so on every answer it gives (spec: `deprecated: true` and a Deprecation header). */
+function declareDeprecation(operation: Operation): void {
+  if (!operation.deprecated) return;
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (/^2/.test(status)) response.headers = { ...response.headers, Deprecation: DEPRECATION };
+  }
+}
+
 /** Every refusal of every service has the platform's error body, documented or not on the route. */
 function declareErrorBodies(operation: Operation): void {
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
@@ -317,6 +333,7 @@ export async function strictOpenApiDocument(app: INestApplicationContext, docume
       strictBody(operation, strict, classes);
       declareRetryAfter(operation);
       declareErrorBodies(operation);
+      declareDeprecation(operation);
     }
   }
   return document;
