@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { internalListenerOf } from '@mm/platform';
+import { type OpenApiDocument, undocumented } from '../support/openapi-departures';
 import { allowedCallerKey } from '../support/test-env';
 import { MoneyPlatform, type TestUser, pay } from './money-platform';
 
@@ -179,6 +181,24 @@ describe('history after a reversal: every party sees it, and its history sums to
     expect(original.body).toMatchObject({ kind: 'PAYMENT', reversedBy: refs.shopReversal, direction: 'CREDIT' });
     const stranger = await p.call('GET', `/api/v1/transactions/${refs.transferReversal}`, { token: shop.token });
     expect([stranger.status, stranger.body.code]).toEqual([404, 'TRANSACTION_NOT_FOUND']);
+  });
+
+  it('pages holding reversals and corrections, and their receipts, are what the OpenAPI document says', async () => {
+    const doc = (await fetch(`${internalListenerOf(p.gateway.app)!.url}/openapi.json`).then((r) => r.json())) as OpenApiDocument;
+    const departures: string[] = [];
+    for (const user of [alice, bob, agent, shop]) {
+      const page = await p.call('GET', '/api/v1/transactions?limit=100', { token: user.token });
+      departures.push(...undocumented(doc, 'GET', '/api/v1/transactions', page));
+    }
+    const correction = (await wholeHistory(agent, 100)).find((l) => l.kind === 'CORRECTION')!;
+    for (const ref of [refs.transferReversal, correction.referenceId]) {
+      const receipt = await p.call('GET', `/api/v1/transactions/${ref}`, {
+        token: ref === correction.referenceId ? agent.token : alice.token,
+      });
+      expect(receipt.status).toBe(200);
+      departures.push(...undocumented(doc, 'GET', '/api/v1/transactions/{referenceId}', receipt));
+    }
+    expect(departures).toEqual([]);
   });
 
   it('a type filter keeps the reversals of that type and leaves out corrections', async () => {
