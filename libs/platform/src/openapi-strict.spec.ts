@@ -216,7 +216,7 @@ describe('strictOpenApiDocument', () => {
 
   it('declares Retry-After on every 429, and the error body on every refusal', () => {
     const answer = document.paths['/things'].post!.responses['429'] as { headers?: Record<string, unknown>; content?: unknown };
-    expect(answer.headers?.['Retry-After']).toMatchObject({ schema: { type: 'string' } });
+    expect(answer.headers?.['Retry-After']).toMatchObject({ required: true, schema: { type: 'string' } });
     expect(answer.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
   });
 

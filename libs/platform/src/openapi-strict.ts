@@ -57,7 +57,9 @@ const ERROR_BODY = `${SCHEMA_PREFIX}ErrorBody`;
 const METHODS = new Set(['get', 'put', 'post', 'patch', 'delete', 'head', 'options']);
 const PLAIN = new Set<unknown>([Object, String, Number, Boolean, Array, Date, Promise, undefined]);
 
+// Every throttle of the platform sets it, and a relayed 429 carries its upstream's.
 const RETRY_AFTER = {
+  required: true,
   description: 'when to try again: seconds to wait, or an HTTP date',
   schema: { type: 'string', pattern: '^(\\d+|[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT)$', example: '30' },
 };
