@@ -39,6 +39,24 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   LEDGER_GROUP_COMMIT_TRANSACTIONS: number = 2;
 
   /**
+   * Overload (db/session-gate.ts): requests that may wait for a database session when all of them
+   * (DB_POOL_SIZE − 1: one connection stays free for health checks and reads) are busy. One more is
+   * refused at once with 503 SERVICE_UNAVAILABLE and Retry-After, before touching the database.
+   */
+  @IsInt()
+  @Min(0)
+  LEDGER_SESSION_QUEUE_LIMIT: number = 500;
+
+  /**
+   * Longest wait for a database session before the request is refused (503, Retry-After, nothing
+   * done). Below the orchestrator's LEDGER_TIMEOUT_MS (5 s), so that its caller gets that clear
+   * refusal rather than a timeout with an unknown outcome.
+   */
+  @IsInt()
+  @Min(1)
+  LEDGER_SESSION_WAIT_MS: number = 3_000;
+
+  /**
    * The largest commission one operation may pay an agent (smallest unit), whoever sends the
    * execution context: a confirm above it, or above the operation's amount, is refused with 422
    * COMMISSION_OUT_OF_RANGE. The default leaves ten times the room of the default grids' largest

@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
-import { AppException } from '@mm/errors';
 import { type BatchOutcome, BatchQuery, type BatchStep } from './batch-query';
+import { retryLater } from './session-gate';
 
 /** One pooled connection for the whole of a request's money path (advisory locks are per session). */
 export class DbSession {
@@ -30,7 +30,7 @@ export class DbSession {
 
   /** A statement on a lost connection is a database outage for the caller (503), not a bug (500). */
   private live(): void {
-    if (this.runner.isReleased) throw new AppException('SERVICE_UNAVAILABLE');
+    if (this.runner.isReleased) throw retryLater('The database connection was lost; retry with the same idempotency key');
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {

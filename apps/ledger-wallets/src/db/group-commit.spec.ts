@@ -238,3 +238,50 @@ describe('group commit on hot accounts', () => {
     expect(calls.single).toEqual(['stmt 1', 'stmt 2', 'stmt 3', 'stmt 4']);
   });
 });
+
+describe('group commit at shutdown', () => {
+  /** How an operation ended, captured at once (a refusal must not go unhandled while the test waits). */
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => 'done',
+      (e: Error) => e.message,
+    );
+
+  it('refuses what is still queued and lets what runs finish', async () => {
+    const { runner, calls, flush } = controllable();
+    const group = new GroupCommit(runner);
+    const running = [1, 2].map((n) => outcome(group.run(item(n)))); // 2: the lane's first batch, running at once
+    await settle();
+    const queued = [3, 4].map((n) => outcome(group.run(item(n))));
+    await settle();
+    group.stop(() => new Error('stopping'));
+    await flush();
+    expect(await Promise.all(running)).toEqual(['done', 'done']);
+    expect(await Promise.all(queued)).toEqual(['stopping', 'stopping']);
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2']);
+    expect(calls.together).toEqual([]);
+  });
+
+  it('refuses the operations of a batch that failed after the stop instead of running them again alone', async () => {
+    const { runner, calls, flush } = controllable();
+    // The stop comes while the batch is in flight; then the batch fails (nothing committed).
+    const stoppingMidBatch: GroupRunner = {
+      ...runner,
+      together: async (_s, _keys, batch) => {
+        calls.together.push({ session: _s, keys: _keys, statements: batch.map((a) => a[0] as string) });
+        group.stop(() => new Error('stopping'));
+        throw Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+      },
+    };
+    const group: GroupCommit = new GroupCommit(stoppingMidBatch);
+    const running = [1, 2].map((n) => outcome(group.run(item(n))));
+    await settle();
+    const batch = [3, 4].map((n) => outcome(group.run(item(n))));
+    await settle();
+    await flush();
+    expect(await Promise.all(running)).toEqual(['done', 'done']);
+    expect(await Promise.all(batch)).toEqual(['stopping', 'stopping']);
+    expect(calls.together.map((t) => t.statements)).toEqual([['stmt 3', 'stmt 4']]);
+    expect(calls.single).toEqual(['stmt 1', 'stmt 2']);
+  });
+});

@@ -88,6 +88,8 @@ export class GroupCommit {
   /** operations running or queued, per account (this process) */
   private readonly busy = new Map<string, number>();
   private readonly lanes = new Map<string, Lane>();
+  /** set by `stop`: the refusal of every batch that has not started, or failed and would run again alone */
+  private stopped?: () => unknown;
   /**
    * @param transactions how many transactions of operations on idle accounts may run at once before
    *   the next ones wait and go as one batch; 0: they all run alone (only busy accounts batch).
@@ -96,6 +98,15 @@ export class GroupCommit {
     private readonly runner: GroupRunner,
     private readonly transactions = 0,
   ) {}
+
+  /**
+   * Shutdown: operations still queued are refused with `refusal()` instead of running (nothing of
+   * them was done), and a failed batch's operations are refused instead of running again alone, so
+   * a hot account's queue does not keep the process alive one lock wait after another.
+   */
+  stop(refusal: () => unknown): void {
+    this.stopped = refusal;
+  }
 
   async run(item: GroupItem): Promise<GroupOutcome> {
     // The account that already has the most work in flight decides the lane; none: the shared lane
@@ -151,6 +162,10 @@ export class GroupCommit {
   }
 
   private async runBatch(batch: Waiting[]): Promise<void> {
+    if (this.stopped) {
+      for (const w of batch) w.reject(this.stopped());
+      return;
+    }
     const started = performance.now();
     const settle = (w: Waiting, rows: Record<string, unknown>[], size: number) =>
       w.resolve({ rows, queuedMs: started - w.queuedAt, batchSize: size });
@@ -174,6 +189,12 @@ export class GroupCommit {
     } catch (error) {
       if (this.runner.mayHaveCommitted?.(error)) {
         for (const w of batch) w.reject(error);
+        return;
+      }
+      // Read again: the stop may have come while the batch ran.
+      const stopped = this.stopped as (() => unknown) | undefined;
+      if (stopped) {
+        for (const w of batch) w.reject(stopped());
         return;
       }
       // Nothing of the batch was committed: each operation again, alone, with its own retries and errors.

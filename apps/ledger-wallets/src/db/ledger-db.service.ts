@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { DatabaseError } from 'pg';
 import { DataSource } from 'typeorm';
 import type { Counter } from 'prom-client';
@@ -11,6 +12,7 @@ import { confirmBatch, openingStatements, releaseSql } from './money-statements'
 import { CONFIRM_CHECKED_CALL } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupOutcome } from './group-commit';
 import { moneyLockKeys } from './lock-keys';
+import { SessionGate, retryLater } from './session-gate';
 import { outOfRange } from './money';
 import {
   DOUBLE_ENTRY_CONSTRAINTS,
@@ -27,7 +29,7 @@ import {
  * of a transfer is visible here and in the benchmark's pgbench script (B1).
  */
 @Injectable()
-export class LedgerDb {
+export class LedgerDb implements OnModuleDestroy {
   private readonly logger = new Logger(LedgerDb.name);
   private readonly delays: number[];
   private readonly retries: Counter<'sqlstate'>;
@@ -35,6 +37,11 @@ export class LedgerDb {
   private readonly violations: Counter<'constraint'>;
   private readonly grouped: Counter;
   private readonly groups: GroupCommit;
+  private readonly gate: SessionGate;
+  /** set when the process starts stopping: a failed attempt is no longer replayed */
+  private draining = false;
+  /** set inside `withSession`: that request was admitted already */
+  private readonly admittedScope = new AsyncLocalStorage<true>();
 
   constructor(
     readonly dataSource: DataSource,
@@ -73,15 +80,54 @@ export class LedgerDb {
       },
       config.LEDGER_GROUP_COMMIT_TRANSACTIONS,
     );
+    const sessionsWaiting = metrics.gauge('ledger_session_queue_waiting', 'Requests waiting for a database session (overload queue)');
+    const refused = metrics.counter('ledger_session_refused_total', 'Requests refused with 503 before touching the database', ['reason']);
+    this.gate = new SessionGate(
+      {
+        // One connection stays outside the gate: the health check and plain reads never queue behind a burst.
+        capacity: Math.max(1, config.DB_POOL_SIZE - 1),
+        queueLimit: config.LEDGER_SESSION_QUEUE_LIMIT,
+        waitMs: config.LEDGER_SESSION_WAIT_MS,
+      },
+      { waiting: (delta) => sessionsWaiting.inc(delta), refused: (reason) => refused.inc({ reason }) },
+    );
   }
 
-  /** Plain queries on a pooled connection (reads, non-money writes). */
+  /**
+   * The first step of shutdown (before the HTTP server drains): requests still waiting for a session
+   * are refused (503, nothing done), and a money transaction that fails from now on is not replayed,
+   * so what is in flight ends within one lock wait instead of a whole series of replays.
+   */
+  onModuleDestroy(): void {
+    this.draining = true;
+    this.gate.close();
+    this.groups.stop(() => retryLater(STOPPING));
+  }
+
+  /** Plain queries on a pooled connection (reads, non-money writes), admitted through the gate like sessions. */
   query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.dataSource.query(sql, params) as Promise<T[]>;
+    const run = () => this.dataSource.query(sql, params) as Promise<T[]>;
+    // Inside a session the request holds its admission already: queueing again would have it wait
+    // on itself. Such a read takes a connection of the one kept outside the gate.
+    return this.admittedScope.getStore() ? run() : this.admitted(run);
   }
 
   /** Runs `fn` on one dedicated connection; whatever it leaves open or locked is cleaned up. */
-  async withSession<T>(fn: (session: DbSession) => Promise<T>): Promise<T> {
+  withSession<T>(fn: (session: DbSession) => Promise<T>): Promise<T> {
+    return this.admitted(() => this.admittedScope.run(true, () => this.inSession(fn)));
+  }
+
+  /** `work` once the gate admits it (or the gate's 503), its slot given back however it ends. */
+  private async admitted<T>(work: () => Promise<T>): Promise<T> {
+    const leave = await this.gate.acquire();
+    try {
+      return await work();
+    } finally {
+      leave();
+    }
+  }
+
+  private async inSession<T>(fn: (session: DbSession) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     const session = new DbSession(runner, this.config.LEDGER_LOCK_TIMEOUT_MS);
@@ -225,7 +271,7 @@ export class LedgerDb {
         // Committed, but which answer is whose is lost (a bug of the function): like an unknown
         // outcome, never run again; a retry with the same key gets the stored answer.
         this.logger.error({ rows: rows.length, calls: calls.length }, 'group commit: the batch committed with a wrong number of answers');
-        throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
+        throw retryLater(OUTCOME_UNKNOWN);
       }
       return rows.map((row) => [row]);
     }
@@ -243,7 +289,7 @@ export class LedgerDb {
     await this.abandon(session, lockKeys).catch(() => undefined);
     if (outcomeUnknown) {
       this.logger.warn({ err: error }, 'group commit: the batch may have committed; its operations answer 503');
-      throw new AppException('SERVICE_UNAVAILABLE', OUTCOME_UNKNOWN);
+      throw retryLater(OUTCOME_UNKNOWN);
     }
     throw error ?? new Error(`the batch's COMMIT answered ${results[batch.commitAt]?.command}`);
   }
@@ -262,6 +308,8 @@ export class LedgerDb {
     // statements again, with a fresh reference (`confirm` throws ReferenceIdTaken before this).
     const state = isUniqueViolation(error, REFERENCE_CONSTRAINT) ? '40001' : sqlState(error);
     if (!state || !RETRYABLE_SQLSTATES.has(state)) throw error;
+    // Rolled back and released above: nothing of this request was committed.
+    if (this.draining) throw retryLater(STOPPING);
     if (attempt >= this.delays.length) {
       this.conflicts.inc();
       this.logger.warn({ sqlstate: state, attempts: attempt + 1 }, 'money transaction gave up after retries');
@@ -315,3 +363,5 @@ export class ReferenceIdTaken extends AppException {
 }
 
 const OUTCOME_UNKNOWN = 'The database did not confirm the outcome; retry with the same idempotency key';
+/** Shutdown refusals on the money path: queued, or failed and not replayed; rolled back either way. */
+const STOPPING = 'The ledger is shutting down: nothing of this operation was committed; retry after the Retry-After delay';
