@@ -56,6 +56,10 @@ export class AnswerChecker {
         else if (key === 'example' || key === 'examples') out[key] = inner;
         else out[key] = rewrite(inner);
       }
+      // An answer names only documented fields: an object with `properties` and nothing said about
+      // others has no others (the documents' request bodies say `false` themselves).
+      if (out.properties && out.additionalProperties === undefined && !out.allOf && !out.oneOf && !out.anyOf)
+        out.additionalProperties = false;
       if (out.nullable !== true) return out;
       const { nullable: _nullable, description, ...schema } = out;
       return { description, anyOf: [{ type: 'null' }, schema] };
