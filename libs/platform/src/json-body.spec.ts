@@ -25,6 +25,17 @@ describe('JSON request bodies', () => {
     expect(parseJsonBody('null')).toBeNull();
   });
 
+  it('reads a body that starts with a UTF-8 byte order mark (.NET and PowerShell send one) as the JSON after it', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(parseJsonBody(Buffer.concat([bom, Buffer.from('{"amount":100}')]))).toEqual({ amount: 100 });
+    expect(parseJsonBody('\uFEFF[1,2]')).toEqual([1, 2]);
+    // only one leading mark is the encoding's; anything else is still text JSON refuses
+    expect(codeOf(() => parseJsonBody('\uFEFF\uFEFF{}'))).toBe('MALFORMED_JSON');
+    expect(codeOf(() => parseJsonBody('{"a":1}\uFEFF'))).toBe('MALFORMED_JSON');
+    // a mark and nothing else is an empty body sent by such a client
+    expect(parseJsonBody(bom)).toBeUndefined();
+  });
+
   it('accepts nesting up to the limit and refuses one level more with JSON_TOO_DEEP', () => {
     expect(parseJsonBody(JSON.stringify(nested(MAX_JSON_DEPTH)))).toEqual(nested(MAX_JSON_DEPTH));
     expect(codeOf(() => parseJsonBody(JSON.stringify(nested(MAX_JSON_DEPTH + 1))))).toBe('JSON_TOO_DEEP');

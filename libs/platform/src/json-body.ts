@@ -36,6 +36,7 @@ export function jsonNestingExceeds(text: string, limit: number): boolean {
 
 /**
  * A JSON request body as every service reads it:
+ * - a leading UTF-8 byte order mark is dropped;
  * - no bytes at all is no body (`undefined`): many HTTP client wrappers send
  *   `Content-Type: application/json` on every request, body or not, and a route that takes no body
  *   (or an optional one) must not fail for it; a route that needs one says which fields are missing;
@@ -46,7 +47,10 @@ export function jsonNestingExceeds(text: string, limit: number): boolean {
  * - anything else JSON.parse refuses is 400 MALFORMED_JSON.
  */
 export function parseJsonBody(raw: Buffer | string): unknown {
-  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  const decoded = typeof raw === 'string' ? raw : raw.toString('utf8');
+  // A leading byte order mark belongs to the encoding, not to the JSON: .NET and PowerShell clients
+  // write one, Fastify's parser dropped it, and JSON.parse calls it a syntax error.
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   if (text.length === 0) return undefined;
   if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) {
     throw new AppException('JSON_TOO_DEEP', `The request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
