@@ -87,6 +87,36 @@ describe('ledger: a commission beyond its bounds is refused (COMMISSION_OUT_OF_R
     expect(await balances(op)).toEqual(before);
   });
 
+  it('confirms racing on one agent float (the group commit may batch them): only the one out of bounds is refused', async () => {
+    const first = await cashIn(1_000, 20_000);
+    // four more cash-ins from the same float, each to its own customer, all at PIN_VERIFIED
+    const ops = [first];
+    for (let i = 0; i < 4; i++) {
+      const customer = await fundedAccount(h, 0);
+      const created = await h.call(
+        'POST',
+        '/v1/internal/intents',
+        intentBody(first.agent, customer, 1_000, { type: 'CASH_IN', agentId: 'agent-1' }),
+      );
+      expect(created.status).toBe(201);
+      const id = created.body.intentId as string;
+      expect(
+        (await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status,
+      ).toBe(200);
+      ops.push({ ...first, id, customer });
+    }
+    const before = await balances(first);
+    const commissions = [10, 20, 4_000_000_000_000_000, 30, 40];
+    const results = await Promise.all(ops.map((op, i) => confirm(op, 1_000, commissions[i])));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 422, 200, 200]);
+    expect(results[2].body.code).toBe('COMMISSION_OUT_OF_RANGE');
+    const after = await balances(first);
+    expect(after.agent).toBe(before.agent - 4 * 1_000);
+    expect(after.commission).toBe(before.commission + 100);
+    expect(after.treasury).toBe(before.treasury - 100);
+    expect((await h.call('GET', `/v1/internal/intents/${ops[2].id}`)).body.status).toBe('PIN_VERIFIED');
+  });
+
   it('a commission one above the ceiling is refused; one equal to the ceiling executes', async () => {
     const refused = await cashIn(1_000);
     const res = await confirm(refused, 1_000, CEILING + 1);
