@@ -66,7 +66,8 @@ export class TransactionView {
     enum: ['DEBIT', 'CREDIT'],
     nullable: true,
     example: 'DEBIT',
-    description: "the caller's side: DEBIT when money left its account, CREDIT when it arrived; null for staff",
+    description:
+      "the caller's side: DEBIT when money left its account, CREDIT when it arrived (a REVERSAL: the opposite of the payment it undoes); null for staff",
   })
   direction: 'DEBIT' | 'CREDIT' | null;
 
