@@ -70,8 +70,9 @@ const DEPRECATION = {
   schema: { type: 'string', example: 'true' },
 };
 
+/** A class of the app (an arrow function, such as a lazy `type: () => Nested`, has no prototype). */
 function isDtoClass(value: unknown): value is DtoClass {
-  return typeof value === 'function' && !PLAIN.has(value);
+  return typeof value === 'function' && !PLAIN.has(value) && value.prototype !== undefined;
 }
 
 /** The handlers of every controller of the app, by the operationId swagger gives them (`Controller_method`). */
@@ -118,23 +119,16 @@ function handlerOf(controller: DtoClass, key: string, method: object): Handler {
   return handler;
 }
 
-/** The class of a nested property: its design type, or the class its `@ApiProperty({ type })` names. */
+/**
+ * The class of a nested property: its design type, or for a list (design type Array) the class its
+ * `@ApiProperty({ type: [Nested] })` or `type: () => Nested` names.
+ */
 function nestedClass(target: DtoClass, property: string): DtoClass | undefined {
   const design = Reflect.getMetadata('design:type', target.prototype, property) as unknown;
   if (isDtoClass(design)) return design;
-  const declared = explicitProperty(target, property)?.type;
-  const resolved = typeof declared === 'function' && !isDtoClass(declared) ? undefined : declared;
-  if (isDtoClass(resolved)) return resolved;
-  // `type: () => Nested` (a lazy reference): swagger stores the thunk
-  if (typeof declared === 'function') {
-    try {
-      const value = (declared as () => unknown)();
-      return isDtoClass(value) ? value : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  let declared = explicitProperty(target, property)?.type;
+  if (typeof declared === 'function' && !isDtoClass(declared)) declared = (declared as () => unknown)();
+  return isDtoClass(declared) ? declared : undefined;
 }
 
 function explicitProperty(target: DtoClass, property: string): Record<string, unknown> | undefined {
@@ -210,11 +204,6 @@ class Strictener {
     if (rules.presence === 'nullable') schema.nullable = true;
     return schema;
   }
-
-  /** A query or path parameter described by a DTO class property. */
-  parameterSchema(target: DtoClass, rules: PropertyRules, documented: JsonSchema): JsonSchema {
-    return this.propertySchema(target, rules, documented);
-  }
 }
 
 /**
@@ -276,7 +265,7 @@ async function strictParameters(operation: Operation, handler: Handler, strict: 
         parameter = { name: rules.name, in: place };
         parameters.push(parameter);
       }
-      parameter.schema = strict.parameterSchema(target, rules, parameter.schema ?? {});
+      parameter.schema = strict.propertySchema(target, rules, parameter.schema ?? {});
       parameter.required = place === 'path' || rules.presence === 'required';
     }
   }
