@@ -66,6 +66,22 @@ describe('public intents: bad input', () => {
     expect([cashIn.status, cashIn.body.code]).toEqual([403, 'INTENT_TYPE_NOT_ALLOWED']);
     const transfer = await create(agent, { ...valid(), clientPhone: alice.phone });
     expect([transfer.status, transfer.body.code]).toEqual([403, 'INTENT_TYPE_NOT_ALLOWED']);
+    // roles and operations named for people, each with its article (issue 30 item 9)
+    expect([cashIn.body.message, transfer.body.message]).toEqual(['A customer cannot start a cash-in', 'An agent cannot start a transfer']);
+  });
+
+  it('a transfer to an agent or a master agent names the account it refuses (422 RECIPIENT_NOT_ELIGIBLE)', async () => {
+    const master = await p.register('MASTER_AGENT');
+    const messages: unknown[] = [];
+    for (const payee of [agent, master]) {
+      const res = await create(alice, { ...valid(), clientPhone: payee.phone });
+      expect([res.status, res.body.code]).toEqual([422, 'RECIPIENT_NOT_ELIGIBLE']);
+      messages.push(res.body.message);
+    }
+    expect(messages).toEqual([
+      'A transfer cannot involve an agent account as the customer',
+      'A transfer cannot involve a master agent account as the customer',
+    ]);
   });
 
   it('without an access token: 401; malformed intent id: 400; unknown intent: 404', async () => {

@@ -1,3 +1,4 @@
+import { AppException } from '@mm/errors';
 import type { AgentsService } from '../agents/agents.service';
 import type { AuthIdentityClient } from '../clients/identity-clients';
 import type { Customer } from '../customers/customer.types';
@@ -43,5 +44,22 @@ describe('AdminUsersService: freeze and unfreeze', () => {
       await expect(users[change]('c-1', 'r', 'admin-1')).rejects.toMatchObject({ code: 'CUSTOMER_CLOSED' });
       expect(calls).toEqual(['getById c-1']);
     }
+  });
+});
+
+/** Role changes that leave the role's family, with the stores and auth stubbed (roles-staff.test.ts covers the wire). */
+describe('AdminUsersService: changeRole refusals', () => {
+  it.each([
+    ['ADMIN', 'AGENT', 'An administrator cannot become an agent'],
+    ['CUSTOMER', 'ADMIN', 'A customer cannot become an administrator'],
+    ['MASTER_AGENT', 'COMPLIANCE', 'A master agent cannot become a compliance officer'],
+  ])('%s to %s: ROLE_CHANGE_NOT_ALLOWED, "%s"', async (from, to, message) => {
+    const isStaff = ['SUPPORT', 'COMPLIANCE', 'ADMIN'].includes(from);
+    const customers = { findByUserId: async () => (isStaff ? null : { id: 'c-1', role: from }) } as unknown as CustomersService;
+    const staff = { findByUserId: async () => (isStaff ? { id: 's-1', role: from } : null) } as unknown as StaffService;
+    const users = new AdminUsersService(customers, staff, {} as AgentsService, {} as AuthIdentityClient);
+    const refused = await users.changeRole('u-1', to as never, 'admin-1').catch((error: AppException) => error);
+    expect(refused).toBeInstanceOf(AppException);
+    expect([(refused as AppException).code, (refused as AppException).message]).toEqual(['ROLE_CHANGE_NOT_ALLOWED', message]);
   });
 });

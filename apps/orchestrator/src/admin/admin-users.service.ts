@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AppRole, CustomerRole, StaffRole } from '@mm/contracts';
 import { AppException } from '@mm/errors';
+import { withArticle } from '@mm/platform';
+import { roleName } from '../access/role-names';
 import { AgentsService } from '../agents/agents.service';
 import { AuthIdentityClient } from '../clients/identity-clients';
 import type { Customer } from '../customers/customer.types';
@@ -69,7 +71,10 @@ export class AdminUsersService {
     if (!from) throw new AppException('USER_NOT_FOUND');
     if (from === role) return { userId, from, role };
     if (!FAMILIES.some((family) => family.includes(from) && family.includes(role))) {
-      throw new AppException('ROLE_CHANGE_NOT_ALLOWED', `A ${from} cannot become a ${role}`);
+      throw new AppException(
+        'ROLE_CHANGE_NOT_ALLOWED',
+        `${withArticle(roleName(from), true)} cannot become ${withArticle(roleName(role))}`,
+      );
     }
     // A master agent keeps its network until its agents are moved: none is left without oversight.
     const master = customer?.role === 'MASTER_AGENT' ? await this.agents.findByUserId(userId) : undefined;

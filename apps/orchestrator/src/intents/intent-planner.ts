@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Currency } from '@mm/contracts';
 import { AppException } from '@mm/errors';
+import { withArticle } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
+import { roleName } from '../access/role-names';
 import type { OperationType } from '../pricing/operation-type';
 import type { LedgerIntentType } from '../ledger-client/ledger.types';
 import { WITHDRAWAL_QR, WithdrawalQrService } from '../withdrawal-qr/withdrawal-qr.service';
@@ -10,6 +12,9 @@ import { MerchantQrClient, PARTNER_QR } from './merchant-qr.client';
 import { PAYMENT_PARTIES, type PaymentParty, type PaymentPartiesPort } from './payment-parties.port';
 import type { AgentSnapshot, PartySnapshot } from './payment-intent.types';
 import { normaliseCountryCode } from './phone-prefixes';
+
+/** How messages name an intent type ("an agent cannot start a transfer"). */
+const OPERATION_NAMES: Record<LedgerIntentType, string> = { TRANSFER: 'transfer', CASH_IN: 'cash-in', CASH_OUT: 'cash-out' };
 
 /** Who pays whom for one create request, resolved and checked; nothing stored yet. */
 export interface IntentPlan {
@@ -61,7 +66,11 @@ export class IntentPlanner {
     const initiator = await this.parties.byUserId(user.userId);
     if (!initiator) throw new AppException('FORBIDDEN', 'Only registered customers and agents can start an operation');
     const allowed = dto.type === 'TRANSFER' ? initiator.role === 'CUSTOMER' : AGENT_ROLES.includes(initiator.role) && initiator.agent;
-    if (!allowed) throw new AppException('INTENT_TYPE_NOT_ALLOWED', `A ${initiator.role.toLowerCase()} cannot start a ${dto.type}`);
+    if (!allowed)
+      throw new AppException(
+        'INTENT_TYPE_NOT_ALLOWED',
+        `${withArticle(roleName(initiator.role), true)} cannot start ${withArticle(OPERATION_NAMES[dto.type])}`,
+      );
     const phone = checkedPhone(dto);
     const description = dto.description?.trim() || null;
 
@@ -192,7 +201,7 @@ export class IntentPlanner {
     if (!PERSON_ROLES.includes(customerSide.role)) {
       throw new AppException(
         'RECIPIENT_NOT_ELIGIBLE',
-        `A ${dto.type} cannot involve an ${customerSide.role.toLowerCase()} account as the customer`,
+        `${withArticle(OPERATION_NAMES[dto.type], true)} cannot involve ${withArticle(roleName(customerSide.role))} account as the customer`,
       );
     }
     return {

@@ -1,4 +1,5 @@
 import { ApiBody } from '@nestjs/swagger';
+import { withArticle } from '@mm/platform';
 import { CreateStaffDto, RegisterAdminDto, RegisterAgentDto, RegisterDto, RegisterMerchantDto } from './register.dto';
 
 /**
@@ -38,5 +39,5 @@ const EXAMPLES = {
 /** `@ApiBody` of a registration route, with the whole example of its kind. */
 export function ApiRegistrationBody(kind: keyof typeof EXAMPLES): MethodDecorator {
   const { type, value } = EXAMPLES[kind];
-  return ApiBody({ type, examples: { [kind]: { summary: `a ${kind} registration`, value } } });
+  return ApiBody({ type, examples: { [kind]: { summary: `${withArticle(kind)} registration`, value } } });
 }
