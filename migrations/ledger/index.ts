@@ -11,6 +11,7 @@ import { CorrectionReversals1764700000000 } from './1764700000000-correction-rev
 import { IntegrityAlertAttempts1764900000000 } from './1764900000000-integrity-alert-attempts';
 import { ConfirmBatchFunction1765000000000 } from './1765000000000-confirm-batch-function';
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
+import { BalanceMemoAuthentication1765300000000 } from './1765300000000-balance-memo-authentication';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -26,4 +27,5 @@ export const ledgerMigrations: MigrationClass[] = [
   IntegrityAlertAttempts1764900000000,
   ConfirmBatchFunction1765000000000,
   RuntimeRolePrivileges1765200000000,
+  BalanceMemoAuthentication1765300000000,
 ];

@@ -1,0 +1,120 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { SERVICES } from '@mm/contracts';
+
+/** A piece of a function's text and what replaces it. */
+type Swap = readonly [from: string, to: string];
+
+/**
+ * Rewrites a function as the database holds it (pg_get_functiondef), each `from` replaced by its
+ * `to` exactly once (anything else is refused), as migration 1765000000000 does: the lines that do
+ * not change are not written out again here, and `down` gets back the very text `up` started from.
+ */
+async function swapLines(q: QueryRunner, fn: string, swaps: readonly Swap[]): Promise<void> {
+  const [{ def }] = (await q.query(`SELECT pg_get_functiondef($1::regprocedure) AS def`, [fn])) as { def: string }[];
+  let swapped = def;
+  for (const [from, to] of swaps) {
+    if (swapped.split(from).length !== 2) throw new Error(`${fn} does not contain, once: ${from}`);
+    swapped = swapped.replace(from, () => to);
+  }
+  await q.query(swapped);
+}
+
+const reversed = (swaps: readonly Swap[]): Swap[] => swaps.map(([from, to]) => [to, from] as const).reverse();
+
+const CHECK = 'ledger.check_transaction_balance()';
+const FORGET = 'ledger.forget_balanced_transaction()';
+
+/**
+ * The authentication code of one memo entry: the first 128 bits of
+ * sha256(key ‖ "<tx> <generation> <database transaction>"). The message has a fixed form and the
+ * digest is cut, so a known code cannot be extended into another one (sha256's length extension).
+ */
+const MAC_INTO =
+  "SELECT left(encode(sha256(k.key || convert_to(format('%s %s %s', tx, currval('ledger.balance_memo_generation'), pg_current_xact_id()), 'UTF8')), 'hex'), 32) INTO mac FROM ledger.balance_memo_key k;";
+
+/** Characters of one memo entry: a space, the transaction id (36), a colon, the code (32). */
+const ENTRY = 70;
+
+/** `check_transaction_balance` after migration 1765000000000, and with an authenticated memo. */
+const CHECK_SWAPS: readonly Swap[] = [
+  ['memo text;', 'memo text;\n        mac text;'],
+  [
+    "IF position(' ' || tx::text IN coalesce(current_setting('ledger.balanced_transaction', true), '')) > 0 THEN RETURN NULL; END IF;",
+    // Only a memo entry that carries its code is trusted: the ledger's role may write the setting,
+    // it cannot compute the code. The key is read only when the memo names the transaction.
+    `IF position(' ' || tx::text || ':' IN coalesce(current_setting('ledger.balanced_transaction', true), '')) > 0 THEN
+          ${MAC_INTO}
+          IF position(' ' || tx::text || ':' || mac IN current_setting('ledger.balanced_transaction', true)) > 0 THEN RETURN NULL; END IF;
+        END IF;`,
+  ],
+  [
+    "memo := set_config('ledger.balanced_transaction', right(coalesce(current_setting('ledger.balanced_transaction', true), '') || ' ' || tx::text, 64 * 37), true);",
+    `${MAC_INTO}
+        memo := set_config('ledger.balanced_transaction', right(coalesce(current_setting('ledger.balanced_transaction', true), '') || ' ' || tx::text || ':' || mac, 64 * ${ENTRY}), true);`,
+  ],
+];
+
+/** `forget_balanced_transaction` moves the generation every time entries are inserted. */
+const FORGET_SWAPS: readonly Swap[] = [
+  [
+    "memo := set_config('ledger.balanced_transaction', '', true);",
+    `PERFORM nextval('ledger.balance_memo_generation');
+        memo := set_config('ledger.balanced_transaction', '', true);`,
+  ],
+];
+
+/**
+ * The double-entry check's memo, authenticated (issue 30 item 14). The check at COMMIT
+ * (`check_transaction_balance`, migrations 1764000100000 and 1765000000000) skips a transaction
+ * named in the transaction-local setting `ledger.balanced_transaction`, which it writes after
+ * finding the transaction balanced so that the entries' own events need no query. Any session may
+ * write that setting, the ledger's role included: naming a one-sided transaction there committed it.
+ *
+ * Now each memo entry is `<tx>:<code>`, the code computed with a key the ledger's role cannot read
+ * (`ledger.balance_memo_key`, the owner's alone), and the two trigger functions run as their owner
+ * (SECURITY DEFINER, with a fixed search_path so that the caller's temporary objects are not looked
+ * up first). An entry whose code does not verify is ignored and the transaction is summed.
+ *
+ * The code also covers a generation, `ledger.balance_memo_generation`, moved by every statement that
+ * inserts entries (the statement trigger that already cleared the memo), and which the ledger's role
+ * can neither move nor read: a genuine entry written by a check forced early (SET CONSTRAINTS …
+ * IMMEDIATE), saved and written back after more entries were inserted, no longer verifies. It also
+ * covers the database transaction, so an entry is worth nothing outside the one that wrote it.
+ *
+ * The key is 256 bits from gen_random_uuid() (PostgreSQL's strong random source, which setseed()
+ * does not touch), hashed; it never appears in a statement's text or a log line.
+ */
+export class BalanceMemoAuthentication1765300000000 implements MigrationInterface {
+  name = 'BalanceMemoAuthentication1765300000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    const runtime = `"${SERVICES['ledger-wallets'].role}"`;
+    await q.query(`
+      CREATE TABLE ledger.balance_memo_key (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        key bytea NOT NULL CHECK (length(key) = 32)
+      )`);
+    await q.query(`COMMENT ON TABLE ledger.balance_memo_key IS
+      'key of the double-entry check''s memo codes (migration 1765300000000); the owner''s alone'`);
+    await q.query(`
+      INSERT INTO ledger.balance_memo_key (key)
+      SELECT sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8'))`);
+    // Values cached per session: nextval on every entry statement does not contend on one page.
+    await q.query(`CREATE SEQUENCE ledger.balance_memo_generation AS bigint CACHE 64`);
+    // The default privileges of the schema would give the ledger's role rows and USAGE.
+    await q.query(`REVOKE ALL ON TABLE ledger.balance_memo_key FROM PUBLIC, ${runtime}`);
+    await q.query(`REVOKE ALL ON SEQUENCE ledger.balance_memo_generation FROM PUBLIC, ${runtime}`);
+
+    await swapLines(q, CHECK, CHECK_SWAPS);
+    await swapLines(q, FORGET, FORGET_SWAPS);
+    for (const fn of [CHECK, FORGET]) await q.query(`ALTER FUNCTION ${fn} SECURITY DEFINER SET search_path = ledger, pg_temp`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const fn of [CHECK, FORGET]) await q.query(`ALTER FUNCTION ${fn} SECURITY INVOKER RESET search_path`);
+    await swapLines(q, FORGET, reversed(FORGET_SWAPS));
+    await swapLines(q, CHECK, reversed(CHECK_SWAPS));
+    await q.query(`DROP SEQUENCE IF EXISTS ledger.balance_memo_generation`);
+    await q.query(`DROP TABLE IF EXISTS ledger.balance_memo_key`);
+  }
+}
