@@ -234,6 +234,21 @@ describe('conformance to the OpenAPI documents', () => {
     return requests;
   }
 
+  it("the ledger's document states what its intent routes require, and that operator routes need both credentials", () => {
+    const ledger = targets.find((t) => t.name === 'ledger-wallets')!.document;
+    const schemas = ledger.components!.schemas!;
+    expect(schemas.CreateIntentDto).toMatchObject({ additionalProperties: false });
+    expect(schemas.CreateIntentDto.required).toEqual(expect.arrayContaining(['idempotencyKey', 'type', 'actor', 'amount', 'currency']));
+    expect(Object.keys(schemas.CreateIntentDto.properties!)).toEqual(expect.arrayContaining(['fee', 'qrToken', 'requiresOtp', 'metadata']));
+    expect(schemas.TransitionIntentDto.required).toEqual(expect.arrayContaining(['toStatus', 'actor']));
+    expect(schemas.TransitionIntentDto.properties!.executionContext).toMatchObject({
+      allOf: [{ $ref: '#/components/schemas/ExecutionContextDto' }],
+    });
+    expect(schemas.ActorDto).toMatchObject({ required: ['id'], additionalProperties: false });
+    const corrections = ledger.paths['/v1/internal/corrections'].post;
+    expect(corrections.security).toEqual([{ serviceKey: [], bearer: [] }]);
+  });
+
   it('every path parameter says its shape: a UUID, a pattern, an enum or an integer, never any string', () => {
     const untyped = targets.flatMap((target) =>
       Object.entries(target.document.paths).flatMap(([path, item]) =>

@@ -19,6 +19,12 @@ export class TransitionIntentDto {
   actor: ActorDto;
 
   /** required when toStatus is SUCCEEDED (400 EXECUTION_CONTEXT_REQUIRED otherwise) */
+  @ApiProperty({
+    required: false,
+    type: () => ExecutionContextDto,
+    description:
+      'Required when toStatus is SUCCEEDED (400 EXECUTION_CONTEXT_REQUIRED otherwise): the accounts, amount and currency the ledger checks against the frozen intent (400 EXECUTION_CONTEXT_MISMATCH), with the fee and commission to book.',
+  })
   @OptionalField()
   @ValidateNested()
   @Type(() => ExecutionContextDto)
