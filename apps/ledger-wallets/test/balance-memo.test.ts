@@ -197,6 +197,34 @@ describe('ledger: the double-entry memo cannot be forged by the ledger role', ()
     expect(await committed(tx)).toBe(true);
   });
 
+  it('reads the key by its index even with enable_seqscan off, as money transactions run (no JIT compilation per COMMIT)', async () => {
+    const admin = new Client({ connectionString: db.adminUrl });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ src: string }>(
+        `SELECT prosrc AS src FROM pg_proc WHERE oid = 'ledger.check_transaction_balance()'::regprocedure`,
+      );
+      const reads = [...rows[0].src.matchAll(/SELECT (.*) INTO mac (FROM ledger\.balance_memo_key .*);/g)];
+      expect(reads).toHaveLength(2);
+      await admin.query('BEGIN');
+      await admin.query('SET LOCAL enable_seqscan = off');
+      for (const [, columns, from] of reads) {
+        const sql = `EXPLAIN (FORMAT JSON) SELECT ${columns.replace(/\btx\b/g, `'${randomUUID()}'::uuid`)} ${from}`;
+        const [
+          {
+            'QUERY PLAN': [{ Plan: plan }],
+          },
+        ] = (await admin.query(sql)).rows as { 'QUERY PLAN': { Plan: { 'Node Type': string; 'Total Cost': number } }[] }[];
+        expect(plan['Node Type']).toBe('Index Scan');
+        const jit = await admin.query<{ cost: string }>(`SELECT current_setting('jit_above_cost') AS cost`);
+        expect(plan['Total Cost']).toBeLessThan(Number(jit.rows[0].cost));
+      }
+      await admin.query('ROLLBACK');
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('reverting the migration gives the functions back as migration 1765000000000 left them; migrating again, as now', async () => {
     const other = await createTestDatabase();
     try {
