@@ -1,26 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { ServiceName } from '@mm/contracts';
+import { internalListenerOf } from '@mm/platform';
 import { authApp } from '../../apps/auth/src/auth.app';
 import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
 import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
 import { partnersApp } from '../../apps/partners/src/partners.app';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
 import { type RunningApp, boot } from '../support/boot';
-import { type RawAnswer, rawHttp } from '../support/raw-http';
+import { expectErrorBody, head, rawHttp } from '../support/raw-http';
 import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
 
 const SERVICES = ['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher'] as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function expectErrorBody(res: RawAnswer, status: number, code: string): void {
-  expect({ status: res.status, code: (res.json as { code?: string } | undefined)?.code }).toEqual({ status, code });
-  expect(res.headers['x-request-id']).toMatch(UUID);
-  expect(res.json).toEqual({ code, message: expect.any(String), requestId: res.headers['x-request-id'] });
-}
-
-const head = (method: string, path: string, headers: Record<string, string | number> = {}): string =>
-  `${method} ${path} HTTP/1.1\r\n${Object.entries({ host: 'edges.test', connection: 'close', ...headers })
-    .map(([k, v]) => `${k}: ${v}`)
-    .join('\r\n')}\r\n\r\n`;
 
 /**
  * The same edges on every service, since all five share one bootstrap (issue 30 items 5 and 6):
@@ -62,11 +52,27 @@ describe('every service: HTTP edges get the platform body', () => {
     expectErrorBody(res, 431, 'HEADERS_TOO_LARGE');
   });
 
-  it.each(SERVICES)('%s: a method Node cannot parse, and QUERY, are 405 METHOD_NOT_ALLOWED', async (name) => {
-    expectErrorBody(await rawHttp(apps.get(name)!.url, head('FROB', '/health')), 405, 'METHOD_NOT_ALLOWED');
+  // RFC 9110: a method the server does not recognise is 501; a method it knows, on a route that
+  // exists without it, is 405 with Allow. Node's parser knows QUERY (and so the router sees it).
+  it.each(SERVICES)('%s: a method Node cannot parse is 501 NOT_IMPLEMENTED; QUERY is 405 METHOD_NOT_ALLOWED with Allow', async (name) => {
+    expectErrorBody(await rawHttp(apps.get(name)!.url, head('FROB', '/health')), 501, 'NOT_IMPLEMENTED');
     const query = await rawHttp(apps.get(name)!.url, head('QUERY', '/health'));
     expectErrorBody(query, 405, 'METHOD_NOT_ALLOWED');
     expect(query.headers.allow?.split(', ')).toContain('GET');
+  });
+
+  it.each(SERVICES)('%s: an Expect other than 100-continue is 417 EXPECTATION_FAILED, with the request id asked for', async (name) => {
+    const urls = [apps.get(name)!.url];
+    // the entry point's second door answers it the same way
+    const internal = internalListenerOf(apps.get(name)!.app);
+    if (internal) urls.push(internal.url);
+    expect(urls).toHaveLength(name === 'orchestrator' ? 2 : 1);
+    for (const url of urls) {
+      const requestId = randomUUID();
+      const res = await rawHttp(url, head('GET', '/health', { expect: '200-ok', 'x-request-id': requestId }));
+      expectErrorBody(res, 417, 'EXPECTATION_FAILED');
+      expect(res.headers['x-request-id']).toBe(requestId);
+    }
   });
 
   it.each(SERVICES)('%s: a body nested 5,000 levels on a real POST route is 400 JSON_TOO_DEEP', async (name) => {

@@ -71,6 +71,79 @@ export function rawHttp(baseUrl: string, head: string | Buffer, options: RawRequ
   });
 }
 
+export interface ReusedConnection {
+  /** the answer to the first request */
+  answer: RawAnswer;
+  /** the answer to the request sent after it on the same socket, or 'closed' when the server ended the connection first */
+  next: RawAnswer | 'closed';
+}
+
+/**
+ * What the server does with a keep-alive connection after answering a request before its whole
+ * body arrived (a 413): `head` and `body` are sent at once, and `afterAnswer` (the rest of the body,
+ * then a next request) only once the answer is in. A server that kept the socket would read on and
+ * answer the next request; one that closes it never sees those bytes. The head must not say
+ * `Connection: close`.
+ */
+export function rawHttpThenReuse(
+  baseUrl: string,
+  head: string,
+  options: { body?: Buffer | string; afterAnswer: Buffer | string },
+): Promise<ReusedConnection> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let received = Buffer.alloc(0);
+    let answer: RawAnswer | undefined;
+    let settled = false;
+    const settle = (outcome: ReusedConnection | Error) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    socket.on('connect', () => {
+      socket.write(Buffer.from(head, 'latin1'));
+      if (options.body !== undefined) socket.write(options.body, () => undefined);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const parsed = parseAnswer(received, { complete: true });
+      if (!parsed) return;
+      if (answer) return settle({ answer, next: parsed });
+      answer = parsed;
+      // The server sends nothing unasked: whatever arrives from now on answers the next request.
+      received = Buffer.alloc(0);
+      socket.write(options.afterAnswer, () => undefined);
+    });
+    // Writing to a socket the server closed fails (EPIPE, ECONNRESET): that is the outcome looked for.
+    socket.on('error', (error) => {
+      if (!answer) settle(error);
+    });
+    socket.on('close', () => {
+      if (answer) settle({ answer, next: 'closed' });
+      else settle(new Error(`connection closed without an answer: ${JSON.stringify(received.toString('latin1'))}`));
+    });
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The platform error body (spec/README.md), as JSON, with the X-Request-Id of the answer as its requestId. */
+export function expectErrorBody(res: RawAnswer, status: number, code: string): void {
+  expect({ status: res.status, code: (res.json as { code?: string } | undefined)?.code }).toEqual({ status, code });
+  expect(res.headers['x-request-id']).toMatch(UUID);
+  expect(res.json).toEqual({ code, message: expect.any(String), requestId: res.headers['x-request-id'] });
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+}
+
+/** A request head with the headers every raw request needs (`Connection: close` unless `headers` says otherwise). */
+export function head(method: string, path: string, headers: Record<string, string | number> = {}): string {
+  const lines = Object.entries({ host: 'raw.test', connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}`);
+  return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
+}
+
 /** The final answer in `bytes`, after any 1xx; undefined until its head (and, if `complete`, its whole body) arrived. */
 function parseAnswer(bytes: Buffer, opts: { complete?: boolean } = {}): RawAnswer | undefined {
   const interim: number[] = [];

@@ -14,7 +14,7 @@ import { AppException, AppExceptionFilter, sendError } from '@mm/errors';
 import type { BaseConfig } from './config';
 import { PlatformHealthService } from './health';
 import { createClientErrorHandler } from './client-error';
-import { continueWithinBodyLimit } from './expect-continue';
+import { answerExpectHeader } from './expect-continue';
 import { answerRouteMissBeforeBody, genRequestId, registerHttpHooks, routeMiss } from './http-hooks';
 import { parseJsonBody } from './json-body';
 import { PlatformValidationPipe } from './validation.pipe';
@@ -79,7 +79,7 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     clientErrorHandler: createClientErrorHandler(logger),
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
-  continueWithinBodyLimit(fastify.server, config.BODY_LIMIT_BYTES);
+  answerExpectHeader(fastify.server, config.BODY_LIMIT_BYTES);
   const routes = new RouteRegistry();
   routes.attach(fastify);
 
@@ -171,7 +171,7 @@ async function buildOpenApi(app: NestFastifyApplication, service: string): Promi
       'Errors use one body everywhere: { code, message, errors? (VALIDATION_ERROR only), requestId }. Every response carries X-Request-Id and Server-Timing. ' +
         'JSON bodies: an empty body sent as application/json is no body; nesting deeper than 32 levels is 400 JSON_TOO_DEEP; a __proto__ key (or constructor.prototype) is 400 FORBIDDEN_JSON_KEY; ' +
         'unparsable text is 400 MALFORMED_JSON. An explicit null is a value, not an absent field: it is refused with the field code unless the schema marks the field nullable, ' +
-        'and a body that is null is 400 VALIDATION_ERROR (field body, INVALID_OBJECT). Headers above 16 KiB are 431 HEADERS_TOO_LARGE; a method no route takes is 405 METHOD_NOT_ALLOWED.',
+        'and a body that is null is 400 VALIDATION_ERROR (field body, INVALID_OBJECT). Headers above 16 KiB are 431 HEADERS_TOO_LARGE; a method the server does not know is 501 NOT_IMPLEMENTED, a known method on a path that exists without it 405 METHOD_NOT_ALLOWED with Allow; an Expect header other than 100-continue is 417 EXPECTATION_FAILED.',
     )
     .setVersion('1')
     .addBearerAuth()

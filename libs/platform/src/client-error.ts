@@ -14,9 +14,10 @@ function answerFor(code: string | undefined): { code: ErrorCode; message: string
       return { code: 'HEADERS_TOO_LARGE', message: ERROR_CATALOG.HEADERS_TOO_LARGE.message };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { code: 'REQUEST_TIMEOUT', message: ERROR_CATALOG.REQUEST_TIMEOUT.message };
-    // A method the HTTP parser does not know at all cannot be allowed on any route.
+    // A method the HTTP parser does not know at all is one no route of the server implements: 501
+    // (RFC 9110 §15.6.2). 405 with Allow stays for a known method on a route that lacks it.
     case 'HPE_INVALID_METHOD':
-      return { code: 'METHOD_NOT_ALLOWED', message: 'This HTTP method is not supported' };
+      return { code: 'NOT_IMPLEMENTED', message: 'The server does not implement this request method' };
     default:
       return {
         code: 'BAD_REQUEST',

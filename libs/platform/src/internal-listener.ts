@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import type { FastifyInstance } from 'fastify';
-import { continueWithinBodyLimit } from './expect-continue';
+import { answerExpectHeader } from './expect-continue';
 
 /**
  * Where a public-facing app (the orchestrator) serves what must not face the Internet: `/metrics`,
@@ -58,7 +58,7 @@ export class InternalListener {
     for (const onClientError of fastify.server.listeners('clientError')) {
       this.server.on('clientError', onClientError as (error: Error, socket: Duplex) => void);
     }
-    if (fastify.initialConfig.bodyLimit !== undefined) continueWithinBodyLimit(this.server, fastify.initialConfig.bodyLimit);
+    if (fastify.initialConfig.bodyLimit !== undefined) answerExpectHeader(this.server, fastify.initialConfig.bodyLimit);
     this.server.keepAliveTimeout = fastify.server.keepAliveTimeout;
     this.server.requestTimeout = fastify.server.requestTimeout;
   }

@@ -53,13 +53,13 @@ async function registerProxy(fastify: FastifyInstance, route: ProxyRoute, config
     // Nothing is proxied to an upstream's internal endpoints, whatever the listener: the
     // orchestrator calls them directly. Decided on the normalised path (the proxy resolves `..`
     // when it builds the upstream URL, and upstreams decode escapes), never on the raw URL.
-    preHandler: async (req: FastifyRequest) => {
+    preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
       const normalised = normaliseRequestPath(req.url);
       if (!normalised.ok) throw new AppException('BAD_REQUEST', 'The request path must be in canonical form');
       if (isInternalRoute(normalised.path)) {
         throw new AppException('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`);
       }
-      limitProxiedBody(req, config.BODY_LIMIT_BYTES);
+      limitProxiedBody(req, reply, config.BODY_LIMIT_BYTES);
     },
     undici: { connections: 128, pipelining: 1, connectTimeout: 2_000 },
     replyOptions: {
@@ -77,7 +77,7 @@ async function registerProxy(fastify: FastifyInstance, route: ProxyRoute, config
       },
       onError: (raw, { error }) => {
         const reply = raw as unknown as FastifyReply;
-        const oversized = oversizedBodyAnswer(error);
+        const oversized = oversizedBodyAnswer(error, reply);
         if (oversized) return sendError(reply.request, reply, oversized);
         const timedOut = (error as { statusCode?: number }).statusCode === 504;
         reply.request.log.warn({ upstream: route.name, err: error }, 'upstream call failed');

@@ -22,4 +22,5 @@ export const COMMON_ERRORS = {
   FORBIDDEN_JSON_KEY: { status: 400, message: 'The request body contains a forbidden key (__proto__ or constructor.prototype)' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time' },
+  EXPECTATION_FAILED: { status: 417, message: 'The only Expect header this server meets is Expect: 100-continue' },
 } as const satisfies Record<string, { status: number; message: string }>;
