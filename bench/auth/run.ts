@@ -16,7 +16,7 @@ import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { AuthConfig } from '../../apps/auth/src/auth.config';
 import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
-import { runDatabase } from '../lib/run-database';
+import { withRunDatabase } from '../lib/run-database';
 import { freePort } from '../../test/support/free-port';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -119,14 +119,8 @@ function row(workload: string, concurrency: number, r: LoopResult, baseline?: Lo
 }
 
 async function main(): Promise<void> {
-  // This run's own database, dropped at the end whatever happened: never another run's.
-  const db = runDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, 'auth');
-  await db.create();
-  try {
-    await measure(db.adminUrl);
-  } finally {
-    await db.drop();
-  }
+  // This run's own database, dropped at the end whatever happened (Ctrl-C included): never another run's.
+  await withRunDatabase(process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL, 'auth', (db) => measure(db.adminUrl));
 }
 
 async function measure(adminUrl: string): Promise<void> {

@@ -35,17 +35,17 @@ import { BenchClient } from '../ledger/http-client';
 import { type PoolIntent, createFundedAccounts, createReadyIntents, randomPairs } from '../ledger/fixtures';
 import { type BenchRow, type LoopResult, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
-import { migrateAll, withDatabase } from '../../tools/db';
+import { migrateAll } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
 import { must, reviseConfig } from '../lib/admin-config';
-import { serverSql } from '../lib/server-sql';
-import { dropDatabaseSql, runDatabaseName } from '../lib/run-database';
+import { runDatabaseName, withRunDatabase } from '../lib/run-database';
 import type { Tally, Trace } from './trace-preload';
 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /**
  * This run's own database (bench/lib/run-database.ts), so that two runs on one server never share or drop
- * one; BENCH_FLOW_DB names it instead (dropped and made again at the start, dropped at the end).
+ * one; BENCH_FLOW_DB names it instead (dropped and made again at the start). Dropped at the end, as
+ * on Ctrl-C or SIGTERM (withRunDatabase).
  */
 const DB = process.env.BENCH_FLOW_DB ?? runDatabaseName('flow');
 if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DB)) throw new Error(`BENCH_FLOW_DB must be a plain lower-case identifier, got ${DB}`);
@@ -308,12 +308,14 @@ function sortedPercentiles(values: number[]): { p50: number; p99: number; n: num
 }
 
 async function main(): Promise<void> {
+  await withRunDatabase(ADMIN, 'flow', (db) => measure(db.adminUrl), { name: DB });
+}
+
+async function measure(adminUrl: string): Promise<void> {
   const started = Date.now();
   const rows: BenchRow[] = [];
   const cpu: Record<string, Record<string, number>> = {};
   const traces: Record<string, unknown> = {};
-  await serverSql(ADMIN, dropDatabaseSql(DB));
-  const adminUrl = withDatabase(ADMIN, DB);
   await migrateAll(adminUrl);
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
@@ -728,7 +730,6 @@ async function main(): Promise<void> {
   } finally {
     for (const service of services.reverse()) await stop(service);
     await admin.end();
-    await serverSql(ADMIN, dropDatabaseSql(DB));
   }
 }
 

@@ -29,13 +29,74 @@ export function dropDatabaseSql(name: string): string {
   return `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`;
 }
 
-/** A new database name for this run of `bench`, on the server of `serverAdminUrl` (any database of it). */
-export function runDatabase(serverAdminUrl: string, bench: string): RunDatabase {
-  const name = runDatabaseName(bench);
+/**
+ * A new database name for this run of `bench`, on the server of `serverAdminUrl` (any database of
+ * it); `name` instead when the operator chose one (`BENCH_FLOW_DB`).
+ */
+export function runDatabase(serverAdminUrl: string, bench: string, name = runDatabaseName(bench)): RunDatabase {
+  dropDatabaseSql(name); // refuses a name unsafe to drop now, before anything is created
   return {
     name,
     adminUrl: withDatabase(serverAdminUrl, name),
     create: () => serverSql(serverAdminUrl, `CREATE DATABASE "${name}"`),
     drop: () => serverSql(serverAdminUrl, dropDatabaseSql(name)),
   };
+}
+
+export interface WithRunDatabaseOptions {
+  /**
+   * The name to use instead of a new one (bench:flow passes its own, or the operator's
+   * `BENCH_FLOW_DB`): dropped first if it exists, since asking for a name is asking for a fresh one.
+   */
+  name?: string;
+  /** leave the database in place at the end, for inspection (`SOAK_KEEP_DB`) */
+  keep?: boolean;
+}
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Runs `fn` on a database of its own, created here and dropped when `fn` ends, whether it succeeded
+ * or failed, and also when the process is told to stop (Ctrl-C, SIGTERM): Node's default for those
+ * signals ends the process on the spot, with no `finally` run, which left one database behind per
+ * interrupted run. On a signal the database is dropped (FORCE ends the bench's own connections to
+ * it), then the same signal is raised again with the default action, so the process ends as it
+ * would have, by that signal. The handlers are there from before the database exists until it is
+ * gone, so an interrupted `CREATE DATABASE` or migration leaves nothing either.
+ */
+export async function withRunDatabase<T>(
+  serverAdminUrl: string,
+  bench: string,
+  fn: (db: RunDatabase) => Promise<T>,
+  options: WithRunDatabaseOptions = {},
+): Promise<T> {
+  const db = runDatabase(serverAdminUrl, bench, options.name);
+  let dropping: Promise<void> | undefined;
+  const dropOnce = (): Promise<void> => (dropping ??= options.keep ? Promise.resolve() : db.drop());
+  let signalled = false;
+  const release = () => {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+  };
+  function onSignal(signal: NodeJS.Signals): void {
+    if (signalled) return;
+    signalled = true;
+    dropOnce()
+      .catch((error: unknown) => process.stderr.write(`could not drop database ${db.name}: ${String(error)}\n`))
+      .finally(() => {
+        release();
+        process.kill(process.pid, signal);
+      });
+  }
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  try {
+    if (options.name) await db.drop();
+    await db.create();
+    return await fn(db);
+  } finally {
+    // After a signal, the handler drops the database and ends the process: this path waits for it
+    // rather than report as a failure of `fn` what the drop did to its connections.
+    if (signalled) await new Promise<never>(() => undefined);
+    release();
+    await dropOnce();
+  }
 }

@@ -23,7 +23,7 @@ import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, stopProcess, writeResults } from '../lib/bench';
 import { BenchClient } from '../ledger/http-client';
 import { portsFrom, startService } from './services';
-import { runDatabase } from '../lib/run-database';
+import { withRunDatabase } from '../lib/run-database';
 
 const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -41,14 +41,8 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  // This run's own database, dropped at the end whatever happened: never another run's.
-  const db = runDatabase(ADMIN_URL, 'partners');
-  await db.create();
-  try {
-    await measure(db.adminUrl);
-  } finally {
-    await db.drop();
-  }
+  // This run's own database, dropped at the end whatever happened (Ctrl-C included): never another run's.
+  await withRunDatabase(ADMIN_URL, 'partners', (db) => measure(db.adminUrl));
 }
 
 async function measure(dbUrl: string): Promise<void> {

@@ -31,7 +31,7 @@ import { BENCH_CALLER_KEY, KEY_SEED, START_ORDER, choosePorts, serviceEnv } from
 import { createPopulation } from './fixtures';
 import { MIX, Mix, OP_DESCRIPTIONS, OP_KINDS } from './mix';
 import { type OpSample, RssSampler, byMinute, memoryTable, memoryTrend, minuteTable, rssMiB } from './stats';
-import { runDatabase } from '../lib/run-database';
+import { withRunDatabase } from '../lib/run-database';
 
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -147,15 +147,17 @@ async function main(): Promise<void> {
     `soak ${SOAK_MINUTES} min at ${LOAD_FRACTION * 100} % of the capacity measured over ${CAPACITY_SECONDS} s at c=${CAPACITY_CONCURRENCY}` +
       ` (load average now ${loadAtStart.map((l) => l.toFixed(2)).join(' ')})`,
   );
-  // This run's own database, dropped at the end whatever happened (unless kept): never another run's.
-  const db = runDatabase(ADMIN_URL, 'soak');
-  await db.create();
-  try {
-    await soakOn(db.adminUrl, started, loadAtStart);
-  } finally {
-    if (process.env.SOAK_KEEP_DB === 'true') log(`database kept: ${db.name}`);
-    else await db.drop();
-  }
+  // This run's own database, dropped at the end whatever happened (Ctrl-C included) unless kept: never another run's.
+  const keep = process.env.SOAK_KEEP_DB === 'true';
+  await withRunDatabase(
+    ADMIN_URL,
+    'soak',
+    async (db) => {
+      if (keep) log(`database kept afterwards: ${db.name}`);
+      await soakOn(db.adminUrl, started, loadAtStart);
+    },
+    { keep },
+  );
 }
 
 async function soakOn(dbUrl: string, started: number, loadAtStart: number[]): Promise<void> {

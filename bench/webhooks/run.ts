@@ -18,7 +18,7 @@ import { signatureHeader } from '@mm/webhook-signature';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
 import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, closedLoop, percentile, printTable, writeResults } from '../lib/bench';
-import { runDatabase } from '../lib/run-database';
+import { withRunDatabase } from '../lib/run-database';
 
 const ADMIN_URL = process.env.DATABASE_URL ?? DEFAULT_ADMIN_URL;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,14 +40,8 @@ interface RateResult {
 }
 
 async function main(): Promise<void> {
-  // This run's own database, dropped at the end whatever happened: never another run's.
-  const db = runDatabase(ADMIN_URL, 'webhooks');
-  await db.create();
-  try {
-    await measure(db.adminUrl);
-  } finally {
-    await db.drop();
-  }
+  // This run's own database, dropped at the end whatever happened (Ctrl-C included): never another run's.
+  await withRunDatabase(ADMIN_URL, 'webhooks', (db) => measure(db.adminUrl));
 }
 
 async function measure(dbUrl: string): Promise<void> {

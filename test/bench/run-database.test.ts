@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { withDatabase } from '../../tools/db';
-import { dropDatabaseSql, runDatabase } from '../../bench/lib/run-database';
+import { type RunDatabase, dropDatabaseSql, runDatabase, runDatabaseName, withRunDatabase } from '../../bench/lib/run-database';
 import { TEST_ADMIN_URL } from '../support/infra';
 
 async function databasesNamed(names: string[]): Promise<string[]> {
@@ -60,10 +61,78 @@ describe('bench run databases', () => {
 
   it.each(['auth', 'partners', 'soak', 'webhooks', 'flow'])('bench:%s drops no database of a fixed name', (bench) => {
     const source = readFileSync(join(__dirname, '../../bench', bench, 'run.ts'), 'utf8');
-    // Every database it creates and drops is its run's own (bench/lib/run-database.ts); a name written
-    // in the script would be shared by every run on the server.
-    expect(source).not.toMatch(/DROP DATABASE/i);
+    // Every database it creates and drops is its run's own, through the one helper that also drops it
+    // on Ctrl-C (bench/lib/run-database.ts); a name written in the script would be shared by every
+    // run on the server, and a create/try/finally of its own would leak on a signal.
+    expect(source).not.toMatch(/DROP DATABASE|dropDatabaseSql|CREATE DATABASE/i);
     expect(source).not.toMatch(/'mm_bench_/);
-    expect(source).toMatch(/runDatabase(Name)?\(/);
+    expect(source).toMatch(/withRunDatabase\(/);
   });
+});
+
+describe('withRunDatabase', () => {
+  it('runs the function on a database of its own and drops it when the function succeeds', async () => {
+    let seen: RunDatabase | undefined;
+    const result = await withRunDatabase(TEST_ADMIN_URL, 'auth', async (db) => {
+      seen = db;
+      expect(await databasesNamed([db.name])).toEqual([db.name]);
+      return 42;
+    });
+    expect(result).toBe(42);
+    expect(await databasesNamed([seen!.name])).toEqual([]);
+  });
+
+  it('drops it when the function fails, holding a connection to it, and passes the failure on', async () => {
+    let name = '';
+    const failure = new Error('the bench failed');
+    const busy: Client[] = [];
+    await expect(
+      withRunDatabase(TEST_ADMIN_URL, 'auth', async (db) => {
+        name = db.name;
+        const client = new Client({ connectionString: db.adminUrl });
+        client.on('error', () => undefined);
+        await client.connect();
+        busy.push(client);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await databasesNamed([name])).toEqual([]);
+    await busy[0].end().catch(() => undefined);
+  });
+
+  it('a database named by the operator is made again from empty, and kept when asked', async () => {
+    const name = runDatabaseName('flow');
+    const first = await withRunDatabase(TEST_ADMIN_URL, 'flow', async (db) => db.name, { name, keep: true });
+    expect(first).toBe(name);
+    expect(await databasesNamed([name])).toEqual([name]);
+    // it exists already: dropped and created again rather than refused, then dropped at the end
+    await withRunDatabase(TEST_ADMIN_URL, 'flow', async (db) => expect(await databasesNamed([db.name])).toEqual([name]), { name });
+    expect(await databasesNamed([name])).toEqual([]);
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'a run stopped by %s mid-run leaves no database and still ends by that signal',
+    async (signal) => {
+      const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'run-database-child.ts'), TEST_ADMIN_URL], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on('exit', (code, sig) => resolve({ code, signal: sig })),
+      );
+      // the child prints its database's name once it is created and in use
+      const name = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8');
+          if (out.includes('\n')) resolve(out.split('\n')[0]);
+        });
+        void exited.then((end) => reject(new Error(`the child ended before it started: ${JSON.stringify(end)}`)));
+      });
+      expect(name).toMatch(/^mm_bench_sigtest_\d+_[0-9a-f]{8}$/);
+      expect(await databasesNamed([name])).toEqual([name]);
+      child.kill(signal);
+      expect(await exited).toEqual({ code: null, signal });
+      expect(await databasesNamed([name])).toEqual([]);
+    },
+  );
 });
