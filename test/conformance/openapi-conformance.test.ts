@@ -24,7 +24,7 @@ const SEED = 30_11;
 const METHODS = new Set(['get', 'put', 'post', 'patch', 'delete']);
 
 /** Operations sent at once: enough to keep a run short, few enough for a loaded 2-core machine. */
-const CONCURRENCY = 4;
+const CONCURRENCY = 6;
 
 /** Refusals of the request's shape, before the operation's own logic. */
 const NOT_PAST_VALIDATION = new Set(['VALIDATION_ERROR', 'MALFORMED_JSON']);
