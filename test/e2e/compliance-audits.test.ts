@@ -82,6 +82,11 @@ describe('compliance routes: audits and integrity checks through the gateway, re
     const run = await p.call('POST', CHECKS, { token: tokens.COMPLIANCE });
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ trigger: 'ON_DEMAND', status: 'OK', gapCount: 0, requestedBy: userIds.COMPLIANCE });
+    // The ledger's exact decimal sums, relayed unchanged.
+    expect(run.body.currencyTotals).toEqual([
+      { currency: 'XAF', storedTotal: '0', ledgerTotal: '0', gap: '0' },
+      { currency: 'XOF', storedTotal: '0', ledgerTotal: '0', gap: '0' },
+    ]);
     const listed = await p.call('GET', `${CHECKS}?limit=1`, { token: tokens.ADMIN });
     expect(listed.body).toEqual([
       expect.objectContaining({

@@ -325,11 +325,11 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       alertSent: true,
     });
     expect(res.body.gapCount).toBeGreaterThanOrEqual(1);
-    expect(res.body.gaps).toEqual(expect.arrayContaining([expect.objectContaining({ gap: 50 })]));
+    expect(res.body.gaps).toEqual(expect.arrayContaining([expect.objectContaining({ gap: '50' })]));
     expect(res.body.currencyTotals.find((t: { currency: string }) => t.currency === 'XAF')).toMatchObject({
-      storedTotal: 50,
-      ledgerTotal: 0,
-      gap: 50,
+      storedTotal: '50',
+      ledgerTotal: '0',
+      gap: '50',
     });
     expect(alerts).toHaveLength(1);
     expect(alerts[0].body).toMatchObject({

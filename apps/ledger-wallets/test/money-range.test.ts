@@ -140,14 +140,57 @@ describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
     ]).toEqual([]);
   });
 
-  // Last in the file: it leaves two accounts with a gap behind.
-  it('an integrity check whose currency totals cannot be reported exactly answers 422, as its OpenAPI document says', async () => {
+  // Last in the file: it leaves the XAF suspense account with a gap behind.
+  it('an integrity check sums exactly past 2^53 − 1: currency totals and gaps as decimal strings, never refused', async () => {
     const doc = await openApiOf(h.app.app);
-    const accounts = [await fundedAccount(h, 0, 'XOF'), await fundedAccount(h, 0, 'XOF')];
-    // Balances set by hand (no entries): each within range, their sum beyond 2^53 − 1.
-    await h.admin.query(`UPDATE ledger.accounts SET balance = $2, available_balance = $2 WHERE id = ANY($1::uuid[])`, [accounts, NEAR_MAX]);
+    // Real payments: NEAR_MAX goes from a to b and back, so XAF's entries move 3 × NEAR_MAX in all.
+    const a = await fundedAccount(h, NEAR_MAX);
+    const b = await fundedAccount(h, 0);
+    expect((await transfer(h, a, b, NEAR_MAX)).status).toBe(200);
+    expect((await transfer(h, b, a, NEAR_MAX)).status).toBe(200);
+    const clean = await h.call('POST', '/v1/internal/integrity-checks', undefined, auditor);
+    expect(clean.status).toBe(200);
+    expect(clean.body).toMatchObject({ status: 'OK', gapCount: 0, gaps: [] });
+    expect(clean.body.currencyTotals).toEqual([
+      { currency: 'XAF', storedTotal: '0', ledgerTotal: '0', gap: '0' },
+      { currency: 'XOF', storedTotal: '0', ledgerTotal: '0', gap: '0' },
+    ]);
+
+    // Damage: suspense, which funded a (−NEAR_MAX by its entries), stored as +NEAR_MAX. Its gap and
+    // the currency's stored total are 2 × NEAR_MAX: beyond a JSON number, reported exactly.
+    const [{ id: suspense }] = (
+      await h.admin.query<{ id: string }>(`SELECT id FROM ledger.accounts WHERE account_type = 'suspense' AND currency = 'XAF'`)
+    ).rows;
+    await h.admin.query(`UPDATE ledger.accounts SET balance = $2, available_balance = $2 WHERE id = $1`, [suspense, NEAR_MAX]);
+    const twice = (2n * BigInt(NEAR_MAX)).toString();
     const run = await h.call('POST', '/v1/internal/integrity-checks', undefined, auditor);
-    expect([run.status, run.body.code]).toEqual([422, 'AMOUNT_OUT_OF_RANGE']);
-    expect(undocumented(doc, 'POST', '/v1/internal/integrity-checks', run)).toEqual([]);
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ status: 'GAPS_FOUND', accountGapCount: 1, gapCount: 2 });
+    expect(run.body.gaps).toEqual([
+      {
+        accountId: suspense,
+        currency: 'XAF',
+        accountType: 'suspense',
+        stored: NEAR_MAX,
+        recomputed: String(-NEAR_MAX),
+        gap: twice,
+        available: NEAR_MAX,
+        frozen: 0,
+      },
+    ]);
+    expect(run.body.currencyTotals).toEqual([
+      { currency: 'XAF', storedTotal: twice, ledgerTotal: '0', gap: twice },
+      { currency: 'XOF', storedTotal: '0', ledgerTotal: '0', gap: '0' },
+    ]);
+    // The record says the same, digit for digit.
+    const listed = await h.call('GET', '/v1/internal/integrity-checks?limit=2', undefined, auditor);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((c: { id: string }) => c.id)).toEqual([run.body.id, clean.body.id]);
+    expect(listed.body[0]).toMatchObject({ gaps: run.body.gaps, currencyTotals: run.body.currencyTotals });
+    expect([
+      ...undocumented(doc, 'POST', '/v1/internal/integrity-checks', clean),
+      ...undocumented(doc, 'POST', '/v1/internal/integrity-checks', run),
+      ...undocumented(doc, 'GET', '/v1/internal/integrity-checks', listed),
+    ]).toEqual([]);
   });
 });

@@ -11,8 +11,9 @@ import { SUPPORTED_CURRENCIES } from './services';
  * assert at compile time that the report and the check result its services build have exactly
  * these shapes: a field added there without its documentation here fails to compile. Amounts are
  * in the currency's smallest unit: JSON integers where the value is stored on a row (the ledger keeps
- * those within ±(2^53 − 1)), decimal strings where an audit sums entries (an account's turnover
- * may exceed 2^53 − 1 while its balance does not).
+ * those within ±(2^53 − 1)), decimal strings where an audit or a check sums entries or accounts (an
+ * account's turnover, or a currency's total on a damaged ledger, may exceed 2^53 − 1 while every
+ * balance stays within it).
  */
 
 /** The kinds of ledger account (ledger.accounts.account_type): the holders', then the platform's technical ones. */
@@ -216,11 +217,21 @@ export class AccountGapView {
   @ApiProperty({ type: 'integer', example: 15_000, description: 'the balance stored on the account' })
   stored: number;
 
-  @ApiProperty({ type: 'integer', example: 14_000, description: 'Σ credits − Σ debits of its entries' })
-  recomputed: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: DECIMAL_INTEGER,
+    example: '14000',
+    description: 'Σ credits − Σ debits of its entries, as an exact decimal string (a damaged ledger may put it beyond 2^53 − 1)',
+  })
+  recomputed: string;
 
-  @ApiProperty({ type: 'integer', example: 1_000, description: 'stored − recomputed (0 when only available + frozen ≠ balance)' })
-  gap: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: DECIMAL_INTEGER,
+    example: '1000',
+    description: 'stored − recomputed, as an exact decimal string ("0" when only available + frozen ≠ balance)',
+  })
+  gap: string;
 
   @ApiProperty({ type: 'integer', example: 15_000, description: 'the stored available balance' })
   available: number;
@@ -233,14 +244,31 @@ export class CurrencyTotalView {
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
   currency: string;
 
-  @ApiProperty({ type: 'integer', example: 0, description: 'Σ stored balances of the currency (0 when every movement is double entry)' })
-  storedTotal: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: DECIMAL_INTEGER,
+    example: '0',
+    description:
+      'Σ stored balances of the currency, as an exact decimal string ("0" when every movement is double entry; a sum over ' +
+      'accounts may pass 2^53 − 1 although each balance is within it)',
+  })
+  storedTotal: string;
 
-  @ApiProperty({ type: 'integer', example: 0, description: 'Σ credits − Σ debits over every entry (0 when every transaction balances)' })
-  ledgerTotal: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: DECIMAL_INTEGER,
+    example: '0',
+    description: 'Σ credits − Σ debits over every entry, as an exact decimal string ("0" when every transaction balances)',
+  })
+  ledgerTotal: string;
 
-  @ApiProperty({ type: 'integer', example: 0, description: 'storedTotal − ledgerTotal' })
-  gap: number;
+  @ApiProperty({
+    type: 'string',
+    pattern: DECIMAL_INTEGER,
+    example: '0',
+    description: 'storedTotal − ledgerTotal, as an exact decimal string',
+  })
+  gap: string;
 }
 
 /** What every check records, whether just run or listed afterwards. */

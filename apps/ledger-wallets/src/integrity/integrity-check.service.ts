@@ -4,29 +4,39 @@ import type { Gauge } from 'prom-client';
 import { MetricsService, PeriodicJob, currentContext } from '@mm/platform';
 import type { AuditRequester } from '../audit/auditors';
 import { LedgerDb } from '../db/ledger-db.service';
-import { safeSum, toMoney } from '../db/money';
+import { toMoney } from '../db/money';
 import { isUniqueViolation } from '../db/sql-errors';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { ComplianceChannel } from './compliance-channel.service';
+import { type StoredAccountGap, type StoredCurrencyTotal, storedAccountGaps, storedCurrencyTotals } from './stored-check-sums';
 
+/**
+ * What is read from an account row (stored, available, frozen) is a JSON number: the columns are
+ * kept within ±(2^53 − 1). What is summed over entries or over accounts is computed as bigint and
+ * carried as a decimal string: a damaged ledger, the very thing the check looks for, can put such a
+ * sum beyond what a JSON number carries exactly, and the check must report it, not refuse.
+ */
 export interface AccountGap {
   accountId: string;
   currency: string;
   accountType: string;
   stored: number;
-  recomputed: number;
-  gap: number;
+  /** Σ credits − Σ debits of its entries, decimal string */
+  recomputed: string;
+  /** stored − recomputed, decimal string */
+  gap: string;
   available: number;
   frozen: number;
 }
 
 export interface CurrencyTotal {
   currency: string;
-  /** Σ stored balances (0 when every movement is double entry) */
-  storedTotal: number;
-  /** Σ credits − Σ debits over every entry (0 when every transaction balances) */
-  ledgerTotal: number;
-  gap: number;
+  /** Σ stored balances, decimal string ("0" when every movement is double entry) */
+  storedTotal: string;
+  /** Σ credits − Σ debits over every entry, decimal string ("0" when every transaction balances) */
+  ledgerTotal: string;
+  /** storedTotal − ledgerTotal, decimal string */
+  gap: string;
 }
 
 export interface IntegrityCheckResult {
@@ -147,24 +157,25 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
       return { accounts: Number(count.n), gaps: rows, totals: currencyRows };
     });
 
+    // Sums in exact integer arithmetic (PostgreSQL's numeric, then bigint): never rounded, never refused.
     const accountGaps: AccountGap[] = gaps.map((r) => ({
       accountId: r.id,
       currency: r.currency.trim(),
       accountType: r.account_type,
       stored: toMoney(r.balance),
-      recomputed: toMoney(r.recomputed),
-      gap: safeSum(toMoney(r.balance), -toMoney(r.recomputed)),
+      recomputed: BigInt(r.recomputed).toString(),
+      gap: (BigInt(r.balance) - BigInt(r.recomputed)).toString(),
       available: toMoney(r.available_balance),
       frozen: toMoney(r.frozen_balance),
     }));
     const currencyTotals: CurrencyTotal[] = totals.map((t) => ({
       currency: t.currency,
-      storedTotal: toMoney(t.stored),
-      ledgerTotal: toMoney(t.ledger),
-      gap: safeSum(toMoney(t.stored), -toMoney(t.ledger)),
+      storedTotal: BigInt(t.stored).toString(),
+      ledgerTotal: BigInt(t.ledger).toString(),
+      gap: (BigInt(t.stored) - BigInt(t.ledger)).toString(),
     }));
     const accountGapCount = gaps.length > 0 ? Number(gaps[0].total) : 0;
-    const gapCount = accountGapCount + currencyTotals.filter((t) => t.storedTotal !== 0 || t.ledgerTotal !== 0).length;
+    const gapCount = accountGapCount + totals.filter((t) => BigInt(t.stored) !== 0n || BigInt(t.ledger) !== 0n).length;
     const finishedAt = new Date();
     const id = randomUUID();
     await this.db.query(
@@ -272,8 +283,8 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
       correlation_id: string;
       status: IntegrityCheckResult['status'];
       gap_count: number;
-      currency_totals: CurrencyTotal[];
-      gaps: AccountGap[];
+      currency_totals: StoredCurrencyTotal[];
+      gaps: StoredAccountGap[];
       attempts: number;
     }>(
       // A check with gaps and no try recorded at all is one whose process stopped between storing
@@ -296,8 +307,8 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
         id: row.id,
         correlationId: row.correlation_id,
         gapCount: row.gap_count,
-        currencyTotals: row.currency_totals,
-        gaps: row.gaps,
+        currencyTotals: storedCurrencyTotals(row.currency_totals),
+        gaps: storedAccountGaps(row.gaps),
       };
       resent.push({ id: row.id, status: row.status, alertSent: await this.alert(check, row.attempts + 1) });
     }
@@ -305,7 +316,7 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
   }
 
   async recent(limit: number): Promise<Record<string, unknown>[]> {
-    return this.db.query(
+    const rows = await this.db.query<{ currencyTotals: StoredCurrencyTotal[]; gaps: StoredAccountGap[] } & Record<string, unknown>>(
       `SELECT c.id, c.correlation_id AS "correlationId", c.trigger, c.started_at AS "startedAt", c.finished_at AS "finishedAt",
               c.accounts_checked AS "accountsChecked", c.gap_count AS "gapCount", c.account_gap_count AS "accountGapCount",
               jsonb_array_length(c.gaps) AS "gapsListed", c.status, c.currency_totals AS "currencyTotals", c.gaps,
@@ -317,5 +328,6 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
        ORDER BY c.started_at DESC LIMIT $1`,
       [limit],
     );
+    return rows.map((row) => ({ ...row, currencyTotals: storedCurrencyTotals(row.currencyTotals), gaps: storedAccountGaps(row.gaps) }));
   }
 }

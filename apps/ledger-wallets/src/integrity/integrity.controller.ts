@@ -29,8 +29,6 @@ export class IntegrityController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the integrity check now, recorded under the operator the access token names' })
   @ApiOkResponse({ type: IntegrityCheckResultView })
-  // AMOUNT_OUT_OF_RANGE: a balance or a currency total that a JSON number cannot carry exactly is refused, never rounded.
-  @ApiErrors('AMOUNT_OUT_OF_RANGE')
   async run(@Headers('authorization') authorization: string | undefined, @Req() request: FastifyRequest): Promise<IntegrityCheckResult> {
     const operator = await identifyAuditor(this.tokens, authorization, 'run an integrity check');
     return this.checks.run(auditRequester(operator, request));

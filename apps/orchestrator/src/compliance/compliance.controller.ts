@@ -72,10 +72,10 @@ export class ComplianceController {
     description:
       "The nightly check, on demand: every account's stored balance against its entries and every currency's totals, in one " +
       'read-only snapshot. Recorded with the caller as `requestedBy`; on any gap it alerts the compliance channel. It reads the ' +
-      'whole ledger: expect seconds, not milliseconds.',
+      "whole ledger: expect seconds, not milliseconds. Sums (the currency totals, each gap's recomputed balance and difference) " +
+      'are decimal strings, exact however large.',
   })
   @ApiOkResponse({ type: IntegrityCheckResultView, description: 'the check just run (status OK or GAPS_FOUND: both are a 200)' })
-  @ApiErrors('AMOUNT_OUT_OF_RANGE')
   runIntegrityCheck(@CurrentUser() user: AuthUser): Promise<IntegrityCheckResultView> {
     return this.ledger.runIntegrityCheck(user.accessToken);
   }
