@@ -100,7 +100,7 @@ export class LedgerDb implements OnModuleDestroy {
    */
   onModuleDestroy(): void {
     this.draining = true;
-    this.gate.close();
+    this.gate.refuseWaiting();
     this.groups.stop(() => retryLater(STOPPING));
   }
 

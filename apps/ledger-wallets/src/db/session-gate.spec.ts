@@ -62,14 +62,16 @@ describe('SessionGate: bounded admission to database sessions', () => {
     expect(waiting.reduce((a, b) => a + b, 0)).toBe(0);
   });
 
-  it('on close refuses everything waiting and everything after, while held sessions finish', async () => {
+  it('at shutdown refuses everything waiting, while held sessions finish and later requests are admitted as usual', async () => {
     const gate = new SessionGate({ capacity: 1, queueLimit: 5, waitMs: 60_000 });
     const held = await gate.acquire();
-    const queued = gate.acquire();
-    gate.close();
-    expect(await refusal(queued)).toMatchObject({ status: 503, retryAfter: '1', message: SHUTTING_DOWN });
-    expect(await refusal(gate.acquire())).toMatchObject({ status: 503, message: SHUTTING_DOWN });
-    expect(() => held()).not.toThrow();
+    const queued = [gate.acquire(), gate.acquire()];
+    gate.refuseWaiting();
+    for (const q of queued) expect(await refusal(q)).toMatchObject({ status: 503, retryAfter: '1', message: SHUTTING_DOWN });
     expect(gate.waiting).toBe(0);
+    // A background job's query after the refusal: it waits its turn as any request would.
+    const later = gate.acquire();
+    held();
+    await expect(later).resolves.toEqual(expect.any(Function));
   });
 });

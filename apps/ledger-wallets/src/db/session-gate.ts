@@ -38,13 +38,14 @@ interface Waiter {
  * idempotency key, as always). `capacity` stays below the pool size so that the health check and
  * the plain reads always find a connection.
  *
- * `close()` (shutdown) refuses everything waiting and everything after, so in-flight work is what
- * is left to finish.
+ * `refuseWaiting()` (shutdown) refuses everything waiting at that moment, so the drain does not sit
+ * out their waits. What comes after is admitted as usual: the listener stops accepting requests
+ * soon after, and the background jobs (outbox relay, sweeps) must finish their cycle until they are
+ * stopped, later in the shutdown.
  */
 export class SessionGate {
   private active = 0;
   private readonly queue: Waiter[] = [];
-  private closed = false;
 
   constructor(
     private readonly limits: SessionGateLimits,
@@ -57,7 +58,6 @@ export class SessionGate {
 
   /** Resolves with the release of the session slot once one is free; rejects with a 503 when refused. */
   acquire(): Promise<() => void> {
-    if (this.closed) return this.refuse('shutdown', SHUTTING_DOWN);
     if (this.active < this.limits.capacity && this.queue.length === 0) {
       this.active++;
       return Promise.resolve(this.releaser());
@@ -78,9 +78,8 @@ export class SessionGate {
     });
   }
 
-  /** Refuses every waiting request and every later one (the process is stopping). */
-  close(): void {
-    this.closed = true;
+  /** Refuses every request waiting now (the process is stopping). */
+  refuseWaiting(): void {
     for (const waiter of this.queue.splice(0)) {
       clearTimeout(waiter.timer);
       this.observe.waiting?.(-1);
@@ -89,7 +88,7 @@ export class SessionGate {
     }
   }
 
-  private refuse(reason: 'queue_full' | 'shutdown', message: string): Promise<never> {
+  private refuse(reason: 'queue_full', message: string): Promise<never> {
     this.observe.refused?.(reason);
     return Promise.reject(retryLater(message));
   }
