@@ -92,8 +92,6 @@ function keywordsOf(name: string, constraints: unknown[]): JsonSchema | undefine
       return { minimum: first };
     case 'max':
       return { maximum: first };
-    case 'isPositive':
-      return { exclusiveMinimum: 0 };
     case 'minLength':
       return { minLength: first };
     case 'maxLength':
@@ -157,7 +155,7 @@ export function propertyRules(target: abstract new (...args: never[]) => unknown
       if (metadata.each) rules.each = true;
       Object.assign(rules.keywords, keywords);
     }
-    // An enum says more than the type rule beside it; integer is narrower than number.
+    // An enum without a type rule beside it: the type of its values.
     if (rules.keywords.enum && !rules.keywords.type) {
       const types = new Set(rules.keywords.enum.map((value) => typeof value));
       if (types.size === 1) rules.keywords.type = [...types][0];
@@ -177,8 +175,7 @@ export function exampleFor(schema: JsonSchema): unknown {
   switch (schema.type) {
     case 'integer':
     case 'number': {
-      const min =
-        typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
+      const min = typeof schema.minimum === 'number' ? schema.minimum : 1;
       const max = typeof schema.maximum === 'number' ? schema.maximum : Number.MAX_SAFE_INTEGER;
       return Math.min(Math.max(min, 1), max);
     }
