@@ -13,7 +13,8 @@ import { SchemaSampler } from './schema-sampler';
  * every answer is then held against the same document with ajv.
  *
  * - Every documented example is accepted: never a VALIDATION_ERROR.
- * - A request generated from the schemas is accepted too: the schemas are no looser than the server.
+ * - A request generated from the schemas is accepted too: the schemas are no looser than the server
+ *   (save the rules between fields that no JSON schema says, listed in CROSS_FIELD_RULES).
  * - Every operation is reached past validation (a 2xx, or a business refusal such as a 404 for an
  *   id that does not exist), except the few listed in EXCLUDED with the reason.
  * - No answer lies outside the document: a documented status, a body matching its schema, an
