@@ -37,7 +37,12 @@ export class CustomerSearchQuery {
   @Max(100)
   limit?: number;
 
-  @ApiProperty({ required: false, description: 'nextCursor of the previous page', maxLength: 200 })
+  @ApiProperty({
+    required: false,
+    description: 'nextCursor of the previous page',
+    maxLength: 200,
+    example: 'WyIyMDI2LTExLTIyVDEwOjAwOjAwLjAwMFoiLCI3YjBlNGY5YS0xYjJkLTRlM2YtOGE1Yi02YzdkOGU5ZjBhMWIiXQ',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(200)

@@ -5,7 +5,11 @@ import { OptionalField } from '@mm/errors';
 
 /** `?cursor=&limit=` of every list (newest first). */
 export class ListQueryDto {
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page', example: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafDdi…', maxLength: 200 })
+  @ApiPropertyOptional({
+    description: 'nextCursor of the previous page',
+    example: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafDdiMGU0ZjlhLTFiMmQtNGUzZi04YTViLTZjN2Q4ZTlmMGExYg',
+    maxLength: 200,
+  })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
   @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })

@@ -14,7 +14,11 @@ import {
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
 export class PageQueryDto {
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: 200, example: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBa…' })
+  @ApiPropertyOptional({
+    description: 'nextCursor of the previous page',
+    maxLength: 200,
+    example: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafDdiMGU0ZjlhLTFiMmQtNGUzZi04YTViLTZjN2Q4ZTlmMGExYg',
+  })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
   @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })

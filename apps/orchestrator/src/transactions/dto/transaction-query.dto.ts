@@ -9,7 +9,11 @@ export type HistoryType = (typeof HISTORY_TYPES)[number];
 
 /** `GET /api/v1/transactions` query. */
 export class TransactionQueryDto {
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page (field code INVALID_CURSOR)', maxLength: 200 })
+  @ApiPropertyOptional({
+    description: 'nextCursor of the previous page (field code INVALID_CURSOR)',
+    maxLength: 200,
+    example: 'WyIyMDI2LTExLTIyVDEwOjAwOjAwLjAwMFoiLCI3YjBlNGY5YS0xYjJkLTRlM2YtOGE1Yi02YzdkOGU5ZjBhMWIiXQ',
+  })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
   @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
