@@ -12,6 +12,7 @@ import { IntegrityAlertAttempts1764900000000 } from './1764900000000-integrity-a
 import { ConfirmBatchFunction1765000000000 } from './1765000000000-confirm-batch-function';
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 import { BalanceMemoAuthentication1765300000000 } from './1765300000000-balance-memo-authentication';
+import { AdjustmentAccounts1765400000000 } from './1765400000000-adjustment-accounts';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -28,4 +29,5 @@ export const ledgerMigrations: MigrationClass[] = [
   ConfirmBatchFunction1765000000000,
   RuntimeRolePrivileges1765200000000,
   BalanceMemoAuthentication1765300000000,
+  AdjustmentAccounts1765400000000,
 ];

@@ -50,7 +50,7 @@ export class AccountAdjustmentsService {
 
   async adjustments(query: AdjustmentsQueryDto): Promise<AdjustmentView[]> {
     const params: unknown[] = [query.accountIds.toLowerCase().split(',')];
-    const where = [`l.account_id = ANY($1::uuid[])`, `t.type = 'ADJUSTMENT'`];
+    const where = [`t.type = 'ADJUSTMENT'`];
     const add = (sql: (n: string) => string, value: unknown) => {
       params.push(value);
       where.push(sql(`$${params.length}`));
@@ -64,15 +64,18 @@ export class AccountAdjustmentsService {
     if (query.to) add((n) => `${at} < ${n}::timestamptz`, query.to);
     if (query.referenceId) add((n) => `t.reference_id = ${n}`, query.referenceId);
     params.push(query.limit ?? 20);
+    // From ledger.adjustment_accounts (which adjustments touched which accounts, kept by a trigger):
+    // only the holder's adjustments and their own entries are read, never its payments' entries.
     const rows = await this.db.query<AdjustmentRow>(
       `SELECT t.id, t.reference_id, t.reversal_of, o.reference_id AS reversal_of_reference, t.currency, t.amount::text, t.fee::text,
-              sum(CASE l.kind WHEN 'CREDIT' THEN l.amount ELSE -l.amount END)::text AS change,
-              t.metadata->>'reason' AS reason, ${at} AS completed_at
-       FROM ledger.ledgers l
-       JOIN ledger.transactions t ON t.id = l.transaction_id
+              mine.change::text AS change, t.metadata->>'reason' AS reason, ${at} AS completed_at
+       FROM (SELECT DISTINCT transaction_id FROM ledger.adjustment_accounts WHERE account_id = ANY($1::uuid[])) a
+       JOIN ledger.transactions t ON t.id = a.transaction_id
+       CROSS JOIN LATERAL (
+         SELECT sum(CASE l.kind WHEN 'CREDIT' THEN l.amount ELSE -l.amount END) AS change
+         FROM ledger.ledgers l WHERE l.transaction_id = t.id AND l.account_id = ANY($1::uuid[])) mine
        LEFT JOIN ledger.transactions o ON o.id = t.reversal_of
        WHERE ${where.join(' AND ')}
-       GROUP BY t.id, o.reference_id
        ORDER BY ${at} DESC, t.id DESC
        LIMIT $${params.length}`,
       params,
