@@ -16,6 +16,7 @@ import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { AuthConfig } from '../../apps/auth/src/auth.config';
 import { DEFAULT_ADMIN_URL, migrateAll } from '../../tools/db';
 import { type BenchRow, type LoopResult, closedLoop, printTable, writeResults } from '../lib/bench';
+import { stopWithRun } from '../lib/run-children';
 import { withRunDatabase } from '../lib/run-database';
 import { freePort } from '../../test/support/free-port';
 
@@ -92,6 +93,7 @@ async function startAuth(adminUrl: string, port: number): Promise<ChildProcess> 
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  stopWithRun(child);
   for (let i = 0; i < 100; i++) {
     await new Promise((r) => setTimeout(r, 100));
     if (child.exitCode !== null) throw new Error(`auth exited with ${child.exitCode}`);

@@ -38,6 +38,7 @@ import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { migrateAll } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
 import { must, reviseConfig } from '../lib/admin-config';
+import { stopWithRun } from '../lib/run-children';
 import { runDatabaseName, withRunDatabase } from '../lib/run-database';
 import type { Tally, Trace } from './trace-preload';
 
@@ -117,6 +118,7 @@ async function startService(service: ServiceName, main: string, port: number, en
     env: { ...env, ...traceEnv },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  stopWithRun(child);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${service} exited with ${child.exitCode}`);

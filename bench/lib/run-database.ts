@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from '../../tools/db';
+import { stopRunChildren } from './run-children';
 import { serverSql } from './server-sql';
 
 /**
@@ -59,9 +60,9 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * Runs `fn` on a database of its own, created here and dropped when `fn` ends, whether it succeeded
  * or failed, and also when the process is told to stop (Ctrl-C, SIGTERM): Node's default for those
  * signals ends the process on the spot, with no `finally` run, which left one database behind per
- * interrupted run. On a signal the database is dropped (FORCE ends the bench's own connections to
- * it), then the same signal is raised again with the default action, so the process ends as it
- * would have, by that signal. The handlers are there from before the database exists until it is
+ * interrupted run. On a signal the services the bench started are stopped (`stopWithRun`), the
+ * database is dropped (FORCE ends the bench's own connections to it), then the same signal is
+ * raised again with the default action, so the process ends as it would have, by that signal. The handlers are there from before the database exists until it is
  * gone, so an interrupted `CREATE DATABASE` or migration leaves nothing either.
  */
 export async function withRunDatabase<T>(
@@ -80,7 +81,9 @@ export async function withRunDatabase<T>(
   function onSignal(signal: NodeJS.Signals): void {
     if (signalled) return;
     signalled = true;
-    dropOnce()
+    // The run's services first (they hold connections and ports), then its database.
+    stopRunChildren()
+      .then(dropOnce)
       .catch((error: unknown) => process.stderr.write(`could not drop database ${db.name}: ${String(error)}\n`))
       .finally(() => {
         release();

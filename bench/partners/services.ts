@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SERVICES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
 import { deriveServiceKeys, serviceCredentialEnv } from '@mm/platform';
+import { stopWithRun } from '../lib/run-children';
 
 export interface PlatformPorts {
   orchestrator: number;
@@ -64,6 +65,7 @@ export async function startService(
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  stopWithRun(child);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${service} exited with ${child.exitCode}`);

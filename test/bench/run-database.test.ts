@@ -19,6 +19,16 @@ async function databasesNamed(names: string[]): Promise<string[]> {
   }
 }
 
+/** Whether a process of this pid exists (signal 0 checks without sending anything). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Two bench runs on one server (two checkouts, or a run beside a developer's database) must never
  * drop each other's database: each run gets its own name and drops that one only.
@@ -111,7 +121,7 @@ describe('withRunDatabase', () => {
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)(
-    'a run stopped by %s mid-run leaves no database and still ends by that signal',
+    'a run stopped by %s mid-run leaves no database and no service, and still ends by that signal',
     async (signal) => {
       const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'run-database-child.ts'), TEST_ADMIN_URL], {
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -119,20 +129,28 @@ describe('withRunDatabase', () => {
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
         child.on('exit', (code, sig) => resolve({ code, signal: sig })),
       );
-      // the child prints its database's name once it is created and in use
-      const name = await new Promise<string>((resolve, reject) => {
+      // the child prints its database's name and its service's pid once both are in use
+      const [name, servicePid] = await new Promise<string[]>((resolve, reject) => {
         let out = '';
         child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString('utf8');
-          if (out.includes('\n')) resolve(out.split('\n')[0]);
+          if (out.includes('\n')) resolve(out.split('\n')[0].split(' '));
         });
         void exited.then((end) => reject(new Error(`the child ended before it started: ${JSON.stringify(end)}`)));
       });
       expect(name).toMatch(/^mm_bench_sigtest_\d+_[0-9a-f]{8}$/);
-      expect(await databasesNamed([name])).toEqual([name]);
-      child.kill(signal);
-      expect(await exited).toEqual({ code: null, signal });
-      expect(await databasesNamed([name])).toEqual([]);
+      try {
+        expect(await databasesNamed([name])).toEqual([name]);
+        expect(isRunning(Number(servicePid))).toBe(true);
+        // to the bench's pid alone, as `kill` or `timeout` send it (Ctrl-C would reach the service too)
+        child.kill(signal);
+        expect(await exited).toEqual({ code: null, signal });
+        expect(await databasesNamed([name])).toEqual([]);
+        expect(isRunning(Number(servicePid))).toBe(false);
+      } finally {
+        // a failed run of this test leaves no stand-in service behind
+        if (isRunning(Number(servicePid))) process.kill(Number(servicePid), 'SIGKILL');
+      }
     },
   );
 });
