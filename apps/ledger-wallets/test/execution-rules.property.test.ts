@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { propertyTest } from '../../../test/support/property-deadline';
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 /**
@@ -22,6 +23,13 @@ const KINDS: Kind[] = [
   'suspense',
 ];
 type IntentType = 'TRANSFER' | 'CASH_IN' | 'CASH_OUT';
+
+/**
+ * Enough cases for every branch to be seen more than a few times (checked below). A run makes at
+ * most seven requests (create, PIN, two balances, confirm, two balances): 41 s for all 120 on a
+ * 2-core machine at load average 15, so each run is allowed 2 s.
+ */
+const WORK = { runs: 120, perRunMs: 2_000 };
 
 const SIDES: Record<IntentType, { source: Kind[]; destination: Kind[] }> = {
   TRANSFER: { source: ['customer', 'merchant'], destination: ['customer', 'merchant'] },
@@ -113,7 +121,7 @@ describe('ledger: execution contexts follow the spec 2 account rules (fast-check
   });
   afterAll(() => h.close());
 
-  it('accepts exactly the lawful contexts and refuses the others with a 422 and a stable code', async () => {
+  propertyTest('accepts exactly the lawful contexts and refuses the others with a 422 and a stable code', WORK, async () => {
     const seen = { accepted: 0, refusedAtCreate: 0, refusedAtExecute: 0 };
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
@@ -169,7 +177,7 @@ describe('ledger: execution contexts follow the spec 2 account rules (fast-check
         expect((await balanceOf(h, accounts.fee)).balance).toBe(before.fee + c.fee);
         if (c.commission > 0) expect((await balanceOf(h, accounts[c.commissionTo])).balance).toBe(before.to + c.commission);
       }),
-      { numRuns: 120 },
+      { numRuns: WORK.runs },
     );
     // the generator must exercise every branch, or the property proves little
     expect(seen.accepted).toBeGreaterThan(10);

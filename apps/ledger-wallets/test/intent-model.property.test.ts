@@ -1,9 +1,17 @@
 import fc from 'fast-check';
+import { propertyTest } from '../../../test/support/property-deadline';
 import { ExpirySweeper } from '../src/intents/expiry-sweeper.service';
 import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 type Status = 'CREATED' | 'OTP_SENT' | 'OTP_VERIFIED' | 'PIN_VERIFIED' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'CANCELED';
 const ACTIVE: Status[] = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED'];
+
+/**
+ * A run is up to 6 funding requests, then up to 18 commands (a request or a sweep, and a read of the
+ * balances each) and the invariants: about 1.2 s on a 2-core machine at load average 10, so each
+ * run is allowed 8 s.
+ */
+const WORK = { runs: 15, perRunMs: 8_000 };
 
 type Command =
   | { kind: 'create'; src: number; dstOffset: number; amount: number; otp: boolean }
@@ -46,7 +54,7 @@ describe('ledger: intent state machine against an in-memory model (fast-check)',
   });
   afterAll(() => h.close());
 
-  it('predicts every status code and every balance for random command sequences', async () => {
+  propertyTest('predicts every status code and every balance for random command sequences', WORK, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 3, maxLength: 3 }),
@@ -141,7 +149,7 @@ describe('ledger: intent state machine against an in-memory model (fast-check)',
           expect(inv.totals.XAF).toBe(0);
         },
       ),
-      { numRuns: 15 },
+      { numRuns: WORK.runs },
     );
-  }, 80_000);
+  });
 });
