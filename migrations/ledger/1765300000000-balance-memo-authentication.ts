@@ -24,16 +24,17 @@ const reversed = (swaps: readonly Swap[]): Swap[] => swaps.map(([from, to]) => [
 const CHECK = 'ledger.check_transaction_balance()';
 const FORGET = 'ledger.forget_balanced_transaction()';
 
+/** The key, 128 bits, held as the values of two sequences only their owner may read. */
+const KEY_SEQUENCES = ['ledger.balance_memo_key_a', 'ledger.balance_memo_key_b'] as const;
+
 /**
  * The authentication code of one memo entry: the first 128 bits of
  * sha256(key ‖ "<tx> <generation> <database transaction>"). The message has a fixed form and the
  * digest is cut, so a known code cannot be extended into another one (sha256's length extension).
- * The key is read through its primary key: money transactions run with enable_seqscan off, under
- * which a sequential scan of even this one-row table is priced so high that PostgreSQL compiles the
- * statement with JIT at every execution (about a second per COMMIT on this machine).
+ * Every part is a function call, so PL/pgSQL evaluates it without starting an executor.
  */
-const MAC_INTO =
-  "SELECT left(encode(sha256(k.key || convert_to(format('%s %s %s', tx, currval('ledger.balance_memo_generation'), pg_current_xact_id()), 'UTF8')), 'hex'), 32) INTO mac FROM ledger.balance_memo_key k WHERE k.singleton;";
+const MAC =
+  "mac := left(encode(sha256(int8send(pg_sequence_last_value('ledger.balance_memo_key_a')) || int8send(pg_sequence_last_value('ledger.balance_memo_key_b')) || convert_to(format('%s %s %s', tx, currval('ledger.balance_memo_generation'), pg_current_xact_id()), 'UTF8')), 'hex'), 32);";
 
 /** Characters of one memo entry: a space, the transaction id (36), a colon, the code (32). */
 const ENTRY = 70;
@@ -46,13 +47,13 @@ const CHECK_SWAPS: readonly Swap[] = [
     // Only a memo entry that carries its code is trusted: the ledger's role may write the setting,
     // it cannot compute the code. The key is read only when the memo names the transaction.
     `IF position(' ' || tx::text || ':' IN coalesce(current_setting('ledger.balanced_transaction', true), '')) > 0 THEN
-          ${MAC_INTO}
+          ${MAC}
           IF position(' ' || tx::text || ':' || mac IN current_setting('ledger.balanced_transaction', true)) > 0 THEN RETURN NULL; END IF;
         END IF;`,
   ],
   [
     "memo := set_config('ledger.balanced_transaction', right(coalesce(current_setting('ledger.balanced_transaction', true), '') || ' ' || tx::text, 64 * 37), true);",
-    `${MAC_INTO}
+    `${MAC}
         memo := set_config('ledger.balanced_transaction', right(coalesce(current_setting('ledger.balanced_transaction', true), '') || ' ' || tx::text || ':' || mac, 64 * ${ENTRY}), true);`,
   ],
 ];
@@ -74,7 +75,7 @@ const FORGET_SWAPS: readonly Swap[] = [
  * write that setting, the ledger's role included: naming a one-sided transaction there committed it.
  *
  * Now each memo entry is `<tx>:<code>`, the code computed with a key the ledger's role cannot read
- * (`ledger.balance_memo_key`, the owner's alone), and the two trigger functions run as their owner
+ * (the owner's alone, see below), and the two trigger functions run as their owner
  * (SECURITY DEFINER, with a fixed search_path so that the caller's temporary objects are not looked
  * up first). An entry whose code does not verify is ignored and the transaction is summed.
  *
@@ -84,29 +85,39 @@ const FORGET_SWAPS: readonly Swap[] = [
  * IMMEDIATE), saved and written back after more entries were inserted, no longer verifies. It also
  * covers the database transaction, so an entry is worth nothing outside the one that wrote it.
  *
- * The key is 256 bits from gen_random_uuid() (PostgreSQL's strong random source, which setseed()
- * does not touch), hashed; it never appears in a statement's text or a log line.
+ * Where the key lives. A one-row table would do, but reading it is a query: PL/pgSQL starts an
+ * executor for it, and in a SERIALIZABLE transaction takes a predicate lock, once per entry at every
+ * COMMIT. Measured with sql-floor.js, that read was most of what the authentication cost (database
+ * CPU per confirm +5–12 % with it, within the noise without it; docs/performance.md). The key is
+ * therefore the value of two sequences that belong to the owner, which the ledger's role may neither
+ * read nor change, read with pg_sequence_last_value (a function call, no query). They are never
+ * advanced; their 128 bits come from gen_random_uuid() (PostgreSQL's strong random source, which
+ * setseed() does not touch), hashed, and never appear in a statement's text, a result or a log line.
  */
 export class BalanceMemoAuthentication1765300000000 implements MigrationInterface {
   name = 'BalanceMemoAuthentication1765300000000';
 
   async up(q: QueryRunner): Promise<void> {
     const runtime = `"${SERVICES['ledger-wallets'].role}"`;
+    for (const seq of KEY_SEQUENCES) {
+      await q.query(`CREATE SEQUENCE ${seq} AS bigint MINVALUE -9223372036854775808 NO CYCLE`);
+      await q.query(`COMMENT ON SEQUENCE ${seq} IS
+        'half of the key of the double-entry check''s memo codes (migration 1765300000000); never advanced, the owner''s alone'`);
+    }
+    // Set inside the database: the key is never sent by or to the client.
     await q.query(`
-      CREATE TABLE ledger.balance_memo_key (
-        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-        key bytea NOT NULL CHECK (length(key) = 32)
-      )`);
-    await q.query(`COMMENT ON TABLE ledger.balance_memo_key IS
-      'key of the double-entry check''s memo codes (migration 1765300000000); the owner''s alone'`);
-    await q.query(`
-      INSERT INTO ledger.balance_memo_key (key)
-      SELECT sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8'))`);
+      DO $$
+      DECLARE h text := encode(sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'hex');
+      BEGIN
+        PERFORM setval('${KEY_SEQUENCES[0]}', ('x' || substr(h, 1, 16))::bit(64)::bigint, true);
+        PERFORM setval('${KEY_SEQUENCES[1]}', ('x' || substr(h, 17, 16))::bit(64)::bigint, true);
+      END $$`);
     // Values cached per session: nextval on every entry statement does not contend on one page.
     await q.query(`CREATE SEQUENCE ledger.balance_memo_generation AS bigint CACHE 64`);
-    // The default privileges of the schema would give the ledger's role rows and USAGE.
-    await q.query(`REVOKE ALL ON TABLE ledger.balance_memo_key FROM PUBLIC, ${runtime}`);
-    await q.query(`REVOKE ALL ON SEQUENCE ledger.balance_memo_generation FROM PUBLIC, ${runtime}`);
+    // The default privileges of the schema would give the ledger's role USAGE.
+    for (const seq of [...KEY_SEQUENCES, 'ledger.balance_memo_generation']) {
+      await q.query(`REVOKE ALL ON SEQUENCE ${seq} FROM PUBLIC, ${runtime}`);
+    }
 
     await swapLines(q, CHECK, CHECK_SWAPS);
     await swapLines(q, FORGET, FORGET_SWAPS);
@@ -117,7 +128,6 @@ export class BalanceMemoAuthentication1765300000000 implements MigrationInterfac
     for (const fn of [CHECK, FORGET]) await q.query(`ALTER FUNCTION ${fn} SECURITY INVOKER RESET search_path`);
     await swapLines(q, FORGET, reversed(FORGET_SWAPS));
     await swapLines(q, CHECK, reversed(CHECK_SWAPS));
-    await q.query(`DROP SEQUENCE IF EXISTS ledger.balance_memo_generation`);
-    await q.query(`DROP TABLE IF EXISTS ledger.balance_memo_key`);
+    for (const seq of ['ledger.balance_memo_generation', ...KEY_SEQUENCES]) await q.query(`DROP SEQUENCE IF EXISTS ${seq}`);
   }
 }

@@ -12,7 +12,10 @@ const HANDOVER = 'RuntimeRolePrivileges1765200000000';
  * generation that authenticate the double-entry check's memo (migration 1765300000000).
  */
 const OWNER_ONLY: Partial<Record<ServiceName, { tables: string[]; sequences: string[] }>> = {
-  'ledger-wallets': { tables: ['ledger.balance_memo_key'], sequences: ['ledger.balance_memo_generation'] },
+  'ledger-wallets': {
+    tables: [],
+    sequences: ['ledger.balance_memo_generation', 'ledger.balance_memo_key_a', 'ledger.balance_memo_key_b'],
+  },
 };
 
 async function connected<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
