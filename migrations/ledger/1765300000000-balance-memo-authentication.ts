@@ -28,13 +28,14 @@ const FORGET = 'ledger.forget_balanced_transaction()';
 const KEY_SEQUENCES = ['ledger.balance_memo_key_a', 'ledger.balance_memo_key_b'] as const;
 
 /**
- * The authentication code of one memo entry: the first 128 bits of
- * sha256(key ‖ "<tx> <generation> <database transaction>"). The message has a fixed form and the
- * digest is cut, so a known code cannot be extended into another one (sha256's length extension).
- * Every part is a function call, so PL/pgSQL evaluates it without starting an executor.
+ * The authentication code of one memo entry, in hex: the first 128 bits of
+ * sha256(key ‖ transaction id ‖ generation ‖ database transaction), the three in their fixed-length
+ * binary forms. The message has one length and the digest is cut, so a known code cannot be
+ * extended into another one (sha256's length extension). Every part is a function call, so
+ * PL/pgSQL evaluates it without starting an executor.
  */
 const MAC =
-  "mac := left(encode(sha256(int8send(pg_sequence_last_value('ledger.balance_memo_key_a')) || int8send(pg_sequence_last_value('ledger.balance_memo_key_b')) || convert_to(format('%s %s %s', tx, currval('ledger.balance_memo_generation'), pg_current_xact_id()), 'UTF8')), 'hex'), 32);";
+  "mac := encode(substr(sha256(int8send(pg_sequence_last_value('ledger.balance_memo_key_a')) || int8send(pg_sequence_last_value('ledger.balance_memo_key_b')) || uuid_send(tx) || int8send(currval('ledger.balance_memo_generation')) || xid8send(pg_current_xact_id())), 1, 16), 'hex');";
 
 /** Characters of one memo entry: a space, the transaction id (36), a colon, the code (32). */
 const ENTRY = 70;
