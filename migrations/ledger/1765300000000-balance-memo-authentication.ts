@@ -86,14 +86,15 @@ const FORGET_SWAPS: readonly Swap[] = [
  * IMMEDIATE), saved and written back after more entries were inserted, no longer verifies. It also
  * covers the database transaction, so an entry is worth nothing outside the one that wrote it.
  *
- * Where the key lives. A one-row table would do, but reading it is a query: PL/pgSQL starts an
- * executor for it, and in a SERIALIZABLE transaction takes a predicate lock, once per entry at every
- * COMMIT. Measured with sql-floor.js, that read was most of what the authentication cost (database
- * CPU per confirm +5–12 % with it, within the noise without it; docs/performance.md). The key is
- * therefore the value of two sequences that belong to the owner, which the ledger's role may neither
- * read nor change, read with pg_sequence_last_value (a function call, no query). They are never
- * advanced; their 128 bits come from gen_random_uuid() (PostgreSQL's strong random source, which
- * setseed() does not touch), hashed, and never appear in a statement's text, a result or a log line.
+ * Where the key lives: in two sequences that belong to the owner, which the ledger's role may
+ * neither read nor change, read with pg_sequence_last_value. A one-row table would hold it as well,
+ * but reading it is a query at every entry's check: an executor started by PL/pgSQL, in a
+ * SERIALIZABLE transaction a predicate lock on the one row every COMMIT reads, and under the
+ * money path's enable_seqscan off a plan priced high enough to be JIT-compiled at every COMMIT
+ * unless it goes through an index. A sequence's value is a function call away. The sequences are
+ * never advanced; their 128 bits come from gen_random_uuid() (PostgreSQL's strong random source,
+ * which setseed() does not touch), hashed, and never appear in a statement's text, a result or a
+ * log line. What the codes cost per confirm is in docs/performance.md.
  */
 export class BalanceMemoAuthentication1765300000000 implements MigrationInterface {
   name = 'BalanceMemoAuthentication1765300000000';
