@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { SERVICES } from '@mm/contracts';
 
 /**
  * Which accounts each ADJUSTMENT transaction touched, so that a holder's statement
@@ -46,6 +47,9 @@ export class AdjustmentAccounts1765400000000 implements MigrationInterface {
       INSERT INTO ledger.adjustment_accounts (account_id, transaction_id)
       SELECT DISTINCT l.account_id, t.id FROM ledger.transactions t JOIN ledger.ledgers l ON l.transaction_id = t.id
       WHERE t.type = 'ADJUSTMENT'`);
+    // Append-only for the runtime role as for the entries it indexes: the schema's default
+    // privileges grant every row privilege to a new table, so take back what a journal never needs.
+    await q.query(`REVOKE UPDATE, DELETE ON ledger.adjustment_accounts FROM ${SERVICES['ledger-wallets'].role}`);
   }
 
   async down(q: QueryRunner): Promise<void> {

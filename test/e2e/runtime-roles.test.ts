@@ -187,6 +187,8 @@ describe('database: the runtime roles own nothing (issue 30 item 14)', () => {
     ['ledger-wallets', 'ledger.intent_events', 'DELETE FROM ledger.intent_events'],
     ['ledger-wallets', 'ledger.accounts', 'DELETE FROM ledger.accounts'],
     ['ledger-wallets', 'ledger.wallets', 'DELETE FROM ledger.wallets'],
+    ['ledger-wallets', 'ledger.adjustment_accounts', 'DELETE FROM ledger.adjustment_accounts'],
+    ['ledger-wallets', 'ledger.adjustment_accounts', 'UPDATE ledger.adjustment_accounts SET account_id = account_id'],
     ['orchestrator', 'orchestrator.saga_events', 'UPDATE orchestrator.saga_events SET step = step'],
     ['orchestrator', 'orchestrator.config_versions', 'DELETE FROM orchestrator.config_versions'],
   ] as [ServiceName, string, string][])(
