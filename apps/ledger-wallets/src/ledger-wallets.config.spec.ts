@@ -15,4 +15,11 @@ describe('ledger-wallets config', () => {
     for (const name of ['LEDGER_COMPLIANCE_ALERT_URL', 'LEDGER_CONSENT_JWKS_URL'])
       expect(() => loadConfig(LedgerWalletsConfig, { INTERNAL_SERVICE_KEY: KEY, [name]: 'not a url' })).toThrow(name);
   });
+
+  it('refuses a pool of one connection: the session gate needs one connection left outside it', () => {
+    // With one connection the only admitted session would hold it, and a read it makes (or /health)
+    // would wait on the pool for that same connection until the pool's timeout.
+    expect(() => loadConfig(LedgerWalletsConfig, { INTERNAL_SERVICE_KEY: KEY, DB_POOL_SIZE: '1' })).toThrow(/DB_POOL_SIZE.*at least 2/);
+    expect(loadConfig(LedgerWalletsConfig, { INTERNAL_SERVICE_KEY: KEY, DB_POOL_SIZE: '2' }).DB_POOL_SIZE).toBe(2);
+  });
 });

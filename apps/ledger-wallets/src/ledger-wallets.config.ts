@@ -8,6 +8,15 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   override PORT = SERVICES['ledger-wallets'].port;
   override DATABASE_URL = `postgres://${SERVICES['ledger-wallets'].role}@127.0.0.1:5432/${DEFAULT_DATABASE_NAME}`;
 
+  /**
+   * At least 2 here (the platform allows 1): the session gate (db/session-gate.ts) admits
+   * DB_POOL_SIZE − 1 requests and keeps one connection for /health and for the reads an admitted
+   * session makes. With a single connection the one admitted session would hold it, and its own
+   * reads would wait on the pool for that very connection until the pool's timeout.
+   */
+  @Min(2, { message: 'DB_POOL_SIZE must be at least 2 for the ledger: one connection stays outside the session gate' })
+  override DB_POOL_SIZE: number = 10;
+
   /** Three-letter platform prefix of `transactions.reference_id` (spec 2: PPPTXYYMMDDxxxxxxx). */
   @Matches(/^[A-Z]{3}$/, { message: 'LEDGER_REFERENCE_PREFIX must be three capital letters' })
   LEDGER_REFERENCE_PREFIX: string = 'MMP';
@@ -40,8 +49,9 @@ export class LedgerWalletsConfig extends DatabaseConfig {
 
   /**
    * Overload (db/session-gate.ts): requests that may wait for a database session when all of them
-   * (DB_POOL_SIZE − 1: one connection stays free for health checks and reads) are busy. One more is
-   * refused at once with 503 SERVICE_UNAVAILABLE and Retry-After, before touching the database.
+   * (DB_POOL_SIZE − 1: one connection stays free for health checks and for reads made inside a
+   * session) are busy. One more is refused at once with 503 SERVICE_UNAVAILABLE and Retry-After,
+   * before touching the database.
    */
   @IsInt()
   @Min(0)

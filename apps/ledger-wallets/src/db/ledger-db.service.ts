@@ -84,8 +84,10 @@ export class LedgerDb implements OnModuleDestroy {
     const refused = metrics.counter('ledger_session_refused_total', 'Requests refused with 503 before touching the database', ['reason']);
     this.gate = new SessionGate(
       {
-        // One connection stays outside the gate: the health check and plain reads never queue behind a burst.
-        capacity: Math.max(1, config.DB_POOL_SIZE - 1),
+        // One connection stays outside the gate, for the health check and for the reads an admitted
+        // session makes (query() inside withSession): neither queues behind a burst nor waits on a
+        // connection its own session holds. The config refuses DB_POOL_SIZE < 2 for that reason.
+        capacity: config.DB_POOL_SIZE - 1,
         queueLimit: config.LEDGER_SESSION_QUEUE_LIMIT,
         waitMs: config.LEDGER_SESSION_WAIT_MS,
       },

@@ -27,7 +27,8 @@ interface Waiter {
 }
 
 /**
- * Admission to the ledger's database sessions (LedgerDb.withSession), first come first served.
+ * Admission to the ledger's database, first come first served: every session (LedgerDb.withSession)
+ * and every plain query made outside a session (LedgerDb.query) waits here for a slot.
  *
  * Without it, a burst larger than the pool queued inside the pg pool, whose only bound was its
  * connection timeout: past it the request failed with the driver's "timeout exceeded when trying
@@ -36,7 +37,8 @@ interface Waiter {
  * wait, each at most `waitMs`, and a refusal is a 503 with Retry-After given BEFORE the request
  * touched the database, so the caller knows nothing was done and may send it again (with its
  * idempotency key, as always). `capacity` stays below the pool size so that the health check and
- * the plain reads always find a connection.
+ * the reads an admitted session makes (which do not queue again: they would wait on themselves)
+ * always find a connection.
  *
  * `refuseWaiting()` (shutdown) refuses everything waiting at that moment, so the drain does not sit
  * out their waits. What comes after is admitted as usual: the listener stops accepting requests
