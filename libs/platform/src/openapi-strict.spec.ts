@@ -104,6 +104,11 @@ class CreateThingDto {
   @Type(() => ActorDto)
   actor: ActorDto;
 
+  @ValidateNested()
+  @Type(() => ActorDto)
+  @presence('nullableField')
+  previousActor?: ActorDto;
+
   @ValidateNested({ each: true })
   @ArrayMaxSize(3)
   @Type(() => LineDto)
@@ -183,6 +188,8 @@ describe('strictOpenApiDocument', () => {
     expect(body.properties.colour).toMatchObject({ type: 'string', enum: ['red', 'blue'] });
     expect(body.properties.metadata).toMatchObject({ type: 'object', additionalProperties: true });
     expect(body.properties.actor).toEqual({ $ref: '#/components/schemas/ActorDto' });
+    // OpenAPI 3.0 ignores every keyword beside a $ref: a nullable nested object says so through allOf
+    expect(body.properties.previousActor).toEqual({ allOf: [{ $ref: '#/components/schemas/ActorDto' }], nullable: true });
     expect(body.properties.lines).toMatchObject({ type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/LineDto' } });
     // the pipe refuses a property without rules (forbidNonWhitelisted): the document does not offer it
     expect(body.properties.ghost).toBeUndefined();

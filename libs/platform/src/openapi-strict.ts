@@ -201,8 +201,9 @@ class Strictener {
       // a free-form object (IsObject) says that it is one
       if (schema.type === 'object' && !schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = true;
     }
-    if (rules.presence === 'nullable') schema.nullable = true;
-    return schema;
+    if (rules.presence !== 'nullable') return schema;
+    // OpenAPI 3.0 ignores whatever sits beside a $ref, `nullable` included: wrap the reference.
+    return schema.$ref ? { allOf: [schema], nullable: true } : { ...schema, nullable: true };
   }
 }
 
