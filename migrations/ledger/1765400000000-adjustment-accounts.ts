@@ -13,6 +13,11 @@ import { SERVICES } from '@mm/contracts';
  * whatever statements wrote them), records one row per account the adjustment's entries touch. Its
  * WHEN clause is false for payments, which therefore queue no trigger event at all. Rows are never
  * changed (append-only, like the entries they index); existing adjustments are backfilled.
+ *
+ * Only that trigger adds rows: its function runs as its owner (SECURITY DEFINER, with a fixed
+ * search_path so that the caller's temporary objects are not looked up first), and the runtime role
+ * has no INSERT on the table. A row it could add would list a phantom adjustment in a holder's
+ * history, pointing at a transaction that never touched the account.
  */
 export class AdjustmentAccounts1765400000000 implements MigrationInterface {
   name = 'AdjustmentAccounts1765400000000';
@@ -26,7 +31,8 @@ export class AdjustmentAccounts1765400000000 implements MigrationInterface {
         CONSTRAINT "UQ_adjustment_accounts" UNIQUE (account_id, transaction_id)
       )`);
     await q.query(`
-      CREATE FUNCTION ledger.record_adjustment_accounts() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION ledger.record_adjustment_accounts() RETURNS trigger LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path = ledger, pg_temp AS $$
       BEGIN
         INSERT INTO ledger.adjustment_accounts (account_id, transaction_id)
         SELECT DISTINCT account_id, NEW.id FROM ledger.ledgers WHERE transaction_id = NEW.id
@@ -47,9 +53,9 @@ export class AdjustmentAccounts1765400000000 implements MigrationInterface {
       INSERT INTO ledger.adjustment_accounts (account_id, transaction_id)
       SELECT DISTINCT l.account_id, t.id FROM ledger.transactions t JOIN ledger.ledgers l ON l.transaction_id = t.id
       WHERE t.type = 'ADJUSTMENT'`);
-    // Append-only for the runtime role as for the entries it indexes: the schema's default
-    // privileges grant every row privilege to a new table, so take back what a journal never needs.
-    await q.query(`REVOKE UPDATE, DELETE ON ledger.adjustment_accounts FROM ${SERVICES['ledger-wallets'].role}`);
+    // The schema's default privileges grant every row privilege to a new table; the runtime role
+    // keeps SELECT only: rows are written by the trigger (as the owner) and never changed.
+    await q.query(`REVOKE INSERT, UPDATE, DELETE ON ledger.adjustment_accounts FROM ${SERVICES['ledger-wallets'].role}`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -189,6 +189,12 @@ describe('database: the runtime roles own nothing (issue 30 item 14)', () => {
     ['ledger-wallets', 'ledger.wallets', 'DELETE FROM ledger.wallets'],
     ['ledger-wallets', 'ledger.adjustment_accounts', 'DELETE FROM ledger.adjustment_accounts'],
     ['ledger-wallets', 'ledger.adjustment_accounts', 'UPDATE ledger.adjustment_accounts SET account_id = account_id'],
+    // Only the trigger (run as the owner) adds rows: one added by hand would show a phantom adjustment in a holder's history.
+    [
+      'ledger-wallets',
+      'ledger.adjustment_accounts',
+      'INSERT INTO ledger.adjustment_accounts (account_id, transaction_id) SELECT a.id, t.id FROM ledger.accounts a, ledger.transactions t LIMIT 1',
+    ],
     ['orchestrator', 'orchestrator.saga_events', 'UPDATE orchestrator.saga_events SET step = step'],
     ['orchestrator', 'orchestrator.config_versions', 'DELETE FROM orchestrator.config_versions'],
   ] as [ServiceName, string, string][])(
