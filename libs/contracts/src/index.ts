@@ -8,4 +8,5 @@ export * from './consent';
 export * from './identity';
 export * from './partner-views';
 export * from './compliance-views';
+export * from './statements';
 export * from './intent-otp';

@@ -1,28 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { LedgerAdjustment, LedgerReversalLink } from '@mm/contracts';
 import { LedgerDb } from '../db/ledger-db.service';
 import { iso, toMoney } from '../db/money';
 import type { AdjustmentsQueryDto } from './dto/statement-queries.dto';
-
-export interface AdjustmentView {
-  transactionId: string;
-  referenceId: string;
-  kind: 'REVERSAL' | 'CORRECTION';
-  reversalOf: { transactionId: string; referenceId: string } | null;
-  currency: string;
-  amount: number;
-  fee: number;
-  /** credits − debits of the adjustment on the accounts asked about */
-  change: number;
-  reason: string | null;
-  completedAt: string;
-}
-
-export interface ReversalLink {
-  reversalOf: string;
-  transactionId: string;
-  referenceId: string;
-  completedAt: string;
-}
 
 interface AdjustmentRow {
   id: string;
@@ -48,7 +28,7 @@ interface AdjustmentRow {
 export class AccountAdjustmentsService {
   constructor(private readonly db: LedgerDb) {}
 
-  async adjustments(query: AdjustmentsQueryDto): Promise<AdjustmentView[]> {
+  async adjustments(query: AdjustmentsQueryDto): Promise<LedgerAdjustment[]> {
     const params: unknown[] = [query.accountIds.toLowerCase().split(',')];
     const where = [`t.type = 'ADJUSTMENT'`];
     const add = (sql: (n: string) => string, value: unknown) => {
@@ -95,7 +75,7 @@ export class AccountAdjustmentsService {
   }
 
   /** The reversals of those of `transactionIds` that were reversed (at most one each: UQ_transactions_reversal_of). */
-  async reversals(transactionIds: string): Promise<ReversalLink[]> {
+  async reversals(transactionIds: string): Promise<LedgerReversalLink[]> {
     const rows = await this.db.query<{ id: string; reference_id: string; reversal_of: string; completed_at: Date }>(
       `SELECT id, reference_id, reversal_of, date_trunc('milliseconds', completed_at) AS completed_at
        FROM ledger.transactions WHERE reversal_of = ANY($1::uuid[]) ORDER BY reversal_of`,

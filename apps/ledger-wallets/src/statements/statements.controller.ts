@@ -1,7 +1,8 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { LedgerAdjustment, LedgerReversalLink } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
-import { type AdjustmentView, AccountAdjustmentsService, type ReversalLink } from './account-adjustments.service';
+import { AccountAdjustmentsService } from './account-adjustments.service';
 import { AdjustmentsQueryDto, ReversalsQueryDto } from './dto/statement-queries.dto';
 import { AdjustmentViewDto, ReversalLinkView } from './dto/statement.views';
 
@@ -22,7 +23,7 @@ export class StatementsController {
   @ApiOperation({ summary: 'Adjustments (reversals and corrections) touching these accounts, newest first, with their net change on them' })
   @ApiOkResponse({ type: [AdjustmentViewDto] })
   @ApiErrors('VALIDATION_ERROR')
-  list(@Query() query: AdjustmentsQueryDto): Promise<AdjustmentView[]> {
+  list(@Query() query: AdjustmentsQueryDto): Promise<LedgerAdjustment[]> {
     return this.adjustments.adjustments(query);
   }
 
@@ -30,7 +31,7 @@ export class StatementsController {
   @ApiOperation({ summary: 'Which of these transactions were reversed, and by which transaction' })
   @ApiOkResponse({ type: [ReversalLinkView], description: 'one per reversed transaction; the others are absent' })
   @ApiErrors('VALIDATION_ERROR')
-  reversals(@Query() query: ReversalsQueryDto): Promise<ReversalLink[]> {
+  reversals(@Query() query: ReversalsQueryDto): Promise<LedgerReversalLink[]> {
     return this.adjustments.reversals(query.transactionIds);
   }
 }

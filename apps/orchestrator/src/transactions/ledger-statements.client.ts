@@ -1,31 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { LedgerAdjustment, LedgerReversalLink } from '@mm/contracts';
 import { InternalHttpClient } from '@mm/platform';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
 import { OrchestratorConfig } from '../orchestrator.config';
 
-/** An ADJUSTMENT transaction of the ledger as it touched the accounts asked about (`GET /v1/internal/adjustments`). */
-export interface LedgerAdjustment {
-  transactionId: string;
-  referenceId: string;
-  kind: 'REVERSAL' | 'CORRECTION';
-  reversalOf: { transactionId: string; referenceId: string } | null;
-  currency: string;
-  amount: number;
-  fee: number;
-  /** credits − debits on the accounts asked about */
-  change: number;
-  reason: string | null;
-  completedAt: string;
-}
-
-/** A reversed transaction and its reversal (`GET /v1/internal/reversals`). */
-export interface LedgerReversalLink {
-  reversalOf: string;
-  transactionId: string;
-  referenceId: string;
-  completedAt: string;
-}
+// The answers' shapes are the ledger's own (libs/contracts/src/statements.ts); re-exported for the history's modules.
+export type { LedgerAdjustment, LedgerReversalLink };
 
 export interface AdjustmentsFilter {
   /** keyset: strictly before (completedAt, id) */

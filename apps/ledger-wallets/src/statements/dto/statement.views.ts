@@ -1,8 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
-import type { AdjustmentView, ReversalLink } from '../account-adjustments.service';
-
-export const ADJUSTMENT_KINDS = ['REVERSAL', 'CORRECTION'] as const;
+import { ADJUSTMENT_KINDS, type AdjustmentKind, type LedgerAdjustment, type LedgerReversalLink, SUPPORTED_CURRENCIES } from '@mm/contracts';
 
 export class ReversedTransactionView {
   @ApiProperty({ format: 'uuid', example: '952d7761-bd47-4c7e-a37b-af9e58997e7b' })
@@ -12,8 +9,8 @@ export class ReversedTransactionView {
   referenceId: string;
 }
 
-/** One adjustment (a reversal or any other correction) as it touched the accounts asked about. */
-export class AdjustmentViewDto implements AdjustmentView {
+/** One adjustment (a reversal or any other correction) as it touched the accounts asked about (the contract's LedgerAdjustment, documented). */
+export class AdjustmentViewDto implements LedgerAdjustment {
   @ApiProperty({ format: 'uuid', example: '3b8f1d2e-6a4c-4e9b-8d7f-0c2a4e6b8d1f' })
   transactionId: string;
 
@@ -25,7 +22,7 @@ export class AdjustmentViewDto implements AdjustmentView {
     example: 'REVERSAL',
     description: 'REVERSAL undoes a whole transaction; CORRECTION is any other adjustment',
   })
-  kind: (typeof ADJUSTMENT_KINDS)[number];
+  kind: AdjustmentKind;
 
   @ApiProperty({ type: ReversedTransactionView, nullable: true, description: 'the transaction a REVERSAL undoes; null for a CORRECTION' })
   reversalOf: ReversedTransactionView | null;
@@ -57,8 +54,8 @@ export class AdjustmentViewDto implements AdjustmentView {
   completedAt: string;
 }
 
-/** A transaction that has been reversed, and the reversal. */
-export class ReversalLinkView implements ReversalLink {
+/** A transaction that has been reversed, and the reversal (the contract's LedgerReversalLink, documented). */
+export class ReversalLinkView implements LedgerReversalLink {
   @ApiProperty({ format: 'uuid', example: '952d7761-bd47-4c7e-a37b-af9e58997e7b', description: 'the transaction reversed' })
   reversalOf: string;
 
