@@ -7,6 +7,15 @@ const BUSINESS_CODES = new Set(['INSUFFICIENT_BALANCE']);
 type Answer = Awaited<ReturnType<Harness['call']>>;
 
 /**
+ * Attempts of one request before the test gives up on it. With the waits below (Retry-After times
+ * 1, 2, 3, then 4, plus up to 50 % jitter) a request is given up within about 105 s, and the three
+ * steps of a transfer within about 5 minutes: inside the test's timeout, so a ledger that never
+ * recovers fails the test with its last answer (the `unexpected` check prints status and body)
+ * rather than with Jest's timeout, which says nothing about what the ledger answered.
+ */
+const MAX_ATTEMPTS = 20;
+
+/**
  * Sends one request again, unchanged (same body, same idempotency key), for as long as the ledger
  * answers that nothing was decided: 503, the documented overload answer (docs/ledger.md,
  * "Overload"), which must always say when to come back, or 409 CONCURRENCY_CONFLICT, a transaction
@@ -16,12 +25,12 @@ type Answer = Awaited<ReturnType<Harness['call']>>;
 async function served(send: () => Promise<Answer>, refusals: Answer[]): Promise<Answer> {
   for (let attempt = 1; ; attempt++) {
     const res = await send();
-    // The cap only turns a ledger that never recovers into a failure with its last answer.
     const busy = res.status === 503 || (res.status === 409 && res.body?.code === 'CONCURRENCY_CONFLICT');
-    if (!busy || attempt === 200) return res;
+    // Still busy at the last attempt: that answer is returned, and the test reports it as undecided.
+    if (!busy || attempt === MAX_ATTEMPTS) return res;
     if (res.status === 503) refusals.push(res);
     // At least Retry-After, longer after each refusal (with jitter), as a well-behaved client backs off.
-    const wait = Number(res.headers.get('retry-after') ?? 1) * 1_000 * Math.min(attempt, 5) * (1 + Math.random() / 2);
+    const wait = Number(res.headers.get('retry-after') ?? 1) * 1_000 * Math.min(attempt, 4) * (1 + Math.random() / 2);
     await new Promise((r) => setTimeout(r, wait));
   }
 }
