@@ -107,6 +107,12 @@ describe('auth: code-sending routes answer alike for known and unknown phones', 
     return { status: res.statusCode, body };
   }
 
+  /** A throttle's message names the seconds left; everything else must be identical. */
+  function withoutSeconds(v: { status: number; body: Record<string, unknown> }): typeof v {
+    const message = typeof v.body.message === 'string' ? v.body.message.replace(/\d+ seconds?/, '<n> seconds') : v.body.message;
+    return { ...v, body: { ...v.body, message } };
+  }
+
   async function smsCounter(purpose: string, outcome: string): Promise<number> {
     const text = (await h.request('GET', '/metrics')).body;
     const line = text.split('\n').find((l) => l.startsWith(`auth_otp_sms_total{purpose="${purpose}",outcome="${outcome}"}`));
@@ -148,11 +154,17 @@ describe('auth: code-sending routes answer alike for known and unknown phones', 
 
     // Refused alike within the cooldown, the error no sooner than the floor either: a failed SMS
     // does not give the account its cooldown back (that would answer 202 here for it alone).
+    // The seconds left count from each phone's own first request, and the unknown phone's came at
+    // least one floor later: on a busy machine the two counts may straddle a second. That says
+    // nothing the caller does not know already (it timed its own requests), so the number is
+    // compared within the gap between the first two requests, the rest exactly.
     const again = await Promise.all([timed(() => routes[route](known)), timed(() => routes[route](unknown))]);
-    expect(visible(again[0].res)).toEqual(visible(again[1].res));
+    expect(withoutSeconds(visible(again[0].res))).toEqual(withoutSeconds(visible(again[1].res)));
     expect(again[0].res.statusCode).toBe(429);
     expect(again[0].res.json().code).toBe('OTP_THROTTLED');
-    expect(again[0].res.headers['retry-after']).toBe(again[1].res.headers['retry-after']);
+    const [knownLeft, unknownLeft] = again.map(({ res }) => Number(res.headers['retry-after']));
+    expect(unknownLeft - knownLeft).toBeGreaterThanOrEqual(0);
+    expect(unknownLeft - knownLeft).toBeLessThanOrEqual(Math.ceil(a.ms / 1000));
     for (const { ms } of again) expect(ms).toBeGreaterThanOrEqual(FLOOR_MS - 1);
 
     if (mode === 'fail') {

@@ -23,8 +23,10 @@ describe('endpoint health: disable after sustained failure, hold, replay after r
     expect(endpoint.body).toMatchObject({ status: 'disabled', disabledReason: expect.stringMatching(/^no successful delivery since /) });
     const health = await t.dispatcher.api('GET', `/internal/webhooks/endpoints/${integrationId}/health-events`);
     expect(health.body).toEqual([expect.objectContaining({ kind: 'disabled' })]);
+    // One failure starts the failing period, a later one past the 500 ms disables: at least two,
+    // however slowly the machine ran the retries (a busy one needs fewer to pass 500 ms).
     const attemptsBefore = (await t.dispatcher.attempts(first.id)).length;
-    expect(attemptsBefore).toBeGreaterThanOrEqual(3);
+    expect(attemptsBefore).toBeGreaterThanOrEqual(2);
     expect(attemptsBefore).toBeLessThan(8);
 
     // Events keep accumulating while disabled, without hammering the endpoint.
