@@ -191,6 +191,17 @@ export class OrchestratorConfig extends DatabaseConfig {
   @Min(0)
   LEDGER_RETRY_BASE_MS: number = 200;
 
+  /**
+   * The largest commission one operation may pay an agent (smallest unit). A commission grid (or an
+   * amount maximum in the limits) that could pay more is refused when it is stored, and a quote above
+   * it at intent create. It must not exceed the ledger's LEDGER_COMMISSION_MAX_PER_OPERATION, which
+   * refuses such a commission only at confirm, after the customer's PIN and OTP.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  COMMISSION_MAX_PER_OPERATION: number = 100_000;
+
   /** wrong PINs on one intent before it fails and its hold is released (auth's own lockout also counts them) */
   @IsInt()
   @Min(1)

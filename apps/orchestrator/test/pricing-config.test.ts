@@ -115,6 +115,60 @@ describe('versioned fee, limit and risk configuration', () => {
     expect((await versions.active('pricing')).version).toBe(active);
   });
 
+  it('refuses a commission grid the ledger would refuse at confirm, and limits that would make the grid in force do so', async () => {
+    const pricing = await versions.active('pricing');
+    const limits = await versions.active('limits');
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => [],
+        (e: { code: string; errors: Array<{ field: string; code: string }> }) => [e.code, ...e.errors.map((x) => `${x.field}:${x.code}`)],
+      );
+    const cashIn = pricing.document.commissions.findIndex((g) => g.type === 'CASH_IN' && g.currency === 'XAF');
+    const withCashIn = (bands: PricingDocument['commissions'][number]['bands']): PricingDocument => ({
+      ...pricing.document,
+      commissions: pricing.document.commissions.map((g, i) => (i === cashIn ? { ...g, bands } : g)),
+    });
+    const submit = (document: PricingDocument) =>
+      refusal(versions.append('pricing', { baseVersion: pricing.version, document, createdBy: 'test', reason: 'commission' }));
+    // 600 flat: a cash-in of 500 (the smallest the limits allow) would pay the agent 600
+    expect(await submit(withCashIn([{ from: 1, to: null, fixed: 600, rateBps: 0 }]))).toEqual([
+      'VALIDATION_ERROR',
+      `document.commissions[${cashIn}].bands[0]:COMMISSION_ABOVE_AMOUNT`,
+    ]);
+    // 10 %: a cash-in of 2 000 000 (the largest allowed) would pay 200 000, above COMMISSION_MAX_PER_OPERATION (100 000)
+    expect(
+      await submit(
+        withCashIn([
+          { from: 1, to: 100_000, fixed: 0, rateBps: 50 },
+          { from: 100_001, to: null, fixed: 0, rateBps: 1_000 },
+        ]),
+      ),
+    ).toEqual(['VALIDATION_ERROR', `document.commissions[${cashIn}].bands[1]:COMMISSION_ABOVE_CEILING`]);
+
+    // the limits side: the default CASH_OUT commission pays 40 flat up to 5 000, so no cash-out below 40
+    const cashOut = limits.document.amounts.findIndex((a) => a.type === 'CASH_OUT' && a.currency === 'XAF');
+    const withCashOut = (bounds: { min: number; max: number }) => ({
+      ...limits.document,
+      amounts: limits.document.amounts.map((a, i) => (i === cashOut ? { ...a, ...bounds } : a)),
+    });
+    const submitLimits = (bounds: { min: number; max: number }) =>
+      refusal(
+        versions.append('limits', { baseVersion: limits.version, document: withCashOut(bounds), createdBy: 'test', reason: 'bounds' }),
+      );
+    expect(await submitLimits({ min: 10, max: 1_000_000 })).toEqual([
+      'VALIDATION_ERROR',
+      `document.amounts[${cashOut}].min:COMMISSION_ABOVE_AMOUNT`,
+    ]);
+    // 200 + 0.4 %: above 24 950 000 the commission passes 100 000
+    expect(await submitLimits({ min: 500, max: 30_000_000 })).toEqual([
+      'VALIDATION_ERROR',
+      `document.amounts[${cashOut}].max:COMMISSION_ABOVE_CEILING`,
+    ]);
+    // nothing was stored
+    expect((await versions.active('pricing')).version).toBe(pricing.version);
+    expect((await versions.active('limits')).version).toBe(limits.version);
+  });
+
   it('a change based on a stale version is refused with 409 CONFIG_VERSION_CONFLICT', async () => {
     const active = await versions.active('risk');
     await versions.append('risk', { baseVersion: active.version, document: active.document, createdBy: 'alice', reason: 'first' });

@@ -144,4 +144,31 @@ describe('fee quotes and the confirm-time requote', () => {
     );
     await expect(h.sql.query(`DELETE FROM orchestrator.fee_quotes WHERE id = $1`, [quote.quoteId])).rejects.toThrow(/append-only/);
   });
+
+  it('refuses to quote a commission the ledger would refuse at confirm (COMMISSION_OUT_OF_RANGE), storing no quote', async () => {
+    // A grid that slipped past validation (stored before the rule existed, or two changes that crossed):
+    // written straight into the table, which is how such a version could be in force.
+    const active = await versions.active('pricing');
+    const appendRaw = (document: PricingDocument) =>
+      h.sql.query(
+        `INSERT INTO orchestrator.config_versions (section, version, document, created_by, reason)
+         SELECT 'pricing', max(version) + 1, $1::jsonb, 'test', 'raw' FROM orchestrator.config_versions WHERE section = 'pricing'`,
+        [JSON.stringify(document)],
+      );
+    const commissionOf = (bands: PricingDocument['commissions'][number]['bands']): PricingDocument => ({
+      ...active.document,
+      commissions: active.document.commissions.map((g) => (g.type === 'CASH_OUT' && g.currency === 'XAF' ? { ...g, bands } : g)),
+    });
+    await appendRaw(commissionOf([{ from: 1, to: null, fixed: 1_000, rateBps: 5_000 }]));
+    const quotes = async () => Number((await h.sql.query<{ n: string }>(`SELECT count(*) AS n FROM orchestrator.fee_quotes`)).rows[0].n);
+    const before = await quotes();
+    // 1 000 + 50 % of 1 500 = 1 750 > 1 500
+    await expect(pricing.quote(cashOut(1_500))).rejects.toMatchObject({ code: 'COMMISSION_OUT_OF_RANGE', status: 422 });
+    // 1 000 + 50 % of 400 000 = 201 000 > COMMISSION_MAX_PER_OPERATION (100 000)
+    await expect(pricing.quote(cashOut(400_000))).rejects.toMatchObject({ code: 'COMMISSION_OUT_OF_RANGE', status: 422 });
+    expect(await quotes()).toBe(before);
+    // 1 000 + 50 % of 20 000 = 11 000: within both bounds, quoted
+    expect(await pricing.quote(cashOut(20_000))).toMatchObject({ commission: 11_000 });
+    await appendRaw(active.document);
+  });
 });

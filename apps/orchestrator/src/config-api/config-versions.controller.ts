@@ -78,7 +78,7 @@ export class ConfigVersionsController {
   @ApiAdminRoute('config.manage')
   @ApiOperation({
     summary:
-      'New version of the fee and commission grids. Grids must be complete (every type and currency for fees), bands contiguous from 1 and open-ended, integers ≥ 0, rates ≤ 10 000 bps.',
+      'New version of the fee and commission grids. Grids must be complete (every type and currency for fees), bands contiguous from 1 and open-ended, integers ≥ 0, rates ≤ 10 000 bps; over the amounts the limits in force allow, no commission above the amount (COMMISSION_ABOVE_AMOUNT) or above COMMISSION_MAX_PER_OPERATION (COMMISSION_ABOVE_CEILING).',
   })
   @ApiBody({ type: ChangePricingDto, examples: { complete: { summary: 'a complete pricing section', value: PRICING_CHANGE_EXAMPLE } } })
   @ApiCreatedResponse({ type: ConfigVersionView })
@@ -93,7 +93,7 @@ export class ConfigVersionsController {
   @ApiAdminRoute('config.manage')
   @ApiOperation({
     summary:
-      'New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency.',
+      'New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency; bounds under which the commission grid in force would pay more than the amount or COMMISSION_MAX_PER_OPERATION are refused (COMMISSION_ABOVE_AMOUNT, COMMISSION_ABOVE_CEILING).',
   })
   @ApiBody({ type: ChangeLimitsDto, examples: { complete: { summary: 'a complete limits section', value: LIMITS_CHANGE_EXAMPLE } } })
   @ApiCreatedResponse({ type: ConfigVersionView })

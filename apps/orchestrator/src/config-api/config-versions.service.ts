@@ -1,7 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppException } from '@mm/errors';
+import { AppException, type FieldError } from '@mm/errors';
 import { queryRows } from '@mm/platform';
+import type { LimitsDocument } from '../limits/limits-document';
+import { OrchestratorConfig } from '../orchestrator.config';
+import { amountBoundsCommissionErrors, commissionBoundsErrors } from '../pricing/commission-rules';
+import type { PricingDocument } from '../pricing/pricing-document';
 import { type ConfigSection, type ConfigVersion, SECTION_RULES, type SectionDocuments } from './config-sections';
 
 interface VersionRow {
@@ -33,7 +37,10 @@ export class ConfigVersionsService {
   private readonly logger = new Logger(ConfigVersionsService.name);
   private readonly cache = new Map<string, ConfigVersion>();
 
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly appConfig: OrchestratorConfig,
+  ) {}
 
   /** The version in force now (one indexed read: changes are visible at once on every instance). */
   async active<S extends ConfigSection>(section: S): Promise<ConfigVersion<S>> {
@@ -77,7 +84,10 @@ export class ConfigVersionsService {
 
   /** Validates the document as a whole and appends it as the next version, if `baseVersion` is still the active one. */
   async append<S extends ConfigSection>(section: S, change: ConfigChange<S>): Promise<ConfigVersion<S>> {
-    const errors = SECTION_RULES[section](change.document).map((e) => ({ ...e, field: `document.${e.field}` }));
+    const errors = [...SECTION_RULES[section](change.document), ...(await this.commissionErrors(section, change.document))].map((e) => ({
+      ...e,
+      field: `document.${e.field}`,
+    }));
     if (errors.length > 0) {
       throw new AppException('VALIDATION_ERROR', `${errors[0].field}: ${errors[0].message}`, { errors });
     }
@@ -102,6 +112,25 @@ export class ConfigVersionsService {
     const created = toVersion<S>(rows[0]);
     this.logger.log({ msg: 'configuration changed', section, version: created.version, createdBy: change.createdBy });
     return created;
+  }
+
+  /**
+   * The one rule across sections: what a commission grid may pay (never more than the amount, never
+   * more than COMMISSION_MAX_PER_OPERATION) depends on the amounts the limits allow, so a pricing change
+   * is checked against the limits in force and a limits change against the pricing in force. Should two
+   * such changes cross, a quote out of range is still refused at intent create.
+   */
+  private async commissionErrors<S extends ConfigSection>(section: S, document: SectionDocuments[S]): Promise<FieldError[]> {
+    const ceiling = this.appConfig.COMMISSION_MAX_PER_OPERATION;
+    if (section === 'pricing') {
+      const limits = await this.active('limits');
+      return commissionBoundsErrors(document as PricingDocument, limits.document.amounts, ceiling);
+    }
+    if (section === 'limits') {
+      const pricing = await this.active('pricing');
+      return amountBoundsCommissionErrors((document as LimitsDocument).amounts, pricing.document, ceiling);
+    }
+    return [];
   }
 }
 

@@ -95,7 +95,11 @@ export interface PricingDocument {
   commissions: Grid[];
 }
 
-/** The rules class-validator cannot express: complete, unique, contiguous, open-ended grids. */
+/**
+ * The rules class-validator cannot express: complete, unique, contiguous, open-ended grids. (What a
+ * commission may pay depends on the amounts the limits allow: `commissionBoundsErrors`, checked when
+ * a version is stored.)
+ */
 export function pricingDocumentErrors(doc: PricingDocument): FieldError[] {
   return [...gridsErrors(doc.fees, 'fees', true), ...gridsErrors(doc.commissions, 'commissions', false)];
 }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
+import { OrchestratorConfig } from '../orchestrator.config';
 import type { ConfigVersion } from '../config-api/config-sections';
 import { bandFor, charge } from './grid-math';
 import { toSafeInteger } from './operation-type';
@@ -50,6 +51,7 @@ export class PricingService {
   constructor(
     private readonly db: DataSource,
     private readonly config: ConfigVersionsService,
+    private readonly appConfig: OrchestratorConfig,
   ) {}
 
   /** Fee and commission under the grid in force, not stored (the public estimate). */
@@ -61,6 +63,7 @@ export class PricingService {
   async quote(request: QuoteRequest, active?: ConfigVersion<'pricing'>): Promise<Quote> {
     const grid = active ?? (await this.config.active('pricing'));
     const pricing = priceWith(grid, request);
+    this.assertCommissionInRange(request.amount, pricing.commission);
     const [inserted] = await queryRows<QuoteRow>(
       this.db,
       `INSERT INTO orchestrator.fee_quotes (id, operation_id, type, currency, amount, fee, commission, grid_version, created_at, expires_at)
@@ -89,6 +92,24 @@ export class PricingService {
       throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotency key was already priced for another operation');
     }
     return quote;
+  }
+
+  /**
+   * The ledger refuses at confirm a commission above the amount or above its ceiling per operation.
+   * Grids are checked for both when stored, but a quote the ledger would refuse must not even start:
+   * the customer would freeze money and type an OTP and a PIN for an operation bound to fail.
+   */
+  private assertCommissionInRange(amount: number, commission: number): void {
+    const ceiling = this.appConfig.COMMISSION_MAX_PER_OPERATION;
+    if (commission > amount || commission > ceiling) {
+      this.logger.error({ msg: 'commission grid yields a commission out of range', amount, commission, ceiling });
+      throw new AppException(
+        'COMMISSION_OUT_OF_RANGE',
+        commission > amount
+          ? `The commission grid in force would pay ${commission} on an amount of ${amount}; the operation cannot be priced`
+          : `The commission grid in force would pay ${commission}, above the maximum of ${ceiling} per operation; the operation cannot be priced`,
+      );
+    }
   }
 
   async getQuote(quoteId: string): Promise<Quote> {
