@@ -364,20 +364,14 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 /**
  * The process that started us. When it dies without signalling us (npm SIGKILLed, the terminal or
  * the IDE's runner gone), we are re-parented and nobody would ever stop the apps: we stop them.
+ * Re-parenting is what we watch (`process.ppid` is read afresh each time), not whether `parentPid`
+ * still answers signal 0: a dead parent its own parent has not reaped yet still does (a zombie), and
+ * so does an unrelated process that was given the same pid since.
  */
 const parentPid = process.ppid;
-function parentAlive(): boolean {
-  try {
-    process.kill(parentPid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 if (parentPid > 1) {
   const watch = setInterval(() => {
-    if (parentAlive()) return;
+    if (process.ppid === parentPid) return;
     clearInterval(watch);
     say(`the process that started us (pid ${parentPid}) is gone: stopping`);
     void shutdown(0);

@@ -51,4 +51,28 @@ describe('npm start stops everything on a signal to npm alone', () => {
       HEALTHY_WITHIN_MS + 90_000,
     );
   }
+
+  it(
+    'SIGKILL to npm whose pid stays taken (a zombie nobody reaps, like a reused pid): the supervisor still sees it is gone',
+    async () => {
+      const platform = await runStart('npm_zombie', {}, { npmParentNeverReaps: true });
+      try {
+        await platform.waitHealthy();
+        const apps = appPids(platform);
+        // the one child of the non-reaping parent is npm; everything else runs under npm
+        const [npm, ...tree] = descendants(platform.start.pid!);
+
+        process.kill(npm, 'SIGKILL');
+        // npm's pid still answers signal 0 (a zombie); only the supervisor's new parent tells it is orphaned
+        expect(await survivors(tree, 60_000)).toEqual([]);
+        expect(apps.filter(isRunning)).toEqual([]);
+        for (const service of SERVICE_NAMES) expect(await canListen(platform.portOf(service))).toBe(true);
+        expect(platform.output()).toMatch(/is gone: stopping/);
+        expect(platform.output()).toMatch(/\[start\] +stopped/);
+      } finally {
+        await platform.cleanUp();
+      }
+    },
+    HEALTHY_WITHIN_MS + 90_000,
+  );
 });

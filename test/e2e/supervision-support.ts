@@ -140,14 +140,20 @@ export interface StartedPlatform {
 export async function runStart(
   label: string,
   env: Record<string, string> = {},
-  options: { viaNpm?: boolean } = {},
+  options: { viaNpm?: boolean; npmParentNeverReaps?: boolean } = {},
 ): Promise<StartedPlatform> {
   const dbName = `${TEST_DB_PREFIX}${process.pid}_${label}_${randomBytes(4).toString('hex')}`;
   const redis = createTestRedis();
   const portBase = await freePortBase();
   // viaNpm: the command of the README, `npm start` (`start` is then npm's process), on the dist/
   // built before the tests ran (MM_SKIP_BUILD: a rebuild here would replace it under other tests).
-  const [command, args] = options.viaNpm ? ['npm', ['start']] : [process.execPath, [START]];
+  // npmParentNeverReaps: npm runs under a parent that never waits for it (the shell execs `sleep`), so a
+  // killed npm stays a zombie and its pid stays taken, as a reused pid would be; `start` is that parent.
+  const [command, args] = options.npmParentNeverReaps
+    ? ['sh', ['-c', 'npm start & exec sleep 3600']]
+    : options.viaNpm
+      ? ['npm', ['start']]
+      : [process.execPath, [START]];
   const start = spawn(command, args, {
     cwd: join(__dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -163,7 +169,7 @@ export async function runStart(
       LOG_PRETTY: 'false',
       DB_POOL_SIZE: '2',
       INTERNAL_SERVICE_KEY: '',
-      ...(options.viaNpm ? { MM_SKIP_BUILD: '1' } : {}),
+      ...(options.viaNpm || options.npmParentNeverReaps ? { MM_SKIP_BUILD: '1' } : {}),
       ...env,
     },
   });
