@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { TEST_CHECKER, TEST_MAKER } from '../../../test/support/funding';
 import { fundedAccount, transfer } from './ledger-harness';
-import { useOperatorLedger } from './operators';
+import { reverseApproved, useOperatorLedger } from './operators';
 
 /**
  * ledger.adjustment_accounts, the index of which accounts each ADJUSTMENT transaction touched, from
@@ -28,15 +26,7 @@ describe('ledger: the adjustments of each account are indexed by the database', 
     const payee = await fundedAccount(t.h, 0);
     const paid = await transfer(t.h, payer, payee, 10_000, 100);
     expect(paid.status).toBe(200);
-    const submitted = await t.h.call(
-      'POST',
-      '/v1/internal/corrections',
-      { idempotencyKey: randomUUID(), kind: 'REVERSAL', referenceId: paid.body.referenceId, reason: 'paid the wrong person' },
-      await t.as(TEST_MAKER),
-    );
-    expect(submitted.status).toBe(201);
-    const approved = await t.h.call('POST', `/v1/internal/corrections/${submitted.body.id}/approve`, {}, await t.as(TEST_CHECKER));
-    expect(approved.status).toBe(200);
+    const approved = { body: await reverseApproved(t, paid.body.referenceId) };
 
     const of = async (account: string) =>
       (

@@ -8,7 +8,7 @@ import { type ConsentSigner, type ProofOptions, startConsentSigner } from './con
 import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert response fields one by one
-type ResponseBody = any;
+export type ResponseBody = any;
 
 export interface Harness {
   db: TestDatabase;

@@ -1,7 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type OperatorSigner, type TestOperator, bearer, startOperatorSigner } from '../../../test/support/funding';
-import { type Harness, startLedger } from './ledger-harness';
+import {
+  type OperatorSigner,
+  TEST_CHECKER,
+  TEST_MAKER,
+  type TestOperator,
+  bearer,
+  startOperatorSigner,
+} from '../../../test/support/funding';
+import { type Harness, type ResponseBody, startLedger } from './ledger-harness';
 
 /**
  * Called with the raw body of every alert the ledger posts to its compliance channel; answers the
@@ -86,4 +94,21 @@ export function useOperatorLedger(options: OperatorLedgerOptions = {}): Operator
     await fixture.close?.();
   });
   return fixture;
+}
+
+/**
+ * Reverses a payment under four eyes: TEST_MAKER submits the REVERSAL, TEST_CHECKER approves it.
+ * Asserts each step's status, and answers the approved correction.
+ */
+export async function reverseApproved(t: OperatorLedger, referenceId: string, reason = 'paid the wrong person'): Promise<ResponseBody> {
+  const submitted = await t.h.call(
+    'POST',
+    '/v1/internal/corrections',
+    { idempotencyKey: randomUUID(), kind: 'REVERSAL', referenceId, reason },
+    await t.as(TEST_MAKER),
+  );
+  expect(submitted.status).toBe(201);
+  const approved = await t.h.call('POST', `/v1/internal/corrections/${submitted.body.id}/approve`, {}, await t.as(TEST_CHECKER));
+  expect(approved.status).toBe(200);
+  return approved.body;
 }

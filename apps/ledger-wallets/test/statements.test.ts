@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { TEST_CHECKER, TEST_MAKER } from '../../../test/support/funding';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { balanceOf, fundedAccount, transfer } from './ledger-harness';
-import { useOperatorLedger } from './operators';
+import { reverseApproved, useOperatorLedger } from './operators';
 
 /**
  * The ledger's statement reads behind a holder's history (issue 30 item 16): the adjustments of some
@@ -18,15 +17,7 @@ describe('ledger: adjustments and reversals of an account, for its history', () 
     const paid = await transfer(t.h, payer, payee, 10_000, 100);
     const kept = await transfer(t.h, payer, payee, 1_000, 50);
     expect([paid.status, kept.status]).toEqual([200, 200]);
-    const submitted = await t.h.call(
-      'POST',
-      '/v1/internal/corrections',
-      { idempotencyKey: randomUUID(), kind: 'REVERSAL', referenceId: paid.body.referenceId, reason: 'paid the wrong person' },
-      await t.as(TEST_MAKER),
-    );
-    expect(submitted.status).toBe(201);
-    const approved = await t.h.call('POST', `/v1/internal/corrections/${submitted.body.id}/approve`, {}, await t.as(TEST_CHECKER));
-    expect(approved.status).toBe(200);
+    const approved = { body: await reverseApproved(t, paid.body.referenceId) };
 
     const all = await t.h.call('GET', `/v1/internal/adjustments?accountIds=${payer}`);
     expect(all.status).toBe(200);
