@@ -326,7 +326,9 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
         }
         if (new Set(keys).size < keys.length) seen.sharedKey += 1;
       }),
-      { numRuns: BATCH_WORK.runs, seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31) },
+      // A fixed seed (FC_SEED explores others): the coverage checks below need a tight refusal, a
+      // shared key… among the random batches, and a clock-drawn seed missed one in a run on 2026-11-28.
+      { numRuns: BATCH_WORK.runs, seed: Number(process.env.FC_SEED ?? 20261128) },
     );
     // The batches covered what makes the two ways differ if the function is wrong.
     expect(seen.ok).toBeGreaterThan(50);
