@@ -36,6 +36,7 @@ describe('the role × permission matrix, row by row, through the gateway', () =>
     for (const [role, phone] of [
       ['SUPPORT', '+237690700005'],
       ['COMPLIANCE', '+237690700006'],
+      ['AUDITOR', '+237690700007'],
     ] as const) {
       const res = await h.call('POST', '/api/orchestrator/admin/staff', {
         token: tokens.ADMIN,
@@ -50,6 +51,7 @@ describe('the role × permission matrix, row by row, through the gateway', () =>
       MASTER_AGENT: '+237690700004',
       SUPPORT: '+237690700005',
       COMPLIANCE: '+237690700006',
+      AUDITOR: '+237690700007',
     };
     for (const [role, phone] of Object.entries(phones)) tokens[role as AppRole] = await h.login(phone, PIN);
     ids.customerId = customer.customerId;

@@ -3,15 +3,15 @@
  * puts them in the access token; the orchestrator grants permissions from them (its role matrix).
  * Names are part of the contract: add, never rename. `CUSTOMER` is the spec's "end user".
  */
-export const APP_ROLES = ['CUSTOMER', 'MERCHANT', 'AGENT', 'MASTER_AGENT', 'SUPPORT', 'COMPLIANCE', 'ADMIN'] as const;
+export const APP_ROLES = ['CUSTOMER', 'MERCHANT', 'AGENT', 'MASTER_AGENT', 'SUPPORT', 'COMPLIANCE', 'ADMIN', 'AUDITOR'] as const;
 export type AppRole = (typeof APP_ROLES)[number];
 
 /** Roles held by people with a wallet (registered through the public registration routes). */
 export const CUSTOMER_ROLES = ['CUSTOMER', 'MERCHANT', 'AGENT', 'MASTER_AGENT'] as const satisfies readonly AppRole[];
 export type CustomerRole = (typeof CUSTOMER_ROLES)[number];
 
-/** Staff roles: no wallet, created by an administrator. */
-export const STAFF_ROLES = ['SUPPORT', 'COMPLIANCE', 'ADMIN'] as const satisfies readonly AppRole[];
+/** Staff roles: no wallet, created by an administrator. AUDITOR reads everything staff read and changes nothing. */
+export const STAFF_ROLES = ['SUPPORT', 'COMPLIANCE', 'ADMIN', 'AUDITOR'] as const satisfies readonly AppRole[];
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** Status of a customer in the orchestrator's customer module. */

@@ -29,6 +29,16 @@ export const PERMISSIONS = [
   'merchant.read',
   /** a master agent's network: the agents affiliated to it */
   'agents.network',
+  /** staff back office: transaction search, the story of a payment, webhook delivery logs, unfinished workflows, a person's 360 view */
+  'operations.read',
+  /** the approvals inbox: every maker-checker request and its outcome (deciding needs the action's own permission) */
+  'approvals.read',
+  /** ledger corrections, reversals, agent float funding and holds: submitting them (four eyes approve them) */
+  'ledger.corrections',
+  /** webhook operations: resend one event, recover undelivered events since a time, enable a disabled endpoint */
+  'webhooks.manage',
+  /** the staff audit trail: search it and verify its hash chain */
+  'audit.read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

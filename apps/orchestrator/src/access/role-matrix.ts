@@ -23,7 +23,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<AppRole, readonly Permission[]>> 
     'agents.read',
     'agents.network',
   ],
-  SUPPORT: ['transactions.read', 'customers.read', 'profile.read'],
+  SUPPORT: ['transactions.read', 'customers.read', 'profile.read', 'operations.read', 'webhooks.manage'],
   COMPLIANCE: [
     'transactions.read',
     'transactions.approve',
@@ -33,6 +33,10 @@ export const ROLE_PERMISSIONS: Readonly<Record<AppRole, readonly Permission[]>> 
     'customers.read',
     'customers.freeze',
     'profile.read',
+    'operations.read',
+    'approvals.read',
+    'ledger.corrections',
+    'audit.read',
   ],
   ADMIN: [
     'transactions.read',
@@ -46,7 +50,14 @@ export const ROLE_PERMISSIONS: Readonly<Record<AppRole, readonly Permission[]>> 
     'partners.manage',
     'config.manage',
     'profile.read',
+    'operations.read',
+    'approvals.read',
+    'ledger.corrections',
+    'webhooks.manage',
+    'audit.read',
   ],
+  // Reads what staff read, changes nothing: every route this role reaches is a GET (roles-matrix test).
+  AUDITOR: ['transactions.read', 'reports.read', 'customers.read', 'profile.read', 'operations.read', 'approvals.read', 'audit.read'],
 };
 
 /** The spec's name of each role, for documents. */
@@ -58,6 +69,7 @@ export const ROLE_LABELS: Readonly<Record<AppRole, string>> = {
   SUPPORT: 'support operator',
   COMPLIANCE: 'compliance / finance officer',
   ADMIN: 'administrator',
+  AUDITOR: 'auditor (read-only)',
 };
 
 export function isAppRole(value: unknown): value is AppRole {

@@ -12,6 +12,7 @@ const ROLE_NAMES: Record<AppRole, string> = {
   SUPPORT: 'support agent',
   COMPLIANCE: 'compliance officer',
   ADMIN: 'administrator',
+  AUDITOR: 'auditor',
 };
 
 export function roleName(role: AppRole): string {

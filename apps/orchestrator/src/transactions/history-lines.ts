@@ -4,7 +4,7 @@ import { maskPhone } from '../intents/phone-prefixes';
 import type { TransactionView } from './dto/transaction.views';
 import type { LedgerAdjustment } from './ledger-statements.client';
 
-export const STAFF_ROLES = new Set(['SUPPORT', 'COMPLIANCE', 'ADMIN']);
+export const STAFF_ROLES = new Set(['SUPPORT', 'COMPLIANCE', 'ADMIN', 'AUDITOR']);
 
 /**
  * What a payment did to the caller's own accounts: the payer paid amount + fee, the payee got the

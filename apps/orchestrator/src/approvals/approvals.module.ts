@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ApprovalRegistry } from './approval-registry';
+
+/**
+ * The one maker-checker engine of the platform. Modules that own a sensitive action import this
+ * module and register an ApprovalHandler with ApprovalRegistry in their onModuleInit.
+ */
+@Module({
+  providers: [ApprovalRegistry],
+  exports: [ApprovalRegistry],
+})
+export class ApprovalsModule {}
