@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccessModule } from './access/access.module';
+import { ApprovalsModule } from './approvals/approvals.module';
 import { ComplianceModule } from './compliance/compliance.module';
 import { ConfigApiModule } from './config-api/config-api.module';
 import { CustomersModule } from './customers/customers.module';
@@ -31,6 +32,7 @@ export class OrchestratorModule {
           redis: true,
         }),
         AccessModule,
+        ApprovalsModule,
         GatewayModule,
         ConfigApiModule,
         PricingModule,
