@@ -1,3 +1,4 @@
+import { APPROVALS_ERRORS } from './codes/approvals';
 import { AUTH_ERRORS } from './codes/auth';
 import { COMMON_ERRORS } from './codes/common';
 import { LEDGER_ERRORS } from './codes/ledger';
@@ -27,6 +28,7 @@ export const ERROR_CATALOG = {
   ...CORRECTIONS_ERRORS,
   ...RELIABILITY_ERRORS,
   ...PAYMENTS_ERRORS,
+  ...APPROVALS_ERRORS,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
