@@ -109,6 +109,23 @@ describe('the role × permission matrix, row by row, through the gateway', () =>
     expect(undeclared).toEqual([]);
   });
 
+  it('the auditor changes nothing: every route its permissions open is a read', async () => {
+    const doc = (await fetch(`${h.internalUrl}/openapi.json`).then((r) => r.json())) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const writes: string[] = [];
+    let reads = 0;
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        if (!op['x-allowed-roles']?.includes('AUDITOR')) continue;
+        if (method === 'get') reads++;
+        else writes.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(writes).toEqual([]);
+    expect(reads).toBeGreaterThan(5);
+  });
+
   it('every permission-guarded route of the orchestrator: the guard lets exactly the matrix roles through', async () => {
     const doc = (await fetch(`${h.internalUrl}/openapi.json`).then((r) => r.json())) as {
       paths: Record<string, Record<string, Operation>>;
