@@ -13,6 +13,7 @@ import { ConfirmBatchFunction1765000000000 } from './1765000000000-confirm-batch
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 import { BalanceMemoAuthentication1765300000000 } from './1765300000000-balance-memo-authentication';
 import { AdjustmentAccounts1765400000000 } from './1765400000000-adjustment-accounts';
+import { StaffLedgerOperations1765500000000 } from './1765500000000-staff-ledger-operations';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -30,4 +31,5 @@ export const ledgerMigrations: MigrationClass[] = [
   RuntimeRolePrivileges1765200000000,
   BalanceMemoAuthentication1765300000000,
   AdjustmentAccounts1765400000000,
+  StaffLedgerOperations1765500000000,
 ];
