@@ -10,6 +10,7 @@ import { IDENTITY_ERRORS } from './codes/identity';
 import { MONEY_FLOW_ERRORS } from './codes/money-flow';
 import { PAYMENTS_ERRORS } from './codes/payments';
 import { RELIABILITY_ERRORS } from './codes/reliability';
+import { PEOPLE_ERRORS } from './codes/people';
 
 /**
  * The single catalogue of stable error codes of the platform, composed from one section per domain
@@ -29,6 +30,7 @@ export const ERROR_CATALOG = {
   ...RELIABILITY_ERRORS,
   ...PAYMENTS_ERRORS,
   ...APPROVALS_ERRORS,
+  ...PEOPLE_ERRORS,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
