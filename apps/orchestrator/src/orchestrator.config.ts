@@ -3,6 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'cl
 import { OptionalField } from '@mm/errors';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
+import { APPROVAL_ACTIONS, type ApprovalAction } from './approvals/approval-handler';
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
@@ -232,6 +233,46 @@ export class OrchestratorConfig extends DatabaseConfig {
   @EnvBoolean()
   @IsBoolean()
   PAYMENTS_FAULT_INJECTION: boolean = false;
+
+  // --- the maker-checker engine (approvals/, docs/approvals.md) ---
+
+  /** seconds a request waits for a checker; after that it is EXPIRED and its reservation released */
+  @IsInt()
+  @Min(1)
+  @Max(30 * 86_400)
+  APPROVAL_TTL_SECONDS: number = 86_400;
+
+  /** above this amount (smallest unit) only a COMPLIANCE officer may approve a request */
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  APPROVAL_COMPLIANCE_LIMIT: number = 1_000_000;
+
+  /**
+   * Actions (comma list of approval action codes) that one person may carry out alone: they are
+   * recorded and executed at once. Empty (the default): every action needs four eyes. An action
+   * whose handler makes four eyes mandatory (ledger money movements) is refused at start.
+   */
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
+    const raw = obj[key];
+    if (typeof raw !== 'string') return raw ?? [];
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  })
+  @IsIn(APPROVAL_ACTIONS, { each: true })
+  APPROVALS_ONE_PERSON_ACTIONS: ApprovalAction[] = [];
+
+  /** how often expired requests are closed and stuck executions resumed; 0 disables the timer */
+  @IsInt()
+  @Min(0)
+  APPROVAL_SWEEP_INTERVAL_MS: number = 60_000;
+
+  /** a request still EXECUTING this many seconds after its approval (a crash) is executed again by the sweep */
+  @IsInt()
+  @Min(1)
+  APPROVAL_EXECUTING_GRACE_SECONDS: number = 300;
 }
 
 /** Settings production must never run with. */
