@@ -10,6 +10,7 @@ import { IDENTITY_ERRORS } from './codes/identity';
 import { MONEY_FLOW_ERRORS } from './codes/money-flow';
 import { PAYMENTS_ERRORS } from './codes/payments';
 import { RELIABILITY_ERRORS } from './codes/reliability';
+import { TRANSACTION_SEARCH_ERRORS } from './codes/transaction-search';
 import { PEOPLE_ERRORS } from './codes/people';
 
 /**
@@ -31,6 +32,7 @@ export const ERROR_CATALOG = {
   ...PAYMENTS_ERRORS,
   ...APPROVALS_ERRORS,
   ...PEOPLE_ERRORS,
+  ...TRANSACTION_SEARCH_ERRORS,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
