@@ -10,3 +10,4 @@ export * from './partner-views';
 export * from './compliance-views';
 export * from './statements';
 export * from './intent-otp';
+export * from './operator-search';
