@@ -10,8 +10,10 @@ import { IDENTITY_ERRORS } from './codes/identity';
 import { MONEY_FLOW_ERRORS } from './codes/money-flow';
 import { PAYMENTS_ERRORS } from './codes/payments';
 import { RELIABILITY_ERRORS } from './codes/reliability';
+import { STAFF_AUDIT_ERRORS } from './codes/staff-audit';
 import { TRANSACTION_SEARCH_ERRORS } from './codes/transaction-search';
 import { PEOPLE_ERRORS } from './codes/people';
+import { WEBHOOK_OPERATIONS_ERRORS } from './codes/webhook-operations';
 
 /**
  * The single catalogue of stable error codes of the platform, composed from one section per domain
@@ -31,8 +33,10 @@ export const ERROR_CATALOG = {
   ...RELIABILITY_ERRORS,
   ...PAYMENTS_ERRORS,
   ...APPROVALS_ERRORS,
+  ...STAFF_AUDIT_ERRORS,
   ...PEOPLE_ERRORS,
   ...TRANSACTION_SEARCH_ERRORS,
+  ...WEBHOOK_OPERATIONS_ERRORS,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
