@@ -10,6 +10,7 @@ import { IDENTITY_ERRORS } from './codes/identity';
 import { MONEY_FLOW_ERRORS } from './codes/money-flow';
 import { PAYMENTS_ERRORS } from './codes/payments';
 import { RELIABILITY_ERRORS } from './codes/reliability';
+import { STAFF_AUTH_ERRORS } from './codes/staff-auth';
 import { STAFF_AUDIT_ERRORS } from './codes/staff-audit';
 import { TRANSACTION_SEARCH_ERRORS } from './codes/transaction-search';
 import { PEOPLE_ERRORS } from './codes/people';
@@ -37,6 +38,7 @@ export const ERROR_CATALOG = {
   ...PEOPLE_ERRORS,
   ...TRANSACTION_SEARCH_ERRORS,
   ...WEBHOOK_OPERATIONS_ERRORS,
+  ...STAFF_AUTH_ERRORS,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
