@@ -5,6 +5,7 @@ import { IntentBoundOtp1764600000000 } from './1764600000000-intent-bound-otp';
 import { UnknownPhoneLockout1764700000000 } from './1764700000000-unknown-phone-lockout';
 import { OtpCodesExpiryIndex1764800000000 } from './1764800000000-otp-codes-expiry-index';
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
+import { StaffSecondFactor1765500000000 } from './1765500000000-staff-second-factor';
 
 /** Migrations of the `auth` schema, in order. Append new ones; never edit a shipped one. */
 export const authMigrations: MigrationClass[] = [
@@ -14,4 +15,5 @@ export const authMigrations: MigrationClass[] = [
   UnknownPhoneLockout1764700000000,
   OtpCodesExpiryIndex1764800000000,
   RuntimeRolePrivileges1765200000000,
+  StaffSecondFactor1765500000000,
 ];
