@@ -2,6 +2,7 @@ import { APPROVALS_ERRORS } from './codes/approvals';
 import { AUTH_ERRORS } from './codes/auth';
 import { COMMON_ERRORS } from './codes/common';
 import { LEDGER_ERRORS } from './codes/ledger';
+import { LEDGER_OPERATIONS_ERRORS } from './codes/ledger-operations';
 import { PARTNERS_ERRORS } from './codes/partners';
 import { WEBHOOKS_ERRORS } from './codes/webhooks';
 import { CONSENT_ERRORS } from './codes/consent';
@@ -25,6 +26,7 @@ export const ERROR_CATALOG = {
   ...COMMON_ERRORS,
   ...PARTNERS_ERRORS,
   ...LEDGER_ERRORS,
+  ...LEDGER_OPERATIONS_ERRORS,
   ...AUTH_ERRORS,
   ...WEBHOOKS_ERRORS,
   ...IDENTITY_ERRORS,
