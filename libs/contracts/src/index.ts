@@ -11,3 +11,4 @@ export * from './compliance-views';
 export * from './statements';
 export * from './intent-otp';
 export * from './operator-search';
+export * from './webhook-operations';
