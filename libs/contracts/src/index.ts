@@ -12,3 +12,4 @@ export * from './statements';
 export * from './intent-otp';
 export * from './operator-search';
 export * from './webhook-operations';
+export * from './staff-security';
