@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 
 export const AUDITED_READ = 'mm:audited-read';
+export const AUDIT_TARGET = 'mm:audit-target';
 
 /** The kind of thing a staff action or read is about, as the audit trail names it. */
 export type AuditTargetType =
@@ -28,3 +29,10 @@ export interface AuditedReadSpec {
  * whatever its route, so writes need no marker.
  */
 export const AuditedRead = (spec: AuditedReadSpec) => SetMetadata(AUDITED_READ, spec);
+
+/**
+ * Optional on a write: names its target when the route parameter alone does not say what it is
+ * (without it the trail guesses from the parameter's name: `customerId` is a person, `accountId`
+ * an account; see `audit-record.ts`).
+ */
+export const AuditTarget = (spec: AuditedReadSpec) => SetMetadata(AUDIT_TARGET, spec);

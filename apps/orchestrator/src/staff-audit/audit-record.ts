@@ -1,0 +1,146 @@
+import type { AuditTargetType, AuditedReadSpec } from './audit-metadata';
+import type { AuditRouteTag } from './audit-route-tag.guard';
+
+/** One record of the trail as the application writes it; the database adds seq, time and hashes. */
+export interface StaffAuditEntry {
+  actorUserId: string;
+  actorRole: string;
+  /** method and route template: `POST /api/backoffice/approvals/:id/approve` */
+  action: string;
+  /** the handler's short name (`approvals.approve`), when a Nest route took the request */
+  actionName: string | null;
+  targetType: AuditTargetType | null;
+  targetId: string | null;
+  reason: string | null;
+  requestId: string;
+  outcomeStatus: number;
+  /** the stable error code of a refusal */
+  outcomeCode: string | null;
+  details: Record<string, unknown>;
+}
+
+/** What is known of a finished request, independent of Fastify. */
+export interface FinishedRequest {
+  method: string;
+  route: string;
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  requestId: string;
+  status: number;
+  /** the serialised answer (a refusal's error body), when it is text */
+  payload: unknown;
+  tag?: AuditRouteTag;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A parameter whose value must never reach the trail, whatever route sends it. */
+const SECRET_NAME = /pin|otp|token|secret|password|passcode|key$|signature|authorization/i;
+const MAX_VALUE = 200;
+const MAX_REASON = 500;
+
+/**
+ * Route parameters whose name says what they designate. A write without `@AuditTarget` takes the
+ * first of its parameters found here.
+ */
+const TARGET_PARAMS: Readonly<Record<string, AuditTargetType>> = {
+  customerId: 'person',
+  userId: 'person',
+  staffId: 'person',
+  agentId: 'person',
+  merchantId: 'person',
+  personId: 'person',
+  accountId: 'account',
+  walletId: 'account',
+  transactionId: 'transaction',
+  intentId: 'transaction',
+  approvalId: 'approval',
+  integrationId: 'integration',
+  eventId: 'webhook-event',
+  endpointId: 'webhook-endpoint',
+  workflowId: 'workflow',
+  sagaId: 'workflow',
+};
+
+function clip(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+/** Route parameters or a query as flat strings, secrets replaced, long values cut. */
+export function safeFields(source: unknown): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (!source || typeof source !== 'object') return out;
+  for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
+    if (SECRET_NAME.test(name)) {
+      out[name] = '[redacted]';
+    } else if (Array.isArray(value)) {
+      out[name] = value.slice(0, 20).map((v) => clip(String(v), MAX_VALUE));
+    } else if (value !== undefined && value !== null && typeof value !== 'object') {
+      out[name] = clip(String(value), MAX_VALUE);
+    }
+  }
+  return out;
+}
+
+export function isRead(method: string): boolean {
+  return READ_METHODS.has(method.toUpperCase());
+}
+
+/** Recorded: every write, and every read of a route marked `@AuditedRead`. */
+export function isAudited(method: string, tag: AuditRouteTag | undefined): boolean {
+  return !isRead(method) || tag?.read !== undefined;
+}
+
+function targetOf(spec: AuditedReadSpec | undefined, params: Record<string, string | string[]>, query: Record<string, string | string[]>) {
+  const pick = (v: string | string[] | undefined) => (typeof v === 'string' ? v : null);
+  if (spec) {
+    const id = spec.param ? pick(params[spec.param]) : spec.query ? pick(query[spec.query]) : null;
+    return { targetType: spec.type, targetId: id };
+  }
+  for (const [name, value] of Object.entries(params)) {
+    const type = TARGET_PARAMS[name];
+    if (type && typeof value === 'string') return { targetType: type, targetId: value };
+  }
+  return { targetType: null, targetId: null };
+}
+
+/** The stable code of an error body, if the answer is one. */
+export function errorCodeOf(status: number, payload: unknown): string | null {
+  if (status < 400) return null;
+  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  if (!text) return null;
+  try {
+    const code = (JSON.parse(text) as { code?: unknown }).code;
+    return typeof code === 'string' && code.length <= 100 ? code : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The record of one staff request: who, what (method and route template, the handler's name),
+ * about what, why (the body's `reason`), the request id and the outcome. `details` holds the route
+ * parameters, and the query of a read; never a body, and never a parameter named like a secret.
+ */
+export function buildEntry(actor: { userId: string; role: string }, req: FinishedRequest): StaffAuditEntry {
+  const params = safeFields(req.params);
+  const query = isRead(req.method) ? safeFields(req.query) : {};
+  const details: Record<string, unknown> = {};
+  if (Object.keys(params).length > 0) details.params = params;
+  if (Object.keys(query).length > 0) details.query = query;
+  const rawReason = (req.body as { reason?: unknown } | null | undefined)?.reason;
+  const reason = typeof rawReason === 'string' && rawReason.trim() !== '' ? clip(rawReason.trim(), MAX_REASON) : null;
+  return {
+    actorUserId: actor.userId,
+    actorRole: actor.role,
+    action: `${req.method.toUpperCase()} ${req.route}`,
+    actionName: req.tag?.name ?? null,
+    ...targetOf(req.tag?.read ?? req.tag?.target, params, query),
+    reason,
+    requestId: req.requestId,
+    outcomeStatus: req.status,
+    outcomeCode: errorCodeOf(req.status, req.payload),
+    details,
+  };
+}

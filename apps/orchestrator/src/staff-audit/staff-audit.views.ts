@@ -1,0 +1,121 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export const CHAIN_PROBLEMS = ['MISSING', 'BROKEN_LINK', 'HASH_MISMATCH', 'HEAD_MISMATCH', 'BEYOND_HEAD'] as const;
+export type ChainProblem = (typeof CHAIN_PROBLEMS)[number];
+
+export class AuditActorView {
+  @ApiProperty({ format: 'uuid', example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21' })
+  userId: string;
+
+  @ApiProperty({ enum: ['SUPPORT', 'COMPLIANCE', 'ADMIN', 'AUDITOR'], example: 'COMPLIANCE' })
+  role: string;
+}
+
+export class AuditTargetView {
+  @ApiProperty({ type: String, nullable: true, example: 'person', description: 'person, account, transaction, approval, integration, …' })
+  type: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92' })
+  id: string | null;
+}
+
+export class AuditOutcomeView {
+  @ApiProperty({ type: 'integer', example: 403, description: 'the HTTP status the request was answered with' })
+  status: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'FORBIDDEN', description: 'the stable error code of a refusal; null on success' })
+  code: string | null;
+}
+
+/** One record of the staff audit trail. */
+export class StaffAuditRecordView {
+  @ApiProperty({ type: 'integer', example: 1042, description: 'position in the chain: 1, 2, 3… without gaps' })
+  seq: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T09:12:45.120Z', description: 'when the database wrote the record' })
+  at: string;
+
+  @ApiProperty({ type: AuditActorView })
+  actor: AuditActorView;
+
+  @ApiProperty({ example: 'POST /api/orchestrator/admin/customers/:customerId/freeze', description: 'method and route template' })
+  action: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'admin.freezeCustomer', description: 'the handler’s short name' })
+  actionName: string | null;
+
+  @ApiProperty({ type: AuditTargetView, nullable: true })
+  target: AuditTargetView | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Suspected account takeover, ticket 4821', description: 'the `reason` of the request body' })
+  reason: string | null;
+
+  @ApiProperty({ example: '0b7c6f1e-2d4a-4e8b-9c3f-5a6d7e8f9a0b', description: 'the X-Request-Id of the request' })
+  requestId: string;
+
+  @ApiProperty({ type: AuditOutcomeView })
+  outcome: AuditOutcomeView;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { params: { customerId: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92' } },
+    description: 'route parameters (`params`) and, for a read, the query (`query`); never a body or a secret',
+  })
+  details: Record<string, unknown>;
+
+  @ApiProperty({ example: '719c4b858821214472058538f04b92cc0df1e95feefed5d1fa2e88a42576a336', description: 'hash of the record before (hex)' })
+  prevHash: string;
+
+  @ApiProperty({
+    example: 'ea1c6441e84a906e7d1b15858cd0dc8ea4140ebdfefbe71641b4a341613b5ced',
+    description: 'sha256(prevHash || canonical text of this record), computed by the database (hex)',
+  })
+  hash: string;
+}
+
+export class AuditTrailPageView {
+  @ApiProperty({ type: [StaffAuditRecordView], description: 'newest first' })
+  items: StaffAuditRecordView[];
+
+  @ApiProperty({ type: String, nullable: true, example: '1001', description: 'pass as `cursor` for the next (older) page; null on the last' })
+  nextCursor: string | null;
+}
+
+export class AuditChainBreakView {
+  @ApiProperty({ type: 'integer', example: 17, description: 'the first record found missing or altered' })
+  seq: number;
+
+  @ApiProperty({
+    enum: CHAIN_PROBLEMS,
+    example: 'MISSING',
+    description:
+      'MISSING: no record holds this seq (deleted); BROKEN_LINK: its prevHash is not the hash of the record before; ' +
+      'HASH_MISMATCH: its content is not what was hashed (edited); HEAD_MISMATCH: the last record is not the one the chain head holds; ' +
+      'BEYOND_HEAD: a record was added behind the chaining trigger',
+  })
+  problem: ChainProblem;
+}
+
+export class AuditChainHeadView {
+  @ApiProperty({ type: 'integer', example: 1042, description: 'how many records the chain head says were written' })
+  seq: number;
+
+  @ApiProperty({ example: 'ea1c6441e84a906e7d1b15858cd0dc8ea4140ebdfefbe71641b4a341613b5ced', description: 'hash of the last record written (hex)' })
+  hash: string;
+}
+
+/** The result of walking the whole chain. */
+export class AuditChainCheckView {
+  @ApiProperty({ example: true })
+  intact: boolean;
+
+  @ApiProperty({ type: 'integer', example: 1042, description: 'records checked before the first break (all of them when intact)' })
+  checked: number;
+
+  @ApiProperty({ type: AuditChainBreakView, nullable: true })
+  firstBroken: AuditChainBreakView | null;
+
+  @ApiProperty({ type: AuditChainHeadView })
+  head: AuditChainHeadView;
+}
