@@ -5,11 +5,14 @@ import { AuditController } from './audit/audit.controller';
 import { ConsentProofVerifier } from './consent/consent-proof.verifier';
 import { CorrectionAlerts } from './corrections/correction-alerts.service';
 import { CorrectionApproval } from './corrections/correction-approval.service';
+import { CorrectionPreviewService } from './corrections/correction-preview.service';
 import { CorrectionsController } from './corrections/corrections.controller';
 import { CorrectionsService } from './corrections/corrections.service';
 import { CorrectionsSettings } from './corrections/corrections.settings';
 import { OperatorTokens } from './corrections/operator-tokens.service';
 import { LedgerDb } from './db/ledger-db.service';
+import { HoldsController } from './holds/holds.controller';
+import { HoldsService } from './holds/holds.service';
 import { TransferExecutor } from './execution/transfer-executor.service';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { ComplianceChannel } from './integrity/compliance-channel.service';
@@ -25,6 +28,8 @@ import type { LedgerWalletsConfig } from './ledger-wallets.config';
 import { BalanceAdjustmentsService } from './legacy/balance-adjustments.service';
 import { LegacyController } from './legacy/legacy.controller';
 import { LegacyTransactionsService } from './legacy/legacy-transactions.service';
+import { OperatorSearchController } from './operator-search/operator-search.controller';
+import { OperatorSearchService } from './operator-search/operator-search.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
 import { AccountAdjustmentsService } from './statements/account-adjustments.service';
 import { StatementsController } from './statements/statements.controller';
@@ -46,6 +51,8 @@ export class LedgerWalletsModule {
         IntegrityController,
         CorrectionsController,
         StatementsController,
+        OperatorSearchController,
+        HoldsController,
       ],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },
@@ -71,6 +78,9 @@ export class LedgerWalletsModule {
         CorrectionApproval,
         CorrectionAlerts,
         AccountAdjustmentsService,
+        OperatorSearchService,
+        CorrectionPreviewService,
+        HoldsService,
       ],
     };
   }

@@ -1,14 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceKeyGuard } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { CorrectionApproval } from './correction-approval.service';
+import { type CorrectionPreview, CorrectionPreviewService } from './correction-preview.service';
 import type { CorrectionView } from './correction-view';
 import { CorrectionsService } from './corrections.service';
 import { CorrectionsSettings } from './corrections.settings';
 import { CorrectionDetailViewDto, CorrectionViewDto } from './dto/correction.views';
-import { ApproveCorrectionDto, RejectCorrectionDto } from './dto/decide-correction.dto';
+import { CorrectionPreviewView } from './dto/correction-preview.views';
+import { ApproveCorrectionDto, ExpireCorrectionDto, RejectCorrectionDto } from './dto/decide-correction.dto';
 import { ListCorrectionsQuery } from './dto/list-corrections.dto';
 import { SubmitCorrectionDto } from './dto/submit-correction.dto';
 import { OperatorTokens } from './operator-tokens.service';
@@ -56,13 +58,13 @@ export class CorrectionsController {
     private readonly corrections: CorrectionsService,
     private readonly approval: CorrectionApproval,
     private readonly settings: CorrectionsSettings,
+    private readonly previews: CorrectionPreviewService,
   ) {}
 
-  /** Reading corrections is for the operators who make, check or oversee them. */
+  /** Reading corrections is for the operators who make, check or oversee them, and for auditors. */
   private async reader(authorization: string | undefined): Promise<void> {
     const operator = await this.tokens.identify(authorization);
-    const { makerRoles, approverRoles, complianceRoles } = this.settings;
-    OperatorTokens.require(operator, [...new Set([...makerRoles, ...approverRoles, ...complianceRoles])], 'read corrections');
+    OperatorTokens.require(operator, this.settings.readerRoles, 'read corrections');
   }
 
   @Post()
@@ -112,7 +114,7 @@ export class CorrectionsController {
   @ApiOperation({ summary: 'Corrections, newest first (e.g. ?status=PENDING_APPROVAL for the checkers)' })
   @ApiOkResponse({ type: [CorrectionViewDto], description: 'at most `limit` corrections, without their journal; no cursor' })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (status or limit)', ...ERROR })
-  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver or compliance role)', ...ERROR })
+  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)', ...ERROR })
   async list(@Query() query: ListCorrectionsQuery, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView[]> {
     await this.reader(authorization);
     return this.corrections.list(query);
@@ -122,11 +124,26 @@ export class CorrectionsController {
   @ApiOperation({ summary: 'One correction with its journal: who did what, when and why' })
   @ApiOkResponse({ type: CorrectionDetailViewDto })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID)', ...ERROR })
-  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver or compliance role)', ...ERROR })
+  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)', ...ERROR })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   async get(@Param('id', UuidParamPipe) id: string, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView> {
     await this.reader(authorization);
     return this.corrections.get(id);
+  }
+
+  @Get(':id/preview')
+  @ApiOperation({
+    summary: 'What approving would write now: the postings, and each account before and after',
+    description:
+      'The same entries the approval writes (ACCOUNT: the account against suspense; REVERSAL: the inverse of every entry of the transaction), with balances read now, without a lock: the approval checks again under its lock.',
+  })
+  @ApiOkResponse({ type: CorrectionPreviewView })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID)', ...ERROR })
+  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)', ...ERROR })
+  @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
+  async preview(@Param('id', UuidParamPipe) id: string, @Headers('authorization') authorization: string | undefined): Promise<CorrectionPreview> {
+    await this.reader(authorization);
+    return this.previews.preview(id);
   }
 
   @Post(':id/approve')
@@ -153,6 +170,22 @@ export class CorrectionsController {
     @Headers('authorization') authorization: string | undefined,
   ): Promise<CorrectionView> {
     return this.approval.approve(id, await this.tokens.identify(authorization), dto);
+  }
+
+  @Post(':id/expire')
+  @HttpCode(200)
+  @ApiSecurity('serviceKey')
+  @ApiOperation({
+    summary: 'The maker-checker engine: a pending correction whose request expired undecided (no operator token: nobody decided)',
+    description:
+      'EXPIRED, nothing moves, no checker; journaled as `expired` under the calling service (`system:orchestrator`). An expired REVERSAL frees its transaction for a new request. Expiring an EXPIRED correction again answers it unchanged.',
+  })
+  @ApiResponse({ status: 200, description: 'the correction, EXPIRED, with its journal', type: CorrectionDetailViewDto })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID, reason missing or out of bounds)', ...ERROR })
+  @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
+  @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED (approved or rejected meanwhile)', ...ERROR })
+  async expire(@Param('id', UuidParamPipe) id: string, @Body() dto: ExpireCorrectionDto, @Req() request: FastifyRequest): Promise<CorrectionView> {
+    return this.corrections.expire(id, request.serviceCaller ?? 'unknown', dto.reason);
   }
 
   @Post(':id/reject')

@@ -126,7 +126,7 @@ export class CorrectionsService {
     } catch (error) {
       if (!isUniqueViolation(error, 'UQ_corrections_live_reversal')) throw error;
       const [live] = await this.db.query<{ id: string; status: string }>(
-        `SELECT id, status FROM ledger.corrections WHERE reversed_transaction_id = $1 AND status <> 'REJECTED'`,
+        `SELECT id, status FROM ledger.corrections WHERE reversed_transaction_id = $1 AND status IN ('PENDING_APPROVAL', 'EXECUTED')`,
         [target.id],
       );
       if (live?.status === 'EXECUTED') throw new AppException('TRANSACTION_ALREADY_REVERSED', `Reversed by correction ${live.id}`);
@@ -174,6 +174,34 @@ export class CorrectionsService {
       ],
     );
     if (!rejected) throw new AppException('CORRECTION_ALREADY_DECIDED'); // decided by someone else meanwhile
+    return this.get(id);
+  }
+
+  /**
+   * A pending correction nobody decided in time (the request of the orchestrator's maker-checker
+   * engine it belongs to expired): EXPIRED, nothing moves, no checker; journaled as `expired` under
+   * the calling service. An expired REVERSAL frees its transaction for a new request.
+   */
+  async expire(id: string, caller: string, reason: string): Promise<CorrectionView> {
+    const current = await this.row(id);
+    if (!current) throw new AppException('CORRECTION_NOT_FOUND');
+    if (current.status === 'EXPIRED') return this.get(id);
+    if (current.status !== 'PENDING_APPROVAL') throw new AppException('CORRECTION_ALREADY_DECIDED');
+    const [expired] = await this.db.query<CorrectionRow>(
+      `WITH u AS (
+         UPDATE ledger.corrections SET status = 'EXPIRED', decided_at = now(), decision_reason = $3
+         WHERE id = $1 AND status = 'PENDING_APPROVAL' RETURNING *),
+       e AS (
+         INSERT INTO ledger.correction_events (correction_id, event, actor_id, actor_roles, reason, metadata)
+         SELECT id, 'expired', $2, '{}', $3, $4::jsonb FROM u)
+       SELECT ${CORRECTION_COLUMNS} FROM u`,
+      [id, `system:${caller}`, reason, JSON.stringify({ correlationId: currentContext()?.correlationId ?? null })],
+    );
+    if (!expired) {
+      const now = await this.row(id);
+      if (now?.status === 'EXPIRED') return this.get(id);
+      throw new AppException('CORRECTION_ALREADY_DECIDED');
+    }
     return this.get(id);
   }
 

@@ -37,6 +37,8 @@ export class CorrectionsSettings {
   readonly approverRoles: string[];
   readonly complianceRoles: string[];
   readonly complianceLimit: number;
+  /** who may read corrections and holds: makers, approvers, compliance officers, and the read-only AUDITOR role */
+  readonly readerRoles: string[];
   readonly alertUrl: string | undefined;
   readonly operatorJwksUrl: string;
   readonly operatorIssuer: string;
@@ -50,6 +52,7 @@ export class CorrectionsSettings {
     this.approverRoles = roles(c.LEDGER_CORRECTION_APPROVER_ROLES, ['COMPLIANCE', 'ADMIN']);
     this.complianceRoles = roles(c.LEDGER_CORRECTION_COMPLIANCE_ROLES, ['COMPLIANCE']);
     this.complianceLimit = c.LEDGER_CORRECTION_COMPLIANCE_LIMIT ?? 1_000_000;
+    this.readerRoles = [...new Set([...this.makerRoles, ...this.approverRoles, ...this.complianceRoles, 'AUDITOR'])];
     this.alertUrl = c.LEDGER_COMPLIANCE_ALERT_URL ?? c.LEDGER_INTEGRITY_ALERT_URL;
     // Operator tokens are auth's access tokens: same key set and issuer as the consent proofs.
     this.operatorJwksUrl = consentJwksUrl(config);

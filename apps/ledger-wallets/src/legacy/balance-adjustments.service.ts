@@ -102,8 +102,10 @@ export class BalanceAdjustmentsService {
         );
       } else if (op === 'unfreeze') {
         const [held] = await s.query<{ held: string }>(
-          `SELECT COALESCE(sum(frozen_amount), 0)::text AS held FROM ledger.transaction_intents
-           WHERE source_account_id = $1 AND status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED')`,
+          // what active intents hold and what named holds hold (released only through their own route)
+          `SELECT ((SELECT COALESCE(sum(frozen_amount), 0) FROM ledger.transaction_intents
+                    WHERE source_account_id = $1 AND status IN ('CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED'))
+                 + (SELECT COALESCE(sum(amount), 0) FROM ledger.holds WHERE account_id = $1 AND status = 'ACTIVE'))::text AS held`,
           [accountId],
         );
         const releasable = toMoney(account.frozen_balance) - toMoney(held.held);

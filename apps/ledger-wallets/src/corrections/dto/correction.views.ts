@@ -11,7 +11,7 @@ import { CORRECTION_DIRECTIONS, CORRECTION_KINDS, type CorrectionDirection, type
  * the maker-checker test compares the documented property names with real answers.
  */
 
-export const CORRECTION_EVENTS = ['submitted', 'approved', 'executed', 'rejected', 'alert_sent', 'alert_failed'] as const;
+export const CORRECTION_EVENTS = ['submitted', 'approved', 'executed', 'rejected', 'expired', 'alert_sent', 'alert_failed'] as const;
 
 export class CorrectionMakerView {
   @ApiProperty({ example: 'a1b2c3d4-0000-4000-8000-00000000000a', description: 'the operator (access token subject) who submitted' })
@@ -49,7 +49,7 @@ export class CorrectionEventViewDto implements CorrectionEventView {
 
   @ApiProperty({
     example: 'a1b2c3d4-0000-4000-8000-00000000000b',
-    description: 'an operator id, or `system:compliance-alert` for the alert steps',
+    description: 'an operator id; `system:compliance-alert` for the alert steps; `system:<service>` for an expiry (e.g. `system:orchestrator`)',
   })
   actorId: string;
 
@@ -136,7 +136,11 @@ export class CorrectionViewDto implements CorrectionView {
   @ApiProperty({ example: 'Cash-in of 2026-03-02 credited twice by the partner bank', description: "the maker's reason" })
   reason: string;
 
-  @ApiProperty({ enum: CORRECTION_STATUSES, example: 'PENDING_APPROVAL' })
+  @ApiProperty({
+    enum: CORRECTION_STATUSES,
+    example: 'PENDING_APPROVAL',
+    description: 'EXPIRED: the maker-checker request it belonged to ran out of time; nothing moved',
+  })
   status: CorrectionStatus;
 
   @ApiProperty({
@@ -149,7 +153,7 @@ export class CorrectionViewDto implements CorrectionView {
   @ApiProperty({ type: CorrectionMakerView })
   maker: CorrectionMakerView;
 
-  @ApiProperty({ type: CorrectionCheckerView, nullable: true, description: 'null while PENDING_APPROVAL' })
+  @ApiProperty({ type: CorrectionCheckerView, nullable: true, description: 'null while PENDING_APPROVAL, and for an EXPIRED correction (nobody decided)' })
   checker: CorrectionCheckerView | null;
 
   @ApiProperty({

@@ -19,3 +19,12 @@ export class RejectCorrectionDto {
   @MaxLength(500)
   reason: string;
 }
+
+/** `POST /v1/internal/corrections/:id/expire`: why the calling service ends it (e.g. the engine's request expired). */
+export class ExpireCorrectionDto {
+  @ApiProperty({ example: 'Approval request 0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d expired undecided', minLength: 3, maxLength: 500 })
+  @IsString()
+  @MinLength(3)
+  @MaxLength(500)
+  reason: string;
+}

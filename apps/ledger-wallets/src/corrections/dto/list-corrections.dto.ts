@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, Max, Min } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 
-export const CORRECTION_STATUSES = ['PENDING_APPROVAL', 'EXECUTED', 'REJECTED'] as const;
+export const CORRECTION_STATUSES = ['PENDING_APPROVAL', 'EXECUTED', 'REJECTED', 'EXPIRED'] as const;
 export type CorrectionStatus = (typeof CORRECTION_STATUSES)[number];
 
 export class ListCorrectionsQuery {
