@@ -26,17 +26,29 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   // a holder's history: the adjustments on its accounts and which payments were reversed
   'GET /v1/internal/adjustments': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/reversals': ['orchestrator', OPS_CALLER],
+  // the back office's operation search and payment story (staff authorised by the orchestrator)
+  'GET /v1/internal/operator-search/operations': ['orchestrator'],
+  'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
 
   // operators (operator token required): audits and integrity checks, also relayed by the
   // orchestrator for compliance officers; maker-checker corrections
   'GET /v1/internal/accounts/:id/audit': ['orchestrator', OPS_CALLER],
   'POST /v1/internal/integrity-checks': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/integrity-checks': ['orchestrator', OPS_CALLER],
-  'POST /v1/internal/corrections': [OPS_CALLER],
-  'GET /v1/internal/corrections': [OPS_CALLER],
-  'GET /v1/internal/corrections/:id': [OPS_CALLER],
-  'POST /v1/internal/corrections/:id/approve': [OPS_CALLER],
-  'POST /v1/internal/corrections/:id/reject': [OPS_CALLER],
+  // corrections and holds: staff reach them through the orchestrator's /api/backoffice/ledger routes
+  // (its maker-checker engine relays the maker's or the checker's token); `ops` is break-glass only
+  'POST /v1/internal/corrections': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/corrections': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/corrections/:id': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/corrections/:id/preview': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/corrections/:id/approve': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/corrections/:id/reject': ['orchestrator', OPS_CALLER],
+  // the engine's expiry of a request nobody decided: no operator token (nobody acted), journaled under the caller
+  'POST /v1/internal/corrections/:id/expire': ['orchestrator'],
+  'POST /v1/internal/holds': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/holds': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/holds/:id': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/holds/:id/release': ['orchestrator', OPS_CALLER],
 
   // deprecated: a direct transfer moves money, so it stays the orchestrator's; holds are an operator's
   // (operator token required), as is the test-funding add (NODE_ENV=test only)
