@@ -12,6 +12,9 @@ import { EndpointsService } from './endpoints/endpoints.service';
 import { HOST_RESOLVER, type HostResolver, systemResolver } from './endpoints/host-resolver';
 import { WebhookTargetPolicy } from './endpoints/webhook-target.policy';
 import { EventsController } from './events/events.controller';
+import { EventSearchRepository } from './operations/event-search.repository';
+import { IdempotentResendService } from './operations/idempotent-resend.service';
+import { OperationsController } from './operations/operations.controller';
 import { DISPATCHER_INTERNAL_CALLERS } from './internal-callers';
 import { ReplayService } from './events/replay.service';
 import { WebhookEventsRepository } from './events/webhook-events.repository';
@@ -29,7 +32,7 @@ export class WebhookDispatcherModule {
     return {
       module: WebhookDispatcherModule,
       imports: [PlatformModule.forRoot({ service: 'webhook-dispatcher', config, database: { schema: 'webhooks' }, redis: true })],
-      controllers: [EndpointsController, EventsController],
+      controllers: [EndpointsController, EventsController, OperationsController],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: DISPATCHER_INTERNAL_CALLERS },
         secretCipherProvider,
@@ -42,6 +45,8 @@ export class WebhookDispatcherModule {
         WebhookEventsRepository,
         WebhookQueue,
         ReplayService,
+        EventSearchRepository,
+        IdempotentResendService,
         DeliveryService,
         DeliveryWorker,
         PendingSweep,

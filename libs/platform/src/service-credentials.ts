@@ -33,8 +33,9 @@ export const SERVICE_CALLERS: Readonly<Record<ServiceName, readonly CallerName[]
   partners: ['orchestrator'],
   // money moves (orchestrator) and the operators' corrections, audits and integrity checks
   'ledger-wallets': ['orchestrator', OPS_CALLER],
-  // endpoint registration and secret rotation (partners), replays and re-enabling (operators)
-  'webhook-dispatcher': ['partners', OPS_CALLER],
+  // endpoint registration and secret rotation (partners); delivery logs, resends, recovery and
+  // re-enabling for staff (the orchestrator's back office), the same for operators' break-glass
+  'webhook-dispatcher': ['partners', 'orchestrator', OPS_CALLER],
 };
 
 /**

@@ -6,8 +6,10 @@ import { WebhookQueue } from '../delivery/webhook-queue';
 import { serializeEnvelope } from '../delivery/envelope';
 import type { AttemptView, EventView } from './event.types';
 import { EnqueueEventDto } from './dto/enqueue-event.dto';
-import { AttemptViewDto, EventViewDto, QueuedEventView, ResentEventsView } from './dto/event.views';
+import { AttemptViewDto, EventViewDto, QueuedEventView, ResentEventView, ResentEventsView } from './dto/event.views';
 import { ResendWindowDto } from './dto/resend-window.dto';
+import { IdempotentResendService, type ResendAnswer } from '../operations/idempotent-resend.service';
+import { ResendOnceDto } from '../operations/search-events.dto';
 import { ReplayService } from './replay.service';
 import { WebhookEventsRepository } from './webhook-events.repository';
 
@@ -22,6 +24,7 @@ export class EventsController {
     private readonly queue: WebhookQueue,
     private readonly events: WebhookEventsRepository,
     private readonly replay: ReplayService,
+    private readonly resendOnce: IdempotentResendService,
   ) {}
 
   /** Queues an event (job id = event id: a second call with the same id is a no-op). */
@@ -88,7 +91,10 @@ export class EventsController {
   }
 
   @Post(':eventId/resend')
-  @ApiAcceptedResponse({ type: QueuedEventView, description: 'queued again: one more delivery run, with its own job' })
+  @ApiAcceptedResponse({
+    type: ResentEventView,
+    description: 'queued again: one more delivery run, with its own job (or, for an idempotency key seen before, the run it started)',
+  })
   @ApiOperation({
     description:
       'On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued and the event keeps the state it had (failed, held …): call again. ' +
@@ -96,9 +102,9 @@ export class EventsController {
       'under the new run, do not resend it; if the job never appears, the pending sweep queues it again after ' +
       'WEBHOOK_PENDING_SWEEP_AGE_MS. Resend only once GET shows it failed or held.',
   })
-  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
+  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_RESEND_KEY_REUSED', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
   @HttpCode(202)
-  resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string): Promise<{ eventId: string; jobId: string }> {
-    return this.replay.resendOne(eventId);
+  resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string, @Body() dto: ResendOnceDto): Promise<ResendAnswer> {
+    return this.resendOnce.resend(eventId, dto?.idempotencyKey);
   }
 }

@@ -21,6 +21,11 @@ export class QueuedEventView {
   jobId: string;
 }
 
+export class ResentEventView extends QueuedEventView {
+  @ApiProperty({ example: false, description: 'true when this idempotency key had already started the run: nothing new was queued' })
+  repeated: boolean;
+}
+
 export class ResentEventsView {
   @ApiProperty({
     type: 'string',

@@ -1,0 +1,70 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { WEBHOOK_EVENT_FILTERS, type WebhookEventFilter, type WebhookEventSearch } from '@mm/contracts';
+import { OptionalField } from '@mm/errors';
+import { IsInstant } from '@mm/platform';
+
+/** The back office's event list: one integration's endpoints, filtered, newest received first. */
+export class SearchEventsDto implements WebhookEventSearch {
+  @ApiProperty({
+    description: 'the endpoints to look in (an integration has a live and a test one)',
+    type: 'string',
+    format: 'uuid',
+    isArray: true,
+    minItems: 1,
+    maxItems: 10,
+    example: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'],
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @IsUUID('all', { each: true })
+  endpointIds: string[];
+
+  @ApiPropertyOptional({ enum: WEBHOOK_EVENT_FILTERS, example: 'undelivered', description: '`undelivered`: failed or held' })
+  @OptionalField()
+  @IsIn(WEBHOOK_EVENT_FILTERS)
+  status?: WebhookEventFilter;
+
+  @ApiPropertyOptional({ example: 'order.paid', maxLength: 100 })
+  @OptionalField()
+  @IsString()
+  @Matches(/^[a-z][a-z0-9_.]{0,99}$/)
+  eventType?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'received at or after', example: '2026-11-22T00:00:00.000Z' })
+  @OptionalField()
+  @IsInstant()
+  since?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'received before', example: '2026-11-23T00:00:00.000Z' })
+  @OptionalField()
+  @IsInstant()
+  until?: string;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: 200, example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2U' })
+  @OptionalField()
+  @IsString({ context: { code: 'INVALID_CURSOR' } })
+  @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
+  cursor?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
+  @OptionalField()
+  @Type(() => Number)
+  @IsInt({ context: { code: 'INVALID_LIMIT' } })
+  @Min(1, { context: { code: 'INVALID_LIMIT' } })
+  @Max(100, { context: { code: 'INVALID_LIMIT' } })
+  limit?: number;
+}
+
+export class ResendOnceDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: '3f1e7a52-9c4b-4d2e-8a61-5b7c9d0e1f2a',
+    description: 'the same key sent again answers the run it started (`repeated: true`) instead of starting another',
+  })
+  @OptionalField()
+  @IsUUID()
+  idempotencyKey?: string;
+}
