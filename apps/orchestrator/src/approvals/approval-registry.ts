@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { OrchestratorConfig } from '../orchestrator.config';
 import type { ApprovalAction, ApprovalHandler } from './approval-handler';
 
 /**
@@ -9,8 +10,14 @@ import type { ApprovalAction, ApprovalHandler } from './approval-handler';
 export class ApprovalRegistry {
   private readonly handlers = new Map<ApprovalAction, ApprovalHandler>();
 
+  constructor(private readonly config: OrchestratorConfig) {}
+
+  /** Fails the start of the app when configuration would let one person do what must take two. */
   register<P>(handler: ApprovalHandler<P>): void {
     if (this.handlers.has(handler.action)) throw new Error(`approval action ${handler.action} registered twice`);
+    if (handler.fourEyesMandatory && this.config.APPROVALS_ONE_PERSON_ACTIONS.includes(handler.action)) {
+      throw new Error(`Invalid configuration: APPROVALS_ONE_PERSON_ACTIONS lists ${handler.action}, which always needs four eyes`);
+    }
     this.handlers.set(handler.action, handler as ApprovalHandler);
   }
 

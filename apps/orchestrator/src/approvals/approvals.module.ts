@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApprovalRegistry } from './approval-registry';
+import { ApprovalRequestsStore } from './approval-requests.store';
+import { ApprovalSweep } from './approval-sweep.service';
 import { ApprovalsService } from './approvals.service';
 
 /**
@@ -7,7 +9,7 @@ import { ApprovalsService } from './approvals.service';
  * module and register an ApprovalHandler with ApprovalRegistry in their onModuleInit.
  */
 @Module({
-  providers: [ApprovalRegistry, ApprovalsService],
+  providers: [ApprovalRegistry, ApprovalRequestsStore, ApprovalsService, ApprovalSweep],
   exports: [ApprovalRegistry, ApprovalsService],
 })
 export class ApprovalsModule {}
