@@ -10,7 +10,16 @@ export const OPERATION_TYPES = ['TRANSFER', 'CASH_IN', 'CASH_OUT', 'ADJUSTMENT']
 export type OperationSearchType = (typeof OPERATION_TYPES)[number];
 
 /** An intent's status; an ADJUSTMENT, which has no intent, is SUCCEEDED. */
-export const OPERATION_STATUSES = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'CANCELED'] as const;
+export const OPERATION_STATUSES = [
+  'CREATED',
+  'OTP_SENT',
+  'OTP_VERIFIED',
+  'PIN_VERIFIED',
+  'SUCCEEDED',
+  'FAILED',
+  'EXPIRED',
+  'CANCELED',
+] as const;
 export type OperationSearchStatus = (typeof OPERATION_STATUSES)[number];
 
 /** Most accounts one search may name (a person's main and commission accounts in every currency, and one more). */
