@@ -28,6 +28,10 @@ import type { LedgerWalletsConfig } from './ledger-wallets.config';
 import { BalanceAdjustmentsService } from './legacy/balance-adjustments.service';
 import { LegacyController } from './legacy/legacy.controller';
 import { LegacyTransactionsService } from './legacy/legacy-transactions.service';
+import { OperatorSearchController } from './operator-search/operator-search.controller';
+import { OperatorSearchService } from './operator-search/operator-search.service';
+import { OperatorSearchController } from './operator-search/operator-search.controller';
+import { OperatorSearchService } from './operator-search/operator-search.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
 import { AccountAdjustmentsService } from './statements/account-adjustments.service';
 import { StatementsController } from './statements/statements.controller';
@@ -49,6 +53,8 @@ export class LedgerWalletsModule {
         IntegrityController,
         CorrectionsController,
         StatementsController,
+        OperatorSearchController,
+        OperatorSearchController,
         HoldsController,
       ],
       providers: [
@@ -75,6 +81,8 @@ export class LedgerWalletsModule {
         CorrectionApproval,
         CorrectionAlerts,
         AccountAdjustmentsService,
+        OperatorSearchService,
+        OperatorSearchService,
         CorrectionPreviewService,
         HoldsService,
       ],
