@@ -26,6 +26,12 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   // a holder's history: the adjustments on its accounts and which payments were reversed
   'GET /v1/internal/adjustments': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/reversals': ['orchestrator', OPS_CALLER],
+  // the back office's operation search and payment story (staff authorised by the orchestrator)
+  'GET /v1/internal/operator-search/operations': ['orchestrator'],
+  'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
+  // the back office's operation search and payment story (staff authorised by the orchestrator)
+  'GET /v1/internal/operator-search/operations': ['orchestrator'],
+  'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
 
   // operators (operator token required): audits and integrity checks, also relayed by the
   // orchestrator for compliance officers; maker-checker corrections
