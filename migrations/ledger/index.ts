@@ -14,6 +14,8 @@ import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role
 import { BalanceMemoAuthentication1765300000000 } from './1765300000000-balance-memo-authentication';
 import { AdjustmentAccounts1765400000000 } from './1765400000000-adjustment-accounts';
 import { StaffLedgerOperations1765500000000 } from './1765500000000-staff-ledger-operations';
+import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-search-indexes';
+import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-search-indexes';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -32,4 +34,5 @@ export const ledgerMigrations: MigrationClass[] = [
   BalanceMemoAuthentication1765300000000,
   AdjustmentAccounts1765400000000,
   StaffLedgerOperations1765500000000,
+  OperatorSearchIndexes1765500100000,
 ];
