@@ -15,7 +15,6 @@ import { BalanceMemoAuthentication1765300000000 } from './1765300000000-balance-
 import { AdjustmentAccounts1765400000000 } from './1765400000000-adjustment-accounts';
 import { StaffLedgerOperations1765500000000 } from './1765500000000-staff-ledger-operations';
 import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-search-indexes';
-import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-search-indexes';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [

@@ -29,9 +29,6 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   // the back office's operation search and payment story (staff authorised by the orchestrator)
   'GET /v1/internal/operator-search/operations': ['orchestrator'],
   'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
-  // the back office's operation search and payment story (staff authorised by the orchestrator)
-  'GET /v1/internal/operator-search/operations': ['orchestrator'],
-  'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
 
   // operators (operator token required): audits and integrity checks, also relayed by the
   // orchestrator for compliance officers; maker-checker corrections

@@ -30,8 +30,6 @@ import { LegacyController } from './legacy/legacy.controller';
 import { LegacyTransactionsService } from './legacy/legacy-transactions.service';
 import { OperatorSearchController } from './operator-search/operator-search.controller';
 import { OperatorSearchService } from './operator-search/operator-search.service';
-import { OperatorSearchController } from './operator-search/operator-search.controller';
-import { OperatorSearchService } from './operator-search/operator-search.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
 import { AccountAdjustmentsService } from './statements/account-adjustments.service';
 import { StatementsController } from './statements/statements.controller';
@@ -53,7 +51,6 @@ export class LedgerWalletsModule {
         IntegrityController,
         CorrectionsController,
         StatementsController,
-        OperatorSearchController,
         OperatorSearchController,
         HoldsController,
       ],
@@ -81,7 +78,6 @@ export class LedgerWalletsModule {
         CorrectionApproval,
         CorrectionAlerts,
         AccountAdjustmentsService,
-        OperatorSearchService,
         OperatorSearchService,
         CorrectionPreviewService,
         HoldsService,
