@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { APP_ROLES, type AppRole } from '@mm/contracts';
+import { APP_ROLES, type AppRole, STAFF_ROLES } from '@mm/contracts';
 import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { NullableField, OptionalField } from '@mm/errors';
 import { CustomerView } from '../customers/customer.views';
@@ -36,7 +36,7 @@ export class StaffView {
   })
   id: string;
 
-  @ApiProperty({ enum: ['SUPPORT', 'COMPLIANCE', 'ADMIN'], example: 'SUPPORT' })
+  @ApiProperty({ enum: STAFF_ROLES, example: 'SUPPORT' })
   role: string;
 
   @ApiProperty({ example: '+237699000001' })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Currency } from '@mm/contracts';
+import { type AppRole, type Currency, STAFF_ROLES, type StaffRole } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { AgentsService } from '../agents/agents.service';
 import { AuthIdentityClient, type LedgerWalletView, LedgerWalletsClient } from '../clients/identity-clients';
@@ -30,6 +30,8 @@ function accountsOf(wallet: LedgerWalletView): { main: Partial<Record<Currency, 
   return { main, commission };
 }
 
+const isStaffRole = (role: AppRole): role is StaffRole => (STAFF_ROLES as readonly AppRole[]).includes(role);
+
 const ROLE_WORDS: Record<string, string> = {
   CUSTOMER: 'account',
   MERCHANT: 'merchant account',
@@ -38,6 +40,7 @@ const ROLE_WORDS: Record<string, string> = {
   SUPPORT: 'support account',
   COMPLIANCE: 'compliance account',
   ADMIN: 'administrator account',
+  AUDITOR: 'auditor account',
 };
 
 /**
@@ -148,7 +151,7 @@ export class RegistrationSteps {
     return {
       name: STEP.PROFILE,
       run: async (c) => {
-        if (c.role !== 'SUPPORT' && c.role !== 'COMPLIANCE' && c.role !== 'ADMIN') return;
+        if (!isStaffRole(c.role)) return;
         await this.staff.create({
           id: c.profileId,
           userId: c.userId,

@@ -13,7 +13,7 @@ import { ApiRegistrationBody } from './dto/register-examples';
 import { PinResetView, RegistrationView } from './dto/registration.views';
 import { PinResetWorkflow } from './pin-reset.service';
 import { RegistrationService } from './registration.service';
-import type { RegistrationInput, RegistrationKind, RegistrationResult } from './registration.types';
+import type { CreatedStaffRole, RegistrationInput, RegistrationKind, RegistrationResult } from './registration.types';
 
 const REGISTRATION_ERRORS = [
   'VALIDATION_ERROR',
@@ -143,7 +143,7 @@ export class RegistrationController {
   @ApiAdminRoute('users.manage')
   @HttpCode(201)
   @ApiOperation({
-    summary: 'Creates a support operator or a compliance/finance officer (the registration workflow, no wallet). Administrators only.',
+    summary: 'Creates a support operator, a compliance/finance officer or an auditor (read-only) (the registration workflow, no wallet). Administrators only.',
   })
   @ApiRegistrationBody('staff')
   @ApiHeader(IDEMPOTENCY_HEADER)
@@ -263,7 +263,7 @@ export class RegistrationController {
 
   private async run(
     kind: RegistrationKind,
-    body: RegisterDto & Partial<RegisterMerchantDto & RegisterAgentDto> & { staffRole?: 'SUPPORT' | 'COMPLIANCE' },
+    body: RegisterDto & Partial<RegisterMerchantDto & RegisterAgentDto> & { staffRole?: CreatedStaffRole },
     headers: Record<string, string | undefined>,
     reply: FastifyReply,
     who: { clientIp: string } | { requestedBy: string },

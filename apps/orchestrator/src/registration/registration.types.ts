@@ -1,6 +1,10 @@
-import type { AppRole, Currency } from '@mm/contracts';
+import type { AppRole, Currency, StaffRole } from '@mm/contracts';
 import type { WalletOwnerType } from '../clients/identity-clients';
 import type { MerchantCategory } from '../merchants/merchant-categories';
+
+/** The staff roles an administrator creates with `POST /api/orchestrator/admin/staff` (administrators have their own route). */
+export const CREATED_STAFF_ROLES = ['SUPPORT', 'COMPLIANCE', 'AUDITOR'] as const satisfies readonly StaffRole[];
+export type CreatedStaffRole = (typeof CREATED_STAFF_ROLES)[number];
 
 export const REGISTRATION_KINDS = ['REGISTER_CUSTOMER', 'REGISTER_MERCHANT', 'REGISTER_AGENT', 'REGISTER_ADMIN', 'REGISTER_STAFF'] as const;
 export type RegistrationKind = (typeof REGISTRATION_KINDS)[number];
@@ -76,5 +80,5 @@ export interface RegistrationInput {
   category?: MerchantCategory;
   masterAgentCode?: string;
   /** staff role of an administrator-created staff user */
-  staffRole?: 'SUPPORT' | 'COMPLIANCE';
+  staffRole?: CreatedStaffRole;
 }

@@ -5,6 +5,7 @@ import { OptionalField } from '@mm/errors';
 import { SUPPORTED_COUNTRIES } from '../../common/countries';
 import { IsPhone, IsPin } from '../../common/validators';
 import { MERCHANT_CATEGORIES, type MerchantCategory } from '../../merchants/merchant-categories';
+import { CREATED_STAFF_ROLES, type CreatedStaffRole } from '../registration.types';
 
 /** A person's name: 1 to 100 characters, not only spaces. */
 function IsName(example: string): PropertyDecorator {
@@ -81,9 +82,13 @@ export class RegisterAgentDto extends RegisterDto {
 export class RegisterAdminDto extends RegisterDto {}
 
 export class CreateStaffDto extends RegisterDto {
-  @ApiProperty({ enum: ['SUPPORT', 'COMPLIANCE'], example: 'SUPPORT', description: 'support operator or compliance/finance officer' })
-  @IsIn(['SUPPORT', 'COMPLIANCE'])
-  role: 'SUPPORT' | 'COMPLIANCE';
+  @ApiProperty({
+    enum: CREATED_STAFF_ROLES,
+    example: 'SUPPORT',
+    description: 'support operator, compliance/finance officer or auditor (read-only)',
+  })
+  @IsIn(CREATED_STAFF_ROLES)
+  role: CreatedStaffRole;
 }
 
 export class ResetPinDto {
