@@ -108,7 +108,8 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
 
     // The check: walks the chain in seq order and names the first record that is missing (a gap,
     // or rows missing after the last one the head counted), does not link to the one before, or
-    // whose hash is not the hash of its content. Read-only; runs as the caller.
+    // whose hash is not the hash of its content; \`checked\` counts the sound records before it.
+    // Read-only; runs as the caller.
     await q.query(`
       CREATE FUNCTION orchestrator.staff_audit_verify()
       RETURNS TABLE (intact boolean, checked bigint, broken_seq bigint, problem text, head_seq bigint, head_hash text)
@@ -127,13 +128,13 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
           IF r.seq <> expected_seq THEN
             intact := false; checked := n; broken_seq := expected_seq; problem := 'MISSING'; RETURN NEXT; RETURN;
           END IF;
-          n := n + 1;
           IF r.prev_hash <> prev THEN
             intact := false; checked := n; broken_seq := r.seq; problem := 'BROKEN_LINK'; RETURN NEXT; RETURN;
           END IF;
           IF r.hash <> sha256(r.prev_hash || convert_to(orchestrator.staff_audit_canonical(r), 'UTF8')) THEN
             intact := false; checked := n; broken_seq := r.seq; problem := 'HASH_MISMATCH'; RETURN NEXT; RETURN;
           END IF;
+          n := n + 1;
           prev := r.hash;
           expected_seq := r.seq + 1;
         END LOOP;
