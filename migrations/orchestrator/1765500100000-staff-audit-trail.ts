@@ -55,7 +55,9 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
         last_hash bytea NOT NULL
       )`);
     // The genesis: 32 zero bytes stand before the first record.
-    await q.query(`INSERT INTO orchestrator.staff_audit_chain_head (id, last_seq, last_hash) VALUES (true, 0, decode(repeat('00', 32), 'hex'))`);
+    await q.query(
+      `INSERT INTO orchestrator.staff_audit_chain_head (id, last_seq, last_hash) VALUES (true, 0, decode(repeat('00', 32), 'hex'))`,
+    );
 
     // The text a record's hash covers: every column but the hashes, as a JSON array (jsonb's text
     // form is canonical: keys sorted, one spelling per value), the time in UTC to the microsecond

@@ -41,13 +41,18 @@ export class StaffAuditRecordView {
   @ApiProperty({ example: 'POST /api/orchestrator/admin/customers/:customerId/freeze', description: 'method and route template' })
   action: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'admin.freezeCustomer', description: 'the handler’s short name' })
+  @ApiProperty({ type: String, nullable: true, example: 'admin.freeze', description: 'the handler’s short name' })
   actionName: string | null;
 
   @ApiProperty({ type: AuditTargetView, nullable: true })
   target: AuditTargetView | null;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Suspected account takeover, ticket 4821', description: 'the `reason` of the request body' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Suspected account takeover, ticket 4821',
+    description: 'the `reason` of the request body',
+  })
   reason: string | null;
 
   @ApiProperty({ example: '0b7c6f1e-2d4a-4e8b-9c3f-5a6d7e8f9a0b', description: 'the X-Request-Id of the request' })
@@ -64,7 +69,10 @@ export class StaffAuditRecordView {
   })
   details: Record<string, unknown>;
 
-  @ApiProperty({ example: '719c4b858821214472058538f04b92cc0df1e95feefed5d1fa2e88a42576a336', description: 'hash of the record before (hex)' })
+  @ApiProperty({
+    example: '719c4b858821214472058538f04b92cc0df1e95feefed5d1fa2e88a42576a336',
+    description: 'hash of the record before (hex)',
+  })
   prevHash: string;
 
   @ApiProperty({
@@ -78,7 +86,12 @@ export class AuditTrailPageView {
   @ApiProperty({ type: [StaffAuditRecordView], description: 'newest first' })
   items: StaffAuditRecordView[];
 
-  @ApiProperty({ type: String, nullable: true, example: '1001', description: 'pass as `cursor` for the next (older) page; null on the last' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '1001',
+    description: 'pass as `cursor` for the next (older) page; null on the last',
+  })
   nextCursor: string | null;
 }
 
@@ -101,7 +114,10 @@ export class AuditChainHeadView {
   @ApiProperty({ type: 'integer', example: 1042, description: 'how many records the chain head says were written' })
   seq: number;
 
-  @ApiProperty({ example: 'ea1c6441e84a906e7d1b15858cd0dc8ea4140ebdfefbe71641b4a341613b5ced', description: 'hash of the last record written (hex)' })
+  @ApiProperty({
+    example: 'ea1c6441e84a906e7d1b15858cd0dc8ea4140ebdfefbe71641b4a341613b5ced',
+    description: 'hash of the last record written (hex)',
+  })
   hash: string;
 }
 

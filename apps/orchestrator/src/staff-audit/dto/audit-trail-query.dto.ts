@@ -22,14 +22,18 @@ export class AuditTrailQueryDto {
   @ApiPropertyOptional({
     maxLength: 300,
     example: 'POST /api/orchestrator/admin/customers/:customerId/freeze',
-    description: 'exactly a method and route template, or a short name such as `admin.freezeCustomer` (field code INVALID_ACTION)',
+    description: 'exactly a method and route template, or a short name such as `admin.freeze` (field code INVALID_ACTION)',
   })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_ACTION' } })
   @MaxLength(300, { context: { code: 'INVALID_ACTION' } })
   action?: string;
 
-  @ApiPropertyOptional({ maxLength: 40, example: 'person', description: 'person, account, transaction, approval… (field code INVALID_TARGET)' })
+  @ApiPropertyOptional({
+    maxLength: 40,
+    example: 'person',
+    description: 'person, account, transaction, approval… (field code INVALID_TARGET)',
+  })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_TARGET' } })
   @MaxLength(40, { context: { code: 'INVALID_TARGET' } })
@@ -51,7 +55,10 @@ export class AuditTrailQueryDto {
   @IsInstant({ context: { code: 'INVALID_DATE' } })
   to?: string;
 
-  @ApiPropertyOptional({ enum: AUDIT_OUTCOMES, description: 'success: answered below 400; refused: 400 and above (field code INVALID_OUTCOME)' })
+  @ApiPropertyOptional({
+    enum: AUDIT_OUTCOMES,
+    description: 'success: answered below 400; refused: 400 and above (field code INVALID_OUTCOME)',
+  })
   @OptionalField()
   @IsIn(AUDIT_OUTCOMES, { context: { code: 'INVALID_OUTCOME' } })
   outcome?: (typeof AUDIT_OUTCOMES)[number];
