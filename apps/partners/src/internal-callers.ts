@@ -30,4 +30,11 @@ export const PARTNERS_INTERNAL_CALLERS: InternalCallerTable = {
   // payments that could not pay their order, for operations to settle (through the back office)
   'GET /internal/partners/payment-anomalies': ['orchestrator'],
   'POST /internal/partners/payment-anomalies/:anomalyId/resolve': ['orchestrator'],
+
+  // what staff read in the back office: integrations with endpoints and connections, an order's events
+  'GET /internal/partners/backoffice/integrations': ['orchestrator'],
+  'GET /internal/partners/backoffice/integrations/:integrationId': ['orchestrator'],
+  'GET /internal/partners/backoffice/integrations/:integrationId/connections': ['orchestrator'],
+  'GET /internal/partners/backoffice/orders/:orderId/events': ['orchestrator'],
+  'GET /internal/partners/backoffice/events/:eventId': ['orchestrator'],
 };

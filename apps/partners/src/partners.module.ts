@@ -1,5 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
+import { BackofficeController } from './backoffice/backoffice.controller';
+import { BackofficeService } from './backoffice/backoffice.service';
 import { ConnectionTransitions } from './connections/connection-transitions.service';
 import { ConnectionsController } from './connections/connections.controller';
 import { ConnectionsService } from './connections/connections.service';
@@ -41,6 +43,7 @@ export class PartnersModule {
         MerchantConnectionsController,
         QrController,
         PaymentAnomaliesController,
+        BackofficeController,
       ],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: PARTNERS_INTERNAL_CALLERS },
@@ -57,6 +60,7 @@ export class PartnersModule {
         OrdersService,
         OrderPaymentService,
         PaymentAnomaliesService,
+        BackofficeService,
         LedgerEventsWorker,
         ExpirySweeper,
       ],

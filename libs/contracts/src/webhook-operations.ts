@@ -1,4 +1,17 @@
-import type { ConnectionStatus, IntegrationView, PartnerMode, PartnerScope, RevokedBy } from './partners';
+import { ApiProperty } from '@nestjs/swagger';
+import { IntegrationViewDto } from './partner-views';
+import {
+  CONNECTION_STATUSES,
+  type ConnectionStatus,
+  type IntegrationView,
+  PARTNER_MODES,
+  PARTNER_SCOPES,
+  type Page,
+  type PartnerMode,
+  type PartnerScope,
+  REVOKED_BY,
+  type RevokedBy,
+} from './partners';
 
 /*
  * Webhook and partner operations for staff (issue 26): what the orchestrator's back-office routes
@@ -237,5 +250,307 @@ export interface WebhookRecoverResult {
 export interface WebhookEnableResult {
   endpoint: WebhookEndpointState;
   /** held events queued again */
+  replayed: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAPI classes of the shapes above (partners' internal document and the orchestrator's public
+// one describe the same data). Each `implements` its contract type.
+// ---------------------------------------------------------------------------------------------
+
+const NEXT_CURSOR = { type: String, nullable: true, example: null, description: 'pass as cursor for the next page; null on the last page' };
+const UUID_EXAMPLE = '0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6';
+
+export class IntegrationEndpointIdsDto implements IntegrationEndpointIds {
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE, description: 'the live endpoint (the integration id)' })
+  live: string;
+
+  @ApiProperty({ format: 'uuid', example: '6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d', description: 'the test endpoint' })
+  test: string;
+}
+
+export class ConnectionCountsDto {
+  @ApiProperty({ type: 'integer', minimum: 0, example: 1 })
+  pending: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 12 })
+  active: number;
+}
+
+export class IntegrationSummaryDto extends IntegrationViewDto implements IntegrationSummary {
+  @ApiProperty({ type: IntegrationEndpointIdsDto })
+  endpointIds: IntegrationEndpointIdsDto;
+
+  @ApiProperty({ type: ConnectionCountsDto, description: 'live connections to merchants, by status' })
+  connections: ConnectionCountsDto;
+}
+
+export class IntegrationSummaryPageDto implements Page<IntegrationSummary> {
+  @ApiProperty({ type: [IntegrationSummaryDto], description: 'newest first' })
+  data: IntegrationSummaryDto[];
+
+  @ApiProperty(NEXT_CURSOR)
+  nextCursor: string | null;
+}
+
+export class StaffConnectionViewDto implements StaffConnectionView {
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  id: string;
+
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  integrationId: string;
+
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
+  mode: PartnerMode;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92',
+    description: 'the merchant; null when the phone asked for matched no merchant',
+  })
+  merchantId: string | null;
+
+  @ApiProperty({ enum: CONNECTION_STATUSES, example: 'active' })
+  status: ConnectionStatus;
+
+  @ApiProperty({ enum: PARTNER_SCOPES, isArray: true, example: ['orders.write', 'orders.read'] })
+  scopes: PartnerScope[];
+
+  @ApiProperty({ type: String, nullable: true, example: 'Take payments at the till' })
+  requestedReason: string | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-29T10:00:00.000Z' })
+  pendingExpiresAt: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: '2026-11-22T10:05:00.000Z' })
+  activatedAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
+  revokedAt: string | null;
+
+  @ApiProperty({ type: String, enum: REVOKED_BY, nullable: true, example: null })
+  revokedBy: RevokedBy | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  createdAt: string;
+}
+
+export class StaffConnectionPageDto implements Page<StaffConnectionView> {
+  @ApiProperty({ type: [StaffConnectionViewDto], description: 'newest first' })
+  data: StaffConnectionViewDto[];
+
+  @ApiProperty(NEXT_CURSOR)
+  nextCursor: string | null;
+}
+
+export class PartnerEventRefDto implements PartnerEventRef {
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE, description: 'the event id (the same at the dispatcher)' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  integrationId: string;
+
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
+  mode: PartnerMode;
+
+  @ApiProperty({ example: 'order.paid' })
+  type: string;
+
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE, description: 'the order or connection it is about' })
+  subjectId: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  createdAt: string;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-22T10:00:00.040Z',
+    description: 'when it was handed to the dispatcher; null while it waits in partners',
+  })
+  dispatchedAt: string | null;
+}
+
+export class WebhookEventSummaryDto implements WebhookEventSummary {
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  id: string;
+
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  integrationId: string;
+
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live', description: 'which of the two endpoints it goes to' })
+  mode: PartnerMode;
+
+  @ApiProperty({ example: 'order.paid' })
+  event: string;
+
+  @ApiProperty({
+    enum: WEBHOOK_EVENT_STATUSES,
+    example: 'delivered',
+    description: 'pending: queued or between retries; delivered; failed: every attempt failed; held: its endpoint is disabled',
+  })
+  status: WebhookEventStatus;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 1 })
+  attemptCount: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 0, description: 'delivery runs after the first (resends, recoveries, replays)' })
+  resendCount: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.012Z' })
+  receivedAt: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: '2026-11-22T10:00:00.150Z' })
+  lastAttemptAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: '2026-11-22T10:00:00.150Z' })
+  deliveredAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
+  failedAt: string | null;
+}
+
+export class WebhookEventPageDto implements Page<WebhookEventSummary> {
+  @ApiProperty({ type: [WebhookEventSummaryDto], description: 'newest received first' })
+  data: WebhookEventSummaryDto[];
+
+  @ApiProperty(NEXT_CURSOR)
+  nextCursor: string | null;
+}
+
+export class WebhookAttemptDto implements WebhookAttempt {
+  @ApiProperty({ type: 'integer', minimum: 1, example: 1, description: 'numbered per event, across resends' })
+  attemptNumber: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.020Z' })
+  attemptedAt: string;
+
+  @ApiProperty({ example: 'https://pos.example.com/webhooks/mm' })
+  url: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 500, description: "the receiver's HTTP status; null when it did not answer" })
+  statusCode: number | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 130 })
+  latencyMs: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'upstream database down', description: "the first 512 bytes of the receiver's answer" })
+  responseExcerpt: string | null;
+
+  @ApiProperty({ enum: ['success', 'failure'], example: 'failure' })
+  outcome: 'success' | 'failure';
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'WEBHOOK_RECEIVER_HTTP_ERROR',
+    description: 'why it failed, a code of the catalogue (WEBHOOK_RECEIVER_HTTP_ERROR, _TIMEOUT, _UNREACHABLE, WEBHOOK_DNS_FAILED, …); null on success',
+  })
+  errorCode: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'why no status came back, in words (`timeout`, `network: ECONNREFUSED`…)' })
+  error: string | null;
+}
+
+export class WebhookDeliveryLogDto implements WebhookDeliveryLog {
+  @ApiProperty({ type: WebhookEventSummaryDto })
+  event: WebhookEventSummaryDto;
+
+  @ApiProperty({ type: [WebhookAttemptDto], description: 'every attempt, oldest first (empty before the first)' })
+  attempts: WebhookAttemptDto[];
+}
+
+export class OrderWebhookEventDto {
+  @ApiProperty({ type: PartnerEventRefDto })
+  ref: PartnerEventRefDto;
+
+  @ApiProperty({ type: WebhookDeliveryLogDto, nullable: true, description: 'null while it has not reached the dispatcher' })
+  delivery: WebhookDeliveryLogDto | null;
+}
+
+export class OrderWebhookDeliveriesDto implements OrderWebhookDeliveries {
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  orderId: string;
+
+  @ApiProperty({ type: [OrderWebhookEventDto], description: 'oldest first' })
+  events: OrderWebhookEventDto[];
+}
+
+export class EndpointHealthEventDto implements EndpointHealthEvent {
+  @ApiProperty({ enum: ['disabled', 'enabled'], example: 'disabled' })
+  kind: 'disabled' | 'enabled';
+
+  @ApiProperty({ example: 'failing for 3 days' })
+  reason: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  createdAt: string;
+}
+
+export class WebhookEndpointStateDto implements WebhookEndpointState {
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
+  mode: PartnerMode;
+
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  endpointId: string;
+
+  @ApiProperty({ example: 'https://pos.example.com/webhooks/mm' })
+  url: string;
+
+  @ApiProperty({ enum: ['enabled', 'disabled'], example: 'disabled' })
+  status: 'enabled' | 'disabled';
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: '2026-11-19T10:00:00.000Z' })
+  failingSince: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: '2026-11-22T10:00:00.000Z', description: 'disabled since' })
+  disabledAt: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'failing for 3 days', description: 'why it was disabled' })
+  disabledReason: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 3, description: 'events waiting for it to be enabled' })
+  held: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  updatedAt: string;
+
+  @ApiProperty({ type: [EndpointHealthEventDto], description: 'every disable and enable, oldest first' })
+  history: EndpointHealthEventDto[];
+}
+
+export class WebhookResendResultDto implements WebhookResendResult {
+  @ApiProperty({ format: 'uuid', example: UUID_EXAMPLE })
+  eventId: string;
+
+  @ApiProperty({ example: `${UUID_EXAMPLE}-resend-1`, description: 'the delivery job of this run' })
+  jobId: string;
+
+  @ApiProperty({ example: false, description: 'true when this idempotency key had already queued the run: nothing new was queued' })
+  repeated: boolean;
+}
+
+export class WebhookRecoverResultDto implements WebhookRecoverResult {
+  @ApiProperty({ type: 'integer', minimum: 0, example: 4, description: 'failed or held events queued again' })
+  queued: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T00:00:00.000Z' })
+  since: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z', description: 'when the recovery looked (events received later are not included)' })
+  until: string;
+}
+
+export class WebhookEnableResultDto implements WebhookEnableResult {
+  @ApiProperty({ type: WebhookEndpointStateDto })
+  endpoint: WebhookEndpointStateDto;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 3, description: 'held events queued again' })
   replayed: number;
 }
