@@ -40,7 +40,14 @@ describe('staff audit record', () => {
   it('names the target from the marker, else from a parameter it knows', () => {
     const params = { customerId: 'c1' };
     expect(buildEntry(actor, { ...base, params })).toMatchObject({ targetType: 'person', targetId: 'c1', details: { params } });
-    expect(buildEntry(actor, { ...base, params: { thing: 't' } })).toMatchObject({ targetType: null, targetId: null });
+    expect(buildEntry(actor, { ...base, route: '/api/x/:thing', params: { thing: 't' } })).toMatchObject({
+      targetType: null,
+      targetId: null,
+    });
+    expect(buildEntry(actor, { ...base, route: '/api/backoffice/approvals/:id/approve', params: { id: 'a1' } })).toMatchObject({
+      targetType: 'approval',
+      targetId: 'a1',
+    });
     const read = buildEntry(actor, {
       ...base,
       method: 'GET',

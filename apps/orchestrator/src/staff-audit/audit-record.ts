@@ -42,7 +42,7 @@ const MAX_REASON = 500;
 
 /**
  * Route parameters whose name says what they designate. A write without `@AuditTarget` takes the
- * first of its parameters found here.
+ * first parameter of its template named here, or else following a collection named below.
  */
 const TARGET_PARAMS: Readonly<Record<string, AuditTargetType>> = {
   customerId: 'person',
@@ -61,6 +61,25 @@ const TARGET_PARAMS: Readonly<Record<string, AuditTargetType>> = {
   endpointId: 'webhook-endpoint',
   workflowId: 'workflow',
   sagaId: 'workflow',
+};
+
+/** The collection a parameter follows in a route template (`/approvals/:id`), for parameters with a generic name. */
+const TARGET_COLLECTIONS: Readonly<Record<string, AuditTargetType>> = {
+  people: 'person',
+  customers: 'person',
+  users: 'person',
+  staff: 'person',
+  agents: 'person',
+  merchants: 'person',
+  accounts: 'account',
+  transactions: 'transaction',
+  operations: 'transaction',
+  intents: 'transaction',
+  approvals: 'approval',
+  integrations: 'integration',
+  events: 'webhook-event',
+  endpoints: 'webhook-endpoint',
+  workflows: 'workflow',
 };
 
 function clip(value: string, max: number): string {
@@ -92,15 +111,25 @@ export function isAudited(method: string, tag: AuditRouteTag | undefined): boole
   return !isRead(method) || tag?.read !== undefined;
 }
 
-function targetOf(spec: AuditedReadSpec | undefined, params: Record<string, string | string[]>, query: Record<string, string | string[]>) {
+function targetOf(
+  route: string,
+  spec: AuditedReadSpec | undefined,
+  params: Record<string, string | string[]>,
+  query: Record<string, string | string[]>,
+) {
   const pick = (v: string | string[] | undefined) => (typeof v === 'string' ? v : null);
   if (spec) {
     const id = spec.param ? pick(params[spec.param]) : spec.query ? pick(query[spec.query]) : null;
     return { targetType: spec.type, targetId: id };
   }
-  for (const [name, value] of Object.entries(params)) {
-    const type = TARGET_PARAMS[name];
-    if (type && typeof value === 'string') return { targetType: type, targetId: value };
+  // The first parameter of the template whose name, or else the collection before it, says what it is.
+  const segments = route.split('/');
+  for (let i = 0; i < segments.length; i++) {
+    if (!segments[i].startsWith(':')) continue;
+    const name = segments[i].slice(1);
+    const type = TARGET_PARAMS[name] ?? TARGET_COLLECTIONS[segments[i - 1] ?? ''];
+    const id = pick(params[name]);
+    if (type && id !== null) return { targetType: type, targetId: id };
   }
   return { targetType: null, targetId: null };
 }
@@ -136,7 +165,7 @@ export function buildEntry(actor: { userId: string; role: string }, req: Finishe
     actorRole: actor.role,
     action: `${req.method.toUpperCase()} ${req.route}`,
     actionName: req.tag?.name ?? null,
-    ...targetOf(req.tag?.read ?? req.tag?.target, params, query),
+    ...targetOf(req.route, req.tag?.read ?? req.tag?.target, params, query),
     reason,
     requestId: req.requestId,
     outcomeStatus: req.status,
