@@ -85,7 +85,12 @@ export class CorrectionPreviewService {
       status: correction.status,
       currency: correction.currency.trim(),
       requiresCompliance: correction.requires_compliance,
-      entries: legs.map((l) => ({ accountId: l.account_id, accountType: types.get(l.account_id) ?? 'unknown', direction: l.kind, amount: l.amount })),
+      entries: legs.map((l) => ({
+        accountId: l.account_id,
+        accountType: types.get(l.account_id) ?? 'unknown',
+        direction: l.kind,
+        amount: l.amount,
+      })),
       accounts,
       executable: accounts.every((a) => a.sufficient),
     };
@@ -100,6 +105,8 @@ export class CorrectionPreviewService {
     const suspense = await this.technical.id('suspense', correction.currency.trim());
     const account = correction.account_id!;
     const amount = toMoney(correction.amount);
-    return pairEntries([correction.direction === 'CREDIT' ? { from: suspense, to: account, amount } : { from: account, to: suspense, amount }]);
+    return pairEntries([
+      correction.direction === 'CREDIT' ? { from: suspense, to: account, amount } : { from: account, to: suspense, amount },
+    ]);
   }
 }

@@ -114,7 +114,11 @@ export class CorrectionsController {
   @ApiOperation({ summary: 'Corrections, newest first (e.g. ?status=PENDING_APPROVAL for the checkers)' })
   @ApiOkResponse({ type: [CorrectionViewDto], description: 'at most `limit` corrections, without their journal; no cursor' })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (status or limit)', ...ERROR })
-  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)', ...ERROR })
+  @ApiResponse({
+    status: 403,
+    description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)',
+    ...ERROR,
+  })
   async list(@Query() query: ListCorrectionsQuery, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView[]> {
     await this.reader(authorization);
     return this.corrections.list(query);
@@ -124,7 +128,11 @@ export class CorrectionsController {
   @ApiOperation({ summary: 'One correction with its journal: who did what, when and why' })
   @ApiOkResponse({ type: CorrectionDetailViewDto })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID)', ...ERROR })
-  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)', ...ERROR })
+  @ApiResponse({
+    status: 403,
+    description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)',
+    ...ERROR,
+  })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   async get(@Param('id', UuidParamPipe) id: string, @Headers('authorization') authorization: string | undefined): Promise<CorrectionView> {
     await this.reader(authorization);
@@ -139,9 +147,16 @@ export class CorrectionsController {
   })
   @ApiOkResponse({ type: CorrectionPreviewView })
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID)', ...ERROR })
-  @ApiResponse({ status: 403, description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)', ...ERROR })
+  @ApiResponse({
+    status: 403,
+    description: 'OPERATOR_ROLE_REQUIRED (readers hold a maker, approver, compliance or AUDITOR role)',
+    ...ERROR,
+  })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
-  async preview(@Param('id', UuidParamPipe) id: string, @Headers('authorization') authorization: string | undefined): Promise<CorrectionPreview> {
+  async preview(
+    @Param('id', UuidParamPipe) id: string,
+    @Headers('authorization') authorization: string | undefined,
+  ): Promise<CorrectionPreview> {
     await this.reader(authorization);
     return this.previews.preview(id);
   }
@@ -184,7 +199,11 @@ export class CorrectionsController {
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (id not a UUID, reason missing or out of bounds)', ...ERROR })
   @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND', ...ERROR })
   @ApiResponse({ status: 409, description: 'CORRECTION_ALREADY_DECIDED (approved or rejected meanwhile)', ...ERROR })
-  async expire(@Param('id', UuidParamPipe) id: string, @Body() dto: ExpireCorrectionDto, @Req() request: FastifyRequest): Promise<CorrectionView> {
+  async expire(
+    @Param('id', UuidParamPipe) id: string,
+    @Body() dto: ExpireCorrectionDto,
+    @Req() request: FastifyRequest,
+  ): Promise<CorrectionView> {
     return this.corrections.expire(id, request.serviceCaller ?? 'unknown', dto.reason);
   }
 

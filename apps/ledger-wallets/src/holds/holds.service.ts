@@ -57,7 +57,18 @@ export class HoldsService {
                INSERT INTO ledger.operator_actions (account_id, action, amount, reason, operator_id, operator_roles, correlation_id, hold_id)
                SELECT account_id, 'FREEZE', amount, reason, placed_by, placed_roles, correlation_id, id FROM h)
              SELECT ${HOLD_COLUMNS} FROM h`,
-            [key, hash, accountId, dto.amount, account.currency.trim(), dto.reason, operator.id, operator.roles, dto.requestedBy ?? null, correlationId],
+            [
+              key,
+              hash,
+              accountId,
+              dto.amount,
+              account.currency.trim(),
+              dto.reason,
+              operator.id,
+              operator.roles,
+              dto.requestedBy ?? null,
+              correlationId,
+            ],
           );
           return row;
         }),
@@ -136,7 +147,8 @@ export class HoldsService {
   }
 
   private replay(existing: HoldRow, hash: string): HoldView {
-    if (existing.request_hash !== hash) throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotency key was used for another hold');
+    if (existing.request_hash !== hash)
+      throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotency key was used for another hold');
     return toHoldView(existing);
   }
 

@@ -10,7 +10,10 @@ export class CorrectionPreviewEntryView implements CorrectionPreviewEntry {
   @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
   accountId: string;
 
-  @ApiProperty({ example: 'agent', description: 'customer, merchant, agent (float), agent_commission, suspense, treasury, fee_collection…' })
+  @ApiProperty({
+    example: 'agent',
+    description: 'customer, merchant, agent (float), agent_commission, suspense, treasury, fee_collection…',
+  })
   accountType: string;
 
   @ApiProperty({ enum: ['DEBIT', 'CREDIT'], example: 'CREDIT' })

@@ -49,7 +49,8 @@ export class CorrectionEventViewDto implements CorrectionEventView {
 
   @ApiProperty({
     example: 'a1b2c3d4-0000-4000-8000-00000000000b',
-    description: 'an operator id; `system:compliance-alert` for the alert steps; `system:<service>` for an expiry (e.g. `system:orchestrator`)',
+    description:
+      'an operator id; `system:compliance-alert` for the alert steps; `system:<service>` for an expiry (e.g. `system:orchestrator`)',
   })
   actorId: string;
 
@@ -153,7 +154,11 @@ export class CorrectionViewDto implements CorrectionView {
   @ApiProperty({ type: CorrectionMakerView })
   maker: CorrectionMakerView;
 
-  @ApiProperty({ type: CorrectionCheckerView, nullable: true, description: 'null while PENDING_APPROVAL, and for an EXPIRED correction (nobody decided)' })
+  @ApiProperty({
+    type: CorrectionCheckerView,
+    nullable: true,
+    description: 'null while PENDING_APPROVAL, and for an EXPIRED correction (nobody decided)',
+  })
   checker: CorrectionCheckerView | null;
 
   @ApiProperty({

@@ -7,7 +7,11 @@ import { HOLD_STATUSES, type HoldStatus } from '../hold-view';
 
 /** `POST /v1/internal/holds`: the operator whose token comes with the call places it. */
 export class PlaceHoldDto {
-  @ApiProperty({ format: 'uuid', example: '0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d', description: 'the same key and body again answer the same hold' })
+  @ApiProperty({
+    format: 'uuid',
+    example: '0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d',
+    description: 'the same key and body again answer the same hold',
+  })
   @IsUUID('4')
   idempotencyKey: string;
 
@@ -25,7 +29,11 @@ export class PlaceHoldDto {
   @MaxLength(500)
   reason: string;
 
-  @ApiPropertyOptional({ maxLength: 100, example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', description: 'who asked for it (the maker of a maker-checker request), when not the operator of the token' })
+  @ApiPropertyOptional({
+    maxLength: 100,
+    example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21',
+    description: 'who asked for it (the maker of a maker-checker request), when not the operator of the token',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(100)
@@ -34,7 +42,11 @@ export class PlaceHoldDto {
 
 /** `POST /v1/internal/holds/:id/release`. */
 export class ReleaseHoldDto {
-  @ApiProperty({ format: 'uuid', example: '7a92c1b3-0c1b-4f9a-a6e4-8a3f5c1e7b2d', description: 'the same key again answers the released hold' })
+  @ApiProperty({
+    format: 'uuid',
+    example: '7a92c1b3-0c1b-4f9a-a6e4-8a3f5c1e7b2d',
+    description: 'the same key again answers the released hold',
+  })
   @IsUUID('4')
   idempotencyKey: string;
 
@@ -44,7 +56,11 @@ export class ReleaseHoldDto {
   @MaxLength(500)
   reason: string;
 
-  @ApiPropertyOptional({ maxLength: 100, example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', description: 'who asked for the release, when not the operator of the token' })
+  @ApiPropertyOptional({
+    maxLength: 100,
+    example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21',
+    description: 'who asked for the release, when not the operator of the token',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(100)

@@ -9,7 +9,12 @@ export class HoldPlacedView {
   @ApiProperty({ type: [String], example: ['COMPLIANCE'] })
   roles: string[];
 
-  @ApiProperty({ type: String, nullable: true, example: 'a1b2c3d4-0000-4000-8000-00000000000a', description: 'who asked for it (a maker), if someone else' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'a1b2c3d4-0000-4000-8000-00000000000a',
+    description: 'who asked for it (a maker), if someone else',
+  })
   requestedBy: string | null;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-28T09:12:45.120Z' })
@@ -38,7 +43,11 @@ export class HoldViewDto implements HoldView {
   @ApiProperty({ example: 'Suspected account takeover, case 4411' })
   reason: string;
 
-  @ApiProperty({ enum: HOLD_STATUSES, example: 'ACTIVE', description: 'ACTIVE: the amount is frozen on the account; RELEASED: available again' })
+  @ApiProperty({
+    enum: HOLD_STATUSES,
+    example: 'ACTIVE',
+    description: 'ACTIVE: the amount is frozen on the account; RELEASED: available again',
+  })
   status: HoldStatus;
 
   @ApiProperty({ type: HoldPlacedView })

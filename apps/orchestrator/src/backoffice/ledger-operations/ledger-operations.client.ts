@@ -1,0 +1,124 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { InternalHttpClient } from '@mm/platform';
+import { ledgerClientSettings } from '../../ledger-client/ledger.client';
+import { type RetryPolicy, withRetries } from '../../ledger-client/ledger-retry';
+import type { LedgerAccountView } from '../../ledger-client/ledger.types';
+import { OrchestratorConfig } from '../../orchestrator.config';
+import type { LedgerCorrection, LedgerCorrectionPreview, LedgerHold } from './ledger-operations.types';
+
+/** The body of `POST /v1/internal/corrections`, both kinds. */
+export type LedgerCorrectionRequest =
+  | { idempotencyKey: string; kind: 'ACCOUNT'; accountId: string; direction: 'CREDIT' | 'DEBIT'; amount: number; reason: string }
+  | { idempotencyKey: string; kind: 'REVERSAL'; referenceId?: string; transactionId?: string; reason: string };
+
+/**
+ * The ledger's corrections and holds, called with the orchestrator's service key AND the acting
+ * operator's access token (the maker's when submitting, the checker's when deciding): the ledger
+ * verifies that token itself and records the operator, as it did when operators called it with the
+ * `ops` key. The only call without a token is the expiry of a correction nobody decided.
+ *
+ * Every write is idempotent at the ledger (the idempotency key is the approval request's id; an
+ * approval of an executed correction is recognised by the caller), so a write is retried like the
+ * money path's; an expired-token or role refusal is relayed as it is. The ledger refusing a token
+ * the access guard here accepted means the two services disagree on auth's keys: 502.
+ */
+@Injectable()
+export class LedgerOperationsClient {
+  private readonly logger = new Logger(LedgerOperationsClient.name);
+  private readonly http: InternalHttpClient;
+  private readonly retry: RetryPolicy;
+
+  constructor(config: OrchestratorConfig) {
+    const settings = ledgerClientSettings(config);
+    this.retry = settings.retry;
+    this.http = new InternalHttpClient({
+      name: 'ledger-wallets',
+      baseUrl: config.LEDGER_URL,
+      serviceKey: config.INTERNAL_SERVICE_KEY,
+      timeoutMs: settings.timeoutMs,
+    });
+  }
+
+  submitCorrection(token: string, body: LedgerCorrectionRequest): Promise<LedgerCorrection> {
+    return this.relay(() => this.http.post<LedgerCorrection>('/v1/internal/corrections', body, as(token)));
+  }
+
+  correction(token: string, id: string): Promise<LedgerCorrection> {
+    return this.relay(() => this.http.get<LedgerCorrection>(`/v1/internal/corrections/${id}`, as(token)));
+  }
+
+  corrections(token: string, query: { status?: string; limit?: number }): Promise<LedgerCorrection[]> {
+    return this.relay(() => this.http.get<LedgerCorrection[]>(`/v1/internal/corrections${search(query)}`, as(token)));
+  }
+
+  preview(token: string, id: string): Promise<LedgerCorrectionPreview> {
+    return this.relay(() => this.http.get<LedgerCorrectionPreview>(`/v1/internal/corrections/${id}/preview`, as(token)));
+  }
+
+  /** Tried once: a second approval of the same correction is refused (CORRECTION_ALREADY_DECIDED), which the handler reads back. */
+  approve(token: string, id: string, reason: string): Promise<LedgerCorrection> {
+    return this.relay(() => this.http.post<LedgerCorrection>(`/v1/internal/corrections/${id}/approve`, { reason }, as(token)), ONCE);
+  }
+
+  reject(token: string, id: string, reason: string): Promise<LedgerCorrection> {
+    return this.relay(() => this.http.post<LedgerCorrection>(`/v1/internal/corrections/${id}/reject`, { reason }, as(token)), ONCE);
+  }
+
+  /** No operator token: the request expired, nobody decided (the ledger journals `system:orchestrator`). */
+  expire(id: string, reason: string): Promise<LedgerCorrection> {
+    return this.relay(() => this.http.post<LedgerCorrection>(`/v1/internal/corrections/${id}/expire`, { reason }));
+  }
+
+  placeHold(
+    token: string,
+    body: { idempotencyKey: string; accountId: string; amount: number; reason: string; requestedBy?: string },
+  ): Promise<LedgerHold> {
+    return this.relay(() => this.http.post<LedgerHold>('/v1/internal/holds', body, as(token)));
+  }
+
+  releaseHold(token: string, id: string, body: { idempotencyKey: string; reason: string; requestedBy?: string }): Promise<LedgerHold> {
+    return this.relay(() => this.http.post<LedgerHold>(`/v1/internal/holds/${id}/release`, body, as(token)));
+  }
+
+  hold(token: string, id: string): Promise<LedgerHold> {
+    return this.relay(() => this.http.get<LedgerHold>(`/v1/internal/holds/${id}`, as(token)));
+  }
+
+  holds(token: string, query: { accountId?: string; status?: string; limit?: number }): Promise<LedgerHold[]> {
+    return this.relay(() => this.http.get<LedgerHold[]>(`/v1/internal/holds${search(query)}`, as(token)));
+  }
+
+  /** An account's balances, with the orchestrator's own credential (the money path's read). */
+  account(id: string): Promise<LedgerAccountView> {
+    return this.relay(() => this.http.get<LedgerAccountView>(`/v1/internal/accounts/${id}`));
+  }
+
+  private async relay<T>(call: () => Promise<T>, retry: RetryPolicy = this.retry): Promise<T> {
+    try {
+      return await withRetries(retry, call);
+    } catch (error) {
+      if (error instanceof AppException && TOKEN_FAULTS.has(error.code)) {
+        this.logger.error(
+          { code: error.code },
+          "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
+        );
+        throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger could not verify the access token');
+      }
+      throw error;
+    }
+  }
+}
+
+const ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0 };
+
+const TOKEN_FAULTS: ReadonlySet<string> = new Set(['TOKEN_INVALID', 'OPERATOR_TOKEN_REQUIRED']);
+
+const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+function search(query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

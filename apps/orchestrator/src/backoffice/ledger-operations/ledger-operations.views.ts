@@ -1,0 +1,246 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { LedgerCorrection, LedgerCorrectionEvent, LedgerCorrectionPreview, LedgerHold } from './ledger-operations.types';
+
+/*
+ * OpenAPI shapes of the ledger's answers relayed by /api/backoffice/ledger. Each class `implements`
+ * the type the client reads, so a field the code relies on cannot go undocumented.
+ */
+
+const MONEY = { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
+const AMOUNT = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'smallest currency unit' } as const;
+
+export class LedgerCorrectionMakerView {
+  @ApiProperty({ example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', description: 'the staff member (user id) who submitted' })
+  id: string;
+
+  @ApiProperty({ type: [String], example: ['ADMIN'] })
+  roles: string[];
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T09:12:45.120Z' })
+  submittedAt: string;
+}
+
+export class LedgerCorrectionCheckerView {
+  @ApiProperty({ example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92', description: 'who approved or rejected (never the maker)' })
+  id: string;
+
+  @ApiProperty({ type: [String], example: ['COMPLIANCE'] })
+  roles: string[];
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T10:02:11.004Z' })
+  decidedAt: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Approval request 0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d approved' })
+  reason: string | null;
+}
+
+export class LedgerReversedTransactionView {
+  @ApiProperty({ format: 'uuid', example: '9b2f6d1e-3c4a-4b5d-8e6f-7a8b9c0d1e2f' })
+  transactionId: string;
+
+  @ApiProperty({ example: 'MMPTX261126K7Q2M9Z' })
+  referenceId: string;
+}
+
+export class LedgerCorrectionEventView implements LedgerCorrectionEvent {
+  @ApiProperty({ enum: ['submitted', 'approved', 'executed', 'rejected', 'expired', 'alert_sent', 'alert_failed'], example: 'approved' })
+  event: string;
+
+  @ApiProperty({
+    example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92',
+    description: 'a staff user id; `system:orchestrator` for an expiry, `system:compliance-alert` for the alert steps',
+  })
+  actorId: string;
+
+  @ApiProperty({ type: [String], example: ['COMPLIANCE'] })
+  actorRoles: string[];
+
+  @ApiProperty({ type: String, nullable: true, example: 'Float top-up agreed with the agent network manager' })
+  reason: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { tokenId: '6f1e2d3c-4b5a-4987-8654-3210fedcba98' } })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T10:02:11.004Z' })
+  at: string;
+}
+
+/** A ledger correction (ACCOUNT or REVERSAL) as the ledger keeps it. */
+export class LedgerCorrectionView implements LedgerCorrection {
+  @ApiProperty({ format: 'uuid', example: '3c9f4e2a-7b1d-4a8e-9f60-1d2e3f4a5b6c' })
+  id: string;
+
+  @ApiProperty({ enum: ['ACCOUNT', 'REVERSAL'], example: 'ACCOUNT' })
+  kind: 'ACCOUNT' | 'REVERSAL';
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a',
+    description: 'null for a REVERSAL',
+  })
+  accountId: string | null;
+
+  @ApiProperty({ enum: ['CREDIT', 'DEBIT'], nullable: true, example: 'CREDIT', description: 'null for a REVERSAL' })
+  direction: 'CREDIT' | 'DEBIT' | null;
+
+  @ApiProperty({ type: LedgerReversedTransactionView, nullable: true, description: 'REVERSAL: the transaction it undoes' })
+  reversalOf: LedgerReversedTransactionView | null;
+
+  @ApiProperty({ ...AMOUNT, example: 500_000 })
+  amount: number;
+
+  @ApiProperty({ enum: ['XAF', 'XOF'], example: 'XAF' })
+  currency: string;
+
+  @ApiProperty({ example: 'Float top-up agreed with the agent network manager' })
+  reason: string;
+
+  @ApiProperty({ enum: ['PENDING_APPROVAL', 'EXECUTED', 'REJECTED', 'EXPIRED'], example: 'EXECUTED' })
+  status: 'PENDING_APPROVAL' | 'EXECUTED' | 'REJECTED' | 'EXPIRED';
+
+  @ApiProperty({ example: false, description: 'above the ledger compliance limit: only a compliance officer may approve' })
+  requiresCompliance: boolean;
+
+  @ApiProperty({ type: LedgerCorrectionMakerView })
+  maker: LedgerCorrectionMakerView;
+
+  @ApiProperty({ type: LedgerCorrectionCheckerView, nullable: true, description: 'null while pending and for an expired correction' })
+  checker: LedgerCorrectionCheckerView | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, example: null, description: 'the transaction the approval wrote' })
+  transactionId: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: null, description: "that transaction's reference" })
+  referenceId: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'when the compliance channel acknowledged the alert',
+  })
+  alertedAt: string | null;
+}
+
+export class LedgerCorrectionDetailView extends LedgerCorrectionView {
+  @ApiProperty({ type: [LedgerCorrectionEventView], description: 'every step, oldest first: who, when, why' })
+  declare events: LedgerCorrectionEventView[];
+}
+
+export class LedgerPostingView {
+  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
+  accountId: string;
+
+  @ApiProperty({ example: 'agent', description: 'customer, merchant, agent (float), agent_commission, suspense, treasury, fee_collection' })
+  accountType: string;
+
+  @ApiProperty({ enum: ['DEBIT', 'CREDIT'], example: 'CREDIT' })
+  direction: 'DEBIT' | 'CREDIT';
+
+  @ApiProperty({ ...AMOUNT, example: 500_000 })
+  amount: number;
+}
+
+export class LedgerAccountEffectView {
+  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
+  accountId: string;
+
+  @ApiProperty({ example: 'agent' })
+  accountType: string;
+
+  @ApiProperty({ ...MONEY, example: 0 })
+  balanceBefore: number;
+
+  @ApiProperty({ ...MONEY, example: 500_000 })
+  balanceAfter: number;
+
+  @ApiProperty({ ...MONEY, example: 0 })
+  availableBefore: number;
+
+  @ApiProperty({ ...MONEY, example: 500_000 })
+  availableAfter: number;
+
+  @ApiProperty({ example: true, description: 'false: approving now would be refused INSUFFICIENT_BALANCE on this account' })
+  sufficient: boolean;
+}
+
+/** What approving a correction, a reversal or a float funding would write, computed by the ledger now. */
+export class LedgerCorrectionPreviewView implements LedgerCorrectionPreview {
+  @ApiProperty({ format: 'uuid', example: '3c9f4e2a-7b1d-4a8e-9f60-1d2e3f4a5b6c' })
+  correctionId: string;
+
+  @ApiProperty({ enum: ['ACCOUNT', 'REVERSAL'], example: 'ACCOUNT' })
+  kind: string;
+
+  @ApiProperty({ enum: ['PENDING_APPROVAL', 'EXECUTED', 'REJECTED', 'EXPIRED'], example: 'PENDING_APPROVAL' })
+  status: string;
+
+  @ApiProperty({ enum: ['XAF', 'XOF'], example: 'XAF' })
+  currency: string;
+
+  @ApiProperty({ example: false, description: 'only a compliance officer may approve' })
+  requiresCompliance: boolean;
+
+  @ApiProperty({ type: [LedgerPostingView], description: 'the entries the approval writes, paired DEBIT / CREDIT' })
+  entries: LedgerPostingView[];
+
+  @ApiProperty({ type: [LedgerAccountEffectView], description: 'each account touched, now and after' })
+  accounts: LedgerAccountEffectView[];
+
+  @ApiProperty({ example: true, description: 'every account can give what is taken from it (balances read now)' })
+  executable: boolean;
+}
+
+export class LedgerHoldPlacedView {
+  @ApiProperty({ example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92', description: 'the staff member whose token placed it (the checker)' })
+  by: string;
+
+  @ApiProperty({ type: [String], example: ['COMPLIANCE'] })
+  roles: string[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'approval-request:0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d',
+    description: 'the approval request that asked for it',
+  })
+  requestedBy: string | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T10:02:11.004Z' })
+  at: string;
+}
+
+export class LedgerHoldReleasedView extends LedgerHoldPlacedView {
+  @ApiProperty({ example: 'Case 4411 closed' })
+  reason: string;
+}
+
+/** A named hold on part of an account's available balance. */
+export class LedgerHoldView implements LedgerHold {
+  @ApiProperty({ format: 'uuid', example: '9f60a1b2-7b1d-4a8e-bc9f-1d2e3f4a5b6c' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid', example: '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c' })
+  accountId: string;
+
+  @ApiProperty({ ...AMOUNT, example: 25_000 })
+  amount: number;
+
+  @ApiProperty({ enum: ['XAF', 'XOF'], example: 'XAF' })
+  currency: string;
+
+  @ApiProperty({ example: 'Suspected account takeover, case 4411' })
+  reason: string;
+
+  @ApiProperty({ enum: ['ACTIVE', 'RELEASED'], example: 'ACTIVE' })
+  status: 'ACTIVE' | 'RELEASED';
+
+  @ApiProperty({ type: LedgerHoldPlacedView })
+  placed: LedgerHoldPlacedView;
+
+  @ApiProperty({ type: LedgerHoldReleasedView, nullable: true })
+  released: LedgerHoldReleasedView | null;
+}
