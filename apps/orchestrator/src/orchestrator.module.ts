@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccessModule } from './access/access.module';
 import { ApprovalsModule } from './approvals/approvals.module';
+import { LedgerOperationsModule } from './backoffice/ledger-operations/ledger-operations.module';
 import { ComplianceModule } from './compliance/compliance.module';
 import { ConfigApiModule } from './config-api/config-api.module';
 import { CustomersModule } from './customers/customers.module';
@@ -46,6 +47,7 @@ export class OrchestratorModule {
         IntentsModule,
         WithdrawalQrModule,
         TransactionsModule,
+        LedgerOperationsModule,
       ],
       providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
     };
