@@ -93,6 +93,8 @@ export interface LedgerIntentEvent {
 
 export interface LedgerJournalEntry {
   entryId: string;
+  /** the transaction the entry belongs to: the operation's, or its reversal's */
+  transactionId: string;
   accountId: string;
   accountType: string;
   holder: string;

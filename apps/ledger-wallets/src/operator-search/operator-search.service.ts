@@ -114,6 +114,7 @@ export class OperatorSearchService {
         ? []
         : this.db.query<{
             id: string;
+            transaction_id: string;
             account_id: string;
             account_type: string;
             holder: string;
@@ -124,7 +125,7 @@ export class OperatorSearchService {
             created_by: string;
             created_at: Date;
           }>(
-            `SELECT l.id, l.account_id, a.account_type, a.holder, l.kind, l.amount::text, l.currency, l.counterparty_ledger_id,
+            `SELECT l.id, l.transaction_id, l.account_id, a.account_type, a.holder, l.kind, l.amount::text, l.currency, l.counterparty_ledger_id,
                     l.created_by, l.created_at
                FROM ledger.ledgers l JOIN ledger.accounts a ON a.id = l.account_id
               WHERE l.transaction_id = ANY($1::uuid[])
@@ -156,6 +157,7 @@ export class OperatorSearchService {
       })),
       entries: entries.map((l): LedgerJournalEntry => ({
         entryId: l.id,
+        transactionId: l.transaction_id,
         accountId: l.account_id,
         accountType: l.account_type,
         holder: l.holder,

@@ -103,6 +103,9 @@ export class LedgerJournalEntryView implements LedgerJournalEntry {
   @ApiProperty({ format: 'uuid' })
   entryId: string;
 
+  @ApiProperty({ format: 'uuid', description: "the operation's transaction, or its reversal's" })
+  transactionId: string;
+
   @ApiProperty({ format: 'uuid' })
   accountId: string;
 

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { CustomersModule } from '../../customers/customers.module';
+import { MerchantQrClient } from '../../intents/merchant-qr.client';
+import { BackofficeTransactionsController } from './backoffice-transactions.controller';
+import { OperatorSearchClient } from './operator-search.client';
+import { PaymentStoryService } from './payment-story.service';
+import { TransactionSearchService } from './transaction-search.service';
+
+/** Transactions for staff (`/api/backoffice/transactions`): the search and the story of one payment. */
+@Module({
+  imports: [CustomersModule],
+  controllers: [BackofficeTransactionsController],
+  providers: [TransactionSearchService, PaymentStoryService, OperatorSearchClient, MerchantQrClient],
+})
+export class BackofficeTransactionsModule {}

@@ -1,0 +1,348 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { BackofficeTransactionView, StaffPartyView } from './transaction-search.views';
+
+const UNAVAILABLE = {
+  type: String,
+  nullable: true,
+  example: null,
+  description:
+    'null when the part was read (its fields then hold it, or are null/empty when it does not apply to this operation); otherwise the stable error code of why it could not be read now (UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, STORY_PART_UNAVAILABLE, …), and its fields are null',
+};
+
+export class IntentEventView {
+  @ApiProperty({ type: String, nullable: true, example: 'PIN_VERIFIED' })
+  fromStatus: string | null;
+
+  @ApiProperty({ example: 'SUCCEEDED' })
+  toStatus: string;
+
+  @ApiProperty({ example: 'CONFIRMED', description: 'what moved the intent' })
+  event: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'who moved it (a user id, or a system actor)' })
+  actorId: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  at: string;
+}
+
+export class JournalEntryView {
+  @ApiProperty({ format: 'uuid' })
+  entryId: string;
+
+  @ApiProperty({ format: 'uuid', description: 'the transaction this entry belongs to (the payment, or its reversal)' })
+  transactionId: string;
+
+  @ApiProperty({ format: 'uuid' })
+  accountId: string;
+
+  @ApiProperty({ example: 'customer', description: 'customer, merchant, agent, agent_commission, fee_collection, treasury, suspense, …' })
+  accountType: string;
+
+  @ApiProperty({ example: 'Awa Ndiaye' })
+  holder: string;
+
+  @ApiProperty({ enum: ['DEBIT', 'CREDIT'] })
+  direction: 'DEBIT' | 'CREDIT';
+
+  @ApiProperty({ type: 'integer', example: 20000 })
+  amount: number;
+
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
+  currency: string;
+
+  @ApiProperty({ format: 'uuid', description: 'the entry on the other side of this one' })
+  counterpartyEntryId: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+/** What the ledger holds: the operation, its intent's journal, its double-entry lines (and its reversal's). */
+export class StoryLedgerPart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({ type: BackofficeTransactionView, nullable: true })
+  operation: BackofficeTransactionView | null;
+
+  @ApiProperty({
+    type: [IntentEventView],
+    nullable: true,
+    description: "the intent's status changes, oldest first (empty for an ADJUSTMENT)",
+  })
+  events: IntentEventView[] | null;
+
+  @ApiProperty({ type: [JournalEntryView], nullable: true, description: 'the entries of its transaction, then of its reversal' })
+  entries: JournalEntryView[] | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 20200, description: 'sum of the debits of the entries' })
+  debits: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 20200, description: 'sum of the credits of the entries' })
+  credits: number | null;
+
+  @ApiProperty({ type: Boolean, nullable: true, example: true, description: 'debits = credits for each transaction of the entries' })
+  balanced: boolean | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "an ADJUSTMENT's reason, as its maker wrote it" })
+  reason: string | null;
+}
+
+/** The orchestrator's record of the payment: who, what was priced, how it ended. */
+export class StoryPaymentPart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: 'the public intent id (what the app calls /api/v1/intents/{id} with)',
+  })
+  publicIntentId: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'MERCHANT_PAYMENT' })
+  operationType: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'SUCCEEDED' })
+  status: string | null;
+
+  @ApiProperty({ type: StaffPartyView, nullable: true })
+  payer: StaffPartyView | null;
+
+  @ApiProperty({ type: StaffPartyView, nullable: true })
+  payee: StaffPartyView | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'AG00012345' })
+  agentCode: string | null;
+
+  @ApiProperty({ format: 'uuid', type: String, nullable: true, description: 'who started it' })
+  initiatorUserId: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  description: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  failureReason: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, example: 0, description: 'wrong PINs entered' })
+  pinAttempts: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'the correlation id of the request that created it (for the logs)' })
+  correlationId: string | null;
+
+  @ApiProperty({ format: 'date-time', type: String, nullable: true })
+  createdAt: string | null;
+}
+
+export class RiskSignalView {
+  @ApiProperty({ example: 'VELOCITY_COUNT' })
+  rule: string;
+
+  @ApiProperty({ enum: ['PASS', 'FLAG', 'REJECT', 'SKIPPED', 'UNAVAILABLE'] })
+  outcome: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'what the rule measured (its threshold, the value seen)',
+  })
+  detail: Record<string, unknown> | null;
+}
+
+export class RiskDecisionView {
+  @ApiProperty({ format: 'uuid' })
+  decisionId: string;
+
+  @ApiProperty({ enum: ['CREATE', 'CONFIRM'] })
+  stage: string;
+
+  @ApiProperty({ enum: ['ACCEPT', 'REJECT'] })
+  outcome: string;
+
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'why it was refused' })
+  reasonCode: string | null;
+
+  @ApiProperty({ type: 'integer', example: 1, description: 'the risk configuration version applied' })
+  rulesVersion: number;
+
+  @ApiProperty({ type: [RiskSignalView] })
+  signals: RiskSignalView[];
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+export class StoryRiskPart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({ type: [RiskDecisionView], nullable: true, description: 'at creation, then at confirmation; empty for an ADJUSTMENT' })
+  decisions: RiskDecisionView[] | null;
+}
+
+export class FeeQuoteView {
+  @ApiProperty({ format: 'uuid' })
+  quoteId: string;
+
+  @ApiProperty({ type: 'integer', example: 200 })
+  fee: number;
+
+  @ApiProperty({ type: 'integer', example: 0 })
+  commission: number;
+
+  @ApiProperty({ type: 'integer', example: 1, description: 'the pricing grid version quoted' })
+  gridVersion: number;
+
+  @ApiProperty({ format: 'date-time' })
+  quotedAt: string;
+
+  @ApiProperty({ format: 'date-time' })
+  expiresAt: string;
+}
+
+export class FeeChargedView {
+  @ApiProperty({ type: 'integer', example: 200 })
+  fee: number;
+
+  @ApiProperty({ type: 'integer', example: 0 })
+  commission: number;
+
+  @ApiProperty({ type: 'integer', example: 1 })
+  gridVersion: number;
+
+  @ApiProperty({ enum: ['QUOTE_HONOURED', 'ACTIVE_GRID_LOWER', 'QUOTE_EXPIRED'], description: 'which price the confirmation kept' })
+  rule: string;
+
+  @ApiProperty({ format: 'date-time' })
+  settledAt: string;
+}
+
+export class StoryFeePart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({ type: FeeQuoteView, nullable: true, description: 'the quote given when the intent was created' })
+  quote: FeeQuoteView | null;
+
+  @ApiProperty({ type: FeeChargedView, nullable: true, description: 'what the confirmation charged; null until confirmed' })
+  charged: FeeChargedView | null;
+}
+
+export class StoryCommissionPart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'AG00012345', description: 'the agent earning it; null when no agent took part' })
+  agentCode: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 160, description: 'the commission charged (quoted, until confirmed)' })
+  amount: number | null;
+
+  @ApiProperty({ format: 'uuid', type: String, nullable: true, description: "the agent's commission account" })
+  accountId: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 160, description: 'what the journal credited to that account' })
+  credited: number | null;
+}
+
+export class SmsView {
+  @ApiProperty({ example: '+237690000001' })
+  to: string;
+
+  @ApiProperty({ example: 'You paid 20 000 XAF to Boutique 1234. Fee 200 XAF. Ref MMPTX2611220A1B2C3.' })
+  text: string;
+
+  @ApiProperty({ enum: ['pending', 'sent', 'failed', 'cancelled'] })
+  status: string;
+
+  @ApiProperty({ type: 'integer', example: 1 })
+  attempts: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  lastError: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  queuedAt: string;
+
+  @ApiProperty({ format: 'date-time', type: String, nullable: true })
+  sentAt: string | null;
+}
+
+export class StorySmsPart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({ type: [SmsView], nullable: true, description: 'the SMS written about the payment (payer, then payee)' })
+  messages: SmsView[] | null;
+}
+
+export class PartnerOrderView {
+  @ApiProperty({ format: 'uuid' })
+  orderId: string;
+
+  @ApiProperty({ enum: ['pending', 'paid', 'expired'] })
+  status: string;
+
+  @ApiProperty({ type: 'integer', example: 20000 })
+  amount: number;
+
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES })
+  currency: string;
+
+  @ApiProperty({ format: 'uuid' })
+  integrationId: string;
+
+  @ApiProperty({ example: 'Shop online' })
+  integrationName: string;
+
+  @ApiProperty({ format: 'uuid' })
+  merchantId: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  expiresAt: string;
+}
+
+export class StoryPartnerOrderPart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({
+    type: PartnerOrderView,
+    nullable: true,
+    description: 'the partner order the payment paid (a QR of an order); null for any other payment',
+  })
+  order: PartnerOrderView | null;
+}
+
+export class PaymentStoryView {
+  @ApiProperty({ example: 'MMPTX2611220A1B2C3', description: 'the reference or intent id asked for' })
+  key: string;
+
+  @ApiProperty({ type: StoryLedgerPart })
+  ledger: StoryLedgerPart;
+
+  @ApiProperty({ type: StoryPaymentPart })
+  payment: StoryPaymentPart;
+
+  @ApiProperty({ type: StoryRiskPart })
+  risk: StoryRiskPart;
+
+  @ApiProperty({ type: StoryFeePart })
+  fee: StoryFeePart;
+
+  @ApiProperty({ type: StoryCommissionPart })
+  commission: StoryCommissionPart;
+
+  @ApiProperty({ type: StorySmsPart })
+  sms: StorySmsPart;
+
+  @ApiProperty({ type: StoryPartnerOrderPart })
+  partnerOrder: StoryPartnerOrderPart;
+}
