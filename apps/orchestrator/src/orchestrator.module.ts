@@ -17,6 +17,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { RegistrationModule } from './registration/registration.module';
 import { RiskModule } from './risk/risk.module';
 import { TransactionsModule } from './transactions/transactions.module';
+import { BackofficeTransactionsModule } from './backoffice/transactions/backoffice-transactions.module';
 import { WithdrawalQrModule } from './withdrawal-qr/withdrawal-qr.module';
 
 @Module({})
@@ -47,6 +48,7 @@ export class OrchestratorModule {
         IntentsModule,
         WithdrawalQrModule,
         TransactionsModule,
+        BackofficeTransactionsModule,
         LedgerOperationsModule,
       ],
       providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
