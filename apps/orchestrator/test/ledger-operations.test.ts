@@ -234,6 +234,30 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
     expect(await p.balance(customer.accounts.XAF)).toEqual(before);
   });
 
+  it("a request nobody decides expires, and its ledger correction is EXPIRED by the orchestrator's credential, with no person", async () => {
+    // an orchestrator on the same database whose requests live one second, swept every 200 ms
+    const gateway = await p.bootGateway({ APPROVAL_TTL_SECONDS: '1', APPROVAL_SWEEP_INTERVAL_MS: '200' });
+    const customer = await p.register('CUSTOMER');
+    const submitted = await p.call('POST', `${LEDGER}/corrections`, {
+      token: admin,
+      body: { accountId: customer.accounts.XAF, direction: 'CREDIT', amount: 4_000, reason: 'Left undecided' },
+      via: gateway,
+    });
+    expect(submitted.status).toBe(202);
+    const detail = await p.call('GET', `${APPROVALS}/${submitted.body.id}`, { token: officer.token });
+    const correctionId = detail.body.preview.correctionId as string;
+    let correction: Answer | undefined;
+    for (let i = 0; i < 50; i++) {
+      correction = await p.call('GET', `${LEDGER}/corrections/${correctionId}`, { token: officer.token });
+      if (correction.body.status !== 'PENDING_APPROVAL') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(correction!.body).toMatchObject({ status: 'EXPIRED', checker: null });
+    expect(correction!.body.events.at(-1)).toMatchObject({ event: 'expired', actorId: 'system:orchestrator', actorRoles: [] });
+    expect((await p.call('GET', `${APPROVALS}/${submitted.body.id}`, { token: officer.token })).body.request.status).toBe('EXPIRED');
+    expect((await p.balance(customer.accounts.XAF)).balance).toBe(0);
+  });
+
   it('a hold is placed and released, each on a second person’s approval; the ledger lists it', async () => {
     const customer = await p.register('CUSTOMER');
     const account = customer.accounts.XAF;
