@@ -5,6 +5,7 @@ import { Payments1764000200000 } from './1764000200000-payments';
 import { IncomingHolds1764500000000 } from './1764500000000-incoming-holds';
 import { ConsentReplayGuards1764600000000 } from './1764600000000-consent-replay-guards';
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
+import { ApprovalRequests1765500000000 } from './1765500000000-approval-requests';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -14,4 +15,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   IncomingHolds1764500000000,
   ConsentReplayGuards1764600000000,
   RuntimeRolePrivileges1765200000000,
+  ApprovalRequests1765500000000,
 ];
