@@ -440,7 +440,12 @@ export class WebhookAttemptDto implements WebhookAttempt {
   @ApiProperty({ type: 'integer', minimum: 0, example: 130 })
   latencyMs: number;
 
-  @ApiProperty({ type: String, nullable: true, example: 'upstream database down', description: "the first 512 bytes of the receiver's answer" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'upstream database down',
+    description: "the first 512 bytes of the receiver's answer",
+  })
   responseExcerpt: string | null;
 
   @ApiProperty({ enum: ['success', 'failure'], example: 'failure' })
@@ -450,11 +455,17 @@ export class WebhookAttemptDto implements WebhookAttempt {
     type: String,
     nullable: true,
     example: 'WEBHOOK_RECEIVER_HTTP_ERROR',
-    description: 'why it failed, a code of the catalogue (WEBHOOK_RECEIVER_HTTP_ERROR, _TIMEOUT, _UNREACHABLE, WEBHOOK_DNS_FAILED, …); null on success',
+    description:
+      'why it failed, a code of the catalogue (WEBHOOK_RECEIVER_HTTP_ERROR, _TIMEOUT, _UNREACHABLE, WEBHOOK_DNS_FAILED, …); null on success',
   })
   errorCode: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'why no status came back, in words (`timeout`, `network: ECONNREFUSED`…)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'why no status came back, in words (`timeout`, `network: ECONNREFUSED`…)',
+  })
   error: string | null;
 }
 
@@ -543,7 +554,11 @@ export class WebhookRecoverResultDto implements WebhookRecoverResult {
   @ApiProperty({ format: 'date-time', example: '2026-11-21T00:00:00.000Z' })
   since: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z', description: 'when the recovery looked (events received later are not included)' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-22T10:00:00.000Z',
+    description: 'when the recovery looked (events received later are not included)',
+  })
   until: string;
 }
 

@@ -63,7 +63,10 @@ export class BackofficeController {
   @ApiOperation({ summary: 'Connections of the integration to merchants (both modes unless one is asked), newest first' })
   @ApiOkResponse({ type: StaffConnectionPageDto })
   @ApiErrors('INTEGRATION_NOT_FOUND')
-  connections(@Param('integrationId', integrationId()) id: string, @Query() query: StaffConnectionsQueryDto): Promise<Page<StaffConnectionView>> {
+  connections(
+    @Param('integrationId', integrationId()) id: string,
+    @Query() query: StaffConnectionsQueryDto,
+  ): Promise<Page<StaffConnectionView>> {
     return this.backoffice.connections(id, query);
   }
 

@@ -43,7 +43,11 @@ export class SearchEventsDto implements WebhookEventSearch {
   @IsInstant()
   until?: string;
 
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: 200, example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2U' })
+  @ApiPropertyOptional({
+    description: 'nextCursor of the previous page',
+    maxLength: 200,
+    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2U',
+  })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
   @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })

@@ -41,10 +41,16 @@ export class BackofficeWebhooksController {
   @RequirePermission('operations.read')
   @ApiAdminRoute('operations.read')
   @ApiParam({ name: 'integrationId', format: 'uuid' })
-  @ApiOperation({ summary: "The integration's events with their delivery state, newest received first (filters: status incl. held and undelivered, type, mode, time received)" })
+  @ApiOperation({
+    summary:
+      "The integration's events with their delivery state, newest received first (filters: status incl. held and undelivered, type, mode, time received)",
+  })
   @ApiOkResponse({ type: WebhookEventPageDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'INVALID_TIME_WINDOW')
-  events(@Param('integrationId', uuid('integrationId')) id: string, @Query() query: WebhookEventsQuery): Promise<Page<WebhookEventSummary>> {
+  events(
+    @Param('integrationId', uuid('integrationId')) id: string,
+    @Query() query: WebhookEventsQuery,
+  ): Promise<Page<WebhookEventSummary>> {
     return this.webhooks.events(id.toLowerCase(), query);
   }
 
@@ -53,7 +59,9 @@ export class BackofficeWebhooksController {
   @ApiAdminRoute('operations.read')
   @AuditedRead({ type: 'webhook-event', param: 'eventId' })
   @ApiParam({ name: 'eventId', format: 'uuid' })
-  @ApiOperation({ summary: 'The delivery log of one event: its state and every attempt (time, URL, HTTP status, latency, response excerpt, error)' })
+  @ApiOperation({
+    summary: 'The delivery log of one event: its state and every attempt (time, URL, HTTP status, latency, response excerpt, error)',
+  })
   @ApiOkResponse({ type: WebhookDeliveryLogDto })
   @ApiErrors('WEBHOOK_EVENT_NOT_FOUND')
   event(@Param('eventId', uuid('eventId')) eventId: string): Promise<WebhookDeliveryLog> {
@@ -64,7 +72,9 @@ export class BackofficeWebhooksController {
   @RequirePermission('operations.read')
   @ApiAdminRoute('operations.read')
   @ApiParam({ name: 'orderId', format: 'uuid' })
-  @ApiOperation({ summary: 'The webhooks of one partner order (order.paid, order.expired) with their delivery logs; none for an unknown order' })
+  @ApiOperation({
+    summary: 'The webhooks of one partner order (order.paid, order.expired) with their delivery logs; none for an unknown order',
+  })
   @ApiOkResponse({ type: OrderWebhookDeliveriesDto })
   order(@Param('orderId', uuid('orderId')) orderId: string): Promise<OrderWebhookDeliveries> {
     return this.webhooks.eventsForOrder(orderId.toLowerCase());
@@ -129,7 +139,10 @@ export class BackofficeWebhooksController {
   })
   @ApiOkResponse({ type: WebhookEnableResultDto })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
-  enable(@Param('integrationId', uuid('integrationId')) id: string, @Param('mode', ModeParamPipe) mode: PartnerMode): Promise<WebhookEnableResult> {
+  enable(
+    @Param('integrationId', uuid('integrationId')) id: string,
+    @Param('mode', ModeParamPipe) mode: PartnerMode,
+  ): Promise<WebhookEnableResult> {
     return this.webhooks.enable(id.toLowerCase(), mode);
   }
 }

@@ -82,7 +82,12 @@ export class WebhookOperationsClient {
     return this.dispatcher.post(D.resend(eventId), { idempotencyKey });
   }
 
-  resendUndelivered(window: { from: string; to: string; integrationId: string; after?: string }): Promise<{ eventIds: string[]; truncated: boolean }> {
+  resendUndelivered(window: {
+    from: string;
+    to: string;
+    integrationId: string;
+    after?: string;
+  }): Promise<{ eventIds: string[]; truncated: boolean }> {
     return this.dispatcher.post(D.resendUndelivered, window);
   }
 

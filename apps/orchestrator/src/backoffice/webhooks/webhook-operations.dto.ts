@@ -33,7 +33,11 @@ export class WebhookEventsQuery {
   @IsInstant()
   until?: string;
 
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: 200, example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2U' })
+  @ApiPropertyOptional({
+    description: 'nextCursor of the previous page',
+    maxLength: 200,
+    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2U',
+  })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
   @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
@@ -52,7 +56,8 @@ export class ResendEventDto {
   @ApiProperty({
     format: 'uuid',
     example: '3f1e7a52-9c4b-4d2e-8a61-5b7c9d0e1f2a',
-    description: 'one per resend the operator means: the same key sent again answers the run it started (`repeated: true`) and queues nothing',
+    description:
+      'one per resend the operator means: the same key sent again answers the run it started (`repeated: true`) and queues nothing',
   })
   @IsUUID()
   idempotencyKey: string;
