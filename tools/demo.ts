@@ -1,24 +1,19 @@
 /**
  * `npm run demo`: a walkthrough of the public money flow against a platform started by `npm start`
- * (README "Walkthrough"). Everything goes through the gateway as a mobile app would, except the
- * funding of the agent's float: money enters the platform only through a ledger correction that
- * one operator submits and another approves (docs/ledger-corrections.md), an internal route open
- * to the operators' credential (`ops`, docs/service-credentials.md).
+ * (README "Walkthrough"). Everything goes through the gateway (`/api`), as the apps and the staff's
+ * console do: no service key, no private port. Money enters the platform through the agent's float
+ * funding, a maker-checker request: the administrator submits it
+ * (`POST /api/backoffice/ledger/agents/:agentId/float-fundings`), a compliance officer approves it
+ * (`POST /api/backoffice/approvals/:id/approve`); see docs/ledger-corrections.md.
  *
  * Needs, in the environment of both `npm start` and `npm run demo`:
- *   MM_SERVICE_KEY_SEED    (at least 32 characters; every service key of the run, the operators' too,
- *                          derives from it; `npm start` otherwise makes random keys and keeps them;
- *                          INTERNAL_SERVICE_KEY is read as its older name)
  *   BOOTSTRAP_ADMIN_PHONE, BOOTSTRAP_ADMIN_PIN   (the first administrator, created by auth at start)
  * and MM_PORT_BASE if `npm start` used another base than 3000.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { deriveServiceKeys } from '../libs/platform/src/service-credentials';
 
 const BASE = Number(process.env.MM_PORT_BASE ?? 3000);
 const GATEWAY = process.env.DEMO_GATEWAY_URL ?? `http://127.0.0.1:${BASE}`;
-const LEDGER = process.env.DEMO_LEDGER_URL ?? `http://127.0.0.1:${BASE + 3}`;
-const SEED = process.env.MM_SERVICE_KEY_SEED || process.env.INTERNAL_SERVICE_KEY || '';
 const ADMIN = { phone: process.env.BOOTSTRAP_ADMIN_PHONE ?? '', pin: process.env.BOOTSTRAP_ADMIN_PIN ?? '' };
 const PIN = '2580';
 
@@ -60,13 +55,6 @@ async function api(method: string, path: string, options: { token?: string; body
   return res.body;
 }
 
-async function ledger(method: string, path: string, token: string, body?: unknown): Promise<Json> {
-  // the operators' credential, derived from the seed `npm start` used (the ledger allows `ops` on corrections)
-  const res = await http(LEDGER, method, path, { token, body, headers: { 'x-service-key': deriveServiceKeys(SEED).ops } });
-  if (res.status >= 300) throw new DemoError(`ledger ${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 const phone = () => `+2376${randomInt(10_000_000, 99_999_999)}`;
 
 interface Person {
@@ -77,6 +65,7 @@ interface Person {
   account: string;
   commission?: string;
   agentCode?: string;
+  agentId?: string;
 }
 
 async function register(kind: 'customer' | 'agent', firstName: string): Promise<Person> {
@@ -93,6 +82,7 @@ async function register(kind: 'customer' | 'agent', firstName: string): Promise<
     account: reg.accounts.XAF,
     commission: reg.commissionAccounts?.XAF,
     agentCode: reg.agentCode,
+    agentId: reg.agentId,
   };
 }
 
@@ -125,10 +115,8 @@ async function balances(people: Person[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (SEED.length < 32 || !ADMIN.phone || !ADMIN.pin) {
-    throw new DemoError(
-      'set MM_SERVICE_KEY_SEED (32+ characters), BOOTSTRAP_ADMIN_PHONE and BOOTSTRAP_ADMIN_PIN, the same as for npm start (README "Walkthrough")',
-    );
+  if (!ADMIN.phone || !ADMIN.pin) {
+    throw new DemoError('set BOOTSTRAP_ADMIN_PHONE and BOOTSTRAP_ADMIN_PIN, the same as for npm start (README "Walkthrough")');
   }
   await api('GET', '/health');
   say(`Platform at ${GATEWAY}\n`);
@@ -152,16 +140,21 @@ async function main(): Promise<void> {
   const awa = await register('customer', 'Awa');
   const jean = await register('customer', 'Jean');
 
-  say("\n3. The agent's float is funded: the administrator submits a correction, the compliance officer approves it.");
-  const correction = await ledger('POST', '/v1/internal/corrections', admin, {
-    idempotencyKey: randomUUID(),
-    accountId: kofi.account,
-    direction: 'CREDIT',
-    amount: 500_000,
-    reason: 'Demo: initial agent float',
+  say("\n3. The agent's float is funded under four eyes: the administrator asks, the compliance officer approves.");
+  const request = await api(
+    'POST',
+    `/backoffice/ledger/agents/${kofi.agentId}/float-fundings`,
+    { token: admin, body: { amount: 500_000, currency: 'XAF', reason: 'Demo: initial agent float' } },
+    202,
+  );
+  say(`  request ${request.id} ${request.status}: ${request.summary}`);
+  const approved = await api('POST', `/backoffice/approvals/${request.id}/approve`, {
+    token: officer,
+    body: { reason: 'Demo float approved' },
   });
-  const approved = await ledger('POST', `/v1/internal/corrections/${correction.id}/approve`, officer, { reason: 'Demo float approved' });
-  say(`  correction ${approved.status}: ${money(500_000)} on Kofi's float`);
+  if (approved.status !== 'EXECUTED')
+    throw new DemoError(`the float funding ended ${approved.status}: ${JSON.stringify(approved.failure)}`);
+  say(`  ${approved.status} by the compliance officer: ${money(500_000)} on Kofi's float (ledger ${approved.result?.referenceId})`);
 
   say('\n4. Cash-in: Awa hands Kofi 50 000 in cash; Kofi credits her wallet (his PIN).');
   await payment(kofi, { type: 'CASH_IN', amount: 50_000, clientPhone: awa.phone });
