@@ -345,6 +345,8 @@ async function measure(adminUrl: string): Promise<void> {
         INTERNAL_PORT: String(PORTS.internal),
         // Every bench customer registers from 127.0.0.1: no per-address sign-up limit here.
         REGISTRATION_MAX_PER_IP_PER_HOUR: '0',
+        // The run's administrator revises the risk and limits sections alone (reviseConfig): no second approver.
+        APPROVALS_ONE_PERSON_ACTIONS: 'CONFIG_CHANGE',
       }),
     };
     services.push(await startService('auth', 'auth', PORTS.auth, env.auth));

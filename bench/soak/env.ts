@@ -97,6 +97,8 @@ export function serviceEnv(
       WEBHOOK_DISPATCHER_URL: url(ports.dispatcher),
       // Every fixture registers from 127.0.0.1: the per-address sign-up limit (50/h) would refuse them.
       REGISTRATION_MAX_PER_IP_PER_HOUR: '0',
+      // The run's administrator revises the risk and limits sections alone (reviseConfig): no second approver.
+      APPROVALS_ONE_PERSON_ACTIONS: 'CONFIG_CHANGE',
     },
   };
   return { ...own[service], ...CREDENTIALS.service(service) };

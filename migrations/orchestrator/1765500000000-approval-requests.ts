@@ -63,9 +63,13 @@ export class ApprovalRequests1765500000000 implements MigrationInterface {
         WHERE status IN ('PENDING', 'EXECUTING')`);
     await q.query(`CREATE INDEX "IDX_approval_requests_created" ON orchestrator.approval_requests (created_at DESC, id DESC)`);
     await q.query(`CREATE INDEX "IDX_approval_requests_expiry" ON orchestrator.approval_requests (expires_at) WHERE status = 'PENDING'`);
-    await q.query(`CREATE INDEX "IDX_approval_requests_executing" ON orchestrator.approval_requests (claimed_at) WHERE status = 'EXECUTING'`);
+    await q.query(
+      `CREATE INDEX "IDX_approval_requests_executing" ON orchestrator.approval_requests (claimed_at) WHERE status = 'EXECUTING'`,
+    );
     await q.query(`CREATE INDEX "IDX_approval_requests_maker" ON orchestrator.approval_requests (maker_id, created_at DESC)`);
-    await q.query(`CREATE INDEX "IDX_approval_requests_target" ON orchestrator.approval_requests (target_type, target_id, created_at DESC)`);
+    await q.query(
+      `CREATE INDEX "IDX_approval_requests_target" ON orchestrator.approval_requests (target_type, target_id, created_at DESC)`,
+    );
 
     await q.query(`
       CREATE FUNCTION orchestrator.approval_requests_guard() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -39,7 +39,11 @@ describe('approval_requests: the database guards', () => {
         WHERE id = $1`,
       [id, checker],
     );
-  const failure = (p: Promise<unknown>) => p.then(() => 'succeeded', (e: { code?: string; message: string }) => `${e.code} ${e.message}`);
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => 'succeeded',
+      (e: { code?: string; message: string }) => `${e.code} ${e.message}`,
+    );
 
   it('refuses a four-eyes request checked by its maker, and lets a one-person request be', async () => {
     expect(await failure(approve(await insert(), 'maker-1'))).toMatch(/^23514 .*CHK_approval_requests_four_eyes/);
@@ -66,7 +70,9 @@ describe('approval_requests: the database guards', () => {
     expect(await failure(runtime.query(`UPDATE orchestrator.approval_requests SET payload = '{"x":1}' WHERE id = $1`, [id]))).toMatch(
       /^23001 .*what the maker submitted never changes/,
     );
-    await runtime.query(`UPDATE orchestrator.approval_requests SET status = 'EXECUTED', executed_at = now(), result = '{}' WHERE id = $1`, [id]);
+    await runtime.query(`UPDATE orchestrator.approval_requests SET status = 'EXECUTED', executed_at = now(), result = '{}' WHERE id = $1`, [
+      id,
+    ]);
     expect(await failure(runtime.query(`UPDATE orchestrator.approval_requests SET result = '{"y":2}' WHERE id = $1`, [id]))).toMatch(
       /^23001 .*EXECUTED and final/,
     );

@@ -41,7 +41,12 @@ export class OrchestratorHarness {
       );
       overrides = { AUTH_URL: this.auth.url, ...overrides };
     }
-    this.running = await boot(orchestratorApp, serviceEnv('orchestrator', this.db, this.redis, overrides));
+    // These tests change the configuration as one administrator: CONFIG_CHANGE runs on one pair of
+    // eyes here (the four-eyes default is tested in approvals-config-change.test.ts).
+    this.running = await boot(
+      orchestratorApp,
+      serviceEnv('orchestrator', this.db, this.redis, { APPROVALS_ONE_PERSON_ACTIONS: 'CONFIG_CHANGE', ...overrides }),
+    );
     this.sql = new Client({ connectionString: this.db.adminUrl });
     await this.sql.connect();
     return this;

@@ -76,7 +76,12 @@ export class ApprovalRequestView {
   @ApiProperty({ type: String, nullable: true, example: 'Checked against the bank statement' })
   decisionReason: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'what the execution produced (ids, the new version)' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'what the execution produced (ids, the new version)',
+  })
   result: Record<string, unknown> | null;
 
   @ApiProperty({ type: ApprovalFailureView, nullable: true })

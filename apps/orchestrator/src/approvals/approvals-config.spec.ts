@@ -6,8 +6,13 @@ const KEY = 'k'.repeat(32);
 describe('maker-checker configuration', () => {
   it('needs four eyes for every action unless APPROVALS_ONE_PERSON_ACTIONS lists it', () => {
     expect(loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY }).APPROVALS_ONE_PERSON_ACTIONS).toEqual([]);
-    expect(loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, APPROVALS_ONE_PERSON_ACTIONS: '' }).APPROVALS_ONE_PERSON_ACTIONS).toEqual([]);
-    const config = loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, APPROVALS_ONE_PERSON_ACTIONS: ' CONFIG_CHANGE, PARTNER_KEY_ISSUE ' });
+    expect(
+      loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, APPROVALS_ONE_PERSON_ACTIONS: '' }).APPROVALS_ONE_PERSON_ACTIONS,
+    ).toEqual([]);
+    const config = loadConfig(OrchestratorConfig, {
+      INTERNAL_SERVICE_KEY: KEY,
+      APPROVALS_ONE_PERSON_ACTIONS: ' CONFIG_CHANGE, PARTNER_KEY_ISSUE ',
+    });
     expect(config.APPROVALS_ONE_PERSON_ACTIONS).toEqual(['CONFIG_CHANGE', 'PARTNER_KEY_ISSUE']);
   });
 

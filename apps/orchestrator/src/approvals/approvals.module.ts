@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ApprovalRegistry } from './approval-registry';
 import { ApprovalRequestsStore } from './approval-requests.store';
 import { ApprovalSweep } from './approval-sweep.service';
+import { ApprovalsController } from './approvals.controller';
 import { ApprovalsService } from './approvals.service';
 
 /**
@@ -9,6 +10,7 @@ import { ApprovalsService } from './approvals.service';
  * module and register an ApprovalHandler with ApprovalRegistry in their onModuleInit.
  */
 @Module({
+  controllers: [ApprovalsController],
   providers: [ApprovalRegistry, ApprovalRequestsStore, ApprovalsService, ApprovalSweep],
   exports: [ApprovalRegistry, ApprovalsService],
 })

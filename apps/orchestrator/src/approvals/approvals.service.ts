@@ -20,11 +20,7 @@ export interface SubmitApproval {
 
 /** Why a viewer may not decide a request (the console hides the buttons and says this instead). */
 export type DecisionRefusal =
-  | 'APPROVAL_SELF_DECISION'
-  | 'APPROVAL_EXPIRED'
-  | 'APPROVAL_ALREADY_DECIDED'
-  | 'APPROVAL_COMPLIANCE_REQUIRED'
-  | 'FORBIDDEN';
+  'APPROVAL_SELF_DECISION' | 'APPROVAL_EXPIRED' | 'APPROVAL_ALREADY_DECIDED' | 'APPROVAL_COMPLIANCE_REQUIRED' | 'FORBIDDEN';
 
 /**
  * The one maker-checker engine. A maker submits an action (its handler parses, describes and
@@ -45,7 +41,10 @@ export class ApprovalsService {
 
   /** True when the action runs on its maker's word alone (configuration, never for a mandatory four-eyes handler). */
   isOnePerson(action: ApprovalAction): boolean {
-    return this.config.APPROVALS_ONE_PERSON_ACTIONS.includes(action) && !(this.registry.has(action) && this.registry.get(action).fourEyesMandatory);
+    return (
+      this.config.APPROVALS_ONE_PERSON_ACTIONS.includes(action) &&
+      !(this.registry.has(action) && this.registry.get(action).fourEyesMandatory)
+    );
   }
 
   /**
@@ -123,7 +122,11 @@ export class ApprovalsService {
     const handler = this.handler(row.action);
     const preview = await handler.preview(handler.parse(row.payload), row.prepared, viewer);
     const refusal = this.refusal(row, viewer, handler);
-    return { request: toApprovalView(row), preview: preview ?? null, viewer: { canDecide: refusal === null, reasonIfNot: refusal ? (refusal.code as DecisionRefusal) : null } };
+    return {
+      request: toApprovalView(row),
+      preview: preview ?? null,
+      viewer: { canDecide: refusal === null, reasonIfNot: refusal ? (refusal.code as DecisionRefusal) : null },
+    };
   }
 
   async list(filter: Parameters<ApprovalRequestsStore['list']>[0]): Promise<{ items: ApprovalRequestView[]; nextCursor: string | null }> {
@@ -159,10 +162,44 @@ export class ApprovalsService {
     const refusal = this.refusal(row, user, handler, { rejecting: true });
     if (refusal) throw refusal;
     const rejected = await this.store.reject(id, { id: user.userId, role: user.role }, reason);
-    if (!rejected) throw this.refusal(await this.get(id), user, handler, { rejecting: true }) ?? new AppException('APPROVAL_ALREADY_DECIDED');
+    if (!rejected)
+      throw this.refusal(await this.get(id), user, handler, { rejecting: true }) ?? new AppException('APPROVAL_ALREADY_DECIDED');
     this.logger.log({ msg: 'approval request rejected', requestId: id, action: row.action, checkerId: user.userId });
     await this.release(rejected, user, reason);
     return toApprovalView(rejected);
+  }
+
+  /**
+   * Bulk decisions: each id decided in turn as if alone; a refusal of one (maker, expired, decided…)
+   * is its outcome and does not stop the others.
+   */
+  async decideMany(
+    user: AuthUser,
+    ids: string[],
+    decision: 'APPROVE' | 'REJECT',
+    reason: string,
+  ): Promise<
+    Array<{
+      id: string;
+      outcome: 'EXECUTED' | 'FAILED' | 'REJECTED' | 'REFUSED';
+      request: ApprovalRequestView | null;
+      error: { code: string; message: string } | null;
+    }>
+  > {
+    const results = [];
+    for (const id of ids) {
+      try {
+        const request = decision === 'APPROVE' ? await this.approve(user, id, reason) : await this.reject(user, id, reason);
+        const outcome = request.status === 'FAILED' ? 'FAILED' : request.status === 'REJECTED' ? 'REJECTED' : 'EXECUTED';
+        results.push({ id, outcome, request, error: null } as const);
+      } catch (error) {
+        if (!(error instanceof AppException)) this.logger.error({ msg: 'bulk decision failed', requestId: id, err: error });
+        const code = error instanceof AppException ? error.code : 'INTERNAL_ERROR';
+        const message = error instanceof AppException ? error.message : 'Internal error';
+        results.push({ id, outcome: 'REFUSED', request: null, error: { code, message } } as const);
+      }
+    }
+    return results;
   }
 
   /** Closes every pending request past its expiry (the sweep), releasing each; answers how many. */
@@ -193,7 +230,12 @@ export class ApprovalsService {
     const status = effectiveStatus(row);
     if (status === 'EXPIRED') return new AppException('APPROVAL_EXPIRED');
     if (status !== 'PENDING') return new AppException('APPROVAL_ALREADY_DECIDED', `The request is already ${status}`);
-    if (!options.rejecting && row.amount !== null && Number(row.amount) > this.config.APPROVAL_COMPLIANCE_LIMIT && user.role !== 'COMPLIANCE') {
+    if (
+      !options.rejecting &&
+      row.amount !== null &&
+      Number(row.amount) > this.config.APPROVAL_COMPLIANCE_LIMIT &&
+      user.role !== 'COMPLIANCE'
+    ) {
       return new AppException('APPROVAL_COMPLIANCE_REQUIRED');
     }
     return null;
@@ -204,7 +246,11 @@ export class ApprovalsService {
    * handler's refusal. An error that is not a refusal (a timeout, a 5xx: the action may have happened)
    * leaves the request EXECUTING for the sweep to run again, and is thrown.
    */
-  private async execute(row: ApprovalRow, checker: AuthUser, handler: ApprovalHandler): Promise<{ row: ApprovalRow; error: AppException | null }> {
+  private async execute(
+    row: ApprovalRow,
+    checker: AuthUser,
+    handler: ApprovalHandler,
+  ): Promise<{ row: ApprovalRow; error: AppException | null }> {
     let result: unknown;
     try {
       result = await handler.execute(handler.parse(row.payload), row.prepared, checker, row.id);
@@ -216,7 +262,8 @@ export class ApprovalsService {
       }
       throw error;
     }
-    const stored = result === undefined || result === null ? null : typeof result === 'object' && !Array.isArray(result) ? result : { value: result };
+    const stored =
+      result === undefined || result === null ? null : typeof result === 'object' && !Array.isArray(result) ? result : { value: result };
     this.logger.log({ msg: 'approval request executed', requestId: row.id, action: row.action });
     return { row: (await this.store.executed(row.id, stored as Record<string, unknown> | null)) ?? (await this.get(row.id)), error: null };
   }
@@ -253,4 +300,3 @@ function requirePermission(user: AuthUser, permission: AuthUser['permissions'][n
 function actorOf(userId: string, role: string): AuthUser {
   return { userId, role: role as AuthUser['role'], sessionId: '', accessToken: '', permissions: permissionsOf([role]) };
 }
-

@@ -42,3 +42,19 @@ export class HistoryQueryDto {
   @Max(100)
   limit?: number;
 }
+
+export class DiffQueryDto {
+  @ApiProperty({ description: 'the older version', example: 1, minimum: 1 })
+  @DigitsToNumber()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  from: number;
+
+  @ApiProperty({ description: 'the newer version', example: 2, minimum: 1 })
+  @DigitsToNumber()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  to: number;
+}

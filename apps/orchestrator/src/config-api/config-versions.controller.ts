@@ -1,24 +1,43 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../access/permissions';
+import { ApprovalRequestView } from '../approvals/approval.views';
+import { ApprovalsService } from '../approvals/approvals.service';
 import { ApiAdminRoute, ApiErrors } from './api-errors';
 import { LIMITS_CHANGE_EXAMPLE, PRICING_CHANGE_EXAMPLE } from './config-examples';
-import { HistoryQueryDto, parseSection, parseVersion } from './config-params';
+import { diffDocuments } from './config-diff';
+import { DiffQueryDto, HistoryQueryDto, parseSection, parseVersion } from './config-params';
 import { CONFIG_SECTIONS, type ConfigSection, type ConfigVersion } from './config-sections';
 import { ConfigVersionsService } from './config-versions.service';
 import { ChangeLimitsDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
-import { ActiveLimitsView, ActivePricingView, ConfigHistoryView, ConfigVersionView, toActiveView } from './dto/config-views';
+import {
+  ActiveLimitsView,
+  ActivePricingView,
+  ConfigDiffView,
+  ConfigHistoryView,
+  ConfigVersionView,
+  toActiveView,
+} from './dto/config-views';
+
+const THROUGH_APPROVAL =
+  ' The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE.';
 
 /**
  * `/api/config/*`: the versioned fee, commission, limit and risk configuration.
  * Fees, commissions and limits are public (a customer sees the tariff before signing in, and an
  * agent its commission grid); risk thresholds and the change history (staff ids, reasons) are for
- * holders of `config.manage`, as is every change.
+ * holders of `config.manage`, as is every change. A change is a CONFIG_CHANGE request of the
+ * maker-checker engine (`config-change.handler.ts`): pending until a second administrator approves
+ * it, unless configuration lets one person make it.
  */
 @ApiTags('config')
 @Controller('config')
 export class ConfigVersionsController {
-  constructor(private readonly versions: ConfigVersionsService) {}
+  constructor(
+    private readonly versions: ConfigVersionsService,
+    private readonly approvals: ApprovalsService,
+  ) {}
 
   @Get('pricing')
   @PublicRoute()
@@ -60,6 +79,23 @@ export class ConfigVersionsController {
     return { versions, nextBefore: last && last.version > 1 && versions.length === (query.limit ?? 20) ? last.version : null };
   }
 
+  @Get(':section/versions/diff')
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiParam({ name: 'section', enum: CONFIG_SECTIONS })
+  @ApiOperation({
+    summary: 'What changed between two versions of a section (from → to): who made each, when, why, and every changed value',
+  })
+  @ApiOkResponse({ type: ConfigDiffView })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_NOT_FOUND')
+  async diff(@Param('section') section: string, @Query() query: DiffQueryDto): Promise<ConfigDiffView> {
+    const name = parseSection(section);
+    const [from, to] = await Promise.all([this.versions.get(name, query.from), this.versions.get(name, query.to)]);
+    const { document: _from, ...fromSummary } = from;
+    const { document: _to, ...toSummary } = to;
+    return { section: name, from: fromSummary, to: toSummary, changes: diffDocuments(from.document, to.document) };
+  }
+
   @Get(':section/versions/:version')
   @RequirePermission('config.manage')
   @ApiAdminRoute('config.manage')
@@ -73,57 +109,85 @@ export class ConfigVersionsController {
   }
 
   @Post('pricing/versions')
-  @HttpCode(201)
   @RequirePermission('config.manage')
   @ApiAdminRoute('config.manage')
   @ApiOperation({
     summary:
-      'New version of the fee and commission grids. Grids must be complete (every type and currency for fees), bands contiguous from 1 and open-ended, integers ≥ 0, rates ≤ 10 000 bps; over the amounts the limits in force allow, no commission above the amount (COMMISSION_ABOVE_AMOUNT) or above COMMISSION_MAX_PER_OPERATION (COMMISSION_ABOVE_CEILING).',
+      'New version of the fee and commission grids. Grids must be complete (every type and currency for fees), bands contiguous from 1 and open-ended, integers ≥ 0, rates ≤ 10 000 bps; over the amounts the limits in force allow, no commission above the amount (COMMISSION_ABOVE_AMOUNT) or above COMMISSION_MAX_PER_OPERATION (COMMISSION_ABOVE_CEILING).' +
+      THROUGH_APPROVAL,
   })
   @ApiBody({ type: ChangePricingDto, examples: { complete: { summary: 'a complete pricing section', value: PRICING_CHANGE_EXAMPLE } } })
-  @ApiCreatedResponse({ type: ConfigVersionView })
-  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
-  changePricing(@Body() body: ChangePricingDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {
-    return this.change('pricing', body, user);
+  @ApiCreatedResponse({ type: ConfigVersionView, description: 'the new version, in force (CONFIG_CHANGE configured one-person)' })
+  @ApiAcceptedResponse({
+    type: ApprovalRequestView,
+    description: 'the change waits for a second administrator (GET /api/backoffice/approvals/{id})',
+  })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
+  changePricing(
+    @Body() body: ChangePricingDto,
+    @CurrentUser() user: AuthUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigVersion | ApprovalRequestView> {
+    return this.change('pricing', body, user, reply);
   }
 
   @Post('limits/versions')
-  @HttpCode(201)
   @RequirePermission('config.manage')
   @ApiAdminRoute('config.manage')
   @ApiOperation({
     summary:
-      'New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency; bounds under which the commission grid in force would pay more than the amount or COMMISSION_MAX_PER_OPERATION are refused (COMMISSION_ABOVE_AMOUNT, COMMISSION_ABOVE_CEILING).',
+      'New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency; bounds under which the commission grid in force would pay more than the amount or COMMISSION_MAX_PER_OPERATION are refused (COMMISSION_ABOVE_AMOUNT, COMMISSION_ABOVE_CEILING).' +
+      THROUGH_APPROVAL,
   })
   @ApiBody({ type: ChangeLimitsDto, examples: { complete: { summary: 'a complete limits section', value: LIMITS_CHANGE_EXAMPLE } } })
-  @ApiCreatedResponse({ type: ConfigVersionView })
-  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
-  changeLimits(@Body() body: ChangeLimitsDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {
-    return this.change('limits', body, user);
+  @ApiCreatedResponse({ type: ConfigVersionView, description: 'the new version, in force (CONFIG_CHANGE configured one-person)' })
+  @ApiAcceptedResponse({
+    type: ApprovalRequestView,
+    description: 'the change waits for a second administrator (GET /api/backoffice/approvals/{id})',
+  })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
+  changeLimits(
+    @Body() body: ChangeLimitsDto,
+    @CurrentUser() user: AuthUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigVersion | ApprovalRequestView> {
+    return this.change('limits', body, user, reply);
   }
 
   @Post('risk/versions')
-  @HttpCode(201)
   @RequirePermission('config.manage')
   @ApiAdminRoute('config.manage')
-  @ApiOperation({ summary: 'New version of the risk thresholds' })
-  @ApiCreatedResponse({ type: ConfigVersionView })
-  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT')
-  changeRisk(@Body() body: ChangeRiskDto, @CurrentUser() user: AuthUser): Promise<ConfigVersion> {
-    return this.change('risk', body, user);
+  @ApiOperation({ summary: 'New version of the risk thresholds.' + THROUGH_APPROVAL })
+  @ApiCreatedResponse({ type: ConfigVersionView, description: 'the new version, in force (CONFIG_CHANGE configured one-person)' })
+  @ApiAcceptedResponse({
+    type: ApprovalRequestView,
+    description: 'the change waits for a second administrator (GET /api/backoffice/approvals/{id})',
+  })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
+  changeRisk(
+    @Body() body: ChangeRiskDto,
+    @CurrentUser() user: AuthUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigVersion | ApprovalRequestView> {
+    return this.change('risk', body, user, reply);
   }
 
-  private change<S extends ConfigSection>(
+  private async change<S extends ConfigSection>(
     section: S,
     body: ConfigChangeDto & { document: unknown },
     user: AuthUser,
-  ): Promise<ConfigVersion<S>> {
-    return this.versions.append(section, {
-      baseVersion: body.baseVersion,
+    reply: FastifyReply,
+  ): Promise<ConfigVersion<S> | ApprovalRequestView> {
+    const request = await this.approvals.submit(user, {
+      action: 'CONFIG_CHANGE',
+      payload: { section, baseVersion: body.baseVersion, reason: body.reason, document: body.document },
       reason: body.reason,
-      createdBy: user.userId,
-      // a plain copy: what is stored is exactly the validated fields
-      document: JSON.parse(JSON.stringify(body.document)),
     });
+    if (request.status === 'PENDING') {
+      reply.status(202);
+      return request;
+    }
+    reply.status(201);
+    return this.versions.get(section, Number(request.result?.version));
   }
 }

@@ -82,15 +82,22 @@ export class ConfigVersionsService {
     });
   }
 
+  /**
+   * What `append` would refuse, checked now without writing: the section's rules across fields, the
+   * commission bounds against the other section in force, and `baseVersion` still the active one
+   * (a change submitted for approval is checked when it is submitted, and again when it runs).
+   */
+  async check<S extends ConfigSection>(section: S, change: Pick<ConfigChange<S>, 'baseVersion' | 'document'>): Promise<void> {
+    await this.validate(section, change.document);
+    const active = await this.active(section);
+    if (active.version !== change.baseVersion) {
+      throw new AppException('CONFIG_VERSION_CONFLICT', `The ${section} configuration is no longer at version ${change.baseVersion}`);
+    }
+  }
+
   /** Validates the document as a whole and appends it as the next version, if `baseVersion` is still the active one. */
   async append<S extends ConfigSection>(section: S, change: ConfigChange<S>): Promise<ConfigVersion<S>> {
-    const errors = [...SECTION_RULES[section](change.document), ...(await this.commissionErrors(section, change.document))].map((e) => ({
-      ...e,
-      field: `document.${e.field}`,
-    }));
-    if (errors.length > 0) {
-      throw new AppException('VALIDATION_ERROR', `${errors[0].field}: ${errors[0].message}`, { errors });
-    }
+    await this.validate(section, change.document);
     let rows: VersionRow[];
     try {
       rows = await queryRows<VersionRow>(
@@ -112,6 +119,16 @@ export class ConfigVersionsService {
     const created = toVersion<S>(rows[0]);
     this.logger.log({ msg: 'configuration changed', section, version: created.version, createdBy: change.createdBy });
     return created;
+  }
+
+  private async validate<S extends ConfigSection>(section: S, document: SectionDocuments[S]): Promise<void> {
+    const errors = [...SECTION_RULES[section](document), ...(await this.commissionErrors(section, document))].map((e) => ({
+      ...e,
+      field: `document.${e.field}`,
+    }));
+    if (errors.length > 0) {
+      throw new AppException('VALIDATION_ERROR', `${errors[0].field}: ${errors[0].message}`, { errors });
+    }
   }
 
   /**

@@ -53,6 +53,31 @@ export class ConfigVersionView extends ConfigVersionSummaryView {
   document: PricingDocumentDto | LimitsDocumentDto | RiskDocumentDto;
 }
 
+export class ConfigDifferenceView {
+  @ApiProperty({ description: 'where in the document, array positions in brackets', example: 'fees.TRANSFER.XAF[0].rateBps' })
+  path: string;
+
+  @ApiProperty({ description: 'the value in `from` (null: absent)', nullable: true, example: 100 })
+  before: unknown;
+
+  @ApiProperty({ description: 'the value in `to` (null: absent)', nullable: true, example: 150 })
+  after: unknown;
+}
+
+export class ConfigDiffView {
+  @ApiProperty({ enum: CONFIG_SECTIONS, example: 'pricing' })
+  section: ConfigSection;
+
+  @ApiProperty({ type: ConfigVersionSummaryView })
+  from: ConfigVersionSummaryView;
+
+  @ApiProperty({ type: ConfigVersionSummaryView })
+  to: ConfigVersionSummaryView;
+
+  @ApiProperty({ type: [ConfigDifferenceView], description: 'every changed value, in path order; empty when the documents are equal' })
+  changes: ConfigDifferenceView[];
+}
+
 export class ConfigHistoryView {
   @ApiProperty({ type: [ConfigVersionSummaryView], description: 'newest first' })
   versions: ConfigVersionSummaryView[];
