@@ -1,22 +1,9 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { MoneyPlatform, type TestUser, newPhone, pay } from '../../../test/e2e/money-platform';
+import { staffSignIn, staffToken } from './backoffice-transactions-support';
 import type { Json } from './platform-harness';
 
-const PIN = '2580';
 const ADMIN = { phone: '+237699000001', pin: '4826' };
-
-/** RFC 6238 code of a base32 secret at a 30 s step (staff sign in with a second factor). */
-function totp(secret: string, step: number): string {
-  let bits = '';
-  for (const c of secret.replace(/=+$/, '').toUpperCase())
-    bits += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(c).toString(2).padStart(5, '0');
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((b) => parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', key).update(counter).digest();
-  const offset = mac[mac.length - 1] & 0xf;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 /**
  * Transactions for staff through /api (issue 26 item 1): the search over every operation by
@@ -26,34 +13,9 @@ function totp(secret: string, step: number): string {
  */
 describe('back office: transactions', () => {
   const p = new MoneyPlatform();
-  const secrets = new Map<string, string>();
-  const usedSteps = new Map<string, Set<number>>();
-  const signIn = async (phone: string, pin: string): Promise<string> => {
-    const res = await p.call('POST', '/api/auth/login', { body: { phone, pin } });
-    if (res.status !== 200) throw new Error(`login ${res.status} ${JSON.stringify(res.body)}`);
-    if (res.body.token) return res.body.token;
-    if (res.body.secret) secrets.set(phone, res.body.secret);
-    const used = usedSteps.get(phone) ?? new Set<number>();
-    usedSteps.set(phone, used);
-    const now = Math.floor(Date.now() / 30_000);
-    const step = [now, now + 1, now - 1].find((s) => !used.has(s));
-    if (step === undefined) throw new Error('no unused TOTP step left');
-    used.add(step);
-    const done = await p.call('POST', '/api/auth/login/second-factor', {
-      body: { challengeToken: res.body.challengeToken, code: totp(secrets.get(phone)!, step) },
-    });
-    if (done.status !== 200) throw new Error(`second factor ${done.status} ${JSON.stringify(done.body)}`);
-    return done.body.token;
-  };
-  const staff = async (admin: string, role: string): Promise<string> => {
-    const phone = newPhone();
-    const res = await p.call('POST', '/api/orchestrator/admin/staff', {
-      token: admin,
-      body: { phone, pin: PIN, firstName: role.charAt(0) + role.slice(1).toLowerCase(), lastName: 'Test', countryCode: 'CM', role },
-    });
-    if (res.status !== 201) throw new Error(`staff ${role} ${res.status} ${JSON.stringify(res.body)}`);
-    return signIn(phone, PIN);
-  };
+  const call = p.call.bind(p);
+  const signIn = staffSignIn(call);
+  const staff = (admin: string, role: string): Promise<string> => staffToken(call, admin, role, newPhone(), signIn);
 
   let support: string;
   let auditor: string;
