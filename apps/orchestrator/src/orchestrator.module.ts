@@ -18,6 +18,7 @@ import { RegistrationModule } from './registration/registration.module';
 import { RiskModule } from './risk/risk.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { BackofficeTransactionsModule } from './backoffice/transactions/backoffice-transactions.module';
+import { BackofficeWorkflowsModule } from './backoffice/workflows/workflows.module';
 import { WithdrawalQrModule } from './withdrawal-qr/withdrawal-qr.module';
 
 @Module({})
@@ -49,6 +50,7 @@ export class OrchestratorModule {
         WithdrawalQrModule,
         TransactionsModule,
         BackofficeTransactionsModule,
+        BackofficeWorkflowsModule,
         LedgerOperationsModule,
       ],
       providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
