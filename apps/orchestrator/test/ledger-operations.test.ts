@@ -302,6 +302,38 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
     expect([after.status, after.body.code]).toEqual([409, 'HOLD_ALREADY_RELEASED']);
   });
 
+  it('the database keeps the rules against raw SQL: a released hold is final and never deleted, an expired correction has no checker', async () => {
+    const customer = await p.register('CUSTOMER');
+    await p.fund(customer.accounts.XAF, 1_000);
+    const placed = await p.call('POST', `${LEDGER}/holds`, {
+      token: admin,
+      body: { accountId: customer.accounts.XAF, amount: 100, reason: 'Raw SQL guard' },
+    });
+    const holdId = (await approve(placed.body.id, officer.token)).body.result.holdId as string;
+    const sqlError = (sql: string, params: unknown[]) =>
+      p.sql.query(sql, params).then(
+        () => null,
+        (error: { code?: string; constraint?: string }) => ({ code: error.code, constraint: error.constraint }),
+      );
+    // what was placed never changes, and a hold is never deleted
+    expect(await sqlError(`UPDATE ledger.holds SET amount = 1 WHERE id = $1`, [holdId])).toMatchObject({ code: '23001' });
+    expect(await sqlError(`DELETE FROM ledger.holds WHERE id = $1`, [holdId])).not.toBeNull();
+    const release = await p.call('POST', `${LEDGER}/holds/${holdId}/release`, { token: admin, body: { reason: 'Raw SQL guard done' } });
+    expect((await approve(release.body.id, officer.token)).body.status).toBe('EXECUTED');
+    expect(await sqlError(`UPDATE ledger.holds SET release_reason = 'rewritten' WHERE id = $1`, [holdId])).toMatchObject({ code: '23001' });
+
+    const submitted = await p.call('POST', `${LEDGER}/corrections`, {
+      token: admin,
+      body: { accountId: customer.accounts.XAF, direction: 'CREDIT', amount: 10, reason: 'Raw SQL guard' },
+    });
+    const correctionId = (await p.call('GET', `${APPROVALS}/${submitted.body.id}`, { token: officer.token })).body.preview.correctionId;
+    expect(
+      await sqlError(`UPDATE ledger.corrections SET status = 'EXPIRED', decided_at = now(), checker_id = 'someone' WHERE id = $1`, [
+        correctionId,
+      ]),
+    ).toEqual({ code: '23514', constraint: 'CHK_corrections_decision' });
+  });
+
   it.each([
     ['POST', `${LEDGER}/corrections`, 'ledger.corrections'],
     ['POST', `${LEDGER}/holds`, 'ledger.corrections'],
