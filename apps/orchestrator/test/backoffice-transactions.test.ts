@@ -165,22 +165,32 @@ describe('back office: transactions', () => {
     expect(story.sms.messages.map((m: Json) => m.to).sort()).toEqual([alice.phone, bob.phone].sort());
     expect(story.sms.messages.every((m: Json) => m.text.includes(transfer.referenceId))).toBe(true);
     expect(story.partnerOrder).toEqual({ unavailable: null, order: null });
+    expect(story.webhooks).toEqual({ unavailable: null, events: [] });
   });
 
-  it('tells the commission of a cash-in, and the partner order a QR payment paid', async () => {
+  it('tells the commission of a cash-in, and the partner order a QR payment paid with its webhook deliveries', async () => {
     const cash = (await p.call('GET', `/api/backoffice/transactions/${cashIn.referenceId}/story`, { token: support })).body;
     expect(cash.commission).toMatchObject({ unavailable: null, agentCode: agent.agentCode, accountId: agent.commission.XAF });
     expect(cash.commission.amount).toBeGreaterThan(0);
     expect(cash.commission.credited).toBe(cash.commission.amount);
 
-    let order: Json = null;
-    for (let i = 0; i < 50 && order?.status !== 'paid'; i++) {
-      const story = (await p.call('GET', `/api/backoffice/transactions/${qrPayment.referenceId}/story`, { token: auditor })).body;
-      expect(story.partnerOrder.unavailable).toBeNull();
-      order = story.partnerOrder.order;
-      if (order?.status !== 'paid') await new Promise((r) => setTimeout(r, 100));
+    // the order turns paid, and its order.paid event reaches the dispatcher, which tries to deliver it
+    let story: Json = null;
+    const delivered = (s: Json) => s?.partnerOrder.order?.status === 'paid' && s.webhooks.events?.[0]?.delivery?.attempts.length > 0;
+    for (let i = 0; i < 100 && !delivered(story); i++) {
+      story = (await p.call('GET', `/api/backoffice/transactions/${qrPayment.referenceId}/story`, { token: auditor })).body;
+      expect([story.partnerOrder.unavailable, story.webhooks.unavailable]).toEqual([null, null]);
+      if (!delivered(story)) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(order).toMatchObject({ orderId, status: 'paid', amount: 4_500, integrationName: 'Caisse Rapide', description: '3 sandwiches' });
+    expect(story.partnerOrder.order).toMatchObject({
+      orderId,
+      status: 'paid',
+      amount: 4_500,
+      integrationName: 'Caisse Rapide',
+      description: '3 sandwiches',
+    });
+    expect(story.webhooks.events[0].ref).toMatchObject({ type: 'order.paid', subjectId: orderId });
+    expect(story.webhooks.events[0].delivery.attempts[0]).toEqual(expect.objectContaining({ attemptedAt: expect.any(String) }));
   });
 
   it('marks a part it cannot read as unavailable with its code, and answers the rest', async () => {
@@ -189,6 +199,7 @@ describe('back office: transactions', () => {
     const res = await p.call('GET', `/api/backoffice/transactions/${qrPayment.referenceId}/story`, { token: support, via: cut });
     expect(res.status).toBe(200);
     expect(res.body.partnerOrder).toEqual({ unavailable: 'UPSTREAM_UNAVAILABLE', order: null });
+    expect(res.body.webhooks).toEqual({ unavailable: 'UPSTREAM_UNAVAILABLE', events: null });
     expect(res.body.ledger).toMatchObject({ unavailable: null, balanced: true });
     expect(res.body.sms.messages).toHaveLength(2);
   });

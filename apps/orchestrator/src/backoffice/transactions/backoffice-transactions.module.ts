@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CustomersModule } from '../../customers/customers.module';
 import { MerchantQrClient } from '../../intents/merchant-qr.client';
+import { BackofficeWebhooksModule } from '../webhooks/backoffice-webhooks.module';
 import { BackofficeTransactionsController } from './backoffice-transactions.controller';
 import { OperatorSearchClient } from './operator-search.client';
 import { PaymentStoryService } from './payment-story.service';
@@ -8,7 +9,7 @@ import { TransactionSearchService } from './transaction-search.service';
 
 /** Transactions for staff (`/api/backoffice/transactions`): the search and the story of one payment. */
 @Module({
-  imports: [CustomersModule],
+  imports: [CustomersModule, BackofficeWebhooksModule],
   controllers: [BackofficeTransactionsController],
   providers: [TransactionSearchService, PaymentStoryService, OperatorSearchClient, MerchantQrClient],
 })

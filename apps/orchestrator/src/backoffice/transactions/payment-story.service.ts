@@ -6,6 +6,7 @@ import { queryRows } from '@mm/platform';
 import { type PaymentIntentRow, toRecord } from '../../intents/payment-intent.store';
 import type { PaymentIntentRecord } from '../../intents/payment-intent.types';
 import { MerchantQrClient, PARTNER_QR } from '../../intents/merchant-qr.client';
+import { WebhookOperationsService } from '../webhooks/webhook-operations.service';
 import type {
   PaymentStoryView,
   RiskDecisionView,
@@ -17,6 +18,7 @@ import type {
   StoryPaymentPart,
   StoryRiskPart,
   StorySmsPart,
+  StoryWebhooksPart,
 } from './dto/payment-story.views';
 import { OperatorSearchClient } from './operator-search.client';
 import { staffParty, toView } from './transaction-search.service';
@@ -42,6 +44,7 @@ export class PaymentStoryService {
     private readonly db: DataSource,
     private readonly ledger: OperatorSearchClient,
     private readonly qr: MerchantQrClient,
+    private readonly webhookLog: WebhookOperationsService,
   ) {}
 
   /** `key`: a transaction reference, a ledger intent id or the public intent id. */
@@ -73,7 +76,18 @@ export class PaymentStoryService {
       commission: this.commission(payment, story, fee),
       sms,
       partnerOrder,
+      webhooks: await this.webhooks(partnerOrder),
     };
+  }
+
+  /** The order's webhook events and their deliveries (after the order: its id names them). */
+  private async webhooks(partnerOrder: StoryPartnerOrderPart): Promise<StoryWebhooksPart> {
+    if (partnerOrder.unavailable) return { unavailable: partnerOrder.unavailable, events: null };
+    if (!partnerOrder.order) return { unavailable: null, events: [] };
+    const orderId = partnerOrder.order.orderId;
+    return this.part<StoryWebhooksPart>('webhooks', async () => ({ events: (await this.webhookLog.eventsForOrder(orderId)).events }), {
+      events: null,
+    });
   }
 
   private async payment(key: string): Promise<PaymentIntentRecord | undefined> {

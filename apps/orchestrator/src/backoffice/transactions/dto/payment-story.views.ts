@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { OrderWebhookEventDto, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { BackofficeTransactionView, StaffPartyView } from './transaction-search.views';
 
 const UNAVAILABLE = {
@@ -321,6 +321,19 @@ export class StoryPartnerOrderPart {
   order: PartnerOrderView | null;
 }
 
+export class StoryWebhooksPart {
+  @ApiProperty(UNAVAILABLE)
+  unavailable: string | null;
+
+  @ApiProperty({
+    type: [OrderWebhookEventDto],
+    nullable: true,
+    description:
+      "the partner's webhook events about the order (order.paid, …), oldest first, each with every delivery attempt; empty for a payment of no order",
+  })
+  events: OrderWebhookEventDto[] | null;
+}
+
 export class PaymentStoryView {
   @ApiProperty({ example: 'MMPTX2611220A1B2C3', description: 'the reference or intent id asked for' })
   key: string;
@@ -345,4 +358,7 @@ export class PaymentStoryView {
 
   @ApiProperty({ type: StoryPartnerOrderPart })
   partnerOrder: StoryPartnerOrderPart;
+
+  @ApiProperty({ type: StoryWebhooksPart })
+  webhooks: StoryWebhooksPart;
 }
