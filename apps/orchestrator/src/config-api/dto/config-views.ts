@@ -53,14 +53,20 @@ export class ConfigVersionView extends ConfigVersionSummaryView {
   document: PricingDocumentDto | LimitsDocumentDto | RiskDocumentDto;
 }
 
+/** A value of a configuration document: any JSON value. */
+const ANY_VALUE = {
+  nullable: true,
+  oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'array', items: {} }],
+};
+
 export class ConfigDifferenceView {
   @ApiProperty({ description: 'where in the document, array positions in brackets', example: 'fees.TRANSFER.XAF[0].rateBps' })
   path: string;
 
-  @ApiProperty({ description: 'the value in `from` (null: absent)', nullable: true, example: 100 })
+  @ApiProperty({ description: 'the value in `from` (null: absent)', example: 100, ...ANY_VALUE })
   before: unknown;
 
-  @ApiProperty({ description: 'the value in `to` (null: absent)', nullable: true, example: 150 })
+  @ApiProperty({ description: 'the value in `to` (null: absent)', example: 150, ...ANY_VALUE })
   after: unknown;
 }
 
