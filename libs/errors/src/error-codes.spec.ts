@@ -1,3 +1,4 @@
+import { APPROVALS_ERRORS } from './codes/approvals';
 import { AUTH_ERRORS } from './codes/auth';
 import { COMMON_ERRORS } from './codes/common';
 import { LEDGER_ERRORS } from './codes/ledger';
@@ -25,6 +26,7 @@ describe('error catalogue', () => {
       CORRECTIONS_ERRORS,
       RELIABILITY_ERRORS,
       PAYMENTS_ERRORS,
+      APPROVALS_ERRORS,
     ].flatMap((s) => Object.keys(s));
     expect(all.length).toBe(new Set(all).size);
     expect(Object.keys(ERROR_CATALOG).length).toBe(all.length);
