@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles apps, libs, migrations, tools, bench and test fixtures to dist/ with swc (path aliases
-// rewritten). `--if-needed` skips the build when dist/ is newer than every source file.
+// rewritten), then bundles the operators' console (apps/console, esbuild) into dist/console.
+// `--if-needed` skips the build when dist/ is newer than every source file.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ function newest(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
     if (entry.isDirectory()) max = Math.max(max, newest(p));
-    else if (entry.name.endsWith('.ts')) max = Math.max(max, statSync(p).mtimeMs);
+    else if (/\.(ts|tsx|css|mjs)$/.test(entry.name)) max = Math.max(max, statSync(p).mtimeMs);
   }
   return max;
 }
@@ -28,10 +29,23 @@ if (process.argv.includes('--if-needed') && existsSync(stamp)) {
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 execFileSync(
   process.execPath,
-  [join(root, 'node_modules/@swc/cli/bin/swc.js'), ...dirs, '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
+  [
+    join(root, 'node_modules/@swc/cli/bin/swc.js'),
+    ...dirs,
+    '-d',
+    'dist',
+    '--config-file',
+    '.swcrc',
+    '--ignore',
+    '**/*.spec.ts,apps/console/**',
+    '--quiet',
+  ],
   {
     cwd: root,
     stdio: 'inherit',
   },
 );
+// The console is a browser bundle, not a Node app: esbuild, not swc (apps/console/build.mjs).
+const { buildConsole } = await import('../apps/console/build.mjs');
+await buildConsole(join(root, 'dist', 'console'));
 execFileSync('touch', [stamp]);

@@ -1,0 +1,64 @@
+import { AppShell, Button, Group, Menu, NavLink, ScrollArea, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { BASE, navigate } from '../router';
+import type { Screen } from '../screens/registry';
+import { type Session, signOut } from '../session/session';
+
+/**
+ * The frame of every screen: the navigation lists only the screens the operator's permissions reach,
+ * a skip link jumps past it, and the layout fits a 1366×768 screen (a 220 px navigation, the rest for content).
+ */
+export function Shell(props: { session: Session; screens: Screen[]; current?: Screen; children: ReactNode }) {
+  const { me } = props.session;
+  return (
+    <AppShell header={{ height: 52 }} navbar={{ width: 220, breakpoint: 'sm' }} padding="md">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Title order={2} size="h4">
+            Operators' console
+          </Title>
+          <Group gap="sm">
+            <Text size="sm" data-testid="signed-in-as">
+              {me.staff ? `${me.staff.firstName} ${me.staff.lastName}` : (me.customer?.phone ?? me.userId)} · {me.role}
+            </Text>
+            <Menu position="bottom-end">
+              <Menu.Target>
+                <Button variant="default" size="xs">
+                  Sign out…
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item onClick={() => void signOut()}>Sign out of this session</Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Screens">
+        <ScrollArea>
+          {props.screens
+            .filter((s) => s.nav)
+            .map((s) => (
+              <NavLink
+                key={s.path}
+                href={BASE + s.path}
+                label={s.label}
+                active={props.current?.path === s.path}
+                aria-current={props.current?.path === s.path ? 'page' : undefined}
+                onClick={(event) => {
+                  event.preventDefault();
+                  navigate(s.path);
+                }}
+              />
+            ))}
+        </ScrollArea>
+      </AppShell.Navbar>
+      <AppShell.Main id="main" tabIndex={-1}>
+        {props.children}
+      </AppShell.Main>
+    </AppShell>
+  );
+}

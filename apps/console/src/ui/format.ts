@@ -1,0 +1,12 @@
+/** Money is an integer in the smallest unit (XAF has no minor unit): shown with grouping, never as a float. */
+export function money(amount: number | string | null | undefined, currency?: string): string {
+  if (amount === null || amount === undefined || amount === '') return '';
+  const text = String(amount).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
+  return currency ? `${text} ${currency}` : text;
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
