@@ -1,5 +1,6 @@
 import type { AppDefinition } from '@mm/platform';
 import { registerApiReference } from './gateway/api-reference';
+import { isConsolePath, registerConsole } from './gateway/console-assets';
 import { gatewayMounts, registerGateway, registerServiceHealthRoutes } from './gateway/gateway';
 import { mergedDocumentProvider } from './gateway/public-document';
 import { orchestratorPublicSurface } from './gateway/public-surface';
@@ -19,11 +20,14 @@ export const orchestratorApp: AppDefinition<OrchestratorConfig> = {
     // `/api/openapi.json` is one document: the orchestrator's public routes and those it proxies.
     publicSurface: {
       ...orchestratorPublicSurface(config.hzRoutesEnabled),
+      // the operators' console (apps/console) is served beside the API it calls
+      isPublic: (path) => isConsolePath(path) || orchestratorPublicSurface(config.hzRoutesEnabled).isPublic(path),
       extendDocument: mergedDocumentProvider(gatewayMounts(config), { timeoutMs: config.HEALTH_TIMEOUT_MS, ttlMs: 60_000 }),
     },
     configure: async (_app, fastify) => {
       await registerGateway(fastify, config);
       registerApiReference(fastify);
+      registerConsole(fastify);
       if (config.hzRoutesEnabled) {
         registerServiceHealthRoutes(
           fastify,
