@@ -20,21 +20,30 @@ export class IntentEventView {
   @ApiProperty({ example: 'CONFIRMED', description: 'what moved the intent' })
   event: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'who moved it (a user id, or a system actor)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'who moved it (a user id, or a system actor)',
+    example: '7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b',
+  })
   actorId: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   at: string;
 }
 
 export class JournalEntryView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '5f1e2d3c-4b5a-4968-8776-655443322110' })
   entryId: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the transaction this entry belongs to (the payment, or its reversal)' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'the transaction this entry belongs to (the payment, or its reversal)',
+    example: '952d7761-bd47-4c7e-a37b-af9e58997e7b',
+  })
   transactionId: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
   accountId: string;
 
   @ApiProperty({ example: 'customer', description: 'customer, merchant, agent, agent_commission, fee_collection, treasury, suspense, …' })
@@ -52,10 +61,10 @@ export class JournalEntryView {
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
   currency: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the entry on the other side of this one' })
+  @ApiProperty({ format: 'uuid', description: 'the entry on the other side of this one', example: '6a2f3e4d-5c6b-4a79-8887-766554433221' })
   counterpartyEntryId: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   createdAt: string;
 }
 
@@ -86,7 +95,7 @@ export class StoryLedgerPart {
   @ApiProperty({ type: Boolean, nullable: true, example: true, description: 'debits = credits for each transaction of the entries' })
   balanced: boolean | null;
 
-  @ApiProperty({ type: String, nullable: true, description: "an ADJUSTMENT's reason, as its maker wrote it" })
+  @ApiProperty({ type: String, nullable: true, description: "an ADJUSTMENT's reason, as its maker wrote it", example: null })
   reason: string | null;
 }
 
@@ -100,6 +109,7 @@ export class StoryPaymentPart {
     type: String,
     nullable: true,
     description: 'the public intent id (what the app calls /api/v1/intents/{id} with)',
+    example: '3c9b8a7d-6e5f-4a1b-9c2d-3e4f5a6b7c8d',
   })
   publicIntentId: string | null;
 
@@ -118,22 +128,33 @@ export class StoryPaymentPart {
   @ApiProperty({ type: String, nullable: true, example: 'AG00012345' })
   agentCode: string | null;
 
-  @ApiProperty({ format: 'uuid', type: String, nullable: true, description: 'who started it' })
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: 'who started it',
+    example: '7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b',
+  })
   initiatorUserId: string | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: '3 sandwiches' })
   description: string | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: null })
   failureReason: string | null;
 
   @ApiProperty({ type: Number, nullable: true, example: 0, description: 'wrong PINs entered' })
   pinAttempts: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'the correlation id of the request that created it (for the logs)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the correlation id of the request that created it (for the logs)',
+    example: '2e4f6a8c-0b1d-4f3e-9a5c-7e9b1d3f5a7c',
+  })
   correlationId: string | null;
 
-  @ApiProperty({ format: 'date-time', type: String, nullable: true })
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, example: '2026-11-22T10:06:12.345Z' })
   createdAt: string | null;
 }
 
@@ -154,7 +175,7 @@ export class RiskSignalView {
 }
 
 export class RiskDecisionView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5f6e' })
   decisionId: string;
 
   @ApiProperty({ enum: ['CREATE', 'CONFIRM'] })
@@ -172,7 +193,7 @@ export class RiskDecisionView {
   @ApiProperty({ type: [RiskSignalView] })
   signals: RiskSignalView[];
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   createdAt: string;
 }
 
@@ -185,7 +206,7 @@ export class StoryRiskPart {
 }
 
 export class FeeQuoteView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' })
   quoteId: string;
 
   @ApiProperty({ type: 'integer', example: 200 })
@@ -197,10 +218,10 @@ export class FeeQuoteView {
   @ApiProperty({ type: 'integer', example: 1, description: 'the pricing grid version quoted' })
   gridVersion: number;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   quotedAt: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   expiresAt: string;
 }
 
@@ -217,7 +238,7 @@ export class FeeChargedView {
   @ApiProperty({ enum: ['QUOTE_HONOURED', 'ACTIVE_GRID_LOWER', 'QUOTE_EXPIRED'], description: 'which price the confirmation kept' })
   rule: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   settledAt: string;
 }
 
@@ -242,7 +263,13 @@ export class StoryCommissionPart {
   @ApiProperty({ type: 'integer', nullable: true, example: 160, description: 'the commission charged (quoted, until confirmed)' })
   amount: number | null;
 
-  @ApiProperty({ format: 'uuid', type: String, nullable: true, description: "the agent's commission account" })
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: "the agent's commission account",
+    example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a',
+  })
   accountId: string | null;
 
   @ApiProperty({ type: 'integer', nullable: true, example: 160, description: 'what the journal credited to that account' })
@@ -262,13 +289,13 @@ export class SmsView {
   @ApiProperty({ type: 'integer', example: 1 })
   attempts: number;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: null })
   lastError: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   queuedAt: string;
 
-  @ApiProperty({ format: 'date-time', type: String, nullable: true })
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, example: '2026-11-22T10:06:12.345Z' })
   sentAt: string | null;
 }
 
@@ -281,7 +308,7 @@ export class StorySmsPart {
 }
 
 export class PartnerOrderView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '4b3a2c1d-0e9f-4a8b-9c7d-6e5f4a3b2c1d' })
   orderId: string;
 
   @ApiProperty({ enum: ['pending', 'paid', 'expired'] })
@@ -293,19 +320,19 @@ export class PartnerOrderView {
   @ApiProperty({ enum: SUPPORTED_CURRENCIES })
   currency: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '3f2e1d0c-9b8a-4f7e-8d6c-5b4a3f2e1d0c' })
   integrationId: string;
 
   @ApiProperty({ example: 'Shop online' })
   integrationName: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '2d1c0b9a-8f7e-4d6c-9b5a-4f3e2d1c0b9a' })
   merchantId: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: '3 sandwiches' })
   description: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   expiresAt: string;
 }
 

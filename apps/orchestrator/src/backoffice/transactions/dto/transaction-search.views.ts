@@ -33,16 +33,32 @@ export class StaffPartyView {
   @ApiProperty({ example: '+237690000001', description: 'the phone the party had then, in full (staff read it; the read is audited)' })
   phone: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the account the payment debited or credited' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'the account the payment debited or credited',
+    example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a',
+  })
   accountId: string;
 }
 
 /** One operation in the back office's search: an intent (whatever became of it) or an operator's adjustment. */
 export class BackofficeTransactionView {
-  @ApiProperty({ format: 'uuid', type: String, nullable: true, description: 'the ledger intent; null for an ADJUSTMENT' })
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: 'the ledger intent; null for an ADJUSTMENT',
+    example: '0d5e2f9a-7c1b-4a3e-9f8d-2b6c4e1a0f37',
+  })
   intentId: string | null;
 
-  @ApiProperty({ format: 'uuid', type: String, nullable: true, description: 'the ledger transaction; null until the intent succeeded' })
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: 'the ledger transaction; null until the intent succeeded',
+    example: '952d7761-bd47-4c7e-a37b-af9e58997e7b',
+  })
   transactionId: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'MMPTX2611220A1B2C3', description: 'null until the intent succeeded' })
@@ -77,10 +93,17 @@ export class BackofficeTransactionView {
     type: String,
     nullable: true,
     description: 'the account debited; null for an ADJUSTMENT (its journal says which)',
+    example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a',
   })
   sourceAccountId: string | null;
 
-  @ApiProperty({ format: 'uuid', type: String, nullable: true, description: 'the account credited; null for an ADJUSTMENT' })
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: 'the account credited; null for an ADJUSTMENT',
+    example: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+  })
   destinationAccountId: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'Awa Ndiaye', description: "the debited account's holder, as the ledger names it" })
@@ -130,6 +153,7 @@ export class BackofficeTransactionPage {
     type: String,
     nullable: true,
     description: 'pass as cursor, with the same filters, for the next page; null on the last one',
+    example: 'WyIyMDI2LTExLTIyVDEwOjA2OjEyLjM0NTY3OFoiLCIwZDVlMmY5YS03YzFiLTRhM2UtOWY4ZC0yYjZjNGUxYTBmMzciXQ',
   })
   nextCursor: string | null;
 }

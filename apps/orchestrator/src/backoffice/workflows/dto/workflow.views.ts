@@ -29,7 +29,7 @@ export class WorkflowStepView {
   @ApiProperty({ type: WorkflowErrorView, nullable: true, description: 'what the step or its undo failed with' })
   error: WorkflowErrorView | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   at: string;
 }
 
@@ -44,18 +44,28 @@ export class WorkflowSubjectView {
   @ApiProperty({ example: 'CUSTOMER' })
   role: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the user id the run chose (it exists only if the run got that far and was not undone)' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'the user id the run chose (it exists only if the run got that far and was not undone)',
+    example: '7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b',
+  })
   userId: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the customer or staff id the run chose' })
+  @ApiProperty({ format: 'uuid', description: 'the customer or staff id the run chose', example: '6c5b4a3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d' })
   profileId: string;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the wallet, once opened' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'the wallet, once opened',
+    example: '4ac4573d-9a58-44ce-92cf-f46fab963969',
+  })
   walletId: string | null;
 }
 
 export class WorkflowView {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b' })
   id: string;
 
   @ApiProperty({ enum: REGISTRATION_KINDS, example: 'REGISTER_CUSTOMER' })
@@ -77,16 +87,22 @@ export class WorkflowView {
   @ApiProperty({ type: WorkflowErrorView, nullable: true, description: 'the error the run ended with, as the client got it' })
   error: WorkflowErrorView | null;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, example: '2e4f6a8c-0b1d-4f3e-9a5c-7e9b1d3f5a7c' })
   correlationId: string | null;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the administrator who asked (staff registrations)' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'the administrator who asked (staff registrations)',
+    example: null,
+  })
   requestedBy: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:06:12.345Z' })
   startedAt: string;
 
-  @ApiProperty({ format: 'date-time', description: 'the last event of its log' })
+  @ApiProperty({ format: 'date-time', description: 'the last event of its log', example: '2026-11-22T10:06:12.345Z' })
   updatedAt: string;
 
   @ApiProperty({ type: [WorkflowStepView], description: 'the saga log, oldest first' })
@@ -101,6 +117,7 @@ export class WorkflowPageView {
     type: String,
     nullable: true,
     description: 'pass as cursor, with the same filters, for the next page; null on the last one',
+    example: 'WyIyMDI2LTExLTIyVDEwOjA2OjEyLjM0NTY3OFoiLCIwZDVlMmY5YS03YzFiLTRhM2UtOWY4ZC0yYjZjNGUxYTBmMzciXQ',
   })
   nextCursor: string | null;
 }
