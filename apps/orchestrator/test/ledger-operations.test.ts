@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Answer, type Json, MoneyPlatform, newPhone, pay } from '../../../test/e2e/money-platform';
+import { base32Decode, totpCode, totpStep } from '../../auth/src/second-factor/totp';
 
 const LEDGER = '/api/backoffice/ledger';
 const ADMIN = { phone: '+237699000001', pin: '4826' };
@@ -23,7 +24,6 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
     const first = await p.call('POST', '/api/auth/login', { body: { phone, pin } });
     if (first.status !== 200) throw new Error(`login ${first.status} ${JSON.stringify(first.body)}`);
     if (typeof first.body.token === 'string') return first.body.token;
-    const { totpCode, totpStep, base32Decode } = await import('../../auth/src/second-factor/totp');
     const code = totpCode(base32Decode(first.body.secret as string)!, totpStep());
     const second = await p.call('POST', '/api/auth/login/second-factor', { body: { challengeToken: first.body.challengeToken, code } });
     if (second.status !== 200) throw new Error(`second factor ${second.status} ${JSON.stringify(second.body)}`);

@@ -22,6 +22,9 @@ import { LedgerCorrectionDetailView, LedgerCorrectionView, LedgerHoldView } from
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 
+/** How a float funding names its agent: id, agent code or phone (LedgerOperationsService.agent). */
+const AGENT_REF_PATTERN = '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|AG\\d{8}|\\+[1-9]\\d{7,14})$';
+
 const UPSTREAM = applyDecorators(
   ApiResponse({
     status: 502,
@@ -100,7 +103,11 @@ export class LedgerOperationsController {
     "Fund an agent's float",
     'The agent is named by its id, its agent code (AG…) or its phone number; its float is its account in the currency. Carried out as a ledger correction crediting that account against suspense, once another staff member approves.',
   )
-  @ApiParam({ name: 'agentId', description: 'the agent id (UUID), agent code (AG12345678) or phone number (E.164)', example: 'AG00412345' })
+  @ApiParam({
+    name: 'agentId',
+    description: 'the agent id (UUID), agent code (AG and 8 digits) or phone number (E.164); anything else: 400 VALIDATION_ERROR',
+    schema: { type: 'string', pattern: AGENT_REF_PATTERN, example: 'AG00412345' },
+  })
   @ApiErrors('VALIDATION_ERROR', 'AGENT_NOT_FOUND', 'AGENT_FLOAT_NOT_FOUND', 'APPROVAL_DUPLICATE_PENDING')
   async fundFloat(
     @Param('agentId') agentId: string,
