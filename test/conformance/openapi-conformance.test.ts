@@ -56,6 +56,10 @@ const CROSS_FIELD_RULES: Record<string, CrossFieldRule> = {
     rule: 'accountId, direction and amount belong to kind ACCOUNT; transactionId or referenceId to REVERSAL',
     fields: ['accountId', 'direction', 'amount', 'transactionId', 'referenceId'],
   },
+  'POST /api/backoffice/ledger/corrections': {
+    rule: 'accountId, direction, amount and currency belong to kind ACCOUNT; transactionId or referenceId (one of them) to REVERSAL',
+    fields: ['accountId', 'direction', 'amount', 'currency', 'transactionId', 'referenceId'],
+  },
   ...Object.fromEntries(
     ['/auth/register', '/auth/register/merchant', '/auth/register/agent', '/auth/register/admin', '/admin/staff'].map((path) => [
       `POST ${path}`,
