@@ -6,6 +6,7 @@ import { IncomingHolds1764500000000 } from './1764500000000-incoming-holds';
 import { ConsentReplayGuards1764600000000 } from './1764600000000-consent-replay-guards';
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 import { ApprovalRequests1765500000000 } from './1765500000000-approval-requests';
+import { StaffAuditTrail1765500100000 } from './1765500100000-staff-audit-trail';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -16,4 +17,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   ConsentReplayGuards1764600000000,
   RuntimeRolePrivileges1765200000000,
   ApprovalRequests1765500000000,
+  StaffAuditTrail1765500100000,
 ];

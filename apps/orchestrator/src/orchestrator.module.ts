@@ -16,6 +16,7 @@ import { PricingModule } from './pricing/pricing.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { RegistrationModule } from './registration/registration.module';
 import { RiskModule } from './risk/risk.module';
+import { StaffAuditModule } from './staff-audit/staff-audit.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { BackofficeTransactionsModule } from './backoffice/transactions/backoffice-transactions.module';
 import { BackofficeWorkflowsModule } from './backoffice/workflows/workflows.module';
@@ -34,6 +35,8 @@ export class OrchestratorModule {
           database: { schema: 'orchestrator' },
           redis: true,
         }),
+        // Before AccessModule: its global guard must tag each request before the access guard may refuse it.
+        StaffAuditModule,
         AccessModule,
         ApprovalsModule,
         GatewayModule,
