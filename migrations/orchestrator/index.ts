@@ -7,6 +7,7 @@ import { ConsentReplayGuards1764600000000 } from './1764600000000-consent-replay
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 import { ApprovalRequests1765500000000 } from './1765500000000-approval-requests';
 import { StaffAuditTrail1765500100000 } from './1765500100000-staff-audit-trail';
+import { AuditorStaff1765500200000 } from './1765500200000-auditor-staff';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -18,4 +19,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   RuntimeRolePrivileges1765200000000,
   ApprovalRequests1765500000000,
   StaffAuditTrail1765500100000,
+  AuditorStaff1765500200000,
 ];
