@@ -69,6 +69,15 @@ export async function signOut(): Promise<void> {
   }
 }
 
+/** Ends every session of the operator (other browsers and devices included), then this one. */
+export async function signOutEverywhere(): Promise<void> {
+  try {
+    if (current) await ok(api.POST('/api/auth/logout-all'));
+  } finally {
+    publish(undefined);
+  }
+}
+
 export function useSession(): Session | undefined {
   return useSyncExternalStore(
     (listener) => {

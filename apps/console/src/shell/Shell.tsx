@@ -2,7 +2,7 @@ import { AppShell, Button, Group, Menu, NavLink, ScrollArea, Text, Title } from 
 import type { ReactNode } from 'react';
 import { BASE, navigate } from '../router';
 import type { Screen } from '../screens/registry';
-import { type Session, signOut } from '../session/session';
+import { type Session, signOut, signOutEverywhere } from '../session/session';
 
 /**
  * The frame of every screen: the navigation lists only the screens the operator's permissions reach,
@@ -32,6 +32,7 @@ export function Shell(props: { session: Session; screens: Screen[]; current?: Sc
               </Menu.Target>
               <Menu.Dropdown>
                 <Menu.Item onClick={() => void signOut()}>Sign out of this session</Menu.Item>
+                <Menu.Item onClick={() => void signOutEverywhere()}>Sign out everywhere</Menu.Item>
               </Menu.Dropdown>
             </Menu>
           </Group>
