@@ -28,6 +28,9 @@ export const MAX_SEARCH_ACCOUNTS = 10;
 /** A transaction's readable reference (`MMPTX2611220A1B2C3`). */
 export const TRANSACTION_REFERENCE = /^[A-Z]{3}TX\d{6}[A-Z0-9]{7}$/;
 
+/** What names one operation in a path: its reference, or an intent id. */
+export const OPERATION_KEY = /^([A-Z]{3}TX\d{6}[A-Z0-9]{7}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+
 export interface OperationLink {
   transactionId: string;
   referenceId: string;

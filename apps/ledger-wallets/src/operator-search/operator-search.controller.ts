@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { LedgerOperationPage, LedgerOperationStory } from '@mm/contracts';
+import { type LedgerOperationPage, type LedgerOperationStory, OPERATION_KEY } from '@mm/contracts';
+import { AppException } from '@mm/errors';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
 import { OperationSearchQueryDto } from './dto/operation-search.query';
 import { LedgerOperationPageView, LedgerOperationStoryView } from './dto/operation.views';
@@ -29,10 +30,15 @@ export class OperatorSearchController {
 
   @Get('operations/:key')
   @ApiOperation({ summary: "One operation with its intent's journal and the entries of its transaction (and of its reversal)" })
-  @ApiParam({ name: 'key', description: 'a transaction reference, or an intent id', example: 'MMPTX2611220A1B2C3' })
+  @ApiParam({
+    name: 'key',
+    description: 'a transaction reference, or an intent id (another shape answers 404 TRANSACTION_NOT_FOUND)',
+    schema: { type: 'string', pattern: OPERATION_KEY.source, example: 'MMPTX2611220A1B2C3' },
+  })
   @ApiOkResponse({ type: LedgerOperationStoryView })
   @ApiErrors('TRANSACTION_NOT_FOUND')
   story(@Param('key') key: string): Promise<LedgerOperationStory> {
+    if (!OPERATION_KEY.test(key)) throw new AppException('TRANSACTION_NOT_FOUND');
     return this.search.story(key);
   }
 }

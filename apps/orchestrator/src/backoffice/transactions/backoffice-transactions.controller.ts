@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { TRANSACTION_REFERENCE } from '@mm/contracts';
+import { OPERATION_KEY } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { RequirePermission } from '../../access/permissions';
 import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
@@ -10,8 +10,6 @@ import { TransactionSearchQuery } from './dto/transaction-search.query';
 import { BackofficeTransactionPage } from './dto/transaction-search.views';
 import { PaymentStoryService } from './payment-story.service';
 import { TransactionSearchService } from './transaction-search.service';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Transactions for staff: one search over every operation the ledger holds (whatever became of
@@ -49,7 +47,7 @@ export class BackofficeTransactionsController {
   @ApiParam({
     name: 'reference',
     description: 'a transaction reference, or an intent id (the ledger’s or the public one) for an intent that never completed',
-    schema: { type: 'string', example: 'MMPTX2611220A1B2C3' },
+    schema: { type: 'string', pattern: OPERATION_KEY.source, example: 'MMPTX2611220A1B2C3' },
   })
   @ApiOperation({
     summary:
@@ -61,7 +59,7 @@ export class BackofficeTransactionsController {
   @ApiErrors('TRANSACTION_NOT_FOUND')
   story(@Param('reference') reference: string): Promise<PaymentStoryView> {
     // A key that is neither a reference nor an id cannot exist: the same 404 as an unknown one.
-    if (!TRANSACTION_REFERENCE.test(reference) && !UUID.test(reference)) throw new AppException('TRANSACTION_NOT_FOUND');
+    if (!OPERATION_KEY.test(reference)) throw new AppException('TRANSACTION_NOT_FOUND');
     return this.stories.story(reference);
   }
 }
