@@ -9,7 +9,7 @@ import { partnersApp } from '../../partners/src/partners.app';
 import { webhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app';
 import { orchestratorApp } from '../src/orchestrator.app';
 import { type RunningApp, boot } from '../../../test/support/boot';
-import { type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
+import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 import { DeferredForwarder, E2E_ADMIN, orchestratorInternalUrl } from '../../../test/e2e/partners-support';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
@@ -100,6 +100,7 @@ export class WebhookOpsPlatform {
   readonly receiver = new SteeredReceiver();
   private readonly forwarder = new DeferredForwarder();
   apps: RunningApp[] = [];
+  authUrl = '';
   gateway!: RunningApp;
   sql!: Client;
 
@@ -116,6 +117,7 @@ export class WebhookOpsPlatform {
       ),
       boot(webhookDispatcherApp, env('webhook-dispatcher', { WEBHOOK_BACKOFF_BASE_MS: '5' }), { listen: true }).then(keep),
     ]);
+    this.authUrl = auth.url;
     const ledger = keep(
       await boot(
         ledgerWalletsApp,
@@ -200,6 +202,24 @@ export class WebhookOpsPlatform {
     });
     if (done.status !== 200) throw new Error(`second factor ${done.status} ${JSON.stringify(done.body)}`);
     return done.body.token as string;
+  }
+
+  /**
+   * A user made straight through auth's internal steps with these roles (no orchestrator side),
+   * signed in: a second administrator, which the staff route does not create.
+   */
+  async authUser(phone: string, pin: string, roles: string[]): Promise<string> {
+    const headers = { 'x-service-key': callerKey('orchestrator'), 'content-type': 'application/json' };
+    const auth = this.authUrl;
+    const idp = await fetch(`${auth}/auth/internal/create-idp-user`, { method: 'POST', headers, body: JSON.stringify({ phone, pin }) });
+    const { idpUserId } = (await idp.json()) as { idpUserId: string };
+    const local = await fetch(`${auth}/auth/internal/create-local-user`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ idpUserId, roles }),
+    });
+    if (local.status !== 201) throw new Error(`create-local-user ${local.status} ${await local.text()}`);
+    return this.login(phone, pin);
   }
 
   /** A staff member created by the administrator, signed in. */

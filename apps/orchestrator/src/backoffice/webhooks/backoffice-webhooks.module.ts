@@ -12,6 +12,6 @@ import { WebhookOperationsService } from './webhook-operations.service';
   imports: [GatewayModule],
   controllers: [BackofficeWebhooksController],
   providers: [WebhookOperationsClient, WebhookOperationsService],
-  exports: [WebhookOperationsService],
+  exports: [WebhookOperationsService, WebhookOperationsClient],
 })
 export class BackofficeWebhooksModule {}
