@@ -2,6 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccessModule } from './access/access.module';
 import { ApprovalsModule } from './approvals/approvals.module';
+import { BackofficePartnersModule } from './backoffice/partners/backoffice-partners.module';
+import { BackofficeWebhooksModule } from './backoffice/webhooks/backoffice-webhooks.module';
 import { LedgerOperationsModule } from './backoffice/ledger-operations/ledger-operations.module';
 import { ComplianceModule } from './compliance/compliance.module';
 import { ConfigApiModule } from './config-api/config-api.module';
@@ -52,6 +54,8 @@ export class OrchestratorModule {
         IntentsModule,
         WithdrawalQrModule,
         TransactionsModule,
+        BackofficeWebhooksModule,
+        BackofficePartnersModule,
         BackofficeTransactionsModule,
         BackofficeWorkflowsModule,
         LedgerOperationsModule,
