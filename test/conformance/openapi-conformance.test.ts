@@ -174,7 +174,7 @@ describe('conformance to the OpenAPI documents', () => {
     if (/\/merchants?\//.test(path)) return merchant.token;
     if (path.includes('/agents/me/agents')) return masterAgent.token;
     if (path.includes('/agents/me')) return agent.token;
-    if (/\/(admin|config|risk|compliance|corrections|integrity-checks|audit|register\/admin|staff)(\/|$)/.test(path)) return admin;
+    if (/\/(admin|backoffice|config|risk|compliance|corrections|integrity-checks|audit|register\/admin|staff)(\/|$)/.test(path)) return admin;
     return customer.token;
   }
 
