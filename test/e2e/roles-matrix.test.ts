@@ -78,6 +78,9 @@ describe('the role × permission matrix, row by row, through the gateway', () =>
     'users.manage': () => ['PUT', `/api/orchestrator/admin/users/${ids.masterUserId}/role`, { role: 'MASTER_AGENT' }],
     'compliance.audit': () => ['GET', `/api/v1/compliance/accounts/${ids.accountId}/audit`],
     'compliance.integrity': () => ['GET', '/api/v1/compliance/integrity-checks?limit=1'],
+    'operations.read': () => ['GET', '/api/backoffice/transactions?limit=1'],
+    'approvals.read': () => ['GET', '/api/backoffice/approvals?limit=1'],
+    'audit.read': () => ['GET', '/api/backoffice/audit-trail?limit=1'],
   };
 
   describe.each(Object.keys(PROBES) as Permission[])('%s', (permission) => {
