@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Answer, type Json, MoneyPlatform, newPhone, pay } from '../../../test/e2e/money-platform';
-import { base32Decode, totpCode, totpStep } from '../../auth/src/second-factor/totp';
 
 const LEDGER = '/api/backoffice/ledger';
-const ADMIN = { phone: '+237699000001', pin: '4826' };
 const APPROVALS = '/api/backoffice/approvals';
 
 /**
@@ -19,17 +17,6 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
   let support: { token: string; userId: string };
   let auditor: string;
 
-  /** A staff sign-in: phone and PIN, then the second factor when auth asks for one (enrolled on the spot). */
-  async function staffLogin(phone: string, pin: string): Promise<string> {
-    const first = await p.call('POST', '/api/auth/login', { body: { phone, pin } });
-    if (first.status !== 200) throw new Error(`login ${first.status} ${JSON.stringify(first.body)}`);
-    if (typeof first.body.token === 'string') return first.body.token;
-    const code = totpCode(base32Decode(first.body.secret as string)!, totpStep());
-    const second = await p.call('POST', '/api/auth/login/second-factor', { body: { challengeToken: first.body.challengeToken, code } });
-    if (second.status !== 200) throw new Error(`second factor ${second.status} ${JSON.stringify(second.body)}`);
-    return second.body.token as string;
-  }
-
   async function staff(role: 'COMPLIANCE' | 'SUPPORT' | 'AUDITOR', firstName: string): Promise<{ token: string; userId: string }> {
     const phone = newPhone();
     const created = await p.call('POST', '/api/orchestrator/admin/staff', {
@@ -37,12 +24,12 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
       body: { phone, pin: '2580', firstName, lastName: 'Test', countryCode: 'CM', role },
     });
     if (created.status !== 201) throw new Error(`staff ${role} ${created.status} ${JSON.stringify(created.body)}`);
-    return { token: await staffLogin(phone, '2580'), userId: created.body.userId as string };
+    return { token: await p.login(phone, '2580'), userId: created.body.userId as string };
   }
 
   beforeAll(async () => {
     await p.start();
-    admin = await staffLogin(ADMIN.phone, ADMIN.pin);
+    admin = await p.adminToken();
     adminId = (JSON.parse(Buffer.from(admin.split('.')[1], 'base64url').toString()) as { sub: string }).sub;
     officer = await staff('COMPLIANCE', 'Clara');
     support = await staff('SUPPORT', 'Sam');
@@ -121,6 +108,20 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
       checker: { id: officer.userId, roles: ['COMPLIANCE'] },
     });
     expect(correction.body.events.map((e: Json) => e.event)).toEqual(expect.arrayContaining(['submitted', 'approved', 'executed']));
+  });
+
+  it('two checkers approving the same float funding at once: executed once, the float grows once', async () => {
+    const second = await staff('COMPLIANCE', 'Chloe');
+    const agent = await p.register('AGENT');
+    const before = (await p.balance(agent.accounts.XAF)).balance;
+    const submitted = await p.call('POST', `${LEDGER}/agents/${agent.agentId}/float-fundings`, {
+      token: admin,
+      body: { amount: 80_000, currency: 'XAF', reason: 'Concurrent approvals' },
+    });
+    const answers = await Promise.all([approve(submitted.body.id, officer.token), approve(submitted.body.id, second.token)]);
+    expect(answers.filter((a) => a.status === 200 && a.body.status === 'EXECUTED')).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(1);
+    expect((await p.balance(agent.accounts.XAF)).balance).toBe(before + 80_000);
   });
 
   it('an agent is also named by its agent code or its phone; an unknown one is 404 AGENT_NOT_FOUND', async () => {
