@@ -5,6 +5,7 @@ import { ApprovalsModule } from './approvals/approvals.module';
 import { BackofficePartnersModule } from './backoffice/partners/backoffice-partners.module';
 import { BackofficeWebhooksModule } from './backoffice/webhooks/backoffice-webhooks.module';
 import { LedgerOperationsModule } from './backoffice/ledger-operations/ledger-operations.module';
+import { PeopleModule } from './backoffice/people/people.module';
 import { ComplianceModule } from './compliance/compliance.module';
 import { ConfigApiModule } from './config-api/config-api.module';
 import { CustomersModule } from './customers/customers.module';
@@ -59,6 +60,7 @@ export class OrchestratorModule {
         BackofficeTransactionsModule,
         BackofficeWorkflowsModule,
         LedgerOperationsModule,
+        PeopleModule,
       ],
       providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
     };

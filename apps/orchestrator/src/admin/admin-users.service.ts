@@ -7,12 +7,12 @@ import { AgentsService } from '../agents/agents.service';
 import { AuthIdentityClient } from '../clients/identity-clients';
 import type { Customer } from '../customers/customer.types';
 import { CustomersService } from '../customers/customers.service';
-import { StaffService } from '../staff/staff.service';
+import { type StaffMember, StaffService } from '../staff/staff.service';
 
 /** Roles change only within a family: a person's records (wallet, agent record) stay meaningful. */
 const FAMILIES: ReadonlyArray<readonly AppRole[]> = [
   ['AGENT', 'MASTER_AGENT'],
-  ['SUPPORT', 'COMPLIANCE', 'ADMIN'],
+  ['SUPPORT', 'COMPLIANCE', 'ADMIN', 'AUDITOR'],
 ];
 
 /**
@@ -43,8 +43,8 @@ export class AdminUsersService {
    * the sessions; an unfreeze lets the user sign in while the risk rules, which read the status,
    * still refuse the customer's money movements. Repeating the same request completes either.
    */
-  freeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
-    return this.changeStatus(customerId, 'frozen', reason, actorUserId);
+  freeze(customerId: string, reason: string, actorUserId: string, reasonCode: string | null = null): Promise<Customer> {
+    return this.changeStatus(customerId, 'frozen', reason, actorUserId, reasonCode);
   }
 
   unfreeze(customerId: string, reason: string, actorUserId: string): Promise<Customer> {
@@ -56,20 +56,36 @@ export class AdminUsersService {
    * it (CUSTOMER_NOT_FOUND, CUSTOMER_CLOSED: auth is not asked for a customer we would refuse);
    * setStatus answers the customer from the row it locks and updates.
    */
-  private async changeStatus(customerId: string, to: 'frozen' | 'active', reason: string, actorUserId: string): Promise<Customer> {
+  private async changeStatus(
+    customerId: string,
+    to: 'frozen' | 'active',
+    reason: string,
+    actorUserId: string,
+    reasonCode: string | null = null,
+  ): Promise<Customer> {
     const current = await this.customers.getById(customerId);
     if (current.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
     await this.auth.setStatus(current.userId, to === 'frozen' ? 'DISABLED' : 'ACTIVE');
-    const { customer } = await this.customers.setStatus(customerId, to, reason, actorUserId);
+    const { customer } = await this.customers.setStatus(customerId, to, reason, actorUserId, reasonCode);
     return customer;
   }
 
-  async changeRole(userId: string, role: AppRole, actorUserId: string): Promise<{ userId: string; from: AppRole; role: AppRole }> {
+  /**
+   * The refusals of a role change, without making it: USER_NOT_FOUND, ROLE_CHANGE_NOT_ALLOWED (own
+   * role, another family, a master agent with agents). Answers the role now; `staff` tells whether
+   * the change is among staff roles (those go through the maker-checker engine, STAFF_ROLE_CHANGE).
+   */
+  async planRoleChange(
+    userId: string,
+    role: AppRole,
+    actorUserId: string,
+  ): Promise<{ from: AppRole; staff: boolean; customer?: Customer; staffMember?: StaffMember }> {
     if (userId === actorUserId) throw new AppException('ROLE_CHANGE_NOT_ALLOWED', 'Nobody changes their own role');
     const [customer, staff] = await Promise.all([this.customers.findByUserId(userId), this.staff.findByUserId(userId)]);
     const from: AppRole | undefined = customer?.role ?? staff?.role;
     if (!from) throw new AppException('USER_NOT_FOUND');
-    if (from === role) return { userId, from, role };
+    const plan = { from, staff: Boolean(staff), customer, staffMember: staff };
+    if (from === role) return plan;
     if (!FAMILIES.some((family) => family.includes(from) && family.includes(role))) {
       throw new AppException(
         'ROLE_CHANGE_NOT_ALLOWED',
@@ -81,6 +97,12 @@ export class AdminUsersService {
     if (master && (await this.agents.listAffiliated(master.id, 1)).items.length > 0) {
       throw new AppException('ROLE_CHANGE_NOT_ALLOWED', 'Detach the agents of this master agent first');
     }
+    return plan;
+  }
+
+  async changeRole(userId: string, role: AppRole, actorUserId: string): Promise<{ userId: string; from: AppRole; role: AppRole }> {
+    const { from, customer, staffMember: staff } = await this.planRoleChange(userId, role, actorUserId);
+    if (from === role) return { userId, from, role };
     // auth first: it ends the user's sessions, so no token keeps the old role's permissions
     await this.auth.setRoles(userId, [role]);
     if (customer) await this.customers.setRole(customer.id, role as CustomerRole);

@@ -1,7 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { AppException } from '@mm/errors';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { AgentView, toAgentView } from '../agents/agents.controller';
+import { ApprovalRequestView } from '../approvals/approval.views';
+import { ApprovalsService } from '../approvals/approvals.service';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { uuid } from '../common/validators';
 import { CustomerPageView, CustomerView, toCustomerView } from '../customers/customer.views';
@@ -18,7 +22,10 @@ import {
   StatusChangeDto,
 } from './admin.dto';
 
-/** Staff routes: customer search, freeze / unfreeze, role changes, agent networks. */
+/**
+ * Staff routes: customer search, freeze / unfreeze, role changes, agent networks. Unfreezes and staff
+ * role changes are asked of the maker-checker engine (the back office's people routes do the same).
+ */
 @ApiTags('admin')
 @Controller('orchestrator/admin')
 export class AdminController {
@@ -26,6 +33,7 @@ export class AdminController {
     private readonly customers: CustomersService,
     private readonly users: AdminUsersService,
     private readonly organisations: OrganisationsService,
+    private readonly approvals: ApprovalsService,
   ) {}
 
   @Get('customers')
@@ -72,19 +80,44 @@ export class AdminController {
   }
 
   @Post('customers/:customerId/unfreeze')
-  @HttpCode(200)
   @RequirePermission('customers.freeze')
   @ApiAdminRoute('customers.freeze')
   @ApiParam({ name: 'customerId', format: 'uuid' })
-  @ApiOperation({ summary: 'Lifts a freeze. Idempotent; audited with the reason.' })
-  @ApiOkResponse({ type: CustomerView })
-  @ApiErrors('VALIDATION_ERROR', 'CUSTOMER_NOT_FOUND', 'CUSTOMER_CLOSED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
+  @ApiOperation({
+    summary:
+      'Asks for the lifting of a freeze through the maker-checker engine (CUSTOMER_UNFREEZE), as POST /api/backoffice/people/{userId}/unfreeze does: 202 with the request while it waits for another staff member; 200 with the customer when the action is configured for one pair of eyes (APPROVALS_ONE_PERSON_ACTIONS) and was carried out at once.',
+  })
+  @ApiResponse({ status: 202, type: ApprovalRequestView, description: 'the request, PENDING: another staff member approves it' })
+  @ApiOkResponse({ type: CustomerView, description: 'unfrozen at once (one-person configuration); idempotent' })
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'CUSTOMER_NOT_FOUND',
+    'CUSTOMER_CLOSED',
+    'PERSON_NOT_FROZEN',
+    'APPROVAL_DUPLICATE_PENDING',
+    'UPSTREAM_UNAVAILABLE',
+    'UPSTREAM_TIMEOUT',
+  )
   async unfreeze(
     @Param('customerId', uuid('customerId')) customerId: string,
     @Body() body: StatusChangeDto,
     @CurrentUser() user: AuthUser,
-  ): Promise<CustomerView> {
-    return toCustomerView(await this.users.unfreeze(customerId.toLowerCase(), body.reason, user.userId));
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CustomerView | ApprovalRequestView> {
+    const customer = await this.customers.getById(customerId.toLowerCase());
+    if (customer.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
+    // Unfreezing an active customer stays the no-op it always was (no request to approve).
+    if (customer.status === 'active') return toCustomerView(customer);
+    const request = await this.approvals.submit(user, {
+      action: 'CUSTOMER_UNFREEZE',
+      payload: { userId: customer.userId, reason: body.reason },
+      reason: body.reason,
+    });
+    if (request.status === 'PENDING') {
+      reply.status(202);
+      return request;
+    }
+    return toCustomerView(await this.customers.getById(customer.id));
   }
 
   @Put('users/:userId/role')
@@ -93,16 +126,40 @@ export class AdminController {
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOperation({
     summary:
-      "Changes a user's role within its family (AGENT ↔ MASTER_AGENT; SUPPORT, COMPLIANCE, ADMIN). The user's sessions end: the next sign-in carries the new role.",
+      "Changes a user's role within its family (AGENT ↔ MASTER_AGENT; SUPPORT, COMPLIANCE, ADMIN, AUDITOR). The user's sessions end: the next sign-in carries the new role.",
   })
-  @ApiOkResponse({ type: RoleChangeView })
-  @ApiErrors('VALIDATION_ERROR', 'USER_NOT_FOUND', 'ROLE_CHANGE_NOT_ALLOWED')
-  changeRole(
+  @ApiOkResponse({
+    type: RoleChangeView,
+    description: 'changed (agents; staff when STAFF_ROLE_CHANGE is configured for one pair of eyes), or no change needed',
+  })
+  @ApiResponse({
+    status: 202,
+    type: ApprovalRequestView,
+    description:
+      'a staff role change asked through the maker-checker engine (STAFF_ROLE_CHANGE): another administrator, not the person concerned, approves it',
+  })
+  @ApiErrors('VALIDATION_ERROR', 'USER_NOT_FOUND', 'ROLE_CHANGE_NOT_ALLOWED', 'APPROVAL_DUPLICATE_PENDING')
+  async changeRole(
     @Param('userId', uuid('userId')) userId: string,
     @Body() body: ChangeRoleDto,
     @CurrentUser() user: AuthUser,
-  ): Promise<RoleChangeView> {
-    return this.users.changeRole(userId.toLowerCase(), body.role, user.userId);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RoleChangeView | ApprovalRequestView> {
+    const id = userId.toLowerCase();
+    const plan = await this.users.planRoleChange(id, body.role, user.userId);
+    // Agent ↔ master agent is an agent network's organisation: carried out at once, as always.
+    // Among staff roles a change moves permissions over people's data and money: four eyes.
+    if (!plan.staff || plan.from === body.role) return this.users.changeRole(id, body.role, user.userId);
+    const request = await this.approvals.submit(user, {
+      action: 'STAFF_ROLE_CHANGE',
+      payload: { userId: id, role: body.role },
+      reason: `Role change to ${body.role}`,
+    });
+    if (request.status === 'PENDING') {
+      reply.status(202);
+      return request;
+    }
+    return request.result as unknown as RoleChangeView;
   }
 
   @Put('agents/:agentId/master')

@@ -62,7 +62,8 @@ export class ChangeRoleDto {
   @ApiProperty({
     enum: APP_ROLES,
     example: 'MASTER_AGENT',
-    description: 'within a family only: AGENT ↔ MASTER_AGENT, or among SUPPORT, COMPLIANCE and ADMIN (else 409 ROLE_CHANGE_NOT_ALLOWED)',
+    description:
+      'within a family only: AGENT ↔ MASTER_AGENT, or among SUPPORT, COMPLIANCE, ADMIN and AUDITOR (else 409 ROLE_CHANGE_NOT_ALLOWED)',
   })
   @IsIn(APP_ROLES)
   role: AppRole;

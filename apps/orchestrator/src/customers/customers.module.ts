@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApprovalsModule } from '../approvals/approvals.module';
 import { AdminUsersService } from '../admin/admin-users.service';
 import { AdminController } from '../admin/admin.controller';
 import { AgentsController } from '../agents/agents.controller';
@@ -19,6 +20,7 @@ import { WalletBalances } from './wallet-balances.service';
  * the staff routes. Other modules use only the exported services.
  */
 @Module({
+  imports: [ApprovalsModule],
   controllers: [DirectoryController, ProfileController, MerchantsController, AgentsController, AdminController],
   providers: [
     CustomersService,
@@ -31,6 +33,6 @@ import { WalletBalances } from './wallet-balances.service';
     AuthIdentityClient,
     LedgerWalletsClient,
   ],
-  exports: [CustomersService, MerchantsService, AgentsService, StaffService, AuthIdentityClient, LedgerWalletsClient],
+  exports: [CustomersService, MerchantsService, AgentsService, StaffService, AdminUsersService, AuthIdentityClient, LedgerWalletsClient],
 })
 export class CustomersModule {}

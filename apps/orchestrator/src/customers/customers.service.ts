@@ -199,6 +199,7 @@ export class CustomersService {
     to: CustomerStatus,
     reason: string,
     actorUserId: string,
+    reasonCode: string | null = null,
   ): Promise<{ from: CustomerStatus; customer: Customer }> {
     const result = await this.db.transaction(async (m) => {
       const [row] = await queryRows<CustomerRow>(m, `${SELECT} WHERE c.id = $1 AND c.registered_at IS NOT NULL FOR UPDATE OF c`, [
@@ -211,13 +212,41 @@ export class CustomersService {
       await queryRows(m, `UPDATE orchestrator.customers SET status = $2, updated_at = now() WHERE id = $1`, [customerId, to]);
       await queryRows(
         m,
-        `INSERT INTO orchestrator.customer_status_events (customer_id, from_status, to_status, reason, actor_user_id) VALUES ($1, $2, $3, $4, $5)`,
-        [customerId, from, to, reason, actorUserId],
+        `INSERT INTO orchestrator.customer_status_events (customer_id, from_status, to_status, reason, actor_user_id, reason_code)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [customerId, from, to, reason, actorUserId, reasonCode],
       );
       return { from, customer: { ...toCustomer(row), status: to } };
     });
     if (result.from !== to) this.logger.log({ msg: 'customer status changed', customerId, from: result.from, to, actorUserId });
     return result;
+  }
+
+  /** The status change that brought the customer to its current status (who, why, when), if any was recorded. */
+  async lastStatusChange(
+    customerId: string,
+  ): Promise<{ toStatus: CustomerStatus; reason: string; reasonCode: string | null; actorUserId: string; at: string } | undefined> {
+    const [row] = await queryRows<{
+      to_status: CustomerStatus;
+      reason: string;
+      reason_code: string | null;
+      actor_user_id: string;
+      at: Date;
+    }>(
+      this.db,
+      `SELECT to_status, reason, reason_code, actor_user_id, at FROM orchestrator.customer_status_events
+        WHERE customer_id = $1 ORDER BY id DESC LIMIT 1`,
+      [customerId],
+    );
+    return (
+      row && {
+        toStatus: row.to_status,
+        reason: row.reason,
+        reasonCode: row.reason_code,
+        actorUserId: row.actor_user_id,
+        at: row.at.toISOString(),
+      }
+    );
   }
 
   async setRole(customerId: string, role: Customer['role'], db: Db = this.db): Promise<void> {

@@ -1,0 +1,55 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ApprovalRegistry } from '../../approvals/approval-registry';
+import { ApprovalsModule } from '../../approvals/approvals.module';
+import { ConfigApiModule } from '../../config-api/config-api.module';
+import { CustomersModule } from '../../customers/customers.module';
+import { GatewayModule } from '../../gateway/gateway.module';
+import { PartnersClient } from '../../partner-links/partners.client';
+import { LedgerStatementsClient } from '../../transactions/ledger-statements.client';
+import { TransactionHistoryService } from '../../transactions/transaction-history.service';
+import { CustomerUnfreezeHandler } from './customer-unfreeze.handler';
+import { LimitUsageReader } from './limit-usage.reader';
+import { PeopleController } from './people.controller';
+import { PeopleSearchService } from './people-search.service';
+import { PeopleUpstreams } from './people-upstreams.client';
+import { Person360Service } from './person-360.service';
+import { PersonActionsService } from './person-actions.service';
+import { StaffRoleChangeHandler } from './staff-role-change.handler';
+import { StaffTotpResetHandler } from './staff-totp-reset.handler';
+
+/**
+ * People for staff (`/api/backoffice/people`): search, the 360 view, freeze and the sessions, and
+ * the maker-checker actions on people it owns (CUSTOMER_UNFREEZE, STAFF_ROLE_CHANGE,
+ * STAFF_TOTP_RESET), registered with the engine when the module starts.
+ */
+@Module({
+  imports: [CustomersModule, ApprovalsModule, ConfigApiModule, GatewayModule],
+  controllers: [PeopleController],
+  providers: [
+    PeopleSearchService,
+    Person360Service,
+    PersonActionsService,
+    PeopleUpstreams,
+    LimitUsageReader,
+    TransactionHistoryService,
+    LedgerStatementsClient,
+    PartnersClient,
+    CustomerUnfreezeHandler,
+    StaffRoleChangeHandler,
+    StaffTotpResetHandler,
+  ],
+})
+export class PeopleModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ApprovalRegistry,
+    private readonly unfreeze: CustomerUnfreezeHandler,
+    private readonly roleChange: StaffRoleChangeHandler,
+    private readonly totpReset: StaffTotpResetHandler,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.unfreeze);
+    this.registry.register(this.roleChange);
+    this.registry.register(this.totpReset);
+  }
+}

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { AdminUsersService } from '../../admin/admin-users.service';
+import type { AuthUser } from '../../access/permissions';
+import type { ApprovalRequestView } from '../../approvals/approval.views';
+import { ApprovalsService } from '../../approvals/approvals.service';
+import type { FreezePersonDto } from './people.dto';
+import { PeopleSearchService } from './people-search.service';
+import { PeopleUpstreams } from './people-upstreams.client';
+import type { PersonSummaryView, SessionsRevokedView } from './person.views';
+
+/**
+ * What staff do to a person from the back office. Freezing and ending sessions are protective and
+ * immediate; unfreezing and resetting a staff member's second factor are asked of the
+ * maker-checker engine (CUSTOMER_UNFREEZE, STAFF_TOTP_RESET), which carries them out once another
+ * staff member approves (or at once when configuration makes the action a one-person one).
+ */
+@Injectable()
+export class PersonActionsService {
+  constructor(
+    private readonly people: PeopleSearchService,
+    private readonly users: AdminUsersService,
+    private readonly upstreams: PeopleUpstreams,
+    private readonly approvals: ApprovalsService,
+  ) {}
+
+  async freeze(userId: string, body: FreezePersonDto, actor: AuthUser): Promise<PersonSummaryView> {
+    const person = await this.people.get(userId);
+    if (!person.customerId) throw new AppException('PERSON_NOT_FREEZABLE');
+    await this.users.freeze(person.customerId, body.note ?? body.reasonCode, actor.userId, body.reasonCode);
+    const { merchantId: _m, agentId: _a, ...summary } = await this.people.get(userId);
+    return summary;
+  }
+
+  async requestUnfreeze(userId: string, reason: string, maker: AuthUser): Promise<ApprovalRequestView> {
+    const person = await this.people.get(userId);
+    if (!person.customerId) throw new AppException('PERSON_NOT_FREEZABLE');
+    return this.approvals.submit(maker, { action: 'CUSTOMER_UNFREEZE', payload: { userId, reason }, reason });
+  }
+
+  async revokeSessions(userId: string, reason: string): Promise<SessionsRevokedView> {
+    await this.people.get(userId);
+    const { revoked } = await this.upstreams.revokeSessions(userId, reason);
+    return { userId, revoked };
+  }
+
+  async requestSecondFactorReset(userId: string, reason: string, maker: AuthUser): Promise<ApprovalRequestView> {
+    const person = await this.people.get(userId);
+    if (person.kind !== 'STAFF') throw new AppException('SECOND_FACTOR_STAFF_ONLY');
+    return this.approvals.submit(maker, { action: 'STAFF_TOTP_RESET', payload: { userId, reason }, reason });
+  }
+}
