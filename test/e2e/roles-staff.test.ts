@@ -11,7 +11,10 @@ describe('staff routes: staff users, freeze / unfreeze, role changes, customer s
   let support: string;
 
   beforeAll(async () => {
-    await h.start();
+    // The old routes' one-person answers (200 with the customer, with the role change): unfreezes and
+    // staff role changes are maker-checker actions, configured here for one pair of eyes.
+    // backoffice-people.test.ts covers the four-eyes default.
+    await h.start({ orchestrator: { APPROVALS_ONE_PERSON_ACTIONS: 'CUSTOMER_UNFREEZE,STAFF_ROLE_CHANGE' } });
     admin = await h.adminToken();
     for (const [role, phone] of [
       ['SUPPORT', '+237690800001'],
@@ -31,6 +34,23 @@ describe('staff routes: staff users, freeze / unfreeze, role changes, customer s
     expect(res.status).toBe(201);
     return res.body as { customerId: string; userId: string; merchantId?: string };
   };
+
+  it('an administrator creates auditors like other staff; an administrator cannot be created by this route', async () => {
+    const res = await h.call('POST', '/api/orchestrator/admin/staff', {
+      token: admin,
+      body: { phone: '+237690800005', pin: PIN, ...person, role: 'AUDITOR' },
+    });
+    expect([res.status, res.body.role]).toEqual([201, 'AUDITOR']);
+    const row = await h.sql.query(`SELECT role FROM orchestrator.staff WHERE user_id = $1`, [res.body.userId]);
+    expect(row.rows).toEqual([{ role: 'AUDITOR' }]);
+    const auth = await h.sql.query(`SELECT roles FROM auth.users WHERE id = $1`, [res.body.userId]);
+    expect(auth.rows).toEqual([{ roles: ['AUDITOR'] }]);
+    const asAdmin = await h.call('POST', '/api/orchestrator/admin/staff', {
+      token: admin,
+      body: { phone: '+237690800006', pin: PIN, ...person, role: 'ADMIN' },
+    });
+    expect(asAdmin.body.errors?.[0]).toMatchObject({ field: 'role' });
+  });
 
   it('staff see their role and permissions; support may not create staff (only administrators)', async () => {
     const me = await h.call('GET', '/api/orchestrator/me', { token: compliance });

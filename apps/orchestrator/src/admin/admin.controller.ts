@@ -104,6 +104,7 @@ export class AdminController {
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CustomerView | ApprovalRequestView> {
+    reply.status(200);
     const customer = await this.customers.getById(customerId.toLowerCase());
     if (customer.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
     // Unfreezing an active customer stays the no-op it always was (no request to approve).
