@@ -45,7 +45,9 @@ export class StaffSecondFactor1765500000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE IF EXISTS auth.second_factors`);
     await q.query(`DROP INDEX IF EXISTS auth.sessions_user_revoked_idx`);
-    await q.query(`ALTER TABLE auth.sessions DROP COLUMN IF EXISTS user_agent, DROP COLUMN IF EXISTS last_used_at, DROP COLUMN IF EXISTS revoke_note`);
+    await q.query(
+      `ALTER TABLE auth.sessions DROP COLUMN IF EXISTS user_agent, DROP COLUMN IF EXISTS last_used_at, DROP COLUMN IF EXISTS revoke_note`,
+    );
     await q.query(`ALTER TABLE auth.sessions DROP CONSTRAINT IF EXISTS sessions_revoke_reason_check`);
     await q.query(`
       UPDATE auth.sessions SET revoke_reason = 'LOGOUT'

@@ -7,6 +7,7 @@ import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
 import { partnersApp } from '../../apps/partners/src/partners.app';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
 import { type RunningApp, boot } from '../support/boot';
+import { StaffSignIn, TEST_ADMIN_TOTP_SECRET } from '../support/staff-sign-in';
 import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
 import { DeferredForwarder, orchestratorInternalUrl } from './partners-support';
 
@@ -108,6 +109,9 @@ export class MoneyPlatform {
         TRUST_FORWARDED_FOR: 'true',
         BOOTSTRAP_ADMIN_PHONE: ADMIN.phone,
         BOOTSTRAP_ADMIN_PIN: ADMIN.pin,
+        BOOTSTRAP_ADMIN_TOTP_SECRET: TEST_ADMIN_TOTP_SECRET,
+        // The administrator's token is kept for the whole file (adminToken): the longest lifetime.
+        STAFF_ACCESS_TOKEN_TTL_SEC: '900',
       }),
       { listen: true },
     );
@@ -260,8 +264,14 @@ export class MoneyPlatform {
     return this.adminTokenCache;
   }
 
+  /** Staff sign-ins with their second factor (the administrator's secret known, other staff enrol at their first login). */
+  private readonly staff = new StaffSignIn((path, body) => this.call('POST', path, { body })).knowSecret(
+    ADMIN.phone,
+    TEST_ADMIN_TOTP_SECRET,
+  );
+
   async login(phone: string, pin: string): Promise<string> {
-    const res = await this.call('POST', '/api/auth/login', { body: { phone, pin } });
+    const res = await this.staff.login(phone, pin);
     if (res.status !== 200) throw new Error(`login ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.token as string;
   }

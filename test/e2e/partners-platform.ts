@@ -7,6 +7,7 @@ import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-
 import { WebhookReceiver } from '../../apps/partners/test/support/webhook-receiver';
 import { type RunningApp, boot } from '../support/boot';
 import { type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
+import { StaffSignIn, TEST_ADMIN_TOTP_SECRET } from '../support/staff-sign-in';
 import { DeferredForwarder, E2E_ADMIN, orchestratorInternalUrl } from './partners-support';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
@@ -45,7 +46,14 @@ export class PartnersPlatform {
     await Promise.all([
       boot(
         authApp,
-        env('auth', { BOOTSTRAP_ADMIN_PHONE: E2E_ADMIN.phone, BOOTSTRAP_ADMIN_PIN: E2E_ADMIN.pin, TRUST_FORWARDED_FOR: 'true' }),
+        env('auth', {
+          BOOTSTRAP_ADMIN_PHONE: E2E_ADMIN.phone,
+          BOOTSTRAP_ADMIN_PIN: E2E_ADMIN.pin,
+          BOOTSTRAP_ADMIN_TOTP_SECRET: TEST_ADMIN_TOTP_SECRET,
+          // tests keep the administrator's token from beforeAll: the longest lifetime
+          STAFF_ACCESS_TOKEN_TTL_SEC: '900',
+          TRUST_FORWARDED_FOR: 'true',
+        }),
         {
           listen: true,
         },
@@ -126,9 +134,15 @@ export class PartnersPlatform {
     return { status: res.status, headers: res.headers, text, body };
   }
 
+  /** Staff sign-ins with their second factor (the administrator's secret known, other staff enrol at their first login). */
+  private readonly staff = new StaffSignIn((path, body) => this.call('POST', path, { body })).knowSecret(
+    E2E_ADMIN.phone,
+    TEST_ADMIN_TOTP_SECRET,
+  );
+
   async login(phone: string, pin: string): Promise<string> {
-    const res = await this.call('POST', '/api/auth/login', { body: { phone, pin } });
-    if (res.status !== 200) throw new Error(`login ${res.status} ${res.text}`);
+    const res = await this.staff.login(phone, pin);
+    if (res.status !== 200) throw new Error(`login ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.token as string;
   }
 }

@@ -3,6 +3,7 @@ import { ConfigRule, DatabaseConfig, EnvBoolean } from '@mm/platform';
 import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { publishedKeyProblem } from './crypto/auth-secrets';
+import { totpSecretProblem } from './second-factor/totp';
 
 /**
  * Auth settings. Secrets (pepper, OTP key, signing key) have no default: development and test
@@ -109,6 +110,33 @@ export class AuthConfig extends DatabaseConfig {
   @IsInt()
   @Min(60)
   REFRESH_TOKEN_TTL_SEC: number = 30 * 24 * 3600;
+
+  // --- staff sign-in (second-factor/, docs/auth-limits.md "Staff sign-in") ---
+  /** Access tokens of staff roles (SUPPORT, COMPLIANCE, ADMIN, AUDITOR): shorter than a customer's. */
+  @IsInt()
+  @Min(10)
+  @Max(900, { message: 'STAFF_ACCESS_TOKEN_TTL_SEC must be at most 900 (15 minutes)' })
+  STAFF_ACCESS_TOKEN_TTL_SEC: number = 300;
+
+  /** A staff session (its refresh tokens) ends this long after the sign-in, refreshed or not: a working day. */
+  @IsInt()
+  @Min(60)
+  STAFF_SESSION_TTL_SEC: number = 8 * 3600;
+
+  /** How long the second step of a staff login may wait for its code (the challenge token's life). */
+  @IsInt()
+  @Min(1)
+  @Max(900)
+  SECOND_FACTOR_CHALLENGE_TTL_SEC: number = 300;
+
+  /**
+   * Encrypts the staff TOTP secrets at rest (AES-256-GCM under its SHA-256). Changing it makes every
+   * enrolment unreadable: staff then fail their second step until an administrator resets it.
+   */
+  @OptionalField()
+  @IsString()
+  @MinLength(32, { message: 'TOTP_ENCRYPTION_KEY must be at least 32 characters' })
+  TOTP_ENCRYPTION_KEY?: string;
 
   /**
    * A used refresh token presented again within this many seconds of its use, while its successor
@@ -274,12 +302,22 @@ export class AuthConfig extends DatabaseConfig {
   @OptionalField()
   @IsString()
   BOOTSTRAP_ADMIN_PIN?: string;
+
+  /**
+   * The bootstrap administrator's TOTP secret (base32, at least 128 bits): when set, that
+   * administrator is enrolled with it (at creation, or at a start that finds it not enrolled).
+   * When not set, the administrator enrols at the first sign-in like any staff member.
+   */
+  @OptionalField()
+  @IsString()
+  @ConfigRule<AuthConfig>('totpSecret', (value) => totpSecretProblem(value))
+  BOOTSTRAP_ADMIN_TOTP_SECRET?: string;
 }
 
 /** Production never runs on generated or development secrets. */
 export function assertProductionSecrets(config: AuthConfig): void {
   if (config.NODE_ENV !== 'production') return;
-  const missing = (['PIN_PEPPER', 'OTP_HMAC_KEY', 'JWT_PRIVATE_KEY'] as const).filter((k) => !config[k]);
+  const missing = (['PIN_PEPPER', 'OTP_HMAC_KEY', 'JWT_PRIVATE_KEY', 'TOTP_ENCRYPTION_KEY'] as const).filter((k) => !config[k]);
   if (config.SMS_DRIVER !== 'http') missing.push('SMS_DRIVER=http' as never);
   if (config.SMS_DRIVER === 'http' && !config.SMS_PROVIDER_URL) missing.push('SMS_PROVIDER_URL' as never);
   if (missing.length > 0) throw new Error(`Invalid configuration: production requires ${missing.join(', ')}`);

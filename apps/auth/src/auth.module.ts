@@ -32,6 +32,12 @@ import { ConsentProofIssuer } from './sessions/consent-proof.service';
 import { RefreshGraceStore } from './sessions/refresh-grace.store';
 import { SessionService } from './sessions/session.service';
 import { TokenIssuer } from './sessions/token-issuer.service';
+import { ChallengeStore } from './second-factor/challenge.store';
+import { SecondFactorService } from './second-factor/second-factor.service';
+import { SecondFactorStore } from './second-factor/second-factor.store';
+import { TotpSecretBox } from './second-factor/totp-secret-box';
+import { UserSecurityService } from './second-factor/user-security.service';
+import { UserSecurityController } from './internal/user-security.controller';
 import { AccountsService } from './users/accounts.service';
 import { LocalUserStore } from './users/local-user.store';
 import { PinLockout } from './users/pin-lockout.service';
@@ -64,10 +70,23 @@ export class AuthModule {
       PinService,
       PinResetService,
       IntrospectionService,
+      TotpSecretBox,
+      SecondFactorStore,
+      ChallengeStore,
+      SecondFactorService,
+      UserSecurityService,
       BootstrapAdminService,
       ...(devSms ? [DevSmsSender, { provide: SmsSender, useExisting: DevSmsSender }] : [{ provide: SmsSender, useClass: HttpSmsSender }]),
     ];
-    const controllers: Type[] = [AuthController, OtpController, PinController, InternalController, DeprecatedController, JwksController];
+    const controllers: Type[] = [
+      AuthController,
+      OtpController,
+      PinController,
+      InternalController,
+      UserSecurityController,
+      DeprecatedController,
+      JwksController,
+    ];
     // The dev outbox route never exists in production (assertProductionSecrets also refuses the dev driver there).
     if (devSms && config.NODE_ENV !== 'production') controllers.push(DevSmsController);
     return {

@@ -19,15 +19,19 @@ describe('auth: production configuration', () => {
   const secrets = {
     PIN_PEPPER: 'x'.repeat(40),
     OTP_HMAC_KEY: 'y'.repeat(40),
+    TOTP_ENCRYPTION_KEY: 't'.repeat(40),
     JWT_PRIVATE_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     SMS_DRIVER: 'http',
     SMS_PROVIDER_URL: 'http://127.0.0.1:9/sms',
   };
 
-  it.each(['PIN_PEPPER', 'OTP_HMAC_KEY', 'JWT_PRIVATE_KEY', 'SMS_PROVIDER_URL'])('refuses to start without %s', async (missing) => {
-    const env = serviceEnv('auth', db, redis, { ...secrets, NODE_ENV: 'production', [missing]: undefined });
-    await expect(boot(authApp, env)).rejects.toThrow(new RegExp(`production requires.*${missing}`));
-  });
+  it.each(['PIN_PEPPER', 'OTP_HMAC_KEY', 'JWT_PRIVATE_KEY', 'TOTP_ENCRYPTION_KEY', 'SMS_PROVIDER_URL'])(
+    'refuses to start without %s',
+    async (missing) => {
+      const env = serviceEnv('auth', db, redis, { ...secrets, NODE_ENV: 'production', [missing]: undefined });
+      await expect(boot(authApp, env)).rejects.toThrow(new RegExp(`production requires.*${missing}`));
+    },
+  );
 
   it('refuses the dev SMS driver', async () => {
     await expect(boot(authApp, serviceEnv('auth', db, redis, { ...secrets, NODE_ENV: 'production', SMS_DRIVER: 'dev' }))).rejects.toThrow(

@@ -151,7 +151,12 @@ export class RevokedUserSessionDoc implements RevokedUserSession {
   @ApiProperty({ enum: SESSION_REVOKE_REASONS, example: 'REVOKED_BY_OPERATOR' })
   reason: SessionRevokeReason;
 
-  @ApiProperty({ type: 'string', nullable: true, example: 'phone reported stolen', description: "the operator's reason (REVOKED_BY_OPERATOR)" })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'phone reported stolen',
+    description: "the operator's reason (REVOKED_BY_OPERATOR)",
+  })
   note: string | null;
 
   @ApiProperty({ type: 'string', nullable: true, example: 'Mozilla/5.0' })
@@ -234,11 +239,15 @@ export class SecondFactorResetDoc implements SecondFactorReset {
 export class SecondFactorChallengeDoc implements SecondFactorChallenge {
   @ApiProperty({
     enum: SECOND_FACTOR_CHALLENGES,
-    description: 'TOTP_REQUIRED: send the current code; TOTP_ENROLMENT_REQUIRED: add `secret` to an authenticator app, then send its first code',
+    description:
+      'TOTP_REQUIRED: send the current code; TOTP_ENROLMENT_REQUIRED: add `secret` to an authenticator app, then send its first code',
   })
   secondFactor: SecondFactorChallengeKind;
 
-  @ApiProperty({ example: 'sfc1.Qm9vdHN0cmFwIGNoYWxsZW5nZSB0b2tlbiBleGFtcGxl', description: 'single use; POST it with the code to /auth/login/second-factor' })
+  @ApiProperty({
+    example: 'sfc1.Qm9vdHN0cmFwIGNoYWxsZW5nZSB0b2tlbiBleGFtcGxl',
+    description: 'single use; POST it with the code to /auth/login/second-factor',
+  })
   challengeToken: string;
 
   @ApiProperty({ ...DATE, description: 'the challenge is refused after this' })
@@ -249,7 +258,8 @@ export class SecondFactorChallengeDoc implements SecondFactorChallenge {
 
   @ApiProperty({
     required: false,
-    example: 'otpauth://totp/MobileMoney:%2B237699000001?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=MobileMoney&algorithm=SHA1&digits=6&period=30',
+    example:
+      'otpauth://totp/Mobile%20Money:%2B237699000001?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Mobile+Money&algorithm=SHA1&digits=6&period=30',
     description: 'enrolment only: the secret as an otpauth URI (for a QR code)',
   })
   otpauthUri?: string;

@@ -6,13 +6,18 @@ import { queryRows } from '@mm/platform';
 import { pinRuleViolation } from '../crypto/pin-policy';
 import { AccountsService } from '../users/accounts.service';
 import { LocalUserStore } from '../users/local-user.store';
+import { SecondFactorService } from '../second-factor/second-factor.service';
+import { base32Decode } from '../second-factor/totp';
 
 /** Arbitrary constant: the advisory lock serialising the bootstrap across instances starting together. */
 const BOOTSTRAP_LOCK = 0x61757468;
 
 /**
  * First start of a fresh platform: with BOOTSTRAP_ADMIN_PHONE and BOOTSTRAP_ADMIN_PIN set and no
- * administrator yet, create one, so someone can operate the platform. Does nothing afterwards.
+ * administrator yet, create one, so someone can operate the platform. With
+ * BOOTSTRAP_ADMIN_TOTP_SECRET set too, that administrator (the user of that phone, if it is an
+ * administrator) is enrolled with the secret when it has no second factor yet, also on a later
+ * start; an enrolment already there is never replaced. Nothing else happens afterwards.
  */
 @Injectable()
 export class BootstrapAdminService implements OnApplicationBootstrap {
@@ -23,6 +28,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     private readonly db: DataSource,
     private readonly users: LocalUserStore,
     private readonly accounts: AccountsService,
+    private readonly secondFactor: SecondFactorService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -43,5 +49,15 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
       const admin = await this.accounts.register(phone, pin, ['ADMIN']);
       this.logger.warn({ msg: 'bootstrap administrator created; change its PIN', userId: admin.id, phone: maskPhone(phone) });
     });
+    await this.enrolSecondFactor(phone);
+  }
+
+  private async enrolSecondFactor(phone: string): Promise<void> {
+    const secret = this.config.BOOTSTRAP_ADMIN_TOTP_SECRET ? base32Decode(this.config.BOOTSTRAP_ADMIN_TOTP_SECRET) : undefined;
+    if (!secret) return;
+    const admin = await this.users.findByPhone(phone);
+    if (!admin?.roles.includes('ADMIN')) return;
+    if (await this.secondFactor.enrolWith(admin.id, secret))
+      this.logger.warn({ msg: 'bootstrap administrator enrolled with BOOTSTRAP_ADMIN_TOTP_SECRET', userId: admin.id });
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { ROLES, type Role } from '../common/roles';
 import { IsOtpCode, IsPhone, IsPin } from '../common/validators';
@@ -114,3 +114,18 @@ export class IntrospectDto {
 }
 
 export { ResetPinDto as InternalResetPinDto } from '../pin/pin.dto';
+
+/** An operator ends every session of a user. */
+export class RevokeAllSessionsDto {
+  @ApiProperty({
+    example: 'phone reported stolen',
+    minLength: 1,
+    maxLength: 500,
+    description: "the operator's reason, kept with each session ended",
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  @Matches(/\S/, { message: 'reason must not be blank' })
+  reason: string;
+}

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { type SecondFactorChallenge, SecondFactorChallengeDoc, type SessionsRevoked, SessionsRevokedDoc } from '@mm/contracts';
 import { ApiErrors } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import { AccessTokenGuard, type AuthContext, CurrentAuth, bearerToken } from '../sessions/access-token.guard';
@@ -10,11 +11,18 @@ import type { TokenPair } from '../sessions/token-pair';
 import { type UserView, toUserView } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
 import { RateLimit } from '../rate-limit/rate-limit.guard';
-import { LoginDto, RefreshDto } from './login.dto';
+import { SecondFactorService } from '../second-factor/second-factor.service';
+import { LoginDto, RefreshDto, SecondFactorDto } from './login.dto';
 import { MeView, TokenPairView } from './login.views';
 import { LoginService } from './login.service';
 
-/** Spec 3: login, current user, refresh, logout. */
+/** The client's User-Agent header (kept with the session it opens, for the operators' view). */
+function userAgentOf(request: FastifyRequest): string | undefined {
+  const value = request.headers['user-agent'];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Spec 3: login (with the staff second step), current user, refresh, logout, logout everywhere. */
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {
@@ -23,19 +31,47 @@ export class AuthController {
     private readonly issuer: TokenIssuer,
     private readonly sessions: SessionService,
     private readonly users: LocalUserStore,
+    private readonly secondFactor: SecondFactorService,
   ) {}
 
   @Post(['login', 'login/phone-pin'])
   @ApiErrors('VALIDATION_ERROR', 'INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'ACCOUNT_LOCKED', 'ACCOUNT_HARD_LOCKED', 'RATE_LIMITED')
   @ApiOperation({
     summary:
-      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
+      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret; then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
   })
-  @ApiOkResponse({ type: TokenPairView, description: 'signed in: the access token and its refresh token' })
+  @ApiExtraModels(TokenPairView, SecondFactorChallengeDoc)
+  @ApiOkResponse({
+    description: 'signed in (the access token and its refresh token), or, for staff, the second step to take',
+    schema: { oneOf: [{ $ref: getSchemaPath(TokenPairView) }, { $ref: getSchemaPath(SecondFactorChallengeDoc) }] },
+  })
   @RateLimit('LOGIN')
   @HttpCode(200)
-  loginWithPin(@Body() body: LoginDto): Promise<TokenPair> {
-    return this.login.login(body.phone, body.pin);
+  loginWithPin(@Body() body: LoginDto, @Req() request: FastifyRequest): Promise<TokenPair | SecondFactorChallenge> {
+    return this.login.login(body.phone, body.pin, userAgentOf(request));
+  }
+
+  /** A staff login's second step: the challenge and the authenticator's code open the session. */
+  @Post('login/second-factor')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'SECOND_FACTOR_INVALID',
+    'SECOND_FACTOR_CODE_USED',
+    'SECOND_FACTOR_CHALLENGE_INVALID',
+    'ACCOUNT_DISABLED',
+    'ACCOUNT_LOCKED',
+    'ACCOUNT_HARD_LOCKED',
+    'RATE_LIMITED',
+  )
+  @ApiOperation({
+    summary:
+      "A staff login's second step: the challengeToken of POST /auth/login and the 6-digit TOTP code (RFC 6238; the step before or after is accepted, each step once). On an enrolment challenge the first valid code stores the enrolment. Wrong codes count toward the account lock like wrong PINs; the challenge lasts 5 minutes (default) and opens one session.",
+  })
+  @ApiOkResponse({ type: TokenPairView, description: 'signed in: the access token (staff: 5 min by default) and its refresh token' })
+  @RateLimit('LOGIN')
+  @HttpCode(200)
+  completeSecondFactor(@Body() body: SecondFactorDto, @Req() request: FastifyRequest): Promise<TokenPair> {
+    return this.secondFactor.complete(body.challengeToken, body.code, userAgentOf(request));
   }
 
   @Get('me')
@@ -73,5 +109,17 @@ export class AuthController {
   @UseGuards(AccessTokenGuard)
   async logout(@CurrentAuth() auth: AuthContext): Promise<void> {
     await this.sessions.revoke(auth.sessionId, 'LOGOUT');
+  }
+
+  /** Ends every session of the caller, this one included. */
+  @Post('logout-all')
+  @ApiErrors('TOKEN_MISSING', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Signs out everywhere: every session of the caller ends (this one too), their tokens stop working at once.' })
+  @ApiOkResponse({ type: SessionsRevokedDoc, description: 'how many sessions ended' })
+  @HttpCode(200)
+  @UseGuards(AccessTokenGuard)
+  async logoutAll(@CurrentAuth() auth: AuthContext): Promise<SessionsRevoked> {
+    return { revoked: (await this.sessions.revokeAllForUser(auth.userId, 'LOGOUT_ALL')).length };
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 import { IsPhone, IsPin } from '../common/validators';
 
 export class LoginDto {
@@ -19,4 +19,25 @@ export class RefreshDto {
   @IsString()
   @MaxLength(200)
   refreshToken: string;
+}
+
+/** The second step of a staff login. */
+export class SecondFactorDto {
+  @ApiProperty({
+    description: 'the challengeToken the login answered',
+    maxLength: 200,
+    example: 'sfc1.Qm9vdHN0cmFwIGNoYWxsZW5nZSB0b2tlbiBleGFtcGxl',
+  })
+  @IsString()
+  @MaxLength(200)
+  challengeToken: string;
+
+  @ApiProperty({
+    example: '492039',
+    pattern: '^\\d{6}$',
+    description: "the authenticator app's current 6-digit code (field code INVALID_TOTP_FORMAT)",
+  })
+  @IsString({ context: { code: 'INVALID_TOTP_FORMAT' } })
+  @Matches(/^\d{6}$/, { message: 'code must be 6 digits', context: { code: 'INVALID_TOTP_FORMAT' } })
+  code: string;
 }

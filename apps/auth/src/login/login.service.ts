@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
+import type { SecondFactorChallenge } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { MetricsService } from '@mm/platform';
 import { IdentityProvider } from '../identity/identity-provider';
@@ -9,6 +10,8 @@ import { TokenIssuer } from '../sessions/token-issuer.service';
 import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
 import { PinLockout } from '../users/pin-lockout.service';
+import { SecondFactorService } from '../second-factor/second-factor.service';
+import { requiresSecondFactor } from '../second-factor/staff-roles';
 
 /**
  * Phone + PIN login. A phone with no account goes through the same steps as a wrong PIN: the same
@@ -25,18 +28,31 @@ export class LoginService {
     private readonly idp: IdentityProvider,
     private readonly lockout: PinLockout,
     private readonly issuer: TokenIssuer,
+    private readonly secondFactor: SecondFactorService,
     metrics: MetricsService,
   ) {
     this.logins = metrics.counter('auth_login_total', 'Phone + PIN logins by outcome (the error code, or OK)', ['outcome']);
   }
 
-  async login(phone: string, pin: string): Promise<TokenPair> {
+  /**
+   * Tokens for a customer, merchant or agent; for staff, the second-factor challenge
+   * (SecondFactorService) instead. A staff member's right PIN neither counts as a failure nor clears
+   * the account's failure count: only a completed sign-in does, so the code guesses after a stolen
+   * PIN stay counted, and an abandoned sign-in costs nothing.
+   */
+  async login(phone: string, pin: string, userAgent?: string): Promise<TokenPair | SecondFactorChallenge> {
     try {
       const user = await this.users.findByPhone(phone);
-      const verified = user ? await this.checkPin(user, pin) : await this.unknownPhone(phone, pin);
+      const staff = user !== undefined && requiresSecondFactor(user.roles);
+      const verified = user ? await this.checkPin(user, pin, { keepFailureCount: staff }) : await this.unknownPhone(phone, pin);
       if (!verified) throw new AppException('INVALID_CREDENTIALS');
       if (verified.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
-      const pair = await this.issuer.openSession(verified.id, verified.roles);
+      if (staff) {
+        const challenge = await this.secondFactor.challenge(verified);
+        this.logins.inc({ outcome: challenge.secondFactor });
+        return challenge;
+      }
+      const pair = await this.issuer.openSession(verified.id, verified.roles, userAgent);
       this.logins.inc({ outcome: 'OK' });
       return pair;
     } catch (error) {
@@ -49,14 +65,15 @@ export class LoginService {
    * The PIN check shared by login and check-pin: lock check, attempt reserved, scrypt, outcome recorded.
    * Returns the user on success, undefined on a wrong PIN (or throws the lock).
    */
-  async checkPin(user: LocalUser, pin: string): Promise<LocalUser | undefined> {
+  async checkPin(user: LocalUser, pin: string, options: { keepFailureCount?: boolean } = {}): Promise<LocalUser | undefined> {
     this.lockout.assertNotLocked(user);
     await this.lockout.reserve(user);
     if (!(await this.idp.verifyPin(user.idpUserId, pin))) {
       await this.lockout.recordFailure(user);
       return undefined;
     }
-    await this.lockout.recordSuccess(user);
+    if (options.keepFailureCount) await this.lockout.releaseAttempt(user);
+    else await this.lockout.recordSuccess(user);
     return user;
   }
 

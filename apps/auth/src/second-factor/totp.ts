@@ -88,3 +88,15 @@ export function otpauthUri(secret: string, account: string, issuer: string): str
   const query = new URLSearchParams({ secret, issuer, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_STEP_SEC) });
   return `otpauth://totp/${label}?${query.toString()}`;
 }
+
+/** RFC 4226 asks for at least 128 bits of secret. */
+const MIN_SECRET_BYTES = 16;
+
+/** What is wrong with a configured TOTP secret (BOOTSTRAP_ADMIN_TOTP_SECRET), if anything. */
+export function totpSecretProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  const bytes = base32Decode(value);
+  if (!bytes) return 'must be base32 (A-Z, 2-7)';
+  if (bytes.length < MIN_SECRET_BYTES) return `must hold at least ${MIN_SECRET_BYTES * 8} bits (26 base32 characters)`;
+  return undefined;
+}

@@ -5,6 +5,7 @@ import { AppException } from '@mm/errors';
 import { AuthConfig } from '../auth.config';
 import type { Role } from '../common/roles';
 import { AuthSecrets } from '../crypto/auth-secrets';
+import { requiresSecondFactor } from '../second-factor/staff-roles';
 
 /** The claims of an access token once its signature and lifetime are checked. */
 export interface AccessClaims {
@@ -36,7 +37,8 @@ export class AccessTokenService {
   async issue(userId: string, sessionId: string, roles: Role[]): Promise<{ token: string; expiresAt: Date; jti: string }> {
     const jti = randomUUID();
     const now = Math.floor(Date.now() / 1000);
-    const exp = now + this.config.ACCESS_TOKEN_TTL_SEC;
+    // Staff tokens are shorter-lived (issue 26 item 4): their holders can move other people's money.
+    const exp = now + (requiresSecondFactor(roles) ? this.config.STAFF_ACCESS_TOKEN_TTL_SEC : this.config.ACCESS_TOKEN_TTL_SEC);
     const token = await new SignJWT({ sid: sessionId, roles })
       .setProtectedHeader({ alg: ALG, kid: this.secrets.signing.kid, typ: TYP })
       .setIssuer(this.config.JWT_ISSUER)

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { SessionRevokeReason } from '@mm/contracts';
 import { AppException, type ErrorCode } from '@mm/errors';
 import { REDIS } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
@@ -11,7 +12,10 @@ import { RELAXED_COMMIT } from '../common/sql';
 import { RefreshGraceStore } from './refresh-grace.store';
 import { type TokenPair, tokenPair } from './token-pair';
 
-export type RevokeReason = 'LOGOUT' | 'REFRESH_REUSE' | 'PIN_CHANGED' | 'PIN_RESET' | 'USER_DELETED' | 'ACCOUNT_DISABLED' | 'ROLE_CHANGED';
+export type RevokeReason = SessionRevokeReason;
+
+/** The longest User-Agent kept with a session (the column's limit). */
+const USER_AGENT_MAX = 300;
 
 /** Redis marker of a revoked session, kept as long as an access token of it could live. */
 export const revokedSessionKey = (sessionId: string): string => `auth:revoked-session:${sessionId}`;
@@ -55,18 +59,25 @@ export class SessionService {
     private readonly grace: RefreshGraceStore,
   ) {}
 
-  async create(userId: string): Promise<{ sessionId: string; refreshToken: string }> {
+  /** `staff`: the session lasts STAFF_SESSION_TTL_SEC instead of REFRESH_TOKEN_TTL_SEC. */
+  async create(
+    userId: string,
+    options: { staff?: boolean; userAgent?: string } = {},
+  ): Promise<{ sessionId: string; refreshToken: string }> {
     const sessionId = randomUUID();
     const refreshToken = newRefreshToken();
+    const ttl = options.staff ? this.config.STAFF_SESSION_TTL_SEC : this.config.REFRESH_TOKEN_TTL_SEC;
+    const userAgent = options.userAgent ? options.userAgent.slice(0, USER_AGENT_MAX) : null;
     // One statement: the session and the first token of its family. Relaxed commit: a session lost
     // with a crashed database only fails closed (its tokens are refused; the user logs in again).
     await queryRows(
       this.db,
       `WITH s AS (
-         INSERT INTO auth.sessions (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id, expires_at
+         INSERT INTO auth.sessions (id, user_id, expires_at, user_agent) VALUES ($1, $2, now() + make_interval(secs => $3), $5)
+         RETURNING id, expires_at
        )
        INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $4, s.id, s.expires_at FROM s, ${RELAXED_COMMIT}`,
-      [sessionId, userId, this.config.REFRESH_TOKEN_TTL_SEC, hashToken(refreshToken)],
+      [sessionId, userId, ttl, hashToken(refreshToken), userAgent],
     );
     return { sessionId, refreshToken };
   }
@@ -121,6 +132,7 @@ export class SessionService {
       if (row.status !== 'ACTIVE') return { error: 'ACCOUNT_DISABLED' };
       if (replay) return { pair: replay };
       await queryRows(m, `UPDATE auth.refresh_tokens SET used_at = now() WHERE token_hash = $1`, [hashToken(refreshToken)]);
+      await queryRows(m, `UPDATE auth.sessions SET last_used_at = now() WHERE id = $1`, [row.session_id]);
       const next = newRefreshToken();
       await this.insertRefreshToken(m, row.session_id, next);
       const pair = await mint({ sessionId: row.session_id, userId: row.user_id, roles: row.roles, refreshToken: next });
@@ -174,18 +186,22 @@ export class SessionService {
     await this.markRevoked([sessionId]);
   }
 
-  /** Every live session of a user (but `keep`), e.g. after a PIN change or reset. */
+  /**
+   * Every live session of a user (but `keep`), e.g. after a PIN change or reset. `note`: the
+   * operator's words when an operator ends them.
+   */
   async revokeAllForUser(
     userId: string,
     reason: RevokeReason,
     keep?: string,
     manager: EntityManager | DataSource = this.db,
+    note?: string,
   ): Promise<string[]> {
     const rows = await queryRows<{ id: string }>(
       manager,
-      `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2
+      `UPDATE auth.sessions SET revoked_at = now(), revoke_reason = $2, revoke_note = $4
         WHERE user_id = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR id <> $3::uuid) RETURNING id`,
-      [userId, reason, keep ?? null],
+      [userId, reason, keep ?? null, note ?? null],
     );
     const ids = rows.map((r) => r.id);
     await this.markRevoked(ids);

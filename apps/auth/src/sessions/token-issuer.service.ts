@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Role } from '../common/roles';
+import { requiresSecondFactor } from '../second-factor/staff-roles';
 import { AccessTokenService } from './access-token.service';
 import { SessionService } from './session.service';
 import { type TokenPair, tokenPair } from './token-pair';
@@ -12,8 +13,9 @@ export class TokenIssuer {
     private readonly sessions: SessionService,
   ) {}
 
-  async openSession(userId: string, roles: Role[]): Promise<TokenPair> {
-    const { sessionId, refreshToken } = await this.sessions.create(userId);
+  /** `userAgent`: the client's User-Agent header, kept with the session (shown to operators). */
+  async openSession(userId: string, roles: Role[], userAgent?: string): Promise<TokenPair> {
+    const { sessionId, refreshToken } = await this.sessions.create(userId, { staff: requiresSecondFactor(roles), userAgent });
     return this.pair(userId, sessionId, roles, refreshToken);
   }
 

@@ -144,6 +144,23 @@ export class LocalUserStore {
     return toUser(rows[0]);
   }
 
+  /**
+   * The reserved attempt is given back without clearing the earlier failures (a staff member's right
+   * PIN: only the completed sign-in clears them). The account was not locked when the attempt was
+   * reserved, so a lock remains only when another attempt, reserved meanwhile, set it.
+   */
+  async releasePinAttempt(id: string, lockAt: number): Promise<void> {
+    await queryRows(
+      this.db,
+      `UPDATE auth.users SET
+         failed_pin_attempts = GREATEST(failed_pin_attempts - 1, 0),
+         locked_until = CASE WHEN failed_pin_attempts - 1 >= $2 THEN locked_until END,
+         updated_at = now()
+       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT hard_locked`,
+      [id, lockAt],
+    );
+  }
+
   /** The reserved attempt succeeded: count and temporary lock cleared (a hard lock only by a reset). */
   async clearPinFailures(id: string): Promise<void> {
     await queryRows(

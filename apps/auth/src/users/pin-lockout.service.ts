@@ -83,6 +83,11 @@ export class PinLockout {
     await this.users.clearPinFailures(user.id);
   }
 
+  /** The reserved attempt succeeded but does not clear the count (a staff PIN before its second factor). */
+  async releaseAttempt(user: LocalUser): Promise<void> {
+    await this.users.releasePinAttempt(user.id, this.config.PIN_LOCK_THRESHOLD);
+  }
+
   /**
    * For a phone with no account: what `assertNotLocked` + `reserve` do for an account, in one
    * statement, so a phone that is not locked costs the statements of an account. A locked phone

@@ -3,6 +3,7 @@ import type { Logger } from '@mm/platform';
 import { authApp } from '../../src/auth.app';
 import type { AuthConfig } from '../../src/auth.config';
 import { type RunningApp, boot } from '../../../../test/support/boot';
+import { StaffSignIn } from '../../../../tools/staff-sign-in';
 import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
 
 /** The default view of a JSON answer: the error body fields, plus anything else. */
@@ -33,6 +34,11 @@ export class AuthHarness {
   env: Record<string, string | undefined> = {};
   private db!: TestDatabase;
   private readonly redis = createTestRedis();
+  /** Staff sign-ins: the second step computed from the secret each staff member enrolled with here. */
+  readonly staff = new StaffSignIn(async (path, body) => {
+    const res = await this.request('POST', path, { body });
+    return { status: res.statusCode, body: res.json() };
+  }, '/auth');
 
   async start(overrides: Record<string, string | undefined> = {}, logger?: Logger): Promise<this> {
     this.db = await createTestDatabase();
@@ -86,10 +92,11 @@ export class AuthHarness {
     return { userId: local.json<{ id: string }>().id, idpUserId };
   }
 
+  /** Signs in; staff with their second factor (enrolled at their first sign-in here). */
   async login(phone: string, pin: string): Promise<{ token: string; refreshToken: string }> {
-    const res = await this.request('POST', '/auth/login', { body: { phone, pin } });
-    if (res.statusCode !== 200) throw new Error(`login ${res.statusCode} ${res.body}`);
-    return res.json<{ token: string; refreshToken: string }>();
+    const res = await this.staff.login(phone, pin);
+    if (res.status !== 200) throw new Error(`login ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { token: string; refreshToken: string };
   }
 
   /** One statement as the database superuser, on a connection of its own (reads and test set-up). */

@@ -1,0 +1,99 @@
+/**
+ * Signing staff in from code (the demo, the test harnesses, the benchmarks): phone + PIN, then the
+ * second factor auth asks staff for (docs/auth-limits.md "Staff sign-in"), computed here as an
+ * authenticator app would. The first sign-in of a staff member enrols: the secret auth answers is
+ * remembered per phone for the next ones. Auth accepts each time step of a user at most once, and
+ * only later than the last one it accepted, within one step before or after now: so a code is
+ * taken from the earliest step still unused, and when the three steps of the window are spent the
+ * sign-in waits for the next step (at most 30 s).
+ */
+import { createHmac } from 'node:crypto';
+import { TOTP_STEP_SEC, base32Decode, base32Encode, totpCode, totpStep } from '../apps/auth/src/second-factor/totp';
+
+/** One HTTP answer, as each caller's own client returns it. */
+export interface SignInAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+  body: any;
+}
+
+/** POSTs a JSON body to a path of auth's public routes (`/api/auth/...` through the gateway, `/auth/...` directly). */
+export type PostJson = (path: string, body: Record<string, unknown>) => Promise<SignInAnswer>;
+
+/** How long before the end of a step its predecessor is no longer used (it leaves the window then). */
+const EDGE_MS = 3_000;
+
+/**
+ * The bootstrap administrator's TOTP secret of a run whose keys derive from `seed`
+ * (MM_SERVICE_KEY_SEED): `npm start` gives it to auth as BOOTSTRAP_ADMIN_TOTP_SECRET, the demo
+ * computes the administrator's codes with it. Base32, 160 bits.
+ */
+export function bootstrapAdminTotpSecret(seed: string): string {
+  return base32Encode(createHmac('sha256', seed).update('bootstrap-admin-totp').digest().subarray(0, 20));
+}
+
+export class StaffSignIn {
+  private readonly secrets = new Map<string, Buffer>();
+  private readonly lastStep = new Map<string, number>();
+
+  /** `prefix`: where auth's routes are, `/api/auth` through the gateway or `/auth` on auth itself. */
+  constructor(
+    private readonly post: PostJson,
+    private readonly prefix = '/api/auth',
+  ) {}
+
+  /** A secret known beforehand (the bootstrap administrator's), base32. */
+  knowSecret(phone: string, base32: string): this {
+    const secret = base32Decode(base32);
+    if (!secret) throw new Error(`not a base32 TOTP secret for ${phone}`);
+    this.secrets.set(phone, secret);
+    return this;
+  }
+
+  /** The TOTP secret of a phone, once known (enrolled through this object or given). */
+  secretOf(phone: string): Buffer | undefined {
+    return this.secrets.get(phone);
+  }
+
+  /**
+   * The whole sign-in: the login's answer when it is not a second-factor challenge (a customer's
+   * tokens, or any refusal), else the second step's answer.
+   */
+  async login(phone: string, pin: string): Promise<SignInAnswer> {
+    const first = await this.post(`${this.prefix}/login`, { phone, pin });
+    if (first.status !== 200 || typeof first.body?.secondFactor !== 'string') return first;
+    return this.secondStep(phone, first.body);
+  }
+
+  /** Answers a challenge the login gave (enrolling with its secret when it asks for an enrolment). */
+  async secondStep(phone: string, challenge: { secondFactor: string; challengeToken: string; secret?: string }): Promise<SignInAnswer> {
+    if (challenge.secondFactor === 'TOTP_ENROLMENT_REQUIRED') {
+      if (!challenge.secret) throw new Error(`enrolment challenge without a secret for ${phone}`);
+      this.knowSecret(phone, challenge.secret);
+      this.lastStep.delete(phone);
+    }
+    const secret = this.secrets.get(phone);
+    if (!secret) throw new Error(`no TOTP secret known for ${phone}: sign it in once through this object, or call knowSecret`);
+    const step = await this.nextStep(phone);
+    return this.post(`${this.prefix}/login/second-factor`, { challengeToken: challenge.challengeToken, code: totpCode(secret, step) });
+  }
+
+  /** The earliest step of the window later than the last one taken, waiting for the next step when none is left. */
+  private async nextStep(phone: string): Promise<number> {
+    const last = this.lastStep.get(phone) ?? -1;
+    for (;;) {
+      const now = Date.now();
+      const current = totpStep(now);
+      const intoStep = now - current * TOTP_STEP_SEC * 1000;
+      const earliest = intoStep < TOTP_STEP_SEC * 1000 - EDGE_MS ? current - 1 : current;
+      const step = Math.max(earliest, last + 1);
+      if (step <= current + 1) {
+        // Taken at once, so that concurrent sign-ins of one phone use different steps.
+        this.lastStep.set(phone, step);
+        return step;
+      }
+      // Every step of the window is spent: the step after `last` enters the window when `last` becomes the current one.
+      await new Promise((resolve) => setTimeout(resolve, (step - 1) * TOTP_STEP_SEC * 1000 - now + 50));
+    }
+  }
+}
