@@ -1,6 +1,8 @@
 import { ApprovalDetail } from './approvals/ApprovalDetail';
 import { ApprovalsInbox } from './approvals/ApprovalsInbox';
 import { Home } from './Home';
+import { PaymentStory } from './payments/PaymentStory';
+import { PaymentsSearch } from './payments/PaymentsSearch';
 import { PeopleSearch } from './people/PeopleSearch';
 import { Person360 } from './people/Person360';
 import { IntegrityChecks } from './IntegrityChecks';
@@ -15,11 +17,19 @@ export const SCREENS: Screen[] = [
   { path: '/', label: 'Home', permission: 'operations.read', nav: true, component: Home },
   { path: '/people', label: 'People', permission: 'customers.read', nav: true, component: PeopleSearch },
   { path: '/people/:userId', label: 'Person', permission: 'customers.read', nav: false, component: Person360 },
+  { path: '/payments', label: 'Payments', permission: 'operations.read', nav: true, component: PaymentsSearch },
+  { path: '/payments/:reference', label: 'Payment story', permission: 'operations.read', nav: false, component: PaymentStory },
   { path: '/approvals', label: 'Approvals', permission: 'approvals.read', nav: true, component: ApprovalsInbox },
   { path: '/approvals/:id', label: 'Approval request', permission: 'approvals.read', nav: false, component: ApprovalDetail },
   { path: '/integrity', label: 'Integrity checks', permission: 'compliance.integrity', nav: true, component: IntegrityChecks },
   { path: '/partners', label: 'Partners', permission: 'operations.read', nav: true, component: PartnersList },
   { path: '/partners/:id', label: 'Partner integration', permission: 'operations.read', nav: false, component: IntegrationPage },
-  { path: '/partners/:id/events/:eventId', label: 'Webhook delivery log', permission: 'operations.read', nav: false, component: WebhookEventLog },
+  {
+    path: '/partners/:id/events/:eventId',
+    label: 'Webhook delivery log',
+    permission: 'operations.read',
+    nav: false,
+    component: WebhookEventLog,
+  },
   { path: '/staff', label: 'Staff users', permission: 'users.manage', nav: true, component: Staff },
 ];

@@ -12,7 +12,11 @@ const COLUMNS: Column<Connection>[] = [
   {
     label: 'Status',
     text: (c) => c.status,
-    render: (c) => <Badge color={c.status === 'active' ? 'green' : c.status === 'pending' ? 'yellow' : 'gray'}>{CONNECTION_STATUS_LABELS[c.status]}</Badge>,
+    render: (c) => (
+      <Badge color={c.status === 'active' ? 'green' : c.status === 'pending' ? 'yellow' : 'gray'}>
+        {CONNECTION_STATUS_LABELS[c.status]}
+      </Badge>
+    ),
   },
   { label: 'Scopes', text: (c) => c.scopes.join(' ') },
   { label: 'Activated', text: (c) => when(c.activatedAt) },
@@ -50,7 +54,10 @@ export function Connections({ integrationId }: { integrationId: string }) {
           allowDeselect={false}
           value={status}
           onChange={(v) => setStatus((v ?? '') as Connection['status'] | '')}
-          data={[{ value: '', label: 'Any status' }, ...Object.entries(CONNECTION_STATUS_LABELS).map(([value, label]) => ({ value, label }))]}
+          data={[
+            { value: '', label: 'Any status' },
+            ...Object.entries(CONNECTION_STATUS_LABELS).map(([value, label]) => ({ value, label })),
+          ]}
         />
         <Select
           label="Connection mode"

@@ -28,7 +28,9 @@ export function Endpoints(props: { integrationId: string; endpoints: Endpoint[];
           params: { path: { integrationId: props.integrationId, mode } },
         }),
       );
-      setDone(`The ${mode} endpoint is ${result.endpoint.status}; ${result.replayed} held event${result.replayed === 1 ? '' : 's'} sent again.`);
+      setDone(
+        `The ${mode} endpoint is ${result.endpoint.status}; ${result.replayed} held event${result.replayed === 1 ? '' : 's'} sent again.`,
+      );
       props.onChanged();
     } catch (failure) {
       setError(failure);
@@ -103,7 +105,12 @@ export function Endpoints(props: { integrationId: string; endpoints: Endpoint[];
                 </Table.Td>
                 <Table.Td>
                   {mayEnable && e.status === 'disabled' ? (
-                    <Button size="xs" loading={busy === e.mode} onClick={() => void enable(e.mode)} aria-label={`Enable ${e.mode} endpoint`}>
+                    <Button
+                      size="xs"
+                      loading={busy === e.mode}
+                      onClick={() => void enable(e.mode)}
+                      aria-label={`Enable ${e.mode} endpoint`}
+                    >
                       Enable endpoint
                     </Button>
                   ) : (

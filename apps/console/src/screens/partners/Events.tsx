@@ -169,8 +169,8 @@ function Recover({ integrationId }: { integrationId: string }) {
           Recover undelivered events
         </Title>
         <Text size="sm" c="dimmed">
-          Queues again every failed or held event received since the time you choose (at most 31 days back). Delivered and pending
-          events are left alone; held events stay held until their endpoint is enabled.
+          Queues again every failed or held event received since the time you choose (at most 31 days back). Delivered and pending events
+          are left alone; held events stay held until their endpoint is enabled.
         </Text>
         <ErrorNotice error={error} title="Recovery was refused" />
         {done && (

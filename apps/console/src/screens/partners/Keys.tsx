@@ -116,10 +116,21 @@ export function Keys(props: { integrationId: string; keys: ApiKey[]; onChanged: 
                 <Table.Td>
                   {k.status === 'active' || k.status === 'expiring' ? (
                     <Group gap="xs">
-                      <Button size="xs" variant="default" onClick={() => open({ kind: 'replace', key: k })} aria-label={`Replace key ${k.hint}`}>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        onClick={() => open({ kind: 'replace', key: k })}
+                        aria-label={`Replace key ${k.hint}`}
+                      >
                         Replace…
                       </Button>
-                      <Button size="xs" variant="outline" color="red" onClick={() => open({ kind: 'revoke', key: k })} aria-label={`Revoke key ${k.hint}`}>
+                      <Button
+                        size="xs"
+                        variant="outline"
+                        color="red"
+                        onClick={() => open({ kind: 'revoke', key: k })}
+                        aria-label={`Revoke key ${k.hint}`}
+                      >
                         Revoke…
                       </Button>
                     </Group>
@@ -149,13 +160,7 @@ export function Keys(props: { integrationId: string; keys: ApiKey[]; onChanged: 
             </Text>
             <ErrorNotice error={error} />
             {intent.kind === 'new' && (
-              <Select
-                label="Mode"
-                allowDeselect={false}
-                data={MODES}
-                value={mode}
-                onChange={(value) => value && setMode(value as Mode)}
-              />
+              <Select label="Mode" allowDeselect={false} data={MODES} value={mode} onChange={(value) => value && setMode(value as Mode)} />
             )}
             {intent.kind === 'replace' && (
               <NumberInput

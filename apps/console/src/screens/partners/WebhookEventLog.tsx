@@ -125,7 +125,10 @@ export function WebhookEventLog({ params }: ScreenProps) {
             {attempts.map((a) => (
               <Table.Tr key={a.attemptNumber}>
                 {COLUMNS.map((c) => (
-                  <Table.Td key={c.label} style={c.label === 'URL' || c.label === 'Response excerpt' ? { wordBreak: 'break-all' } : undefined}>
+                  <Table.Td
+                    key={c.label}
+                    style={c.label === 'URL' || c.label === 'Response excerpt' ? { wordBreak: 'break-all' } : undefined}
+                  >
                     {c.text(a)}
                   </Table.Td>
                 ))}
@@ -136,7 +139,12 @@ export function WebhookEventLog({ params }: ScreenProps) {
       </Table.ScrollContainer>
       {attempts.length === 0 && <Text c="dimmed">No attempt yet.</Text>}
       <Group>
-        <Button variant="default" size="xs" disabled={attempts.length === 0} onClick={() => downloadCsv(`webhook-${event.id}.csv`, toCsv(COLUMNS, attempts))}>
+        <Button
+          variant="default"
+          size="xs"
+          disabled={attempts.length === 0}
+          onClick={() => downloadCsv(`webhook-${event.id}.csv`, toCsv(COLUMNS, attempts))}
+        >
           Export CSV
         </Button>
       </Group>
