@@ -28,11 +28,15 @@ function badCursor(): AppException {
   });
 }
 
+/** timestamptz as PostgreSQL prints it (`2026-11-22 10:00:00.012345+00`) */
+const PG_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Opaque to callers: base64url of `<received_at text>|<id>` of the last row of the page. */
 function decodeCursor(raw: string | undefined): { at: string; id: string } | undefined {
   if (!raw) return undefined;
   const [at, id, extra] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
-  if (extra !== undefined || !at || !/^[0-9a-f-]{36}$/i.test(id ?? '') || Number.isNaN(Date.parse(at.replace(' ', 'T')))) throw badCursor();
+  if (extra !== undefined || !PG_TIMESTAMPTZ.test(at ?? '') || !UUID.test(id ?? '')) throw badCursor();
   return { at, id };
 }
 

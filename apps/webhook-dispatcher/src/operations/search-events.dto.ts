@@ -46,7 +46,7 @@ export class SearchEventsDto implements WebhookEventSearch {
   @ApiPropertyOptional({
     description: 'nextCursor of the previous page',
     maxLength: 200,
-    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2U',
+    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2UtM2MxZC00ZThmLTlhNmItMmQ0YzhlMWYzYTVi',
   })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })

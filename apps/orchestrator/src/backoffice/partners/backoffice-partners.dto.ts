@@ -39,7 +39,7 @@ export class RequestKeyDto extends ReasonDto {
     minimum: 0,
     maximum: 2_592_000,
     example: 86400,
-    description: 'with replacesKeyId: how long the replaced key keeps working (default 24 h)',
+    description: 'with replacesKeyId: how long the replaced key keeps working (default 24 h); ignored without it',
   })
   @OptionalField()
   @IsInt({ context: { code: 'INVALID_OVERLAP' } })

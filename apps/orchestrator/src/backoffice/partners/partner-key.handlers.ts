@@ -95,8 +95,6 @@ export class PartnerKeyIssueHandler implements ApprovalHandler<KeyIssuePayload> 
           code: 'INVALID_OVERLAP',
           message: `must be an integer from 0 to ${MAX_OVERLAP_SECONDS}`,
         });
-      } else if (b.replacesKeyId === undefined) {
-        errors.push({ field: 'payload.overlapSeconds', code: 'INVALID_OVERLAP', message: 'applies only to a rotation (replacesKeyId)' });
       }
     }
     if (errors.length > 0) refuse(errors);
@@ -104,7 +102,8 @@ export class PartnerKeyIssueHandler implements ApprovalHandler<KeyIssuePayload> 
       integrationId: integrationId!,
       mode: b.mode as PartnerMode,
       ...(replacesKeyId ? { replacesKeyId } : {}),
-      ...(overlap !== undefined ? { overlapSeconds: overlap as number } : {}),
+      // the overlap concerns the key replaced: without one it means nothing and is not kept
+      ...(replacesKeyId && overlap !== undefined ? { overlapSeconds: overlap as number } : {}),
     };
   }
 

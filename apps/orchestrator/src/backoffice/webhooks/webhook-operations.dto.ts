@@ -36,7 +36,7 @@ export class WebhookEventsQuery {
   @ApiPropertyOptional({
     description: 'nextCursor of the previous page',
     maxLength: 200,
-    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2U',
+    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2UtM2MxZC00ZThmLTlhNmItMmQ0YzhlMWYzYTVi',
   })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
