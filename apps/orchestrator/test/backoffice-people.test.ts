@@ -21,6 +21,9 @@ describe('back office: people', () => {
   let master: TestUser;
   let agent: TestUser;
   let reference: string;
+  /** set by the role change test: a second administrator, and the staff member it promoted */
+  let admin2: string;
+  let promotedStaff: { phone: string; userId: string; token: string };
 
   const staff = async (role: string, firstName = 'Staff') => {
     const phone = newPhone();
@@ -267,8 +270,9 @@ describe('back office: people', () => {
       body: { phone: adminPhone, pin: PIN, firstName: 'Second', lastName: 'Admin', countryCode: 'CM' },
     });
     expect(other.status).toBe(201);
-    const admin2 = await p.login(adminPhone, PIN);
+    admin2 = await p.login(adminPhone, PIN);
     const support = await staff('SUPPORT');
+    promotedStaff = support;
     const asked = await p.call('PUT', `/api/orchestrator/admin/users/${support.userId}/role`, {
       token: admin,
       body: { role: 'COMPLIANCE' },
@@ -280,7 +284,8 @@ describe('back office: people', () => {
     expect([approved.status, approved.body.status]).toEqual([200, 'EXECUTED']);
     expect(approved.body.result).toEqual({ userId: support.userId, from: 'SUPPORT', role: 'COMPLIANCE' });
     expect((await get('/api/orchestrator/me', support.token)).body.code).toBe('TOKEN_REVOKED');
-    expect((await get('/api/orchestrator/me', await p.login(support.phone, PIN))).body.role).toBe('COMPLIANCE');
+    support.token = await p.login(support.phone, PIN);
+    expect((await get('/api/orchestrator/me', support.token)).body.role).toBe('COMPLIANCE');
     // an agent's promotion is not a staff change: carried out at once, as before
     const promoted = await p.call('PUT', `/api/orchestrator/admin/users/${agent.userId}/role`, {
       token: admin,
@@ -289,15 +294,29 @@ describe('back office: people', () => {
     expect([promoted.status, promoted.body.role]).toEqual([200, 'MASTER_AGENT']);
   });
 
+  it("a staff member's second factor is reset on four eyes: sessions end and the next sign-in enrols again", async () => {
+    const support = promotedStaff;
+    expect((await person(support.userId)).body.security.value.secondFactor).toMatchObject({ required: true, enrolled: true });
+    const customer = await post(`/api/backoffice/people/${payer.userId}/second-factor/reset`, admin, { reason: 'x' });
+    expect([customer.status, customer.body.code]).toEqual([409, 'SECOND_FACTOR_STAFF_ONLY']);
+    const asked = await post(`/api/backoffice/people/${support.userId}/second-factor/reset`, admin, { reason: 'phone lost' });
+    expect([asked.status, asked.body.action, asked.body.status]).toEqual([202, 'STAFF_TOTP_RESET', 'PENDING']);
+    expect((await post(`/api/backoffice/approvals/${asked.body.id}/approve`, admin, {})).body.code).toBe('APPROVAL_SELF_DECISION');
+    const approved = await post(`/api/backoffice/approvals/${asked.body.id}/approve`, admin2, {});
+    expect([approved.body.status, approved.body.result.wasEnrolled]).toEqual(['EXECUTED', true]);
+    expect((await get('/api/orchestrator/me', support.token)).status).toBe(401);
+    expect((await person(support.userId)).body.security.value.secondFactor).toMatchObject({ enrolled: false });
+    const login = await p.call('POST', '/api/auth/login', { body: { phone: support.phone, pin: PIN } });
+    expect(login.body.secondFactor).toBe('TOTP_ENROLMENT_REQUIRED');
+  });
+
   it('the auditor reads the 360 view but freezes nothing (403 naming the permission)', async () => {
     expect((await person(payer.userId, auditor)).status).toBe(200);
     expect((await find(payer.phone, auditor)).length).toBe(1);
     const refused = await post(`/api/backoffice/people/${payer.userId}/freeze`, auditor, { reasonCode: 'OTHER' });
     expect([refused.status, refused.body.code]).toEqual([403, 'FORBIDDEN']);
     expect(refused.body.message).toContain('customers.freeze');
-    const support = await staff('SUPPORT');
-    expect((await post(`/api/backoffice/people/${payer.userId}/sessions/revoke`, support.token, { reason: 'x' })).body.message).toContain(
-      'customers.freeze',
-    );
+    const revoke = await post(`/api/backoffice/people/${payer.userId}/sessions/revoke`, auditor, { reason: 'x' });
+    expect([revoke.status, revoke.body.message]).toEqual([403, expect.stringContaining('customers.freeze')]);
   });
 });
