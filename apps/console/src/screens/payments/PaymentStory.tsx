@@ -166,7 +166,7 @@ export function PaymentStory({ params }: ScreenProps) {
           <Stack key={e.ref.id} gap={4}>
             <Text size="sm" fw={600}>
               {e.ref.type} · {e.delivery ? e.delivery.event.status : 'not dispatched yet'} ·{' '}
-              <Link to={`/webhooks/events/${e.ref.id}`}>delivery log</Link>
+              <Link to={`/partners/${e.ref.integrationId}/events/${e.ref.id}`}>delivery log</Link>
             </Text>
             {e.delivery && <AttemptsTable attempts={e.delivery.attempts} />}
           </Stack>
