@@ -3,7 +3,7 @@ import { useCallback, useState } from 'react';
 import { api, ok } from '../../api/client';
 import { type Column, ListView } from '../../ui/ListView';
 import { when } from '../../ui/format';
-import { CONNECTION_STATUS_LABELS, type Connection, type Mode, MODES } from './labels';
+import { CELL_BADGE, CONNECTION_STATUS_LABELS, type Connection, type Mode, MODES } from './labels';
 
 const COLUMNS: Column<Connection>[] = [
   { label: 'Requested', text: (c) => when(c.createdAt) },
@@ -13,7 +13,7 @@ const COLUMNS: Column<Connection>[] = [
     label: 'Status',
     text: (c) => c.status,
     render: (c) => (
-      <Badge color={c.status === 'active' ? 'green' : c.status === 'pending' ? 'yellow' : 'gray'}>
+      <Badge styles={CELL_BADGE} color={c.status === 'active' ? 'green' : c.status === 'pending' ? 'yellow' : 'gray'}>
         {CONNECTION_STATUS_LABELS[c.status]}
       </Badge>
     ),

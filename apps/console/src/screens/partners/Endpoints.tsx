@@ -4,7 +4,7 @@ import { api, ok } from '../../api/client';
 import { can, useSession } from '../../session/session';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { when } from '../../ui/format';
-import type { Endpoint, Mode } from './labels';
+import { CELL_BADGE, type Endpoint, type Mode } from './labels';
 
 /**
  * The integration's two webhook endpoints (live, test): URL, enabled or disabled with why and since
@@ -70,7 +70,7 @@ export function Endpoints(props: { integrationId: string; endpoints: Endpoint[];
                 <Table.Td>{e.mode}</Table.Td>
                 <Table.Td style={{ wordBreak: 'break-all' }}>{e.url}</Table.Td>
                 <Table.Td>
-                  <Badge color={e.status === 'enabled' ? 'green' : 'red'} data-testid={`endpoint-${e.mode}-status`}>
+                  <Badge styles={CELL_BADGE} color={e.status === 'enabled' ? 'green' : 'red'} data-testid={`endpoint-${e.mode}-status`}>
                     {e.status}
                   </Badge>
                 </Table.Td>

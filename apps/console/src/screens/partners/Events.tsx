@@ -7,7 +7,7 @@ import { Link } from '../../ui/Link';
 import { type Column, ListView } from '../../ui/ListView';
 import { when } from '../../ui/format';
 import { DateTimeField, isoToLocal, localToIso } from '../audit/DateTimeField';
-import { EVENT_STATUS_COLORS, EVENT_STATUS_LABELS, type Mode, MODES, type WebhookEvent } from './labels';
+import { CELL_BADGE, EVENT_STATUS_COLORS, EVENT_STATUS_LABELS, type Mode, MODES, type WebhookEvent } from './labels';
 
 type StatusFilter = WebhookEvent['status'] | 'undelivered' | '';
 const STATUS_FILTERS: Record<Exclude<StatusFilter, ''>, string> = {
@@ -38,7 +38,11 @@ function columns(integrationId: string): Column<WebhookEvent>[] {
     {
       label: 'Status',
       text: (e) => e.status,
-      render: (e) => <Badge color={EVENT_STATUS_COLORS[e.status]}>{EVENT_STATUS_LABELS[e.status]}</Badge>,
+      render: (e) => (
+        <Badge styles={CELL_BADGE} color={EVENT_STATUS_COLORS[e.status]}>
+          {EVENT_STATUS_LABELS[e.status]}
+        </Badge>
+      ),
     },
     { label: 'Attempts', text: (e) => String(e.attemptCount) },
     { label: 'Resent', text: (e) => String(e.resendCount) },

@@ -5,7 +5,7 @@ import type { components } from '../../api/schema';
 import { can, useSession } from '../../session/session';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { when } from '../../ui/format';
-import { type ApiKey, KEY_STATUS_COLORS, type Mode, MODES } from './labels';
+import { type ApiKey, CELL_BADGE, KEY_STATUS_COLORS, type Mode, MODES } from './labels';
 import { SubmittedRequest } from './SubmittedRequest';
 
 type Approval = components['schemas']['ApprovalRequestView'];
@@ -107,7 +107,9 @@ export function Keys(props: { integrationId: string; keys: ApiKey[]; onChanged: 
                 <Code>{k.hint}</Code>
               </Table.Td>
               <Table.Td>
-                <Badge color={KEY_STATUS_COLORS[k.status]}>{k.status}</Badge>
+                <Badge styles={CELL_BADGE} color={KEY_STATUS_COLORS[k.status]}>
+                  {k.status}
+                </Badge>
               </Table.Td>
               <Table.Td>{when(k.createdAt)}</Table.Td>
               <Table.Td>{when(k.expiresAt) || '—'}</Table.Td>

@@ -39,3 +39,6 @@ export const CONNECTION_STATUS_LABELS: Record<Connection['status'], string> = {
 };
 
 export const MODES: Mode[] = ['live', 'test'];
+
+/** A badge inside a table cell keeps its whole word (Mantine clips the label to the column otherwise). */
+export const CELL_BADGE = { label: { overflow: 'visible' } } as const;
