@@ -17,7 +17,7 @@ export const DISPATCHER_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /internal/webhooks/endpoints/:integrationId/health-events': ['orchestrator', OPS_CALLER],
 
   'POST /internal/webhooks/events': ['partners'],
-  'POST /internal/webhooks/events/search': ['orchestrator', OPS_CALLER],
+  'GET /internal/webhooks/events': ['orchestrator', OPS_CALLER],
   'POST /internal/webhooks/events/resend-undelivered': ['orchestrator', OPS_CALLER],
   'GET /internal/webhooks/events/:eventId': ['orchestrator', OPS_CALLER],
   'GET /internal/webhooks/events/:eventId/attempts': ['orchestrator', OPS_CALLER],

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { useDispatcher, waitFor } from './support/harness';
 
-const SEARCH = '/internal/webhooks/events/search';
+const SEARCH = '/internal/webhooks/events';
 
 /** The routes the orchestrator's back office calls for staff (issue 26): search, endpoint state, resend with an idempotency key. */
 describe('dispatcher: staff webhook operations', () => {
@@ -37,6 +37,12 @@ describe('dispatcher: staff webhook operations', () => {
     expect(undocumented(doc, 'POST', '/internal/webhooks/events/{eventId}/resend', answers[0])).toEqual([]);
   });
 
+  const search = (q: Record<string, unknown>) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(q)) params.set(k, Array.isArray(v) ? v.join(',') : String(v));
+    return t.dispatcher.api('GET', `${SEARCH}?${params}`);
+  };
+
   it('searches the events of some endpoints by status, type and time, newest first, a page at a time', async () => {
     const a = randomUUID();
     const b = randomUUID();
@@ -45,30 +51,30 @@ describe('dispatcher: staff webhook operations', () => {
     const [ofB] = await held(b, 1, 'order.expired');
     const doc = await openApiOf(t.dispatcher.running.app);
 
-    const first = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a], limit: 2 });
+    const first = await search({ endpointIds: [a], limit: 2 });
     expect(first.status).toBe(200);
     expect(first.body.data.map((e: { id: string }) => e.id)).toEqual([ofA[2], ofA[1]]);
-    expect(undocumented(doc, 'POST', SEARCH, first)).toEqual([]);
-    const second = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a], limit: 2, cursor: first.body.nextCursor });
+    expect(undocumented(doc, 'GET', SEARCH, first)).toEqual([]);
+    const second = await search({ endpointIds: [a], limit: 2, cursor: first.body.nextCursor });
     expect(second.body).toEqual({ data: [expect.objectContaining({ id: ofA[0], status: 'held', integrationId: a })], nextCursor: null });
 
-    const both = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a, b], status: 'undelivered', since });
+    const both = await search({ endpointIds: [a, b], status: 'undelivered', since });
     expect(both.body.data.map((e: { id: string }) => e.id)).toEqual([ofB, ...[...ofA].reverse()]);
-    const expired = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a, b], eventType: 'order.expired' });
+    const expired = await search({ endpointIds: [a, b], eventType: 'order.expired' });
     expect(expired.body.data.map((e: { id: string }) => e.id)).toEqual([ofB]);
-    const delivered = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a, b], status: 'delivered' });
+    const delivered = await search({ endpointIds: [a, b], status: 'delivered' });
     expect(delivered.body.data).toEqual([]);
-    const later = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a], since: new Date(Date.now() + 60_000).toISOString() });
+    const later = await search({ endpointIds: [a], since: new Date(Date.now() + 60_000).toISOString() });
     expect(later.body.data).toEqual([]);
 
-    const window = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a], since, until: since });
+    const window = await search({ endpointIds: [a], since, until: since });
     expect(window).toMatchObject({ status: 400, body: { code: 'INVALID_TIME_WINDOW' } });
-    const cursor = await t.dispatcher.api('POST', SEARCH, { endpointIds: [a], cursor: 'bm90IGEgY3Vyc29y' });
+    const cursor = await search({ endpointIds: [a], cursor: 'bm90IGEgY3Vyc29y' });
     expect(cursor).toMatchObject({
       status: 400,
       body: { code: 'VALIDATION_ERROR', errors: [{ field: 'cursor', code: 'INVALID_CURSOR' }] },
     });
-    const none = await t.dispatcher.api('POST', SEARCH, { endpointIds: [] });
+    const none = await search({ endpointIds: [] });
     expect(none).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR' } });
   });
 

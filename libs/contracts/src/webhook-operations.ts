@@ -30,8 +30,8 @@ export type WebhookEventFilter = (typeof WEBHOOK_EVENT_FILTERS)[number];
 
 /** Internal routes of the dispatcher the orchestrator calls with its own service key. */
 export const DISPATCHER_OPERATIONS_ROUTES = {
-  /** POST WebhookEventSearch → 200 Page<DispatcherEventView> (newest received first) */
-  searchEvents: '/internal/webhooks/events/search',
+  /** GET `?endpointIds=<a>,<b>&status=&eventType=&since=&until=&cursor=&limit=` → 200 Page<DispatcherEventView> (newest received first) */
+  searchEvents: '/internal/webhooks/events',
   /** GET → 200 DispatcherEventView */
   event: (eventId: string) => `/internal/webhooks/events/${eventId}`,
   /** GET → 200 DispatcherAttemptView[] (oldest first) */

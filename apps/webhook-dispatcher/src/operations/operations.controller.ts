@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { DispatcherEndpointState, DispatcherEventView, Page } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
@@ -8,7 +8,7 @@ import type { EndpointView, HealthEventView } from '../endpoints/endpoint.types'
 import { EndpointsService } from '../endpoints/endpoints.service';
 import { EventViewDto } from '../events/dto/event.views';
 import { EventSearchRepository } from './event-search.repository';
-import { SearchEventsDto } from './search-events.dto';
+import { SearchEventsQuery } from './search-events.dto';
 
 class EventPageView {
   @ApiProperty({ type: [EventViewDto] })
@@ -41,13 +41,12 @@ export class OperationsController {
     private readonly endpoints: EndpointsService,
   ) {}
 
-  @Post('events/search')
-  @HttpCode(200)
+  @Get('events')
   @ApiOperation({ summary: 'Events of some endpoints, filtered by status, type and time received, newest received first' })
   @ApiOkResponse({ type: EventPageView })
   @ApiErrors('INVALID_TIME_WINDOW')
-  events(@Body() dto: SearchEventsDto): Promise<Page<DispatcherEventView>> {
-    return this.search.search(dto);
+  events(@Query() query: SearchEventsQuery): Promise<Page<DispatcherEventView>> {
+    return this.search.search({ ...query, endpointIds: query.endpointIds.split(',') });
   }
 
   @Get('endpoints/:integrationId/state')

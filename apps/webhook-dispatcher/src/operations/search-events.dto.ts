@@ -1,26 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { WEBHOOK_EVENT_FILTERS, type WebhookEventFilter, type WebhookEventSearch } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const UUID_LIST_PATTERN = `^${UUID}(,${UUID}){0,9}$`;
+
 /** The back office's event list: one integration's endpoints, filtered, newest received first. */
-export class SearchEventsDto implements WebhookEventSearch {
+export class SearchEventsQuery implements Omit<WebhookEventSearch, 'endpointIds'> {
   @ApiProperty({
-    description: 'the endpoints to look in (an integration has a live and a test one)',
-    type: 'string',
-    format: 'uuid',
-    isArray: true,
-    minItems: 1,
-    maxItems: 10,
-    example: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'],
+    description: 'the endpoints to look in, comma-separated (an integration has a live and a test one); at most 10',
+    pattern: UUID_LIST_PATTERN,
+    example: '7c9e6679-7425-40de-944b-e07fc1f90ae7,0b5f2a7e-3c1d-4e8f-9a6b-2d4c8e1f3a5b',
   })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(10)
-  @IsUUID('all', { each: true })
-  endpointIds: string[];
+  @IsString()
+  @Matches(new RegExp(UUID_LIST_PATTERN), {
+    message: 'endpointIds must be 1 to 10 comma-separated UUIDs',
+  })
+  endpointIds: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_EVENT_FILTERS, example: 'undelivered', description: '`undelivered`: failed or held' })
   @OptionalField()

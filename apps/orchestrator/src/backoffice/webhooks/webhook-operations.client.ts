@@ -66,8 +66,8 @@ export class WebhookOperationsClient {
 
   // dispatcher
 
-  searchEvents(search: WebhookEventSearch): Promise<Page<DispatcherEventView>> {
-    return this.dispatcher.post(D.searchEvents, search);
+  searchEvents({ endpointIds, ...filters }: WebhookEventSearch): Promise<Page<DispatcherEventView>> {
+    return this.dispatcher.get(`${D.searchEvents}${query({ endpointIds: endpointIds.join(','), ...filters })}`);
   }
 
   event(eventId: string): Promise<DispatcherEventView> {
