@@ -55,6 +55,12 @@ export class StaffSignIn {
     return this.secrets.get(phone);
   }
 
+  /** The same, in base32 (what an authenticator app takes). */
+  secretOfBase32(phone: string): string | undefined {
+    const secret = this.secrets.get(phone);
+    return secret && base32Encode(secret);
+  }
+
   /**
    * The whole sign-in: the login's answer when it is not a second-factor challenge (a customer's
    * tokens, or any refusal), else the second step's answer.
@@ -74,8 +80,16 @@ export class StaffSignIn {
     }
     const secret = this.secrets.get(phone);
     if (!secret) throw new Error(`no TOTP secret known for ${phone}: sign it in once through this object, or call knowSecret`);
-    const step = await this.nextStep(phone);
-    return this.post(`${this.prefix}/login/second-factor`, { challengeToken: challenge.challengeToken, code: totpCode(secret, step) });
+    // A step used by another client of the same account (another process, an earlier run) is refused
+    // as used, and the challenge stays open: the next step is tried, twice at most.
+    for (let attempt = 0; ; attempt++) {
+      const step = await this.nextStep(phone);
+      const answer = await this.post(`${this.prefix}/login/second-factor`, {
+        challengeToken: challenge.challengeToken,
+        code: totpCode(secret, step),
+      });
+      if (answer.body?.code !== 'SECOND_FACTOR_CODE_USED' || attempt === 2) return answer;
+    }
   }
 
   /** The earliest step of the window later than the last one taken, waiting for the next step when none is left. */

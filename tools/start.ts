@@ -27,6 +27,8 @@ import { createInterface } from 'node:readline';
 import { SERVICES, SERVICE_NAMES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
 import { type ServiceKeys, deriveServiceKeys, generateServiceKeys, serviceCredentialEnv } from '../libs/platform/src/service-credentials';
 import { DEFAULT_ADMIN_URL, migrateAll } from './db';
+import { TOTP_ISSUER, otpauthUri } from '../apps/auth/src/second-factor/totp';
+import { bootstrapAdminTotpSecret } from './staff-sign-in';
 import {
   InfraError,
   type ManagedProcess,
@@ -190,6 +192,35 @@ interface RunSecrets {
   keys: ServiceKeys;
   /** partners' merchant pseudonyms, stable across the restarts of one run */
   pseudonymSecret: string;
+  /** the bootstrap administrator's TOTP secret given to auth, when there is one */
+  adminTotpSecret?: string;
+}
+
+/**
+ * The bootstrap administrator's TOTP secret (docs/auth-limits.md "Staff sign-in"): the one set in
+ * BOOTSTRAP_ADMIN_TOTP_SECRET, else, in development with a key seed, one derived from the seed, so
+ * that it is the same at every run with that seed (auth enrols the administrator with it once) and
+ * `npm run demo` can compute it too. Without a seed, none: the administrator enrols at its first sign-in.
+ */
+function adminTotpSecret(): string | undefined {
+  if (!process.env.BOOTSTRAP_ADMIN_PHONE) return undefined;
+  if (process.env.BOOTSTRAP_ADMIN_TOTP_SECRET) return process.env.BOOTSTRAP_ADMIN_TOTP_SECRET;
+  const seed = SEED_VARIABLES.map((v) => process.env[v]).find(Boolean);
+  if (!seed || process.env.NODE_ENV === 'production') return undefined;
+  return bootstrapAdminTotpSecret(seed);
+}
+
+/** Tells a newcomer how to sign in as the bootstrap administrator, second factor included. */
+function sayBootstrapAdmin(secret: string | undefined): void {
+  const phone = process.env.BOOTSTRAP_ADMIN_PHONE;
+  if (!phone) return;
+  say(`bootstrap administrator: phone ${phone}, PIN ${process.env.BOOTSTRAP_ADMIN_PIN ?? '(BOOTSTRAP_ADMIN_PIN not set)'}`);
+  if (!secret) {
+    say('  second factor: enrolled at its first sign-in (set MM_SERVICE_KEY_SEED or BOOTSTRAP_ADMIN_TOTP_SECRET to have one ready)');
+    return;
+  }
+  say(`  TOTP secret ${secret} (add it to an authenticator app: ${otpauthUri(secret, phone, TOTP_ISSUER)})`);
+  say('  if this administrator enrolled another secret before, that one stays');
 }
 
 function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string; secrets: RunSecrets; base: number }): NodeJS.ProcessEnv {
@@ -208,6 +239,7 @@ function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string;
   // The seed derives every key: no app may hold it.
   delete env.MM_SERVICE_KEY_SEED;
   if (service === 'partners') env.PARTNERS_PSEUDONYM_SECRET = process.env.PARTNERS_PSEUDONYM_SECRET || ctx.secrets.pseudonymSecret;
+  if (service === 'auth' && ctx.secrets.adminTotpSecret) env.BOOTSTRAP_ADMIN_TOTP_SECRET = ctx.secrets.adminTotpSecret;
   if (color && !('FORCE_COLOR' in env)) env.FORCE_COLOR = '1'; // pino-pretty writes to our pipe, not a TTY
   // auth is reached only through the gateway, which appends the client address to X-Forwarded-For.
   if (service === 'auth') env.TRUST_FORWARDED_FOR = 'true';
@@ -418,7 +450,11 @@ async function main(): Promise<void> {
   const adminUrl = checkedUrl('DATABASE_URL', process.env.DATABASE_URL || DEFAULT_ADMIN_URL, ['postgres:', 'postgresql:']);
   const redisUrl = checkedUrl('REDIS_URL', process.env.REDIS_URL || DEFAULT_REDIS_URL, ['redis:', 'rediss:']);
   const base = portBase();
-  const secrets: RunSecrets = { keys: runServiceKeys(), pseudonymSecret: randomBytes(32).toString('hex') };
+  const secrets: RunSecrets = {
+    keys: runServiceKeys(),
+    pseudonymSecret: randomBytes(32).toString('hex'),
+    adminTotpSecret: adminTotpSecret(),
+  };
   restartLimits = restartLimitsFromEnv();
   for (const service of SERVICE_NAMES) await assertPortFree(hostOf(service), portOf(service, base), service);
   await assertPortFree('127.0.0.1', portOf('orchestrator', base) + 100, 'orchestrator');
@@ -440,6 +476,7 @@ async function main(): Promise<void> {
   });
   say(`started ${SERVICE_NAMES.map((s) => `${s} :${portOf(s, base)}`).join(', ')}`);
   await waitForPlatform(base, startedAt);
+  if (!stopping) sayBootstrapAdmin(secrets.adminTotpSecret);
 }
 
 main().catch((error: unknown) => {

@@ -8,11 +8,8 @@ import { LocalUserStore } from '../users/local-user.store';
 import { PinLockout } from '../users/pin-lockout.service';
 import { ChallengeStore } from './challenge.store';
 import { SecondFactorStore } from './second-factor.store';
-import { base32Encode, matchTotp, otpauthUri } from './totp';
+import { TOTP_ISSUER, base32Encode, matchTotp, otpauthUri } from './totp';
 import { TotpSecretBox } from './totp-secret-box';
-
-/** The name authenticator apps show next to the account. */
-export const TOTP_ISSUER = 'Mobile Money';
 
 /**
  * The second step of a staff login (RFC 6238 TOTP). After the PIN, the login answers a challenge

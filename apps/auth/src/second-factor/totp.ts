@@ -7,6 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 
 export const TOTP_STEP_SEC = 30;
+/** The name authenticator apps show next to the account. */
+export const TOTP_ISSUER = 'Mobile Money';
 export const TOTP_DIGITS = 6;
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
