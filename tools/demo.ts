@@ -8,9 +8,13 @@
  *
  * Needs, in the environment of both `npm start` and `npm run demo`:
  *   BOOTSTRAP_ADMIN_PHONE, BOOTSTRAP_ADMIN_PIN   (the first administrator, created by auth at start)
+ *   MM_SERVICE_KEY_SEED or BOOTSTRAP_ADMIN_TOTP_SECRET (the administrator's second factor: npm start
+ *     derives its TOTP secret from the seed; without either, the demo enrols the administrator and
+ *     prints the secret)
  * and MM_PORT_BASE if `npm start` used another base than 3000.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { StaffSignIn, bootstrapAdminTotpSecret } from './staff-sign-in';
 
 const BASE = Number(process.env.MM_PORT_BASE ?? 3000);
 const GATEWAY = process.env.DEMO_GATEWAY_URL ?? `http://127.0.0.1:${BASE}`;
@@ -56,6 +60,24 @@ async function api(method: string, path: string, options: { token?: string; body
 }
 
 const phone = () => `+2376${randomInt(10_000_000, 99_999_999)}`;
+
+/** Staff sign in with a second factor (docs/auth-limits.md "Staff sign-in"): the demo computes the codes. */
+const staff = new StaffSignIn(async (path, body) => http(GATEWAY, 'POST', path, { body }));
+const adminTotpSecret =
+  process.env.BOOTSTRAP_ADMIN_TOTP_SECRET ||
+  (process.env.MM_SERVICE_KEY_SEED ? bootstrapAdminTotpSecret(process.env.MM_SERVICE_KEY_SEED) : '');
+if (adminTotpSecret && ADMIN.phone) staff.knowSecret(ADMIN.phone, adminTotpSecret);
+
+/** Phone + PIN, then the TOTP code (a staff member new to it enrols here); answers the access token. */
+async function staffLogin(p: string, pin: string): Promise<string> {
+  const known = staff.secretOf(p);
+  const res = await staff.login(p, pin);
+  if (res.status !== 200) throw new DemoError(`POST /api/auth/login of ${p} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const enrolled = staff.secretOf(p);
+  if (p === ADMIN.phone && enrolled && !known)
+    say(`  (the administrator enrolled its second factor: TOTP secret ${staff.secretOfBase32(p)}, add it to an authenticator app)`);
+  return res.body.token as string;
+}
 
 interface Person {
   name: string;
@@ -122,7 +144,7 @@ async function main(): Promise<void> {
   say(`Platform at ${GATEWAY}\n`);
 
   say('1. Staff: the bootstrap administrator creates a compliance officer (the checker of corrections).');
-  const admin = (await api('POST', '/auth/login', { body: ADMIN })).token as string;
+  const admin = await staffLogin(ADMIN.phone, ADMIN.pin);
   const officerPhone = phone();
   await api(
     'POST',
@@ -133,7 +155,7 @@ async function main(): Promise<void> {
     },
     201,
   );
-  const officer = (await api('POST', '/auth/login', { body: { phone: officerPhone, pin: PIN } })).token as string;
+  const officer = await staffLogin(officerPhone, PIN);
 
   say('\n2. Registration: an agent and two customers (each gets a wallet with XAF and XOF accounts).');
   const kofi = await register('agent', 'Kofi');
