@@ -1,5 +1,6 @@
 import { ApprovalDetail } from './approvals/ApprovalDetail';
 import { ApprovalsInbox } from './approvals/ApprovalsInbox';
+import { Corrections } from './corrections/Corrections';
 import { Home } from './Home';
 import { PaymentStory } from './payments/PaymentStory';
 import { PaymentsSearch } from './payments/PaymentsSearch';
@@ -21,6 +22,7 @@ export const SCREENS: Screen[] = [
   { path: '/payments/:reference', label: 'Payment story', permission: 'operations.read', nav: false, component: PaymentStory },
   { path: '/approvals', label: 'Approvals', permission: 'approvals.read', nav: true, component: ApprovalsInbox },
   { path: '/approvals/:id', label: 'Approval request', permission: 'approvals.read', nav: false, component: ApprovalDetail },
+  { path: '/corrections', label: 'Corrections and float', permission: 'approvals.read', nav: true, component: Corrections },
   { path: '/integrity', label: 'Integrity checks', permission: 'compliance.integrity', nav: true, component: IntegrityChecks },
   { path: '/partners', label: 'Partners', permission: 'operations.read', nav: true, component: PartnersList },
   { path: '/partners/:id', label: 'Partner integration', permission: 'operations.read', nav: false, component: IntegrationPage },
