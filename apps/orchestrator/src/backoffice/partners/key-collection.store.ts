@@ -54,11 +54,14 @@ export class KeyCollectionStore {
       hint: issued.hint,
       collectBefore: new Date(Date.now() + COLLECT_TTL_SECONDS * 1000).toISOString(),
     };
-    await this.redis
+    const replies = await this.redis
       .multi()
       .set(secretKey(requestId), box, 'EX', COLLECT_TTL_SECONDS)
       .set(recordKey(requestId), JSON.stringify(record), 'EX', COLLECT_TTL_SECONDS)
       .exec();
+    // A refused write must fail the execution (the engine runs it again), never answer a key nobody can collect.
+    const refused = replies?.find(([error]) => error)?.[0] ?? (replies ? null : new Error('Redis discarded the transaction'));
+    if (refused) throw refused;
     return record;
   }
 
