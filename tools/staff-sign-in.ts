@@ -18,7 +18,7 @@ export interface SignInAnswer {
 }
 
 /** POSTs a JSON body to a path of auth's public routes (`/api/auth/...` through the gateway, `/auth/...` directly). */
-export type PostJson = (path: string, body: Record<string, unknown>) => Promise<SignInAnswer>;
+export type PostJson<A extends SignInAnswer = SignInAnswer> = (path: string, body: Record<string, unknown>) => Promise<A>;
 
 /** How long before the end of a step its predecessor is no longer used (it leaves the window then). */
 const EDGE_MS = 3_000;
@@ -32,13 +32,14 @@ export function bootstrapAdminTotpSecret(seed: string): string {
   return base32Encode(createHmac('sha256', seed).update('bootstrap-admin-totp').digest().subarray(0, 20));
 }
 
-export class StaffSignIn {
+/** `A`: the answer type of the caller's own client, handed back as it is. */
+export class StaffSignIn<A extends SignInAnswer = SignInAnswer> {
   private readonly secrets = new Map<string, Buffer>();
   private readonly lastStep = new Map<string, number>();
 
   /** `prefix`: where auth's routes are, `/api/auth` through the gateway or `/auth` on auth itself. */
   constructor(
-    private readonly post: PostJson,
+    private readonly post: PostJson<A>,
     private readonly prefix = '/api/auth',
   ) {}
 
@@ -65,14 +66,14 @@ export class StaffSignIn {
    * The whole sign-in: the login's answer when it is not a second-factor challenge (a customer's
    * tokens, or any refusal), else the second step's answer.
    */
-  async login(phone: string, pin: string): Promise<SignInAnswer> {
+  async login(phone: string, pin: string): Promise<A> {
     const first = await this.post(`${this.prefix}/login`, { phone, pin });
     if (first.status !== 200 || typeof first.body?.secondFactor !== 'string') return first;
     return this.secondStep(phone, first.body);
   }
 
   /** Answers a challenge the login gave (enrolling with its secret when it asks for an enrolment). */
-  async secondStep(phone: string, challenge: { secondFactor: string; challengeToken: string; secret?: string }): Promise<SignInAnswer> {
+  async secondStep(phone: string, challenge: { secondFactor: string; challengeToken: string; secret?: string }): Promise<A> {
     if (challenge.secondFactor === 'TOTP_ENROLMENT_REQUIRED') {
       if (!challenge.secret) throw new Error(`enrolment challenge without a secret for ${phone}`);
       this.knowSecret(phone, challenge.secret);

@@ -52,7 +52,8 @@ export async function choosePorts(): Promise<PlatformPorts> {
   return { orchestrator, auth, partners, ledger, dispatcher, orchestratorInternal };
 }
 
-export const BOOTSTRAP_ADMIN = { phone: '+237699000019', pin: '4826' };
+/** The soak's administrator; `totpSecret` (base32, a benchmark value) is its second factor. */
+export const BOOTSTRAP_ADMIN = { phone: '+237699000019', pin: '4826', totpSecret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ' };
 
 const url = (port: number) => `http://127.0.0.1:${port}`;
 
@@ -71,6 +72,9 @@ export function serviceEnv(
     auth: {
       BOOTSTRAP_ADMIN_PHONE: BOOTSTRAP_ADMIN.phone,
       BOOTSTRAP_ADMIN_PIN: BOOTSTRAP_ADMIN.pin,
+      BOOTSTRAP_ADMIN_TOTP_SECRET: BOOTSTRAP_ADMIN.totpSecret,
+      // the administrator's token serves the whole set-up of the population
+      STAFF_ACCESS_TOKEN_TTL_SEC: '900',
       TRUST_FORWARDED_FOR: 'true',
       // Every simulated user signs in from the loopback address, and a few dozen people stand for
       // a population: login limits per address and per phone are widened like the per-person

@@ -3,6 +3,7 @@ import { authApp } from '../../auth/src/auth.app';
 import { orchestratorApp } from '../src/orchestrator.app';
 import type { OrchestratorConfig } from '../src/orchestrator.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
+import { StaffSignIn, TEST_ADMIN_TOTP_SECRET } from '../../../test/support/staff-sign-in';
 import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 export const ADMIN_PHONE = '+237690001001';
@@ -34,7 +35,11 @@ export class OrchestratorHarness {
     if (options.withAuth) {
       this.auth = await boot(
         authApp,
-        serviceEnv('auth', this.db, this.redis, { BOOTSTRAP_ADMIN_PHONE: ADMIN_PHONE, BOOTSTRAP_ADMIN_PIN: ADMIN_PIN }),
+        serviceEnv('auth', this.db, this.redis, {
+          BOOTSTRAP_ADMIN_PHONE: ADMIN_PHONE,
+          BOOTSTRAP_ADMIN_PIN: ADMIN_PIN,
+          BOOTSTRAP_ADMIN_TOTP_SECRET: TEST_ADMIN_TOTP_SECRET,
+        }),
         {
           listen: true,
         },
@@ -64,15 +69,21 @@ export class OrchestratorHarness {
     return this.running.app.get(token);
   }
 
-  /** Logs in through the real auth service: an access token and the user id it carries. */
-  async login(phone: string, pin: string): Promise<{ token: string; userId: string }> {
-    const res = await fetch(`${this.auth!.url}/auth/login`, {
+  /** Staff sign-ins with their second factor: the administrator's secret is known, other staff enrol at their first login. */
+  private readonly staff = new StaffSignIn(async (path, body) => {
+    const res = await fetch(`${this.auth!.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ phone, pin }),
+      body: JSON.stringify(body),
     });
-    if (res.status !== 200) throw new Error(`login ${res.status} ${await res.text()}`);
-    const { token } = (await res.json()) as { token: string };
+    return { status: res.status, body: await res.json() };
+  }, '/auth').knowSecret(ADMIN_PHONE, TEST_ADMIN_TOTP_SECRET);
+
+  /** Logs in through the real auth service (staff with their second factor): an access token and the user id it carries. */
+  async login(phone: string, pin: string): Promise<{ token: string; userId: string }> {
+    const res = await this.staff.login(phone, pin);
+    if (res.status !== 200) throw new Error(`login ${res.status} ${JSON.stringify(res.body)}`);
+    const { token } = res.body as { token: string };
     const { sub } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sub: string };
     return { token, userId: sub };
   }
