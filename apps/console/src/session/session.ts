@@ -37,7 +37,8 @@ function publish(next: Session | undefined): void {
   setAccessToken(next?.token, () => publish(undefined));
   clearTimeout(refreshTimer);
   if (next) {
-    const wait = Math.max(5_000, Date.parse(next.expiresAt) - Date.now() - 60_000);
+    // a minute before expiry; at once for a restored session whose token is (nearly) spent
+    const wait = Math.max(0, Date.parse(next.expiresAt) - Date.now() - 60_000);
     refreshTimer = setTimeout(() => void refresh(), wait);
   }
   for (const listener of listeners) listener();
