@@ -56,7 +56,14 @@ export class ConfigVersionView extends ConfigVersionSummaryView {
 /** A value of a configuration document: any JSON value. */
 const ANY_VALUE = {
   nullable: true,
-  oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'array', items: {} }],
+  // a configuration value is a scalar, an object or a list; objects and lists are free-form here
+  oneOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'object', additionalProperties: true }] } },
+  ],
 };
 
 export class ConfigDifferenceView {
