@@ -1298,83 +1298,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/backoffice/transactions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Operations newest first: by reference, phone, account, type, status, amount range and date range; cursor pages
-     * @description Every intent whatever became of it (created, failed, expired, succeeded) and every adjustment (an operator’s correction or reversal), as the ledger holds them, with the parties the orchestrator recorded. Filters combine with AND. A phone stands for all the accounts of the person who has it (none: an empty page). Pass nextCursor back as cursor, with the same filters, until it is null. Field codes: INVALID_REFERENCE, INVALID_PHONE_FORMAT, INVALID_UUID, INVALID_TYPE, INVALID_STATUS, INVALID_AMOUNT, INVALID_AMOUNT_RANGE, INVALID_DATE, INVALID_DATE_RANGE, INVALID_CURSOR, INVALID_LIMIT.
-     */
-    get: operations['BackofficeTransactionsController_list'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/backoffice/transactions/{reference}/story': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The story of one payment: intent and its status changes, risk decisions, fee quoted and charged, commission, journal entries, SMS, partner order, reversal links
-     * @description Each part is read where its data lives (ledger, orchestrator, partners). A part that cannot be read now names the stable code of why in its own `unavailable` field, and the rest of the page is answered.
-     */
-    get: operations['BackofficeTransactionsController_story'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/backoffice/workflows': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Registration runs not finished (running, compensating) or undone (compensated, compensation_failed), newest first, each with its saga log
-     * @description Filters: kind, state, since (started at or after). Pass nextCursor back as cursor, with the same filters, until it is null. A PIN reset is a single call with nothing to undo and keeps no saga log: it is not listed. Field codes: INVALID_KIND, INVALID_STATE, INVALID_DATE, INVALID_CURSOR, INVALID_LIMIT.
-     */
-    get: operations['WorkflowsController_list'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/backoffice/workflows/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** One workflow run with its saga log (any state) */
-    get: operations['WorkflowsController_get'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/backoffice/webhooks/integrations/{integrationId}/events': {
     parameters: {
       query?: never;
@@ -1602,6 +1525,83 @@ export interface paths {
     put?: never;
     /** The key an approved PARTNER_KEY_ISSUE created, shown once to the staff member who asked for it */
     post: operations['BackofficePartnersController_collect'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/transactions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Operations newest first: by reference, phone, account, type, status, amount range and date range; cursor pages
+     * @description Every intent whatever became of it (created, failed, expired, succeeded) and every adjustment (an operator’s correction or reversal), as the ledger holds them, with the parties the orchestrator recorded. Filters combine with AND. A phone stands for all the accounts of the person who has it (none: an empty page). Pass nextCursor back as cursor, with the same filters, until it is null. Field codes: INVALID_REFERENCE, INVALID_PHONE_FORMAT, INVALID_UUID, INVALID_TYPE, INVALID_STATUS, INVALID_AMOUNT, INVALID_AMOUNT_RANGE, INVALID_DATE, INVALID_DATE_RANGE, INVALID_CURSOR, INVALID_LIMIT.
+     */
+    get: operations['BackofficeTransactionsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/transactions/{reference}/story': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The story of one payment: intent and its status changes, risk decisions, fee quoted and charged, commission, journal entries, SMS, partner order, reversal links
+     * @description Each part is read where its data lives (ledger, orchestrator, partners). A part that cannot be read now names the stable code of why in its own `unavailable` field, and the rest of the page is answered.
+     */
+    get: operations['BackofficeTransactionsController_story'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/workflows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Registration runs not finished (running, compensating) or undone (compensated, compensation_failed), newest first, each with its saga log
+     * @description Filters: kind, state, since (started at or after). Pass nextCursor back as cursor, with the same filters, until it is null. A PIN reset is a single call with nothing to undo and keeps no saga log: it is not listed. Field codes: INVALID_KIND, INVALID_STATE, INVALID_DATE, INVALID_CURSOR, INVALID_LIMIT.
+     */
+    get: operations['WorkflowsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/workflows/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One workflow run with its saga log (any state) */
+    get: operations['WorkflowsController_get'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2943,7 +2943,7 @@ export interface components {
       secret?: string;
       /**
        * @description enrolment only: the secret as an otpauth URI (for a QR code)
-       * @example otpauth://totp/MobileMoney:%2B237699000001?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=MobileMoney&algorithm=SHA1&digits=6&period=30
+       * @example otpauth://totp/Mobile%20Money:%2B237699000001?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Mobile+Money&algorithm=SHA1&digits=6&period=30
        */
       otpauthUri?: string;
     };
@@ -4162,387 +4162,136 @@ export interface components {
       /** @example Cash-in of 2026-11-27 credited twice by the partner bank */
       reason: string;
     };
-    IssuedApiKeyDto: {
+    WorkflowView: {
       /**
        * Format: uuid
-       * @example 5c3d2e1f-0a9b-4c8d-9e7f-6a5b4c3d2e1f
+       * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
        */
       id: string;
       /**
-       * @example live
+       * @example REGISTER_CUSTOMER
        * @enum {string}
        */
-      mode: 'live' | 'test';
+      kind: 'REGISTER_CUSTOMER' | 'REGISTER_MERCHANT' | 'REGISTER_AGENT' | 'REGISTER_ADMIN' | 'REGISTER_STAFF';
       /**
-       * @description prefix and last four characters: enough to recognise a key, never to use it
-       * @example svc_sk_live_…a1B2
-       */
-      hint: string;
-      /**
-       * @description expiring: replaced by a rotation, still accepted until expiresAt
-       * @example active
+       * @description running / compensating: not finished (a run quiet for a while is picked up by the recovery job); compensated: undone; compensation_failed: an undo failed, something may be left half-created
        * @enum {string}
        */
-      status: 'active' | 'expiring' | 'expired' | 'revoked';
+      state: 'running' | 'succeeded' | 'compensating' | 'compensated' | 'compensation_failed';
+      /** @example +237690000001 */
+      phone: string;
+      subject: components['schemas']['WorkflowSubjectView'] | null;
+      /** @description the error the run ended with, as the client got it */
+      error: components['schemas']['WorkflowErrorView'] | null;
       /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
+       * Format: uuid
+       * @example 2e4f6a8c-0b1d-4f3e-9a5c-7e9b1d3f5a7c
        */
-      createdAt: string;
+      correlationId: string | null;
       /**
-       * Format: date-time
-       * @description end of the overlap after a rotation
+       * Format: uuid
+       * @description the administrator who asked (staff registrations)
        * @example null
        */
-      expiresAt: string | null;
+      requestedBy: string | null;
       /**
        * Format: date-time
-       * @example null
+       * @example 2026-11-22T10:06:12.345Z
        */
-      revokedAt: string | null;
+      startedAt: string;
       /**
-       * @description the key itself, shown this once: it cannot be read again
-       * @example svc_sk_live_3kq9…
+       * Format: date-time
+       * @description the last event of its log
+       * @example 2026-11-22T10:06:12.345Z
+       */
+      updatedAt: string;
+      /** @description the saga log, oldest first */
+      steps: components['schemas']['WorkflowStepView'][];
+    };
+    WorkflowStepView: {
+      /**
+       * @description the step (IDP_USER, LOCAL_USER, PROFILE, MERCHANT, AGENT, WALLET, NOTIFICATION, ACTIVATION)
+       * @example WALLET
+       */
+      step: string;
+      /**
+       * @description started / done / failed going forward; compensating / compensated / compensation_failed while undoing
+       * @enum {string}
+       */
+      event: 'started' | 'done' | 'failed' | 'compensating' | 'compensated' | 'compensation_failed';
+      /** @description what the step or its undo failed with */
+      error: components['schemas']['WorkflowErrorView'] | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:06:12.345Z
+       */
+      at: string;
+    };
+    WorkflowErrorView: {
+      /** @example UPSTREAM_UNAVAILABLE */
+      code: string;
+      /** @example ledger-wallets is unavailable */
+      message: string;
+      /** @example 503 */
+      status: number;
+    };
+    WorkflowSubjectView: {
+      /** @example Awa */
+      firstName: string;
+      /** @example Ndiaye */
+      lastName: string;
+      /** @example CUSTOMER */
+      role: string;
+      /**
+       * Format: uuid
+       * @description the user id the run chose (it exists only if the run got that far and was not undone)
+       * @example 7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
+       */
+      userId: string;
+      /**
+       * Format: uuid
+       * @description the customer or staff id the run chose
+       * @example 6c5b4a3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+       */
+      profileId: string;
+      /**
+       * Format: uuid
+       * @description the wallet, once opened
+       * @example 4ac4573d-9a58-44ce-92cf-f46fab963969
+       */
+      walletId: string | null;
+    };
+    WorkflowPageView: {
+      items: components['schemas']['WorkflowView'][];
+      /**
+       * @description pass as cursor, with the same filters, for the next page; null on the last one
+       * @example WyIyMDI2LTExLTIyVDEwOjA2OjEyLjM0NTY3OFoiLCIwZDVlMmY5YS03YzFiLTRhM2UtOWY4ZC0yYjZjNGUxYTBmMzciXQ
+       */
+      nextCursor: string | null;
+    };
+    PaymentStoryView: {
+      /**
+       * @description the reference or intent id asked for
+       * @example MMPTX2611220A1B2C3
        */
       key: string;
+      ledger: components['schemas']['StoryLedgerPart'];
+      payment: components['schemas']['StoryPaymentPart'];
+      risk: components['schemas']['StoryRiskPart'];
+      fee: components['schemas']['StoryFeePart'];
+      commission: components['schemas']['StoryCommissionPart'];
+      sms: components['schemas']['StorySmsPart'];
+      partnerOrder: components['schemas']['StoryPartnerOrderPart'];
+      webhooks: components['schemas']['StoryWebhooksPart'];
     };
-    ReasonDto: {
-      /** @example Key leaked in a support ticket (INC-2291) */
-      reason: string;
-    };
-    RequestKeyDto: {
+    StoryWebhooksPart: {
       /**
-       * @example live
-       * @enum {string}
-       */
-      mode: 'live' | 'test';
-      /**
-       * Format: uuid
-       * @description a rotation: the key the new one replaces
-       * @example 5c3d2e1f-0a9b-4c8d-9e7f-6a5b4c3d2e1f
-       */
-      replacesKeyId?: string;
-      /**
-       * @description with replacesKeyId: how long the replaced key keeps working (default 24 h)
-       * @example 86400
-       */
-      overlapSeconds?: number;
-      /** @example Key leaked in a support ticket (INC-2291) */
-      reason: string;
-    };
-    StaffConnectionPageDto: {
-      /** @description newest first */
-      data: components['schemas']['StaffConnectionViewDto'][];
-      /**
-       * @description pass as cursor for the next page; null on the last page
+       * @description null when the part was read (its fields then hold it, or are null/empty when it does not apply to this operation); otherwise the stable error code of why it could not be read now (UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, STORY_PART_UNAVAILABLE, …), and its fields are null
        * @example null
        */
-      nextCursor: string | null;
-    };
-    StaffConnectionViewDto: {
-      /**
-       * Format: uuid
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
-       */
-      id: string;
-      /**
-       * Format: uuid
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
-       */
-      integrationId: string;
-      /**
-       * @example live
-       * @enum {string}
-       */
-      mode: 'live' | 'test';
-      /**
-       * Format: uuid
-       * @description the merchant; null when the phone asked for matched no merchant
-       * @example 8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92
-       */
-      merchantId: string | null;
-      /**
-       * @example active
-       * @enum {string}
-       */
-      status: 'pending' | 'active' | 'rejected' | 'revoked' | 'expired';
-      /**
-       * @example [
-       *       "orders.write",
-       *       "orders.read"
-       *     ]
-       */
-      scopes: ('orders.write' | 'orders.read')[];
-      /** @example Take payments at the till */
-      requestedReason: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-29T10:00:00.000Z
-       */
-      pendingExpiresAt: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:05:00.000Z
-       */
-      activatedAt: string | null;
-      /**
-       * Format: date-time
-       * @example null
-       */
-      revokedAt: string | null;
-      /**
-       * @example null
-       * @enum {string|null}
-       */
-      revokedBy: 'merchant' | 'integration' | 'admin' | 'system' | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      createdAt: string;
-    };
-    IntegrationDetailView: {
-      integration: components['schemas']['IntegrationSummaryDto'];
-      /** @description every key, hints only */
-      keys: components['schemas']['ApiKeyViewDto'][];
-      endpoints: components['schemas']['WebhookEndpointStateDto'][];
-    };
-    WebhookEndpointStateDto: {
-      /**
-       * @example live
-       * @enum {string}
-       */
-      mode: 'live' | 'test';
-      /**
-       * Format: uuid
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
-       */
-      endpointId: string;
-      /** @example https://pos.example.com/webhooks/mm */
-      url: string;
-      /**
-       * @example disabled
-       * @enum {string}
-       */
-      status: 'enabled' | 'disabled';
-      /**
-       * Format: date-time
-       * @example 2026-11-19T10:00:00.000Z
-       */
-      failingSince: string | null;
-      /**
-       * Format: date-time
-       * @description disabled since
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      disabledAt: string | null;
-      /**
-       * @description why it was disabled
-       * @example failing for 3 days
-       */
-      disabledReason: string | null;
-      /**
-       * @description events waiting for it to be enabled
-       * @example 3
-       */
-      held: number;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updatedAt: string;
-      /** @description every disable and enable, oldest first */
-      history: components['schemas']['EndpointHealthEventDto'][];
-    };
-    EndpointHealthEventDto: {
-      /**
-       * @example disabled
-       * @enum {string}
-       */
-      kind: 'disabled' | 'enabled';
-      /** @example failing for 3 days */
-      reason: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      createdAt: string;
-    };
-    ApiKeyViewDto: {
-      /**
-       * Format: uuid
-       * @example 5c3d2e1f-0a9b-4c8d-9e7f-6a5b4c3d2e1f
-       */
-      id: string;
-      /**
-       * @example live
-       * @enum {string}
-       */
-      mode: 'live' | 'test';
-      /**
-       * @description prefix and last four characters: enough to recognise a key, never to use it
-       * @example svc_sk_live_…a1B2
-       */
-      hint: string;
-      /**
-       * @description expiring: replaced by a rotation, still accepted until expiresAt
-       * @example active
-       * @enum {string}
-       */
-      status: 'active' | 'expiring' | 'expired' | 'revoked';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description end of the overlap after a rotation
-       * @example null
-       */
-      expiresAt: string | null;
-      /**
-       * Format: date-time
-       * @example null
-       */
-      revokedAt: string | null;
-    };
-    IntegrationSummaryDto: {
-      /**
-       * Format: uuid
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
-       */
-      id: string;
-      /** @example Caisse Rapide POS */
-      name: string;
-      /** @example tech@caisse-rapide.example */
-      technicalContactEmail: string;
-      /**
-       * @example active
-       * @enum {string}
-       */
-      status: 'active' | 'revoked';
-      /**
-       * Format: date-time
-       * @example null
-       */
-      revokedAt: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updatedAt: string;
-      endpointIds: components['schemas']['IntegrationEndpointIdsDto'];
-      /** @description live connections to merchants, by status */
-      connections: components['schemas']['ConnectionCountsDto'];
-    };
-    ConnectionCountsDto: {
-      /** @example 1 */
-      pending: number;
-      /** @example 12 */
-      active: number;
-    };
-    IntegrationEndpointIdsDto: {
-      /**
-       * Format: uuid
-       * @description the live endpoint (the integration id)
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
-       */
-      live: string;
-      /**
-       * Format: uuid
-       * @description the test endpoint
-       * @example 6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
-       */
-      test: string;
-    };
-    IntegrationSummaryPageDto: {
-      /** @description newest first */
-      data: components['schemas']['IntegrationSummaryDto'][];
-      /**
-       * @description pass as cursor for the next page; null on the last page
-       * @example null
-       */
-      nextCursor: string | null;
-    };
-    WebhookEnableResultDto: {
-      endpoint: components['schemas']['WebhookEndpointStateDto'];
-      /**
-       * @description held events queued again
-       * @example 3
-       */
-      replayed: number;
-    };
-    WebhookRecoverResultDto: {
-      /**
-       * @description failed or held events queued again
-       * @example 4
-       */
-      queued: number;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T00:00:00.000Z
-       */
-      since: string;
-      /**
-       * Format: date-time
-       * @description when the recovery looked (events received later are not included)
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      until: string;
-    };
-    RecoverEventsDto: {
-      /**
-       * Format: date-time
-       * @description every failed or held event received since this time (at most 31 days ago) is queued again
-       * @example 2026-11-21T00:00:00.000Z
-       */
-      since: string;
-      /**
-       * @description both endpoints when absent
-       * @example live
-       * @enum {string}
-       */
-      mode?: 'live' | 'test';
-    };
-    WebhookResendResultDto: {
-      /**
-       * Format: uuid
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
-       */
-      eventId: string;
-      /**
-       * @description the delivery job of this run
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6-resend-1
-       */
-      jobId: string;
-      /**
-       * @description true when this idempotency key had already queued the run: nothing new was queued
-       * @example false
-       */
-      repeated: boolean;
-    };
-    ResendEventDto: {
-      /**
-       * Format: uuid
-       * @description one per resend the operator means: the same key sent again answers the run it started (`repeated: true`) and queues nothing
-       * @example 3f1e7a52-9c4b-4d2e-8a61-5b7c9d0e1f2a
-       */
-      idempotencyKey: string;
-    };
-    OrderWebhookDeliveriesDto: {
-      /**
-       * Format: uuid
-       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
-       */
-      orderId: string;
-      /** @description oldest first */
-      events: components['schemas']['OrderWebhookEventDto'][];
+      unavailable: string | null;
+      /** @description the partner's webhook events about the order (order.paid, …), oldest first, each with every delivery attempt; empty for a payment of no order */
+      events: components['schemas']['OrderWebhookEventDto'][] | null;
     };
     OrderWebhookEventDto: {
       ref: components['schemas']['PartnerEventRefDto'];
@@ -4689,146 +4438,6 @@ export interface components {
        * @example 2026-11-22T10:00:00.040Z
        */
       dispatchedAt: string | null;
-    };
-    WebhookEventPageDto: {
-      /** @description newest received first */
-      data: components['schemas']['WebhookEventSummaryDto'][];
-      /**
-       * @description pass as cursor for the next page; null on the last page
-       * @example null
-       */
-      nextCursor: string | null;
-    };
-    WorkflowView: {
-      /**
-       * Format: uuid
-       * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
-       */
-      id: string;
-      /**
-       * @example REGISTER_CUSTOMER
-       * @enum {string}
-       */
-      kind: 'REGISTER_CUSTOMER' | 'REGISTER_MERCHANT' | 'REGISTER_AGENT' | 'REGISTER_ADMIN' | 'REGISTER_STAFF';
-      /**
-       * @description running / compensating: not finished (a run quiet for a while is picked up by the recovery job); compensated: undone; compensation_failed: an undo failed, something may be left half-created
-       * @enum {string}
-       */
-      state: 'running' | 'succeeded' | 'compensating' | 'compensated' | 'compensation_failed';
-      /** @example +237690000001 */
-      phone: string;
-      subject: components['schemas']['WorkflowSubjectView'] | null;
-      /** @description the error the run ended with, as the client got it */
-      error: components['schemas']['WorkflowErrorView'] | null;
-      /**
-       * Format: uuid
-       * @example 2e4f6a8c-0b1d-4f3e-9a5c-7e9b1d3f5a7c
-       */
-      correlationId: string | null;
-      /**
-       * Format: uuid
-       * @description the administrator who asked (staff registrations)
-       * @example null
-       */
-      requestedBy: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:06:12.345Z
-       */
-      startedAt: string;
-      /**
-       * Format: date-time
-       * @description the last event of its log
-       * @example 2026-11-22T10:06:12.345Z
-       */
-      updatedAt: string;
-      /** @description the saga log, oldest first */
-      steps: components['schemas']['WorkflowStepView'][];
-    };
-    WorkflowStepView: {
-      /**
-       * @description the step (IDP_USER, LOCAL_USER, PROFILE, MERCHANT, AGENT, WALLET, NOTIFICATION, ACTIVATION)
-       * @example WALLET
-       */
-      step: string;
-      /**
-       * @description started / done / failed going forward; compensating / compensated / compensation_failed while undoing
-       * @enum {string}
-       */
-      event: 'started' | 'done' | 'failed' | 'compensating' | 'compensated' | 'compensation_failed';
-      /** @description what the step or its undo failed with */
-      error: components['schemas']['WorkflowErrorView'] | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:06:12.345Z
-       */
-      at: string;
-    };
-    WorkflowErrorView: {
-      /** @example UPSTREAM_UNAVAILABLE */
-      code: string;
-      /** @example ledger-wallets is unavailable */
-      message: string;
-      /** @example 503 */
-      status: number;
-    };
-    WorkflowSubjectView: {
-      /** @example Awa */
-      firstName: string;
-      /** @example Ndiaye */
-      lastName: string;
-      /** @example CUSTOMER */
-      role: string;
-      /**
-       * Format: uuid
-       * @description the user id the run chose (it exists only if the run got that far and was not undone)
-       * @example 7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
-       */
-      userId: string;
-      /**
-       * Format: uuid
-       * @description the customer or staff id the run chose
-       * @example 6c5b4a3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
-       */
-      profileId: string;
-      /**
-       * Format: uuid
-       * @description the wallet, once opened
-       * @example 4ac4573d-9a58-44ce-92cf-f46fab963969
-       */
-      walletId: string | null;
-    };
-    WorkflowPageView: {
-      items: components['schemas']['WorkflowView'][];
-      /**
-       * @description pass as cursor, with the same filters, for the next page; null on the last one
-       * @example WyIyMDI2LTExLTIyVDEwOjA2OjEyLjM0NTY3OFoiLCIwZDVlMmY5YS03YzFiLTRhM2UtOWY4ZC0yYjZjNGUxYTBmMzciXQ
-       */
-      nextCursor: string | null;
-    };
-    PaymentStoryView: {
-      /**
-       * @description the reference or intent id asked for
-       * @example MMPTX2611220A1B2C3
-       */
-      key: string;
-      ledger: components['schemas']['StoryLedgerPart'];
-      payment: components['schemas']['StoryPaymentPart'];
-      risk: components['schemas']['StoryRiskPart'];
-      fee: components['schemas']['StoryFeePart'];
-      commission: components['schemas']['StoryCommissionPart'];
-      sms: components['schemas']['StorySmsPart'];
-      partnerOrder: components['schemas']['StoryPartnerOrderPart'];
-      webhooks: components['schemas']['StoryWebhooksPart'];
-    };
-    StoryWebhooksPart: {
-      /**
-       * @description null when the part was read (its fields then hold it, or are null/empty when it does not apply to this operation); otherwise the stable error code of why it could not be read now (UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, STORY_PART_UNAVAILABLE, …), and its fields are null
-       * @example null
-       */
-      unavailable: string | null;
-      /** @description the partner's webhook events about the order (order.paid, …), oldest first, each with every delivery attempt; empty for a payment of no order */
-      events: components['schemas']['OrderWebhookEventDto'][] | null;
     };
     StoryPartnerOrderPart: {
       /**
@@ -5331,6 +4940,397 @@ export interface components {
       /**
        * @description pass as cursor, with the same filters, for the next page; null on the last one
        * @example WyIyMDI2LTExLTIyVDEwOjA2OjEyLjM0NTY3OFoiLCIwZDVlMmY5YS03YzFiLTRhM2UtOWY4ZC0yYjZjNGUxYTBmMzciXQ
+       */
+      nextCursor: string | null;
+    };
+    IssuedApiKeyDto: {
+      /**
+       * Format: uuid
+       * @example 5c3d2e1f-0a9b-4c8d-9e7f-6a5b4c3d2e1f
+       */
+      id: string;
+      /**
+       * @example live
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
+      /**
+       * @description prefix and last four characters: enough to recognise a key, never to use it
+       * @example svc_sk_live_…a1B2
+       */
+      hint: string;
+      /**
+       * @description expiring: replaced by a rotation, still accepted until expiresAt
+       * @example active
+       * @enum {string}
+       */
+      status: 'active' | 'expiring' | 'expired' | 'revoked';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description end of the overlap after a rotation
+       * @example null
+       */
+      expiresAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      revokedAt: string | null;
+      /**
+       * @description the key itself, shown this once: it cannot be read again
+       * @example svc_sk_live_3kq9…
+       */
+      key: string;
+    };
+    ReasonDto: {
+      /** @example Key leaked in a support ticket (INC-2291) */
+      reason: string;
+    };
+    RequestKeyDto: {
+      /**
+       * @example live
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
+      /**
+       * Format: uuid
+       * @description a rotation: the key the new one replaces
+       * @example 5c3d2e1f-0a9b-4c8d-9e7f-6a5b4c3d2e1f
+       */
+      replacesKeyId?: string;
+      /**
+       * @description with replacesKeyId: how long the replaced key keeps working (default 24 h); ignored without it
+       * @example 86400
+       */
+      overlapSeconds?: number;
+      /** @example Key leaked in a support ticket (INC-2291) */
+      reason: string;
+    };
+    StaffConnectionPageDto: {
+      /** @description newest first */
+      data: components['schemas']['StaffConnectionViewDto'][];
+      /**
+       * @description pass as cursor for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
+    };
+    StaffConnectionViewDto: {
+      /**
+       * Format: uuid
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
+       */
+      integrationId: string;
+      /**
+       * @example live
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
+      /**
+       * Format: uuid
+       * @description the merchant; null when the phone asked for matched no merchant
+       * @example 8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92
+       */
+      merchantId: string | null;
+      /**
+       * @example active
+       * @enum {string}
+       */
+      status: 'pending' | 'active' | 'rejected' | 'revoked' | 'expired';
+      /**
+       * @example [
+       *       "orders.write",
+       *       "orders.read"
+       *     ]
+       */
+      scopes: ('orders.write' | 'orders.read')[];
+      /** @example Take payments at the till */
+      requestedReason: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-29T10:00:00.000Z
+       */
+      pendingExpiresAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:05:00.000Z
+       */
+      activatedAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      revokedAt: string | null;
+      /**
+       * @example null
+       * @enum {string|null}
+       */
+      revokedBy: 'merchant' | 'integration' | 'admin' | 'system' | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      createdAt: string;
+    };
+    IntegrationDetailView: {
+      integration: components['schemas']['IntegrationSummaryDto'];
+      /** @description every key, hints only */
+      keys: components['schemas']['ApiKeyViewDto'][];
+      endpoints: components['schemas']['WebhookEndpointStateDto'][];
+    };
+    WebhookEndpointStateDto: {
+      /**
+       * @example live
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
+      /**
+       * Format: uuid
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
+       */
+      endpointId: string;
+      /** @example https://pos.example.com/webhooks/mm */
+      url: string;
+      /**
+       * @example disabled
+       * @enum {string}
+       */
+      status: 'enabled' | 'disabled';
+      /**
+       * Format: date-time
+       * @example 2026-11-19T10:00:00.000Z
+       */
+      failingSince: string | null;
+      /**
+       * Format: date-time
+       * @description disabled since
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      disabledAt: string | null;
+      /**
+       * @description why it was disabled
+       * @example failing for 3 days
+       */
+      disabledReason: string | null;
+      /**
+       * @description events waiting for it to be enabled
+       * @example 3
+       */
+      held: number;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      updatedAt: string;
+      /** @description every disable and enable, oldest first */
+      history: components['schemas']['EndpointHealthEventDto'][];
+    };
+    EndpointHealthEventDto: {
+      /**
+       * @example disabled
+       * @enum {string}
+       */
+      kind: 'disabled' | 'enabled';
+      /** @example failing for 3 days */
+      reason: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      createdAt: string;
+    };
+    ApiKeyViewDto: {
+      /**
+       * Format: uuid
+       * @example 5c3d2e1f-0a9b-4c8d-9e7f-6a5b4c3d2e1f
+       */
+      id: string;
+      /**
+       * @example live
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
+      /**
+       * @description prefix and last four characters: enough to recognise a key, never to use it
+       * @example svc_sk_live_…a1B2
+       */
+      hint: string;
+      /**
+       * @description expiring: replaced by a rotation, still accepted until expiresAt
+       * @example active
+       * @enum {string}
+       */
+      status: 'active' | 'expiring' | 'expired' | 'revoked';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description end of the overlap after a rotation
+       * @example null
+       */
+      expiresAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      revokedAt: string | null;
+    };
+    IntegrationSummaryDto: {
+      /**
+       * Format: uuid
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
+       */
+      id: string;
+      /** @example Caisse Rapide POS */
+      name: string;
+      /** @example tech@caisse-rapide.example */
+      technicalContactEmail: string;
+      /**
+       * @example active
+       * @enum {string}
+       */
+      status: 'active' | 'revoked';
+      /**
+       * Format: date-time
+       * @example null
+       */
+      revokedAt: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      updatedAt: string;
+      endpointIds: components['schemas']['IntegrationEndpointIdsDto'];
+      /** @description live connections to merchants, by status */
+      connections: components['schemas']['ConnectionCountsDto'];
+    };
+    ConnectionCountsDto: {
+      /** @example 1 */
+      pending: number;
+      /** @example 12 */
+      active: number;
+    };
+    IntegrationEndpointIdsDto: {
+      /**
+       * Format: uuid
+       * @description the live endpoint (the integration id)
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
+       */
+      live: string;
+      /**
+       * Format: uuid
+       * @description the test endpoint
+       * @example 6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
+       */
+      test: string;
+    };
+    IntegrationSummaryPageDto: {
+      /** @description newest first */
+      data: components['schemas']['IntegrationSummaryDto'][];
+      /**
+       * @description pass as cursor for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
+    };
+    WebhookEnableResultDto: {
+      endpoint: components['schemas']['WebhookEndpointStateDto'];
+      /**
+       * @description held events queued again
+       * @example 3
+       */
+      replayed: number;
+    };
+    WebhookRecoverResultDto: {
+      /**
+       * @description failed or held events queued again
+       * @example 4
+       */
+      queued: number;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T00:00:00.000Z
+       */
+      since: string;
+      /**
+       * Format: date-time
+       * @description when the recovery looked (events received later are not included)
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      until: string;
+    };
+    RecoverEventsDto: {
+      /**
+       * Format: date-time
+       * @description every failed or held event received since this time (at most 31 days ago) is queued again
+       * @example 2026-11-21T00:00:00.000Z
+       */
+      since: string;
+      /**
+       * @description both endpoints when absent
+       * @example live
+       * @enum {string}
+       */
+      mode?: 'live' | 'test';
+    };
+    WebhookResendResultDto: {
+      /**
+       * Format: uuid
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
+       */
+      eventId: string;
+      /**
+       * @description the delivery job of this run
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6-resend-1
+       */
+      jobId: string;
+      /**
+       * @description true when this idempotency key had already queued the run: nothing new was queued
+       * @example false
+       */
+      repeated: boolean;
+    };
+    ResendEventDto: {
+      /**
+       * Format: uuid
+       * @description one per resend the operator means: the same key sent again answers the run it started (`repeated: true`) and queues nothing
+       * @example 3f1e7a52-9c4b-4d2e-8a61-5b7c9d0e1f2a
+       */
+      idempotencyKey: string;
+    };
+    OrderWebhookDeliveriesDto: {
+      /**
+       * Format: uuid
+       * @example 0d8e9f1a-2b3c-4d5e-8f70-8192a3b4c5d6
+       */
+      orderId: string;
+      /** @description oldest first */
+      events: components['schemas']['OrderWebhookEventDto'][];
+    };
+    WebhookEventPageDto: {
+      /** @description newest received first */
+      data: components['schemas']['WebhookEventSummaryDto'][];
+      /**
+       * @description pass as cursor for the next page; null on the last page
+       * @example null
        */
       nextCursor: string | null;
     };
@@ -12851,256 +12851,6 @@ export interface operations {
       };
     };
   };
-  BackofficeTransactionsController_list: {
-    parameters: {
-      query?: {
-        /** @description a transaction reference (field code INVALID_REFERENCE) */
-        reference?: string;
-        /** @description a person's phone (E.164): operations on any of their accounts (field code INVALID_PHONE_FORMAT); nobody with this phone: an empty page */
-        phone?: string;
-        /** @description a ledger account id: operations debiting or crediting it (field code INVALID_UUID) */
-        accountId?: string;
-        /** @description ADJUSTMENT: an operator's correction or reversal (field code INVALID_TYPE) */
-        type?: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT' | 'ADJUSTMENT';
-        /** @description the intent status; an ADJUSTMENT is SUCCEEDED (field code INVALID_STATUS) */
-        status?: 'CREATED' | 'OTP_SENT' | 'OTP_VERIFIED' | 'PIN_VERIFIED' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'CANCELED';
-        /** @description amount at least this, in the smallest unit (field code INVALID_AMOUNT; above maxAmount: INVALID_AMOUNT_RANGE) */
-        minAmount?: number;
-        /** @description amount at most this, in the smallest unit (field code INVALID_AMOUNT) */
-        maxAmount?: number;
-        /** @description at or after this instant: when the intent was created, or the adjustment made (field code INVALID_DATE; not before `to`: INVALID_DATE_RANGE) */
-        from?: string;
-        /** @description before this instant (field code INVALID_DATE) */
-        to?: string;
-        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
-        cursor?: string;
-        /** @description page size (field code INVALID_LIMIT) */
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BackofficeTransactionPage'];
-        };
-      };
-      /** @description `VALIDATION_ERROR`: The request is invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
-      504: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  BackofficeTransactionsController_story: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description a transaction reference, or an intent id (the ledger’s or the public one) for an intent that never completed */
-        reference: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PaymentStoryView'];
-        };
-      };
-      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `TRANSACTION_NOT_FOUND`: Transaction not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  WorkflowsController_list: {
-    parameters: {
-      query?: {
-        /** @description the workflow (field code INVALID_KIND) */
-        kind?: 'REGISTER_CUSTOMER' | 'REGISTER_MERCHANT' | 'REGISTER_AGENT' | 'REGISTER_ADMIN' | 'REGISTER_STAFF';
-        /** @description one state; without it, all four (field code INVALID_STATE). Runs that succeeded are not listed */
-        state?: 'running' | 'compensating' | 'compensated' | 'compensation_failed';
-        /** @description started at or after this instant (field code INVALID_DATE) */
-        since?: string;
-        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
-        cursor?: string;
-        /** @description page size (field code INVALID_LIMIT) */
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WorkflowPageView'];
-        };
-      };
-      /** @description `VALIDATION_ERROR`: The request is invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  WorkflowsController_get: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WorkflowView'];
-        };
-      };
-      /** @description `VALIDATION_ERROR`: The request is invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `WORKFLOW_NOT_FOUND`: Workflow run not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
   BackofficeWebhooksController_events: {
     parameters: {
       query?: {
@@ -14051,6 +13801,256 @@ export interface operations {
       };
       /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  BackofficeTransactionsController_list: {
+    parameters: {
+      query?: {
+        /** @description a transaction reference (field code INVALID_REFERENCE) */
+        reference?: string;
+        /** @description a person's phone (E.164): operations on any of their accounts (field code INVALID_PHONE_FORMAT); nobody with this phone: an empty page */
+        phone?: string;
+        /** @description a ledger account id: operations debiting or crediting it (field code INVALID_UUID) */
+        accountId?: string;
+        /** @description ADJUSTMENT: an operator's correction or reversal (field code INVALID_TYPE) */
+        type?: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT' | 'ADJUSTMENT';
+        /** @description the intent status; an ADJUSTMENT is SUCCEEDED (field code INVALID_STATUS) */
+        status?: 'CREATED' | 'OTP_SENT' | 'OTP_VERIFIED' | 'PIN_VERIFIED' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'CANCELED';
+        /** @description amount at least this, in the smallest unit (field code INVALID_AMOUNT; above maxAmount: INVALID_AMOUNT_RANGE) */
+        minAmount?: number;
+        /** @description amount at most this, in the smallest unit (field code INVALID_AMOUNT) */
+        maxAmount?: number;
+        /** @description at or after this instant: when the intent was created, or the adjustment made (field code INVALID_DATE; not before `to`: INVALID_DATE_RANGE) */
+        from?: string;
+        /** @description before this instant (field code INVALID_DATE) */
+        to?: string;
+        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
+        cursor?: string;
+        /** @description page size (field code INVALID_LIMIT) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BackofficeTransactionPage'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  BackofficeTransactionsController_story: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a transaction reference, or an intent id (the ledger’s or the public one) for an intent that never completed */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentStoryView'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `TRANSACTION_NOT_FOUND`: Transaction not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  WorkflowsController_list: {
+    parameters: {
+      query?: {
+        /** @description the workflow (field code INVALID_KIND) */
+        kind?: 'REGISTER_CUSTOMER' | 'REGISTER_MERCHANT' | 'REGISTER_AGENT' | 'REGISTER_ADMIN' | 'REGISTER_STAFF';
+        /** @description one state; without it, all four (field code INVALID_STATE). Runs that succeeded are not listed */
+        state?: 'running' | 'compensating' | 'compensated' | 'compensation_failed';
+        /** @description started at or after this instant (field code INVALID_DATE) */
+        since?: string;
+        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
+        cursor?: string;
+        /** @description page size (field code INVALID_LIMIT) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowPageView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  WorkflowsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `operations.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `WORKFLOW_NOT_FOUND`: Workflow run not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };
