@@ -2,9 +2,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { SERVICES } from '@mm/contracts';
 
 /**
- * The staff audit trail (issue 26 item 3): one row per staff write and per staff read of a
- * person's data, chained by hash so that a deleted or edited row is found by
- * `orchestrator.staff_audit_verify()`.
+ * The staff audit trail (issue 26 item 3): per staff write a `started` row (written before it
+ * runs) and an `outcome` row, per staff read of a person's data an `outcome` row, chained by hash
+ * so that a deleted or edited row is found by `orchestrator.staff_audit_verify()`.
  *
  * The database, not the application, numbers and chains the rows. A BEFORE INSERT trigger locks
  * the one row of `staff_audit_chain_head` (FOR UPDATE, held until the inserting transaction ends),
@@ -34,12 +34,16 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
         target_id text,
         reason text,
         request_id text NOT NULL,
-        outcome_status int NOT NULL,
+        phase text NOT NULL DEFAULT 'outcome',
+        outcome_status int,
         outcome_code text,
         details jsonb NOT NULL DEFAULT '{}'::jsonb,
         prev_hash bytea NOT NULL,
         hash bytea NOT NULL,
-        CONSTRAINT "CHK_staff_audit_trail_seq" CHECK (seq > 0)
+        CONSTRAINT "CHK_staff_audit_trail_seq" CHECK (seq > 0),
+        CONSTRAINT "CHK_staff_audit_trail_phase" CHECK (phase IN ('started', 'outcome')),
+        -- a started record is written before the handler runs: it has no outcome yet
+        CONSTRAINT "CHK_staff_audit_trail_outcome" CHECK ((phase = 'started') = (outcome_status IS NULL))
       )`);
     await q.query(`CREATE INDEX "IDX_staff_audit_trail_actor" ON orchestrator.staff_audit_trail (actor_user_id, seq)`);
     await q.query(
@@ -67,7 +71,7 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
       LANGUAGE sql STABLE SET search_path = orchestrator, pg_temp AS $$
         SELECT jsonb_build_array(
           r.seq, to_char(r.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), r.actor_user_id, r.actor_role,
-          r.action, r.action_name, r.target_type, r.target_id, r.reason, r.request_id,
+          r.action, r.action_name, r.target_type, r.target_id, r.reason, r.request_id, r.phase,
           r.outcome_status, r.outcome_code, r.details
         )::text
       $$`);

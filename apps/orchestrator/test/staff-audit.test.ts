@@ -61,25 +61,28 @@ describe('staff audit trail', () => {
   });
   afterAll(() => h.stop());
 
-  it('records a staff write with its actor, action, target, reason, request id and outcome', async () => {
+  it('records a staff write twice: started (before it ran) then its outcome, with actor, action, target, reason and request id', async () => {
     const res = await h.call('POST', `/api/orchestrator/admin/customers/${customer.customerId}/freeze`, {
       token: compliance,
       body: { reason: 'suspected account takeover, ticket 4821' },
     });
     expect(res.status).toBe(200);
     const records = await byRequest(res);
+    const common = {
+      actor: { userId: complianceUserId, role: 'COMPLIANCE' },
+      action: FREEZE,
+      actionName: 'admin.freeze',
+      target: { type: 'person', id: customer.customerId },
+      reason: 'suspected account takeover, ticket 4821',
+      requestId: res.headers.get('x-request-id'),
+      details: { params: { customerId: customer.customerId } },
+    };
+    // newest first
     expect(records).toEqual([
-      expect.objectContaining({
-        actor: { userId: complianceUserId, role: 'COMPLIANCE' },
-        action: FREEZE,
-        actionName: 'admin.freeze',
-        target: { type: 'person', id: customer.customerId },
-        reason: 'suspected account takeover, ticket 4821',
-        requestId: res.headers.get('x-request-id'),
-        outcome: { status: 200, code: null },
-        details: { params: { customerId: customer.customerId } },
-      }),
+      expect.objectContaining({ ...common, phase: 'outcome', outcome: { status: 200, code: null } }),
+      expect.objectContaining({ ...common, phase: 'started', outcome: null }),
     ]);
+    expect(records[0].seq).toBeGreaterThan(records[1].seq);
     expect(records[0].hash).toMatch(/^[0-9a-f]{64}$/);
     // the body's other fields never reach the trail
     expect(JSON.stringify(records[0])).not.toContain('"body"');
@@ -91,22 +94,28 @@ describe('staff audit trail', () => {
       body: { reason: 'trying anyway' },
     });
     expect([res.status, res.body.code]).toEqual([403, 'FORBIDDEN']);
+    // refused by the access guard, before anything could run: one record, the outcome, tagged all the same
     expect(await byRequest(res)).toEqual([
       expect.objectContaining({
         actor: { userId: supportUserId, role: 'SUPPORT' },
         action: 'POST /api/orchestrator/admin/customers/:customerId/unfreeze',
         actionName: 'admin.unfreeze',
+        target: { type: 'person', id: customer.customerId },
         reason: 'trying anyway',
+        phase: 'outcome',
         outcome: { status: 403, code: 'FORBIDDEN' },
       }),
     ]);
-    // and a validation refusal after the guard
+    // and a validation refusal after the guard (validation runs after the started record)
     const invalid = await h.call('POST', `/api/orchestrator/admin/customers/${customer.customerId}/freeze`, {
       token: compliance,
       body: {},
     });
     expect(invalid.body.code).toBe('VALIDATION_ERROR');
-    expect((await byRequest(invalid))[0].outcome).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+    expect((await byRequest(invalid)).map((r) => [r.phase, r.outcome])).toEqual([
+      ['outcome', { status: 400, code: 'VALIDATION_ERROR' }],
+      ['started', null],
+    ]);
   });
 
   it('records a marked read with its query, and not an unmarked one', async () => {
@@ -118,6 +127,7 @@ describe('staff audit trail', () => {
         action: 'GET /api/backoffice/audit-trail',
         actionName: 'staffAudit.search',
         target: { type: 'audit-trail', id: null },
+        phase: 'outcome',
         outcome: { status: 200, code: null },
         details: { query: { actor: supportUserId, limit: '5' } },
       }),
@@ -137,6 +147,30 @@ describe('staff audit trail', () => {
     expect(
       await h.count(`SELECT count(*) AS n FROM orchestrator.staff_audit_trail WHERE actor_user_id = $1`, [actingCustomer.userId]),
     ).toBe(0);
+  });
+
+  it('records a staff write proxied to auth (/api/auth/logout): started and outcome; never a customer’s', async () => {
+    const secondSession = await h.login('+237690810001', PIN);
+    const res = await h.call('POST', '/api/auth/logout', { token: secondSession });
+    expect(res.status).toBe(204);
+    expect(await byRequest(res)).toEqual([
+      expect.objectContaining({
+        actor: { userId: supportUserId, role: 'SUPPORT' },
+        action: 'POST /api/auth/logout',
+        actionName: null,
+        phase: 'outcome',
+        outcome: { status: 204, code: null },
+      }),
+      expect.objectContaining({ action: 'POST /api/auth/logout', phase: 'started', outcome: null }),
+    ]);
+    const customerSession = await h.login('+237690810011', PIN);
+    const out = await h.call('POST', '/api/auth/logout', { token: customerSession });
+    expect(out.status).toBe(204);
+    expect(await byRequest(out)).toEqual([]);
+    // a proxied read is not a write: not recorded
+    const me = await h.call('GET', '/api/auth/me', { token: support });
+    expect(me.status).toBe(200);
+    expect(await byRequest(me)).toEqual([]);
   });
 
   it('roles: audit.read for COMPLIANCE and ADMIN; SUPPORT gets 403 naming audit.read, itself recorded', async () => {
@@ -246,7 +280,7 @@ describe('staff audit trail', () => {
       expect(edited).toMatchObject({ intact: false, checked: 4, firstBroken: { seq: 5, problem: 'HASH_MISMATCH' } });
       const rehashed = await tamper(
         5,
-        `UPDATE orchestrator.staff_audit_trail SET outcome_status = 200 WHERE seq = $1`,
+        `UPDATE orchestrator.staff_audit_trail SET actor_role = 'ADMIN' WHERE seq = $1`,
         `UPDATE orchestrator.staff_audit_trail t SET hash = sha256(t.prev_hash || convert_to(orchestrator.staff_audit_canonical(t), 'UTF8')) WHERE seq = $1`,
       );
       expect(rehashed.firstBroken).toEqual({ seq: 6, problem: 'BROKEN_LINK' });
@@ -309,23 +343,47 @@ describe('staff audit trail', () => {
       }
     });
 
-    it('a record that cannot be written withholds the answer: 503 AUDIT_TRAIL_UNAVAILABLE; customers are unaffected', async () => {
+    it('a write whose started record cannot be written is refused (503 AUDIT_TRAIL_UNAVAILABLE) and does not run; a read is withheld; customers are unaffected', async () => {
       const role = SERVICES.orchestrator.role;
+      const registered = await h.call('POST', '/api/orchestrator/auth/register', { body: { phone: '+237690810012', pin: PIN, ...person } });
+      expect(registered.status).toBe(201);
+      const statusOf = async (customerId: string) =>
+        (await h.sql.query(`SELECT status FROM orchestrator.customers WHERE id = $1`, [customerId])).rows[0].status;
+      const pendingFor = () =>
+        h.count(`SELECT count(*) AS n FROM orchestrator.approval_requests WHERE payload::text LIKE $1`, [`%${customer.userId}%`]);
+      expect(await statusOf(customer.customerId)).toBe('frozen');
+      const pendingBefore = await pendingFor();
       await h.sql.query(`REVOKE INSERT ON orchestrator.staff_audit_trail FROM ${role}`);
       try {
-        const write = await h.call('POST', `/api/orchestrator/admin/customers/${UNKNOWN_CUSTOMER}/freeze`, {
+        // an immediate write: the customer stays active
+        const freeze = await h.call('POST', `/api/orchestrator/admin/customers/${registered.body.customerId}/freeze`, {
           token: compliance,
           body: { reason: 'while the trail is down' },
         });
-        expect([write.status, write.body.code]).toEqual([503, 'AUDIT_TRAIL_UNAVAILABLE']);
-        expect(write.body.message).toContain('404 CUSTOMER_NOT_FOUND');
+        expect([freeze.status, freeze.body.code]).toEqual([503, 'AUDIT_TRAIL_UNAVAILABLE']);
+        expect(freeze.body.message).toContain('not carried out');
+        // a submission to the maker-checker engine: no request is created
+        const unfreeze = await h.call('POST', `/api/backoffice/people/${customer.userId}/unfreeze`, {
+          token: compliance,
+          body: { reason: 'while the trail is down' },
+        });
+        expect([unfreeze.status, unfreeze.body.code]).toEqual([503, 'AUDIT_TRAIL_UNAVAILABLE']);
         const read = await h.call('GET', '/api/backoffice/audit-trail', { token: compliance });
         expect([read.status, read.body.code, read.body.items]).toEqual([503, 'AUDIT_TRAIL_UNAVAILABLE', undefined]);
         expect((await h.call('GET', '/api/orchestrator/me', { token: customerToken })).status).toBe(200);
       } finally {
         await h.sql.query(`GRANT INSERT ON orchestrator.staff_audit_trail TO ${role}`);
       }
+      expect(await statusOf(registered.body.customerId)).toBe('active');
+      expect(await pendingFor()).toBe(pendingBefore);
       expect((await h.call('GET', '/api/backoffice/audit-trail', { token: compliance })).status).toBe(200);
+      // and once the trail is back, the same submission runs (so the 503 above was the trail's doing)
+      const unfreeze = await h.call('POST', `/api/backoffice/people/${customer.userId}/unfreeze`, {
+        token: compliance,
+        body: { reason: 'the trail is back' },
+      });
+      expect(unfreeze.status).toBe(202);
+      expect(await pendingFor()).toBe(pendingBefore + 1);
     });
   });
 });

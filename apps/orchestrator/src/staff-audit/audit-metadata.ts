@@ -23,6 +23,11 @@ export interface AuditedReadSpec {
   query?: string;
 }
 
+/** `@AuditTarget`: like `@AuditedRead`, or a field of the JSON body (`body: 'accountId'`; an array field lists every id). */
+export interface AuditTargetSpec extends AuditedReadSpec {
+  body?: string;
+}
+
 /**
  * Marks a GET route whose answer is a person's data (a 360 view, a history, a search by phone):
  * when staff call it, the staff audit trail records the read. Every staff write is recorded
@@ -33,6 +38,8 @@ export const AuditedRead = (spec: AuditedReadSpec) => SetMetadata(AUDITED_READ, 
 /**
  * Optional on a write: names its target when the route parameter alone does not say what it is
  * (without it the trail guesses from the parameter's name: `customerId` is a person, `accountId`
- * an account; see `audit-record.ts`).
+ * an account; see `audit-record.ts`), or when the target is in the body (`{ type: 'account', body:
+ * 'accountId' }`). A body field holding a list (`ids` of a bulk decision) is kept whole in the
+ * record's details (`details.targets`), the first id as the target.
  */
-export const AuditTarget = (spec: AuditedReadSpec) => SetMetadata(AUDIT_TARGET, spec);
+export const AuditTarget = (spec: AuditTargetSpec) => SetMetadata(AUDIT_TARGET, spec);

@@ -1,4 +1,4 @@
-import { buildEntry, errorCodeOf, isAudited, safeFields } from './audit-record';
+import { buildEntry, errorCodeOf, isAudited, resultIdOf, safeFields } from './audit-record';
 
 const actor = { userId: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', role: 'ADMIN' };
 const base = {
@@ -8,9 +8,8 @@ const base = {
   query: {},
   body: undefined,
   requestId: 'r',
-  status: 200,
-  payload: '{}',
 };
+const ok = { status: 200, payload: '{}' };
 
 describe('staff audit record', () => {
   it('never keeps a secret-looking parameter, a body, or an over-long value', () => {
@@ -25,7 +24,7 @@ describe('staff audit record', () => {
       },
     );
     expect((safeFields({ q: 'x'.repeat(500) }).q as string).length).toBe(201);
-    const entry = buildEntry(actor, { ...base, body: { reason: '  why  ', pin: '1234', amount: 5 } });
+    const entry = buildEntry(actor, { ...base, body: { reason: '  why  ', pin: '1234', amount: 5 } }, ok);
     expect(entry.reason).toBe('why');
     expect(JSON.stringify(entry)).not.toContain('1234');
   });
@@ -39,12 +38,12 @@ describe('staff audit record', () => {
 
   it('names the target from the marker, else from a parameter it knows', () => {
     const params = { customerId: 'c1' };
-    expect(buildEntry(actor, { ...base, params })).toMatchObject({ targetType: 'person', targetId: 'c1', details: { params } });
-    expect(buildEntry(actor, { ...base, route: '/api/x/:thing', params: { thing: 't' } })).toMatchObject({
+    expect(buildEntry(actor, { ...base, params }, ok)).toMatchObject({ targetType: 'person', targetId: 'c1', details: { params } });
+    expect(buildEntry(actor, { ...base, route: '/api/x/:thing', params: { thing: 't' } }, ok)).toMatchObject({
       targetType: null,
       targetId: null,
     });
-    expect(buildEntry(actor, { ...base, route: '/api/backoffice/approvals/:id/approve', params: { id: 'a1' } })).toMatchObject({
+    expect(buildEntry(actor, { ...base, route: '/api/backoffice/approvals/:id/approve', params: { id: 'a1' } }, ok)).toMatchObject({
       targetType: 'approval',
       targetId: 'a1',
     });
@@ -53,7 +52,7 @@ describe('staff audit record', () => {
       method: 'GET',
       query: { phone: '+237690000001' },
       tag: { name: 'people.search', read: { type: 'person', query: 'phone' } },
-    });
+    }, ok);
     expect(read).toMatchObject({
       targetType: 'person',
       targetId: '+237690000001',
@@ -61,7 +60,41 @@ describe('staff audit record', () => {
       details: { query: { phone: '+237690000001' } },
     });
     // a write's query is not kept
-    expect(buildEntry(actor, { ...base, query: { a: '1' } }).details).toEqual({});
+    expect(buildEntry(actor, { ...base, query: { a: '1' } }, ok).details).toEqual({});
+  });
+
+  it('without an outcome, builds the started record of a write: same fields, no outcome', () => {
+    const entry = buildEntry(actor, { ...base, params: { customerId: 'c1' }, body: { reason: 'r' } });
+    expect(entry).toMatchObject({ phase: 'started', outcomeStatus: null, outcomeCode: null, targetId: 'c1', reason: 'r' });
+    expect(buildEntry(actor, base, { status: 403, payload: '{"code":"FORBIDDEN"}' })).toMatchObject({
+      phase: 'outcome',
+      outcomeStatus: 403,
+      outcomeCode: 'FORBIDDEN',
+    });
+  });
+
+  it('takes a target from the body when the marker names a field; a list is kept whole', () => {
+    const one = { name: 'ledgerOperations.hold', target: { type: 'account' as const, body: 'accountId' } };
+    expect(buildEntry(actor, { ...base, route: '/api/h', tag: one, body: { accountId: 'acc-1' } })).toMatchObject({
+      targetType: 'account',
+      targetId: 'acc-1',
+    });
+    const bulk = { name: 'approvals.decide', target: { type: 'approval' as const, body: 'ids' } };
+    const many = buildEntry(actor, { ...base, route: '/api/d', tag: bulk, body: { ids: ['a', 'b', 7] } }, ok);
+    expect(many).toMatchObject({ targetType: 'approval', targetId: null, details: { targets: ['a', 'b'] } });
+    expect(buildEntry(actor, { ...base, route: '/api/d', tag: bulk, body: { ids: ['a'] } })).toMatchObject({ targetId: 'a' });
+    expect(buildEntry(actor, { ...base, route: '/api/d', tag: bulk, body: 'not json' })).toMatchObject({ targetId: null });
+  });
+
+  it('keeps the id a successful write answered (what it created), unless it is the target', () => {
+    expect(buildEntry(actor, { ...base, route: '/api/approvals' }, { status: 202, payload: '{"id":"req-9","status":"PENDING"}' }).details).toEqual({
+      resultId: 'req-9',
+    });
+    const approve = { ...base, route: '/api/backoffice/approvals/:id/approve', params: { id: 'a1' } };
+    expect(buildEntry(actor, approve, { status: 200, payload: '{"id":"a1"}' }).details).toEqual({ params: { id: 'a1' } });
+    expect(resultIdOf(409, '{"id":"x"}')).toBeNull();
+    expect(resultIdOf(200, '[{"id":"x"}]')).toBeNull();
+    expect(resultIdOf(201, Buffer.from('{"id":"x"}'))).toBe('x');
   });
 
   it('reads the stable code of a refusal only', () => {

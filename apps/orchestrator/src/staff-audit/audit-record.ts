@@ -1,8 +1,16 @@
-import type { AuditTargetType, AuditedReadSpec } from './audit-metadata';
-import type { AuditRouteTag } from './audit-route-tag.guard';
+import type { AuditTargetSpec, AuditTargetType } from './audit-metadata';
+import type { AuditRouteTag } from './audit-route-tag';
+
+/**
+ * `started`: written before the handler of a staff write runs (the request is refused if it cannot
+ * be written); `outcome`: how the request was answered (the only record of a read, of a refusal by
+ * the access guard and of a proxied request).
+ */
+export type AuditPhase = 'started' | 'outcome';
 
 /** One record of the trail as the application writes it; the database adds seq, time and hashes. */
 export interface StaffAuditEntry {
+  phase: AuditPhase;
   actorUserId: string;
   actorRole: string;
   /** method and route template: `POST /api/backoffice/approvals/:id/approve` */
@@ -13,24 +21,29 @@ export interface StaffAuditEntry {
   targetId: string | null;
   reason: string | null;
   requestId: string;
-  outcomeStatus: number;
+  /** null on a started record */
+  outcomeStatus: number | null;
   /** the stable error code of a refusal */
   outcomeCode: string | null;
   details: Record<string, unknown>;
 }
 
-/** What is known of a finished request, independent of Fastify. */
-export interface FinishedRequest {
+/** What is known of a request, independent of Fastify. */
+export interface AuditedRequest {
   method: string;
   route: string;
   params: unknown;
   query: unknown;
   body: unknown;
   requestId: string;
-  status: number;
-  /** the serialised answer (a refusal's error body), when it is text */
-  payload: unknown;
   tag?: AuditRouteTag;
+}
+
+/** How it was answered. */
+export interface RequestOutcome {
+  status: number;
+  /** the serialised answer, when it is text (a stream's body is not read) */
+  payload: unknown;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -39,6 +52,8 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const SECRET_NAME = /pin|otp|token|secret|password|passcode|key$|signature|authorization/i;
 const MAX_VALUE = 200;
 const MAX_REASON = 500;
+/** ids of a list target (a bulk decision) kept in `details.targets` */
+const MAX_LIST = 100;
 
 /**
  * Route parameters whose name says what they designate. A write without `@AuditTarget` takes the
@@ -111,13 +126,29 @@ export function isAudited(method: string, tag: AuditRouteTag | undefined): boole
   return !isRead(method) || tag?.read !== undefined;
 }
 
+interface Target {
+  targetType: AuditTargetType | null;
+  targetId: string | null;
+  /** every id of a list target */
+  targets?: string[];
+}
+
 function targetOf(
   route: string,
-  spec: AuditedReadSpec | undefined,
+  spec: AuditTargetSpec | undefined,
   params: Record<string, string | string[]>,
   query: Record<string, string | string[]>,
-) {
+  body: unknown,
+): Target {
   const pick = (v: string | string[] | undefined) => (typeof v === 'string' ? v : null);
+  if (spec?.body !== undefined) {
+    const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[spec.body] : undefined;
+    if (Array.isArray(value)) {
+      const ids = value.filter((v): v is string => typeof v === 'string').slice(0, MAX_LIST).map((v) => clip(v, MAX_VALUE));
+      return { targetType: spec.type, targetId: ids.length === 1 ? ids[0] : null, targets: ids };
+    }
+    return { targetType: spec.type, targetId: typeof value === 'string' || typeof value === 'number' ? clip(String(value), MAX_VALUE) : null };
+  }
   if (spec) {
     const id = spec.param ? pick(params[spec.param]) : spec.query ? pick(query[spec.query]) : null;
     return { targetType: spec.type, targetId: id };
@@ -134,10 +165,30 @@ function targetOf(
   return { targetType: null, targetId: null };
 }
 
+function textOf(payload: unknown): string | null {
+  return typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+}
+
+/**
+ * The `id` of a successful JSON answer (what the write created: an approval request, a
+ * correction, a staff member), when it is not the target itself.
+ */
+export function resultIdOf(status: number, payload: unknown): string | null {
+  if (status < 200 || status >= 300) return null;
+  const text = textOf(payload);
+  if (!text || !text.startsWith('{')) return null;
+  try {
+    const id = (JSON.parse(text) as { id?: unknown }).id;
+    return typeof id === 'string' && id.length <= MAX_VALUE ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The stable code of an error body, if the answer is one. */
 export function errorCodeOf(status: number, payload: unknown): string | null {
   if (status < 400) return null;
-  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  const text = textOf(payload);
   if (!text) return null;
   try {
     const code = (JSON.parse(text) as { code?: unknown }).code;
@@ -148,28 +199,35 @@ export function errorCodeOf(status: number, payload: unknown): string | null {
 }
 
 /**
- * The record of one staff request: who, what (method and route template, the handler's name),
- * about what, why (the body's `reason`), the request id and the outcome. `details` holds the route
- * parameters, and the query of a read; never a body, and never a parameter named like a secret.
+ * A record of one staff request: who, what (method and route template, the handler's name),
+ * about what, why (the body's `reason`), the request id and, given its outcome, how it was
+ * answered; without one, the `started` record of a write about to run. `details` holds the route
+ * parameters, the query of a read, every id of a list target (`targets`) and the id the answer
+ * gave (`resultId`); never a body, and never a parameter named like a secret.
  */
-export function buildEntry(actor: { userId: string; role: string }, req: FinishedRequest): StaffAuditEntry {
+export function buildEntry(actor: { userId: string; role: string }, req: AuditedRequest, outcome?: RequestOutcome): StaffAuditEntry {
   const params = safeFields(req.params);
   const query = isRead(req.method) ? safeFields(req.query) : {};
+  const { targets, ...target } = targetOf(req.route, req.tag?.read ?? req.tag?.target, params, query, req.body);
   const details: Record<string, unknown> = {};
   if (Object.keys(params).length > 0) details.params = params;
   if (Object.keys(query).length > 0) details.query = query;
+  if (targets) details.targets = targets;
+  const resultId = outcome && !isRead(req.method) ? resultIdOf(outcome.status, outcome.payload) : null;
+  if (resultId !== null && resultId !== target.targetId) details.resultId = resultId;
   const rawReason = (req.body as { reason?: unknown } | null | undefined)?.reason;
   const reason = typeof rawReason === 'string' && rawReason.trim() !== '' ? clip(rawReason.trim(), MAX_REASON) : null;
   return {
+    phase: outcome ? 'outcome' : 'started',
     actorUserId: actor.userId,
     actorRole: actor.role,
     action: `${req.method.toUpperCase()} ${req.route}`,
     actionName: req.tag?.name ?? null,
-    ...targetOf(req.route, req.tag?.read ?? req.tag?.target, params, query),
+    ...target,
     reason,
     requestId: req.requestId,
-    outcomeStatus: req.status,
-    outcomeCode: errorCodeOf(req.status, req.payload),
+    outcomeStatus: outcome?.status ?? null,
+    outcomeCode: outcome ? errorCodeOf(outcome.status, outcome.payload) : null,
     details,
   };
 }

@@ -1,16 +1,18 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { AuditRouteTagger } from './audit-route-tag.guard';
+import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { StaffAuditController } from './staff-audit.controller';
+import { StaffAuditStartInterceptor } from './staff-audit.interceptor';
 import { StaffAuditRecorder } from './staff-audit.recorder';
 import { StaffAuditStore } from './staff-audit.store';
 
 /**
- * The staff audit trail. Imported by the root module BEFORE AccessModule: global guards run in the
- * order they are registered, and the route tagger must run before the access guard can refuse.
+ * The staff audit trail. Its place among the root module's imports does not matter: routes are
+ * tagged through their Fastify config (audit-route-tag.ts), and the started record is written by
+ * an interceptor, which runs after every guard.
  */
 @Module({
+  imports: [DiscoveryModule],
   controllers: [StaffAuditController],
-  providers: [StaffAuditStore, StaffAuditRecorder, { provide: APP_GUARD, useClass: AuditRouteTagger }],
+  providers: [StaffAuditStore, StaffAuditRecorder, { provide: APP_INTERCEPTOR, useClass: StaffAuditStartInterceptor }],
 })
 export class StaffAuditModule {}

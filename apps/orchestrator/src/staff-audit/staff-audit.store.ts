@@ -16,7 +16,8 @@ interface RecordRow {
   target_id: string | null;
   reason: string | null;
   request_id: string;
-  outcome_status: number;
+  phase: 'started' | 'outcome';
+  outcome_status: number | null;
   outcome_code: string | null;
   details: Record<string, unknown>;
   prev_hash: string;
@@ -44,8 +45,8 @@ export class StaffAuditStore {
     const [row] = await queryRows<{ seq: string }>(
       this.db,
       `INSERT INTO orchestrator.staff_audit_trail
-         (actor_user_id, actor_role, action, action_name, target_type, target_id, reason, request_id, outcome_status, outcome_code, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING seq`,
+         (actor_user_id, actor_role, action, action_name, target_type, target_id, reason, request_id, phase, outcome_status, outcome_code, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq`,
       [
         e.actorUserId,
         e.actorRole,
@@ -55,6 +56,7 @@ export class StaffAuditStore {
         e.targetId,
         e.reason,
         e.requestId,
+        e.phase,
         e.outcomeStatus,
         e.outcomeCode,
         JSON.stringify(e.details),
@@ -89,7 +91,7 @@ export class StaffAuditStore {
     params.push(limit + 1);
     const rows = await queryRows<RecordRow>(
       this.db,
-      `SELECT seq, at, actor_user_id, actor_role, action, action_name, target_type, target_id, reason, request_id,
+      `SELECT seq, at, actor_user_id, actor_role, action, action_name, target_type, target_id, reason, request_id, phase,
               outcome_status, outcome_code, details, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash
          FROM orchestrator.staff_audit_trail
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
@@ -121,7 +123,8 @@ function toView(r: RecordRow): StaffAuditRecordView {
     target: r.target_type === null && r.target_id === null ? null : { type: r.target_type, id: r.target_id },
     reason: r.reason,
     requestId: r.request_id,
-    outcome: { status: r.outcome_status, code: r.outcome_code },
+    phase: r.phase,
+    outcome: r.outcome_status === null ? null : { status: r.outcome_status, code: r.outcome_code },
     details: r.details,
     prevHash: r.prev_hash,
     hash: r.hash,

@@ -58,14 +58,25 @@ export class StaffAuditRecordView {
   @ApiProperty({ example: '0b7c6f1e-2d4a-4e8b-9c3f-5a6d7e8f9a0b', description: 'the X-Request-Id of the request' })
   requestId: string;
 
-  @ApiProperty({ type: AuditOutcomeView })
-  outcome: AuditOutcomeView;
+  @ApiProperty({
+    enum: ['started', 'outcome'],
+    example: 'outcome',
+    description:
+      'started: written before a staff write ran (nothing runs unless it is written); outcome: how the request was answered, ' +
+      'with the same requestId. A read, a refusal by the access guard and a proxied /api/auth request have only the outcome.',
+  })
+  phase: 'started' | 'outcome';
+
+  @ApiProperty({ type: AuditOutcomeView, nullable: true, description: 'null on a started record' })
+  outcome: AuditOutcomeView | null;
 
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    example: { params: { customerId: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92' } },
-    description: 'route parameters (`params`) and, for a read, the query (`query`); never a body or a secret',
+    example: { params: { customerId: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92' }, resultId: '0d6c1f9e-5a4b-4c3d-9e8f-7a6b5c4d3e2f' },
+    description:
+      'route parameters (`params`), the query of a read (`query`), every id of a list target such as a bulk decision (`targets`), ' +
+      'and on an outcome the `id` the answer gave when it is not the target (`resultId`: what the write created); never a body or a secret',
   })
   details: Record<string, unknown>;
 
