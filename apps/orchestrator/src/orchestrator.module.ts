@@ -38,7 +38,6 @@ export class OrchestratorModule {
           database: { schema: 'orchestrator' },
           redis: true,
         }),
-        // Before AccessModule: its global guard must tag each request before the access guard may refuse it.
         StaffAuditModule,
         AccessModule,
         ApprovalsModule,
