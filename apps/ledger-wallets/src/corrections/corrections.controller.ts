@@ -124,6 +124,20 @@ export class CorrectionsController {
     return this.corrections.list(query);
   }
 
+  @Get('by-key/:key')
+  @ApiSecurity('serviceKey')
+  @ApiOperation({
+    summary: "The maker-checker engine: the correction submitted under an idempotency key (its approval request's id), without an operator token",
+    description:
+      'Read by the engine when no person is acting: to settle an approval whose execution was cut (EXECUTED here: the request is executed; still PENDING_APPROVAL: the engine expires it) and to expire a correction whose request was never stored.',
+  })
+  @ApiOkResponse({ type: CorrectionDetailViewDto })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (key not a UUID)', ...ERROR })
+  @ApiResponse({ status: 404, description: 'CORRECTION_NOT_FOUND (nothing was submitted under this key)', ...ERROR })
+  byKey(@Param('key', UuidParamPipe) key: string): Promise<CorrectionView> {
+    return this.corrections.byKey(key);
+  }
+
   @Get(':id')
   @ApiOperation({ summary: 'One correction with its journal: who did what, when and why' })
   @ApiOkResponse({ type: CorrectionDetailViewDto })

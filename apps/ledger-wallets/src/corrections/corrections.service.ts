@@ -205,6 +205,13 @@ export class CorrectionsService {
     return this.get(id);
   }
 
+  /** The correction submitted under `idempotencyKey`, with its journal (404 CORRECTION_NOT_FOUND). */
+  async byKey(idempotencyKey: string): Promise<CorrectionView> {
+    const row = await this.row(undefined, idempotencyKey.toLowerCase());
+    if (!row) throw new AppException('CORRECTION_NOT_FOUND');
+    return this.get(row.id);
+  }
+
   /** One correction without its events (one query). */
   async view(id: string): Promise<CorrectionView> {
     const row = await this.row(id);

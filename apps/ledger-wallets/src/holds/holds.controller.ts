@@ -30,9 +30,14 @@ export class HoldsController {
     private readonly holds: HoldsService,
   ) {}
 
+  /**
+   * Readers of holds: whoever reads corrections, and SUPPORT too (read-only): a support agent
+   * answering "why can I not spend my money?" sees the holds on the person's account (the
+   * orchestrator's person view relays the agent's own token, so the ledger still knows who read).
+   */
   private async reader(authorization: string | undefined): Promise<void> {
     const operator = await this.tokens.identify(authorization);
-    OperatorTokens.require(operator, this.settings.readerRoles, 'read holds');
+    OperatorTokens.require(operator, [...this.settings.readerRoles, 'SUPPORT'], 'read holds');
   }
 
   @Post()
@@ -61,6 +66,19 @@ export class HoldsController {
   async list(@Query() query: ListHoldsQuery, @Headers('authorization') authorization: string | undefined): Promise<HoldView[]> {
     await this.reader(authorization);
     return this.holds.list(query);
+  }
+
+  @Get('by-key/:key')
+  @ApiSecurity('serviceKey')
+  @ApiOperation({
+    summary: 'The maker-checker engine: the hold placed, or released, under an idempotency key (its approval request id), without an operator token',
+    description: 'Read by the engine to settle an approval whose execution was cut, when no person is acting.',
+  })
+  @ApiOkResponse({ type: HoldViewDto })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR (key not a UUID)', ...ERROR })
+  @ApiResponse({ status: 404, description: 'HOLD_NOT_FOUND (nothing was placed or released under this key)', ...ERROR })
+  byKey(@Param('key', UuidParamPipe) key: string): Promise<HoldView> {
+    return this.holds.byKey(key);
   }
 
   @Get(':id')

@@ -129,6 +129,13 @@ export class HoldsService {
     return toHoldView(hold);
   }
 
+  /** The hold placed under `key`, or else the one released under it (404 HOLD_NOT_FOUND). */
+  async byKey(key: string): Promise<HoldView> {
+    const hold = (await this.row('idempotency_key = $1', key.toLowerCase())) ?? (await this.row('release_key = $1', key.toLowerCase()));
+    if (!hold) throw new AppException('HOLD_NOT_FOUND');
+    return toHoldView(hold);
+  }
+
   /** Newest first; by account and status when asked. */
   async list(query: ListHoldsQuery): Promise<HoldView[]> {
     const rows = await this.db.query<HoldRow>(
