@@ -45,6 +45,9 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'POST /v1/internal/corrections/:id/reject': ['orchestrator', OPS_CALLER],
   // the engine's expiry of a request nobody decided: no operator token (nobody acted), journaled under the caller
   'POST /v1/internal/corrections/:id/expire': ['orchestrator'],
+  // the engine settling a cut execution or an unstored submission: read by idempotency key, no operator token
+  'GET /v1/internal/corrections/by-key/:key': ['orchestrator'],
+  'GET /v1/internal/holds/by-key/:key': ['orchestrator'],
   'POST /v1/internal/holds': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/holds': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/holds/:id': ['orchestrator', OPS_CALLER],
