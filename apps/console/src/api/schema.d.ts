@@ -7163,12 +7163,44 @@ export interface components {
        * @description the value in `from` (null: absent)
        * @example 100
        */
-      before: (string | number | boolean | Record<string, never> | unknown[]) | null;
+      before:
+        | (
+            | string
+            | number
+            | boolean
+            | {
+                [key: string]: unknown;
+              }
+            | (
+                | string
+                | number
+                | {
+                    [key: string]: unknown;
+                  }
+              )[]
+          )
+        | null;
       /**
        * @description the value in `to` (null: absent)
        * @example 150
        */
-      after: (string | number | boolean | Record<string, never> | unknown[]) | null;
+      after:
+        | (
+            | string
+            | number
+            | boolean
+            | {
+                [key: string]: unknown;
+              }
+            | (
+                | string
+                | number
+                | {
+                    [key: string]: unknown;
+                  }
+              )[]
+          )
+        | null;
     };
     ConfigVersionSummaryView: {
       /**
