@@ -31,7 +31,12 @@ describe('orchestrator config', () => {
     ).toThrow(/SAGA_FAULT_INJECTION/);
     expect(() => assertOrchestratorProductionConfig(prod({}))).toThrow(/SMS_DRIVER must be http/);
     expect(() => assertOrchestratorProductionConfig(prod({ SMS_DRIVER: 'http' }))).toThrow(/SMS_PROVIDER_URL/);
-    expect(() => assertOrchestratorProductionConfig(prod({ SMS_DRIVER: 'http', SMS_PROVIDER_URL: 'https://sms.example' }))).not.toThrow();
+    expect(() => assertOrchestratorProductionConfig(prod({ SMS_DRIVER: 'http', SMS_PROVIDER_URL: 'https://sms.example' }))).toThrow(
+      /STAFF_AUDIT_ANCHOR_KEY is required/,
+    );
+    const complete = { SMS_DRIVER: 'http', SMS_PROVIDER_URL: 'https://sms.example', STAFF_AUDIT_ANCHOR_KEY: 'a'.repeat(32) };
+    expect(() => assertOrchestratorProductionConfig(prod(complete))).not.toThrow();
+    expect(() => prod({ ...complete, STAFF_AUDIT_ANCHOR_KEY: 'short' })).toThrow(/STAFF_AUDIT_ANCHOR_KEY must be at least 32 characters/);
     // development and tests may inject faults
     const dev = loadConfig(OrchestratorConfig, { INTERNAL_SERVICE_KEY: KEY, SAGA_FAULT_INJECTION: 'true' });
     expect(() => assertOrchestratorProductionConfig(dev)).not.toThrow();

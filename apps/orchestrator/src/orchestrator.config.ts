@@ -273,6 +273,23 @@ export class OrchestratorConfig extends DatabaseConfig {
   @IsInt()
   @Min(1)
   APPROVAL_EXECUTING_GRACE_SECONDS: number = 300;
+
+  // --- the staff audit trail (staff-audit/, docs/staff-audit.md) ---
+
+  /**
+   * Signs the trail's anchors (HMAC-SHA256): a note of a verified (seq, hash) that the database can
+   * store but never forge, since it never sees this key. Required in production; elsewhere a fixed
+   * development key. Changing it makes every earlier anchor fail the check (ANCHOR_INVALID).
+   */
+  @OptionalField()
+  @IsString()
+  @MinLength(32, { message: 'STAFF_AUDIT_ANCHOR_KEY must be at least 32 characters' })
+  STAFF_AUDIT_ANCHOR_KEY?: string;
+
+  /** how often the chain is checked from the last anchor and a new anchor written (one replica at a time); 0: only on /verify */
+  @IsInt()
+  @Min(0)
+  STAFF_AUDIT_ANCHOR_INTERVAL_MS: number = 60_000;
 }
 
 /** Settings production must never run with. */
@@ -282,5 +299,6 @@ export function assertOrchestratorProductionConfig(config: OrchestratorConfig): 
   if (config.SAGA_FAULT_INJECTION) wrong.push('SAGA_FAULT_INJECTION must be false');
   if (config.SMS_DRIVER !== 'http') wrong.push('SMS_DRIVER must be http');
   if (config.SMS_DRIVER === 'http' && !config.SMS_PROVIDER_URL) wrong.push('SMS_PROVIDER_URL is required');
+  if (!config.STAFF_AUDIT_ANCHOR_KEY) wrong.push('STAFF_AUDIT_ANCHOR_KEY is required');
   if (wrong.length > 0) throw new Error(`Invalid configuration: ${wrong.join('; ')}`);
 }
