@@ -12,6 +12,10 @@ import { Staff } from './Staff';
 import { IntegrationPage } from './partners/IntegrationPage';
 import { PartnersList } from './partners/PartnersList';
 import { WebhookEventLog } from './partners/WebhookEventLog';
+import { ConfigScreen } from './config/ConfigScreen';
+import { AuditTrail } from './audit/AuditTrail';
+import { Workflows } from './workflows/Workflows';
+import { WorkflowDetail } from './workflows/WorkflowDetail';
 
 /** Every screen, in navigation order; each is offered to the roles whose permissions reach its routes. */
 export const SCREENS: Screen[] = [
@@ -33,5 +37,9 @@ export const SCREENS: Screen[] = [
     nav: false,
     component: WebhookEventLog,
   },
+  { path: '/workflows', label: 'Workflows', permission: 'operations.read', nav: true, component: Workflows },
+  { path: '/workflows/:id', label: 'Workflow', permission: 'operations.read', nav: false, component: WorkflowDetail },
+  { path: '/config', label: 'Configuration', permission: 'config.manage', nav: true, component: ConfigScreen },
+  { path: '/audit', label: 'Audit trail', permission: 'audit.read', nav: true, component: AuditTrail },
   { path: '/staff', label: 'Staff users', permission: 'users.manage', nav: true, component: Staff },
 ];
