@@ -82,7 +82,9 @@ async function main() {
   for (;;) {
     const now = Date.now();
     const current = Math.floor(now / STEP_MS);
-    const earliest = now - current * STEP_MS < STEP_MS - EDGE_MS ? current - 1 : current;
+    // One step later than StaffSignIn would take at the same moment (the current one, the next near
+    // its end): a script run after `npm run demo` never picks a step the demo has just used.
+    const earliest = now - current * STEP_MS < STEP_MS - EDGE_MS ? current : current + 1;
     const step = Math.max(earliest, last + 1);
     if (step <= current + 1) {
       writeFileSync(state, String(step));
