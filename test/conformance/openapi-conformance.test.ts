@@ -108,13 +108,15 @@ interface Outcome {
 
 describe('conformance to the OpenAPI documents', () => {
   const p = new MoneyPlatform();
+  /** The calls that end sessions or change or count PINs. */
+  type Ending = 'logout' | 'logout-all' | 'change-pin' | 'check-pin';
   const targets: Target[] = [];
   let customer: TestUser;
   /**
    * Per document, a user of its own for each call that ends a session, changes a PIN or counts
    * wrong PINs, so that no other call meets a revoked token or a locked account.
    */
-  const own: Record<string, Record<'logout' | 'change-pin' | 'check-pin', TestUser>> = {};
+  const own: Record<string, Record<Ending, TestUser>> = {};
   let agent: TestUser;
   let masterAgent: TestUser;
   let merchant: TestUser;
@@ -127,8 +129,8 @@ describe('conformance to the OpenAPI documents', () => {
       (['CUSTOMER', 'AGENT', 'MASTER_AGENT', 'MERCHANT'] as const).map((role) => p.register(role)),
     );
     for (const name of ['public', 'auth']) {
-      const [logout, changePin, checkPin] = await Promise.all([1, 2, 3].map(() => p.register('CUSTOMER')));
-      own[name] = { logout, 'change-pin': changePin, 'check-pin': checkPin };
+      const [logout, logoutAll, changePin, checkPin] = await Promise.all([1, 2, 3, 4].map(() => p.register('CUSTOMER')));
+      own[name] = { logout, 'logout-all': logoutAll, 'change-pin': changePin, 'check-pin': checkPin };
     }
     await p.fund(customer.accounts.XAF, 1_000_000);
     admin = await p.adminToken();
@@ -169,12 +171,13 @@ describe('conformance to the OpenAPI documents', () => {
   function bearerFor(target: string, path: string): string {
     if (path.includes('/partners-public/')) return partnerKey;
     // calls that end a session or change a PIN get users of their own, so the others keep theirs
-    const ending = /\/(logout|change-pin|check-pin)$/.exec(path)?.[1] as 'logout' | 'change-pin' | 'check-pin' | undefined;
+    const ending = /\/(logout|logout-all|change-pin|check-pin)$/.exec(path)?.[1] as Ending | undefined;
     if (ending) return own[target][ending].token;
     if (/\/merchants?\//.test(path)) return merchant.token;
     if (path.includes('/agents/me/agents')) return masterAgent.token;
     if (path.includes('/agents/me')) return agent.token;
-    if (/\/(admin|backoffice|config|risk|compliance|corrections|integrity-checks|audit|register\/admin|staff)(\/|$)/.test(path)) return admin;
+    if (/\/(admin|backoffice|config|risk|compliance|corrections|integrity-checks|audit|register\/admin|staff)(\/|$)/.test(path))
+      return admin;
     return customer.token;
   }
 
