@@ -28,6 +28,16 @@ export const SESSION_REVOKE_REASONS = [
 ] as const;
 export type SessionRevokeReason = (typeof SESSION_REVOKE_REASONS)[number];
 
+/** Auth's internal routes about a user's sign-in security (the orchestrator's service key only). */
+export const AUTH_USER_SECURITY_ROUTES = {
+  /** GET → UserSecurityView */
+  security: (userId: string) => `/auth/internal/users/${encodeURIComponent(userId)}/security`,
+  /** POST { reason } → SessionsRevoked */
+  revokeAllSessions: (userId: string) => `/auth/internal/users/${encodeURIComponent(userId)}/sessions/revoke-all`,
+  /** POST → SecondFactorReset */
+  resetSecondFactor: (userId: string) => `/auth/internal/users/${encodeURIComponent(userId)}/second-factor/reset`,
+} as const;
+
 /** The second-step answers of a staff login (POST /auth/login), instead of tokens. */
 export const SECOND_FACTOR_CHALLENGES = ['TOTP_REQUIRED', 'TOTP_ENROLMENT_REQUIRED'] as const;
 export type SecondFactorChallengeKind = (typeof SECOND_FACTOR_CHALLENGES)[number];
