@@ -249,6 +249,39 @@ describe('back office: people', () => {
     expect((await person(someone.userId)).body.status).toBe('active');
   });
 
+  it('a reason is 3 to 500 characters as the requests table counts them: anything else is 400 INVALID_REASON, never a 500', async () => {
+    const someone = await p.register('CUSTOMER');
+    expect((await post(`/api/backoffice/people/${someone.userId}/freeze`, compliance, { reasonCode: 'LOST_DEVICE' })).status).toBe(200);
+    // 251 "❤️" are 251 characters to class-validator's MaxLength and 502 to PostgreSQL's CHECK
+    const hearts = '❤️'.repeat(251);
+    const paths = [
+      `/api/backoffice/people/${someone.userId}/unfreeze`,
+      `/api/orchestrator/admin/customers/${someone.customerId}/unfreeze`,
+      `/api/backoffice/people/${someone.userId}/sessions/revoke`,
+    ];
+    for (const path of paths) {
+      for (const reason of ['x', 'ok', '   ', hearts, 'y'.repeat(501)]) {
+        const res = await post(path, compliance, { reason });
+        expect([path, reason.length, res.status, res.body.errors]).toEqual([
+          path,
+          reason.length,
+          400,
+          [expect.objectContaining({ field: 'reason', code: 'INVALID_REASON' })],
+        ]);
+      }
+    }
+    const reset = await post(`/api/backoffice/people/${someone.userId}/second-factor/reset`, admin, { reason: 'ok' });
+    expect([reset.status, reset.body.errors]).toEqual([400, [expect.objectContaining({ field: 'reason', code: 'INVALID_REASON' })]]);
+    // the bounds themselves are taken and stored as given
+    const asked = await post(paths[0], compliance, { reason: 'abc' });
+    expect([asked.status, asked.body.reason]).toEqual([202, 'abc']);
+    const rejected = await post(`/api/backoffice/approvals/${asked.body.id}/reject`, admin, { reason: 'retry with the longest reason' });
+    expect(rejected.body.status).toBe('REJECTED');
+    const longest = '❤️'.repeat(250);
+    const again = await post(paths[1], compliance, { reason: longest });
+    expect([again.status, again.body.reason]).toEqual([202, longest]);
+  });
+
   it('ends every session: the old refresh token no longer works; the person signs in again', async () => {
     const login = await p.call('POST', '/api/auth/login', { body: { phone: merchant.phone, pin: merchant.pin } });
     const { token, refreshToken } = login.body;
@@ -297,7 +330,7 @@ describe('back office: people', () => {
   it("a staff member's second factor is reset on four eyes: sessions end and the next sign-in enrols again", async () => {
     const support = promotedStaff;
     expect((await person(support.userId)).body.security.value.secondFactor).toMatchObject({ required: true, enrolled: true });
-    const customer = await post(`/api/backoffice/people/${payer.userId}/second-factor/reset`, admin, { reason: 'x' });
+    const customer = await post(`/api/backoffice/people/${payer.userId}/second-factor/reset`, admin, { reason: 'not staff' });
     expect([customer.status, customer.body.code]).toEqual([409, 'SECOND_FACTOR_STAFF_ONLY']);
     const asked = await post(`/api/backoffice/people/${support.userId}/second-factor/reset`, admin, { reason: 'phone lost' });
     expect([asked.status, asked.body.action, asked.body.status]).toEqual([202, 'STAFF_TOTP_RESET', 'PENDING']);

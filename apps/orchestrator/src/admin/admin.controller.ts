@@ -20,6 +20,7 @@ import {
   RoleChangeView,
   SetMasterAgentDto,
   StatusChangeDto,
+  UnfreezeDto,
 } from './admin.dto';
 
 /**
@@ -100,7 +101,7 @@ export class AdminController {
   )
   async unfreeze(
     @Param('customerId', uuid('customerId')) customerId: string,
-    @Body() body: StatusChangeDto,
+    @Body() body: UnfreezeDto,
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CustomerView | ApprovalRequestView> {

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { APP_ROLES, CUSTOMER_ROLES, CUSTOMER_STATUSES, type AppRole, type CustomerRole, type CustomerStatus } from '@mm/contracts';
+import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../common/approval-reason';
 import { E164 } from '../common/validators';
 import { CurrencyAccountsView } from '../directory/directory.views';
 
@@ -55,6 +56,18 @@ export class StatusChangeDto {
   @MinLength(1)
   @MaxLength(500)
   @Matches(/\S/, { message: 'must not be blank' })
+  reason: string;
+}
+
+/** An unfreeze becomes a maker-checker request: its reason takes what the request's table takes. */
+export class UnfreezeDto {
+  @ApiProperty({
+    example: 'Identity confirmed at the agency, ticket 4821',
+    minLength: APPROVAL_REASON_MIN,
+    maxLength: APPROVAL_REASON_MAX,
+    description: 'not blank (field code INVALID_REASON)',
+  })
+  @ApprovalReason()
   reason: string;
 }
 

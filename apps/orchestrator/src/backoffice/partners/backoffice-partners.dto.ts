@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import {
   ApiKeyViewDto,
   CONNECTION_STATUSES,
@@ -11,13 +11,16 @@ import {
   WebhookEndpointStateDto,
 } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
+import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../../common/approval-reason';
 
 export class ReasonDto {
-  @ApiProperty({ example: 'Key leaked in a support ticket (INC-2291)', minLength: 3, maxLength: 500 })
-  @IsString()
-  @MinLength(3)
-  @MaxLength(500)
-  @Matches(/\S/, { message: 'must not be blank' })
+  @ApiProperty({
+    example: 'Key leaked in a support ticket (INC-2291)',
+    minLength: APPROVAL_REASON_MIN,
+    maxLength: APPROVAL_REASON_MAX,
+    description: 'kept with the approval request; not blank (field code INVALID_REASON)',
+  })
+  @ApprovalReason()
   reason: string;
 }
 

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
+import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../../common/approval-reason';
 import { FREEZE_REASON_CODES, type FreezeReasonCode } from './freeze-reasons';
 
 export class PeopleSearchQuery {
@@ -58,12 +59,17 @@ export class FreezePersonDto {
   note?: string;
 }
 
-/** A reason in words: unfreeze, ending sessions, a second-factor reset. */
+/**
+ * A reason in words: unfreeze, ending sessions, a second-factor reset. The first and the last become
+ * a maker-checker request, whose table takes 3 to 500 characters: so does this field.
+ */
 export class PersonActionReasonDto {
-  @ApiProperty({ example: 'Identity confirmed at the agency, ticket 4821', minLength: 1, maxLength: 500 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(500)
-  @Matches(/\S/, { message: 'must not be blank' })
+  @ApiProperty({
+    example: 'Identity confirmed at the agency, ticket 4821',
+    minLength: APPROVAL_REASON_MIN,
+    maxLength: APPROVAL_REASON_MAX,
+    description: 'not blank (field code INVALID_REASON)',
+  })
+  @ApprovalReason()
   reason: string;
 }
