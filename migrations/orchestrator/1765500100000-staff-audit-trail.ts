@@ -63,6 +63,19 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
       `INSERT INTO orchestrator.staff_audit_chain_head (id, last_seq, last_hash) VALUES (true, 0, decode(repeat('00', 32), 'hex'))`,
     );
 
+    // Anchors: the orchestrator's signed note of a verified (seq, hash), HMAC-SHA256 under
+    // STAFF_AUDIT_ANCHOR_KEY, which the database never sees. Each anchor's MAC also covers the MAC of
+    // the anchor before (n - 1), so an anchor removed from the middle is found too. The database
+    // only stores them: it cannot make one that verifies.
+    await q.query(`
+      CREATE TABLE orchestrator.staff_audit_anchors (
+        n bigint PRIMARY KEY CHECK (n > 0),
+        seq bigint NOT NULL CHECK (seq > 0),
+        hash bytea NOT NULL,
+        at timestamptz NOT NULL,
+        mac bytea NOT NULL
+      )`);
+
     // The text a record's hash covers: every column but the hashes, as a JSON array (jsonb's text
     // form is canonical: keys sorted, one spelling per value), the time in UTC to the microsecond
     // whatever the session's time zone.
@@ -103,7 +116,7 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
         RAISE EXCEPTION '%.% is append-only: % operation forbidden', TG_TABLE_SCHEMA, TG_TABLE_NAME, TG_OP
           USING ERRCODE = 'restrict_violation';
       END $$`);
-    for (const table of ['staff_audit_trail', 'staff_audit_chain_head']) {
+    for (const table of ['staff_audit_trail', 'staff_audit_chain_head', 'staff_audit_anchors']) {
       await q.query(`
         CREATE TRIGGER trg_${table}_append_only BEFORE UPDATE OR DELETE ON orchestrator.${table}
         FOR EACH ROW EXECUTE FUNCTION orchestrator.staff_audit_forbid_change()`);
@@ -112,25 +125,35 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
         FOR EACH STATEMENT EXECUTE FUNCTION orchestrator.staff_audit_forbid_change()`);
     }
 
-    // The check: walks the chain in seq order and names the first record that is missing (a gap,
-    // or rows missing after the last one the head counted), does not link to the one before, or
-    // whose hash is not the hash of its content; \`checked\` counts the sound records before it.
+    // The check: walks the chain in seq order from \`from_seq\` (1: all of it; above 1: from the record
+    // after one the caller already trusts, e.g. an anchored one, whose stored hash starts the walk;
+    // above the head: the head alone) and names the first record that is missing (a gap, or rows
+    // missing after the last one the head counted), does not link to the one before, or whose hash
+    // is not the hash of its content; \`checked\` counts the sound records walked before it.
     // Read-only; runs as the caller.
     await q.query(`
-      CREATE FUNCTION orchestrator.staff_audit_verify()
-      RETURNS TABLE (intact boolean, checked bigint, broken_seq bigint, problem text, head_seq bigint, head_hash text)
+      CREATE FUNCTION orchestrator.staff_audit_verify(from_seq bigint DEFAULT 1)
+      RETURNS TABLE (intact boolean, checked bigint, broken_seq bigint, problem text, head_seq bigint, head_hash text, walked_from bigint)
       LANGUAGE plpgsql STABLE SET search_path = orchestrator, pg_temp AS $$
       DECLARE
         r orchestrator.staff_audit_trail;
         head orchestrator.staff_audit_chain_head;
-        expected_seq bigint := 1;
+        expected_seq bigint;
         prev bytea := decode(repeat('00', 32), 'hex');
         n bigint := 0;
       BEGIN
         SELECT * INTO head FROM orchestrator.staff_audit_chain_head WHERE id;
         head_seq := head.last_seq;
         head_hash := encode(head.last_hash, 'hex');
-        FOR r IN SELECT * FROM orchestrator.staff_audit_trail WHERE seq <= head.last_seq ORDER BY seq LOOP
+        expected_seq := least(greatest(from_seq, 1), head.last_seq + 1);
+        walked_from := expected_seq;
+        IF expected_seq > 1 THEN
+          SELECT t.hash INTO prev FROM orchestrator.staff_audit_trail t WHERE t.seq = expected_seq - 1;
+          IF NOT FOUND THEN
+            intact := false; checked := 0; broken_seq := expected_seq - 1; problem := 'MISSING'; RETURN NEXT; RETURN;
+          END IF;
+        END IF;
+        FOR r IN SELECT * FROM orchestrator.staff_audit_trail WHERE seq >= expected_seq AND seq <= head.last_seq ORDER BY seq LOOP
           IF r.seq <> expected_seq THEN
             intact := false; checked := n; broken_seq := expected_seq; problem := 'MISSING'; RETURN NEXT; RETURN;
           END IF;
@@ -162,10 +185,12 @@ export class StaffAuditTrail1765500100000 implements MigrationInterface {
     // and only reads the head (the chaining trigger moves it as the owner).
     await q.query(`REVOKE UPDATE, DELETE ON orchestrator.staff_audit_trail FROM ${role}`);
     await q.query(`REVOKE INSERT, UPDATE, DELETE ON orchestrator.staff_audit_chain_head FROM ${role}`);
+    await q.query(`REVOKE UPDATE, DELETE ON orchestrator.staff_audit_anchors FROM ${role}`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION IF EXISTS orchestrator.staff_audit_verify()`);
+    await q.query(`DROP FUNCTION IF EXISTS orchestrator.staff_audit_verify(bigint)`);
+    await q.query(`DROP TABLE IF EXISTS orchestrator.staff_audit_anchors`);
     await q.query(`DROP TRIGGER IF EXISTS trg_staff_audit_trail_chain ON orchestrator.staff_audit_trail`);
     await q.query(`DROP FUNCTION IF EXISTS orchestrator.staff_audit_chain()`);
     await q.query(`DROP FUNCTION IF EXISTS orchestrator.staff_audit_canonical(orchestrator.staff_audit_trail)`);

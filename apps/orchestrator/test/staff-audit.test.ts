@@ -31,8 +31,9 @@ describe('staff audit trail', () => {
     return res.body.items;
   };
   const byRequest = async (res: Answer): Promise<Json[]> => trail(`?requestId=${res.headers.get('x-request-id')}`);
+  /** the full walk: the default one starts after the last anchor (staff-audit-anchors.test.ts) */
   const verify = async (): Promise<Json> => {
-    const res = await h.call('GET', '/api/backoffice/audit-trail/verify', { token: compliance });
+    const res = await h.call('GET', '/api/backoffice/audit-trail/verify?full=true', { token: compliance });
     expect(res.status).toBe(200);
     return res.body;
   };
@@ -238,8 +239,9 @@ describe('staff audit trail', () => {
       await h.count(`SELECT count(DISTINCT request_id) AS n FROM orchestrator.staff_audit_trail WHERE reason LIKE 'concurrent %'`),
     ).toBe(50);
     const check = await verify();
-    expect(check).toEqual({
+    expect(check).toMatchObject({
       intact: true,
+      from: 1,
       checked: rows.length,
       firstBroken: null,
       head: { seq: rows.length, hash: rows[rows.length - 1].hash },
@@ -272,6 +274,7 @@ describe('staff audit trail', () => {
       expect((await tamper(7, `DELETE FROM orchestrator.staff_audit_trail WHERE seq = $1`)).firstBroken).toEqual({
         seq: 7,
         problem: 'MISSING',
+        anchor: null,
       });
     });
 
@@ -283,7 +286,7 @@ describe('staff audit trail', () => {
         `UPDATE orchestrator.staff_audit_trail SET actor_role = 'ADMIN' WHERE seq = $1`,
         `UPDATE orchestrator.staff_audit_trail t SET hash = sha256(t.prev_hash || convert_to(orchestrator.staff_audit_canonical(t), 'UTF8')) WHERE seq = $1`,
       );
-      expect(rehashed.firstBroken).toEqual({ seq: 6, problem: 'BROKEN_LINK' });
+      expect(rehashed.firstBroken).toEqual({ seq: 6, problem: 'BROKEN_LINK', anchor: null });
     });
 
     it('the last record deleted: MISSING at its seq (the chain head still counts it)', async () => {

@@ -47,12 +47,16 @@ describe('staff audit record', () => {
       targetType: 'approval',
       targetId: 'a1',
     });
-    const read = buildEntry(actor, {
-      ...base,
-      method: 'GET',
-      query: { phone: '+237690000001' },
-      tag: { name: 'people.search', read: { type: 'person', query: 'phone' } },
-    }, ok);
+    const read = buildEntry(
+      actor,
+      {
+        ...base,
+        method: 'GET',
+        query: { phone: '+237690000001' },
+        tag: { name: 'people.search', read: { type: 'person', query: 'phone' } },
+      },
+      ok,
+    );
     expect(read).toMatchObject({
       targetType: 'person',
       targetId: '+237690000001',
@@ -87,7 +91,9 @@ describe('staff audit record', () => {
   });
 
   it('keeps the id a successful write answered (what it created), unless it is the target', () => {
-    expect(buildEntry(actor, { ...base, route: '/api/approvals' }, { status: 202, payload: '{"id":"req-9","status":"PENDING"}' }).details).toEqual({
+    expect(
+      buildEntry(actor, { ...base, route: '/api/approvals' }, { status: 202, payload: '{"id":"req-9","status":"PENDING"}' }).details,
+    ).toEqual({
       resultId: 'req-9',
     });
     const approve = { ...base, route: '/api/backoffice/approvals/:id/approve', params: { id: 'a1' } };

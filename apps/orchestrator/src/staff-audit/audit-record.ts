@@ -144,10 +144,16 @@ function targetOf(
   if (spec?.body !== undefined) {
     const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[spec.body] : undefined;
     if (Array.isArray(value)) {
-      const ids = value.filter((v): v is string => typeof v === 'string').slice(0, MAX_LIST).map((v) => clip(v, MAX_VALUE));
+      const ids = value
+        .filter((v): v is string => typeof v === 'string')
+        .slice(0, MAX_LIST)
+        .map((v) => clip(v, MAX_VALUE));
       return { targetType: spec.type, targetId: ids.length === 1 ? ids[0] : null, targets: ids };
     }
-    return { targetType: spec.type, targetId: typeof value === 'string' || typeof value === 'number' ? clip(String(value), MAX_VALUE) : null };
+    return {
+      targetType: spec.type,
+      targetId: typeof value === 'string' || typeof value === 'number' ? clip(String(value), MAX_VALUE) : null,
+    };
   }
   if (spec) {
     const id = spec.param ? pick(params[spec.param]) : spec.query ? pick(query[spec.query]) : null;

@@ -4,6 +4,8 @@ import { RequirePermission } from '../access/permissions';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { AuditedRead } from './audit-metadata';
 import { AuditTrailQueryDto } from './dto/audit-trail-query.dto';
+import { VerifyChainQueryDto } from './dto/verify-chain-query.dto';
+import { StaffAuditAnchors } from './staff-audit-anchors';
 import { StaffAuditStore } from './staff-audit.store';
 import { AuditChainCheckView, AuditTrailPageView } from './staff-audit.views';
 
@@ -14,7 +16,10 @@ import { AuditChainCheckView, AuditTrailPageView } from './staff-audit.views';
 @ApiTags('audit-trail')
 @Controller('backoffice/audit-trail')
 export class StaffAuditController {
-  constructor(private readonly store: StaffAuditStore) {}
+  constructor(
+    private readonly store: StaffAuditStore,
+    private readonly anchors: StaffAuditAnchors,
+  ) {}
 
   @Get()
   @RequirePermission('audit.read')
@@ -39,13 +44,15 @@ export class StaffAuditController {
   @ApiOperation({
     summary: 'Check the hash chain of the staff audit trail',
     description:
-      'Walks every record in order and checks that none is missing (seq 1, 2, 3… up to the count the chain head keeps), that each ' +
-      'links to the one before, and that each hash is the hash of its content. `firstBroken` names the first record found ' +
-      'deleted or altered. Reads the whole trail: seconds on a long one.',
+      'First checks every anchor (a seq and hash the orchestrator signed with a key the database never sees): its signature, ' +
+      'and that the record it names is still in the trail with that hash. Then walks the records after the last anchor (or from ' +
+      '`fromSeq`, or all of them with `full=true`): none missing up to the count the chain head keeps, each linked to the one ' +
+      'before, each hash the hash of its content. `firstBroken` names the first problem. When everything since the last anchor ' +
+      'is intact, the head is anchored (`anchored`).',
   })
   @ApiOkResponse({ type: AuditChainCheckView })
-  @ApiErrors('AUDIT_TRAIL_UNAVAILABLE')
-  verify(): Promise<AuditChainCheckView> {
-    return this.store.verify();
+  @ApiErrors('VALIDATION_ERROR', 'AUDIT_TRAIL_UNAVAILABLE')
+  verify(@Query() query: VerifyChainQueryDto): Promise<AuditChainCheckView> {
+    return this.anchors.check({ full: query.full === 'true', fromSeq: query.fromSeq === undefined ? undefined : Number(query.fromSeq) });
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { StaffAuditController } from './staff-audit.controller';
+import { StaffAuditAnchors } from './staff-audit-anchors';
 import { StaffAuditStartInterceptor } from './staff-audit.interceptor';
 import { StaffAuditRecorder } from './staff-audit.recorder';
 import { StaffAuditStore } from './staff-audit.store';
@@ -13,6 +14,6 @@ import { StaffAuditStore } from './staff-audit.store';
 @Module({
   imports: [DiscoveryModule],
   controllers: [StaffAuditController],
-  providers: [StaffAuditStore, StaffAuditRecorder, { provide: APP_INTERCEPTOR, useClass: StaffAuditStartInterceptor }],
+  providers: [StaffAuditStore, StaffAuditRecorder, StaffAuditAnchors, { provide: APP_INTERCEPTOR, useClass: StaffAuditStartInterceptor }],
 })
 export class StaffAuditModule {}

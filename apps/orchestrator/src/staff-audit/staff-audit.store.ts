@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { queryRows } from '@mm/platform';
 import type { StaffAuditEntry } from './audit-record';
 import type { AuditTrailQueryDto } from './dto/audit-trail-query.dto';
-import type { AuditChainCheckView, AuditTrailPageView, StaffAuditRecordView } from './staff-audit.views';
+import type { AuditTrailPageView, StaffAuditRecordView } from './staff-audit.views';
 
 interface RecordRow {
   seq: string;
@@ -22,15 +22,6 @@ interface RecordRow {
   details: Record<string, unknown>;
   prev_hash: string;
   hash: string;
-}
-
-interface VerifyRow {
-  intact: boolean;
-  checked: string;
-  broken_seq: string | null;
-  problem: string | null;
-  head_seq: string;
-  head_hash: string;
 }
 
 /**
@@ -100,16 +91,6 @@ export class StaffAuditStore {
     );
     const page = rows.slice(0, limit);
     return { items: page.map(toView), nextCursor: rows.length > limit ? page[page.length - 1].seq : null };
-  }
-
-  async verify(): Promise<AuditChainCheckView> {
-    const [row] = await queryRows<VerifyRow>(this.db, `SELECT * FROM orchestrator.staff_audit_verify()`);
-    return {
-      intact: row.intact,
-      checked: Number(row.checked),
-      firstBroken: row.broken_seq === null ? null : { seq: Number(row.broken_seq), problem: row.problem as never },
-      head: { seq: Number(row.head_seq), hash: row.head_hash },
-    };
   }
 }
 

@@ -1,6 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-export const CHAIN_PROBLEMS = ['MISSING', 'BROKEN_LINK', 'HASH_MISMATCH', 'HEAD_MISMATCH', 'BEYOND_HEAD'] as const;
+export const CHAIN_PROBLEMS = [
+  'MISSING',
+  'BROKEN_LINK',
+  'HASH_MISMATCH',
+  'HEAD_MISMATCH',
+  'BEYOND_HEAD',
+  'ANCHOR_INVALID',
+  'ANCHOR_MISSING',
+  'ANCHOR_MISMATCH',
+] as const;
 export type ChainProblem = (typeof CHAIN_PROBLEMS)[number];
 
 export class AuditActorView {
@@ -107,7 +116,11 @@ export class AuditTrailPageView {
 }
 
 export class AuditChainBreakView {
-  @ApiProperty({ type: 'integer', example: 17, description: 'the first record found missing or altered' })
+  @ApiProperty({
+    type: 'integer',
+    example: 17,
+    description: 'the first record found missing or altered (for an anchor problem: the anchored seq)',
+  })
   seq: number;
 
   @ApiProperty({
@@ -116,9 +129,19 @@ export class AuditChainBreakView {
     description:
       'MISSING: no record holds this seq (deleted); BROKEN_LINK: its prevHash is not the hash of the record before; ' +
       'HASH_MISMATCH: its content is not what was hashed (edited); HEAD_MISMATCH: the last record is not the one the chain head holds; ' +
-      'BEYOND_HEAD: a record was added behind the chaining trigger',
+      'BEYOND_HEAD: a record was added behind the chaining trigger; ANCHOR_INVALID: an anchor whose signature does not verify ' +
+      '(forged, altered, or an anchor before it removed); ANCHOR_MISSING: the record an anchor names is gone (deleted, the head moved back); ' +
+      'ANCHOR_MISMATCH: the record an anchor names now has another hash (rewritten)',
   })
   problem: ChainProblem;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: 'the anchor (its n) that found the problem; null for a problem of the walk',
+  })
+  anchor: number | null;
 }
 
 export class AuditChainHeadView {
@@ -132,12 +155,59 @@ export class AuditChainHeadView {
   hash: string;
 }
 
-/** The result of walking the whole chain. */
+/** A (seq, hash) of the chain that a check found intact, signed by the orchestrator with a key the database never sees. */
+export class AuditAnchorView {
+  @ApiProperty({ type: 'integer', example: 12, description: 'anchors are numbered 1, 2, 3…; each signature covers the one before' })
+  n: number;
+
+  @ApiProperty({ type: 'integer', example: 1042 })
+  seq: number;
+
+  @ApiProperty({
+    example: 'ea1c6441e84a906e7d1b15858cd0dc8ea4140ebdfefbe71641b4a341613b5ced',
+    description: 'the hash of the record at seq (hex)',
+  })
+  hash: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T09:13:00.000Z' })
+  at: string;
+}
+
+export class AuditAnchorsCheckView {
+  @ApiProperty({
+    type: 'integer',
+    example: 12,
+    description: 'anchors found sound (signature valid, their record still there with the same hash)',
+  })
+  checked: number;
+
+  @ApiProperty({
+    type: AuditAnchorView,
+    nullable: true,
+    description: 'the newest sound anchor (the one this check wrote, if it wrote one)',
+  })
+  last: AuditAnchorView | null;
+}
+
+/** The result of a check: the anchors, then the records from `from` to the head. */
 export class AuditChainCheckView {
   @ApiProperty({ example: true })
   intact: boolean;
 
-  @ApiProperty({ type: 'integer', example: 1042, description: 'records checked before the first break (all of them when intact)' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1001,
+    description:
+      'the seq the walk started at (the one after the last anchor unless fromSeq or full said otherwise); null when an anchor failed and nothing was walked',
+  })
+  from: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 42,
+    description: 'records walked and found sound before the first break (all those walked when intact)',
+  })
   checked: number;
 
   @ApiProperty({ type: AuditChainBreakView, nullable: true })
@@ -145,4 +215,15 @@ export class AuditChainCheckView {
 
   @ApiProperty({ type: AuditChainHeadView })
   head: AuditChainHeadView;
+
+  @ApiProperty({ type: AuditAnchorsCheckView })
+  anchors: AuditAnchorsCheckView;
+
+  @ApiProperty({
+    type: AuditAnchorView,
+    nullable: true,
+    description:
+      'the anchor this check wrote at the head (when intact, the walk covered everything since the last anchor and the head had moved)',
+  })
+  anchored: AuditAnchorView | null;
 }
