@@ -2,12 +2,14 @@ import { Badge, Group, Stack, Table, Text } from '@mantine/core';
 import { useCallback, useEffect, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
+import { can, useSession } from '../../session/session';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Link } from '../../ui/Link';
 import { when } from '../../ui/format';
 import type { ScreenProps } from '../registry';
 import { Connections } from './Connections';
 import { Endpoints } from './Endpoints';
+import { EndpointSettings } from './EndpointSettings';
 import { Events } from './Events';
 import { Keys } from './Keys';
 
@@ -15,6 +17,7 @@ type Detail = components['schemas']['IntegrationDetailView'];
 
 /** One partner integration on one page: what it is, its keys, its endpoints, its connections and its webhook log. */
 export function IntegrationPage({ params }: ScreenProps) {
+  const session = useSession();
   const [detail, setDetail] = useState<Detail>();
   const [error, setError] = useState<unknown>();
 
@@ -64,6 +67,14 @@ export function IntegrationPage({ params }: ScreenProps) {
         </Table.Tbody>
       </Table>
       <Endpoints integrationId={integration.id} endpoints={detail.endpoints} onChanged={() => void load()} />
+      {can(session, 'partners.manage') && (
+        <EndpointSettings
+          integrationId={integration.id}
+          endpoints={detail.endpoints}
+          active={integration.status === 'active'}
+          onChanged={() => void load()}
+        />
+      )}
       <Events integrationId={integration.id} />
       <Keys integrationId={integration.id} keys={detail.keys} onChanged={() => void load()} />
       <Connections integrationId={integration.id} />

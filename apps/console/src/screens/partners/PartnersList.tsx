@@ -1,10 +1,12 @@
 import { Badge } from '@mantine/core';
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import { api, ok } from '../../api/client';
+import { can, useSession } from '../../session/session';
 import { Link } from '../../ui/Link';
 import { type Column, ListView } from '../../ui/ListView';
 import { when } from '../../ui/format';
-import type { Integration } from './labels';
+import { CreateIntegration } from './CreateIntegration';
+import { CELL_BADGE, type Integration } from './labels';
 
 const COLUMNS: Column<Integration>[] = [
   {
@@ -19,7 +21,11 @@ const COLUMNS: Column<Integration>[] = [
   {
     label: 'Status',
     text: (i) => i.status,
-    render: (i) => <Badge color={i.status === 'active' ? 'green' : 'gray'}>{i.status}</Badge>,
+    render: (i) => (
+      <Badge styles={CELL_BADGE} color={i.status === 'active' ? 'green' : 'gray'}>
+        {i.status}
+      </Badge>
+    ),
   },
   { label: 'Technical contact', text: (i) => i.technicalContactEmail },
   { label: 'Active connections', text: (i) => String(i.connections.active) },
@@ -30,20 +36,29 @@ const COLUMNS: Column<Integration>[] = [
 
 /** Partner integrations, newest first, each opening its page (keys, endpoints, connections, webhook log). */
 export function PartnersList() {
-  const fetchPage = useCallback(async (cursor: string | null) => {
-    const page = await ok(
-      api.GET('/api/backoffice/partners/integrations', { params: { query: { cursor: cursor ?? undefined, limit: 50 } } }),
-    );
-    return { items: page.data, nextCursor: page.nextCursor };
-  }, []);
+  const session = useSession();
+  const [generation, setGeneration] = useState(0);
+  const fetchPage = useCallback(
+    async (cursor: string | null) => {
+      const page = await ok(
+        api.GET('/api/backoffice/partners/integrations', { params: { query: { cursor: cursor ?? undefined, limit: 50 } } }),
+      );
+      return { items: page.data, nextCursor: page.nextCursor };
+      // `generation` too: a new integration reloads the list
+    },
+    [generation],
+  );
   return (
-    <ListView
-      name="integrations"
-      caption="Partner integrations, newest first"
-      columns={COLUMNS}
-      fetchPage={fetchPage}
-      rowKey={(i) => i.id}
-      empty="No integration yet."
-    />
+    <>
+      {can(session, 'partners.manage') && <CreateIntegration onCreated={() => setGeneration((g) => g + 1)} />}
+      <ListView
+        name="integrations"
+        caption="Partner integrations, newest first"
+        columns={COLUMNS}
+        fetchPage={fetchPage}
+        rowKey={(i) => i.id}
+        empty="No integration yet."
+      />
+    </>
   );
 }
