@@ -1,5 +1,5 @@
 import { Title } from '@mantine/core';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { match, useRoute } from './router';
 import { SCREENS } from './screens';
 import { Shell } from './shell/Shell';
@@ -20,6 +20,12 @@ export function App() {
       break;
     }
   }
+  // After a change of screen, focus moves to the content (as a page load would put a screen reader there).
+  const firstPath = useRef(route.path);
+  useEffect(() => {
+    if (route.path !== firstPath.current) document.getElementById('main')?.focus();
+    firstPath.current = '';
+  }, [route.path]);
   useEffect(() => {
     document.title = found ? `${found.screen.label} · Operators' console` : "Operators' console";
   }, [found]);
