@@ -330,6 +330,8 @@ describe('the operators console in a browser', () => {
     expect(directions.some((t) => /DEBIT/i.test(t))).toBe(true);
     expect(directions.some((t) => /CREDIT/i.test(t))).toBe(true);
     await screenshot(page, 'payment-story');
+    await page.getByTestId('journal').scrollIntoViewIfNeeded();
+    await screenshot(page, 'payment-journal');
   });
 
   it('6. a disabled webhook endpoint is enabled from the console and its held events reach the receiver exactly once', async () => {
@@ -420,5 +422,34 @@ describe('the operators console in a browser', () => {
     const check = await p.call('GET', '/api/backoffice/audit-trail/verify', { token: await adminApi() });
     expect(check.body.intact).toBe(true);
     await screenshot(page, 'audit-chain-check');
+  });
+
+  it('8. every screen of the navigation opens without a refusal, and each role sees only its screens', async () => {
+    const navLabels = async (page: Page) =>
+      (await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).map((t) => t.trim());
+    // screens already pictured by the scenarios above, in the state they show best
+    const pictured = new Set(['Home', 'People', 'Approvals', 'Audit trail', 'Staff users']);
+    const page = admin.page;
+    const labels = await navLabels(page);
+    expect(labels).toEqual(expect.arrayContaining(['Home', 'People', 'Payments', 'Approvals', 'Partners', 'Audit trail', 'Staff users']));
+    for (const label of labels) {
+      await open(page, new RegExp(`^${label}$`));
+      // each screen loads what it shows; none answers a refusal to an administrator
+      await page.waitForLoadState('networkidle');
+      await counts(page.getByTestId('error-notice'), 0);
+      if (!pictured.has(label)) await screenshot(page, `screen-${label.toLowerCase().replace(/\W+/g, '-')}`);
+    }
+
+    // support: no approvals, no staff, no audit trail; the officer: no staff users
+    const support = windows[2];
+    const supportLabels = await navLabels(support.page);
+    expect(supportLabels).toEqual(expect.arrayContaining(['Home', 'People', 'Payments', 'Partners']));
+    for (const hidden of ['Approvals', 'Staff users', 'Audit trail']) expect(supportLabels).not.toContain(hidden);
+    const officerLabels = await navLabels(officer.page);
+    expect(officerLabels).toEqual(expect.arrayContaining(['Approvals', 'Audit trail', 'Integrity checks']));
+    expect(officerLabels).not.toContain('Staff users');
+    // a screen the role cannot reach, asked for by its address, says why in words
+    await support.page.goto('/console/approvals');
+    await saysSo(support.page.getByTestId('error-notice'), 'approvals.read');
   });
 });
