@@ -87,6 +87,7 @@ export class ApprovalsController {
   @HttpCode(200)
   @RequirePermission(...DECIDERS)
   @ApiAdminRoute(DECIDERS.join(' and '))
+  @AuditTarget({ type: 'approval', body: 'ids' })
   @ApiOperation({
     summary: 'Approve or reject several requests with one reason; each id answers its own outcome (a refusal does not stop the others)',
   })
