@@ -8,7 +8,8 @@ import { type Json, PlatformHarness } from './platform-harness';
 /**
  * The orchestrator's partner-link routes: the merchant side of connections (connections.manage)
  * and the administration of integrations (partners.manage), with the real auth, orchestrator,
- * partners and dispatcher.
+ * partners and dispatcher. API keys go through the maker-checker engine: the administrator asks, a
+ * compliance officer approves, the administrator collects the key once.
  */
 describe('orchestrator: merchant and admin routes of the partner API', () => {
   const h = new PlatformHarness();
@@ -18,9 +19,23 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
   let partners: RunningApp;
   let dispatcher: RunningApp;
   let admin: string;
+  let checker: string;
   let merchant: TestMerchant;
   let merchantToken: string;
   let created: Json;
+  /** the first live key of `created`, issued once the compliance officer approved it */
+  let liveKey: string;
+
+  const approve = async (requestId: string) => {
+    const res = await h.call('POST', `/api/backoffice/approvals/${requestId}/approve`, {
+      token: checker,
+      body: { reason: 'checked with the partner' },
+    });
+    expect([res.status, res.body.status]).toEqual([200, 'EXECUTED']);
+    return res.body as Json;
+  };
+  const collect = (requestId: string, token = admin) =>
+    h.call('POST', `/api/backoffice/partners/key-requests/${requestId}/collect`, { token });
 
   beforeAll(async () => {
     await forwarder.start();
@@ -38,6 +53,8 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     await h.start({ orchestrator: { PARTNERS_URL: partners.url, WEBHOOK_DISPATCHER_URL: dispatcher.url } });
     forwarder.target = orchestratorInternalUrl(h.orchestrator);
     admin = await h.adminToken();
+    await h.authUser('+237691200010', '2580', ['COMPLIANCE']);
+    checker = await h.login('+237691200010', '2580');
     merchant = await createMerchant(h.sql, { auth: h.auth.url }, '+237691200001');
     merchantToken = await h.login(merchant.phone, merchant.pin);
     const res = await h.call('POST', '/api/admin/partners/integrations', {
@@ -47,7 +64,19 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     created = res.body;
-  });
+    expect(created.apiKeys.live).toBeNull();
+    expect(created.liveKeyRequest).toMatchObject({
+      action: 'PARTNER_KEY_ISSUE',
+      status: 'PENDING',
+      fourEyes: true,
+      payload: { integrationId: created.integration.id, mode: 'live' },
+      maker: { role: 'ADMIN' },
+    });
+    await approve(created.liveKeyRequest.id);
+    const collected = await collect(created.liveKeyRequest.id);
+    expect([collected.status, collected.body.mode]).toEqual([201, 'live']);
+    liveKey = collected.body.key;
+  }, 60_000);
   afterAll(async () => {
     await h.stop();
     await partners?.close();
@@ -59,7 +88,7 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
 
   const requestConnection = (phone: string, scopes = ['orders.write']) =>
     h.call('POST', '/api/partners-public/connections/request', {
-      headers: { authorization: `Bearer ${created.apiKeys.live.key}` },
+      headers: { authorization: `Bearer ${liveKey}` },
       body: { merchantPhone: phone, scopes, requestedReason: 'Till 2' },
     });
 
@@ -70,7 +99,8 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     const listed = await h.call('GET', '/api/admin/partners/integrations', { token: admin });
     expect(listed.body.data.map((i: Json) => i.id)).toContain(created.integration.id);
     expect(created.integration.name).toBe('Caisse Rapide');
-    expect(created.apiKeys.live.key).toMatch(/^svc_sk_live_/);
+    expect(created.apiKeys.test.key).toMatch(/^svc_sk_test_/);
+    expect(liveKey).toMatch(/^svc_sk_live_/);
   });
 
   it('merchant routes need connections.manage: 403 for an administrator', async () => {
@@ -97,7 +127,7 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     const again = await h.call('POST', `/api/merchant/connections/${req.body.connectionId}/accept`, { token: merchantToken });
     expect([again.status, again.body.code]).toEqual([409, 'CONFLICT']);
     const seen = await h.call('GET', `/api/partners-public/connections/${req.body.connectionId}`, {
-      headers: { authorization: `Bearer ${created.apiKeys.live.key}` },
+      headers: { authorization: `Bearer ${liveKey}` },
     });
     expect(seen.body).toMatchObject({ status: 'active', merchantId: merchant.merchantId });
 
@@ -136,19 +166,128 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     expect([res.status, res.body.code]).toEqual([404, 'MERCHANT_NOT_FOUND']);
   });
 
-  it('admin: keys (issue, rotate, revoke), webhook endpoint and secret, connection revoke, integration revoke', async () => {
+  it('one administrator alone obtains no live key by any route: creation, issue, rotation, back office, generic submit, self-approval', async () => {
+    const fullLiveKey = /svc_sk_live_[A-Za-z0-9_-]{20,}/;
+    const made = await h.call('POST', '/api/admin/partners/integrations', {
+      token: admin,
+      body: { name: 'Solo', technicalContactEmail: 'solo@pos.example', webhookUrl: 'http://127.0.0.1:9/hooks', reason: 'onboarding Solo' },
+    });
+    expect(made.status).toBe(201);
+    expect(JSON.stringify(made.body)).not.toMatch(fullLiveKey);
+    expect([made.body.apiKeys.live, made.body.liveKeyRequest.status, made.body.liveKeyRequest.reason]).toEqual([
+      null,
+      'PENDING',
+      'onboarding Solo',
+    ]);
+    const soloId = made.body.integration.id as string;
+    const requestId = made.body.liveKeyRequest.id as string;
+    // the live key partners minted with the integration was revoked before the answer: it never worked
+    const minted = (await h.call('GET', `/api/admin/partners/integrations/${soloId}/keys`, { token: admin })).body as Json[];
+    expect(minted.filter((k) => k.mode === 'live').map((k) => k.status)).toEqual(['revoked']);
+
+    const asks = [
+      await h.call('POST', `/api/admin/partners/integrations/${soloId}/keys`, { token: admin, body: { mode: 'live' } }),
+      await h.call('POST', `/api/backoffice/partners/integrations/${soloId}/keys`, {
+        token: admin,
+        body: { mode: 'live', reason: 'again' },
+      }),
+      await h.call('POST', '/api/backoffice/approvals', {
+        token: admin,
+        body: { action: 'PARTNER_KEY_ISSUE', payload: { integrationId: soloId, mode: 'live' }, reason: 'again' },
+      }),
+    ];
+    expect(asks.map((a) => [a.status, a.body.code])).toEqual([
+      [409, 'APPROVAL_DUPLICATE_PENDING'],
+      [409, 'APPROVAL_DUPLICATE_PENDING'],
+      [409, 'APPROVAL_DUPLICATE_PENDING'],
+    ]);
+    // a rotation of a live key that works is a request too, never a key
+    const liveKeys = (await h.call('GET', `/api/admin/partners/integrations/${created.integration.id}/keys`, { token: admin }))
+      .body as Json[];
+    const activeLive = liveKeys.find((k) => k.mode === 'live' && k.status === 'active')!;
+    const rotate = await h.call('POST', `/api/admin/partners/integrations/${created.integration.id}/keys/${activeLive.id}/rotate`, {
+      token: admin,
+      body: {},
+    });
+    expect([rotate.status, rotate.body.action, rotate.body.status, rotate.body.payload]).toEqual([
+      202,
+      'PARTNER_KEY_ISSUE',
+      'PENDING',
+      { integrationId: created.integration.id, mode: 'live', replacesKeyId: activeLive.id },
+    ]);
+    expect(JSON.stringify(rotate.body)).not.toMatch(fullLiveKey);
+
+    for (const id of [requestId, rotate.body.id]) {
+      const self = await h.call('POST', `/api/backoffice/approvals/${id}/approve`, { token: admin, body: {} });
+      expect([self.status, self.body.code]).toEqual([403, 'APPROVAL_SELF_DECISION']);
+      const early = await collect(id);
+      expect([early.status, early.body.code]).toEqual([404, 'PARTNER_KEY_NOT_COLLECTABLE']);
+    }
+    const bulk = await h.call('POST', '/api/backoffice/approvals/decisions', {
+      token: admin,
+      body: { ids: [requestId, rotate.body.id], decision: 'APPROVE', reason: 'all mine' },
+    });
+    expect(bulk.body.results.map((r: Json) => [r.outcome, r.error?.code])).toEqual([
+      ['REFUSED', 'APPROVAL_SELF_DECISION'],
+      ['REFUSED', 'APPROVAL_SELF_DECISION'],
+    ]);
+    // nothing changed at partners: Solo has no working live key, the other one still its single one
+    const soloKeys = (await h.call('GET', `/api/admin/partners/integrations/${soloId}/keys`, { token: admin })).body as Json[];
+    expect(soloKeys.filter((k) => k.mode === 'live' && k.status !== 'revoked')).toEqual([]);
+    const otherKeys = (await h.call('GET', `/api/admin/partners/integrations/${created.integration.id}/keys`, { token: admin }))
+      .body as Json[];
+    expect(otherKeys.filter((k) => k.mode === 'live' && k.status !== 'revoked').map((k) => k.id)).toEqual([activeLive.id]);
+    for (const id of [requestId, rotate.body.id]) {
+      const rejected = await h.call('POST', `/api/backoffice/approvals/${id}/reject`, { token: checker, body: { reason: 'test over' } });
+      expect(rejected.body.status).toBe('REJECTED');
+    }
+  });
+
+  it('admin: keys (issue, rotate, revoke) on four eyes, webhook endpoint and secret, connection revoke, integration revoke', async () => {
     const id = created.integration.id as string;
     const base = `/api/admin/partners/integrations/${id}`;
-    const issued = await h.call('POST', `${base}/keys`, { token: admin, body: { mode: 'test' } });
-    expect(issued.status).toBe(201);
-    expect(issued.headers.get('cache-control')).toBe('no-store');
-    const rotated = await h.call('POST', `${base}/keys/${issued.body.id}/rotate`, { token: admin, body: { overlapSeconds: 0 } });
+    const asked = await h.call('POST', `${base}/keys`, { token: admin, body: { mode: 'test', reason: 'second till' } });
+    expect([asked.status, asked.body.action, asked.body.status, asked.body.reason]).toEqual([
+      202,
+      'PARTNER_KEY_ISSUE',
+      'PENDING',
+      'second till',
+    ]);
+    expect(asked.headers.get('cache-control')).toBe('no-store');
+    await approve(asked.body.id);
+    const issued = await collect(asked.body.id);
+    expect([issued.status, issued.body.key]).toEqual([201, expect.stringMatching(/^svc_sk_test_/)]);
+
+    const rotating = await h.call('POST', `${base}/keys/${issued.body.id}/rotate`, { token: admin, body: { overlapSeconds: 0 } });
+    expect([rotating.status, rotating.body.payload]).toEqual([
+      202,
+      { integrationId: id, mode: 'test', replacesKeyId: issued.body.id, overlapSeconds: 0 },
+    ]);
+    const stillOld = (await h.call('GET', `${base}/keys`, { token: admin })).body.find((k: Json) => k.id === issued.body.id);
+    expect(stillOld.status).toBe('active');
+    await approve(rotating.body.id);
+    const rotated = await collect(rotating.body.id);
     expect(rotated.body.key).toMatch(/^svc_sk_test_/);
     const keys = await h.call('GET', `${base}/keys`, { token: admin });
     expect(keys.body.find((k: Json) => k.id === issued.body.id).status).toBe('expired');
     expect(JSON.stringify(keys.body)).not.toContain(rotated.body.key);
-    expect((await h.call('POST', `${base}/keys/${rotated.body.id}/revoke`, { token: admin })).body.status).toBe('revoked');
+
+    const revoking = await h.call('POST', `${base}/keys/${rotated.body.id}/revoke`, { token: admin });
+    expect([revoking.status, revoking.body.action, revoking.body.status]).toEqual([202, 'PARTNER_KEY_REVOKE', 'PENDING']);
+    const works = await h.call('GET', '/api/partners-public/connections', { headers: { authorization: `Bearer ${rotated.body.key}` } });
+    expect(works.status).toBe(200);
+    await approve(revoking.body.id);
+    const stopped = await h.call('GET', '/api/partners-public/connections', { headers: { authorization: `Bearer ${rotated.body.key}` } });
+    expect([stopped.status, stopped.body.code]).toEqual([401, 'INVALID_INTEGRATION_CREDENTIALS']);
+    // revoking a revoked key changes nothing and needs nobody: answered as it is
+    const again = await h.call('POST', `${base}/keys/${rotated.body.id}/revoke`, { token: admin, body: {} });
+    expect([again.status, again.body.status]).toEqual([200, 'revoked']);
     expect((await h.call('POST', `${base}/keys/not-a-uuid/revoke`, { token: admin })).body.code).toBe('API_KEY_NOT_FOUND');
+    const badReason = await h.call('POST', `${base}/keys`, { token: admin, body: { mode: 'test', reason: 'no' } });
+    expect([badReason.status, badReason.body.errors]).toEqual([
+      400,
+      [expect.objectContaining({ field: 'reason', code: 'INVALID_REASON' })],
+    ]);
 
     const secret = await h.call('POST', `${base}/webhook-secret/rotate`, { token: admin, body: { mode: 'live' } });
     expect(secret.body).toMatchObject({ mode: 'live', secret: expect.any(String) });
@@ -172,11 +311,45 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     const revoked = await h.call('POST', `${base}/revoke`, { token: admin });
     expect(revoked.body.status).toBe('revoked');
     const refused = await h.call('GET', '/api/partners-public/connections', {
-      headers: { authorization: `Bearer ${created.apiKeys.live.key}` },
+      headers: { authorization: `Bearer ${liveKey}` },
     });
     expect([refused.status, refused.body.code]).toEqual([401, 'INTEGRATION_REVOKED']);
     expect((await h.call('GET', '/api/admin/partners/integrations/00000000-0000-4000-8000-000000000000', { token: admin })).body.code).toBe(
       'INTEGRATION_NOT_FOUND',
     );
+  });
+
+  it('configured one-person (APPROVALS_ONE_PERSON_ACTIONS), the key routes answer as they always did, each action recorded', async () => {
+    await h.restartOrchestrator({
+      PARTNERS_URL: partners.url,
+      WEBHOOK_DISPATCHER_URL: dispatcher.url,
+      APPROVALS_ONE_PERSON_ACTIONS: 'PARTNER_KEY_ISSUE,PARTNER_KEY_REVOKE',
+    });
+    forwarder.target = orchestratorInternalUrl(h.orchestrator);
+    const made = await h.call('POST', '/api/admin/partners/integrations', {
+      token: admin,
+      body: { name: 'Alone', technicalContactEmail: 'alone@pos.example', webhookUrl: 'http://127.0.0.1:9/hooks' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.apiKeys.live).toMatchObject({ mode: 'live', status: 'active', key: expect.stringMatching(/^svc_sk_live_/) });
+    expect(made.body.liveKeyRequest).toMatchObject({ status: 'EXECUTED', fourEyes: false, checker: { role: 'ADMIN' } });
+    const key = made.body.apiKeys.live.key as string;
+    expect((await h.call('GET', '/api/partners-public/connections', { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    // the key went to its maker; nobody collects it again
+    expect((await collect(made.body.liveKeyRequest.id)).body.code).toBe('PARTNER_KEY_NOT_COLLECTABLE');
+
+    const base = `/api/admin/partners/integrations/${made.body.integration.id}`;
+    const issued = await h.call('POST', `${base}/keys`, { token: admin, body: { mode: 'test' } });
+    expect([issued.status, issued.body.key]).toEqual([201, expect.stringMatching(/^svc_sk_test_/)]);
+    const rotated = await h.call('POST', `${base}/keys/${made.body.apiKeys.live.id}/rotate`, { token: admin, body: { overlapSeconds: 0 } });
+    expect([rotated.status, rotated.body.mode, rotated.body.key]).toEqual([201, 'live', expect.stringMatching(/^svc_sk_live_/)]);
+    const revoked = await h.call('POST', `${base}/keys/${rotated.body.id}/revoke`, { token: admin });
+    expect([revoked.status, revoked.body]).toEqual([200, expect.objectContaining({ id: rotated.body.id, status: 'revoked' })]);
+    const recorded = await h.call('GET', `/api/backoffice/approvals?targetId=${made.body.integration.id}&limit=10`, { token: checker });
+    expect(recorded.body.items.map((r: Json) => [r.action, r.status, r.fourEyes])).toEqual([
+      ['PARTNER_KEY_ISSUE', 'EXECUTED', false],
+      ['PARTNER_KEY_ISSUE', 'EXECUTED', false],
+      ['PARTNER_KEY_ISSUE', 'EXECUTED', false],
+    ]);
   });
 });

@@ -1,12 +1,11 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Query, Res, applyDecorators } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import {
   type ApiKeyView,
   ApiKeyViewDto,
   ConnectionDto,
   type ConnectionView,
-  type CreatedIntegration,
-  CreatedIntegrationDto,
   IntegrationPageDto,
   type IntegrationView,
   IntegrationViewDto,
@@ -24,6 +23,7 @@ import {
 import { AppException, type ErrorCode } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
+import { ApprovalRequestView } from '../approvals/approval.views';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import {
   AnomaliesQueryDto,
@@ -31,10 +31,13 @@ import {
   IssueKeyDto,
   PageQueryDto,
   ResolveAnomalyDto,
+  RevokeKeyDto,
   RotateKeyDto,
   WebhookEndpointDto,
   WebhookSecretDto,
 } from './dto/partner-links.dto';
+import { AdminPartnerKeysService, type KeyOutcome } from './admin-partner-keys.service';
+import { AdminCreatedIntegrationView } from './dto/admin-integration.views';
 import { PartnersClient } from './partners.client';
 
 function uuid(raw: string, notFound: ErrorCode): string {
@@ -42,11 +45,33 @@ function uuid(raw: string, notFound: ErrorCode): string {
   return raw.toLowerCase();
 }
 
+const ApiAsked = () =>
+  ApiResponse({
+    status: 202,
+    type: ApprovalRequestView,
+    description:
+      'asked (maker-checker): the request waits for a compliance officer or another administrator at /api/backoffice/approvals/{id}/approve; an issued key is then collected once by its maker at POST /api/backoffice/partners/key-requests/{id}/collect',
+  });
+
+const ApiFourEyesErrors = () => applyDecorators(ApiErrors('CONFLICT', 'APPROVAL_DUPLICATE_PENDING'));
+
+/** 202 with the request while a second person has to approve; the route's own answer when carried out at once. */
+function answer<T>(reply: FastifyReply, outcome: KeyOutcome<T>, status: number): ApprovalRequestView | T {
+  if ('asked' in outcome) {
+    reply.status(202);
+    return outcome.asked;
+  }
+  reply.status(status);
+  return outcome.done;
+}
+
 /**
  * Administration of partner integrations (spec 1 "issuance and rotation: not shown"): creation with
- * keys and webhook secrets shown once, key issuance/rotation/revocation, webhook endpoint and secret,
- * revocation of an integration or of one connection, and the payments recorded for reversal.
- * Answers that carry a key or a secret are `Cache-Control: no-store`.
+ * the test key and webhook secrets shown once, webhook endpoint and secret, revocation of an
+ * integration or of one connection, and the payments recorded for reversal. Live and test API keys
+ * are issued, rotated and revoked on four eyes (PARTNER_KEY_ISSUE, PARTNER_KEY_REVOKE), as in the
+ * back office: one administrator alone never obtains a live key. Answers that carry a key or a
+ * secret are `Cache-Control: no-store`.
  */
 @ApiTags('admin: partners')
 @ApiAdminRoute('partners.manage')
@@ -54,15 +79,25 @@ function uuid(raw: string, notFound: ErrorCode): string {
 @RequirePermission('partners.manage')
 @Controller('admin/partners')
 export class AdminPartnersController {
-  constructor(private readonly partners: PartnersClient) {}
+  constructor(
+    private readonly partners: PartnersClient,
+    private readonly keyRequests: AdminPartnerKeysService,
+  ) {}
 
   @Post('integrations')
   @Header('cache-control', 'no-store')
-  @ApiOperation({ summary: 'Creates an integration: one live and one test API key and the two webhook secrets, shown this once' })
-  @ApiCreatedResponse({ type: CreatedIntegrationDto })
+  @ApiOperation({
+    summary:
+      'Creates an integration: its test API key and the two webhook secrets, shown this once, and the request for its first live key (PARTNER_KEY_ISSUE, four eyes)',
+    description:
+      'The live key is issued when a compliance officer or another administrator approves liveKeyRequest; the creator then collects it once at POST /api/backoffice/partners/key-requests/{liveKeyRequest.id}/collect. ' +
+      'When APPROVALS_ONE_PERSON_ACTIONS lists PARTNER_KEY_ISSUE, the request is carried out at once and apiKeys.live holds the key, as before.',
+  })
+  @ApiCreatedResponse({ type: AdminCreatedIntegrationView })
   @ApiErrors('INVALID_WEBHOOK_URL', 'WEBHOOK_URL_FORBIDDEN_ADDRESS')
-  create(@CurrentUser() user: AuthUser, @Body() dto: CreateIntegrationDto): Promise<CreatedIntegration> {
-    return this.partners.createIntegration({ ...dto, createdBy: user.userId });
+  create(@CurrentUser() user: AuthUser, @Body() dto: CreateIntegrationDto): Promise<AdminCreatedIntegrationView> {
+    const { reason, ...body } = dto;
+    return this.keyRequests.createIntegration(user, body, reason);
   }
 
   @Get('integrations')
@@ -103,39 +138,76 @@ export class AdminPartnersController {
 
   @Post('integrations/:integrationId/keys')
   @Header('cache-control', 'no-store')
-  @ApiOperation({ summary: 'Issues one more key of a mode (shown once)' })
-  @ApiCreatedResponse({ type: IssuedApiKeyDto })
+  @ApiOperation({
+    summary: 'Asks for one more key of a mode (PARTNER_KEY_ISSUE, four eyes), as POST /api/backoffice/partners/integrations/{id}/keys does',
+  })
+  @ApiAsked()
+  @ApiCreatedResponse({
+    type: IssuedApiKeyDto,
+    description: 'issued at once (PARTNER_KEY_ISSUE configured one-person): the key, shown this once',
+  })
   @ApiErrors('INTEGRATION_NOT_FOUND')
+  @ApiFourEyesErrors()
   @ApiParam({ name: 'integrationId', format: 'uuid' })
-  issueKey(@CurrentUser() user: AuthUser, @Param('integrationId') id: string, @Body() dto: IssueKeyDto): Promise<IssuedApiKey> {
-    return this.partners.issueApiKey(uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode, user.userId);
+  async issueKey(
+    @CurrentUser() user: AuthUser,
+    @Param('integrationId') id: string,
+    @Body() dto: IssueKeyDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApprovalRequestView | IssuedApiKey> {
+    return answer(reply, await this.keyRequests.issue(user, uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode, dto.reason), 201);
   }
 
   @Post('integrations/:integrationId/keys/:keyId/rotate')
   @Header('cache-control', 'no-store')
-  @ApiOperation({ summary: 'Replaces a key (new key shown once); the old one keeps working for overlapSeconds (default 24 h)' })
-  @ApiCreatedResponse({ type: IssuedApiKeyDto })
-  @ApiErrors('INTEGRATION_NOT_FOUND', 'API_KEY_NOT_FOUND', 'CONFLICT')
+  @ApiOperation({
+    summary:
+      'Asks for the replacement of a key (PARTNER_KEY_ISSUE with replacesKeyId, four eyes); once approved the old one keeps working for overlapSeconds (default 24 h)',
+  })
+  @ApiAsked()
+  @ApiCreatedResponse({
+    type: IssuedApiKeyDto,
+    description: 'replaced at once (PARTNER_KEY_ISSUE configured one-person): the new key, shown this once',
+  })
+  @ApiErrors('INTEGRATION_NOT_FOUND', 'API_KEY_NOT_FOUND')
+  @ApiFourEyesErrors()
   @ApiParam({ name: 'integrationId', format: 'uuid' })
   @ApiParam({ name: 'keyId', format: 'uuid' })
-  rotateKey(
+  async rotateKey(
     @CurrentUser() user: AuthUser,
     @Param('integrationId') id: string,
     @Param('keyId') keyId: string,
     @Body() dto: RotateKeyDto,
-  ): Promise<IssuedApiKey> {
-    return this.partners.rotateApiKey(uuid(id, 'INTEGRATION_NOT_FOUND'), uuid(keyId, 'API_KEY_NOT_FOUND'), dto.overlapSeconds, user.userId);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApprovalRequestView | IssuedApiKey> {
+    const integrationId = uuid(id, 'INTEGRATION_NOT_FOUND');
+    const rotated = await this.keyRequests.rotate(user, integrationId, uuid(keyId, 'API_KEY_NOT_FOUND'), dto.overlapSeconds, dto.reason);
+    return answer(reply, rotated, 201);
   }
 
   @Post('integrations/:integrationId/keys/:keyId/revoke')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Revokes a key at once (401 INVALID_INTEGRATION_CREDENTIALS from then on)' })
-  @ApiOkResponse({ type: ApiKeyViewDto })
+  @ApiOperation({
+    summary:
+      'Asks for the revocation of a key (PARTNER_KEY_REVOKE, four eyes): from its approval on, the key gets 401 INVALID_INTEGRATION_CREDENTIALS',
+  })
+  @ApiAsked()
+  @ApiOkResponse({
+    type: ApiKeyViewDto,
+    description: 'revoked at once (PARTNER_KEY_REVOKE configured one-person), or already revoked: the key (hint only)',
+  })
   @ApiErrors('INTEGRATION_NOT_FOUND', 'API_KEY_NOT_FOUND')
+  @ApiFourEyesErrors()
   @ApiParam({ name: 'integrationId', format: 'uuid' })
   @ApiParam({ name: 'keyId', format: 'uuid' })
-  revokeKey(@Param('integrationId') id: string, @Param('keyId') keyId: string): Promise<ApiKeyView> {
-    return this.partners.revokeApiKey(uuid(id, 'INTEGRATION_NOT_FOUND'), uuid(keyId, 'API_KEY_NOT_FOUND'));
+  async revokeKey(
+    @CurrentUser() user: AuthUser,
+    @Param('integrationId') id: string,
+    @Param('keyId') keyId: string,
+    @Body() dto: RevokeKeyDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApprovalRequestView | ApiKeyView> {
+    const revoked = await this.keyRequests.revoke(user, uuid(id, 'INTEGRATION_NOT_FOUND'), uuid(keyId, 'API_KEY_NOT_FOUND'), dto.reason);
+    return answer(reply, revoked, 200);
   }
 
   @Put('integrations/:integrationId/webhook-endpoint')

@@ -1,17 +1,20 @@
 import { Module } from '@nestjs/common';
+import { BackofficePartnersModule } from '../backoffice/partners/backoffice-partners.module';
 import { CustomersModule } from '../customers/customers.module';
 import { GatewayModule } from '../gateway/gateway.module';
+import { AdminPartnerKeysService } from './admin-partner-keys.service';
 import { AdminPartnersController } from './admin-partners.controller';
 import { MerchantConnectionsController } from './merchant-connections.controller';
 import { PartnersClient } from './partners.client';
 
 /**
  * The orchestrator's side of spec 1: the routes a logged-in merchant (connections) or administrator
- * (integrations, keys, secrets) uses, relayed to the partners service's internal API.
+ * (integrations, keys, secrets) uses, relayed to the partners service's internal API. API keys go
+ * through the maker-checker engine of the back office's partner keys (BackofficePartnersModule).
  */
 @Module({
-  imports: [GatewayModule, CustomersModule],
+  imports: [GatewayModule, CustomersModule, BackofficePartnersModule],
   controllers: [MerchantConnectionsController, AdminPartnersController],
-  providers: [PartnersClient],
+  providers: [PartnersClient, AdminPartnerKeysService],
 })
 export class PartnerLinksModule {}

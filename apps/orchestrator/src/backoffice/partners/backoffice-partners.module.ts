@@ -17,6 +17,7 @@ import { PartnerKeysService } from './partner-keys.service';
   imports: [GatewayModule, ApprovalsModule, BackofficeWebhooksModule],
   controllers: [BackofficePartnersController],
   providers: [PartnersClient, KeyCollectionStore, PartnerKeyIssueHandler, PartnerKeyRevokeHandler, PartnerKeysService],
+  exports: [PartnerKeysService],
 })
 export class BackofficePartnersModule implements OnModuleInit {
   constructor(

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
 import { OptionalField } from '@mm/errors';
+import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../../common/approval-reason';
 import {
   CONNECTION_STATUSES,
   type ConnectionStatus,
@@ -12,6 +13,19 @@ import {
 } from '@mm/contracts';
 
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
+
+/** The reason kept with the maker-checker request a key route makes (optional here: these routes had none). */
+class KeyRequestReason {
+  @ApiPropertyOptional({
+    example: 'Partner onboarding agreed, ticket 4821',
+    minLength: APPROVAL_REASON_MIN,
+    maxLength: APPROVAL_REASON_MAX,
+    description: 'why, shown to the checker (field code INVALID_REASON); a generic one when absent',
+  })
+  @OptionalField()
+  @ApprovalReason()
+  reason?: string;
+}
 
 export class PageQueryDto {
   @ApiPropertyOptional({
@@ -47,7 +61,7 @@ export class AnomaliesQueryDto extends PageQueryDto {
   status?: PaymentAnomalyStatus;
 }
 
-export class CreateIntegrationDto {
+export class CreateIntegrationDto extends KeyRequestReason {
   @ApiProperty({ example: 'Caisse Rapide POS', minLength: 1, maxLength: 120 })
   @IsString()
   @Length(1, 120)
@@ -82,13 +96,13 @@ export class CreateIntegrationDto {
   testWebhookUrl?: string;
 }
 
-export class IssueKeyDto {
+export class IssueKeyDto extends KeyRequestReason {
   @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
   @IsIn(PARTNER_MODES, { context: { code: 'INVALID_MODE' } })
   mode: PartnerMode;
 }
 
-export class RotateKeyDto {
+export class RotateKeyDto extends KeyRequestReason {
   @ApiPropertyOptional({ example: 86400, minimum: 0, maximum: 2592000, description: 'how long the old key keeps working; default 24 h' })
   @OptionalField()
   @IsInt({ context: { code: 'INVALID_OVERLAP' } })
@@ -96,6 +110,8 @@ export class RotateKeyDto {
   @Max(30 * 86_400, { context: { code: 'INVALID_OVERLAP' } })
   overlapSeconds?: number;
 }
+
+export class RevokeKeyDto extends KeyRequestReason {}
 
 export class WebhookEndpointDto {
   @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
