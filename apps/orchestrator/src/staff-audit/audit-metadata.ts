@@ -12,6 +12,7 @@ export type AuditTargetType =
   | 'integration'
   | 'webhook-event'
   | 'webhook-endpoint'
+  | 'hold'
   | 'config'
   | 'workflow'
   | 'audit-trail';
@@ -40,6 +41,7 @@ export const AuditedRead = (spec: AuditedReadSpec) => SetMetadata(AUDITED_READ, 
  * (without it the trail guesses from the parameter's name: `customerId` is a person, `accountId`
  * an account; see `audit-record.ts`), or when the target is in the body (`{ type: 'account', body:
  * 'accountId' }`). A body field holding a list (`ids` of a bulk decision) is kept whole in the
- * record's details (`details.targets`), the first id as the target.
+ * record's details (`details.targets`), and is the target's id only when it holds one id. Several
+ * specs: the first whose field the request carries (a correction names an account or a transaction).
  */
-export const AuditTarget = (spec: AuditTargetSpec) => SetMetadata(AUDIT_TARGET, spec);
+export const AuditTarget = (spec: AuditTargetSpec | AuditTargetSpec[]) => SetMetadata(AUDIT_TARGET, spec);

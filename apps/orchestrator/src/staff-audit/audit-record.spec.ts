@@ -88,6 +88,23 @@ describe('staff audit record', () => {
     expect(many).toMatchObject({ targetType: 'approval', targetId: null, details: { targets: ['a', 'b'] } });
     expect(buildEntry(actor, { ...base, route: '/api/d', tag: bulk, body: { ids: ['a'] } })).toMatchObject({ targetId: 'a' });
     expect(buildEntry(actor, { ...base, route: '/api/d', tag: bulk, body: 'not json' })).toMatchObject({ targetId: null });
+    const correction = {
+      name: 'ledgerOperations.submitCorrection',
+      target: [
+        { type: 'account' as const, body: 'accountId' },
+        { type: 'transaction' as const, body: 'transactionId' },
+        { type: 'transaction' as const, body: 'referenceId' },
+      ],
+    };
+    const submit = (body: unknown) => buildEntry(actor, { ...base, route: '/api/c', tag: correction, body });
+    expect(submit({ kind: 'ACCOUNT', accountId: 'acc-2' })).toMatchObject({ targetType: 'account', targetId: 'acc-2' });
+    expect(submit({ kind: 'REVERSAL', referenceId: 'MMP123' })).toMatchObject({ targetType: 'transaction', targetId: 'MMP123' });
+    expect(submit({})).toMatchObject({ targetType: 'transaction', targetId: null });
+    // a hold named in the path
+    expect(buildEntry(actor, { ...base, route: '/api/backoffice/ledger/holds/:holdId/release', params: { holdId: 'h1' } })).toMatchObject({
+      targetType: 'hold',
+      targetId: 'h1',
+    });
   });
 
   it('keeps the id a successful write answered (what it created), unless it is the target', () => {

@@ -76,6 +76,7 @@ const TARGET_PARAMS: Readonly<Record<string, AuditTargetType>> = {
   endpointId: 'webhook-endpoint',
   workflowId: 'workflow',
   sagaId: 'workflow',
+  holdId: 'hold',
 };
 
 /** The collection a parameter follows in a route template (`/approvals/:id`), for parameters with a generic name. */
@@ -95,6 +96,7 @@ const TARGET_COLLECTIONS: Readonly<Record<string, AuditTargetType>> = {
   events: 'webhook-event',
   endpoints: 'webhook-endpoint',
   workflows: 'workflow',
+  holds: 'hold',
 };
 
 function clip(value: string, max: number): string {
@@ -135,14 +137,18 @@ interface Target {
 
 function targetOf(
   route: string,
-  spec: AuditTargetSpec | undefined,
+  specs: AuditTargetSpec | AuditTargetSpec[] | undefined,
   params: Record<string, string | string[]>,
   query: Record<string, string | string[]>,
   body: unknown,
 ): Target {
   const pick = (v: string | string[] | undefined) => (typeof v === 'string' ? v : null);
+  const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const list = specs === undefined ? [] : Array.isArray(specs) ? specs : [specs];
+  // the first spec whose field the request carries, else the last (its type, no id)
+  const spec = list.find((s) => (s.body !== undefined ? fields[s.body] !== undefined : true)) ?? list[list.length - 1];
   if (spec?.body !== undefined) {
-    const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[spec.body] : undefined;
+    const value = fields[spec.body];
     if (Array.isArray(value)) {
       const ids = value
         .filter((v): v is string => typeof v === 'string')

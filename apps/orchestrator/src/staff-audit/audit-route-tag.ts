@@ -9,8 +9,8 @@ export interface AuditRouteTag {
   name: string | null;
   /** set on a GET route marked `@AuditedRead` */
   read?: AuditedReadSpec;
-  /** `@AuditTarget` of a write */
-  target?: AuditTargetSpec;
+  /** `@AuditTarget` of a write (several: the first the request carries) */
+  target?: AuditTargetSpec | AuditTargetSpec[];
 }
 
 /** The key of the tag in a Fastify route's `config` (`request.routeOptions.config`). */
@@ -40,7 +40,7 @@ export function tagControllerRoutes(discovery: DiscoveryService, scanner: Metada
       const tag: AuditRouteTag = {
         name: handlerName(type.name, method),
         read: Reflect.getMetadata(AUDITED_READ, fn) as AuditedReadSpec | undefined,
-        target: Reflect.getMetadata(AUDIT_TARGET, fn) as AuditTargetSpec | undefined,
+        target: Reflect.getMetadata(AUDIT_TARGET, fn) as AuditTargetSpec | AuditTargetSpec[] | undefined,
       };
       const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, fn) as Record<string, unknown> | undefined) ?? {};
       Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, [CONFIG_KEY]: tag }, fn);
