@@ -1,3 +1,4 @@
+import type { AppException } from '@mm/errors';
 import type { Permission } from '../access/permission-list';
 import type { AuthUser } from '../access/permissions';
 
@@ -43,13 +44,18 @@ export interface ApprovalTarget {
 /** Anything a handler keeps between submission and decision (e.g. the ledger's correction id). JSON only. */
 export type PreparedState = Record<string, unknown> | null;
 
+/** How an execution cut short (its answer lost) ended where the action runs, as `settle` finds it. */
+export type Settlement =
+  { status: 'EXECUTED'; result: Record<string, unknown> | null } | { status: 'FAILED'; code: string; message: string };
+
 /**
  * One kind of sensitive action, as the engine runs it. A module that owns the action implements it
  * and registers it with `ApprovalRegistry` when it starts (`onModuleInit`); the engine never imports
  * the modules it serves.
  *
- * Lifecycle: `parse` → `describe` → `prepare` (maker's identity) → [pending] → `preview` (any time)
- * → approve: `execute` (checker's identity) | reject or expiry: `release`.
+ * Lifecycle: `parse` → `prepare` (maker's identity) → `describe` → [pending] → `preview` (any time)
+ * → approve: `refuseChecker`, `execute` (checker's identity) | reject, expiry or failure: `release`.
+ * Without a person: `settle` (an execution cut short), `abandon` (a prepare whose request was never stored).
  */
 export interface ApprovalHandler<P = unknown> {
   readonly action: ApprovalAction;
@@ -64,17 +70,24 @@ export interface ApprovalHandler<P = unknown> {
   readonly fourEyesMandatory: boolean;
   /** Validates and normalises the payload; throws AppException('VALIDATION_ERROR', …) with field details. */
   parse(payload: unknown): P;
-  /** The target, a one-line summary in words, and the amount when money moves (thresholds, lists). */
-  describe(payload: P): { target: ApprovalTarget; summary: string; amount?: { value: number; currency: string } };
+  /**
+   * The target, a one-line summary in words, and the amount when money moves (thresholds, lists),
+   * from the payload and what `prepare` found where the action runs (the hold's real amount, the
+   * reversal's amount): the engine stores what this answers after `prepare`.
+   */
+  describe(payload: P, prepared?: PreparedState): { target: ApprovalTarget; summary: string; amount?: { value: number; currency: string } };
   /**
    * Two requests with the same key would do the same thing: a second one is refused while the first
-   * is pending. Defaults to the canonical hash of the parsed payload.
+   * is pending. Defaults to the canonical hash of the parsed payload, which includes every free-text
+   * field: a handler whose payload carries a reason names the key without it.
    */
   dedupKey?(payload: P): string;
   /**
    * Runs once when the request is submitted, with the maker's identity; may reserve the work where it
    * will run (the ledger keeps a pending correction that only another operator can approve). What it
-   * returns is stored with the request. A throw refuses the submission and nothing is stored.
+   * returns is stored with the request. A throw refuses the submission and nothing is stored. Runs
+   * outside any transaction; when the request cannot be stored afterwards the engine calls `release`
+   * (by = null), and after a crash the sweep calls `abandon`.
    */
   prepare?(payload: P, maker: AuthUser, requestId: string): Promise<PreparedState>;
   /** What approving would do, computed now: the ledger postings, the configuration diff, the key's scopes. */
@@ -85,6 +98,25 @@ export interface ApprovalHandler<P = unknown> {
    * Returns what the request's `result` shows (ids created, the new version…).
    */
   execute(payload: P, prepared: PreparedState, checker: AuthUser, requestId: string): Promise<unknown>;
-  /** Undoes `prepare` when the request is rejected (by = the checker) or expires (by = null). */
+  /**
+   * Undoes `prepare` when the request is rejected (by = the checker), expires, fails or could not be
+   * stored (by = null). Idempotent: the sweep calls it again until it succeeds.
+   */
   release?(payload: P, prepared: PreparedState, by: AuthUser | null, reason: string): Promise<void>;
+  /**
+   * Gives back whatever a `prepare` run with this request id may have reserved, when the request
+   * was never stored (a crash between the two). Idempotent; nothing reserved: nothing to do.
+   */
+  abandon?(payload: P, requestId: string): Promise<void>;
+  /**
+   * An execution left EXECUTING (its answer lost), finished without a person, with the service's
+   * own credential: what happened where the action runs. Throws when that cannot be known yet (the
+   * sweep tries again). Without it the sweep runs `execute` again with the checker's id and role but
+   * no access token.
+   */
+  settle?(payload: P, prepared: PreparedState, requestId: string): Promise<Settlement>;
+  /** True when only a compliance officer may approve, whatever the amount (what prepare learned, e.g. the ledger's own limit). */
+  requiresCompliance?(payload: P, prepared: PreparedState): boolean;
+  /** Refuses a checker before anything is claimed (e.g. the person the action concerns), with a stable code; null: no objection. */
+  refuseChecker?(payload: P, prepared: PreparedState, checker: AuthUser): AppException | null;
 }

@@ -32,6 +32,8 @@ export interface ApprovalRow {
   decided_at: Date | null;
   claimed_at: Date | null;
   executed_at: Date | null;
+  /** when what prepare reserved was given back (final rows that are not EXECUTED) */
+  released_at: Date | null;
   /** computed: expires_at <= now() on the database's clock */
   expired: boolean;
 }
@@ -49,6 +51,7 @@ export interface NewApprovalRow {
   makerId: string;
   makerRole: string;
   ttlSeconds: number;
+  prepared: PreparedState;
 }
 
 export interface ApprovalFilter {
@@ -64,6 +67,7 @@ export interface ApprovalFilter {
 }
 
 const T = 'orchestrator.approval_requests';
+const P = 'orchestrator.approval_preparations';
 const COLUMNS = `*, expires_at <= now() AS expired`;
 /** The status everyone sees: a pending request past its expiry is expired, whether or not the sweep has closed it yet. */
 const EFFECTIVE_STATUS = `CASE WHEN status = 'PENDING' AND expires_at <= now() THEN 'EXPIRED' ELSE status END`;
@@ -87,9 +91,9 @@ export class ApprovalRequestsStore {
     const [inserted] = await queryRows<ApprovalRow>(
       db,
       `INSERT INTO ${T} (id, action, status, four_eyes, target_type, target_id, summary, amount, currency, payload, dedup_key,
-                         reason, maker_id, maker_role, expires_at)
+                         reason, maker_id, maker_role, expires_at, prepared)
        VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13,
-               date_trunc('milliseconds', now()) + make_interval(secs => $14))
+               date_trunc('milliseconds', now()) + make_interval(secs => $14), $15::jsonb)
        ON CONFLICT (action, dedup_key) WHERE status IN ('PENDING', 'EXECUTING') DO NOTHING
        RETURNING ${COLUMNS}`,
       [
@@ -107,6 +111,7 @@ export class ApprovalRequestsStore {
         row.makerId,
         row.makerRole,
         row.ttlSeconds,
+        row.prepared === null ? null : JSON.stringify(row.prepared),
       ],
     );
     return inserted ?? null;
@@ -122,8 +127,28 @@ export class ApprovalRequestsStore {
     return row?.id ?? null;
   }
 
-  async setPrepared(db: RawQueryable, id: string, prepared: PreparedState): Promise<void> {
-    await db.query(`UPDATE ${T} SET prepared = $2::jsonb WHERE id = $1 AND status = 'PENDING'`, [id, JSON.stringify(prepared)]);
+  /** The write-ahead mark of a submission whose prepare is about to reach another service (committed before it does). */
+  async markPreparation(id: string, action: ApprovalAction, payload: unknown): Promise<void> {
+    await this.db.query(`INSERT INTO ${P} (request_id, action, payload) VALUES ($1, $2, $3::jsonb)`, [id, action, JSON.stringify(payload)]);
+  }
+
+  /** The mark removed: the request is stored (same transaction), or nothing was reserved, or it was given back. */
+  async unmarkPreparation(id: string, db: RawQueryable = this.db): Promise<void> {
+    await db.query(`DELETE FROM ${P} WHERE request_id = $1`, [id]);
+  }
+
+  /** Marks older than `seconds` whose request was never stored: reservations nobody owns. */
+  async strayPreparations(
+    seconds: number,
+    limit: number,
+  ): Promise<Array<{ request_id: string; action: ApprovalAction; payload: unknown }>> {
+    return queryRows(
+      this.db,
+      `SELECT p.request_id, p.action, p.payload FROM ${P} p
+        WHERE p.created_at <= now() - make_interval(secs => $1) AND NOT EXISTS (SELECT 1 FROM ${T} r WHERE r.id = p.request_id)
+        ORDER BY p.created_at LIMIT $2`,
+      [seconds, limit],
+    );
   }
 
   async get(id: string, db: RawQueryable = this.db): Promise<ApprovalRow | null> {
@@ -144,6 +169,38 @@ export class ApprovalRequestsStore {
       [id, checker.id, checker.role, reason],
     );
     return row ?? null;
+  }
+
+  /**
+   * EXECUTING → PENDING: the place the action runs refused this checker before doing anything (their
+   * role); the request waits for a checker it accepts. Four-eyes requests only.
+   */
+  async unclaim(id: string, checkerId: string): Promise<ApprovalRow | null> {
+    const [row] = await queryRows<ApprovalRow>(
+      this.db,
+      `UPDATE ${T} SET status = 'PENDING', checker_id = NULL, checker_role = NULL, decision_reason = NULL, decided_at = NULL, claimed_at = NULL
+        WHERE id = $1 AND status = 'EXECUTING' AND four_eyes AND checker_id = $2
+       RETURNING ${COLUMNS}`,
+      [id, checkerId],
+    );
+    return row ?? null;
+  }
+
+  /** Records that what prepare reserved was given back (once). */
+  async released(id: string): Promise<void> {
+    await this.db.query(
+      `UPDATE ${T} SET released_at = now() WHERE id = $1 AND released_at IS NULL AND status IN ('REJECTED', 'EXPIRED', 'FAILED')`,
+      [id],
+    );
+  }
+
+  /** Final requests whose reservation is not given back yet (a release that failed, or a crash before it), oldest first. */
+  async unreleased(limit: number): Promise<ApprovalRow[]> {
+    return queryRows<ApprovalRow>(
+      this.db,
+      `SELECT ${COLUMNS} FROM ${T} WHERE released_at IS NULL AND status IN ('REJECTED', 'EXPIRED', 'FAILED') ORDER BY decided_at, id LIMIT $1`,
+      [limit],
+    );
   }
 
   async reject(id: string, checker: { id: string; role: string }, reason: string): Promise<ApprovalRow | null> {

@@ -12,12 +12,17 @@ export interface SweepOutcome {
   ran: boolean;
   expired: number;
   resumed: number;
+  /** reservations of final requests given back on a retry */
+  released: number;
+  /** reservations of submissions never stored, given back */
+  abandoned: number;
 }
 
 /**
  * Every APPROVAL_SWEEP_INTERVAL_MS: pending requests past their expiry become EXPIRED and their
- * handlers release what prepare reserved, and executions a crash left EXECUTING past the grace
- * period are run again. A Postgres advisory lock held for the run keeps two replicas from both
+ * handlers release what prepare reserved; executions a crash left EXECUTING past the grace period
+ * are settled (or run again); releases that failed are tried again; reservations made for a
+ * submission that was never stored are given back. A Postgres advisory lock held for the run keeps two replicas from both
  * releasing (the status UPDATEs are conditional anyway).
  */
 @Injectable()
@@ -48,12 +53,15 @@ export class ApprovalSweep implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async pass(): Promise<SweepOutcome> {
-    const outcome: SweepOutcome = { ran: false, expired: 0, resumed: 0 };
+    const outcome: SweepOutcome = { ran: false, expired: 0, resumed: 0, released: 0, abandoned: 0 };
     outcome.ran = await this.store.withAdvisoryLock(SWEEP_LOCK, async () => {
       outcome.expired = await this.approvals.expireDue();
       outcome.resumed = await this.approvals.resumeStuck();
+      outcome.released = await this.approvals.retryReleases();
+      outcome.abandoned = await this.approvals.abandonStray();
     });
-    if (outcome.expired + outcome.resumed > 0) this.logger.log({ msg: 'approval sweep', ...outcome });
+    if (outcome.expired + outcome.resumed + outcome.released + outcome.abandoned > 0)
+      this.logger.log({ msg: 'approval sweep', ...outcome });
     return outcome;
   }
 }

@@ -6,7 +6,7 @@ import { permissionsOf } from '../access/role-matrix';
 import { requestHash } from '../common/canonical-hash';
 import { encodeCursor } from '../common/cursor';
 import { OrchestratorConfig } from '../orchestrator.config';
-import type { ApprovalAction, ApprovalHandler } from './approval-handler';
+import type { ApprovalAction, ApprovalHandler, PreparedState } from './approval-handler';
 import { ApprovalRegistry } from './approval-registry';
 import { type ApprovalRow, ApprovalRequestsStore, effectiveStatus } from './approval-requests.store';
 import { toApprovalView } from './approval-view.mapper';
@@ -20,7 +20,12 @@ export interface SubmitApproval {
 
 /** Why a viewer may not decide a request (the console hides the buttons and says this instead). */
 export type DecisionRefusal =
-  'APPROVAL_SELF_DECISION' | 'APPROVAL_EXPIRED' | 'APPROVAL_ALREADY_DECIDED' | 'APPROVAL_COMPLIANCE_REQUIRED' | 'FORBIDDEN';
+  | 'APPROVAL_SELF_DECISION'
+  | 'APPROVAL_EXPIRED'
+  | 'APPROVAL_ALREADY_DECIDED'
+  | 'APPROVAL_COMPLIANCE_REQUIRED'
+  | 'APPROVAL_CHECKER_CONCERNED'
+  | 'FORBIDDEN';
 
 /**
  * The one maker-checker engine. A maker submits an action (its handler parses, describes and
@@ -48,50 +53,71 @@ export class ApprovalsService {
   }
 
   /**
-   * Records the request (maker, exact payload, reason, expiry) and runs the handler's prepare.
-   * Answers the request PENDING, or EXECUTED when configuration lets this action run on one pair of
-   * eyes (a refusal of that execution is thrown as the handler threw it, and recorded FAILED).
-   * A second identical live request is refused (409 APPROVAL_DUPLICATE_PENDING, naming the first).
+   * Records the request (maker, exact payload, reason, expiry) after the handler's prepare. Answers
+   * the request PENDING, or EXECUTED when configuration lets this action run on one pair of eyes
+   * (a refusal of that execution is thrown as the handler threw it, and recorded FAILED). A second
+   * identical live request is refused (409 APPROVAL_DUPLICATE_PENDING, naming the first).
+   *
+   * Crash safety: prepare reaches another service with the request id as idempotency key, outside
+   * any transaction, so a write-ahead mark (approval_preparations) is committed first and removed in
+   * the transaction that stores the request. A request that cannot be stored has its reservation
+   * released at once; a mark left by a crash or a lost answer is given back by the sweep (`abandon`).
+   * The description (target, summary, amount) is the handler's, from the payload AND what prepare
+   * found, so a request shows what will really happen.
    */
   async submit(user: AuthUser, input: SubmitApproval): Promise<ApprovalRequestView> {
     const handler = this.handler(input.action);
     requirePermission(user, handler.makerPermission);
     const payload = handler.parse(input.payload);
-    const described = handler.describe(payload);
     const dedupKey = handler.dedupKey?.(payload) ?? requestHash(payload);
-    const fourEyes = !this.isOnePerson(input.action);
+    // the usual duplicate is refused before anything is reserved; the unique index decides a race
+    const live = await this.store.findLive(this.store.queryable, input.action, dedupKey);
+    if (live) throw duplicate(input.action, live);
     const id = randomUUID();
 
-    // One transaction: a prepare that throws leaves nothing behind, and an identical submission made
-    // meanwhile waits on the unique index until this one is stored or gone.
-    const row = await this.store.transaction(async (m) => {
-      const inserted = await this.store.insert(m, {
-        id,
-        action: input.action,
-        fourEyes,
-        target: described.target,
-        summary: described.summary.slice(0, 500),
-        amount: described.amount ?? null,
-        payload,
-        dedupKey,
-        reason: input.reason,
-        makerId: user.userId,
-        makerRole: user.role,
-        ttlSeconds: this.config.APPROVAL_TTL_SECONDS,
-      });
-      if (!inserted) {
-        const existing = await this.store.findLive(m, input.action, dedupKey);
-        throw new AppException(
-          'APPROVAL_DUPLICATE_PENDING',
-          `An identical ${input.action} request is already waiting for a decision or being carried out: ${existing ?? 'decided just now'}`,
-        );
+    let prepared: PreparedState = null;
+    if (handler.prepare) {
+      await this.store.markPreparation(id, input.action, payload);
+      try {
+        prepared = await handler.prepare(payload, user, id);
+      } catch (error) {
+        // refused: nothing was reserved; an unknown outcome keeps the mark for the sweep
+        if (isRefusal(error)) await this.store.unmarkPreparation(id);
+        throw error;
       }
-      const prepared = handler.prepare ? await handler.prepare(payload, user, id) : null;
-      if (prepared !== null) await this.store.setPrepared(m, id, prepared);
-      if (fourEyes) return { ...inserted, prepared };
-      // One pair of eyes: the maker is the checker, claimed in the same transaction.
-      return this.store.claim(m, id, { id: user.userId, role: user.role }, null);
-    });
+    }
+    let row: ApprovalRow | null;
+    let fourEyes = true;
+    try {
+      const described = handler.describe(payload, prepared);
+      // one pair of eyes only below the compliance threshold: above it, four eyes whatever the configuration
+      fourEyes = !this.isOnePerson(input.action) || this.needsCompliance(handler, payload, prepared, described.amount?.value ?? null);
+      row = await this.store.transaction(async (m) => {
+        const inserted = await this.store.insert(m, {
+          id,
+          action: input.action,
+          fourEyes,
+          target: described.target,
+          summary: described.summary.slice(0, 500),
+          amount: described.amount ?? null,
+          payload,
+          dedupKey,
+          reason: input.reason,
+          makerId: user.userId,
+          makerRole: user.role,
+          ttlSeconds: this.config.APPROVAL_TTL_SECONDS,
+          prepared,
+        });
+        if (!inserted) throw duplicate(input.action, (await this.store.findLive(m, input.action, dedupKey)) ?? 'decided just now');
+        if (handler.prepare) await this.store.unmarkPreparation(id, m);
+        if (fourEyes) return inserted;
+        // One pair of eyes: the maker is the checker, claimed in the same transaction.
+        return this.store.claim(m, id, { id: user.userId, role: user.role }, null);
+      });
+    } catch (error) {
+      if (handler.prepare) await this.giveBack(handler, payload, prepared, id, 'submission failed');
+      throw error;
+    }
     if (!row) throw new Error(`approval request ${id} could not be claimed by its maker`);
     this.logger.log({ msg: 'approval request submitted', requestId: id, action: input.action, makerId: user.userId, fourEyes });
     if (fourEyes) return toApprovalView(row);
@@ -101,11 +127,14 @@ export class ApprovalsService {
     return toApprovalView(done.row);
   }
 
-  /** The request as stored, with the effective status (a pending request past expiry reads EXPIRED). */
+  /**
+   * The request as stored. A pending request past its expiry reads EXPIRED (`effectiveStatus`) but
+   * is not written here: reading never writes nor calls another service; the sweep stores the
+   * expiry and releases the reservation.
+   */
   async get(id: string): Promise<ApprovalRow> {
     const row = await this.store.get(id);
     if (!row) throw new AppException('APPROVAL_NOT_FOUND', `No approval request ${id}`);
-    if (row.status === 'PENDING' && row.expired) return (await this.expireOne(row)) ?? row;
     return row;
   }
 
@@ -152,7 +181,9 @@ export class ApprovalsService {
     const claimed = await this.store.claim(this.store.queryable, id, { id: user.userId, role: user.role }, reason);
     if (!claimed) throw this.refusal(await this.get(id), user, handler) ?? new AppException('APPROVAL_ALREADY_DECIDED');
     this.logger.log({ msg: 'approval request approved', requestId: id, action: row.action, checkerId: user.userId });
-    return toApprovalView((await this.execute(claimed, user, handler)).row);
+    const done = await this.execute(claimed, user, handler);
+    if (done.error && done.row.status === 'PENDING') throw done.error; // the checker refused where it runs: still pending
+    return toApprovalView(done.row);
   }
 
   /** Rejects a pending request with a reason; the handler releases what prepare reserved. */
@@ -209,16 +240,46 @@ export class ApprovalsService {
     return rows.length;
   }
 
-  /** Runs again the executions a crash left EXECUTING past the grace period (handlers are idempotent on the request id). */
+  /**
+   * Finishes the executions a crash or a lost answer left EXECUTING past the grace period. A handler
+   * with `settle` finds out, with the service's own credential, what happened where the action runs
+   * (done: EXECUTED with its result; not done: FAILED, released, submit again); any other handler
+   * runs `execute` again (idempotent on the request id) with the checker's id and role, no token.
+   */
   async resumeStuck(limit = 20): Promise<number> {
     const rows = await this.store.reclaimStuck(this.config.APPROVAL_EXECUTING_GRACE_SECONDS, limit);
     for (const row of rows) {
-      const checker = actorOf(row.checker_id!, row.checker_role!);
-      await this.execute(row, checker, this.handler(row.action)).catch((error: unknown) =>
+      const handler = this.handler(row.action);
+      const resumed = handler.settle ? this.settle(row, handler) : this.execute(row, actorOf(row.checker_id!, row.checker_role!), handler);
+      await resumed.catch((error: unknown) =>
         this.logger.error({ msg: 'approval execution resumed and failed again', requestId: row.id, err: error }),
       );
     }
     return rows.length;
+  }
+
+  /** Gives back the reservations of final requests whose release failed or never ran (the sweep); answers how many were done. */
+  async retryReleases(limit = 50): Promise<number> {
+    let done = 0;
+    for (const row of await this.store.unreleased(limit))
+      if (await this.release(row, null, `request ${row.status.toLowerCase()}`)) done += 1;
+    return done;
+  }
+
+  /** Gives back what a prepare reserved for a request that was never stored (a crash, a lost answer); answers how many. */
+  async abandonStray(limit = 50): Promise<number> {
+    let done = 0;
+    for (const mark of await this.store.strayPreparations(this.config.APPROVAL_EXECUTING_GRACE_SECONDS, limit)) {
+      const handler = this.registry.has(mark.action) ? this.registry.get(mark.action) : null;
+      try {
+        if (handler?.abandon) await handler.abandon(handler.parse(mark.payload), mark.request_id);
+        await this.store.unmarkPreparation(mark.request_id);
+        done += 1;
+      } catch (error) {
+        this.logger.error({ msg: 'approval preparation could not be given back; next sweep', requestId: mark.request_id, err: error });
+      }
+    }
+    return done;
   }
 
   /** Why `user` may not decide `row` now, or null. */
@@ -230,21 +291,27 @@ export class ApprovalsService {
     const status = effectiveStatus(row);
     if (status === 'EXPIRED') return new AppException('APPROVAL_EXPIRED');
     if (status !== 'PENDING') return new AppException('APPROVAL_ALREADY_DECIDED', `The request is already ${status}`);
-    if (
-      !options.rejecting &&
-      row.amount !== null &&
-      Number(row.amount) > this.config.APPROVAL_COMPLIANCE_LIMIT &&
-      user.role !== 'COMPLIANCE'
-    ) {
+    const payload = handler.parse(row.payload);
+    const amount = row.amount === null ? null : Number(row.amount);
+    if (!options.rejecting && user.role !== 'COMPLIANCE' && this.needsCompliance(handler, payload, row.prepared, amount)) {
       return new AppException('APPROVAL_COMPLIANCE_REQUIRED');
     }
-    return null;
+    return handler.refuseChecker?.(payload, row.prepared, user) ?? null;
+  }
+
+  /** Above APPROVAL_COMPLIANCE_LIMIT, or when the handler says so (the ledger's own limit): only compliance approves. */
+  private needsCompliance(handler: ApprovalHandler, payload: unknown, prepared: PreparedState, amount: number | null): boolean {
+    return (
+      (amount !== null && amount > this.config.APPROVAL_COMPLIANCE_LIMIT) || (handler.requiresCompliance?.(payload, prepared) ?? false)
+    );
   }
 
   /**
    * EXECUTING → EXECUTED with what the handler returned, or FAILED with the code and message of the
-   * handler's refusal. An error that is not a refusal (a timeout, a 5xx: the action may have happened)
-   * leaves the request EXECUTING for the sweep to run again, and is thrown.
+   * handler's refusal (then what prepare reserved is released). A 403 on a four-eyes request is a
+   * refusal of this checker, not of the action: the claim is undone and the request waits, PENDING,
+   * for a checker the place it runs accepts. An error that is not a refusal (a timeout, a 5xx: the
+   * action may have happened) leaves the request EXECUTING for the sweep to settle, and is thrown.
    */
   private async execute(
     row: ApprovalRow,
@@ -256,9 +323,15 @@ export class ApprovalsService {
       result = await handler.execute(handler.parse(row.payload), row.prepared, checker, row.id);
     } catch (error) {
       if (error instanceof AppException && isErrorCode(error.code) && error.status < 500) {
+        if (error.status === 403 && row.four_eyes && checker.accessToken) {
+          const pending = await this.store.unclaim(row.id, checker.userId);
+          if (pending) {
+            this.logger.warn({ msg: 'approval checker refused where it runs; pending again', requestId: row.id, code: error.code });
+            return { row: pending, error };
+          }
+        }
         this.logger.warn({ msg: 'approval request failed where it runs', requestId: row.id, action: row.action, code: error.code });
-        const failed = (await this.store.failed(row.id, { code: error.code, message: error.message })) ?? (await this.get(row.id));
-        return { row: failed, error };
+        return { row: await this.fail(row, { code: error.code, message: error.message }), error };
       }
       throw error;
     }
@@ -268,28 +341,69 @@ export class ApprovalsService {
     return { row: (await this.store.executed(row.id, stored as Record<string, unknown> | null)) ?? (await this.get(row.id)), error: null };
   }
 
-  private async release(row: ApprovalRow, by: AuthUser | null, reason: string): Promise<void> {
-    const handler = this.registry.has(row.action) ? this.registry.get(row.action) : null;
-    if (!handler?.release) return;
-    try {
-      await handler.release(handler.parse(row.payload), row.prepared, by, reason);
-    } catch (error) {
-      // The decision stands; what prepare reserved stays reserved until someone looks (logged once, with the request).
-      this.logger.error({ msg: 'approval release failed', requestId: row.id, action: row.action, err: error });
+  /** EXECUTING → FAILED, then what prepare reserved is given back (with the service's credential: nobody decided that). */
+  private async fail(row: ApprovalRow, failure: { code: string; message: string }): Promise<ApprovalRow> {
+    const failed = await this.store.failed(row.id, failure);
+    if (!failed) return this.get(row.id);
+    await this.release(failed, null, `Approval request ${row.id} failed: ${failure.code}`);
+    return failed;
+  }
+
+  /** An execution cut short, finished from what the handler finds where the action runs. */
+  private async settle(row: ApprovalRow, handler: ApprovalHandler): Promise<void> {
+    const outcome = await handler.settle!(handler.parse(row.payload), row.prepared, row.id);
+    if (outcome.status === 'EXECUTED') {
+      this.logger.log({ msg: 'approval execution settled: executed', requestId: row.id, action: row.action });
+      await this.store.executed(row.id, outcome.result);
+    } else {
+      this.logger.warn({ msg: 'approval execution settled: failed', requestId: row.id, action: row.action, code: outcome.code });
+      await this.fail(row, outcome);
     }
   }
 
-  private async expireOne(row: ApprovalRow): Promise<ApprovalRow | null> {
-    const [expired] = await this.store.expire({ id: row.id, limit: 1 });
-    if (!expired) return this.store.get(row.id);
-    await this.release(expired, null, 'expired');
-    return expired;
+  /**
+   * Gives back what prepare reserved for a final request (rejected: `by` is the checker; expired or
+   * failed: null) and records it (released_at). A failure is logged; the sweep tries again.
+   */
+  private async release(row: ApprovalRow, by: AuthUser | null, reason: string): Promise<boolean> {
+    const handler = this.registry.has(row.action) ? this.registry.get(row.action) : null;
+    if (!handler) return false;
+    try {
+      if (handler.release) await handler.release(handler.parse(row.payload), row.prepared, by, reason);
+      await this.store.released(row.id);
+      return true;
+    } catch (error) {
+      this.logger.error({ msg: 'approval release failed; the sweep tries again', requestId: row.id, action: row.action, err: error });
+      return false;
+    }
+  }
+
+  /** After a request could not be stored: release what prepare reserved, then drop the mark (kept for the sweep on failure). */
+  private async giveBack(handler: ApprovalHandler, payload: unknown, prepared: PreparedState, id: string, reason: string): Promise<void> {
+    try {
+      if (prepared !== null && handler.release) await handler.release(payload, prepared, null, reason);
+      await this.store.unmarkPreparation(id);
+    } catch (error) {
+      this.logger.error({ msg: 'approval preparation not given back; the sweep will', requestId: id, err: error });
+    }
   }
 
   private handler(action: ApprovalAction): ApprovalHandler {
     if (!this.registry.has(action)) throw new AppException('APPROVAL_ACTION_UNAVAILABLE', `No handler runs ${action} on this platform`);
     return this.registry.get(action);
   }
+}
+
+function duplicate(action: ApprovalAction, liveId: string): AppException {
+  return new AppException(
+    'APPROVAL_DUPLICATE_PENDING',
+    `An identical ${action} request is already waiting for a decision or being carried out: ${liveId}`,
+  );
+}
+
+/** A refusal where the action runs (a 4xx with a known code): nothing was done. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof AppException && isErrorCode(error.code) && error.status < 500;
 }
 
 function requirePermission(user: AuthUser, permission: AuthUser['permissions'][number]): void {

@@ -13,4 +13,9 @@ export const APPROVALS_ERRORS = {
     message: 'The amount is above APPROVAL_COMPLIANCE_LIMIT: only a compliance officer may approve it',
   },
   APPROVAL_ACTION_UNAVAILABLE: { status: 400, message: 'No handler runs this action on this platform' },
+  EXECUTION_INTERRUPTED: {
+    status: 409,
+    message: 'The approved action was cut short before it was carried out, and has been called off: submit it again',
+  },
+  APPROVAL_CHECKER_CONCERNED: { status: 403, message: 'The request concerns you: another checker must decide it' },
 } as const satisfies Record<string, { status: number; message: string }>;
