@@ -2,7 +2,7 @@
 export function money(amount: number | string | null | undefined, currency?: string): string {
   if (amount === null || amount === undefined || amount === '') return '';
   const text = String(amount).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
-  return currency ? `${text} ${currency}` : text;
+  return currency ? `${text}\u00a0${currency}` : text;
 }
 
 export function when(iso: string | null | undefined): string {

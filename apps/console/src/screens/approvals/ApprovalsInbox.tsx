@@ -1,6 +1,7 @@
-import { Badge, Group, Select, TextInput } from '@mantine/core';
+import { Checkbox, Group, Select, Text, TextInput } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import { api, ok } from '../../api/client';
+import { useSession } from '../../session/session';
 import { Link } from '../../ui/Link';
 import { type Column, ListView } from '../../ui/ListView';
 import { money, when } from '../../ui/format';
@@ -29,7 +30,11 @@ const COLUMNS: Column<Approval>[] = [
   {
     label: 'Status',
     text: (a) => a.status,
-    render: (a) => <Badge color={STATUS_COLORS[a.status]}>{STATUS_LABELS[a.status]}</Badge>,
+    render: (a) => (
+      <Text size="sm" fw={600} c={STATUS_COLORS[a.status] === 'yellow' ? 'orange.8' : STATUS_COLORS[a.status]}>
+        {STATUS_LABELS[a.status]}
+      </Text>
+    ),
   },
   { label: 'Expires', text: (a) => when(a.expiresAt) },
   { label: 'Reason', text: (a) => a.reason },
@@ -41,6 +46,8 @@ export function ApprovalsInbox({ query }: { query: URLSearchParams }) {
   const [action, setAction] = useState<ApprovalAction | ''>('');
   const [maker, setMaker] = useState('');
   const [age, setAge] = useState('');
+  const [mine, setMine] = useState(false);
+  const me = useSession()?.me.userId;
 
   const fetchPage = useCallback(
     async (cursor: string | null) => {
@@ -51,7 +58,7 @@ export function ApprovalsInbox({ query }: { query: URLSearchParams }) {
             query: {
               status: status || undefined,
               action: action || undefined,
-              makerId: maker.trim() || undefined,
+              makerId: (mine ? me : maker.trim()) || undefined,
               createdBefore,
               cursor: cursor ?? undefined,
               limit: 50,
@@ -60,7 +67,7 @@ export function ApprovalsInbox({ query }: { query: URLSearchParams }) {
         }),
       );
     },
-    [status, action, maker, age],
+    [status, action, maker, age, mine, me],
   );
 
   return (
@@ -80,7 +87,13 @@ export function ApprovalsInbox({ query }: { query: URLSearchParams }) {
           data={[{ value: '', label: 'Any action' }, ...Object.entries(ACTION_LABELS).map(([value, label]) => ({ value, label }))]}
           allowDeselect={false}
         />
-        <TextInput label="Maker (user id)" value={maker} onChange={(e) => setMaker(e.currentTarget.value)} />
+        <TextInput
+          label="Maker (user id)"
+          value={mine ? (me ?? '') : maker}
+          disabled={mine}
+          onChange={(e) => setMaker(e.currentTarget.value)}
+        />
+        <Checkbox label="Submitted by me" checked={mine} onChange={(e) => setMine(e.currentTarget.checked)} mb={8} />
         <Select
           label="Age"
           value={age}

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, NumberInput, Select, SimpleGrid, TextInput } from '@mantine/core';
+import { Button, Group, NumberInput, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useCallback, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components, paths } from '../../api/schema';
@@ -34,7 +34,11 @@ const COLUMNS: Column<Operation>[] = [
   {
     label: 'Status',
     text: (o) => o.status,
-    render: (o) => <Badge color={o.status === 'SUCCEEDED' ? 'green' : o.status === 'FAILED' ? 'red' : 'gray'}>{o.status}</Badge>,
+    render: (o) => (
+      <Text size="sm" fw={600} c={o.status === 'SUCCEEDED' ? 'green.8' : o.status === 'FAILED' ? 'red.8' : 'gray.7'}>
+        {o.status}
+      </Text>
+    ),
   },
   { label: 'Amount', text: (o) => money(o.amount, o.currency) },
   { label: 'Fee', text: (o) => money(o.fee, o.currency) },

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, TextInput } from '@mantine/core';
+import { Button, Group, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useCallback, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
@@ -20,7 +20,11 @@ const COLUMNS: Column<Person>[] = [
   {
     label: 'Status',
     text: (p) => p.status ?? '',
-    render: (p) => <Badge color={p.status === 'active' ? 'green' : 'red'}>{p.status}</Badge>,
+    render: (p) => (
+      <Text size="sm" fw={600} c={p.status === 'active' ? 'green.8' : 'red.8'}>
+        {p.status}
+      </Text>
+    ),
   },
   { label: 'KYC tier', text: (p) => p.kycTier ?? '' },
   { label: 'Wallet', text: (p) => p.walletId ?? '' },
