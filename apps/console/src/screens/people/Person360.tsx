@@ -194,7 +194,12 @@ export function Person360({ params }: ScreenProps) {
           <SimpleTable
             rows={person.merchant.connections.items ?? []}
             caption="The merchant's partner connections"
-            columns={[{ label: 'Connection', cell: (c) => JSON.stringify(c) }]}
+            columns={[
+              { label: 'Partner', cell: (c) => <Link to={`/partners/${c.integrationId}`}>{c.integrationName}</Link> },
+              { label: 'Status', cell: (c) => c.status },
+              { label: 'Scopes', cell: (c) => c.scopes.join(' ') },
+              { label: 'Since', cell: (c) => when(c.activatedAt ?? c.createdAt) },
+            ]}
           />
         </Part>
       )}
