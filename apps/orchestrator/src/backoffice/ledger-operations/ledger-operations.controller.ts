@@ -7,7 +7,7 @@ import type { ApprovalAction } from '../../approvals/approval-handler';
 import { ApprovalsService } from '../../approvals/approvals.service';
 import { uuid } from '../../common/validators';
 import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
-import { AuditedRead } from '../../staff-audit/audit-metadata';
+import { AuditTarget, AuditedRead } from '../../staff-audit/audit-metadata';
 import { LedgerOperationsService } from './ledger-operations.service';
 import {
   FloatFundingBody,
@@ -77,6 +77,11 @@ export class LedgerOperationsController {
   ) {}
 
   @Post('corrections')
+  @AuditTarget([
+    { type: 'account', body: 'accountId' },
+    { type: 'transaction', body: 'transactionId' },
+    { type: 'transaction', body: 'referenceId' },
+  ])
   @Submits(
     'Submit a ledger correction (ACCOUNT) or the reversal of a whole transaction (REVERSAL)',
     'ACCOUNT: one account credited or debited against suspense. REVERSAL: every entry of the transaction named by referenceId or transactionId undone at once. The ledger records the correction pending under the maker; nothing moves until another staff member approves the request.',
@@ -120,6 +125,7 @@ export class LedgerOperationsController {
   }
 
   @Post('holds')
+  @AuditTarget({ type: 'account', body: 'accountId' })
   @Submits(
     'Place a hold on part of an account (available → frozen)',
     'Once approved, the ledger moves the amount from available to frozen and records a named hold; the balance does not change.',
