@@ -174,6 +174,33 @@ describe('staff audit trail', () => {
     expect(await byRequest(me)).toEqual([]);
   });
 
+  it('names targets a write carries in its body (bulk decision ids, a hold’s account, a correction’s transaction)', async () => {
+    const ids = ['0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d', '1d2c4e6a-8b93-4a0b-b7f5-9b4a6d2f8c3e'];
+    const bulk = await h.call('POST', '/api/backoffice/approvals/decisions', {
+      token: compliance,
+      body: { ids, decision: 'REJECT', reason: 'month-end review' },
+    });
+    expect(bulk.status).toBe(200);
+    for (const record of await byRequest(bulk)) {
+      expect(record).toMatchObject({ target: { type: 'approval', id: null }, details: { targets: ids } });
+    }
+    const account = '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c';
+    const hold = await h.call('POST', '/api/backoffice/ledger/holds', {
+      token: compliance,
+      body: { accountId: account, amount: 2500, reason: 'suspected takeover' },
+    });
+    const holdRecords = await byRequest(hold);
+    expect(holdRecords.map((r) => [r.phase, r.target])).toEqual([
+      ['outcome', { type: 'account', id: account }],
+      ['started', { type: 'account', id: account }],
+    ]);
+    const reversal = await h.call('POST', '/api/backoffice/ledger/corrections', {
+      token: compliance,
+      body: { kind: 'REVERSAL', referenceId: 'MMP000000000001', reason: 'duplicate payment' },
+    });
+    expect((await byRequest(reversal))[0].target).toEqual({ type: 'transaction', id: 'MMP000000000001' });
+  });
+
   it('roles: audit.read for COMPLIANCE and ADMIN; SUPPORT gets 403 naming audit.read, itself recorded', async () => {
     expect((await h.call('GET', '/api/backoffice/audit-trail', { token: admin })).status).toBe(200);
     expect((await h.call('GET', '/api/backoffice/audit-trail/verify', { token: admin })).status).toBe(200);
@@ -387,6 +414,9 @@ describe('staff audit trail', () => {
       });
       expect(unfreeze.status).toBe(202);
       expect(await pendingFor()).toBe(pendingBefore + 1);
+      // the id of the request it created is in the outcome record
+      const [outcome] = await byRequest(unfreeze);
+      expect(outcome).toMatchObject({ phase: 'outcome', outcome: { status: 202 }, details: { resultId: unfreeze.body.id } });
     });
   });
 });
