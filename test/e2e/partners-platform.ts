@@ -90,6 +90,9 @@ export class PartnersPlatform {
         PARTNERS_URL: this.partners.url,
         LEDGER_URL: this.ledger.url,
         WEBHOOK_DISPATCHER_URL: this.dispatcher.url,
+        // Keys are set-up in these journeys: the administrator gets them at once, as one-person
+        // configuration allows. Four eyes on keys: apps/orchestrator/test/partner-links.test.ts.
+        APPROVALS_ONE_PERSON_ACTIONS: 'PARTNER_KEY_ISSUE,PARTNER_KEY_REVOKE',
       }),
       { listen: true },
     );
