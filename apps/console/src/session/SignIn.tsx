@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { api, ok } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorNotice } from '../ui/ErrorNotice';
-import { startSession } from './session';
+import { sessionEndedBecause, startSession } from './session';
 
 type Challenge = components['schemas']['SecondFactorChallengeDoc'];
 
@@ -56,6 +56,11 @@ export function SignIn() {
       <Title order={1} mb="md">
         Operators' console
       </Title>
+      {sessionEndedBecause() && !error && (
+        <Alert color="yellow" title="Signed out" data-testid="session-ended">
+          {sessionEndedBecause()}
+        </Alert>
+      )}
       <ErrorNotice error={error} title="Sign-in refused" />
       {!challenge ? (
         <form onSubmit={submitPin} aria-label="Sign in">

@@ -20,6 +20,12 @@ const STORAGE_KEY = 'mm-console-session';
 const listeners = new Set<() => void>();
 let current: Session | undefined = restore();
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+/** Why the last session ended without the operator signing out, shown on the sign-in page. */
+let endedBecause: string | undefined;
+
+export function sessionEndedBecause(): string | undefined {
+  return endedBecause;
+}
 
 function restore(): Session | undefined {
   try {
@@ -34,7 +40,10 @@ function publish(next: Session | undefined): void {
   current = next;
   if (next) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
   else sessionStorage.removeItem(STORAGE_KEY);
-  setAccessToken(next?.token, () => publish(undefined));
+  setAccessToken(next?.token, () => {
+    endedBecause = 'The platform refused your session (expired, ended elsewhere or revoked): sign in again.';
+    publish(undefined);
+  });
   clearTimeout(refreshTimer);
   if (next) {
     // a minute before expiry; at once for a restored session whose token is (nearly) spent
@@ -51,6 +60,7 @@ async function refresh(): Promise<void> {
     const pair = await ok(api.POST('/api/auth/refresh', { body: { refreshToken: session.refreshToken } }));
     publish({ ...session, token: pair.token, refreshToken: pair.refreshToken, expiresAt: pair.expiresAt });
   } catch {
+    endedBecause = 'Your session could not be renewed: sign in again.';
     publish(undefined);
   }
 }
@@ -59,6 +69,7 @@ async function refresh(): Promise<void> {
 export async function startSession(pair: TokenPair): Promise<void> {
   setAccessToken(pair.token);
   const me = await ok(api.GET('/api/orchestrator/me'));
+  endedBecause = undefined;
   publish({ token: pair.token, refreshToken: pair.refreshToken, expiresAt: pair.expiresAt, me });
 }
 
