@@ -1,5 +1,5 @@
-import { Badge, Button, Group, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
-import { type FormEvent, useCallback, useState } from 'react';
+import { Anchor, Badge, Button, Group, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { type FormEvent, useCallback, useMemo, useState } from 'react';
 import { api, ok } from '../../api/client';
 import { type Column, ListView } from '../../ui/ListView';
 import { when } from '../../ui/format';
@@ -38,24 +38,41 @@ function outcomeText(r: AuditRecord): string {
   return `${r.outcome.status}${r.outcome.code ? ` ${r.outcome.code}` : ''}`;
 }
 
-const COLUMNS: Column<AuditRecord>[] = [
-  { label: '#', text: (r) => String(r.seq) },
-  { label: 'When', text: (r) => when(r.at) },
-  { label: 'Actor', text: (r) => `${r.actor.role} ${r.actor.userId}` },
-  { label: 'Action', text: (r) => (r.actionName ? `${r.actionName} (${r.action})` : r.action) },
-  { label: 'Target', text: (r) => (r.target ? [r.target.type, r.target.id].filter(Boolean).join(' ') : '') },
-  { label: 'Reason', text: (r) => r.reason ?? '' },
-  {
-    label: 'Outcome',
-    text: outcomeText,
-    render: (r) => (
-      <Badge styles={{ label: { overflow: 'visible' } }} color={!r.outcome ? 'blue' : r.outcome.status < 400 ? 'green' : 'red'} tt="none">
-        {outcomeText(r)}
-      </Badge>
-    ),
-  },
-  { label: 'Request id', text: (r) => r.requestId },
-];
+/** The columns; a request id opens every record of that request (a write's `started` and its outcome). */
+function columns(byRequest: (requestId: string) => void): Column<AuditRecord>[] {
+  return [
+    { label: '#', text: (r) => String(r.seq) },
+    { label: 'When', text: (r) => when(r.at) },
+    { label: 'Actor', text: (r) => `${r.actor.role} ${r.actor.userId}` },
+    { label: 'Action', text: (r) => (r.actionName ? `${r.actionName} (${r.action})` : r.action) },
+    { label: 'Target', text: (r) => (r.target ? [r.target.type, r.target.id].filter(Boolean).join(' ') : '') },
+    { label: 'Reason', text: (r) => r.reason ?? '' },
+    {
+      label: 'Outcome',
+      text: outcomeText,
+      render: (r) => (
+        <Badge styles={{ label: { overflow: 'visible' } }} color={!r.outcome ? 'blue' : r.outcome.status < 400 ? 'green' : 'red'} tt="none">
+          {outcomeText(r)}
+        </Badge>
+      ),
+    },
+    {
+      label: 'Request id',
+      text: (r) => r.requestId,
+      render: (r) => (
+        <Anchor
+          component="button"
+          type="button"
+          size="sm"
+          onClick={() => byRequest(r.requestId)}
+          aria-label={`Every record of request ${r.requestId}`}
+        >
+          {r.requestId}
+        </Anchor>
+      ),
+    },
+  ];
+}
 
 /** The staff audit trail: who did or read what, when, on whom, and how it ended; searchable, exportable, and its hash chain verifiable. */
 export function AuditTrail() {
@@ -89,6 +106,13 @@ export function AuditTrail() {
     },
     [filters],
   );
+
+  const byRequest = useCallback((requestId: string) => {
+    const next = { ...EMPTY, requestId };
+    setDraft(next);
+    setFilters(next);
+  }, []);
+  const shown = useMemo(() => columns(byRequest), [byRequest]);
 
   function search(event: FormEvent) {
     event.preventDefault();
@@ -153,7 +177,7 @@ export function AuditTrail() {
       <ListView
         name="audit-trail"
         caption="Staff audit trail, newest first"
-        columns={COLUMNS}
+        columns={shown}
         fetchPage={fetchPage}
         rowKey={(r) => String(r.seq)}
         empty="No record matches."
