@@ -7,6 +7,8 @@ export interface Column<T> {
   label: string;
   /** the cell's text, also what the CSV export writes */
   text: (row: T) => string;
+  /** what the CSV export writes when it differs from the text (an amount as a plain integer) */
+  csv?: (row: T) => string;
   /** what the table shows, when it is more than the text (a link, a badge) */
   render?: (row: T) => ReactNode;
 }
@@ -110,7 +112,9 @@ export function ListView<T>(props: {
           variant="default"
           size="xs"
           disabled={rows.length === 0}
-          onClick={() => downloadCsv(`${props.name}.csv`, toCsv(props.columns as never, rows))}
+          onClick={() =>
+            downloadCsv(`${props.name}.csv`, toCsv(props.columns.map((c) => ({ label: c.label, text: c.csv ?? c.text })) as never, rows))
+          }
         >
           Export CSV
         </Button>

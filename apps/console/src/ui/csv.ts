@@ -1,7 +1,7 @@
-/** RFC 4180 CSV of the given rows and columns; cells that a spreadsheet would run as a formula are quoted with a leading '. */
+/** RFC 4180 CSV of the given rows and columns; cells that a spreadsheet would run as a formula get a leading ' (a negative integer stays a number). */
 export function toCsv(columns: ReadonlyArray<{ label: string; text: (row: never) => string }>, rows: readonly unknown[]): string {
   const cell = (value: string): string => {
-    const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+    const safe = /^[=+\-@\t\r]/.test(value) && !/^-\d+$/.test(value) ? `'${value}` : value;
     return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
   };
   const lines = [columns.map((c) => cell(c.label)).join(',')];

@@ -25,7 +25,11 @@ const COLUMNS: Column<Approval>[] = [
     render: (a) => <Link to={`/approvals/${a.id}`}>{ACTION_LABELS[a.action]}</Link>,
   },
   { label: 'Summary', text: (a) => a.summary },
-  { label: 'Amount', text: (a) => (a.amount ? money(a.amount.value, a.amount.currency) : '') },
+  {
+    label: 'Amount',
+    text: (a) => (a.amount ? money(a.amount.value, a.amount.currency) : ''),
+    csv: (a) => (a.amount ? `${a.amount.value} ${a.amount.currency}` : ''),
+  },
   { label: 'Maker', text: (a) => `${a.maker.role} ${a.maker.userId}` },
   {
     label: 'Status',

@@ -40,8 +40,9 @@ const COLUMNS: Column<Operation>[] = [
       </Text>
     ),
   },
-  { label: 'Amount', text: (o) => money(o.amount, o.currency) },
-  { label: 'Fee', text: (o) => money(o.fee, o.currency) },
+  { label: 'Amount', text: (o) => money(o.amount, o.currency), csv: (o) => String(o.amount) },
+  { label: 'Currency', text: (o) => o.currency },
+  { label: 'Fee', text: (o) => money(o.fee, o.currency), csv: (o) => String(o.fee ?? '') },
   { label: 'Payer', text: (o) => party(o.payer) },
   { label: 'Payee', text: (o) => party(o.payee) },
   { label: 'Reversed by', text: (o) => o.reversedBy?.referenceId ?? '' },
