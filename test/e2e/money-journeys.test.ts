@@ -15,7 +15,8 @@ describe('money journeys through the gateway', () => {
   let treasury: string;
 
   beforeAll(async () => {
-    await p.start({ partners: true });
+    // the partner's keys are set-up here: issued at once (four eyes on keys: partner-links.test.ts)
+    await p.start({ partners: true, orchestratorEnv: { APPROVALS_ONE_PERSON_ACTIONS: 'PARTNER_KEY_ISSUE,PARTNER_KEY_REVOKE' } });
     [agent, alice, bob] = await Promise.all([
       p.register('AGENT', { firstName: 'Kofi' }),
       p.register('CUSTOMER', { firstName: 'Alice' }),

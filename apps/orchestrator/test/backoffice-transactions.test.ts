@@ -36,7 +36,8 @@ describe('back office: transactions', () => {
   const refs = (page: Json): string[] => page.items.map((i: Json) => i.referenceId);
 
   beforeAll(async () => {
-    await p.start({ partners: true });
+    // the partner's keys are set-up here: issued at once (four eyes on keys: partner-links.test.ts)
+    await p.start({ partners: true, orchestratorEnv: { APPROVALS_ONE_PERSON_ACTIONS: 'PARTNER_KEY_ISSUE,PARTNER_KEY_REVOKE' } });
     startedAt = new Date().toISOString();
     const admin = await signIn(ADMIN.phone, ADMIN.pin);
     [support, auditor] = await Promise.all([staff(admin, 'SUPPORT'), staff(admin, 'AUDITOR')]);
