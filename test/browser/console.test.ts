@@ -435,7 +435,7 @@ describe('the operators console in a browser', () => {
     for (const label of labels) {
       await open(page, new RegExp(`^${label}$`));
       // each screen loads what it shows; none answers a refusal to an administrator
-      await page.waitForLoadState('networkidle');
+      await saysSo(page.locator('main'), /^(?![\s\S]*Loading…)/);
       await counts(page.getByTestId('error-notice'), 0);
       if (!pictured.has(label)) await screenshot(page, `screen-${label.toLowerCase().replace(/\W+/g, '-')}`);
     }
