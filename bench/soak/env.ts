@@ -101,8 +101,9 @@ export function serviceEnv(
       WEBHOOK_DISPATCHER_URL: url(ports.dispatcher),
       // Every fixture registers from 127.0.0.1: the per-address sign-up limit (50/h) would refuse them.
       REGISTRATION_MAX_PER_IP_PER_HOUR: '0',
-      // The run's administrator revises the risk and limits sections alone (reviseConfig): no second approver.
-      APPROVALS_ONE_PERSON_ACTIONS: 'CONFIG_CHANGE',
+      // The run's administrator revises the risk and limits sections alone (reviseConfig) and creates the
+      // partner integration with its live key (fixtures.ts): no second approver.
+      APPROVALS_ONE_PERSON_ACTIONS: 'CONFIG_CHANGE,PARTNER_KEY_ISSUE,PARTNER_KEY_REVOKE',
     },
   };
   return { ...own[service], ...CREDENTIALS.service(service) };
