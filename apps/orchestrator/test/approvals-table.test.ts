@@ -64,8 +64,9 @@ describe('approval_requests: the database guards', () => {
   it('never changes a final request, never moves a status backwards, never changes what the maker submitted', async () => {
     const id = await insert();
     await approve(id, 'checker-1');
+    // back to PENDING only as a whole un-claim (the checker refused where the action runs), never keeping the decision
     expect(await failure(runtime.query(`UPDATE orchestrator.approval_requests SET status = 'PENDING' WHERE id = $1`, [id]))).toMatch(
-      /^23001 .*EXECUTING cannot become PENDING/,
+      /^23001 .*a claim is undone whole/,
     );
     expect(await failure(runtime.query(`UPDATE orchestrator.approval_requests SET payload = '{"x":1}' WHERE id = $1`, [id]))).toMatch(
       /^23001 .*what the maker submitted never changes/,
@@ -75,6 +76,39 @@ describe('approval_requests: the database guards', () => {
     ]);
     expect(await failure(runtime.query(`UPDATE orchestrator.approval_requests SET result = '{"y":2}' WHERE id = $1`, [id]))).toMatch(
       /^23001 .*EXECUTED and final/,
+    );
+  });
+
+  it('undoes a claim only whole and only on four eyes; a final request changes once more, only to record its release', async () => {
+    const id = await insert();
+    await approve(id, 'checker-1');
+    const unclaim = (row: string) =>
+      runtime.query(
+        `UPDATE orchestrator.approval_requests SET status = 'PENDING', checker_id = NULL, checker_role = NULL, decided_at = NULL, claimed_at = NULL
+          WHERE id = $1`,
+        [row],
+      );
+    expect(await failure(unclaim(id))).toBe('succeeded');
+    const alone = await insert({ fourEyes: false });
+    await approve(alone, 'maker-1');
+    expect(await failure(unclaim(alone))).toMatch(/^23001 .*EXECUTING cannot become PENDING/);
+
+    await runtime.query(
+      `UPDATE orchestrator.approval_requests SET status = 'REJECTED', checker_id = 'checker-1', checker_role = 'ADMIN', decided_at = now(),
+              decision_reason = 'no' WHERE id = $1`,
+      [id],
+    );
+    const release = () => runtime.query(`UPDATE orchestrator.approval_requests SET released_at = now() WHERE id = $1`, [id]);
+    expect(await failure(release())).toBe('succeeded');
+    expect(await failure(release())).toMatch(/^23001 .*REJECTED and final/);
+    expect(
+      await failure(
+        runtime.query(`UPDATE orchestrator.approval_requests SET released_at = now(), decision_reason = 'changed' WHERE id = $1`, [id]),
+      ),
+    ).toMatch(/^23001 /);
+    const pending = await insert();
+    expect(await failure(runtime.query(`UPDATE orchestrator.approval_requests SET released_at = now() WHERE id = $1`, [pending]))).toMatch(
+      /^23001 .*only a final request is released/,
     );
   });
 

@@ -202,8 +202,10 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
     const approved = await approve(submitted.body.id, officer.token);
     expect([approved.status, approved.body.status, approved.body.failure?.code]).toEqual([200, 'FAILED', 'INSUFFICIENT_BALANCE']);
     expect(await p.balance(payee.accounts.XAF)).toEqual(payeeBefore);
+    // nobody rejected it: the ledger's correction is expired under the orchestrator, not rejected in the checker's name
     const correction = await p.call('GET', `${LEDGER}/corrections/${correctionId}`, { token: officer.token });
-    expect(correction.body.status).toBe('REJECTED');
+    expect(correction.body).toMatchObject({ status: 'EXPIRED', checker: null });
+    expect(correction.body.events.at(-1)).toMatchObject({ event: 'expired', actorId: 'system:orchestrator' });
 
     // the ledger's slot for this transaction is free again
     const again = await p.call('POST', `${LEDGER}/corrections`, {

@@ -127,7 +127,8 @@ export class CorrectionsController {
   @Get('by-key/:key')
   @ApiSecurity('serviceKey')
   @ApiOperation({
-    summary: "The maker-checker engine: the correction submitted under an idempotency key (its approval request's id), without an operator token",
+    summary:
+      "The maker-checker engine: the correction submitted under an idempotency key (its approval request's id), without an operator token",
     description:
       'Read by the engine when no person is acting: to settle an approval whose execution was cut (EXECUTED here: the request is executed; still PENDING_APPROVAL: the engine expires it) and to expire a correction whose request was never stored.',
   })

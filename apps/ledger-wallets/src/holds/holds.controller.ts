@@ -71,7 +71,8 @@ export class HoldsController {
   @Get('by-key/:key')
   @ApiSecurity('serviceKey')
   @ApiOperation({
-    summary: 'The maker-checker engine: the hold placed, or released, under an idempotency key (its approval request id), without an operator token',
+    summary:
+      'The maker-checker engine: the hold placed, or released, under an idempotency key (its approval request id), without an operator token',
     description: 'Read by the engine to settle an approval whose execution was cut, when no person is acting.',
   })
   @ApiOkResponse({ type: HoldViewDto })

@@ -1,7 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../../access/permissions';
-import type { PreparedState } from '../../approvals/approval-handler';
+import type { PreparedState, Settlement } from '../../approvals/approval-handler';
 import { type LedgerCorrectionRequest, LedgerOperationsClient } from './ledger-operations.client';
 import type { LedgerCorrection } from './ledger-operations.types';
 
@@ -13,6 +13,9 @@ export interface CorrectionPrepared extends Record<string, unknown> {
   accountId: string | null;
   /** the ledger's own judgement: above its compliance limit only a compliance officer may approve */
   requiresCompliance: boolean;
+  /** what the ledger recorded: a reversal's amount is the transaction's */
+  amount: number;
+  currency: string;
 }
 
 /** The answer of an executed correction-backed request (`result` of the approval request). */
@@ -22,18 +25,21 @@ export interface CorrectionResult extends Record<string, unknown> {
   referenceId: string | null;
 }
 
+/** The ledger refusing this checker (not the correction): the engine leaves the request pending for another. */
+const CHECKER_REFUSALS: ReadonlySet<string> = new Set(['CORRECTION_SAME_USER', 'CORRECTION_COMPLIANCE_REQUIRED', 'OPERATOR_ROLE_REQUIRED']);
+
 /**
  * The ledger side of the three actions carried out as a ledger correction (LEDGER_CORRECTION,
  * LEDGER_REVERSAL, FLOAT_FUNDING). The ledger keeps its own maker-checker: the correction is
  * submitted with the MAKER's token when the request is submitted (idempotency key = the approval
- * request's id), approved with the CHECKER's token, rejected with the checker's token, expired with
- * the orchestrator's credential alone. So the ledger, which verifies each token itself, still refuses
- * a correction approved by its maker, whatever the engine's configuration.
+ * request's id), approved with the CHECKER's token, rejected with the checker's token when the
+ * checker rejects. Whatever ends without a person deciding it (an expiry, a failed execution, a
+ * submission never stored, an execution cut short) is expired with the orchestrator's credential
+ * alone, so the ledger's journal never names someone for what they did not do. The ledger, which
+ * verifies each token itself, still refuses a correction approved by its maker.
  */
 @Injectable()
 export class LedgerCorrectionRunner {
-  private readonly logger = new Logger(LedgerCorrectionRunner.name);
-
   constructor(private readonly ledger: LedgerOperationsClient) {}
 
   async submit(
@@ -45,7 +51,13 @@ export class LedgerCorrectionRunner {
       ...body,
       idempotencyKey: requestId,
     } as LedgerCorrectionRequest);
-    return { correctionId: correction.id, accountId: correction.accountId, requiresCompliance: correction.requiresCompliance };
+    return {
+      correctionId: correction.id,
+      accountId: correction.accountId,
+      requiresCompliance: correction.requiresCompliance,
+      amount: correction.amount,
+      currency: correction.currency,
+    };
   }
 
   /** The ledger's postings and balances before/after; for a viewer the ledger does not let read corrections, why not. */
@@ -61,56 +73,83 @@ export class LedgerCorrectionRunner {
 
   /**
    * Approves the ledger's correction with the checker's token. An approval the ledger already
-   * executed for this request (a retry after a crash or a lost answer) answers the same result. A
-   * refusal (a 4xx: the engine records the request FAILED with its code) ends the ledger's pending
-   * correction too, rejected by the checker, so that the same correction (a reversal of the same
-   * payment) can be submitted again. An unknown outcome (a timeout, a 5xx) leaves it pending: the
-   * engine keeps the request EXECUTING and runs it again.
+   * executed for this request (a lost answer) answers the same result. A refusal of the checker
+   * (their role, the ledger's compliance limit) is thrown as it is and leaves the correction
+   * pending: the engine keeps the request pending for another checker. Any other refusal is thrown
+   * too (the engine records the request FAILED and releases it: the correction is expired). An
+   * unknown outcome (a timeout, a 5xx) leaves it pending; the sweep settles it.
    */
   async execute(prepared: PreparedState, checker: AuthUser, requestId: string): Promise<CorrectionResult> {
     const { correctionId } = correctionOf(prepared);
     if (!checker.accessToken) {
-      // a resumed execution carries no token; the ledger accepts decisions only with one
+      // only a person approves at the ledger; without one the engine settles instead (settle)
       throw new AppException('SERVICE_UNAVAILABLE', `Correction ${correctionId}: the ledger needs the checker's access token to approve`);
     }
     try {
       return resultOf(await this.ledger.approve(checker.accessToken, correctionId, `Approval request ${requestId} approved`));
     } catch (error) {
-      if (!(error instanceof AppException) || error.status >= 500) throw error;
-      if (error.code === 'CORRECTION_ALREADY_DECIDED') {
-        const correction = await this.ledger.correction(checker.accessToken, correctionId);
+      if (error instanceof AppException && error.code === 'CORRECTION_ALREADY_DECIDED') {
+        const correction = await this.ledger.correctionByKey(requestId);
         if (correction.status === 'EXECUTED') return resultOf(correction);
       }
-      await this.end(correctionId, checker, `Approval request ${requestId} failed: ${error.code}`).catch((endError: unknown) =>
-        this.logger.warn({ correctionId, code: (endError as AppException).code }, 'could not end the correction of a failed request'),
-      );
       throw error;
     }
   }
 
-  /** Rejected by the checker (with their token), or expired (no person: the orchestrator's credential). */
+  /** Rejected by the checker (with their token), or, when nobody decided it, expired with the orchestrator's credential. */
   async release(prepared: PreparedState, by: AuthUser | null, reason: string): Promise<void> {
     const { correctionId } = correctionOf(prepared);
-    if (by) await this.end(correctionId, by, reason);
-    else await this.expire(correctionId, reason);
+    if (by?.accessToken) {
+      try {
+        await this.ledger.reject(by.accessToken, correctionId, reason);
+        return;
+      } catch (error) {
+        if (!(error instanceof AppException)) throw error;
+        if (error.code === 'CORRECTION_ALREADY_DECIDED') return;
+        if (!CHECKER_REFUSALS.has(error.code)) throw error;
+        // the ledger does not let this person reject it: the request is over either way
+      }
+    }
+    await this.expire(correctionId, reason);
   }
 
   /**
-   * Rejected at the ledger by `by`; when the ledger does not let that person decide (the maker
-   * withdrawing their own request, a role the ledger does not accept), expired instead: the request
-   * is over either way. Already decided: nothing left to end.
+   * An approval whose answer was lost, finished from the ledger's record under the request's id:
+   * executed there → EXECUTED with its result; still pending → expired there, and the request
+   * FAILED with EXECUTION_INTERRUPTED (submit again); never submitted, rejected or expired → FAILED.
    */
-  private async end(correctionId: string, by: AuthUser, reason: string): Promise<void> {
+  async settle(requestId: string): Promise<Settlement> {
+    let correction = await this.byKey(requestId);
+    if (correction?.status === 'PENDING_APPROVAL') {
+      await this.expire(correction.id, `Approval request ${requestId}: execution interrupted`);
+      correction = await this.byKey(requestId);
+    }
+    if (correction?.status === 'EXECUTED') return { status: 'EXECUTED', result: resultOf(correction) };
+    return {
+      status: 'FAILED',
+      code: 'EXECUTION_INTERRUPTED',
+      message: correction
+        ? `The approval was cut short; the ledger's correction ${correction.id} is ${correction.status}, nothing moved`
+        : 'The approval was cut short before the ledger recorded a correction; nothing moved',
+    };
+  }
+
+  /** A correction submitted for a request that was never stored: expired, if there is one and it is pending. */
+  async abandon(requestId: string): Promise<void> {
+    const correction = await this.byKey(requestId);
+    if (correction?.status === 'PENDING_APPROVAL') await this.expire(correction.id, `Approval request ${requestId} was never stored`);
+  }
+
+  private async byKey(requestId: string): Promise<LedgerCorrection | null> {
     try {
-      if (!by.accessToken) return await this.expire(correctionId, reason);
-      await this.ledger.reject(by.accessToken, correctionId, reason);
+      return await this.ledger.correctionByKey(requestId);
     } catch (error) {
-      if (!(error instanceof AppException)) throw error;
-      if (error.code === 'CORRECTION_SAME_USER' || error.code === 'OPERATOR_ROLE_REQUIRED') return await this.expire(correctionId, reason);
-      if (error.code !== 'CORRECTION_ALREADY_DECIDED') throw error;
+      if (error instanceof AppException && error.code === 'CORRECTION_NOT_FOUND') return null;
+      throw error;
     }
   }
 
+  /** Idempotent: an expired correction expires again; one approved meanwhile answers CORRECTION_ALREADY_DECIDED, which settle reads back. */
   private async expire(correctionId: string, reason: string): Promise<void> {
     try {
       await this.ledger.expire(correctionId, reason);
@@ -122,7 +161,7 @@ export class LedgerCorrectionRunner {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-function correctionOf(prepared: PreparedState): CorrectionPrepared {
+export function correctionOf(prepared: PreparedState): CorrectionPrepared {
   if (!prepared || typeof prepared.correctionId !== 'string') throw new Error('approval request without its ledger correction');
   return prepared as CorrectionPrepared;
 }

@@ -16,7 +16,8 @@ export type LedgerCorrectionRequest =
  * The ledger's corrections and holds, called with the orchestrator's service key AND the acting
  * operator's access token (the maker's when submitting, the checker's when deciding): the ledger
  * verifies that token itself and records the operator, as it did when operators called it with the
- * `ops` key. The only call without a token is the expiry of a correction nobody decided.
+ * `ops` key. The calls without a token are the engine's, when no person acts: the expiry of a
+ * correction nobody decided, and the reads by idempotency key that settle a cut execution.
  *
  * Every write is idempotent at the ledger (the idempotency key is the approval request's id; an
  * approval of an executed correction is recognised by the caller), so a write is retried like the
@@ -52,6 +53,11 @@ export class LedgerOperationsClient {
     return this.relay(() => this.http.get<LedgerCorrection[]>(`/v1/internal/corrections${search(query)}`, as(token)));
   }
 
+  /** The correction submitted under `key` (an approval request's id), with the orchestrator's credential alone: the engine settling without a person. */
+  correctionByKey(key: string): Promise<LedgerCorrection> {
+    return this.relay(() => this.http.get<LedgerCorrection>(`/v1/internal/corrections/by-key/${key}`));
+  }
+
   preview(token: string, id: string): Promise<LedgerCorrectionPreview> {
     return this.relay(() => this.http.get<LedgerCorrectionPreview>(`/v1/internal/corrections/${id}/preview`, as(token)));
   }
@@ -83,6 +89,11 @@ export class LedgerOperationsClient {
 
   hold(token: string, id: string): Promise<LedgerHold> {
     return this.relay(() => this.http.get<LedgerHold>(`/v1/internal/holds/${id}`, as(token)));
+  }
+
+  /** The hold placed or released under `key` (an approval request's id), with the orchestrator's credential alone. */
+  holdByKey(key: string): Promise<LedgerHold> {
+    return this.relay(() => this.http.get<LedgerHold>(`/v1/internal/holds/by-key/${key}`));
   }
 
   holds(token: string, query: { accountId?: string; status?: string; limit?: number }): Promise<LedgerHold[]> {
