@@ -1,4 +1,5 @@
-import { AppShell, Button, Group, Menu, NavLink, ScrollArea, Text, Title } from '@mantine/core';
+import { AppShell, Burger, Button, Group, Menu, NavLink, ScrollArea, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import { BASE, navigate } from '../router';
 import type { Screen } from '../screens/registry';
@@ -10,16 +11,21 @@ import { type Session, signOut, signOutEverywhere } from '../session/session';
  */
 export function Shell(props: { session: Session; screens: Screen[]; current?: Screen; children: ReactNode }) {
   const { me } = props.session;
+  // below 768 px the navigation folds behind a menu button
+  const [navOpen, nav] = useDisclosure(false);
   return (
-    <AppShell header={{ height: 52 }} navbar={{ width: 220, breakpoint: 'sm' }} padding="md">
+    <AppShell header={{ height: 52 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !navOpen } }} padding="md">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
-          <Title order={2} size="h4">
-            Operators' console
-          </Title>
+          <Group gap="xs">
+            <Burger opened={navOpen} onClick={nav.toggle} hiddenFrom="sm" size="sm" aria-label="Show the screens" />
+            <Title order={2} size="h4">
+              Operators' console
+            </Title>
+          </Group>
           <Group gap="sm">
             <Text size="sm" data-testid="signed-in-as">
               {me.staff ? `${me.staff.firstName} ${me.staff.lastName}` : (me.customer?.phone ?? me.userId)} · {me.role}
@@ -51,6 +57,7 @@ export function Shell(props: { session: Session; screens: Screen[]; current?: Sc
                 aria-current={props.current?.path === s.path ? 'page' : undefined}
                 onClick={(event) => {
                   event.preventDefault();
+                  nav.close();
                   navigate(s.path);
                 }}
               />
