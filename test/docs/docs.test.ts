@@ -41,7 +41,7 @@ const RUN: Array<{ file: string; blocks: number; outputs: number }> = [
   { file: 'README.md', blocks: 1, outputs: 1 },
   { file: 'docs/operations.md', blocks: 5, outputs: 5 },
   { file: 'docs/mobile-api.md', blocks: 27, outputs: 25 },
-  { file: 'docs/partners.md', blocks: 17, outputs: 16 },
+  { file: 'docs/partners.md', blocks: 18, outputs: 17 },
   { file: 'docs/registration.md', blocks: 6, outputs: 6 },
 ];
 
