@@ -29,7 +29,7 @@ export interface paths {
     };
     /**
      * Check the hash chain of the staff audit trail
-     * @description Walks every record in order and checks that none is missing (seq 1, 2, 3… up to the count the chain head keeps), that each links to the one before, and that each hash is the hash of its content. `firstBroken` names the first record found deleted or altered. Reads the whole trail: seconds on a long one.
+     * @description First checks every anchor (a seq and hash the orchestrator signed with a key the database never sees): its signature, and that the record it names is still in the trail with that hash. Then walks the records after the last anchor (or from `fromSeq`, or all of them with `full=true`): none missing up to the count the chain head keeps, each linked to the one before, each hash the hash of its content. `firstBroken` names the first problem. When everything since the last anchor is intact, the head is anchored (`anchored`).
      */
     get: operations['StaffAuditController_verify'];
     put?: never;
@@ -926,7 +926,10 @@ export interface paths {
     /** Integrations, newest first */
     get: operations['AdminPartnersController_list'];
     put?: never;
-    /** Creates an integration: one live and one test API key and the two webhook secrets, shown this once */
+    /**
+     * Creates an integration: its test API key and the two webhook secrets, shown this once, and the request for its first live key (PARTNER_KEY_ISSUE, four eyes)
+     * @description The live key is issued when a compliance officer or another administrator approves liveKeyRequest; the creator then collects it once at POST /api/backoffice/partners/key-requests/{liveKeyRequest.id}/collect. When APPROVALS_ONE_PERSON_ACTIONS lists PARTNER_KEY_ISSUE, the request is carried out at once and apiKeys.live holds the key, as before.
+     */
     post: operations['AdminPartnersController_create'];
     delete?: never;
     options?: never;
@@ -977,7 +980,7 @@ export interface paths {
     /** API keys of the integration (hints only) */
     get: operations['AdminPartnersController_keys'];
     put?: never;
-    /** Issues one more key of a mode (shown once) */
+    /** Asks for one more key of a mode (PARTNER_KEY_ISSUE, four eyes), as POST /api/backoffice/partners/integrations/{id}/keys does */
     post: operations['AdminPartnersController_issueKey'];
     delete?: never;
     options?: never;
@@ -994,7 +997,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replaces a key (new key shown once); the old one keeps working for overlapSeconds (default 24 h) */
+    /** Asks for the replacement of a key (PARTNER_KEY_ISSUE with replacesKeyId, four eyes); once approved the old one keeps working for overlapSeconds (default 24 h) */
     post: operations['AdminPartnersController_rotateKey'];
     delete?: never;
     options?: never;
@@ -1011,7 +1014,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Revokes a key at once (401 INVALID_INTEGRATION_CREDENTIALS from then on) */
+    /** Asks for the revocation of a key (PARTNER_KEY_REVOKE, four eyes): from its approval on, the key gets 401 INVALID_INTEGRATION_CREDENTIALS */
     post: operations['AdminPartnersController_revokeKey'];
     delete?: never;
     options?: never;
@@ -3064,7 +3067,10 @@ export interface components {
       id: string;
     };
     PersonActionReasonDto: {
-      /** @example Identity confirmed at the agency, ticket 4821 */
+      /**
+       * @description not blank (field code INVALID_REASON)
+       * @example Identity confirmed at the agency, ticket 4821
+       */
       reason: string;
     };
     SessionsRevokedView: {
@@ -4988,7 +4994,10 @@ export interface components {
       key: string;
     };
     ReasonDto: {
-      /** @example Key leaked in a support ticket (INC-2291) */
+      /**
+       * @description kept with the approval request; not blank (field code INVALID_REASON)
+       * @example Key leaked in a support ticket (INC-2291)
+       */
       reason: string;
     };
     RequestKeyDto: {
@@ -5008,7 +5017,10 @@ export interface components {
        * @example 86400
        */
       overlapSeconds?: number;
-      /** @example Key leaked in a support ticket (INC-2291) */
+      /**
+       * @description kept with the approval request; not blank (field code INVALID_REASON)
+       * @example Key leaked in a support ticket (INC-2291)
+       */
       reason: string;
     };
     StaffConnectionPageDto: {
@@ -5772,12 +5784,24 @@ export interface components {
        */
       url: string;
     };
+    RevokeKeyDto: {
+      /**
+       * @description why, shown to the checker (field code INVALID_REASON); a generic one when absent
+       * @example Partner onboarding agreed, ticket 4821
+       */
+      reason?: string;
+    };
     RotateKeyDto: {
       /**
        * @description how long the old key keeps working; default 24 h
        * @example 86400
        */
       overlapSeconds?: number;
+      /**
+       * @description why, shown to the checker (field code INVALID_REASON); a generic one when absent
+       * @example Partner onboarding agreed, ticket 4821
+       */
+      reason?: string;
     };
     IssueKeyDto: {
       /**
@@ -5785,6 +5809,11 @@ export interface components {
        * @enum {string}
        */
       mode: 'live' | 'test';
+      /**
+       * @description why, shown to the checker (field code INVALID_REASON); a generic one when absent
+       * @example Partner onboarding agreed, ticket 4821
+       */
+      reason?: string;
     };
     IntegrationViewDto: {
       /**
@@ -5826,11 +5855,12 @@ export interface components {
        */
       nextCursor: string | null;
     };
-    CreatedIntegrationDto: {
+    AdminCreatedIntegrationView: {
       integration: components['schemas']['IntegrationViewDto'];
-      /** @description one live and one test key */
-      apiKeys: components['schemas']['IssuedApiKeysDto'];
+      apiKeys: components['schemas']['AdminIssuedApiKeysView'];
       webhookSecrets: components['schemas']['WebhookSecretsDto'];
+      /** @description the PARTNER_KEY_ISSUE request for the first live key, made in the creator’s name: PENDING, or EXECUTED when configured one-person. null only when it could not be recorded (the error is logged): ask again at POST /api/backoffice/partners/integrations/{id}/keys */
+      liveKeyRequest: components['schemas']['ApprovalRequestView'] | null;
     };
     WebhookSecretsDto: {
       /**
@@ -5844,9 +5874,11 @@ export interface components {
        */
       test: string;
     };
-    IssuedApiKeysDto: {
-      live: components['schemas']['IssuedApiKeyDto'];
+    AdminIssuedApiKeysView: {
+      /** @description the test key (test mode moves no money), shown this once */
       test: components['schemas']['IssuedApiKeyDto'];
+      /** @description the live key, shown this once, only when configuration lets PARTNER_KEY_ISSUE run on one pair of eyes; otherwise null: it is issued when a compliance officer or another administrator approves liveKeyRequest, and its maker collects it once at POST /api/backoffice/partners/key-requests/{liveKeyRequest.id}/collect */
+      live: components['schemas']['IssuedApiKeyDto'] | null;
     };
     CreateIntegrationDto: {
       /** @example Caisse Rapide POS */
@@ -5869,6 +5901,11 @@ export interface components {
        * @example https://staging.caisse-rapide.example/webhooks/mm
        */
       testWebhookUrl?: string;
+      /**
+       * @description why, shown to the checker (field code INVALID_REASON); a generic one when absent
+       * @example Partner onboarding agreed, ticket 4821
+       */
+      reason?: string;
     };
     MerchantConnectionPageDto: {
       /** @description newest first */
@@ -6292,6 +6329,13 @@ export interface components {
        * @enum {string}
        */
       role: 'CUSTOMER' | 'MERCHANT' | 'AGENT' | 'MASTER_AGENT' | 'SUPPORT' | 'COMPLIANCE' | 'ADMIN' | 'AUDITOR';
+    };
+    UnfreezeDto: {
+      /**
+       * @description not blank (field code INVALID_REASON)
+       * @example Identity confirmed at the agency, ticket 4821
+       */
+      reason: string;
     };
     StatusChangeDto: {
       /** @example Suspected account takeover, ticket 4821 */
@@ -7409,7 +7453,13 @@ export interface components {
        * @enum {string|null}
        */
       reasonIfNot:
-        'APPROVAL_SELF_DECISION' | 'APPROVAL_EXPIRED' | 'APPROVAL_ALREADY_DECIDED' | 'APPROVAL_COMPLIANCE_REQUIRED' | 'FORBIDDEN' | null;
+        | 'APPROVAL_SELF_DECISION'
+        | 'APPROVAL_EXPIRED'
+        | 'APPROVAL_ALREADY_DECIDED'
+        | 'APPROVAL_COMPLIANCE_REQUIRED'
+        | 'APPROVAL_CHECKER_CONCERNED'
+        | 'FORBIDDEN'
+        | null;
     };
     SubmitApprovalDto: {
       /**
@@ -7458,12 +7508,48 @@ export interface components {
       /** @example true */
       intact: boolean;
       /**
-       * @description records checked before the first break (all of them when intact)
-       * @example 1042
+       * @description the seq the walk started at (the one after the last anchor unless fromSeq or full said otherwise); null when an anchor failed and nothing was walked
+       * @example 1001
+       */
+      from: number | null;
+      /**
+       * @description records walked and found sound before the first break (all those walked when intact)
+       * @example 42
        */
       checked: number;
       firstBroken: components['schemas']['AuditChainBreakView'] | null;
       head: components['schemas']['AuditChainHeadView'];
+      anchors: components['schemas']['AuditAnchorsCheckView'];
+      /** @description the anchor this check wrote at the head (when intact, the walk covered everything since the last anchor and the head had moved) */
+      anchored: components['schemas']['AuditAnchorView'] | null;
+    };
+    AuditAnchorView: {
+      /**
+       * @description anchors are numbered 1, 2, 3…; each signature covers the one before
+       * @example 12
+       */
+      n: number;
+      /** @example 1042 */
+      seq: number;
+      /**
+       * @description the hash of the record at seq (hex)
+       * @example ea1c6441e84a906e7d1b15858cd0dc8ea4140ebdfefbe71641b4a341613b5ced
+       */
+      hash: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T09:13:00.000Z
+       */
+      at: string;
+    };
+    AuditAnchorsCheckView: {
+      /**
+       * @description anchors found sound (signature valid, their record still there with the same hash)
+       * @example 12
+       */
+      checked: number;
+      /** @description the newest sound anchor (the one this check wrote, if it wrote one) */
+      last: components['schemas']['AuditAnchorView'] | null;
     };
     AuditChainHeadView: {
       /**
@@ -7479,16 +7565,29 @@ export interface components {
     };
     AuditChainBreakView: {
       /**
-       * @description the first record found missing or altered
+       * @description the first record found missing or altered (for an anchor problem: the anchored seq)
        * @example 17
        */
       seq: number;
       /**
-       * @description MISSING: no record holds this seq (deleted); BROKEN_LINK: its prevHash is not the hash of the record before; HASH_MISMATCH: its content is not what was hashed (edited); HEAD_MISMATCH: the last record is not the one the chain head holds; BEYOND_HEAD: a record was added behind the chaining trigger
+       * @description MISSING: no record holds this seq (deleted); BROKEN_LINK: its prevHash is not the hash of the record before; HASH_MISMATCH: its content is not what was hashed (edited); HEAD_MISMATCH: the last record is not the one the chain head holds; BEYOND_HEAD: a record was added behind the chaining trigger; ANCHOR_INVALID: an anchor whose signature does not verify (forged, altered, or an anchor before it removed); ANCHOR_MISSING: the record an anchor names is gone (deleted, the head moved back); ANCHOR_MISMATCH: the record an anchor names now has another hash (rewritten)
        * @example MISSING
        * @enum {string}
        */
-      problem: 'MISSING' | 'BROKEN_LINK' | 'HASH_MISMATCH' | 'HEAD_MISMATCH' | 'BEYOND_HEAD';
+      problem:
+        | 'MISSING'
+        | 'BROKEN_LINK'
+        | 'HASH_MISMATCH'
+        | 'HEAD_MISMATCH'
+        | 'BEYOND_HEAD'
+        | 'ANCHOR_INVALID'
+        | 'ANCHOR_MISSING'
+        | 'ANCHOR_MISMATCH';
+      /**
+       * @description the anchor (its n) that found the problem; null for a problem of the walk
+       * @example null
+       */
+      anchor: number | null;
     };
     AuditTrailPageView: {
       /** @description newest first */
@@ -7533,13 +7632,21 @@ export interface components {
        * @example 0b7c6f1e-2d4a-4e8b-9c3f-5a6d7e8f9a0b
        */
       requestId: string;
-      outcome: components['schemas']['AuditOutcomeView'];
       /**
-       * @description route parameters (`params`) and, for a read, the query (`query`); never a body or a secret
+       * @description started: written before a staff write ran (nothing runs unless it is written); outcome: how the request was answered, with the same requestId. A read, a refusal by the access guard and a proxied /api/auth request have only the outcome.
+       * @example outcome
+       * @enum {string}
+       */
+      phase: 'started' | 'outcome';
+      /** @description null on a started record */
+      outcome: components['schemas']['AuditOutcomeView'] | null;
+      /**
+       * @description route parameters (`params`), the query of a read (`query`), every id of a list target such as a bulk decision (`targets`), and on an outcome the `id` the answer gave when it is not the target (`resultId`: what the write created); never a body or a secret
        * @example {
        *       "params": {
        *         "customerId": "8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92"
-       *       }
+       *       },
+       *       "resultId": "0d6c1f9e-5a4b-4c3d-9e8f-7a6b5c4d3e2f"
        *     }
        */
       details: {
@@ -7667,7 +7774,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `AUDIT_TRAIL_UNAVAILABLE`: The staff audit trail could not record this request, so its answer is withheld; a write may have taken effect: check before retrying */
+      /** @description `AUDIT_TRAIL_UNAVAILABLE`: The staff audit trail could not record this request: a write is then not carried out, and a read’s answer is withheld */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7680,7 +7787,12 @@ export interface operations {
   };
   StaffAuditController_verify: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description walk from this seq instead of from the record after the last anchor (the record before it is taken as it is; a seq above the head checks the head alone). Field code INVALID_SEQ */
+        fromSeq?: string;
+        /** @description true: walk every record from the first (seconds on a long trail); wins over fromSeq. Field code INVALID_FULL */
+        full?: 'true' | 'false';
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -7693,6 +7805,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AuditChainCheckView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
@@ -7713,7 +7834,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `AUDIT_TRAIL_UNAVAILABLE`: The staff audit trail could not record this request, so its answer is withheld; a write may have taken effect: check before retrying */
+      /** @description `AUDIT_TRAIL_UNAVAILABLE`: The staff audit trail could not record this request: a write is then not carried out, and a read’s answer is withheld */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9631,7 +9752,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['StatusChangeDto'];
+        'application/json': components['schemas']['UnfreezeDto'];
       };
     };
     responses: {
@@ -11266,7 +11387,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['CreatedIntegrationDto'];
+          'application/json': components['schemas']['AdminCreatedIntegrationView'];
         };
       };
       /** @description `INVALID_WEBHOOK_URL`: Webhook URL must be an absolute http(s) URL; `WEBHOOK_URL_FORBIDDEN_ADDRESS`: Webhook URL host resolves to an address that may not receive webhooks (loopback, private, link-local, multicast, unspecified, reserved or cloud metadata) */
@@ -11520,12 +11641,22 @@ export interface operations {
       };
     };
     responses: {
+      /** @description issued at once (PARTNER_KEY_ISSUE configured one-person): the key, shown this once */
       201: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['IssuedApiKeyDto'];
+        };
+      };
+      /** @description asked (maker-checker): the request waits for a compliance officer or another administrator at /api/backoffice/approvals/{id}/approve; an issued key is then collected once by its maker at POST /api/backoffice/partners/key-requests/{id}/collect */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
         };
       };
       /** @description `VALIDATION_ERROR`: The request is invalid */
@@ -11564,6 +11695,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `CONFLICT`: The resource is in a state that does not allow this operation; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
       502: {
         headers: {
@@ -11591,12 +11731,22 @@ export interface operations {
       };
     };
     responses: {
+      /** @description replaced at once (PARTNER_KEY_ISSUE configured one-person): the new key, shown this once */
       201: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['IssuedApiKeyDto'];
+        };
+      };
+      /** @description asked (maker-checker): the request waits for a compliance officer or another administrator at /api/backoffice/approvals/{id}/approve; an issued key is then collected once by its maker at POST /api/backoffice/partners/key-requests/{id}/collect */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
         };
       };
       /** @description `VALIDATION_ERROR`: The request is invalid */
@@ -11635,7 +11785,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `CONFLICT`: The resource is in a state that does not allow this operation */
+      /** @description `CONFLICT`: The resource is in a state that does not allow this operation; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11665,14 +11815,28 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RevokeKeyDto'];
+      };
+    };
     responses: {
+      /** @description revoked at once (PARTNER_KEY_REVOKE configured one-person), or already revoked: the key (hint only) */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ApiKeyViewDto'];
+        };
+      };
+      /** @description asked (maker-checker): the request waits for a compliance officer or another administrator at /api/backoffice/approvals/{id}/approve; an issued key is then collected once by its maker at POST /api/backoffice/partners/key-requests/{id}/collect */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
         };
       };
       /** @description `VALIDATION_ERROR`: The request is invalid */
@@ -11704,6 +11868,15 @@ export interface operations {
       };
       /** @description `INTEGRATION_NOT_FOUND`: Integration not found; `API_KEY_NOT_FOUND`: API key not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CONFLICT`: The resource is in a state that does not allow this operation; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -43,5 +43,6 @@ export const CANNOT_DECIDE: Record<NonNullable<components['schemas']['ApprovalVi
   APPROVAL_EXPIRED: 'This request has expired.',
   APPROVAL_ALREADY_DECIDED: 'This request has already been decided.',
   APPROVAL_COMPLIANCE_REQUIRED: 'Above your role’s threshold: a compliance officer must check it.',
+  APPROVAL_CHECKER_CONCERNED: 'The request concerns you: another checker must decide it.',
   FORBIDDEN: 'Your role cannot decide this action.',
 };

@@ -23,4 +23,7 @@ export const PROBLEM_LABELS: Record<NonNullable<ChainCheck['firstBroken']>['prob
   HASH_MISMATCH: 'its content is not what was hashed: it was edited',
   HEAD_MISMATCH: 'the last record is not the one the chain head holds',
   BEYOND_HEAD: 'a record was slipped in behind the chain',
+  ANCHOR_INVALID: 'the chain anchor is not valid',
+  ANCHOR_MISSING: 'the chain anchor is missing',
+  ANCHOR_MISMATCH: 'the records do not match the chain anchor',
 };

@@ -7,15 +7,11 @@ import { Link } from '../../ui/Link';
 import { SubmittedRequest } from './SubmittedRequest';
 
 type Create = components['schemas']['CreateIntegrationDto'];
-type Issued = components['schemas']['IssuedApiKeyDto'];
 /**
  * What creating answers. The live key may wait for a second person's approval: then it is null and
  * `liveKeyRequest` is the pending request (the maker collects the key once it is approved).
  */
-type Created = Omit<components['schemas']['CreatedIntegrationDto'], 'apiKeys'> & {
-  apiKeys: { live: Issued | null; test: Issued | null };
-  liveKeyRequest?: components['schemas']['ApprovalRequestView'] | null;
-};
+type Created = components['schemas']['AdminCreatedIntegrationView'];
 
 const EMPTY: Create = { name: '', technicalContactEmail: '', webhookUrl: '', testWebhookUrl: '' };
 
