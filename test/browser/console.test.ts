@@ -334,6 +334,50 @@ describe('the operators console in a browser', () => {
     await screenshot(page, 'payment-journal');
   });
 
+  it('5b. the officer asks to reverse that payment from its story, the administrator approves it, and the money goes back', async () => {
+    expect(paymentReference).toBeDefined();
+    const customerBalance = async () => {
+      const wallet = await p.call('GET', '/api/orchestrator/me/wallet', { token: customer.token });
+      return Number((wallet.body.balances as Json[]).find((b) => b.currency === 'XAF' && b.accountType === 'customer')?.balance);
+    };
+    expect(await customerBalance()).toBe(CASH_IN_AMOUNT);
+    const floatBefore = await floatBalance();
+
+    // the maker: the story, then "Reverse…" with a reason
+    const maker = officer.page;
+    await open(maker, /^Payments$/);
+    await maker.getByLabel(/^Reference/).fill(paymentReference!);
+    await maker.getByLabel(/^Reference/).press('Enter');
+    await maker.getByRole('link', { name: paymentReference! }).first().click();
+    await shows(maker.getByTestId('payment-story'));
+    await maker.getByRole('button', { name: 'Reverse…' }).click();
+    const form = maker.getByRole('form', { name: 'Ask to reverse this payment' });
+    await form.getByLabel(/^Reason/).fill('Cash-in keyed to the wrong customer (ticket 8812)');
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await saysSo(maker.getByTestId('submitted-approval'), 'another person must approve it');
+    await screenshot(maker, 'reversal-submitted');
+    expect(await customerBalance()).toBe(CASH_IN_AMOUNT);
+
+    // the checker: the inbox, the postings the reversal will write, approve
+    const checker = admin.page;
+    await open(checker, /^Approvals$/);
+    await checker.reload(); // the administrator left the inbox open in scenario 3: read it afresh
+    const row = checker.getByRole('row').filter({ hasText: 'Reversal' }).filter({ hasText: 'Waiting for a checker' }).first();
+    await row.getByRole('link', { name: 'Reversal' }).click();
+    await saysExactly(checker.getByTestId('approval-status'), 'Waiting for a checker');
+    await saysSo(checker.getByTestId('approval-facts'), 'Cash-in keyed to the wrong customer (ticket 8812)');
+    await shows(checker.getByText(/DEBIT/).first());
+    await checker.getByRole('button', { name: 'Approve' }).click();
+    await saysExactly(checker.getByTestId('approval-status'), 'Carried out');
+
+    // the money is back where it came from, and the story says so
+    expect(await customerBalance()).toBe(0);
+    expect(await floatBalance()).toBeGreaterThan(floatBefore);
+    await maker.goto(`/console/payments/${encodeURIComponent(paymentReference!)}`);
+    await saysSo(maker.getByTestId('reversed-by'), 'reversed by');
+    await screenshot(maker, 'payment-reversed');
+  });
+
   it('6. a disabled webhook endpoint is enabled from the console and its held events reach the receiver exactly once', async () => {
     const endpoints = await p.call('GET', `/api/backoffice/webhooks/integrations/${integration.id}/endpoints`, { token: await adminApi() });
     const testEndpoint = (endpoints.body as Json[]).find((e) => e.mode === 'test');
@@ -396,6 +440,7 @@ describe('the operators console in a browser', () => {
       ['POST /api/backoffice/ledger/agents/:agentId/float-fundings', 'ADMIN'],
       ['GET /api/backoffice/approvals/:id', 'ADMIN'],
       ['POST /api/backoffice/approvals/:id/approve', 'COMPLIANCE'],
+      ['POST /api/backoffice/ledger/corrections', 'COMPLIANCE'],
       ['GET /api/backoffice/people', 'SUPPORT'],
       ['GET /api/backoffice/people/:userId', 'SUPPORT'],
       ['GET /api/backoffice/transactions/:reference/story', 'SUPPORT'],
