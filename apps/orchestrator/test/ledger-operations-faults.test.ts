@@ -19,19 +19,24 @@ describe('backoffice ledger operations: faults between the engine and the ledger
   let officer: { token: string; userId: string };
   let support: { token: string; userId: string };
 
-  async function staff(role: 'COMPLIANCE' | 'SUPPORT', firstName: string): Promise<{ token: string; userId: string }> {
+  async function staff(role: 'COMPLIANCE' | 'SUPPORT', firstName: string): Promise<{ token: string; userId: string; phone: string }> {
     const phone = newPhone();
     const created = await p.call('POST', '/api/orchestrator/admin/staff', {
       token: admin,
       body: { phone, pin: '2580', firstName, lastName: 'Test', countryCode: 'CM', role },
     });
     if (created.status !== 201) throw new Error(`staff ${role} ${created.status} ${JSON.stringify(created.body)}`);
-    return { token: await p.login(phone, '2580'), userId: created.body.userId as string };
+    return { token: await p.login(phone, '2580'), userId: created.body.userId as string, phone };
   }
 
   beforeAll(async () => {
     await p.start({
-      orchestratorEnv: { APPROVAL_SWEEP_INTERVAL_MS: '0', APPROVAL_EXECUTING_GRACE_SECONDS: '1' },
+      // staff role changes one-person here, so that the administrator can make a second administrator
+      orchestratorEnv: {
+        APPROVAL_SWEEP_INTERVAL_MS: '0',
+        APPROVAL_EXECUTING_GRACE_SECONDS: '1',
+        APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_ROLE_CHANGE',
+      },
       ledgerEnv: { LEDGER_CORRECTION_COMPLIANCE_LIMIT: '10000' },
     });
     admin = await p.adminToken();
@@ -280,5 +285,22 @@ describe('backoffice ledger operations: faults between the engine and the ledger
       unavailable: null,
       items: [expect.objectContaining({ accountId: customer.accounts.XAF, amount: 700, status: 'ACTIVE' })],
     });
+  });
+
+  it('a staff member never decides the reset of their own second factor: refused before claiming, the request stays pending', async () => {
+    const adam = await staff('COMPLIANCE', 'Adam');
+    const promoted = await p.call('PUT', `/api/orchestrator/admin/users/${adam.userId}/role`, { token: admin, body: { role: 'ADMIN' } });
+    expect(promoted.status).toBe(200);
+    const other = { userId: adam.userId, token: await p.login(adam.phone, '2580') };
+    const submitted = await p.call('POST', APPROVALS, {
+      token: admin,
+      body: { action: 'STAFF_TOTP_RESET', payload: { userId: other.userId, reason: 'Lost phone, ticket 88' }, reason: 'Lost phone' },
+    });
+    expect([submitted.status, submitted.body.status]).toEqual([202, 'PENDING']);
+    const detail = await p.call('GET', `${APPROVALS}/${submitted.body.id}`, { token: other.token });
+    expect(detail.body.viewer).toEqual({ canDecide: false, reasonIfNot: 'APPROVAL_CHECKER_CONCERNED' });
+    const refused = await approve(submitted.body.id, other.token);
+    expect([refused.status, refused.body.code]).toEqual([403, 'APPROVAL_CHECKER_CONCERNED']);
+    expect(await stored(submitted.body.id)).toMatchObject({ status: 'PENDING', failure_code: null });
   });
 });

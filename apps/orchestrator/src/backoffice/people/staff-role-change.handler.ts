@@ -70,6 +70,13 @@ export class StaffRoleChangeHandler implements ApprovalHandler<RoleChangePayload
     };
   }
 
+  /** The person concerned never decides: refused up front, the request stays pending for another checker. */
+  refuseChecker(payload: RoleChangePayload, _prepared: unknown, checker: AuthUser): AppException | null {
+    return payload.userId === checker.userId
+      ? new AppException('APPROVAL_CHECKER_CONCERNED', 'Nobody decides a change of their own role')
+      : null;
+  }
+
   async execute(payload: RoleChangePayload, _prepared: unknown, checker: AuthUser) {
     notOwn(payload, checker);
     return this.users.changeRole(payload.userId, payload.role, checker.userId);

@@ -59,6 +59,13 @@ export class StaffTotpResetHandler implements ApprovalHandler<TotpResetPayload> 
     };
   }
 
+  /** The person concerned never decides: refused up front, the request stays pending for another checker. */
+  refuseChecker(payload: TotpResetPayload, _prepared: unknown, checker: AuthUser): AppException | null {
+    return payload.userId === checker.userId
+      ? new AppException('APPROVAL_CHECKER_CONCERNED', 'Nobody decides the reset of their own second factor')
+      : null;
+  }
+
   async execute(payload: TotpResetPayload, _prepared: unknown, checker: AuthUser) {
     notOwn(payload, checker);
     await this.staffMember(payload.userId);
