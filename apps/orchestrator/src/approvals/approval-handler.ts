@@ -29,6 +29,8 @@ export const APPROVAL_ACTIONS = [
   'STAFF_ROLE_CHANGE',
   /** a staff member's second factor removed, so that they enrol again */
   'STAFF_TOTP_RESET',
+  /** a phone lifted from the risk blocklist, so that it may pay and be paid again */
+  'BLOCKLIST_REMOVE',
 ] as const;
 export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
 
