@@ -7,6 +7,9 @@ import { PartnerKeysService } from '../backoffice/partners/partner-keys.service'
 import type { AdminCreatedIntegrationView } from './dto/admin-integration.views';
 import { PartnersClient } from './partners.client';
 
+/** What a key route did: asked (a second person decides), or carried out at once. */
+export type KeyOutcome<T> = { asked: ApprovalRequestView } | { done: T };
+
 /**
  * The administration routes' partner keys, on the one maker-checker engine (PARTNER_KEY_ISSUE,
  * PARTNER_KEY_REVOKE) exactly as the back office's: an administrator asks, a compliance officer or
@@ -14,9 +17,6 @@ import { PartnersClient } from './partners.client';
  * action run on one pair of eyes, the request is carried out at once and the answer is the one these
  * routes always gave (the key itself, or the revoked key).
  */
-/** What a key route did: asked (a second person decides), or carried out at once. */
-export type KeyOutcome<T> = { asked: ApprovalRequestView } | { done: T };
-
 @Injectable()
 export class AdminPartnerKeysService {
   private readonly logger = new Logger(AdminPartnerKeysService.name);
