@@ -61,7 +61,17 @@ export class ApprovalRequestView {
   @ApiProperty({ type: ApprovalAmountView, nullable: true })
   amount: ApprovalAmountView | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'exactly what will be carried out (the validated payload)' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'exactly what will be carried out (the validated payload; its fields depend on the action)',
+    example: {
+      agentId: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92',
+      amount: 500000,
+      currency: 'XAF',
+      reason: 'Float top-up agreed with the agent network manager',
+    },
+  })
   payload: Record<string, unknown>;
 
   @ApiProperty({ example: 'Float top-up agreed with the agent network manager' })
@@ -80,7 +90,12 @@ export class ApprovalRequestView {
     type: 'object',
     additionalProperties: true,
     nullable: true,
-    description: 'what the execution produced (ids, the new version)',
+    description: 'what the execution produced (ids, the new version); null until executed',
+    example: {
+      correctionId: '6d2f8a1c-4b3e-4f5a-9c7d-1e2f3a4b5c6d',
+      transactionId: '9b2f6d1e-3c4a-4b5d-8e6f-7a8b9c0d1e2f',
+      referenceId: 'MMPTX261128Q4W7E2R',
+    },
   })
   result: Record<string, unknown> | null;
 
