@@ -39,6 +39,8 @@ export class ApprovalDetailView {
   request: ApprovalRequestView;
 
   @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
     nullable: true,
     description:
       "what approving would do, computed now by the action's handler: a configuration change's differences from the version in force, a correction's postings…",
