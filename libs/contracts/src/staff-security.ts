@@ -189,18 +189,18 @@ export class UserLockoutDoc implements UserLockout {
   @ApiProperty({ ...DATE, type: 'string', nullable: true, description: 'locked until then; null when not locked' })
   lockedUntil: string | null;
 
-  @ApiProperty({ description: 'PIN only: locked until a PIN reset' })
+  @ApiProperty({ description: 'PIN only: locked until a PIN reset', example: false })
   hardLocked: boolean;
 }
 
 export class UserSecondFactorDoc implements UserSecondFactor {
-  @ApiProperty({ description: 'staff roles must sign in with a second factor' })
+  @ApiProperty({ description: 'staff roles must sign in with a second factor', example: true })
   required: boolean;
 
   @ApiProperty({ enum: ['TOTP'] })
   method: 'TOTP';
 
-  @ApiProperty()
+  @ApiProperty({ example: true })
   enrolled: boolean;
 
   @ApiProperty({ ...DATE, type: 'string', nullable: true })
@@ -239,7 +239,7 @@ export class SecondFactorResetDoc implements SecondFactorReset {
   @ApiProperty(UUID)
   userId: string;
 
-  @ApiProperty({ description: 'false when the user had no enrolment' })
+  @ApiProperty({ description: 'false when the user had no enrolment', example: true })
   wasEnrolled: boolean;
 
   @ApiProperty({ type: 'integer', minimum: 0, example: 1 })
