@@ -1,11 +1,18 @@
-import { Alert, Button, Group, Stack, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, NumberInput, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import { ErrorNotice } from '../../ui/ErrorNotice';
+import { when } from '../../ui/format';
 import { type ChainCheck as Check, PROBLEM_LABELS } from './labels';
 
-/** "Verify chain": walks the whole trail and says whether it is intact, or names the first record deleted or altered. */
+/**
+ * "Verify chain": checks every signed anchor, then walks the records after the last one (or from a
+ * chosen record, or the whole trail) and says whether the chain is intact, or names the first
+ * record deleted or altered and why.
+ */
 export function ChainCheck() {
+  const [full, setFull] = useState(false);
+  const [fromSeq, setFromSeq] = useState<number | string>('');
   const [check, setCheck] = useState<Check>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -15,7 +22,8 @@ export function ChainCheck() {
     setError(undefined);
     setCheck(undefined);
     try {
-      setCheck(await ok(api.GET('/api/backoffice/audit-trail/verify')));
+      const query = full ? { full: 'true' as const } : fromSeq !== '' ? { fromSeq: String(fromSeq) } : {};
+      setCheck(await ok(api.GET('/api/backoffice/audit-trail/verify', { params: { query } })));
     } catch (failure) {
       setError(failure);
     } finally {
@@ -23,25 +31,40 @@ export function ChainCheck() {
     }
   }
 
+  const walked = (c: Check) =>
+    c.from === null ? 'no record walked' : `${c.checked} record${c.checked === 1 ? '' : 's'} walked from #${c.from}`;
+  const anchors = (c: Check) =>
+    `${c.anchors.checked} signed anchor${c.anchors.checked === 1 ? '' : 's'} sound${
+      c.anchors.last ? ` (last: #${c.anchors.last.n} at record ${c.anchors.last.seq}, ${when(c.anchors.last.at)})` : ''
+    }`;
+
   return (
     <Stack gap="xs">
-      <Group>
+      <Group align="end">
         <Button onClick={() => void verify()} loading={busy}>
           Verify chain
         </Button>
-        <Text size="sm" c="dimmed">
-          Checks every record: none missing, each linked to the one before, each hash matching its content.
-        </Text>
+        <Checkbox label="Walk the whole trail (slower)" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} mb={8} />
+        <NumberInput
+          label="Or walk from record #"
+          description="Empty: from the last signed anchor"
+          min={1}
+          allowDecimal={false}
+          value={fromSeq}
+          onChange={setFromSeq}
+          disabled={full}
+          w={200}
+        />
       </Group>
       <ErrorNotice error={error} title="The check could not run" />
       {check &&
         (check.intact ? (
           <Alert color="green" title="The chain is intact" role="status" data-testid="chain-intact">
-            {check.checked} record{check.checked === 1 ? '' : 's'} checked; the head is record {check.head.seq} (hash{' '}
+            {walked(check)} up to the head, record {check.head.seq} (hash{' '}
             <Text span ff="monospace" size="xs">
               {check.head.hash.slice(0, 16)}…
             </Text>
-            ).
+            ); {anchors(check)}.{check.anchored ? ` The head is now anchored (#${check.anchored.n}).` : ''}
           </Alert>
         ) : (
           <Alert color="red" title="The chain is broken" role="alert" data-testid="chain-broken">
@@ -51,12 +74,13 @@ export function ChainCheck() {
                 <Text span ff="monospace" fw={700}>
                   {check.firstBroken.problem}
                 </Text>
-                : {PROBLEM_LABELS[check.firstBroken.problem]}.
+                : {PROBLEM_LABELS[check.firstBroken.problem]}
+                {check.firstBroken.anchor !== null ? ` (found by anchor #${check.firstBroken.anchor})` : ''}.
               </>
             ) : (
               'A record is missing or altered.'
             )}{' '}
-            {check.checked} record{check.checked === 1 ? '' : 's'} checked before it; the head counts {check.head.seq}.
+            {walked(check)} before it; the head counts {check.head.seq}; {anchors(check)}.
           </Alert>
         ))}
     </Stack>

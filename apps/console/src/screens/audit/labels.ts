@@ -1,11 +1,10 @@
 import type { components } from '../../api/schema';
 
-type RecordView = components['schemas']['StaffAuditRecordView'];
 /**
  * One record of the trail. A staff write leaves two: `started` (written before it ran, no outcome
  * yet) and `outcome` (how it was answered, same request id); a read or a refusal only the outcome.
  */
-export type AuditRecord = Omit<RecordView, 'outcome'> & { outcome: RecordView['outcome'] | null; phase?: 'started' | 'outcome' };
+export type AuditRecord = components['schemas']['StaffAuditRecordView'];
 export type ChainCheck = components['schemas']['AuditChainCheckView'];
 export type StaffRole = AuditRecord['actor']['role'];
 
@@ -23,7 +22,7 @@ export const PROBLEM_LABELS: Record<NonNullable<ChainCheck['firstBroken']>['prob
   HASH_MISMATCH: 'its content is not what was hashed: it was edited',
   HEAD_MISMATCH: 'the last record is not the one the chain head holds',
   BEYOND_HEAD: 'a record was slipped in behind the chain',
-  ANCHOR_INVALID: 'the chain anchor is not valid',
-  ANCHOR_MISSING: 'the chain anchor is missing',
-  ANCHOR_MISMATCH: 'the records do not match the chain anchor',
+  ANCHOR_INVALID: 'a signed anchor does not verify: forged, altered, or an anchor before it removed',
+  ANCHOR_MISSING: 'the record a signed anchor names is gone: deleted, or the head moved back',
+  ANCHOR_MISMATCH: 'the record a signed anchor names now has another hash: it was rewritten',
 };
