@@ -5,9 +5,10 @@ import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '
 import { ApprovalRequestView } from '../../approvals/approval.views';
 import type { ApprovalAction } from '../../approvals/approval-handler';
 import { ApprovalsService } from '../../approvals/approvals.service';
-import { uuid } from '../../common/validators';
+import { E164, uuid } from '../../common/validators';
 import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
 import { AuditTarget, AuditedRead } from '../../staff-audit/audit-metadata';
+import { AGENT_CODE, UUID } from './ledger-operations.payloads';
 import { LedgerOperationsService } from './ledger-operations.service';
 import {
   FloatFundingBody,
@@ -22,8 +23,8 @@ import { LedgerCorrectionDetailView, LedgerCorrectionView, LedgerHoldView } from
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 
-/** How a float funding names its agent: id, agent code or phone (LedgerOperationsService.agent). */
-const AGENT_REF_PATTERN = '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|AG\\d{8}|\\+[1-9]\\d{7,14})$';
+/** How a float funding names its agent: id, agent code or phone (LedgerOperationsService.agent), one pattern from the three. */
+const AGENT_REF_PATTERN = `^(${[UUID, AGENT_CODE, E164].map((r) => r.source.slice(1, -1)).join('|')})$`;
 
 const UPSTREAM = applyDecorators(
   ApiResponse({
@@ -166,6 +167,7 @@ export class LedgerOperationsController {
 
   @Get('holds/:holdId')
   @Reads('approvals.read')
+  @AuditedRead({ type: 'hold', param: 'holdId' })
   @ApiParam({ name: 'holdId', format: 'uuid' })
   @ApiOperation({ summary: 'One hold: who placed it (and which approval request asked), who released it' })
   @ApiOkResponse({ type: LedgerHoldView })
@@ -176,6 +178,7 @@ export class LedgerOperationsController {
 
   @Get('corrections')
   @Reads('approvals.read')
+  @AuditedRead({ type: 'account' })
   @ApiOperation({ summary: "The ledger's corrections, newest first (e.g. ?status=PENDING_APPROVAL)" })
   @ApiOkResponse({ type: [LedgerCorrectionView], description: 'at most `limit` corrections (default 50), without their journal' })
   @ApiErrors('VALIDATION_ERROR')
@@ -185,6 +188,7 @@ export class LedgerOperationsController {
 
   @Get('corrections/:correctionId')
   @Reads('approvals.read')
+  @AuditedRead({ type: 'account' })
   @ApiParam({
     name: 'correctionId',
     format: 'uuid',

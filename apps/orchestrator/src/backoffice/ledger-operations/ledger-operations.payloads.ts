@@ -10,6 +10,12 @@ import { IsMoney } from '../../pricing/operation-type';
  * each handler's `parse` validates them again, field by field, as any request body is.
  */
 
+/** An id as the ledger and the orchestrator write them (any case accepted). */
+export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** An agent code: AG and 8 digits. */
+export const AGENT_CODE = /^AG\d{8}$/;
+
 /** A ledger transaction reference (`MMPTX261126K7Q2M9Z`: prefix, TX, date, 7 characters). */
 export const REFERENCE_PATTERN = /^[A-Z]{3}TX\d{6}[A-Z0-9]{7}$/;
 

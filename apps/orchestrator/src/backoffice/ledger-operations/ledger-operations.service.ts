@@ -15,17 +15,16 @@ import type {
   ReleaseHoldBody,
   SubmitLedgerCorrectionBody,
 } from './ledger-operations.dto';
-import type {
-  CorrectionPayload,
-  FloatFundingPayload,
-  HoldPlacePayload,
-  HoldReleasePayload,
-  ReversalPayload,
+import {
+  AGENT_CODE,
+  type CorrectionPayload,
+  type FloatFundingPayload,
+  type HoldPlacePayload,
+  type HoldReleasePayload,
+  type ReversalPayload,
+  UUID,
 } from './ledger-operations.payloads';
 import type { LedgerCorrection, LedgerHold } from './ledger-operations.types';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const AGENT_CODE = /^AG\d{8}$/;
 
 const ACCOUNT_FIELDS = ['accountId', 'direction', 'amount', 'currency'] as const;
 const REVERSAL_FIELDS = ['referenceId', 'transactionId'] as const;
