@@ -8,6 +8,7 @@ import {
   type OperationSearchStatus,
   type OperationSearchType,
   TRANSACTION_REFERENCE,
+  encodeOperationCursor,
 } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
@@ -73,7 +74,11 @@ export class OperationSearchQueryDto {
   @IsInstant()
   to?: string;
 
-  @ApiPropertyOptional({ maxLength: 200, description: 'nextCursor of the previous page (field code INVALID_CURSOR)' })
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description: 'nextCursor of the previous page (field code INVALID_CURSOR)',
+    example: encodeOperationCursor('2026-11-22T10:00:00.123456Z', '7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b'),
+  })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
   @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
