@@ -7,6 +7,7 @@ import {
   type OperationSearchStatus,
   type OperationSearchType,
   TRANSACTION_REFERENCE,
+  encodeOperationCursor,
 } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
@@ -105,6 +106,7 @@ export class TransactionSearchQuery {
   @ApiPropertyOptional({
     maxLength: 200,
     description: 'nextCursor of the previous page, with the same filters (field code INVALID_CURSOR)',
+    example: encodeOperationCursor('2026-11-22T10:00:00.123456Z', '7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b'),
   })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
