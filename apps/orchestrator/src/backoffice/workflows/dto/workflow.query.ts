@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { encodeOperationCursor } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 import { REGISTRATION_KINDS, type RegistrationKind } from '../../../registration/registration.types';
@@ -32,6 +33,7 @@ export class WorkflowQuery {
   @ApiPropertyOptional({
     maxLength: 200,
     description: 'nextCursor of the previous page, with the same filters (field code INVALID_CURSOR)',
+    example: encodeOperationCursor('2026-11-22T10:00:00.123456Z', '7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b'),
   })
   @OptionalField()
   @IsString({ context: { code: 'INVALID_CURSOR' } })
