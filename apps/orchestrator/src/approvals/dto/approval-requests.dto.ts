@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
+import { encodeCursor } from '../../common/cursor';
 import { APPROVAL_ACTIONS, APPROVAL_STATUSES, type ApprovalAction, type ApprovalStatus } from '../approval-handler';
 
 export const APPROVAL_TARGET_TYPES = ['account', 'transaction', 'agent', 'customer', 'user', 'config', 'integration', 'api-key'] as const;
@@ -68,7 +69,12 @@ export class ApprovalListQuery {
   @Max(100)
   limit?: number;
 
-  @ApiProperty({ required: false, description: 'nextCursor of the previous page (field code INVALID_CURSOR)', maxLength: 200 })
+  @ApiProperty({
+    required: false,
+    description: 'nextCursor of the previous page (field code INVALID_CURSOR)',
+    maxLength: 200,
+    example: encodeCursor(['2026-11-28T09:12:45.120Z', '0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d']),
+  })
   @OptionalField()
   @IsString()
   @MaxLength(200)
