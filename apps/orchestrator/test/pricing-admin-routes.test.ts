@@ -16,7 +16,9 @@ describe('config and risk admin routes behind the access guard', () => {
   let customer: { token: string; userId: string };
 
   beforeAll(async () => {
-    await h.start({}, { withAuth: true });
+    // Lifting a blocklist entry runs on one pair of eyes here, as the route answered before
+    // BLOCKLIST_REMOVE (four eyes by default: blocklist-approvals.test.ts).
+    await h.start({ APPROVALS_ONE_PERSON_ACTIONS: 'CONFIG_CHANGE,BLOCKLIST_REMOVE' }, { withAuth: true });
     admin = await h.login(ADMIN_PHONE, ADMIN_PIN);
     await h.createUser(CUSTOMER_PHONE, CUSTOMER_PIN, ['CUSTOMER']);
     customer = await h.login(CUSTOMER_PHONE, CUSTOMER_PIN);

@@ -33,7 +33,11 @@ interface EntryRow {
 
 const COLUMNS = 'id, phone, list, reason, added_by, added_at, removed_by, removed_at, removal_reason';
 
-/** Phones that may neither pay nor be paid. Entries are removed by marking them, so the history stays. */
+/**
+ * Phones that may neither pay nor be paid. Entries are removed by marking them, so the history stays.
+ * Staff add entries at once; a removal from the API goes through the maker-checker engine
+ * (BLOCKLIST_REMOVE, `blocklist-remove.handler.ts`), which calls `remove` once it is approved.
+ */
 @Injectable()
 export class BlocklistService {
   private readonly logger = new Logger(BlocklistService.name);
@@ -65,6 +69,12 @@ export class BlocklistService {
     if (!row) throw new AppException('BLOCKLIST_ENTRY_NOT_FOUND');
     this.logger.log({ msg: 'blocklist entry removed', entryId: id, removedBy: removal.removedBy });
     return toEntry(row);
+  }
+
+  /** One entry, active or lifted; null when there is none with this id. */
+  async get(id: string): Promise<BlocklistEntry | null> {
+    const [row] = await queryRows<EntryRow>(this.db, `SELECT ${COLUMNS} FROM orchestrator.risk_blocklist WHERE id = $1`, [id]);
+    return row ? toEntry(row) : null;
   }
 
   /** Newest first; `phone` filters, `includeRemoved` shows history too. */
