@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query, Res, applyDecorators } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '../../access/permissions';
 import { ApprovalRequestView } from '../../approvals/approval.views';
@@ -34,6 +34,25 @@ const UPSTREAM = applyDecorators(
   }),
   ApiResponse({ status: 504, description: '`UPSTREAM_TIMEOUT`: the ledger did not answer in time', ...ERROR }),
 );
+
+/** The two kinds of correction, each with only its own fields (a body mixing them is refused). */
+const CORRECTION_EXAMPLES = {
+  account: {
+    summary: 'ACCOUNT: credit or debit one account against suspense',
+    value: {
+      kind: 'ACCOUNT',
+      accountId: '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c',
+      direction: 'CREDIT',
+      amount: 25_000,
+      currency: 'XAF',
+      reason: 'Cash-in of 2026-11-27 missing from the account, bank statement line 118',
+    },
+  },
+  reversal: {
+    summary: 'REVERSAL: undo a whole transaction, named by its reference (or its transactionId)',
+    value: { kind: 'REVERSAL', referenceId: 'MMPTX261126K7Q2M9Z', reason: 'Cash-in of 2026-11-27 credited twice by the partner bank' },
+  },
+};
 
 /** A route that submits an action to the maker-checker engine: 202 with the pending request. */
 const Submits = (summary: string, description: string) =>
@@ -83,6 +102,7 @@ export class LedgerOperationsController {
     { type: 'transaction', body: 'transactionId' },
     { type: 'transaction', body: 'referenceId' },
   ])
+  @ApiBody({ type: SubmitLedgerCorrectionBody, examples: CORRECTION_EXAMPLES })
   @Submits(
     'Submit a ledger correction (ACCOUNT) or the reversal of a whole transaction (REVERSAL)',
     'ACCOUNT: one account credited or debited against suspense. REVERSAL: every entry of the transaction named by referenceId or transactionId undone at once. The ledger records the correction pending under the maker; nothing moves until another staff member approves the request.',
