@@ -60,7 +60,7 @@ describe('ledger: named holds, correction preview and expiry', () => {
     expect(await invariants(t.h.admin)).toMatchObject({ ledgerGaps: 0, splitGaps: 0 });
   });
 
-  it('a hold above the available balance is 422 INSUFFICIENT_BALANCE; SUPPORT may neither place nor read; AUDITOR reads', async () => {
+  it('a hold above the available balance is 422 INSUFFICIENT_BALANCE; SUPPORT may not place but reads (the person view); AUDITOR reads', async () => {
     const account = await fundedAccount(t.h, 500);
     const short = await place(account, 501);
     expect([short.status, short.body.code]).toEqual([422, 'INSUFFICIENT_BALANCE']);
@@ -71,7 +71,8 @@ describe('ledger: named holds, correction preview and expiry', () => {
       await t.as(SUPPORT),
     );
     expect([bySupport.status, bySupport.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
-    expect((await t.h.call('GET', `/v1/internal/holds?accountId=${account}`, undefined, await t.as(SUPPORT))).status).toBe(403);
+    const bySupportRead = await t.h.call('GET', `/v1/internal/holds?accountId=${account}`, undefined, await t.as(SUPPORT));
+    expect([bySupportRead.status, bySupportRead.body]).toEqual([200, []]);
     const read = await t.h.call('GET', `/v1/internal/holds?accountId=${account}`, undefined, await t.as(AUDITOR));
     expect([read.status, read.body]).toEqual([200, []]);
   });
@@ -110,5 +111,44 @@ describe('ledger: named holds, correction preview and expiry', () => {
     const approve = await t.h.call('POST', `/v1/internal/corrections/${submitted.body.id}/approve`, {}, await t.as(TEST_CHECKER));
     expect([approve.status, approve.body.code]).toEqual([409, 'CORRECTION_ALREADY_DECIDED']);
     expect((await balanceOf(t.h, account)).balance).toBe(1_000);
+  });
+
+  it('the orchestrator reads a hold and a correction by the idempotency key it used, with its service key alone', async () => {
+    const account = await fundedAccount(t.h, 2_000);
+    const placeKey = randomUUID();
+    const placed = await place(account, 300, placeKey);
+    const byPlaceKey = await t.h.call('GET', `/v1/internal/holds/by-key/${placeKey}`);
+    expect([byPlaceKey.status, byPlaceKey.body.id, byPlaceKey.body.status]).toEqual([200, placed.body.id, 'ACTIVE']);
+    const releaseKey = randomUUID();
+    await t.h.call(
+      'POST',
+      `/v1/internal/holds/${placed.body.id}/release`,
+      { idempotencyKey: releaseKey, reason: 'case closed' },
+      await t.as(TEST_CHECKER),
+    );
+    const byReleaseKey = await t.h.call('GET', `/v1/internal/holds/by-key/${releaseKey}`);
+    expect([byReleaseKey.status, byReleaseKey.body.id, byReleaseKey.body.status]).toEqual([200, placed.body.id, 'RELEASED']);
+    const none = await t.h.call('GET', `/v1/internal/holds/by-key/${randomUUID()}`);
+    expect([none.status, none.body.code]).toEqual([404, 'HOLD_NOT_FOUND']);
+
+    const correctionKey = randomUUID();
+    const submitted = await t.h.call(
+      'POST',
+      '/v1/internal/corrections',
+      { idempotencyKey: correctionKey, accountId: account, direction: 'CREDIT', amount: 10, reason: 'reconciliation by key' },
+      await t.as(TEST_MAKER),
+    );
+    const byKey = await t.h.call('GET', `/v1/internal/corrections/by-key/${correctionKey}`);
+    expect([submitted.status, byKey.status, byKey.body.id, byKey.body.status, byKey.body.events.length]).toEqual([
+      201,
+      200,
+      submitted.body.id,
+      'PENDING_APPROVAL',
+      1,
+    ]);
+    const missing = await t.h.call('GET', `/v1/internal/corrections/by-key/${randomUUID()}`);
+    expect([missing.status, missing.body.code]).toEqual([404, 'CORRECTION_NOT_FOUND']);
+    const notAKey = await t.h.call('GET', '/v1/internal/corrections/by-key/not-a-uuid');
+    expect([notAKey.status, notAKey.body.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 });
