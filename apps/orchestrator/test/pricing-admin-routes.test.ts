@@ -114,6 +114,7 @@ describe('config and risk admin routes behind the access guard', () => {
     const lifted = await h.request('DELETE', `/api/risk/blocklist/${entry.id}?reason=${encodeURIComponent('closed case')}`, {
       token: admin.token,
     });
+    expect(lifted.statusCode).toBe(200);
     expect(lifted.json()).toMatchObject({ id: entry.id, removedBy: admin.userId, removalReason: 'closed case' });
     expect(code(await h.request('DELETE', `/api/risk/blocklist/${entry.id}?reason=again`, { token: admin.token }))).toBe(
       '404 BLOCKLIST_ENTRY_NOT_FOUND',
