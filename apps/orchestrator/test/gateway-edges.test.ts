@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expectErrorBody, head, rawHttp, rawHttpThenReuse } from '../../../test/support/raw-http';
 import { callerKey } from '../../../test/support/test-env';
-import { ADMIN_PHONE, ADMIN_PIN, PlatformHarness } from './platform-harness';
+import { ADMIN_PHONE, PlatformHarness } from './platform-harness';
 
 const CUSTOMER_PHONE = '+237690000451';
 const CUSTOMER_PIN = '7315';
@@ -27,7 +27,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
 
   describe('Expect: 100-continue and body size on proxied routes (issue 30 item 1)', () => {
     it('a login sent with Expect: 100-continue gets 100 Continue, then auth’s answer', async () => {
-      const body = JSON.stringify({ phone: ADMIN_PHONE, pin: ADMIN_PIN });
+      const body = JSON.stringify({ phone: CUSTOMER_PHONE, pin: CUSTOMER_PIN }); // a customer: staff answer a second-factor challenge
       const res = await rawHttp(
         h.orchestrator.url,
         head('POST', '/api/auth/login', { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' }),
@@ -68,7 +68,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
     });
 
     it('a chunked body under the limit reaches auth intact (the gateway counts it as it streams)', async () => {
-      const body = JSON.stringify({ phone: ADMIN_PHONE, pin: ADMIN_PIN });
+      const body = JSON.stringify({ phone: CUSTOMER_PHONE, pin: CUSTOMER_PIN }); // a customer: staff answer a second-factor challenge
       const half = Math.floor(body.length / 2);
       const framed =
         [body.slice(0, half), body.slice(half)].map((part) => `${part.length.toString(16)}\r\n${part}\r\n`).join('') + '0\r\n\r\n';
