@@ -180,6 +180,17 @@ describe('backoffice ledger operations: faults between the engine and the ledger
     });
   });
 
+  it('identical float fundings sent at once: one request, and no other correction left pending at the ledger', async () => {
+    const agent = await p.register('AGENT');
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => fundFloat(agent.agentId!, 2_500, `Simultaneous top-up ${n}`)));
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409 && a.body.code === 'APPROVAL_DUPLICATE_PENDING')).toHaveLength(3);
+    const corrections = await p.sql.query(`SELECT status FROM ledger.corrections WHERE account_id = $1`, [agent.accounts.XAF]);
+    expect(corrections.rows.filter((c: Json) => c.status === 'PENDING_APPROVAL')).toHaveLength(1);
+    expect(corrections.rows.every((c: Json) => ['PENDING_APPROVAL', 'EXPIRED'].includes(c.status))).toBe(true);
+    expect(await p.sql.query(`SELECT 1 FROM orchestrator.approval_preparations`)).toMatchObject({ rowCount: 0 });
+  });
+
   it('a rejection while the ledger is down is retried by the sweep: the correction does not stay approvable', async () => {
     const down = await p.bootGateway({ LEDGER_URL: 'http://127.0.0.1:9', APPROVAL_SWEEP_INTERVAL_MS: '0' });
     const customer = await p.register('CUSTOMER');
