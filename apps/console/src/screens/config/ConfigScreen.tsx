@@ -1,5 +1,5 @@
-import { Stack, Tabs } from '@mantine/core';
-import { useCallback, useEffect, useState } from 'react';
+import { Anchor, Stack, Tabs } from '@mantine/core';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { api, ok } from '../../api/client';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { type Column, ListView } from '../../ui/ListView';
@@ -9,12 +9,33 @@ import { ChangeForm } from './ChangeForm';
 import { type Section, SECTION_LABELS, SECTIONS, type VersionSummary } from './labels';
 import { VersionDiff } from './VersionDiff';
 
-const COLUMNS: Column<VersionSummary>[] = [
-  { label: 'Version', text: (v) => String(v.version) },
-  { label: 'Changed by', text: (v) => v.createdBy },
-  { label: 'When', text: (v) => when(v.createdAt) },
-  { label: 'Reason', text: (v) => v.reason },
-];
+/** The history's columns; "Changes" shows what a version changed from the one before it. */
+function columns(changes: (version: number) => void): Column<VersionSummary>[] {
+  return [
+    { label: 'Version', text: (v) => String(v.version) },
+    { label: 'Changed by', text: (v) => v.createdBy },
+    { label: 'When', text: (v) => when(v.createdAt) },
+    { label: 'Reason', text: (v) => v.reason },
+    {
+      label: 'Changes',
+      text: (v) => (v.version > 1 ? `from version ${v.version - 1}` : 'first version'),
+      render: (v) =>
+        v.version > 1 ? (
+          <Anchor
+            component="button"
+            type="button"
+            size="sm"
+            onClick={() => changes(v.version)}
+            aria-label={`Changes made by version ${v.version}`}
+          >
+            Changes from {v.version - 1}
+          </Anchor>
+        ) : (
+          'first version'
+        ),
+    },
+  ];
+}
 
 /** The versioned configuration: each section's history (who, when, why), the changes between two versions, and a new version proposed for approval. */
 export function ConfigScreen({ query }: ScreenProps) {
@@ -42,6 +63,8 @@ function SectionPanel({ section }: { section: Section }) {
   const [latest, setLatest] = useState<number>();
   const [error, setError] = useState<unknown>();
   const [generation, setGeneration] = useState(0);
+  const [request, setRequest] = useState<{ from: number; to: number }>();
+  const shown = useMemo(() => columns((version) => setRequest({ from: version - 1, to: version })), []);
 
   useEffect(() => {
     ok(api.GET('/api/config/{section}/versions', { params: { path: { section }, query: { limit: 1 } } })).then(
@@ -69,12 +92,12 @@ function SectionPanel({ section }: { section: Section }) {
       <ListView
         name={`config-${section}-versions`}
         caption={`${SECTION_LABELS[section]}: versions, newest first`}
-        columns={COLUMNS}
+        columns={shown}
         fetchPage={fetchPage}
         rowKey={(v) => String(v.version)}
         empty="No version."
       />
-      <VersionDiff section={section} latest={latest} />
+      <VersionDiff section={section} latest={latest} request={request} />
       <ChangeForm section={section} latest={latest} onChanged={() => setGeneration((g) => g + 1)} />
     </Stack>
   );

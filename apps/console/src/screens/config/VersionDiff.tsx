@@ -1,5 +1,5 @@
 import { Button, Group, NumberInput, Stack, Table, Text, Title } from '@mantine/core';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { toCsv, downloadCsv } from '../../ui/csv';
@@ -16,7 +16,16 @@ const COLUMNS: Array<{ label: string; text: (d: Difference) => string }> = [
 ];
 
 /** What changed between two versions of a section (from → to): who made each, when, why, and every changed value. */
-export function VersionDiff({ section, latest }: { section: Section; latest: number | undefined }) {
+export function VersionDiff({
+  section,
+  latest,
+  request,
+}: {
+  section: Section;
+  latest: number | undefined;
+  /** a comparison asked from the versions list ("Changes" of a version): shown at once */
+  request?: { from: number; to: number };
+}) {
   const [from, setFrom] = useState<number | string>('');
   const [to, setTo] = useState<number | string>('');
   const [diff, setDiff] = useState<Diff>();
@@ -31,24 +40,32 @@ export function VersionDiff({ section, latest }: { section: Section; latest: num
     setTo(latest);
   }, [section, latest]);
 
+  const show = useCallback(
+    async (a: number, b: number) => {
+      setBusy(true);
+      setError(undefined);
+      try {
+        setDiff(await ok(api.GET('/api/config/{section}/versions/diff', { params: { path: { section }, query: { from: a, to: b } } })));
+      } catch (failure) {
+        setDiff(undefined);
+        setError(failure);
+      } finally {
+        setBusy(false);
+      }
+    },
+    [section],
+  );
+
+  useEffect(() => {
+    if (!request) return;
+    setFrom(request.from);
+    setTo(request.to);
+    void show(request.from, request.to);
+  }, [request, show]);
+
   async function compare(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      setDiff(
-        await ok(
-          api.GET('/api/config/{section}/versions/diff', {
-            params: { path: { section }, query: { from: Number(from), to: Number(to) } },
-          }),
-        ),
-      );
-    } catch (failure) {
-      setDiff(undefined);
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    await show(Number(from), Number(to));
   }
 
   return (
