@@ -31,6 +31,12 @@ export const APPROVAL_ACTIONS = [
   'STAFF_TOTP_RESET',
   /** a phone lifted from the risk blocklist, so that it may pay and be paid again */
   'BLOCKLIST_REMOVE',
+  /** a compliance officer or an administrator created (a new person able to check requests) */
+  'STAFF_CREATE',
+  /** a staff member's access ended: auth disables the user and ends every session */
+  'STAFF_DISABLE',
+  /** a disabled staff member allowed to sign in again */
+  'STAFF_ENABLE',
 ] as const;
 export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
 
