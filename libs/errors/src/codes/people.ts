@@ -10,4 +10,10 @@ export const PEOPLE_ERRORS = {
   SECOND_FACTOR_STAFF_ONLY: { status: 409, message: 'Only staff members have a second factor to reset' },
   /** nobody asks for or approves a change of their own role or second factor */
   OWN_ACCOUNT_ACTION: { status: 403, message: 'Nobody asks for or decides this about their own account' },
+  /** disabling and enabling are for staff members; customers, merchants and agents are frozen */
+  PERSON_NOT_STAFF: { status: 409, message: 'Only staff members are disabled or enabled' },
+  /** a disable was asked for a staff member who is already disabled */
+  STAFF_ALREADY_DISABLED: { status: 409, message: 'The staff member is already disabled' },
+  /** an enable was asked for a staff member who is not disabled */
+  STAFF_NOT_DISABLED: { status: 409, message: 'The staff member is not disabled' },
 } as const satisfies Record<string, { status: number; message: string }>;
