@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf, validateSync } from 'class-validator';
 import { type Currency, SUPPORTED_CURRENCIES } from '@mm/contracts';
-import { AppException, validationExceptionFactory } from '@mm/errors';
+import { AppException, flattenValidationErrors } from '@mm/errors';
 import { IsMoney } from '../../pricing/operation-type';
 
 /**
@@ -103,7 +103,13 @@ export class HoldReleasePayload {
   reason: string;
 }
 
-/** The payload as an instance of `type`, or 400 VALIDATION_ERROR with one entry per faulty field (unknown fields refused). */
+/** A field of the payload as the request body names it (`payload.agentId`), like every other action's handler. */
+const inPayload = (field: string): string => `payload.${field}`;
+
+/**
+ * The payload as an instance of `type`, or 400 VALIDATION_ERROR with one entry per faulty field
+ * (unknown fields refused), each named under `payload.` as the submitted body holds it.
+ */
 export function parsePayload<T extends object>(type: new () => T, payload: unknown): T {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw new AppException('VALIDATION_ERROR', 'The payload must be a JSON object', {
@@ -112,10 +118,15 @@ export function parsePayload<T extends object>(type: new () => T, payload: unkno
   }
   const instance = plainToInstance(type, payload);
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });
-  if (errors.length > 0) throw validationExceptionFactory(errors);
+  if (errors.length > 0) {
+    const fields = flattenValidationErrors(errors).map((error) => ({ ...error, field: inPayload(error.field) }));
+    throw new AppException('VALIDATION_ERROR', fields.map((error) => `${error.field}: ${error.message}`).join('; '), { errors: fields });
+  }
   if (instance instanceof ReversalPayload && instance.referenceId !== undefined && instance.transactionId !== undefined) {
     throw new AppException('VALIDATION_ERROR', 'A reversal names its transaction once: referenceId or transactionId, not both', {
-      errors: [{ field: 'transactionId', code: 'NAMES_TRANSACTION_ONCE', message: 'give referenceId or transactionId, not both' }],
+      errors: [
+        { field: inPayload('transactionId'), code: 'NAMES_TRANSACTION_ONCE', message: 'give referenceId or transactionId, not both' },
+      ],
     });
   }
   return { ...instance } as T;
