@@ -21,6 +21,7 @@ import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 import { encodeCursor } from '../../common/cursor';
 import { APPROVAL_ACTIONS, APPROVAL_STATUSES, type ApprovalAction, type ApprovalStatus } from '../approval-handler';
+import { RISK_CHANGE_PAYLOAD } from './submit-approval.examples';
 
 export const APPROVAL_TARGET_TYPES = ['account', 'transaction', 'agent', 'customer', 'user', 'config', 'integration', 'api-key'] as const;
 export const APPROVAL_DECISIONS = ['APPROVE', 'REJECT'] as const;
@@ -89,8 +90,9 @@ export class SubmitApprovalDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: "the action's payload, checked by its handler (docs/approvals.md lists each action's shape)",
-    example: { section: 'risk', baseVersion: 1, document: {} },
+    description:
+      "the action's payload, checked by its handler: its fields depend on the action (the route's examples show one per action; docs/approvals.md lists each shape)",
+    example: RISK_CHANGE_PAYLOAD,
   })
   @IsDefined()
   @IsObject()
