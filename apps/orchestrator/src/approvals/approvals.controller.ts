@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { decodeCursor } from '../common/cursor';
@@ -10,6 +10,7 @@ import { ApprovalRequestView } from './approval.views';
 import { ApprovalsService } from './approvals.service';
 import { ApprovalListQuery, ApproveDto, DecisionsDto, RejectDto, SubmitApprovalDto } from './dto/approval-requests.dto';
 import { ApprovalDetailView, ApprovalPageView, DecisionsView } from './dto/approval-pages.views';
+import { SUBMIT_APPROVAL_EXAMPLES, SUBMIT_REFUSALS } from './dto/submit-approval.examples';
 
 /**
  * The routes that write: staff who read the inbox and may approve (compliance officers and
@@ -65,14 +66,24 @@ export class ApprovalsController {
 
   @Post()
   @RequirePermission(...DECIDERS)
-  @ApiAdminRoute(DECIDERS.join(' and '), "`FORBIDDEN` also when the caller lacks the action's maker permission (named)")
+  @ApiAdminRoute(
+    DECIDERS.join(' and '),
+    "`FORBIDDEN` also when the caller lacks the action's maker permission (named); `OWN_ACCOUNT_ACTION`: a request about the caller's own account",
+  )
   @ApiOperation({
     summary:
       'Submit any action to the engine: 202 with the pending request, or 200 with the executed one when configuration lets this action run on one pair of eyes',
   })
+  @ApiBody({ type: SubmitApprovalDto, examples: SUBMIT_APPROVAL_EXAMPLES })
   @ApiAcceptedResponse({ type: ApprovalRequestView, description: 'recorded, waiting for a checker' })
   @ApiOkResponse({ type: ApprovalRequestView, description: 'carried out at once (a one-person action)' })
-  @ApiErrors('VALIDATION_ERROR', 'APPROVAL_DUPLICATE_PENDING', 'APPROVAL_ACTION_UNAVAILABLE')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'APPROVAL_DUPLICATE_PENDING',
+    'APPROVAL_ACTION_UNAVAILABLE',
+    // what the action's handler finds when it checks the payload where the action runs
+    ...SUBMIT_REFUSALS,
+  )
   async submit(
     @Body() body: SubmitApprovalDto,
     @CurrentUser() user: AuthUser,
