@@ -66,7 +66,7 @@ describe('webhook deduplication store (spec 1 rule 2)', () => {
       await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'delivered', 10_000, 'delivered');
       const res = await dispatcher.api('POST', `/internal/webhooks/events/${envelope.id}/resend`);
       expect(res.status).toBe(202);
-      expect(res.body).toEqual({ eventId: envelope.id, jobId: `${envelope.id}-resend-1` });
+      expect(res.body).toEqual({ eventId: envelope.id, jobId: `${envelope.id}-resend-1`, repeated: false });
       await waitFor(() => countFor(envelope.id) === 2, 10_000, 'resent delivery');
       const [first, second] = receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id);
       expect(second.rawBody.equals(first.rawBody)).toBe(true);
