@@ -5,8 +5,9 @@ import { SERVICES } from '@mm/contracts';
  * Webhook operations for staff through `/api` (issue 26):
  * - `resend_requests`: the idempotency key of each resend a staff member asked for, with the job it
  *   queued, so that the same request sent twice (a double click, a retry after a lost answer) starts
- *   one delivery run, not two. A key is written once and never changed: the runtime role may insert,
- *   read and delete (a resend that Redis refused gives its key back), not update.
+ *   one delivery run, not two. A key is written once, in the transaction that claims the run and
+ *   queues its job (a job Redis refused rolls the key back with the claim), and never changed or
+ *   removed: the runtime role may insert and read, not update or delete.
  * - an index for the back office's event list: one integration's events, newest received first.
  */
 export class StaffWebhookOperations1765500000000 implements MigrationInterface {
@@ -20,7 +21,7 @@ export class StaffWebhookOperations1765500000000 implements MigrationInterface {
         job_id text NOT NULL CHECK (job_id ~ '-resend-[1-9][0-9]*$'),
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`REVOKE UPDATE ON webhooks.resend_requests FROM "${SERVICES['webhook-dispatcher'].role}"`);
+    await q.query(`REVOKE UPDATE, DELETE ON webhooks.resend_requests FROM "${SERVICES['webhook-dispatcher'].role}"`);
     await q.query(`CREATE INDEX events_integration_received_idx ON webhooks.events (integration_id, received_at DESC, id DESC)`);
   }
 

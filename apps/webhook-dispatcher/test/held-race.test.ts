@@ -68,6 +68,7 @@ describe('holding an event never strands it on an endpoint enabled meanwhile', (
     // The record of a failed attempt whose failure disabled the endpoint (recordFailure said so).
     const failedAttempt = (jobAttempt: number) => ({
       eventId,
+      run: 0,
       integrationId,
       jobId: eventId,
       url: t.receiver.url,

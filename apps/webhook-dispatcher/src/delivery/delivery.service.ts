@@ -114,6 +114,7 @@ export class DeliveryService {
       body,
       createdAt: envelope.createdAt,
     });
+    if (event.run > 0) return this.superseded(event, 0, job);
     return this.attempt(event, job);
   }
 
@@ -122,7 +123,22 @@ export class DeliveryService {
     if (job.attemptsMade === 0) this.metrics.queueLag.observe({ job: 'resend' }, Math.max(0, Date.now() - job.enqueuedAt) / 1000);
     const event = await this.events.find(data.eventId);
     if (!event) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
+    const run = runOfJob(event.id, job.jobId);
+    if (run === undefined) throw new AppException('INVALID_WEBHOOK_EVENT', `job ${job.jobId} names no delivery run of event ${event.id}`);
+    if (run < event.run) return this.superseded(event, run, job);
+    // Not recorded yet: the claim that queued this run cannot be seen (it only appears with its commit).
+    if (run > event.run) throw new Error(`delivery run ${run} of the event is not recorded yet; retried`);
     return this.attempt(event, job);
+  }
+
+  /**
+   * A job whose run is no longer the event's latest (a resend, recovery or replay began a newer run,
+   * whose own job delivers): it sends nothing, so the partner never receives one event from two runs.
+   */
+  private superseded(event: StoredEvent, run: number, job: JobContext): DeliveryOutcome {
+    this.metrics.outcomes.inc({ outcome: 'superseded' });
+    this.logger.log({ msg: 'webhook job superseded by a newer delivery run; nothing sent', eventId: event.id, jobId: job.jobId, run, latestRun: event.run });
+    return 'superseded';
   }
 
   /**
@@ -227,6 +243,7 @@ export class DeliveryService {
     }
     const { attemptNumber, status: nextStatus } = await this.events.recordAttempt({
       eventId,
+      run: event.run,
       integrationId: event.integrationId,
       jobId: job.jobId,
       url: target.url,

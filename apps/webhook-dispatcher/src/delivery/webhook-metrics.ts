@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Counter, Histogram } from 'prom-client';
 import { MetricsService } from '@mm/platform';
 
-export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'held' | 'duplicate';
+/** `superseded`: the job's run was no longer the event's latest, nothing was sent. */
+export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'held' | 'duplicate' | 'superseded';
 export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused' | 'dns_error' | 'secret_unreadable';
 
 /** Deliveries by outcome, attempt latency and queue lag (issue 5). */

@@ -10,6 +10,8 @@ export interface StoredEvent {
   /** the serialised envelope, sent byte-identical on every attempt */
   body: string;
   status: EventStatus;
+  /** the event's latest delivery run (0: the first dispatch, n: the n-th resend); only its job may deliver */
+  run: number;
 }
 
 /** A delivery run begun by a resend: enough to put the event back if its job cannot be queued. */
@@ -22,6 +24,8 @@ export interface ResendClaim {
 
 export interface AttemptRecord {
   eventId: string;
+  /** the delivery run making the attempt: the event's state moves only while it is the latest */
+  run: number;
   jobId: string;
   url: string;
   attemptedAt: Date;

@@ -8,8 +8,8 @@ import type { AttemptView, EventView } from './event.types';
 import { EnqueueEventDto } from './dto/enqueue-event.dto';
 import { AttemptViewDto, EventViewDto, QueuedEventView, ResentEventView, ResentEventsView } from './dto/event.views';
 import { ResendWindowDto } from './dto/resend-window.dto';
-import { IdempotentResendService, type ResendAnswer } from '../operations/idempotent-resend.service';
-import { ResendOnceDto } from '../operations/search-events.dto';
+import { ResendOnceDto } from './dto/resend-once.dto';
+import { IdempotentResendService, type ResendAnswer } from './idempotent-resend.service';
 import { ReplayService } from './replay.service';
 import { WebhookEventsRepository } from './webhook-events.repository';
 
@@ -100,9 +100,16 @@ export class EventsController {
       'On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued and the event keeps the state it had (failed, held …): call again. ' +
       'On 503 WEBHOOK_QUEUE_UNCONFIRMED Redis did not answer in time and the job may still run: the event stays pending ' +
       'under the new run, do not resend it; if the job never appears, the pending sweep queues it again after ' +
-      'WEBHOOK_PENDING_SWEEP_AGE_MS. Resend only once GET shows it failed or held.',
+      'WEBHOOK_PENDING_SWEEP_AGE_MS. Resend only once GET shows it failed or held. With an idempotency key a pending event ' +
+      'is refused (409 WEBHOOK_EVENT_PENDING); without one (break-glass) a new run begins and the one going on sends nothing more.',
   })
-  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_RESEND_KEY_REUSED', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
+  @ApiErrors(
+    'WEBHOOK_EVENT_NOT_FOUND',
+    'WEBHOOK_EVENT_PENDING',
+    'WEBHOOK_RESEND_KEY_REUSED',
+    'WEBHOOK_QUEUE_UNAVAILABLE',
+    'WEBHOOK_QUEUE_UNCONFIRMED',
+  )
   @HttpCode(202)
   resend(@Param('eventId', new UuidParamPipe('eventId')) eventId: string, @Body() dto: ResendOnceDto): Promise<ResendAnswer> {
     return this.resendOnce.resend(eventId, dto?.idempotencyKey);

@@ -25,6 +25,7 @@ interface StoredRow {
   event_type: string;
   body: string;
   status: EventStatus;
+  resend_count: number;
 }
 
 const toStored = (r: StoredRow): StoredEvent => ({
@@ -33,6 +34,7 @@ const toStored = (r: StoredRow): StoredEvent => ({
   eventType: r.event_type,
   body: r.body,
   status: r.status,
+  run: r.resend_count,
 });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -64,18 +66,23 @@ export class WebhookEventsRepository {
       `WITH ins AS (
          INSERT INTO webhooks.events (id, integration_id, event_type, body, created_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (id) DO NOTHING
-         RETURNING id, integration_id, event_type, body, status)
+         RETURNING id, integration_id, event_type, body, status, resend_count)
        SELECT * FROM ins
        UNION ALL
-       SELECT id, integration_id, event_type, body, status FROM webhooks.events WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
+       SELECT id, integration_id, event_type, body, status, resend_count FROM webhooks.events WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
       [event.id, event.integrationId, event.eventType, event.body, event.createdAt],
     );
     return toStored(rows[0]);
   }
 
+  /**
+   * The event as a delivery run reads it. The share lock waits for a resend claimed but not yet
+   * committed (the idempotent resend queues its job before it commits), so the run number read is
+   * the one that job was queued under.
+   */
   async find(eventId: string): Promise<StoredEvent | null> {
     const rows: StoredRow[] = await this.db.query(
-      `SELECT id, integration_id, event_type, body, status FROM webhooks.events WHERE id = $1`,
+      `SELECT id, integration_id, event_type, body, status, resend_count FROM webhooks.events WHERE id = $1 FOR SHARE`,
       [eventId],
     );
     return rows.length === 0 ? null : toStored(rows[0]);
@@ -83,8 +90,10 @@ export class WebhookEventsRepository {
 
   /**
    * Numbers the attempt (per event, across resends), logs it and moves the event's state, in one
-   * statement; returns the attempt number and the state written. A hold (`a.hold`) follows the held
-   * rule (see ENDPOINT_FOR_HOLD): when the endpoint is enabled by now, `a.nextStatus` is written instead.
+   * statement; returns the attempt number and the event's state afterwards. A hold (`a.hold`) follows
+   * the held rule (see ENDPOINT_FOR_HOLD): when the endpoint is enabled by now, `a.nextStatus` is
+   * written instead. An attempt of a run that is no longer the event's latest (`a.run`) is logged but
+   * leaves the state to the newer run.
    */
   async recordAttempt(a: AttemptRecord): Promise<{ attemptNumber: number; status: EventStatus }> {
     const rows = await queryRows<{ attempt_number: number; status: EventStatus }>(
@@ -95,9 +104,9 @@ export class WebhookEventsRepository {
          UPDATE webhooks.events e
             SET attempt_count = e.attempt_count + 1,
                 last_attempt_at = $5,
-                status = s.status,
-                delivered_at = CASE WHEN s.status = 'delivered' THEN $5 ELSE e.delivered_at END,
-                failed_at = CASE WHEN s.status = 'failed' THEN $5 ELSE e.failed_at END,
+                status = CASE WHEN e.resend_count = $15 THEN s.status ELSE e.status END,
+                delivered_at = CASE WHEN e.resend_count = $15 AND s.status = 'delivered' THEN $5 ELSE e.delivered_at END,
+                failed_at = CASE WHEN e.resend_count = $15 AND s.status = 'failed' THEN $5 ELSE e.failed_at END,
                 updated_at = now()
            FROM s
           WHERE e.id = $1
@@ -122,6 +131,7 @@ export class WebhookEventsRepository {
         a.integrationId,
         a.hold,
         a.errorCode ?? null,
+        a.run,
       ],
     );
     return { attemptNumber: rows[0].attempt_number, status: rows[0].status };
@@ -129,7 +139,8 @@ export class WebhookEventsRepository {
 
   /**
    * Marks an event for one more delivery run and returns the run number (it names the resend job),
-   * with what `undoResend` needs if the job cannot be queued.
+   * with what `undoResend` needs if the job cannot be queued. Whatever its state: the break-glass
+   * resend of the `ops` key (a run still going on is superseded, see DeliveryService).
    */
   async beginResend(eventId: string): Promise<ResendClaim> {
     const rows = await queryRows<{ resend_count: number; attempt_count: number; previous_status: EventStatus }>(
@@ -142,6 +153,27 @@ export class WebhookEventsRepository {
       [eventId],
     );
     if (rows.length === 0) throw new AppException('WEBHOOK_EVENT_NOT_FOUND');
+    const r = rows[0];
+    return { eventId, run: r.resend_count, previousStatus: r.previous_status, attemptCount: r.attempt_count };
+  }
+
+  /**
+   * One more delivery run, only if the event is still in one of `from` (failed, held): the recovery
+   * of a window and the replay of a re-enabled endpoint. Of two callers selecting the same event
+   * (two operators recovering one window, a recovery beside an enable), the row lock lets one claim
+   * it; the other finds it pending and gets null, queueing nothing.
+   */
+  async beginReplay(eventId: string, from: EventStatus[]): Promise<ResendClaim | null> {
+    const rows = await queryRows<{ resend_count: number; attempt_count: number; previous_status: EventStatus }>(
+      this.db,
+      `UPDATE webhooks.events e
+          SET resend_count = e.resend_count + 1, status = 'pending', updated_at = now()
+         FROM (SELECT id, status FROM webhooks.events WHERE id = $1 FOR UPDATE) old
+        WHERE e.id = old.id AND old.status = ANY($2::text[])
+        RETURNING e.resend_count, e.attempt_count, old.status AS previous_status`,
+      [eventId, from],
+    );
+    if (rows.length === 0) return null;
     const r = rows[0];
     return { eventId, run: r.resend_count, previousStatus: r.previous_status, attemptCount: r.attempt_count };
   }

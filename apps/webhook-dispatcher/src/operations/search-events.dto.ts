@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { WEBHOOK_EVENT_FILTERS, type WebhookEventFilter, type WebhookEventSearch } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
@@ -59,15 +59,4 @@ export class SearchEventsQuery implements Omit<WebhookEventSearch, 'endpointIds'
   @Min(1, { context: { code: 'INVALID_LIMIT' } })
   @Max(100, { context: { code: 'INVALID_LIMIT' } })
   limit?: number;
-}
-
-export class ResendOnceDto {
-  @ApiPropertyOptional({
-    format: 'uuid',
-    example: '3f1e7a52-9c4b-4d2e-8a61-5b7c9d0e1f2a',
-    description: 'the same key sent again answers the run it started (`repeated: true`) instead of starting another',
-  })
-  @OptionalField()
-  @IsUUID()
-  idempotencyKey?: string;
 }

@@ -15,4 +15,8 @@ export const WEBHOOK_OPERATIONS_ERRORS = {
     status: 403,
     message: 'Only the staff member who asked for the key can collect it',
   },
+  WEBHOOK_EVENT_PENDING: {
+    status: 409,
+    message: 'The event is still being delivered (pending): resend it once it is failed or held, or wait for its retries',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -89,10 +89,17 @@ export class BackofficeWebhooksController {
     summary: 'Sends one event again (a new delivery run, same body and event id); the same idempotency key sent again queues nothing more',
     description:
       'On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued: send the same request again. On 503 WEBHOOK_QUEUE_UNCONFIRMED the run may still go out: ' +
-      'sending the same request again answers that run (`repeated: true`) instead of starting another.',
+      'sending the same request again answers that run (`repeated: true`) instead of starting another. An event still pending ' +
+      '(its delivery is going on) is refused with 409 WEBHOOK_EVENT_PENDING: a second run beside it would deliver it twice.',
   })
   @ApiAcceptedResponse({ type: WebhookResendResultDto })
-  @ApiErrors('WEBHOOK_EVENT_NOT_FOUND', 'WEBHOOK_RESEND_KEY_REUSED', 'WEBHOOK_QUEUE_UNAVAILABLE', 'WEBHOOK_QUEUE_UNCONFIRMED')
+  @ApiErrors(
+    'WEBHOOK_EVENT_NOT_FOUND',
+    'WEBHOOK_EVENT_PENDING',
+    'WEBHOOK_RESEND_KEY_REUSED',
+    'WEBHOOK_QUEUE_UNAVAILABLE',
+    'WEBHOOK_QUEUE_UNCONFIRMED',
+  )
   resend(@Param('eventId', uuid('eventId')) eventId: string, @Body() dto: ResendEventDto): Promise<WebhookResendResult> {
     return this.webhooks.resend(eventId.toLowerCase(), dto.idempotencyKey);
   }
@@ -106,6 +113,7 @@ export class BackofficeWebhooksController {
     summary: 'Queues again every failed or held event of the integration received since a time (at most 31 days back); answers how many',
     description:
       'Delivered and pending events are left alone. Held events of a disabled endpoint are queued too: they stay held again until it is enabled. ' +
+      'Recoveries at once (two operators, or a recovery beside an enable) queue each event once: `queued` counts those this call queued. ' +
       'After a 503 the events not yet queued keep their state, and the same call later picks them up.',
   })
   @ApiAcceptedResponse({ type: WebhookRecoverResultDto })
