@@ -60,6 +60,15 @@ describe('dispatcher: staff webhook operations', () => {
 
     const both = await search({ endpointIds: [a, b], status: 'undelivered', since });
     expect(both.body.data.map((e: { id: string }) => e.id)).toEqual([ofB, ...[...ofA].reverse()]);
+    // page by page across both endpoints: the same order, nothing repeated or skipped
+    const paged: string[] = [];
+    let next: string | undefined;
+    do {
+      const page = await search({ endpointIds: [b, a], limit: 1, ...(next ? { cursor: next } : {}) });
+      paged.push(...page.body.data.map((e: { id: string }) => e.id));
+      next = page.body.nextCursor ?? undefined;
+    } while (next);
+    expect(paged).toEqual([ofB, ...[...ofA].reverse()]);
     const expired = await search({ endpointIds: [a, b], eventType: 'order.expired' });
     expect(expired.body.data.map((e: { id: string }) => e.id)).toEqual([ofB]);
     const delivered = await search({ endpointIds: [a, b], status: 'delivered' });

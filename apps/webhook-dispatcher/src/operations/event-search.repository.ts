@@ -40,6 +40,16 @@ function decodeCursor(raw: string | undefined): { at: string; id: string } | und
   return { at, id };
 }
 
+const COLUMNS = `id, integration_id, event_type, status, attempt_count, resend_count, created_at, received_at, received_at::text AS at,
+              last_attempt_at, delivered_at, failed_at`;
+
+/** The filters of one endpoint's subquery ($1 statuses, $2 type, $3 since, $4 until, $5/$6 the cursor). */
+const FILTERS = `($1::text[] IS NULL OR status = ANY($1::text[]))
+            AND ($2::text IS NULL OR event_type = $2)
+            AND ($3::timestamptz IS NULL OR received_at >= $3)
+            AND ($4::timestamptz IS NULL OR received_at < $4)
+            AND ($5::timestamptz IS NULL OR (received_at, id) < ($5::timestamptz, $6::uuid))`;
+
 /** The statuses a filter stands for. */
 function statusesOf(filter: WebhookEventSearch['status']): WebhookEventStatus[] | null {
   if (!filter) return null;
@@ -55,21 +65,19 @@ export class EventSearchRepository {
     const limit = q.limit ?? 20;
     const cursor = decodeCursor(q.cursor);
     if (q.since && q.until && !(Date.parse(q.since) < Date.parse(q.until))) throw new AppException('INVALID_TIME_WINDOW');
+    const endpointIds = [...new Set(q.endpointIds.map((id) => id.toLowerCase()))];
+    // One limited subquery per endpoint, each reading events_integration_received_idx in its order
+    // and stopping after `limit + 1` rows, then merged: `integration_id = ANY(...)` cannot read the
+    // index in order and would sort every event of the endpoints for each page.
+    const perEndpoint = endpointIds.map(
+      (_, i) => `(SELECT ${COLUMNS} FROM webhooks.events
+          WHERE integration_id = $${i + 8}::uuid AND ${FILTERS}
+          ORDER BY received_at DESC, id DESC LIMIT $7)`,
+    );
     const rows = await queryRows<Row>(
       this.db,
-      `SELECT id, integration_id, event_type, status, attempt_count, resend_count, created_at, received_at, received_at::text AS at,
-              last_attempt_at, delivered_at, failed_at
-         FROM webhooks.events
-        WHERE integration_id = ANY($1::uuid[])
-          AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-          AND ($3::text IS NULL OR event_type = $3)
-          AND ($4::timestamptz IS NULL OR received_at >= $4)
-          AND ($5::timestamptz IS NULL OR received_at < $5)
-          AND ($6::timestamptz IS NULL OR (received_at, id) < ($6::timestamptz, $7::uuid))
-        ORDER BY received_at DESC, id DESC
-        LIMIT $8`,
+      `SELECT * FROM (${perEndpoint.join(' UNION ALL ')}) page ORDER BY received_at DESC, id DESC LIMIT $7`,
       [
-        q.endpointIds.map((id) => id.toLowerCase()),
         statusesOf(q.status),
         q.eventType ?? null,
         q.since ?? null,
@@ -77,6 +85,7 @@ export class EventSearchRepository {
         cursor?.at ?? null,
         cursor?.id ?? null,
         limit + 1,
+        ...endpointIds,
       ],
     );
     const more = rows.length > limit;
