@@ -37,6 +37,8 @@ export const APPROVAL_ACTIONS = [
   'STAFF_DISABLE',
   /** a disabled staff member allowed to sign in again */
   'STAFF_ENABLE',
+  /** a partner integration's webhook signing secret replaced (the new one collected once by its maker) */
+  'WEBHOOK_SECRET_ROTATE',
 ] as const;
 export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
 
