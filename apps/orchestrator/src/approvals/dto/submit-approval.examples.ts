@@ -5,7 +5,8 @@ import type { ApprovalAction } from '../approval-handler';
  * One whole body of `POST /api/backoffice/approvals` per action, as the OpenAPI document shows
  * them. The payload's fields depend on the action (its handler checks them), which the body schema
  * alone cannot say: these examples are where a client reads each shape. Every one is accepted by
- * the handler's validation (the conformance test sends them all).
+ * the handler's validation (the conformance test sends them all). The record is keyed by every
+ * action code: a new code in APPROVAL_ACTIONS does not type-check until its example is added here.
  */
 const ACCOUNT_ID = '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c';
 
@@ -108,6 +109,11 @@ const PAYLOADS: Record<ApprovalAction, { summary: string; payload: Record<string
     summary: 'let a disabled staff member sign in again',
     payload: { userId: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', reason: 'Back from leave' },
     reason: 'Back from leave, confirmed by the manager',
+  },
+  WEBHOOK_SECRET_ROTATE: {
+    summary: 'replace the live or test webhook signing secret of a partner integration (the maker collects the new one once)',
+    payload: { integrationId: '7c4e2a91-3b5d-4f6e-8a9b-0c1d2e3f4a5b', mode: 'live' },
+    reason: 'Secret pasted in a support ticket',
   },
 };
 
