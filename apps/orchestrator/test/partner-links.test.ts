@@ -289,8 +289,26 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
       [expect.objectContaining({ field: 'reason', code: 'INVALID_REASON' })],
     ]);
 
-    const secret = await h.call('POST', `${base}/webhook-secret/rotate`, { token: admin, body: { mode: 'live' } });
-    expect(secret.body).toMatchObject({ mode: 'live', secret: expect.any(String) });
+    // a new webhook signing secret: asked by one, approved by another, collected once by the maker
+    const secretAsk = await h.call('POST', `${base}/webhook-secret/rotate`, { token: admin, body: { mode: 'live' } });
+    expect([secretAsk.status, secretAsk.body.action, secretAsk.body.status, secretAsk.body.payload]).toEqual([
+      202,
+      'WEBHOOK_SECRET_ROTATE',
+      'PENDING',
+      { integrationId: created.integration.id, mode: 'live' },
+    ]);
+    const secretRequest = `/api/backoffice/partners/secret-requests/${secretAsk.body.id}/collect`;
+    expect((await h.call('POST', secretRequest, { token: admin })).body.code).toBe('WEBHOOK_SECRET_NOT_COLLECTABLE');
+    const secretTwice = await h.call('POST', `${base}/webhook-secret/rotate`, { token: admin, body: { mode: 'live', reason: 'again, by mistake' } });
+    expect([secretTwice.status, secretTwice.body.code]).toEqual([409, 'APPROVAL_DUPLICATE_PENDING']);
+    const secretDecided = await approve(secretAsk.body.id);
+    expect(secretDecided.result).toMatchObject({ mode: 'live', collectBy: 'maker', previousSecretExpiresAt: expect.any(String) });
+    expect(JSON.stringify(secretDecided)).not.toContain('whsec_');
+    expect((await h.call('POST', secretRequest, { token: checker })).status).toBe(403);
+    const secret = await h.call('POST', secretRequest, { token: admin });
+    expect([secret.status, secret.headers.get('cache-control')]).toEqual([201, 'no-store']);
+    expect(secret.body).toMatchObject({ mode: 'live', secret: expect.stringMatching(/^whsec_/) });
+    expect((await h.call('POST', secretRequest, { token: admin })).body.code).toBe('WEBHOOK_SECRET_NOT_COLLECTABLE');
     const endpoint = await h.call('PUT', `${base}/webhook-endpoint`, {
       token: admin,
       body: { mode: 'test', url: 'https://pos.example/test-hooks' },
@@ -323,7 +341,7 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     await h.restartOrchestrator({
       PARTNERS_URL: partners.url,
       WEBHOOK_DISPATCHER_URL: dispatcher.url,
-      APPROVALS_ONE_PERSON_ACTIONS: 'PARTNER_KEY_ISSUE,PARTNER_KEY_REVOKE',
+      APPROVALS_ONE_PERSON_ACTIONS: 'PARTNER_KEY_ISSUE,PARTNER_KEY_REVOKE,WEBHOOK_SECRET_ROTATE',
     });
     forwarder.target = orchestratorInternalUrl(h.orchestrator);
     const made = await h.call('POST', '/api/admin/partners/integrations', {
@@ -345,8 +363,11 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     expect([rotated.status, rotated.body.mode, rotated.body.key]).toEqual([201, 'live', expect.stringMatching(/^svc_sk_live_/)]);
     const revoked = await h.call('POST', `${base}/keys/${rotated.body.id}/revoke`, { token: admin });
     expect([revoked.status, revoked.body]).toEqual([200, expect.objectContaining({ id: rotated.body.id, status: 'revoked' })]);
+    const secret = await h.call('POST', `${base}/webhook-secret/rotate`, { token: admin, body: { mode: 'test' } });
+    expect([secret.status, secret.body]).toEqual([200, expect.objectContaining({ mode: 'test', secret: expect.stringMatching(/^whsec_/) })]);
     const recorded = await h.call('GET', `/api/backoffice/approvals?targetId=${made.body.integration.id}&limit=10`, { token: checker });
     expect(recorded.body.items.map((r: Json) => [r.action, r.status, r.fourEyes])).toEqual([
+      ['WEBHOOK_SECRET_ROTATE', 'EXECUTED', false],
       ['PARTNER_KEY_ISSUE', 'EXECUTED', false],
       ['PARTNER_KEY_ISSUE', 'EXECUTED', false],
       ['PARTNER_KEY_ISSUE', 'EXECUTED', false],

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { ApiKeyView, CreateIntegrationRequest, IssuedApiKey, PartnerMode } from '@mm/contracts';
+import type { ApiKeyView, CreateIntegrationRequest, IssuedApiKey, PartnerMode, RotatedWebhookSecret } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import type { ApprovalRequestView } from '../approvals/approval.views';
@@ -11,8 +11,8 @@ import { PartnersClient } from './partners.client';
 export type KeyOutcome<T> = { asked: ApprovalRequestView } | { done: T };
 
 /**
- * The administration routes' partner keys, on the one maker-checker engine (PARTNER_KEY_ISSUE,
- * PARTNER_KEY_REVOKE) exactly as the back office's: an administrator asks, a compliance officer or
+ * The administration routes' partner keys and webhook secrets, on the one maker-checker engine
+ * (PARTNER_KEY_ISSUE, PARTNER_KEY_REVOKE, WEBHOOK_SECRET_ROTATE) exactly as the back office's: an administrator asks, a compliance officer or
  * another administrator approves, the maker collects an issued key once. When configuration lets an
  * action run on one pair of eyes, the request is carried out at once and the answer is the one these
  * routes always gave (the key itself, or the revoked key).
@@ -99,6 +99,20 @@ export class AdminPartnerKeysService {
     if (key.status === 'revoked') return { done: key };
     const request = await this.keys.requestRevocation(user, integrationId, keyId, reason ?? `Revocation of API key ${key.hint}`);
     return request.status === 'PENDING' ? { asked: request } : { done: await this.keyOf(integrationId, keyId) };
+  }
+
+  /**
+   * A new webhook signing secret (WEBHOOK_SECRET_ROTATE): the request while it waits, or the secret
+   * when configuration lets one person rotate it (carried out at once, collected by the maker).
+   */
+  async rotateWebhookSecret(
+    user: AuthUser,
+    integrationId: string,
+    mode: PartnerMode,
+    reason: string | undefined,
+  ): Promise<KeyOutcome<RotatedWebhookSecret>> {
+    const request = await this.keys.requestSecretRotation(user, integrationId, mode, reason ?? `Rotation of the ${mode} webhook signing secret`);
+    return request.status === 'PENDING' ? { asked: request } : { done: await this.keys.collectSecret(user, request.id) };
   }
 
   /** One pair of eyes: the request was carried out in the maker's name, who collects the key at once. */

@@ -69,8 +69,9 @@ function answer<T>(reply: FastifyReply, outcome: KeyOutcome<T>, status: number):
  * Administration of partner integrations (spec 1 "issuance and rotation: not shown"): creation with
  * the test key and webhook secrets shown once, webhook endpoint and secret, revocation of an
  * integration or of one connection, and the payments recorded for reversal. Live and test API keys
- * are issued, rotated and revoked on four eyes (PARTNER_KEY_ISSUE, PARTNER_KEY_REVOKE), as in the
- * back office: one administrator alone never obtains a live key. Answers that carry a key or a
+ * are issued, rotated and revoked, and webhook signing secrets rotated, on four eyes
+ * (PARTNER_KEY_ISSUE, PARTNER_KEY_REVOKE, WEBHOOK_SECRET_ROTATE), as in the back office: one
+ * administrator alone never obtains a live key or a secret that signs webhooks. Answers that carry a key or a
  * secret are `Cache-Control: no-store`.
  */
 @ApiTags('admin: partners')
@@ -220,14 +221,36 @@ export class AdminPartnersController {
   }
 
   @Post('integrations/:integrationId/webhook-secret/rotate')
-  @HttpCode(200)
   @Header('cache-control', 'no-store')
-  @ApiOperation({ summary: 'New webhook signing secret (shown once); the previous one keeps signing alongside it for the overlap' })
-  @ApiOkResponse({ type: RotatedWebhookSecretDto })
+  @ApiOperation({
+    summary:
+      'Asks for a new webhook signing secret (WEBHOOK_SECRET_ROTATE, four eyes), as POST /api/backoffice/partners/integrations/{id}/webhook-secret/rotate does',
+    description:
+      'Once approved, the previous secret keeps signing alongside the new one for the overlap, and the maker collects the new secret once at ' +
+      'POST /api/backoffice/partners/secret-requests/{id}/collect. When APPROVALS_ONE_PERSON_ACTIONS lists WEBHOOK_SECRET_ROTATE, the rotation ' +
+      'is carried out at once and answered 200 with the secret, as before.',
+  })
+  @ApiResponse({
+    status: 202,
+    type: ApprovalRequestView,
+    description:
+      'asked (maker-checker): the request waits for a compliance officer or another administrator; the maker then collects the secret once at POST /api/backoffice/partners/secret-requests/{id}/collect',
+  })
+  @ApiOkResponse({
+    type: RotatedWebhookSecretDto,
+    description: 'rotated at once (WEBHOOK_SECRET_ROTATE configured one-person): the new secret, shown this once',
+  })
   @ApiErrors('INTEGRATION_NOT_FOUND')
+  @ApiFourEyesErrors()
   @ApiParam({ name: 'integrationId', format: 'uuid' })
-  rotateWebhookSecret(@Param('integrationId') id: string, @Body() dto: WebhookSecretDto): Promise<RotatedWebhookSecret> {
-    return this.partners.rotateWebhookSecret(uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode);
+  async rotateWebhookSecret(
+    @CurrentUser() user: AuthUser,
+    @Param('integrationId') id: string,
+    @Body() dto: WebhookSecretDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApprovalRequestView | RotatedWebhookSecret> {
+    const rotated = await this.keyRequests.rotateWebhookSecret(user, uuid(id, 'INTEGRATION_NOT_FOUND'), dto.mode, dto.reason);
+    return answer(reply, rotated, 200);
   }
 
   @Post('connections/:connectionId/revoke')

@@ -19,4 +19,8 @@ export const WEBHOOK_OPERATIONS_ERRORS = {
     status: 409,
     message: 'The event is still being delivered (pending): resend it once it is failed or held, or wait for its retries',
   },
+  WEBHOOK_SECRET_NOT_COLLECTABLE: {
+    status: 404,
+    message: 'No webhook secret is waiting to be collected for this request (not approved yet, already collected, or kept too long)',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;

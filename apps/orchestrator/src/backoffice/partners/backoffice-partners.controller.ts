@@ -7,6 +7,8 @@ import {
   type IssuedApiKey,
   IssuedApiKeyDto,
   type Page,
+  type RotatedWebhookSecret,
+  RotatedWebhookSecretDto,
   StaffConnectionPageDto,
   type StaffConnectionView,
 } from '@mm/contracts';
@@ -18,7 +20,7 @@ import { PartnersClient } from '../../partner-links/partners.client';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { WebhookOperationsClient } from '../webhooks/webhook-operations.client';
 import { WebhookOperationsService } from '../webhooks/webhook-operations.service';
-import { ConnectionsQuery, IntegrationDetailView, PageQuery, ReasonDto, RequestKeyDto } from './backoffice-partners.dto';
+import { ConnectionsQuery, IntegrationDetailView, PageQuery, ReasonDto, RequestKeyDto, RotateWebhookSecretDto } from './backoffice-partners.dto';
 import { PartnerKeysService } from './partner-keys.service';
 
 const ApiSubmitted = () =>
@@ -42,9 +44,9 @@ function submitted(reply: FastifyReply, request: ApprovalRequestView): ApprovalR
 
 /**
  * Partner integrations for staff: the list with connections, one integration with its keys and
- * endpoints, its connections to merchants, and API keys issued, replaced or revoked on four eyes.
- * Creating an integration, pointing its webhooks at a new URL, rotating a webhook secret and
- * revoking an integration or a connection stay on `/api/admin/partners` (`partners.manage`).
+ * endpoints, its connections to merchants, and API keys issued, replaced or revoked and webhook
+ * signing secrets rotated on four eyes. Creating an integration, pointing its webhooks at a new
+ * URL and revoking an integration or a connection stay on `/api/admin/partners` (`partners.manage`).
  */
 @ApiTags('back office: partners')
 @ApiErrors('VALIDATION_ERROR', 'UPSTREAM_UNAVAILABLE')
@@ -160,5 +162,40 @@ export class BackofficePartnersController {
   @ApiErrors('APPROVAL_NOT_FOUND', 'PARTNER_KEY_NOT_COLLECTABLE', 'PARTNER_KEY_COLLECTOR_NOT_MAKER')
   collect(@CurrentUser() user: AuthUser, @Param('approvalId', uuid('approvalId')) id: string): Promise<IssuedApiKey> {
     return this.keys.collect(user, id.toLowerCase());
+  }
+
+  @Post('integrations/:integrationId/webhook-secret/rotate')
+  @RequirePermission('partners.manage')
+  @ApiAdminRoute('partners.manage')
+  @ApiParam({ name: 'integrationId', format: 'uuid' })
+  @ApiOperation({
+    summary:
+      'Asks for a new webhook signing secret of one mode: WEBHOOK_SECRET_ROTATE, carried out when a compliance officer or another administrator approves',
+    description:
+      'Whoever holds the secret can sign webhooks the partner trusts, so the person who asks is not the one who decides. Once approved, the ' +
+      'current secret keeps signing alongside the new one for the overlap, and the new secret waits, encrypted, for the maker alone: ' +
+      'POST /api/backoffice/partners/secret-requests/{id}/collect shows it once (within 24 h).',
+  })
+  @ApiSubmitted()
+  @ApiErrors('INTEGRATION_NOT_FOUND', 'CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
+  async requestSecretRotation(
+    @CurrentUser() user: AuthUser,
+    @Param('integrationId', uuid('integrationId')) id: string,
+    @Body() dto: RotateWebhookSecretDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApprovalRequestView> {
+    return submitted(reply, await this.keys.requestSecretRotation(user, id.toLowerCase(), dto.mode, dto.reason));
+  }
+
+  @Post('secret-requests/:approvalId/collect')
+  @Header('cache-control', 'no-store')
+  @RequirePermission('partners.manage')
+  @ApiAdminRoute('partners.manage', '`PARTNER_KEY_COLLECTOR_NOT_MAKER`: only the maker of the request collects its secret')
+  @ApiParam({ name: 'approvalId', format: 'uuid' })
+  @ApiOperation({ summary: 'The webhook signing secret an approved WEBHOOK_SECRET_ROTATE made, shown once to the staff member who asked for it' })
+  @ApiResponse({ status: 201, type: RotatedWebhookSecretDto, description: 'the secret, this once: hand it to the partner now' })
+  @ApiErrors('APPROVAL_NOT_FOUND', 'WEBHOOK_SECRET_NOT_COLLECTABLE', 'PARTNER_KEY_COLLECTOR_NOT_MAKER')
+  collectSecret(@CurrentUser() user: AuthUser, @Param('approvalId', uuid('approvalId')) id: string): Promise<RotatedWebhookSecret> {
+    return this.keys.collectSecret(user, id.toLowerCase());
   }
 }

@@ -94,3 +94,9 @@ export class IntegrationDetailView {
   @ApiProperty({ type: [WebhookEndpointStateDto] })
   endpoints: WebhookEndpointStateDto[];
 }
+
+export class RotateWebhookSecretDto extends ReasonDto {
+  @ApiProperty({ enum: PARTNER_MODES, example: 'live', description: 'the live or the test webhooks' })
+  @IsIn(PARTNER_MODES, { context: { code: 'INVALID_MODE' } })
+  mode: PartnerMode;
+}

@@ -8,15 +8,23 @@ import { BackofficePartnersController } from './backoffice-partners.controller';
 import { KeyCollectionStore } from './key-collection.store';
 import { PartnerKeyIssueHandler, PartnerKeyRevokeHandler } from './partner-key.handlers';
 import { PartnerKeysService } from './partner-keys.service';
+import { WebhookSecretRotateHandler } from './webhook-secret.handler';
 
 /**
  * Partner integrations for staff (`/api/backoffice/partners`), and the engine's handlers of
- * PARTNER_KEY_ISSUE and PARTNER_KEY_REVOKE, registered when the module starts.
+ * PARTNER_KEY_ISSUE, PARTNER_KEY_REVOKE and WEBHOOK_SECRET_ROTATE, registered when the module starts.
  */
 @Module({
   imports: [GatewayModule, ApprovalsModule, BackofficeWebhooksModule],
   controllers: [BackofficePartnersController],
-  providers: [PartnersClient, KeyCollectionStore, PartnerKeyIssueHandler, PartnerKeyRevokeHandler, PartnerKeysService],
+  providers: [
+    PartnersClient,
+    KeyCollectionStore,
+    PartnerKeyIssueHandler,
+    PartnerKeyRevokeHandler,
+    WebhookSecretRotateHandler,
+    PartnerKeysService,
+  ],
   exports: [PartnerKeysService],
 })
 export class BackofficePartnersModule implements OnModuleInit {
@@ -24,10 +32,12 @@ export class BackofficePartnersModule implements OnModuleInit {
     private readonly registry: ApprovalRegistry,
     private readonly issue: PartnerKeyIssueHandler,
     private readonly revoke: PartnerKeyRevokeHandler,
+    private readonly secret: WebhookSecretRotateHandler,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.issue);
     this.registry.register(this.revoke);
+    this.registry.register(this.secret);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { IssuedApiKey } from '@mm/contracts';
+import type { IssuedApiKey, PartnerMode, RotatedWebhookSecret } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalRequestView } from '../../approvals/approval.views';
@@ -7,7 +7,10 @@ import { ApprovalsService } from '../../approvals/approvals.service';
 import { KeyCollectionStore } from './key-collection.store';
 import type { KeyIssuePayload } from './partner-key.handlers';
 
-/** Partner API keys on four eyes: asking for a new or replacement key, asking for a revocation, collecting an approved key. */
+/**
+ * Partner credentials on four eyes: asking for a new or replacement API key, for a revocation, for
+ * a new webhook signing secret, and collecting an approved key or secret (its maker alone, once).
+ */
 @Injectable()
 export class PartnerKeysService {
   constructor(
@@ -35,5 +38,20 @@ export class PartnerKeysService {
     const key = await this.collection.collect(approvalId);
     if (!key) throw new AppException('PARTNER_KEY_NOT_COLLECTABLE');
     return key;
+  }
+
+  requestSecretRotation(user: AuthUser, integrationId: string, mode: PartnerMode, reason: string): Promise<ApprovalRequestView> {
+    return this.approvals.submit(user, { action: 'WEBHOOK_SECRET_ROTATE', payload: { integrationId, mode }, reason });
+  }
+
+  /** The secret an approved WEBHOOK_SECRET_ROTATE made, to its maker, once (as `collect` for keys). */
+  async collectSecret(user: AuthUser, approvalId: string): Promise<RotatedWebhookSecret> {
+    const request = await this.approvals.view(approvalId);
+    if (request.action !== 'WEBHOOK_SECRET_ROTATE') throw new AppException('APPROVAL_NOT_FOUND', `No webhook secret request ${approvalId}`);
+    if (request.maker.userId !== user.userId) throw new AppException('PARTNER_KEY_COLLECTOR_NOT_MAKER');
+    if (request.status !== 'EXECUTED') throw new AppException('WEBHOOK_SECRET_NOT_COLLECTABLE', `The request is ${request.status}`);
+    const secret = await this.collection.collectSecret(approvalId);
+    if (!secret) throw new AppException('WEBHOOK_SECRET_NOT_COLLECTABLE');
+    return secret;
   }
 }

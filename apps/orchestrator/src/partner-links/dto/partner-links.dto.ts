@@ -124,7 +124,7 @@ export class WebhookEndpointDto {
   url: string;
 }
 
-export class WebhookSecretDto {
+export class WebhookSecretDto extends KeyRequestReason {
   @ApiProperty({ enum: PARTNER_MODES, example: 'live' })
   @IsIn(PARTNER_MODES, { context: { code: 'INVALID_MODE' } })
   mode: PartnerMode;
