@@ -14,7 +14,7 @@
  * and MM_PORT_BASE if `npm start` used another base than 3000.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { StaffSignIn, bootstrapAdminTotpSecret } from './staff-sign-in';
+import { StaffSignIn, bootstrapAdminTotpSecret, devOutboxReader } from './staff-sign-in';
 
 const BASE = Number(process.env.MM_PORT_BASE ?? 3000);
 const GATEWAY = process.env.DEMO_GATEWAY_URL ?? `http://127.0.0.1:${BASE}`;
@@ -61,8 +61,13 @@ async function api(method: string, path: string, options: { token?: string; body
 
 const phone = () => `+2376${randomInt(10_000_000, 99_999_999)}`;
 
-/** Staff sign in with a second factor (docs/auth-limits.md "Staff sign-in"): the demo computes the codes. */
-const staff = new StaffSignIn(async (path, body) => http(GATEWAY, 'POST', path, { body }));
+/**
+ * Staff sign in with a second factor (docs/auth-limits.md "Staff sign-in"): the demo computes the
+ * codes, and reads an enrolment's SMS code from the development SMS box (SMS_DRIVER=dev).
+ */
+const staff = new StaffSignIn(async (path, body) => http(GATEWAY, 'POST', path, { body })).readSmsCodesWith(
+  devOutboxReader(async (path) => http(GATEWAY, 'GET', path)),
+);
 const adminTotpSecret =
   process.env.BOOTSTRAP_ADMIN_TOTP_SECRET ||
   (process.env.MM_SERVICE_KEY_SEED ? bootstrapAdminTotpSecret(process.env.MM_SERVICE_KEY_SEED) : '');

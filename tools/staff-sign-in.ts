@@ -2,13 +2,15 @@
  * Signing staff in from code (the demo, the test harnesses, the benchmarks): phone + PIN, then the
  * second factor auth asks staff for (docs/auth-limits.md "Staff sign-in"), computed here as an
  * authenticator app would. The first sign-in of a staff member enrols: the secret auth answers is
- * remembered per phone for the next ones. Auth accepts each time step of a user at most once, and
+ * remembered per phone for the next ones, and the code auth sends by SMS to the staff phone with
+ * the enrolment challenge is read through the caller's SMS reader (`readSmsCodesWith`; the
+ * development outbox: `devOutboxReader`). Auth accepts each time step of a user at most once, and
  * only later than the last one it accepted, within one step before or after now: so a code is
  * taken from the earliest step still unused, and when the three steps of the window are spent the
  * sign-in waits for the next step (at most 30 s).
  */
 import { createHmac } from 'node:crypto';
-import { TOTP_STEP_SEC, base32Decode, base32Encode, totpCode, totpStep } from '../apps/auth/src/second-factor/totp';
+import { TOTP_STEP_SEC, base32Decode, base32Encode, totpCode, totpStep } from '../libs/platform/src/totp';
 
 /** One HTTP answer, as each caller's own client returns it. */
 export interface SignInAnswer {
@@ -19,6 +21,29 @@ export interface SignInAnswer {
 
 /** POSTs a JSON body to a path of auth's public routes (`/api/auth/...` through the gateway, `/auth/...` directly). */
 export type PostJson<A extends SignInAnswer = SignInAnswer> = (path: string, body: Record<string, unknown>) => Promise<A>;
+
+/** GETs a path of auth's public routes, as `PostJson` posts. */
+export type GetJson<A extends SignInAnswer = SignInAnswer> = (path: string) => Promise<A>;
+
+/** The code auth sent by SMS to a phone with its enrolment challenge; undefined when none is there. */
+export type SmsCodeReader = (phone: string) => Promise<string | undefined>;
+
+/**
+ * An SMS reader over auth's development outbox (`GET <prefix>/dev/sms?phone=…`, SMS_DRIVER=dev, never
+ * in production): the code of the newest enrolment message of the phone.
+ */
+export function devOutboxReader(get: GetJson, prefix = '/api/auth'): SmsCodeReader {
+  return async (phone) => {
+    const answer = await get(`${prefix}/dev/sms?phone=${encodeURIComponent(phone)}`);
+    return enrolmentCodeIn(answer.body);
+  };
+}
+
+/** The enrolment code in an outbox answer (messages newest first), undefined when it holds none. */
+export function enrolmentCodeIn(outbox: { messages?: Array<{ text: string }> } | undefined): string | undefined {
+  const message = outbox?.messages?.find((m) => m.text.includes('staff sign-in'));
+  return message && /\b(\d{6})\b/.exec(message.text)?.[1];
+}
 
 /** How long before the end of a step its predecessor is no longer used (it leaves the window then). */
 const EDGE_MS = 3_000;
@@ -36,6 +61,7 @@ export function bootstrapAdminTotpSecret(seed: string): string {
 export class StaffSignIn<A extends SignInAnswer = SignInAnswer> {
   private readonly secrets = new Map<string, Buffer>();
   private readonly lastStep = new Map<string, number>();
+  private readSmsCode?: SmsCodeReader;
 
   /** `prefix`: where auth's routes are, `/api/auth` through the gateway or `/auth` on auth itself. */
   constructor(
@@ -48,6 +74,12 @@ export class StaffSignIn<A extends SignInAnswer = SignInAnswer> {
     const secret = base32Decode(base32);
     if (!secret) throw new Error(`not a base32 TOTP secret for ${phone}`);
     this.secrets.set(phone, secret);
+    return this;
+  }
+
+  /** How to read the SMS code of an enrolment (without one, an enrolment throws). */
+  readSmsCodesWith(reader: SmsCodeReader): this {
+    this.readSmsCode = reader;
     return this;
   }
 
@@ -72,10 +104,17 @@ export class StaffSignIn<A extends SignInAnswer = SignInAnswer> {
     return this.secondStep(phone, first.body);
   }
 
-  /** Answers a challenge the login gave (enrolling with its secret when it asks for an enrolment). */
+  /**
+   * Answers a challenge the login gave: for an enrolment, with its secret and the code sent by SMS
+   * (read with the SMS reader).
+   */
   async secondStep(phone: string, challenge: { secondFactor: string; challengeToken: string; secret?: string }): Promise<A> {
+    let smsCode: string | undefined;
     if (challenge.secondFactor === 'TOTP_ENROLMENT_REQUIRED') {
       if (!challenge.secret) throw new Error(`enrolment challenge without a secret for ${phone}`);
+      if (!this.readSmsCode) throw new Error(`${phone} enrols a second factor: StaffSignIn needs an SMS reader (readSmsCodesWith)`);
+      smsCode = await this.readSmsCode(phone);
+      if (!smsCode) throw new Error(`no enrolment code sent by SMS to ${phone}`);
       this.knowSecret(phone, challenge.secret);
       this.lastStep.delete(phone);
     }
@@ -88,6 +127,7 @@ export class StaffSignIn<A extends SignInAnswer = SignInAnswer> {
       const answer = await this.post(`${this.prefix}/login/second-factor`, {
         challengeToken: challenge.challengeToken,
         code: totpCode(secret, step),
+        ...(smsCode === undefined ? {} : { smsCode }),
       });
       if (answer.body?.code !== 'SECOND_FACTOR_CODE_USED' || attempt === 2) return answer;
     }

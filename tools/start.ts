@@ -27,7 +27,7 @@ import { createInterface } from 'node:readline';
 import { SERVICES, SERVICE_NAMES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
 import { type ServiceKeys, deriveServiceKeys, generateServiceKeys, serviceCredentialEnv } from '../libs/platform/src/service-credentials';
 import { DEFAULT_ADMIN_URL, migrateAll } from './db';
-import { TOTP_ISSUER, otpauthUri } from '../apps/auth/src/second-factor/totp';
+import { TOTP_ISSUER, otpauthUri } from '../libs/platform/src/totp';
 import { bootstrapAdminTotpSecret } from './staff-sign-in';
 import {
   InfraError,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { base32Decode, base32Encode, matchTotp, totpStep } from '../apps/auth/src/second-factor/totp';
+import { base32Decode, base32Encode, matchTotp, totpStep } from '../libs/platform/src/totp';
 import { bootstrapAdminTotpSecret } from './staff-sign-in';
 
 const TOOL = join(__dirname, 'totp.mjs');

@@ -2,6 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 const ROLES_BEFORE = `'CUSTOMER', 'MERCHANT', 'AGENT', 'MASTER_AGENT', 'SUPPORT', 'COMPLIANCE', 'ADMIN'`;
 const REASONS_BEFORE = `'LOGOUT', 'REFRESH_REUSE', 'PIN_CHANGED', 'PIN_RESET', 'USER_DELETED', 'ACCOUNT_DISABLED', 'ROLE_CHANGED'`;
+const PURPOSES_BEFORE = `'LOGIN', 'PIN_RESET', 'INTENT'`;
 
 /**
  * Staff sign-in (issue 26 item 4): the AUDITOR role; one TOTP enrolment per user (the secret
@@ -9,28 +10,40 @@ const REASONS_BEFORE = `'LOGOUT', 'REFRESH_REUSE', 'PIN_CHANGED', 'PIN_RESET', '
  * step of the last code accepted, so a code is never accepted twice); sessions remember the
  * client's User-Agent and their last sign-in or refresh, and why an operator ended them. Three new
  * reasons a session ends: the user signed out everywhere, an operator ended the user's sessions,
- * the second factor was reset. The runtime role gets row privileges on the new table from the
- * schema's default privileges (1765200000000), as on every auth table.
+ * the second factor was reset. One-time codes get the purpose STAFF_ENROLMENT: the SMS code that
+ * proves a staff member holds their phone when they enrol an authenticator. The runtime role gets
+ * row privileges on the new table from the schema's default privileges (1765200000000), as on
+ * every auth table.
  */
 export class StaffSecondFactor1765500000000 implements MigrationInterface {
   name = 'StaffSecondFactor1765500000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // Each widened CHECK is added NOT VALID: the ALTER takes ACCESS EXCLUSIVE but scans nothing. The
+    // scans (VALIDATE CONSTRAINT, under a lock that lets reads and writes go on) run at the end, in a
+    // transaction of their own, so that lock is not held while they read the tables.
     await q.query(`ALTER TABLE auth.users DROP CONSTRAINT IF EXISTS users_roles_check`);
     await q.query(`
       ALTER TABLE auth.users ADD CONSTRAINT users_roles_check CHECK (
         cardinality(roles) > 0 AND roles <@ ARRAY[${ROLES_BEFORE}, 'AUDITOR']::text[]
-      )`);
+      ) NOT VALID`);
     await q.query(`ALTER TABLE auth.sessions DROP CONSTRAINT IF EXISTS sessions_revoke_reason_check`);
     await q.query(`
       ALTER TABLE auth.sessions ADD CONSTRAINT sessions_revoke_reason_check CHECK (
         revoke_reason IN (${REASONS_BEFORE}, 'LOGOUT_ALL', 'REVOKED_BY_OPERATOR', 'SECOND_FACTOR_RESET')
-      )`);
+      ) NOT VALID`);
+    await q.query(`ALTER TABLE auth.otp_codes DROP CONSTRAINT IF EXISTS otp_codes_purpose_check`);
+    await q.query(`
+      ALTER TABLE auth.otp_codes ADD CONSTRAINT otp_codes_purpose_check CHECK (
+        purpose IN (${PURPOSES_BEFORE}, 'STAFF_ENROLMENT')
+      ) NOT VALID`);
     await q.query(`
       ALTER TABLE auth.sessions
-        ADD COLUMN user_agent   text CHECK (char_length(user_agent) <= 300),
+        ADD COLUMN user_agent   text,
         ADD COLUMN last_used_at timestamptz NOT NULL DEFAULT now(),
-        ADD COLUMN revoke_note  text CHECK (char_length(revoke_note) <= 500)`);
+        ADD COLUMN revoke_note  text,
+        ADD CONSTRAINT sessions_user_agent_check CHECK (char_length(user_agent) <= 300) NOT VALID,
+        ADD CONSTRAINT sessions_revoke_note_check CHECK (char_length(revoke_note) <= 500) NOT VALID`);
     await q.query(`CREATE INDEX sessions_user_revoked_idx ON auth.sessions (user_id, revoked_at DESC) WHERE revoked_at IS NOT NULL`);
     await q.query(`
       CREATE TABLE auth.second_factors (
@@ -40,9 +53,22 @@ export class StaffSecondFactor1765500000000 implements MigrationInterface {
         last_step   bigint NOT NULL CHECK (last_step >= 0),
         enrolled_at timestamptz NOT NULL DEFAULT now()
       )`);
+    // The migrations run one transaction each: end this one (its locks go with it), validate in a new one.
+    if (q.isTransactionActive) {
+      await q.commitTransaction();
+      await q.startTransaction();
+    }
+    await q.query(`ALTER TABLE auth.users VALIDATE CONSTRAINT users_roles_check`);
+    await q.query(`ALTER TABLE auth.sessions VALIDATE CONSTRAINT sessions_revoke_reason_check`);
+    await q.query(`ALTER TABLE auth.sessions VALIDATE CONSTRAINT sessions_user_agent_check`);
+    await q.query(`ALTER TABLE auth.sessions VALIDATE CONSTRAINT sessions_revoke_note_check`);
+    await q.query(`ALTER TABLE auth.otp_codes VALIDATE CONSTRAINT otp_codes_purpose_check`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DELETE FROM auth.otp_codes WHERE purpose = 'STAFF_ENROLMENT'`);
+    await q.query(`ALTER TABLE auth.otp_codes DROP CONSTRAINT IF EXISTS otp_codes_purpose_check`);
+    await q.query(`ALTER TABLE auth.otp_codes ADD CONSTRAINT otp_codes_purpose_check CHECK (purpose IN (${PURPOSES_BEFORE}))`);
     await q.query(`DROP TABLE IF EXISTS auth.second_factors`);
     await q.query(`DROP INDEX IF EXISTS auth.sessions_user_revoked_idx`);
     await q.query(

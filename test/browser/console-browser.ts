@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
-import { TOTP_STEP_SEC, base32Decode, totpCode, totpStep } from '../../apps/auth/src/second-factor/totp';
+import { TOTP_STEP_SEC, base32Decode, totpCode, totpStep } from '../../libs/platform/src/totp';
 
 /**
  * What the console's browser tests share: Debian's Chromium driven by playwright-core (no browser

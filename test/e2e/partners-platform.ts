@@ -7,7 +7,7 @@ import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-
 import { WebhookReceiver } from '../../apps/partners/test/support/webhook-receiver';
 import { type RunningApp, boot } from '../support/boot';
 import { type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
-import { StaffSignIn, TEST_ADMIN_TOTP_SECRET } from '../support/staff-sign-in';
+import { StaffSignIn, TEST_ADMIN_TOTP_SECRET, authDevOutbox } from '../support/staff-sign-in';
 import { DeferredForwarder, E2E_ADMIN, orchestratorInternalUrl } from './partners-support';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
@@ -138,10 +138,9 @@ export class PartnersPlatform {
   }
 
   /** Staff sign-ins with their second factor (the administrator's secret known, other staff enrol at their first login). */
-  private readonly staff = new StaffSignIn((path, body) => this.call('POST', path, { body })).knowSecret(
-    E2E_ADMIN.phone,
-    TEST_ADMIN_TOTP_SECRET,
-  );
+  private readonly staff = new StaffSignIn((path, body) => this.call('POST', path, { body }))
+    .knowSecret(E2E_ADMIN.phone, TEST_ADMIN_TOTP_SECRET)
+    .readSmsCodesWith(authDevOutbox(() => this.auth.url));
 
   async login(phone: string, pin: string): Promise<string> {
     const res = await this.staff.login(phone, pin);

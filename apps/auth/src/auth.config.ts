@@ -1,9 +1,8 @@
 import { AUTH_TOKEN_ISSUER, CONSENT_PROOF_DEFAULT_TTL_SEC, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { ConfigRule, DatabaseConfig, EnvBoolean } from '@mm/platform';
+import { ConfigRule, DatabaseConfig, EnvBoolean, totpSecretProblem } from '@mm/platform';
 import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { publishedKeyProblem } from './crypto/auth-secrets';
-import { totpSecretProblem } from './second-factor/totp';
 
 /**
  * Auth settings. Secrets (pepper, OTP key, signing key) have no default: development and test

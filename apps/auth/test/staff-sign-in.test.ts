@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { boot } from '../../../test/support/boot';
 import { callerKey } from '../../../test/support/test-env';
-import { base32Decode, totpCode, totpStep } from '../src/second-factor/totp';
+import { base32Decode, totpCode, totpStep } from '@mm/platform';
 import type { UserSecurityView } from '@mm/contracts';
+import { enrolmentCodeIn } from '../../../tools/staff-sign-in';
+import { authApp } from '../src/auth.app';
 import { AuthHarness, type JsonBody } from './support/auth-harness';
 
 const PIN = '2580';
@@ -24,8 +27,17 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
   afterAll(() => h.stop());
 
   const login = async (phone: string, pin = PIN) => h.request('POST', '/auth/login', { body: { phone, pin } });
-  const second = (challengeToken: string, code: string, headers: Record<string, string> = {}) =>
-    h.request('POST', '/auth/login/second-factor', { body: { challengeToken, code }, headers });
+  const second = (challengeToken: string, code: string, extra: { smsCode?: string; headers?: Record<string, string> } = {}) =>
+    h.request('POST', '/auth/login/second-factor', { body: { challengeToken, code, smsCode: extra.smsCode }, headers: extra.headers });
+  /** The messages the dev SMS driver "sent" to a phone, newest first. */
+  const outbox = async (phone: string) =>
+    (await h.request('GET', `/auth/dev/sms?phone=${encodeURIComponent(phone)}`)).json<{ messages: Array<{ text: string }> }>();
+  /** The code the last enrolment challenge sent by SMS to the phone. */
+  const smsCode = async (phone: string) => {
+    const code = enrolmentCodeIn(await outbox(phone));
+    if (!code) throw new Error(`no enrolment SMS for ${phone}`);
+    return code;
+  };
   const failures = async (userId: string) =>
     (await h.sql<{ n: number }>(`SELECT failed_pin_attempts n FROM auth.users WHERE id = $1`, [userId]))[0].n;
 
@@ -39,7 +51,7 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
     const { userId } = await h.createUser(phone, PIN, roles);
     const challenge = (await login(phone)).json();
     const secret = base32Decode(challenge.secret as string)!;
-    const done = await second(challenge.challengeToken as string, totpCode(secret, totpStep()));
+    const done = await second(challenge.challengeToken as string, totpCode(secret, totpStep()), { smsCode: await smsCode(phone) });
     expect(done.statusCode).toBe(200);
     return { phone, userId, secret, token: done.json().token as string };
   }
@@ -60,7 +72,10 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
       );
       const secret = base32Decode(challenge.secret as string)!;
       expect(secret).toHaveLength(20);
-      const signedIn = await second(challenge.challengeToken as string, totpCode(secret, totpStep()));
+      // the enrolment challenge sent a code by SMS to the staff phone; it goes with the first TOTP code
+      const [sms] = (await outbox(phone)).messages;
+      expect(sms.text).toMatch(/^\d{6} is your code to set up staff sign-in/);
+      const signedIn = await second(challenge.challengeToken as string, totpCode(secret, totpStep()), { smsCode: await smsCode(phone) });
       expect(signedIn.statusCode).toBe(200);
       const me = (await h.request('GET', '/auth/me', { token: signedIn.json().token as string })).json();
       expect(me).toMatchObject({ phone, roles: [role] });
@@ -207,6 +222,81 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
     expect((await h.request('POST', '/auth/logout-all')).json().code).toBe('TOKEN_MISSING');
   });
 
+  describe('an enrolment needs the code sent by SMS to the staff phone, not only the PIN', () => {
+    it('the PIN and a right TOTP code alone do not enrol: without the SMS code 400 (not counted), with a wrong one 401 (counted)', async () => {
+      const phone = newPhone();
+      const { userId } = await h.createUser(phone, PIN, ['COMPLIANCE']);
+      const challenge = (await login(phone)).json();
+      const token = challenge.challengeToken as string;
+      const code = totpCode(base32Decode(challenge.secret as string)!, totpStep());
+      const right = await smsCode(phone);
+      const wrong = right === '000000' ? '111111' : '000000';
+
+      const missing = await second(token, code);
+      expect([missing.statusCode, missing.json().code]).toEqual([400, 'VALIDATION_ERROR']);
+      expect(missing.json().errors).toEqual([expect.objectContaining({ field: 'smsCode', code: 'REQUIRED' })]);
+      const malformed = await second(token, code, { smsCode: '12ab56' });
+      expect(malformed.json().errors).toEqual([expect.objectContaining({ field: 'smsCode', code: 'INVALID_OTP_FORMAT' })]);
+      expect(await failures(userId)).toBe(0);
+      for (let i = 1; i <= 2; i++) {
+        const guessed = await second(token, code, { smsCode: wrong });
+        expect([guessed.statusCode, guessed.json().code]).toEqual([401, 'SECOND_FACTOR_SMS_CODE_INVALID']);
+        expect(await failures(userId)).toBe(i);
+      }
+      expect(await h.sql(`SELECT user_id FROM auth.second_factors WHERE user_id = $1`, [userId])).toEqual([]);
+
+      // whoever holds the phone completes the same challenge; the failures are cleared
+      expect((await second(token, code, { smsCode: right })).statusCode).toBe(200);
+      expect(await failures(userId)).toBe(0);
+      expect(await h.sql(`SELECT user_id FROM auth.second_factors WHERE user_id = $1`, [userId])).toEqual([{ user_id: userId }]);
+    });
+
+    it('wrong SMS codes lock the account like wrong TOTP codes: the fifth locks, even with the right code after', async () => {
+      const phone = newPhone();
+      await h.createUser(phone, PIN, ['ADMIN']);
+      const challenge = (await login(phone)).json();
+      const token = challenge.challengeToken as string;
+      const code = totpCode(base32Decode(challenge.secret as string)!, totpStep());
+      const right = await smsCode(phone);
+      const wrong = right === '000000' ? '111111' : '000000';
+      for (let i = 0; i < 4; i++)
+        expect((await second(token, code, { smsCode: wrong })).json().code).toBe('SECOND_FACTOR_SMS_CODE_INVALID');
+      const locking = await second(token, code, { smsCode: wrong });
+      expect([locking.statusCode, locking.json().code]).toEqual([423, 'ACCOUNT_LOCKED']);
+      expect((await second(token, code, { smsCode: right })).json().code).toBe('ACCOUNT_LOCKED');
+    });
+
+    it('a new enrolment challenge sends a new code, which replaces the one before', async () => {
+      const phone = newPhone();
+      await h.createUser(phone, PIN, ['SUPPORT']);
+      await login(phone);
+      const first = await smsCode(phone);
+      const challenge = (await login(phone)).json();
+      const latest = await smsCode(phone);
+      expect((await outbox(phone)).messages).toHaveLength(2);
+      const code = totpCode(base32Decode(challenge.secret as string)!, totpStep());
+      if (first !== latest)
+        expect((await second(challenge.challengeToken as string, code, { smsCode: first })).json().code).toBe(
+          'SECOND_FACTOR_SMS_CODE_INVALID',
+        );
+      expect((await second(challenge.challengeToken as string, code, { smsCode: latest })).statusCode).toBe(200);
+      // used up by the enrolment: it opens nothing again
+      const again = (await login(phone)).json();
+      expect(again.secondFactor).toBe('TOTP_REQUIRED');
+      expect((await outbox(phone)).messages).toHaveLength(2);
+    });
+
+    it("enrolment codes count on the phone's hourly SMS cap: beyond it the login answers 429 OTP_THROTTLED", async () => {
+      const phone = newPhone();
+      await h.createUser(phone, PIN, ['AUDITOR']);
+      for (let i = 0; i < 5; i++) expect((await login(phone)).json().secondFactor).toBe('TOTP_ENROLMENT_REQUIRED');
+      const throttled = await login(phone);
+      expect([throttled.statusCode, throttled.json().code]).toEqual([429, 'OTP_THROTTLED']);
+      expect(throttled.headers['retry-after']).toBeDefined();
+      expect((await outbox(phone)).messages).toHaveLength(5);
+    });
+  });
+
   describe('internal routes (the orchestrator only)', () => {
     const internal = (method: 'GET' | 'POST', path: string, body?: unknown) =>
       h.request(method, `/auth/internal/users/${path}`, { serviceKey: true, body });
@@ -214,7 +304,9 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
     it('GET security: live sessions with their user agent, ended ones with their reason, lockouts, second factor', async () => {
       const staff = await enrolled(['AUDITOR']);
       const challenge = (await login(staff.phone)).json();
-      await second(challenge.challengeToken as string, totpCode(staff.secret, totpStep() + 1), { 'user-agent': 'console-test/1.0' });
+      await second(challenge.challengeToken as string, totpCode(staff.secret, totpStep() + 1), {
+        headers: { 'user-agent': 'console-test/1.0' },
+      });
       await login(staff.phone, '1357');
       const view = (await internal('GET', `${staff.userId}/security`)).json<UserSecurityView>();
       expect(view).toMatchObject({
@@ -225,6 +317,7 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
         revokedSessions: [],
       });
       expect(view.sessions).toHaveLength(2);
+      expect(view.sessionsTotal).toBe(2);
       expect(view.sessions[0]).toMatchObject({
         userAgent: 'console-test/1.0',
         lastUsedAt: expect.any(String),
@@ -268,10 +361,11 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
       );
       const challenge = (await login(staff.phone)).json();
       expect(challenge.secondFactor).toBe('TOTP_ENROLMENT_REQUIRED');
-      // The old secret no longer signs in.
-      expect((await second(challenge.challengeToken as string, totpCode(staff.secret, totpStep() + 1))).json().code).toBe(
-        'SECOND_FACTOR_INVALID',
-      );
+      // The old secret no longer signs in, even with the phone's SMS code.
+      const oldSecret = await second(challenge.challengeToken as string, totpCode(staff.secret, totpStep() + 1), {
+        smsCode: await smsCode(staff.phone),
+      });
+      expect(oldSecret.json().code).toBe('SECOND_FACTOR_INVALID');
       expect((await internal('POST', `${staff.userId}/second-factor/reset`)).json()).toMatchObject({ wasEnrolled: false });
     });
 
@@ -280,6 +374,48 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
       const token = (await login(staff.phone)).json().challengeToken as string;
       await internal('POST', `${staff.userId}/second-factor/reset`);
       expect((await second(token, totpCode(staff.secret, totpStep() + 1))).json().code).toBe('SECOND_FACTOR_CHALLENGE_INVALID');
+    });
+
+    it('ending the sessions ends the open challenges too: logout-all, an operator revoke-all, a second-factor reset', async () => {
+      const staff = await enrolled();
+      const code = () => totpCode(staff.secret, totpStep() + 1);
+      const open = (await login(staff.phone)).json().challengeToken as string;
+      expect((await h.request('POST', '/auth/logout-all', { token: staff.token })).statusCode).toBe(200);
+      expect((await second(open, code())).json().code).toBe('SECOND_FACTOR_CHALLENGE_INVALID');
+
+      const beforeRevoke = (await login(staff.phone)).json().challengeToken as string;
+      expect((await internal('POST', `${staff.userId}/sessions/revoke-all`, { reason: 'phone reported stolen' })).statusCode).toBe(200);
+      expect((await second(beforeRevoke, code())).json().code).toBe('SECOND_FACTOR_CHALLENGE_INVALID');
+
+      // an enrolment challenge issued before a reset (the user had no enrolment either way)
+      const phone = newPhone();
+      const { userId } = await h.createUser(phone, PIN, ['SUPPORT']);
+      const enrolment = (await login(phone)).json();
+      expect((await internal('POST', `${userId}/second-factor/reset`)).json()).toMatchObject({ wasEnrolled: false });
+      const late = await second(enrolment.challengeToken as string, totpCode(base32Decode(enrolment.secret as string)!, totpStep()), {
+        smsCode: await smsCode(phone),
+      });
+      expect(late.json().code).toBe('SECOND_FACTOR_CHALLENGE_INVALID');
+
+      // a challenge issued after all that signs in
+      const fresh = (await login(staff.phone)).json().challengeToken as string;
+      expect((await second(fresh, code())).statusCode).toBe(200);
+    });
+
+    it('GET security lists the 50 newest live sessions and counts them all', async () => {
+      const staff = await enrolled();
+      await h.sql(
+        `INSERT INTO auth.sessions (id, user_id, created_at, expires_at)
+         SELECT gen_random_uuid(), $1, now() - make_interval(mins => g), now() + interval '1 hour' FROM generate_series(1, 55) g`,
+        [staff.userId],
+      );
+      const view = (await internal('GET', `${staff.userId}/security`)).json<UserSecurityView>();
+      expect(view.sessionsTotal).toBe(56);
+      expect(view.sessions).toHaveLength(50);
+      const created = view.sessions.map((session) => Date.parse(session.createdAt));
+      expect(created).toEqual([...created].sort((a, b) => b - a));
+      // the enrolment's session, the newest, comes first
+      expect(created[0]).toBeGreaterThan(Date.now() - 60_000);
     });
 
     it('an unknown user is USER_NOT_FOUND; another service is refused; no key is refused', async () => {
@@ -301,6 +437,20 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
       }
       expect((await internal('GET', `${staff.userId}/security`)).json<UserSecurityView>().secondFactor.enrolled).toBe(true);
     });
+  });
+
+  it('a restart does not enrol the bootstrap administrator again once its second factor was reset', async () => {
+    const [admin] = await h.sql<{ id: string }>(`SELECT id FROM auth.users WHERE phone = $1`, [ADMIN.phone]);
+    const reset = await h.request('POST', `/auth/internal/users/${admin.id}/second-factor/reset`, { serviceKey: true });
+    expect(reset.json()).toMatchObject({ wasEnrolled: true });
+    // a second instance starts with the same BOOTSTRAP_ADMIN_TOTP_SECRET, as after a deploy
+    const restarted = await boot(authApp, h.env);
+    try {
+      expect(await h.sql(`SELECT user_id FROM auth.second_factors WHERE user_id = $1`, [admin.id])).toEqual([]);
+      expect((await login(ADMIN.phone, ADMIN.pin)).json().secondFactor).toBe('TOTP_ENROLMENT_REQUIRED');
+    } finally {
+      await restarted.close();
+    }
   });
 
   it('the harness signs staff in by itself (enrols once, then codes of unused steps)', async () => {

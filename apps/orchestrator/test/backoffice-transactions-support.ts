@@ -1,4 +1,4 @@
-import { StaffSignIn, TEST_ADMIN_TOTP_SECRET } from '../../../test/support/staff-sign-in';
+import { StaffSignIn, TEST_ADMIN_TOTP_SECRET, devOutboxReader } from '../../../test/support/staff-sign-in';
 import type { Answer } from './platform-harness';
 
 type Call = (method: string, path: string, options: { body?: unknown; token?: string }) => Promise<Answer>;
@@ -8,10 +8,13 @@ const ADMIN_PHONE = '+237699000001';
 
 /**
  * Signs anyone in through the gateway, answering staff's second factor with the harnesses' own
- * StaffSignIn (the administrator's secret known, other staff enrolled at their first sign-in).
+ * StaffSignIn (the administrator's secret known, other staff enrolled at their first sign-in with
+ * the SMS code read from auth's development outbox).
  */
 export function staffSignIn(call: Call): (phone: string, pin: string) => Promise<string> {
-  const staff = new StaffSignIn((path, body) => call('POST', path, { body })).knowSecret(ADMIN_PHONE, TEST_ADMIN_TOTP_SECRET);
+  const staff = new StaffSignIn((path, body) => call('POST', path, { body }))
+    .knowSecret(ADMIN_PHONE, TEST_ADMIN_TOTP_SECRET)
+    .readSmsCodesWith(devOutboxReader((path) => call('GET', path, {})));
   return async (phone, pin) => {
     const res = await staff.login(phone, pin);
     if (res.status !== 200 || typeof res.body?.token !== 'string') throw new Error(`sign-in ${res.status} ${JSON.stringify(res.body)}`);

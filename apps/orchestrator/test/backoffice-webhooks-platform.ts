@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
@@ -11,6 +10,7 @@ import { orchestratorApp } from '../src/orchestrator.app';
 import { type RunningApp, boot } from '../../../test/support/boot';
 import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 import { DeferredForwarder, E2E_ADMIN, orchestratorInternalUrl } from '../../../test/e2e/partners-support';
+import { StaffSignIn, authDevOutbox } from '../../../test/support/staff-sign-in';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
 export type Json = any;
@@ -25,19 +25,6 @@ export interface Delivery {
   event: string;
   verified: boolean;
   status: number;
-}
-
-/** RFC 6238 code of a base32 secret at a 30 s step (what an authenticator app shows). */
-function totp(secret: string, step: number): string {
-  let bits = '';
-  for (const c of secret.replace(/=+$/, '').toUpperCase())
-    bits += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(c).toString(2).padStart(5, '0');
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((b) => parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', key).update(counter).digest();
-  const offset = mac[mac.length - 1] & 0xf;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
 
 /**
@@ -182,26 +169,16 @@ export class WebhookOpsPlatform {
     return { status: res.status, body };
   }
 
-  private readonly totpSecrets = new Map<string, string>();
-  private readonly usedSteps = new Map<string, Set<number>>();
+  /** Staff sign-ins: every staff member, the administrator too, enrols at the first sign-in (the SMS code read from auth's dev outbox). */
+  private readonly staffSignIn = new StaffSignIn((path, body) => this.call('POST', path, { body })).readSmsCodesWith(
+    authDevOutbox(() => this.authUrl),
+  );
 
   /** Signs in; staff answer their second factor (enrolled at the first sign-in, the secret kept per phone). */
   async login(phone: string, pin: string): Promise<string> {
-    const res = await this.call('POST', '/api/auth/login', { body: { phone, pin } });
+    const res = await this.staffSignIn.login(phone, pin);
     if (res.status !== 200) throw new Error(`login ${res.status} ${JSON.stringify(res.body)}`);
-    if (res.body.token) return res.body.token as string;
-    if (res.body.secret) this.totpSecrets.set(phone, res.body.secret);
-    const used = this.usedSteps.get(phone) ?? new Set<number>();
-    this.usedSteps.set(phone, used);
-    const now = Math.floor(Date.now() / 30_000);
-    const step = [now, now + 1, now - 1].find((s) => !used.has(s));
-    if (step === undefined) throw new Error('no unused TOTP step left');
-    used.add(step);
-    const done = await this.call('POST', '/api/auth/login/second-factor', {
-      body: { challengeToken: res.body.challengeToken, code: totp(this.totpSecrets.get(phone)!, step) },
-    });
-    if (done.status !== 200) throw new Error(`second factor ${done.status} ${JSON.stringify(done.body)}`);
-    return done.body.token as string;
+    return res.body.token as string;
   }
 
   /**

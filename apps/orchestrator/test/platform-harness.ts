@@ -6,7 +6,7 @@ import { ledgerWalletsApp } from '../../ledger-wallets/src/ledger-wallets.app';
 import { orchestratorApp } from '../src/orchestrator.app';
 import type { OrchestratorConfig } from '../src/orchestrator.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
-import { StaffSignIn, TEST_ADMIN_TOTP_SECRET } from '../../../test/support/staff-sign-in';
+import { StaffSignIn, TEST_ADMIN_TOTP_SECRET, authDevOutbox } from '../../../test/support/staff-sign-in';
 import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert response fields one by one
@@ -42,7 +42,9 @@ export class PlatformHarness {
   orchestrator!: RunningApp<OrchestratorConfig>;
   sql!: Client;
   /** Staff sign-ins with their second factor: the administrator's secret is known, other staff enrol at their first login. */
-  readonly staff = new StaffSignIn((path, body) => this.call('POST', path, { body })).knowSecret(ADMIN_PHONE, ADMIN_TOTP_SECRET);
+  readonly staff = new StaffSignIn((path, body) => this.call('POST', path, { body }))
+    .knowSecret(ADMIN_PHONE, ADMIN_TOTP_SECRET)
+    .readSmsCodesWith(authDevOutbox(() => this.auth.url));
   private options: HarnessOptions = {};
 
   async start(options: HarnessOptions = {}): Promise<this> {

@@ -3,7 +3,7 @@ import { authApp } from '../../auth/src/auth.app';
 import { orchestratorApp } from '../src/orchestrator.app';
 import type { OrchestratorConfig } from '../src/orchestrator.config';
 import { type RunningApp, boot } from '../../../test/support/boot';
-import { StaffSignIn, TEST_ADMIN_TOTP_SECRET } from '../../../test/support/staff-sign-in';
+import { StaffSignIn, TEST_ADMIN_TOTP_SECRET, authDevOutbox } from '../../../test/support/staff-sign-in';
 import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../test/support/test-env';
 
 export const ADMIN_PHONE = '+237690001001';
@@ -77,7 +77,9 @@ export class OrchestratorHarness {
       body: JSON.stringify(body),
     });
     return { status: res.status, body: await res.json() };
-  }, '/auth').knowSecret(ADMIN_PHONE, TEST_ADMIN_TOTP_SECRET);
+  }, '/auth')
+    .knowSecret(ADMIN_PHONE, TEST_ADMIN_TOTP_SECRET)
+    .readSmsCodesWith(authDevOutbox(() => this.auth!.url));
 
   /** Logs in through the real auth service (staff with their second factor): an access token and the user id it carries. */
   async login(phone: string, pin: string): Promise<{ token: string; userId: string }> {

@@ -69,7 +69,7 @@ export interface RevokedUserSession {
  * check-pin, change-pin and second-factor codes share it); OTP_<purpose>: the live SMS code's wrong tries.
  */
 export interface UserLockout {
-  kind: 'PIN' | 'OTP_LOGIN' | 'OTP_PIN_RESET' | 'OTP_INTENT';
+  kind: 'PIN' | 'OTP_LOGIN' | 'OTP_PIN_RESET' | 'OTP_INTENT' | 'OTP_STAFF_ENROLMENT';
   failures: number;
   /** the failures that lock (PIN: the temporary lock; OTP: the code is spent) */
   threshold: number;
@@ -91,8 +91,10 @@ export interface UserSecurityView {
   userId: string;
   roles: AppRole[];
   status: 'ACTIVE' | 'DISABLED';
-  /** live sessions, newest first */
+  /** live sessions, newest first, at most 50 */
   sessions: UserSession[];
+  /** how many live sessions the user has, those beyond the 50 listed included */
+  sessionsTotal: number;
   /** sessions ended in the last 30 days, newest first, at most 20 */
   revokedSessions: RevokedUserSession[];
   /** only counters that hold a failure or a lock */
@@ -122,7 +124,10 @@ export interface SecondFactorChallenge {
   /** single use, bound to the user; send it with the code to POST /auth/login/second-factor */
   challengeToken: string;
   expiresAt: string;
-  /** TOTP_ENROLMENT_REQUIRED only: the new secret (base32) for an authenticator app */
+  /**
+   * TOTP_ENROLMENT_REQUIRED only: the new secret (base32) for an authenticator app. A 6-digit code
+   * was also sent by SMS to the staff phone: the second step needs both codes.
+   */
   secret?: string;
   /** TOTP_ENROLMENT_REQUIRED only: the same as an otpauth:// URI (for a QR code) */
   otpauthUri?: string;
@@ -175,7 +180,7 @@ export class RevokedUserSessionDoc implements RevokedUserSession {
 
 export class UserLockoutDoc implements UserLockout {
   @ApiProperty({
-    enum: ['PIN', 'OTP_LOGIN', 'OTP_PIN_RESET', 'OTP_INTENT'],
+    enum: ['PIN', 'OTP_LOGIN', 'OTP_PIN_RESET', 'OTP_INTENT', 'OTP_STAFF_ENROLMENT'],
     description: "PIN: the account's failed attempts (PINs and second-factor codes); OTP_*: the live SMS code's wrong tries",
   })
   kind: UserLockout['kind'];
@@ -217,8 +222,11 @@ export class UserSecurityDoc implements UserSecurityView {
   @ApiProperty({ enum: ['ACTIVE', 'DISABLED'] })
   status: 'ACTIVE' | 'DISABLED';
 
-  @ApiProperty({ type: [UserSessionDoc], description: 'live sessions, newest first' })
+  @ApiProperty({ type: [UserSessionDoc], description: 'live sessions, newest first, at most 50' })
   sessions: UserSessionDoc[];
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 2, description: 'live sessions in all, those beyond the 50 listed included' })
+  sessionsTotal: number;
 
   @ApiProperty({ type: [RevokedUserSessionDoc], description: 'sessions ended in the last 30 days, newest first, at most 20' })
   revokedSessions: RevokedUserSessionDoc[];
@@ -250,7 +258,7 @@ export class SecondFactorChallengeDoc implements SecondFactorChallenge {
   @ApiProperty({
     enum: SECOND_FACTOR_CHALLENGES,
     description:
-      'TOTP_REQUIRED: send the current code; TOTP_ENROLMENT_REQUIRED: add `secret` to an authenticator app, then send its first code',
+      'TOTP_REQUIRED: send the current code; TOTP_ENROLMENT_REQUIRED: add `secret` to an authenticator app, then send its first code with the code sent by SMS to the staff phone (smsCode)',
   })
   secondFactor: SecondFactorChallengeKind;
 

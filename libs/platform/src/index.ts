@@ -24,3 +24,4 @@ export * from './storable-text.pipe';
 export * from './validation.pipe';
 export * from './instant';
 export * from './english';
+export * from './totp';

@@ -2,12 +2,11 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { DataSource } from 'typeorm';
 import { AuthConfig } from '../auth.config';
 import { E164, maskPhone } from '../common/phone';
-import { queryRows } from '@mm/platform';
+import { base32Decode, queryRows } from '@mm/platform';
 import { pinRuleViolation } from '../crypto/pin-policy';
 import { AccountsService } from '../users/accounts.service';
 import { LocalUserStore } from '../users/local-user.store';
 import { SecondFactorService } from '../second-factor/second-factor.service';
-import { base32Decode } from '../second-factor/totp';
 
 /** Arbitrary constant: the advisory lock serialising the bootstrap across instances starting together. */
 const BOOTSTRAP_LOCK = 0x61757468;
@@ -15,9 +14,10 @@ const BOOTSTRAP_LOCK = 0x61757468;
 /**
  * First start of a fresh platform: with BOOTSTRAP_ADMIN_PHONE and BOOTSTRAP_ADMIN_PIN set and no
  * administrator yet, create one, so someone can operate the platform. With
- * BOOTSTRAP_ADMIN_TOTP_SECRET set too, that administrator (the user of that phone, if it is an
- * administrator) is enrolled with the secret when it has no second factor yet, also on a later
- * start; an enrolment already there is never replaced. Nothing else happens afterwards.
+ * BOOTSTRAP_ADMIN_TOTP_SECRET set too, that administrator is enrolled with the secret in the same
+ * step, and only then: a later start never enrols anyone, so a second factor reset after approval
+ * (say, because the variable leaked) stays reset, whatever the variable still holds. Nothing else
+ * happens afterwards.
  */
 @Injectable()
 export class BootstrapAdminService implements OnApplicationBootstrap {
@@ -48,16 +48,9 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
       }
       const admin = await this.accounts.register(phone, pin, ['ADMIN']);
       this.logger.warn({ msg: 'bootstrap administrator created; change its PIN', userId: admin.id, phone: maskPhone(phone) });
+      const secret = this.config.BOOTSTRAP_ADMIN_TOTP_SECRET ? base32Decode(this.config.BOOTSTRAP_ADMIN_TOTP_SECRET) : undefined;
+      if (secret && (await this.secondFactor.enrolWith(admin.id, secret, m)))
+        this.logger.warn({ msg: 'bootstrap administrator enrolled with BOOTSTRAP_ADMIN_TOTP_SECRET', userId: admin.id });
     });
-    await this.enrolSecondFactor(phone);
-  }
-
-  private async enrolSecondFactor(phone: string): Promise<void> {
-    const secret = this.config.BOOTSTRAP_ADMIN_TOTP_SECRET ? base32Decode(this.config.BOOTSTRAP_ADMIN_TOTP_SECRET) : undefined;
-    if (!secret) return;
-    const admin = await this.users.findByPhone(phone);
-    if (!admin?.roles.includes('ADMIN')) return;
-    if (await this.secondFactor.enrolWith(admin.id, secret))
-      this.logger.warn({ msg: 'bootstrap administrator enrolled with BOOTSTRAP_ADMIN_TOTP_SECRET', userId: admin.id });
   }
 }

@@ -35,10 +35,19 @@ export class AuthController {
   ) {}
 
   @Post(['login', 'login/phone-pin'])
-  @ApiErrors('VALIDATION_ERROR', 'INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'ACCOUNT_LOCKED', 'ACCOUNT_HARD_LOCKED', 'RATE_LIMITED')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'INVALID_CREDENTIALS',
+    'ACCOUNT_DISABLED',
+    'ACCOUNT_LOCKED',
+    'ACCOUNT_HARD_LOCKED',
+    'RATE_LIMITED',
+    'OTP_THROTTLED',
+    'SERVICE_UNAVAILABLE',
+  )
   @ApiOperation({
     summary:
-      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret; then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
+      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
   })
   @ApiExtraModels(TokenPairView, SecondFactorChallengeDoc)
   @ApiOkResponse({
@@ -58,6 +67,8 @@ export class AuthController {
     'SECOND_FACTOR_INVALID',
     'SECOND_FACTOR_CODE_USED',
     'SECOND_FACTOR_CHALLENGE_INVALID',
+    'SECOND_FACTOR_SMS_CODE_INVALID',
+    'SECOND_FACTOR_SMS_CODE_EXPIRED',
     'ACCOUNT_DISABLED',
     'ACCOUNT_LOCKED',
     'ACCOUNT_HARD_LOCKED',
@@ -65,13 +76,13 @@ export class AuthController {
   )
   @ApiOperation({
     summary:
-      "A staff login's second step: the challengeToken of POST /auth/login and the 6-digit TOTP code (RFC 6238; the step before or after is accepted, each step once). On an enrolment challenge the first valid code stores the enrolment. Wrong codes count toward the account lock like wrong PINs; the challenge lasts 5 minutes (default) and opens one session.",
+      "A staff login's second step: the challengeToken of POST /auth/login and the 6-digit TOTP code (RFC 6238; the step before or after is accepted, each step once). On an enrolment challenge, the first valid code together with `smsCode`, the code sent by SMS to the staff phone, stores the enrolment (400 VALIDATION_ERROR without it; 401 SECOND_FACTOR_SMS_CODE_INVALID when wrong, SECOND_FACTOR_SMS_CODE_EXPIRED when expired or spent). Wrong codes, TOTP or SMS, count toward the account lock like wrong PINs; the challenge lasts 5 minutes (default) and opens one session.",
   })
   @ApiOkResponse({ type: TokenPairView, description: 'signed in: the access token (staff: 5 min by default) and its refresh token' })
   @RateLimit('LOGIN')
   @HttpCode(200)
   completeSecondFactor(@Body() body: SecondFactorDto, @Req() request: FastifyRequest): Promise<TokenPair> {
-    return this.secondFactor.complete(body.challengeToken, body.code, userAgentOf(request));
+    return this.secondFactor.complete(body.challengeToken, body.code, body.smsCode, userAgentOf(request));
   }
 
   @Get('me')

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '@mm/errors';
 import { IsPhone, IsPin } from '../common/validators';
 
 export class LoginDto {
@@ -40,4 +41,16 @@ export class SecondFactorDto {
   @IsString({ context: { code: 'INVALID_TOTP_FORMAT' } })
   @Matches(/^\d{6}$/, { message: 'code must be 6 digits', context: { code: 'INVALID_TOTP_FORMAT' } })
   code: string;
+
+  @ApiProperty({
+    required: false,
+    example: '730415',
+    pattern: '^\\d{6}$',
+    description:
+      'TOTP_ENROLMENT_REQUIRED only (required then: field code REQUIRED): the 6-digit code the login sent by SMS to the staff phone, proof that the phone is in hand; ignored on a TOTP_REQUIRED challenge (field code INVALID_OTP_FORMAT when malformed)',
+  })
+  @OptionalField()
+  @IsString({ context: { code: 'INVALID_OTP_FORMAT' } })
+  @Matches(/^\d{6}$/, { message: 'smsCode must be 6 digits', context: { code: 'INVALID_OTP_FORMAT' } })
+  smsCode?: string;
 }

@@ -28,6 +28,20 @@ export class OtpThrottle {
     }
   }
 
+  /** The phone's hourly cap alone (the staff enrolment code: OtpService.sendStaffEnrolment); fails closed like `acquire`. */
+  async acquirePhoneHourly(phone: string): Promise<void> {
+    try {
+      await this.hourly(
+        `auth:otp:hour:phone:${this.secrets.phoneTag('throttle', phone)}`,
+        this.config.OTP_MAX_PER_PHONE_PER_HOUR,
+        'this phone',
+      );
+    } catch (error) {
+      if (error instanceof AppException) throw error;
+      throw new AppException('SERVICE_UNAVAILABLE', 'Codes cannot be sent right now; retry later');
+    }
+  }
+
   private async check(phone: string, ip: string): Promise<void> {
     const phoneKey = this.secrets.phoneTag('throttle', phone);
     if (this.config.OTP_RESEND_COOLDOWN_SEC > 0) {
@@ -38,11 +52,14 @@ export class OtpThrottle {
     for (const [key, cap, what] of [
       [`auth:otp:hour:phone:${phoneKey}`, this.config.OTP_MAX_PER_PHONE_PER_HOUR, 'this phone'],
       [`auth:otp:hour:ip:${ip}`, this.config.OTP_MAX_PER_IP_PER_HOUR, 'this address'],
-    ] as const) {
-      const result = await this.redis.multi().incr(key).expire(key, 3600, 'NX').ttl(key).exec();
-      const count = Number(result?.[0]?.[1] ?? 0);
-      if (count > cap) throw this.throttled(Number(result?.[2]?.[1] ?? 3600), `Hourly code limit reached for ${what}`);
-    }
+    ] as const)
+      await this.hourly(key, cap, what);
+  }
+
+  private async hourly(key: string, cap: number, what: string): Promise<void> {
+    const result = await this.redis.multi().incr(key).expire(key, 3600, 'NX').ttl(key).exec();
+    const count = Number(result?.[0]?.[1] ?? 0);
+    if (count > cap) throw this.throttled(Number(result?.[2]?.[1] ?? 3600), `Hourly code limit reached for ${what}`);
   }
 
   private throttled(ttlSec: number, why: string): AppException {

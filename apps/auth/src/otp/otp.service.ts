@@ -14,8 +14,9 @@ import { SmsSender } from '../notifications/sms-sender';
 import { ConsentProofIssuer } from '../sessions/consent-proof.service';
 import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
-import type { OtpPurpose } from './otp-purpose';
+import type { OtpPurpose, StoredOtpPurpose } from './otp-purpose';
 import { intentOtpSms } from './intent-otp-sms';
+import { staffEnrolmentSms } from './staff-enrolment-sms';
 import { OtpThrottle } from './otp-throttle.service';
 
 interface OtpRow {
@@ -118,7 +119,7 @@ export class OtpService implements OnModuleDestroy {
    * nothing and returns undefined, so no SMS goes out with a code that was never stored; the phone
    * keeps the code of the send that won, real or stand-in alike.
    */
-  private async store(phone: string, purpose: OtpPurpose, subject: string | undefined, decoy: boolean): Promise<string | undefined> {
+  private async store(phone: string, purpose: StoredOtpPurpose, subject: string | undefined, decoy: boolean): Promise<string | undefined> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     return this.db.transaction(async (m) => {
       await queryRows(
@@ -153,7 +154,7 @@ export class OtpService implements OnModuleDestroy {
    * timed out or answered an error may still have delivered the message, and a code nobody
    * received is harmless (HMAC only, OTP_MAX_ATTEMPTS tries, OTP_TTL_SEC, replaced by the next one).
    */
-  private async deliver(phone: string, purpose: OtpPurpose, code: string, intent?: IntentOtpFacts): Promise<void> {
+  private async deliver(phone: string, purpose: StoredOtpPurpose, code: string, intent?: IntentOtpFacts): Promise<void> {
     const requestId = currentContext()?.requestId;
     const minutes = Math.max(1, Math.round(this.config.OTP_TTL_SEC / 60));
     try {
@@ -162,7 +163,9 @@ export class OtpService implements OnModuleDestroy {
         phone,
         intent
           ? intentOtpSms(code, intent, minutes)
-          : `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`,
+          : purpose === 'STAFF_ENROLMENT'
+            ? staffEnrolmentSms(code, minutes)
+            : `Your verification code is ${code}. It expires in ${minutes} min. Never share it, not even with our staff.`,
       );
     } catch (error) {
       this.smsSends.inc({ purpose, outcome: 'failed' });
@@ -191,11 +194,43 @@ export class OtpService implements OnModuleDestroy {
   }
 
   /**
+   * The code of a staff second-factor enrolment (purpose STAFF_ENROLMENT), sent to the phone of the
+   * staff member whose PIN was just checked: the proof that whoever enrols the authenticator holds
+   * that phone. Unlike `send`, nothing here is hidden (the caller knows the PIN): no stand-ins and
+   * no response-time floor; the SMS is handed to the provider before the answer, so a development
+   * outbox holds it when the login answers. Throttled by the phone's hourly cap, shared with every
+   * other code of the phone (429 OTP_THROTTLED); not by the resend cooldown, so a sign-in begun
+   * again at once gets a new code, nor by the address's cap: each code needs the right PIN, and the
+   * login's own rate limits bound how often that is tried. A new code replaces the live one.
+   */
+  async sendStaffEnrolment(phone: string): Promise<void> {
+    await this.throttle.acquirePhoneHourly(phone);
+    const code = await this.store(phone, 'STAFF_ENROLMENT', undefined, false);
+    if (code !== undefined) await this.deliver(phone, 'STAFF_ENROLMENT', code);
+  }
+
+  /** Checks and uses up the staff member's live STAFF_ENROLMENT code (OTP_INVALID, OTP_EXPIRED or OTP_ATTEMPTS_EXHAUSTED otherwise). */
+  async verifyStaffEnrolment(phone: string, code: string): Promise<void> {
+    await this.consume(phone, 'STAFF_ENROLMENT', code);
+  }
+
+  /**
    * Strict single use: a second verification of the same code fails. `subject`: what the code must
    * have been sent for (an INTENT code's intent id); a code sent for another subject, or for one
    * when none is given, is a wrong code like any other.
    */
   async verify(phone: string, purpose: OtpPurpose, code: string, subject?: string): Promise<OtpProof> {
+    const used = await this.consume(phone, purpose, code, subject);
+    return this.proofFor(used.id, purpose, used.consumedAt);
+  }
+
+  /** The check of `verify` without the proof: the live code locked, compared, counted or used up. */
+  private async consume(
+    phone: string,
+    purpose: StoredOtpPurpose,
+    code: string,
+    subject?: string,
+  ): Promise<{ id: string; consumedAt: Date }> {
     const outcome = await this.db.transaction(async (m): Promise<{ error: ErrorCode } | { id: string; consumedAt: Date }> => {
       const rows = await queryRows<OtpRow>(
         m,
@@ -229,7 +264,7 @@ export class OtpService implements OnModuleDestroy {
     });
     this.verifications.inc({ purpose, outcome: 'error' in outcome ? outcome.error : 'OK' });
     if ('error' in outcome) throw new AppException(outcome.error);
-    return this.proofFor(outcome.id, purpose, outcome.consumedAt);
+    return outcome;
   }
 
   /**
@@ -375,13 +410,17 @@ export class OtpService implements OnModuleDestroy {
    * change). The subject (an intent's UUID) is lowercased here, so a code sent and checked with the
    * same id in other cases still matches.
    */
-  private codeHmac(phone: string, purpose: OtpPurpose, code: string, subject?: string): Buffer {
+  private codeHmac(phone: string, purpose: StoredOtpPurpose, code: string, subject?: string): Buffer {
     const message = subject === undefined ? `${purpose}:${phone}:${code}` : `${purpose}:${phone}:${code}:${subject.toLowerCase()}`;
     return createHmac('sha256', this.secrets.otpKey).update(message).digest();
   }
 
   /** No live code: tell "used up by wrong tries" apart from "expired, used or never sent". */
-  private async whyNoLiveCode(m: EntityManager, phone: string, purpose: OtpPurpose): Promise<'OTP_ATTEMPTS_EXHAUSTED' | 'OTP_EXPIRED'> {
+  private async whyNoLiveCode(
+    m: EntityManager,
+    phone: string,
+    purpose: StoredOtpPurpose,
+  ): Promise<'OTP_ATTEMPTS_EXHAUSTED' | 'OTP_EXPIRED'> {
     const rows = await queryRows<{ attempts: number; max_attempts: number; consumed_at: Date | null; expires_at: Date }>(
       m,
       `SELECT attempts, max_attempts, consumed_at, expires_at FROM auth.otp_codes WHERE phone = $1 AND purpose = $2 ORDER BY created_at DESC LIMIT 1`,

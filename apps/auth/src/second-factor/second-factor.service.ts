@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { SecondFactorChallenge } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { TokenIssuer } from '../sessions/token-issuer.service';
@@ -6,19 +7,24 @@ import type { TokenPair } from '../sessions/token-pair';
 import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
 import { PinLockout } from '../users/pin-lockout.service';
+import { OtpService } from '../otp/otp.service';
 import { ChallengeStore } from './challenge.store';
 import { SecondFactorStore } from './second-factor.store';
-import { TOTP_ISSUER, base32Encode, matchTotp, otpauthUri } from './totp';
+import { TOTP_ISSUER, base32Encode, matchTotp, otpauthUri } from '@mm/platform';
 import { TotpSecretBox } from './totp-secret-box';
 
 /**
  * The second step of a staff login (RFC 6238 TOTP). After the PIN, the login answers a challenge
  * instead of tokens: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret when the user has
- * none yet (the enrolment is stored by its first valid code). `complete` takes the challenge and a
- * code and opens the session.
+ * none yet. `complete` takes the challenge and a code and opens the session.
+ *
+ * - An enrolment needs proof of the staff member's phone, not only of the PIN (which an
+ *   administrator typed when creating the account, or which a PIN reset by SMS replaced): the
+ *   enrolment challenge sends a one-time code (OTP purpose STAFF_ENROLMENT) to the phone, and the
+ *   enrolment is stored only with the first valid TOTP code and that SMS code together.
  *
  * - The challenge is short-lived, bound to its user and used up by the sign-in it opens.
- * - Wrong codes count on the account's PIN lockout counter (the same 5 / 10 thresholds), reserved
+ * - Wrong codes (TOTP or SMS) count on the account's PIN lockout counter (the same 5 / 10 thresholds), reserved
  *   before the code is checked, like a PIN; a successful sign-in clears it. The right PIN of a staff
  *   login neither counts nor clears it (LoginService): otherwise a stolen PIN would buy fresh code guesses.
  * - Codes of the step before, the current one and the one after are accepted, each step once: a
@@ -34,6 +40,7 @@ export class SecondFactorService {
     private readonly challenges: ChallengeStore,
     private readonly enrolments: SecondFactorStore,
     private readonly box: TotpSecretBox,
+    private readonly otp: OtpService,
   ) {}
 
   /** The answer of a staff login whose PIN was right. */
@@ -42,6 +49,8 @@ export class SecondFactorService {
       const { token, expiresAt } = await this.challenges.create({ userId: user.id });
       return { secondFactor: 'TOTP_REQUIRED', challengeToken: token, expiresAt: expiresAt.toISOString() };
     }
+    // The SMS first: a throttled phone (429 OTP_THROTTLED) gets no challenge it could not complete.
+    await this.otp.sendStaffEnrolment(user.phone);
     const secret = this.box.newSecret();
     const pendingSecret = this.box.seal(user.id, secret).toString('base64');
     const { token, expiresAt } = await this.challenges.create({ userId: user.id, pendingSecret });
@@ -55,7 +64,11 @@ export class SecondFactorService {
     };
   }
 
-  async complete(challengeToken: string, code: string, userAgent: string | undefined): Promise<TokenPair> {
+  /**
+   * `smsCode`: the code the enrolment challenge sent by SMS; required on an enrolment challenge
+   * (400 VALIDATION_ERROR, field smsCode, REQUIRED, not counted: nothing was guessed), ignored otherwise.
+   */
+  async complete(challengeToken: string, code: string, smsCode: string | undefined, userAgent: string | undefined): Promise<TokenPair> {
     const challenge = await this.challenges.peek(challengeToken);
     if (!challenge) throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
     const user = await this.users.findById(challenge.userId);
@@ -65,6 +78,7 @@ export class SecondFactorService {
     const enrolment = await this.enrolments.find(user.id);
     // An enrolment made or reset since the challenge was issued: its secret is not the one to check.
     if (Boolean(enrolment) === Boolean(challenge.pendingSecret)) throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
+    if (!enrolment && smsCode === undefined) throw smsCodeRequired();
     const sealed = enrolment ? enrolment.sealedSecret : Buffer.from(challenge.pendingSecret!, 'base64');
     const secret = this.box.open(user.id, sealed);
     await this.lockout.reserve(user);
@@ -73,6 +87,8 @@ export class SecondFactorService {
       await this.lockout.recordFailure(user);
       throw new AppException('SECOND_FACTOR_INVALID');
     }
+    // The TOTP code first: it costs the SMS code nothing when wrong. The SMS code is used up here.
+    if (!enrolment) await this.checkSmsCode(user, smsCode!);
     if (enrolment ? !(await this.enrolments.useStep(user.id, step)) : !(await this.enrolments.enrol(user.id, sealed, step))) {
       // A replay (or an enrolment raced by another challenge): counted like a wrong code.
       await this.lockout.recordFailure(user);
@@ -83,16 +99,33 @@ export class SecondFactorService {
     return this.issuer.openSession(user.id, user.roles, userAgent);
   }
 
+  /** The enrolment's SMS code, counted like a wrong TOTP code when it does not verify. */
+  private async checkSmsCode(user: LocalUser, smsCode: string): Promise<void> {
+    try {
+      await this.otp.verifyStaffEnrolment(user.phone, smsCode);
+    } catch (error) {
+      if (!(error instanceof AppException)) throw error;
+      await this.lockout.recordFailure(user);
+      throw new AppException(error.code === 'OTP_INVALID' ? 'SECOND_FACTOR_SMS_CODE_INVALID' : 'SECOND_FACTOR_SMS_CODE_EXPIRED');
+    }
+  }
+
   /**
-   * Enrols a user with a known secret (the bootstrap administrator's, from configuration); does
-   * nothing when the user is already enrolled. True when enrolled by this call.
+   * Enrols a user with a known secret (the bootstrap administrator's, from configuration, in the
+   * transaction that creates it); does nothing when the user is already enrolled. True when
+   * enrolled by this call.
    */
-  async enrolWith(userId: string, secret: Buffer): Promise<boolean> {
-    return this.enrolments.enrol(userId, this.box.seal(userId, secret), 0);
+  async enrolWith(userId: string, secret: Buffer, manager?: EntityManager): Promise<boolean> {
+    return this.enrolments.enrol(userId, this.box.seal(userId, secret), 0, manager);
   }
 
   /** Removes the enrolment: the user enrols again at the next sign-in. True when there was one. */
   reset(userId: string): Promise<boolean> {
     return this.enrolments.remove(userId);
   }
+}
+
+function smsCodeRequired(): AppException {
+  const message = 'smsCode: the code sent by SMS to the phone is required to enrol';
+  return new AppException('VALIDATION_ERROR', message, { errors: [{ field: 'smsCode', code: 'REQUIRED', message }] });
 }

@@ -7,12 +7,15 @@ import { AuthConfig } from '../auth.config';
 import { SessionService } from '../sessions/session.service';
 import type { LocalUser } from '../users/local-user';
 import { LocalUserStore } from '../users/local-user.store';
+import type { StoredOtpPurpose } from '../otp/otp-purpose';
 import { SecondFactorStore } from './second-factor.store';
 import { requiresSecondFactor } from './staff-roles';
 
 /** How far back, and how many, ended sessions the view lists. */
 const REVOKED_DAYS = 30;
 const REVOKED_MAX = 20;
+/** How many live sessions it lists (the newest); the total is counted apart. */
+const LIVE_MAX = 50;
 
 interface SessionRow {
   id: string;
@@ -26,7 +29,7 @@ interface SessionRow {
 }
 
 interface OtpRow {
-  purpose: 'LOGIN' | 'PIN_RESET' | 'INTENT';
+  purpose: StoredOtpPurpose;
   attempts: number;
   max_attempts: number;
   expires_at: Date;
@@ -50,10 +53,15 @@ export class UserSecurityService {
 
   async view(userId: string): Promise<UserSecurityView> {
     const user = await this.user(userId);
-    const [live, ended, otp, enrolment] = await Promise.all([
+    const [live, liveCount, ended, otp, enrolment] = await Promise.all([
       queryRows<SessionRow>(
         this.db,
-        `SELECT * FROM auth.sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY created_at DESC`,
+        `SELECT * FROM auth.sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY created_at DESC, id LIMIT $2`,
+        [userId, LIVE_MAX],
+      ),
+      queryRows<{ n: string }>(
+        this.db,
+        `SELECT count(*) AS n FROM auth.sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()`,
         [userId],
       ),
       queryRows<SessionRow>(
@@ -78,6 +86,7 @@ export class UserSecurityService {
       roles: user.roles,
       status: user.status,
       sessions: live.map(toSession),
+      sessionsTotal: Number(liveCount[0].n),
       revokedSessions: ended.map(toRevoked),
       lockouts: [...this.pinLockout(user), ...otp.map(toOtpLockout)],
       secondFactor: {

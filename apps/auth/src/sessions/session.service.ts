@@ -10,6 +10,7 @@ import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
 import { RELAXED_COMMIT } from '../common/sql';
 import { RefreshGraceStore } from './refresh-grace.store';
+import { ChallengeStore } from '../second-factor/challenge.store';
 import { type TokenPair, tokenPair } from './token-pair';
 
 export type RevokeReason = SessionRevokeReason;
@@ -57,6 +58,7 @@ export class SessionService {
     private readonly db: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly grace: RefreshGraceStore,
+    private readonly challenges: ChallengeStore,
   ) {}
 
   /** `staff`: the session lasts STAFF_SESSION_TTL_SEC instead of REFRESH_TOKEN_TTL_SEC. */
@@ -188,7 +190,8 @@ export class SessionService {
 
   /**
    * Every live session of a user (but `keep`), e.g. after a PIN change or reset. `note`: the
-   * operator's words when an operator ends them.
+   * operator's words when an operator ends them. The user's open second-factor challenges end too
+   * (even with `keep`): a challenge is a session about to open.
    */
   async revokeAllForUser(
     userId: string,
@@ -205,6 +208,7 @@ export class SessionService {
     );
     const ids = rows.map((r) => r.id);
     await this.markRevoked(ids);
+    await this.challenges.revokeForUser(userId);
     return ids;
   }
 

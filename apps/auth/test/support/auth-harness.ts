@@ -3,7 +3,7 @@ import type { Logger } from '@mm/platform';
 import { authApp } from '../../src/auth.app';
 import type { AuthConfig } from '../../src/auth.config';
 import { type RunningApp, boot } from '../../../../test/support/boot';
-import { StaffSignIn } from '../../../../tools/staff-sign-in';
+import { StaffSignIn, devOutboxReader } from '../../../../tools/staff-sign-in';
 import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../../../../test/support/test-env';
 
 /** The default view of a JSON answer: the error body fields, plus anything else. */
@@ -34,11 +34,16 @@ export class AuthHarness {
   env: Record<string, string | undefined> = {};
   private db!: TestDatabase;
   private readonly redis = createTestRedis();
-  /** Staff sign-ins: the second step computed from the secret each staff member enrolled with here. */
+  /** Staff sign-ins: the second step computed from the secret each staff member enrolled with here (the enrolment's SMS code read from the dev outbox). */
   readonly staff = new StaffSignIn(async (path, body) => {
     const res = await this.request('POST', path, { body });
     return { status: res.statusCode, body: res.json() };
-  }, '/auth');
+  }, '/auth').readSmsCodesWith(
+    devOutboxReader(async (path) => {
+      const res = await this.request('GET', path);
+      return { status: res.statusCode, body: res.json() };
+    }, '/auth'),
+  );
 
   async start(overrides: Record<string, string | undefined> = {}, logger?: Logger): Promise<this> {
     this.db = await createTestDatabase();

@@ -12,4 +12,12 @@ export const STAFF_AUTH_ERRORS = {
     status: 401,
     message: 'Sign-in challenge unknown, expired or already used: sign in again with phone and PIN',
   },
+  SECOND_FACTOR_SMS_CODE_INVALID: {
+    status: 401,
+    message: 'Wrong SMS code for this enrolment; wrong codes count toward the account lock like wrong PINs',
+  },
+  SECOND_FACTOR_SMS_CODE_EXPIRED: {
+    status: 401,
+    message: "This enrolment's SMS code expired or was used up by wrong tries: sign in again with phone and PIN for a new one",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -2,8 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /*
  * TOTP (RFC 6238 over RFC 4226's HOTP), as every authenticator app computes it by default:
- * HMAC-SHA1, 30-second steps counted from the Unix epoch, 6 digits. Pure functions, no state: the
- * test harnesses and tools compute staff codes with the same code auth checks them with.
+ * HMAC-SHA1, 30-second steps counted from the Unix epoch, 6 digits. Pure functions, no state, no
+ * import but node:crypto, so that auth (which checks staff codes), the tools and the test harnesses
+ * (which compute them, importing this file alone: tools/staff-sign-in.ts) share the one
+ * implementation. tools/totp.mjs is the exception, for a reason given there.
  */
 
 export const TOTP_STEP_SEC = 30;
