@@ -1844,7 +1844,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret; then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
+    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
     post: operations['AuthController_loginWithPin[0]'];
     delete?: never;
     options?: never;
@@ -1861,7 +1861,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret; then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
+    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
     post: operations['AuthController_loginWithPin[1]'];
     delete?: never;
     options?: never;
@@ -1878,7 +1878,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A staff login's second step: the challengeToken of POST /auth/login and the 6-digit TOTP code (RFC 6238; the step before or after is accepted, each step once). On an enrolment challenge the first valid code stores the enrolment. Wrong codes count toward the account lock like wrong PINs; the challenge lasts 5 minutes (default) and opens one session. */
+    /** A staff login's second step: the challengeToken of POST /auth/login and the 6-digit TOTP code (RFC 6238; the step before or after is accepted, each step once). On an enrolment challenge, the first valid code together with `smsCode`, the code sent by SMS to the staff phone, stores the enrolment (400 VALIDATION_ERROR without it; 401 SECOND_FACTOR_SMS_CODE_INVALID when wrong, SECOND_FACTOR_SMS_CODE_EXPIRED when expired or spent). Wrong codes, TOTP or SMS, count toward the account lock like wrong PINs; the challenge lasts 5 minutes (default) and opens one session. */
     post: operations['AuthController_completeSecondFactor'];
     delete?: never;
     options?: never;
@@ -2921,10 +2921,15 @@ export interface components {
        * @example 492039
        */
       code: string;
+      /**
+       * @description TOTP_ENROLMENT_REQUIRED only (required then: field code REQUIRED): the 6-digit code the login sent by SMS to the staff phone, proof that the phone is in hand; ignored on a TOTP_REQUIRED challenge (field code INVALID_OTP_FORMAT when malformed)
+       * @example 730415
+       */
+      smsCode?: string;
     };
     SecondFactorChallengeDoc: {
       /**
-       * @description TOTP_REQUIRED: send the current code; TOTP_ENROLMENT_REQUIRED: add `secret` to an authenticator app, then send its first code
+       * @description TOTP_REQUIRED: send the current code; TOTP_ENROLMENT_REQUIRED: add `secret` to an authenticator app, then send its first code with the code sent by SMS to the staff phone (smsCode)
        * @enum {string}
        */
       secondFactor: 'TOTP_REQUIRED' | 'TOTP_ENROLMENT_REQUIRED';
@@ -3395,8 +3400,13 @@ export interface components {
       roles: ('CUSTOMER' | 'MERCHANT' | 'AGENT' | 'MASTER_AGENT' | 'SUPPORT' | 'COMPLIANCE' | 'ADMIN' | 'AUDITOR')[];
       /** @enum {string} */
       status: 'ACTIVE' | 'DISABLED';
-      /** @description live sessions, newest first */
+      /** @description live sessions, newest first, at most 50 */
       sessions: components['schemas']['UserSessionDoc'][];
+      /**
+       * @description live sessions in all, those beyond the 50 listed included
+       * @example 2
+       */
+      sessionsTotal: number;
       /** @description sessions ended in the last 30 days, newest first, at most 20 */
       revokedSessions: components['schemas']['RevokedUserSessionDoc'][];
       /** @description the counters holding a failure or a lock */
@@ -3404,10 +3414,14 @@ export interface components {
       secondFactor: components['schemas']['UserSecondFactorDoc'];
     };
     UserSecondFactorDoc: {
-      /** @description staff roles must sign in with a second factor */
+      /**
+       * @description staff roles must sign in with a second factor
+       * @example true
+       */
       required: boolean;
       /** @enum {string} */
       method: 'TOTP';
+      /** @example true */
       enrolled: boolean;
       /**
        * Format: date-time
@@ -3420,7 +3434,7 @@ export interface components {
        * @description PIN: the account's failed attempts (PINs and second-factor codes); OTP_*: the live SMS code's wrong tries
        * @enum {string}
        */
-      kind: 'PIN' | 'OTP_LOGIN' | 'OTP_PIN_RESET' | 'OTP_INTENT';
+      kind: 'PIN' | 'OTP_LOGIN' | 'OTP_PIN_RESET' | 'OTP_INTENT' | 'OTP_STAFF_ENROLMENT';
       /** @example 2 */
       failures: number;
       /**
@@ -3434,7 +3448,10 @@ export interface components {
        * @example 2026-09-21T14:28:20.000Z
        */
       lockedUntil: string | null;
-      /** @description PIN only: locked until a PIN reset */
+      /**
+       * @description PIN only: locked until a PIN reset
+       * @example false
+       */
       hardLocked: boolean;
     };
     RevokedUserSessionDoc: {
@@ -15484,11 +15501,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests */
+      /** @description `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
           'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -15555,11 +15581,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests */
+      /** @description `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
           'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -15599,7 +15634,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `SECOND_FACTOR_INVALID`: Wrong second-factor code; wrong codes count toward the account lock like wrong PINs; `SECOND_FACTOR_CODE_USED`: This code (or a later one) was already used to sign in: wait for the next code of the authenticator app; `SECOND_FACTOR_CHALLENGE_INVALID`: Sign-in challenge unknown, expired or already used: sign in again with phone and PIN */
+      /** @description `SECOND_FACTOR_INVALID`: Wrong second-factor code; wrong codes count toward the account lock like wrong PINs; `SECOND_FACTOR_CODE_USED`: This code (or a later one) was already used to sign in: wait for the next code of the authenticator app; `SECOND_FACTOR_CHALLENGE_INVALID`: Sign-in challenge unknown, expired or already used: sign in again with phone and PIN; `SECOND_FACTOR_SMS_CODE_INVALID`: Wrong SMS code for this enrolment; wrong codes count toward the account lock like wrong PINs; `SECOND_FACTOR_SMS_CODE_EXPIRED`: This enrolment's SMS code expired or was used up by wrong tries: sign in again with phone and PIN for a new one */
       401: {
         headers: {
           [name: string]: unknown;
