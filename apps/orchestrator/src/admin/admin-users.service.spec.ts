@@ -10,12 +10,22 @@ import { AdminUsersService } from './admin-users.service';
 describe('AdminUsersService: freeze and unfreeze', () => {
   const customer = { id: 'c-1', userId: 'u-1', status: 'active' } as Customer;
 
+  /** A stand-in of setStatus: its rows written, then the hook (auth) inside the "transaction", then committed. */
   function service(status: Customer['status'] = 'active') {
     const calls: string[] = [];
     const customers = {
-      getById: async (id: string) => (calls.push(`getById ${id}`), { ...customer, status }),
-      setStatus: async (id: string, to: Customer['status'], reason: string, actor: string) => {
-        calls.push(`setStatus ${id} ${to} ${reason} ${actor}`);
+      setStatus: async (
+        id: string,
+        to: Customer['status'],
+        reason: string,
+        actor: string,
+        _code: string | null,
+        beforeCommit: (c: Customer) => Promise<unknown>,
+      ) => {
+        if (status === 'closed') throw new AppException('CUSTOMER_CLOSED');
+        calls.push(`write ${id} ${to} ${reason} ${actor}`);
+        await beforeCommit({ ...customer, status });
+        calls.push('commit');
         return { from: status, customer: { ...customer, status: to } };
       },
     } as unknown as CustomersService;
@@ -26,23 +36,23 @@ describe('AdminUsersService: freeze and unfreeze', () => {
     return { users, calls };
   }
 
-  it('freeze: reads the customer once, disables the user in auth, then writes the status and answers its customer', async () => {
+  it('freeze: writes the status and its event, disables the user in auth, then commits and answers the customer', async () => {
     const { users, calls } = service();
     expect(await users.freeze('c-1', 'fraud report', 'admin-1')).toEqual({ ...customer, status: 'frozen' });
-    expect(calls).toEqual(['getById c-1', 'auth u-1 DISABLED', 'setStatus c-1 frozen fraud report admin-1']);
+    expect(calls).toEqual(['write c-1 frozen fraud report admin-1', 'auth u-1 DISABLED', 'commit']);
   });
 
   it('unfreeze: the same steps towards ACTIVE', async () => {
     const { users, calls } = service('frozen');
     expect(await users.unfreeze('c-1', 'cleared', 'admin-1')).toEqual({ ...customer, status: 'active' });
-    expect(calls).toEqual(['getById c-1', 'auth u-1 ACTIVE', 'setStatus c-1 active cleared admin-1']);
+    expect(calls).toEqual(['write c-1 active cleared admin-1', 'auth u-1 ACTIVE', 'commit']);
   });
 
   it('a closed customer: CUSTOMER_CLOSED before auth is asked', async () => {
     for (const change of ['freeze', 'unfreeze'] as const) {
       const { users, calls } = service('closed');
       await expect(users[change]('c-1', 'r', 'admin-1')).rejects.toMatchObject({ code: 'CUSTOMER_CLOSED' });
-      expect(calls).toEqual(['getById c-1']);
+      expect(calls).toEqual([]);
     }
   });
 });

@@ -36,12 +36,14 @@ export class AdminUsersService {
    * as initiator, COUNTERPARTY_UNAVAILABLE as the other party; read from our own database) and
    * there is no sign-in (auth: the user is DISABLED, every session ends at once).
    *
-   * Auth is called first and the customer's status written last, in both directions, so the status
-   * staff read changes only once auth has done its part: a failed call to auth (the route answers
-   * 502) changes nothing, and never leaves a customer shown as frozen who can still sign in. If the
-   * status write fails after auth answered, the stricter side holds: a freeze has already ended
-   * the sessions; an unfreeze lets the user sign in while the risk rules, which read the status,
-   * still refuse the customer's money movements. Repeating the same request completes either.
+   * The two sides never disagree on a refusal: in one transaction the customer's row is locked,
+   * its status and the status event are written (so their constraints have passed), then auth is
+   * called, then the transaction commits. A refusal here (CUSTOMER_CLOSED, a constraint) means auth
+   * is never asked; a failed call to auth (the route answers 502) rolls our rows back. Only when
+   * auth did its part but its answer was lost is the stricter side left holding: a freeze has
+   * already ended the sessions while staff still read `active`; an unfreeze lets the user sign in
+   * while the risk rules, which read the status, still refuse the customer's money movements.
+   * Repeating the same request completes either (both writes are idempotent).
    */
   freeze(customerId: string, reason: string, actorUserId: string, reasonCode: string | null = null): Promise<Customer> {
     return this.changeStatus(customerId, 'frozen', reason, actorUserId, reasonCode);
@@ -51,11 +53,6 @@ export class AdminUsersService {
     return this.changeStatus(customerId, 'active', reason, actorUserId);
   }
 
-  /**
-   * The customer is read once before auth is called, checked as CustomersService.setStatus checks
-   * it (CUSTOMER_NOT_FOUND, CUSTOMER_CLOSED: auth is not asked for a customer we would refuse);
-   * setStatus answers the customer from the row it locks and updates.
-   */
   private async changeStatus(
     customerId: string,
     to: 'frozen' | 'active',
@@ -63,10 +60,9 @@ export class AdminUsersService {
     actorUserId: string,
     reasonCode: string | null = null,
   ): Promise<Customer> {
-    const current = await this.customers.getById(customerId);
-    if (current.status === 'closed') throw new AppException('CUSTOMER_CLOSED');
-    await this.auth.setStatus(current.userId, to === 'frozen' ? 'DISABLED' : 'ACTIVE');
-    const { customer } = await this.customers.setStatus(customerId, to, reason, actorUserId, reasonCode);
+    const { customer } = await this.customers.setStatus(customerId, to, reason, actorUserId, reasonCode, (current) =>
+      this.auth.setStatus(current.userId, to === 'frozen' ? 'DISABLED' : 'ACTIVE'),
+    );
     return customer;
   }
 

@@ -5,6 +5,7 @@ import { OptionalField } from '@mm/errors';
 import { APP_ROLES, CUSTOMER_ROLES, CUSTOMER_STATUSES, type AppRole, type CustomerRole, type CustomerStatus } from '@mm/contracts';
 import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../common/approval-reason';
 import { E164 } from '../common/validators';
+import { STATUS_TEXT_MAX, StatusText } from '../customers/status-text';
 import { CurrencyAccountsView } from '../directory/directory.views';
 
 export class CustomerSearchQuery {
@@ -51,11 +52,13 @@ export class CustomerSearchQuery {
 }
 
 export class StatusChangeDto {
-  @ApiProperty({ example: 'Suspected account takeover, ticket 4821', minLength: 1, maxLength: 500 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(500)
-  @Matches(/\S/, { message: 'must not be blank' })
+  @ApiProperty({
+    example: 'Suspected account takeover, ticket 4821',
+    minLength: 1,
+    maxLength: STATUS_TEXT_MAX,
+    description: 'not blank; at most 500 characters counted as Unicode code points (field code INVALID_REASON)',
+  })
+  @StatusText('INVALID_REASON')
   reason: string;
 }
 

@@ -192,7 +192,9 @@ export class CustomersService {
   /**
    * Status change with its audit row, in one transaction; answers the status before the change and
    * the customer as it stands after, from the row it locked (no read after the transaction).
-   * A closed customer stays closed.
+   * A closed customer stays closed. `beforeCommit` runs inside the transaction once the rows are
+   * written and before they are committed (the call to auth of a freeze): if it throws, nothing
+   * of the change is kept here either.
    */
   async setStatus(
     customerId: string,
@@ -200,6 +202,7 @@ export class CustomersService {
     reason: string,
     actorUserId: string,
     reasonCode: string | null = null,
+    beforeCommit?: (customer: Customer) => Promise<unknown>,
   ): Promise<{ from: CustomerStatus; customer: Customer }> {
     const result = await this.db.transaction(async (m) => {
       const [row] = await queryRows<CustomerRow>(m, `${SELECT} WHERE c.id = $1 AND c.registered_at IS NOT NULL FOR UPDATE OF c`, [
@@ -208,15 +211,19 @@ export class CustomersService {
       if (!row) throw new AppException('CUSTOMER_NOT_FOUND');
       const from = row.status;
       if (from === 'closed' && to !== 'closed') throw new AppException('CUSTOMER_CLOSED');
-      if (from === to) return { from, customer: toCustomer(row) };
-      await queryRows(m, `UPDATE orchestrator.customers SET status = $2, updated_at = now() WHERE id = $1`, [customerId, to]);
-      await queryRows(
-        m,
-        `INSERT INTO orchestrator.customer_status_events (customer_id, from_status, to_status, reason, actor_user_id, reason_code)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [customerId, from, to, reason, actorUserId, reasonCode],
-      );
-      return { from, customer: { ...toCustomer(row), status: to } };
+      if (from !== to) {
+        await queryRows(m, `UPDATE orchestrator.customers SET status = $2, updated_at = now() WHERE id = $1`, [customerId, to]);
+        await queryRows(
+          m,
+          `INSERT INTO orchestrator.customer_status_events (customer_id, from_status, to_status, reason, actor_user_id, reason_code)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [customerId, from, to, reason, actorUserId, reasonCode],
+        );
+      }
+      // Our own rows are written (their constraints have passed) before the other side is asked;
+      // its refusal rolls them back. Also on a repeat (from === to): it repairs the other side.
+      await beforeCommit?.(toCustomer(row));
+      return { from, customer: from === to ? toCustomer(row) : { ...toCustomer(row), status: to } };
     });
     if (result.from !== to) this.logger.log({ msg: 'customer status changed', customerId, from: result.from, to, actorUserId });
     return result;
