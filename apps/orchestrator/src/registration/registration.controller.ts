@@ -1,10 +1,11 @@
 import { Body, Controller, Headers, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppException } from '@mm/errors';
 import { CONFIG } from '@mm/platform';
 import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../access/permissions';
 import { DeprecatedRoute } from '../access/deprecated-route';
+import { ApprovalRequestView } from '../approvals/approval.views';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import { FAULT_HEADER, parseFaults } from '../workflows/fault-injection';
@@ -13,6 +14,7 @@ import { ApiRegistrationBody } from './dto/register-examples';
 import { PinResetView, RegistrationView } from './dto/registration.views';
 import { PinResetWorkflow } from './pin-reset.service';
 import { RegistrationService } from './registration.service';
+import { StaffCreationService } from './staff-creation.service';
 import type { CreatedStaffRole, RegistrationInput, RegistrationKind, RegistrationResult } from './registration.types';
 
 const REGISTRATION_ERRORS = [
@@ -25,6 +27,19 @@ const REGISTRATION_ERRORS = [
   'UPSTREAM_TIMEOUT',
   'SERVICE_UNAVAILABLE',
 ] as const;
+
+/** Creating a compliance officer or an administrator may be a maker-checker request (STAFF_CREATE). */
+const STAFF_CREATION_ERRORS = [...REGISTRATION_ERRORS, 'APPROVAL_DUPLICATE_PENDING'] as const;
+
+const STAFF_CREATION_FOUR_EYES =
+  ' Creating a compliance officer or an administrator (people who can decide maker-checker requests) is the maker-checker action STAFF_CREATE: 202 with the pending request, which another compliance officer or administrator approves; the request keeps no PIN, so the new staff member sets theirs by the PIN reset by SMS, then enrols the second factor. 201 as before when APPROVALS_ONE_PERSON_ACTIONS lists STAFF_CREATE, and for the platform’s first such user created by the bootstrap administrator (nobody else could approve it; the answer says bootstrapException: true).';
+
+const ApiStaffPending = () =>
+  ApiResponse({
+    status: 202,
+    type: ApprovalRequestView,
+    description: 'STAFF_CREATE asked: the request waits for another compliance officer or administrator (PENDING); no PIN is kept',
+  });
 
 /** The routes anyone may call are throttled per phone and per client address (the admin ones are not). */
 const PUBLIC_REGISTRATION_ERRORS = [...REGISTRATION_ERRORS, 'RATE_LIMITED'] as const;
@@ -62,6 +77,7 @@ export class RegistrationController {
     @Inject(CONFIG) private readonly config: OrchestratorConfig,
     private readonly registrations: RegistrationService,
     private readonly pinReset: PinResetWorkflow,
+    private readonly staffCreation: StaffCreationService,
   ) {}
 
   @Post('orchestrator/auth/register')
@@ -124,18 +140,20 @@ export class RegistrationController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Registers an administrator (no wallet). Only an authenticated administrator may; the bootstrap administrator is the first.',
+    description: STAFF_CREATION_FOUR_EYES.trim(),
   })
   @ApiRegistrationBody('admin')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS)
+  @ApiStaffPending()
+  @ApiErrors(...STAFF_CREATION_ERRORS)
   registerAdmin(
     @Body() body: RegisterAdminDto,
     @Headers() headers: Record<string, string | undefined>,
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.run('REGISTER_ADMIN', body, headers, reply, { requestedBy: user.userId });
+  ): Promise<RegistrationResult | ApprovalRequestView> {
+    return this.createStaffUser('REGISTER_ADMIN', body, headers, reply, user);
   }
 
   @Post('orchestrator/admin/staff')
@@ -144,19 +162,21 @@ export class RegistrationController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Creates a support operator, a compliance/finance officer or an auditor (read-only) (the registration workflow, no wallet). Administrators only.',
+    description: `Support operators and auditors decide nothing and are created at once (201).${STAFF_CREATION_FOUR_EYES}`,
   })
   @ApiRegistrationBody('staff')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS)
+  @ApiStaffPending()
+  @ApiErrors(...STAFF_CREATION_ERRORS)
   createStaff(
     @Body() body: CreateStaffDto,
     @Headers() headers: Record<string, string | undefined>,
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<RegistrationResult | ApprovalRequestView> {
     const { role, ...rest } = body;
-    return this.run('REGISTER_STAFF', { ...rest, staffRole: role } as RegisterDto, headers, reply, { requestedBy: user.userId });
+    return this.createStaffUser('REGISTER_STAFF', { ...rest, staffRole: role }, headers, reply, user);
   }
 
   @Post('orchestrator/auth/reset-pin')
@@ -237,14 +257,15 @@ export class RegistrationController {
   @ApiRegistrationBody('admin')
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiCreatedResponse({ type: RegistrationView })
-  @ApiErrors(...REGISTRATION_ERRORS)
+  @ApiStaffPending()
+  @ApiErrors(...STAFF_CREATION_ERRORS)
   registerAdminDeprecated(
     @Body() body: RegisterAdminDto,
     @Headers() headers: Record<string, string | undefined>,
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.run('REGISTER_ADMIN', body, headers, reply, { requestedBy: user.userId });
+  ): Promise<RegistrationResult | ApprovalRequestView> {
+    return this.createStaffUser('REGISTER_ADMIN', body, headers, reply, user);
   }
 
   @Post('auth/reset-pin/confirm')
@@ -259,6 +280,35 @@ export class RegistrationController {
   @ApiErrors(...PIN_RESET_ERRORS)
   resetPinDeprecated(@Body() body: ResetPinDto, @Req() request: FastifyRequest): Promise<PinResetView> {
     return this.pinReset.reset(body.phone, body.otp, body.newPin, request.ip);
+  }
+
+  /** An administrator creates staff: at once (201), or a STAFF_CREATE request waiting for a checker (202). */
+  private async createStaffUser(
+    kind: 'REGISTER_ADMIN' | 'REGISTER_STAFF',
+    body: RegisterDto & { staffRole?: CreatedStaffRole },
+    headers: Record<string, string | undefined>,
+    reply: FastifyReply,
+    user: AuthUser,
+  ): Promise<RegistrationResult | ApprovalRequestView> {
+    const { pin, clientRequestId, ...rest } = body;
+    const input = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as unknown as RegistrationInput;
+    const outcome = await this.staffCreation.create(
+      kind,
+      input,
+      pin,
+      {
+        idempotencyKey: idempotencyKeyOf(headers, clientRequestId),
+        requestedBy: user.userId,
+        faults: this.config.SAGA_FAULT_INJECTION ? parseFaults(headers[FAULT_HEADER]) : [],
+      },
+      user,
+    );
+    if (outcome.kind === 'requested') {
+      reply.status(202);
+      return outcome.request;
+    }
+    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+    return outcome.result;
   }
 
   private async run(

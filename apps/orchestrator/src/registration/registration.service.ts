@@ -29,6 +29,8 @@ export interface RegistrationOptions {
   /** the client's address on a public route: the run is throttled per phone and per address */
   clientIp?: string;
   faults?: Faults;
+  /** the first checker of the platform, created by one person (StaffCreationService): recorded in the run's context and result */
+  bootstrapException?: boolean;
 }
 
 /** Canonical JSON (sorted keys) of the request without its secret: the request's fingerprint. */
@@ -71,6 +73,7 @@ export class RegistrationService {
     if (options.clientIp !== undefined) await this.admit(input.phone, options.clientIp, options.idempotencyKey);
     for (let attempt = 0; attempt < 3; attempt++) {
       const context = await this.newContext(kind, input, options.requestedBy ?? null);
+      if (options.bootstrapException) context.bootstrapException = true;
       const started = await this.log.start<RegistrationContext>({
         id: context.registrationId,
         kind,
@@ -118,7 +121,7 @@ export class RegistrationService {
     this.logger.log({ msg: 'registration started', registrationId: saga.id, kind: saga.kind, phone: maskPhone(c.phone) });
     try {
       const done = await this.runner.execute(saga, this.steps.plan(c.kind), { secret: pin, faults });
-      const result = this.steps.result(saga.id, done);
+      const result: RegistrationResult = { ...this.steps.result(saga.id, done), ...(c.bootstrapException ? { bootstrapException: true } : {}) };
       await this.log.setStatus(saga.id, 'succeeded', { result });
       this.logger.log({ msg: 'registration succeeded', registrationId: saga.id, kind: saga.kind, userId: c.userId, role: c.role });
       return result;

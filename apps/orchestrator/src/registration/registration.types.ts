@@ -51,6 +51,8 @@ export interface RegistrationContext {
     commissionAccounts?: Partial<Record<Currency, string>>;
   };
   requestedBy: string | null;
+  /** a compliance officer or administrator created at once because nobody else could have checked it (the platform's first) */
+  bootstrapException?: true;
 }
 
 /** What a finished registration answers (and a replay with the same Idempotency-Key answers again). */
@@ -67,6 +69,8 @@ export interface RegistrationResult {
   walletId?: string;
   accounts?: Partial<Record<Currency, string>>;
   commissionAccounts?: Partial<Record<Currency, string>>;
+  /** the bootstrap exception of STAFF_CREATE was used (see RegistrationContext) */
+  bootstrapException?: true;
 }
 
 /** The registration input once validated (the PIN travels beside it, never inside). */

@@ -58,6 +58,15 @@ export class RegistrationView {
 
   @ApiProperty({ required: false, type: CurrencyAccountsView, description: 'agents: commission account per currency' })
   commissionAccounts?: CurrencyAccountsView;
+
+  @ApiProperty({
+    required: false,
+    enum: [true],
+    example: true,
+    description:
+      'present (true) when this compliance officer or administrator was created at once by the bootstrap administrator because nobody else could have approved it (the platform’s first checker; STAFF_CREATE otherwise waits for a second person)',
+  })
+  bootstrapException?: true;
 }
 
 export class PinResetView {
