@@ -29,9 +29,9 @@ function submitted(reply: FastifyReply, request: ApprovalRequestView): ApprovalR
 }
 
 /**
- * People for staff: one search over customers, merchants, agents and staff, the person 360 view,
- * and what staff do to a person (freeze, unfreeze on four eyes, end sessions, reset a staff member's
- * second factor on four eyes). Every read of a person is recorded in the staff audit trail.
+ * People for staff: one search over customers, merchants, agents and (for those who manage users)
+ * staff, the person 360 view, and what staff do to a person (freeze, unfreeze on four eyes, end
+ * sessions; on four eyes, reset a staff member's second factor, disable or enable a staff member). Every read of a person is recorded in the staff audit trail.
  */
 @ApiTags('back office: people')
 @Controller('backoffice/people')
@@ -54,8 +54,8 @@ export class PeopleController {
   })
   @ApiOkResponse({ type: PersonPageView })
   @ApiErrors('VALIDATION_ERROR', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
-  find(@Query() query: PeopleSearchQuery): Promise<PersonPageView> {
-    return this.search.search(query.q, query.limit ?? 20, query.cursor);
+  find(@Query() query: PeopleSearchQuery, @CurrentUser() user: AuthUser): Promise<PersonPageView> {
+    return this.search.search(query.q, query.limit ?? 20, user, query.cursor);
   }
 
   @Get(':userId')
@@ -130,8 +130,12 @@ export class PeopleController {
   })
   @ApiOkResponse({ type: SessionsRevokedView })
   @ApiErrors('VALIDATION_ERROR', 'PERSON_NOT_FOUND', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
-  revokeSessions(@Param('userId', uuid('userId')) userId: string, @Body() body: PersonActionReasonDto): Promise<SessionsRevokedView> {
-    return this.actions.revokeSessions(userId.toLowerCase(), body.reason);
+  revokeSessions(
+    @Param('userId', uuid('userId')) userId: string,
+    @Body() body: PersonActionReasonDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<SessionsRevokedView> {
+    return this.actions.revokeSessions(userId.toLowerCase(), body.reason, user);
   }
 
   @Post(':userId/second-factor/reset')
@@ -151,5 +155,59 @@ export class PeopleController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ApprovalRequestView> {
     return submitted(reply, await this.actions.requestSecondFactorReset(userId.toLowerCase(), body.reason, user));
+  }
+
+  @Post(':userId/disable')
+  @RequirePermission('users.manage')
+  @ApiAdminRoute('users.manage')
+  @ApiParam({ name: 'userId', format: 'uuid' })
+  @ApiOperation({
+    summary:
+      "Asks for the end of a staff member's access (maker-checker STAFF_DISABLE): once another administrator approves, auth disables the user and ends every session; sign-in answers ACCOUNT_DISABLED",
+  })
+  @ApiSubmitted()
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'PERSON_NOT_FOUND',
+    'PERSON_NOT_STAFF',
+    'STAFF_ALREADY_DISABLED',
+    'OWN_ACCOUNT_ACTION',
+    'APPROVAL_DUPLICATE_PENDING',
+    'UPSTREAM_UNAVAILABLE',
+  )
+  async disable(
+    @Param('userId', uuid('userId')) userId: string,
+    @Body() body: PersonActionReasonDto,
+    @CurrentUser() user: AuthUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApprovalRequestView> {
+    return submitted(reply, await this.actions.requestStaffAccess(userId.toLowerCase(), 'STAFF_DISABLE', body.reason, user));
+  }
+
+  @Post(':userId/enable')
+  @RequirePermission('users.manage')
+  @ApiAdminRoute('users.manage')
+  @ApiParam({ name: 'userId', format: 'uuid' })
+  @ApiOperation({
+    summary:
+      'Asks for a disabled staff member to be allowed to sign in again (maker-checker STAFF_ENABLE): another administrator approves it',
+  })
+  @ApiSubmitted()
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'PERSON_NOT_FOUND',
+    'PERSON_NOT_STAFF',
+    'STAFF_NOT_DISABLED',
+    'OWN_ACCOUNT_ACTION',
+    'APPROVAL_DUPLICATE_PENDING',
+    'UPSTREAM_UNAVAILABLE',
+  )
+  async enable(
+    @Param('userId', uuid('userId')) userId: string,
+    @Body() body: PersonActionReasonDto,
+    @CurrentUser() user: AuthUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApprovalRequestView> {
+    return submitted(reply, await this.actions.requestStaffAccess(userId.toLowerCase(), 'STAFF_ENABLE', body.reason, user));
   }
 }

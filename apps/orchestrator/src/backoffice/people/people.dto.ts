@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../../common/approval-reason';
+import { STATUS_TEXT_MAX, StatusText } from '../../customers/status-text';
 import { FREEZE_REASON_CODES, type FreezeReasonCode } from './freeze-reasons';
 
 export class PeopleSearchQuery {
@@ -48,14 +49,11 @@ export class FreezePersonDto {
     required: false,
     example: 'Suspected account takeover, ticket 4821',
     minLength: 1,
-    maxLength: 500,
-    description: 'what the code does not say',
+    maxLength: STATUS_TEXT_MAX,
+    description: 'what the code does not say; not blank, at most 500 characters counted as Unicode code points (field code INVALID_NOTE)',
   })
   @OptionalField()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(500)
-  @Matches(/\S/, { message: 'must not be blank' })
+  @StatusText('INVALID_NOTE')
   note?: string;
 }
 

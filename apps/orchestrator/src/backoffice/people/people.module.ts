@@ -15,12 +15,13 @@ import { PeopleUpstreams } from './people-upstreams.client';
 import { Person360Service } from './person-360.service';
 import { PersonActionsService } from './person-actions.service';
 import { StaffRoleChangeHandler } from './staff-role-change.handler';
+import { StaffDisableHandler, StaffEnableHandler } from './staff-access.handlers';
 import { StaffTotpResetHandler } from './staff-totp-reset.handler';
 
 /**
  * People for staff (`/api/backoffice/people`): search, the 360 view, freeze and the sessions, and
  * the maker-checker actions on people it owns (CUSTOMER_UNFREEZE, STAFF_ROLE_CHANGE,
- * STAFF_TOTP_RESET), registered with the engine when the module starts.
+ * STAFF_TOTP_RESET, STAFF_DISABLE, STAFF_ENABLE), registered with the engine when the module starts.
  */
 @Module({
   imports: [CustomersModule, ApprovalsModule, ConfigApiModule, GatewayModule],
@@ -37,6 +38,8 @@ import { StaffTotpResetHandler } from './staff-totp-reset.handler';
     CustomerUnfreezeHandler,
     StaffRoleChangeHandler,
     StaffTotpResetHandler,
+    StaffDisableHandler,
+    StaffEnableHandler,
   ],
 })
 export class PeopleModule implements OnModuleInit {
@@ -45,11 +48,15 @@ export class PeopleModule implements OnModuleInit {
     private readonly unfreeze: CustomerUnfreezeHandler,
     private readonly roleChange: StaffRoleChangeHandler,
     private readonly totpReset: StaffTotpResetHandler,
+    private readonly disable: StaffDisableHandler,
+    private readonly enable: StaffEnableHandler,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.unfreeze);
     this.registry.register(this.roleChange);
     this.registry.register(this.totpReset);
+    this.registry.register(this.disable);
+    this.registry.register(this.enable);
   }
 }

@@ -55,7 +55,7 @@ export class Person360Service {
 
   /** `viewer`: the staff member asking (the ledger checks their own token for the holds). */
   async view(userId: string, viewer: AuthUser): Promise<Person360View> {
-    const person = await this.people.get(userId);
+    const person = await this.people.get(userId, viewer);
     const security = this.part<PersonSecurityPart>('security', async () => ({ value: await this.upstreams.security(userId) }), {
       value: null,
     });

@@ -11,8 +11,9 @@ import type { PersonSummaryView, SessionsRevokedView } from './person.views';
 
 /**
  * What staff do to a person from the back office. Freezing and ending sessions are protective and
- * immediate; unfreezing and resetting a staff member's second factor are asked of the
- * maker-checker engine (CUSTOMER_UNFREEZE, STAFF_TOTP_RESET), which carries them out once another
+ * immediate; unfreezing, resetting a staff member's second factor and disabling or enabling a
+ * staff member are asked of the maker-checker engine (CUSTOMER_UNFREEZE, STAFF_TOTP_RESET,
+ * STAFF_DISABLE, STAFF_ENABLE), which carries them out once another
  * staff member approves (or at once when configuration makes the action a one-person one).
  */
 @Injectable()
@@ -38,8 +39,9 @@ export class PersonActionsService {
     return this.approvals.submit(maker, { action: 'CUSTOMER_UNFREEZE', payload: { userId, reason }, reason });
   }
 
-  async revokeSessions(userId: string, reason: string): Promise<SessionsRevokedView> {
-    await this.people.get(userId);
+  /** A staff member's sessions are ended only by those who may see staff (users.manage); to others they are not found. */
+  async revokeSessions(userId: string, reason: string, actor: AuthUser): Promise<SessionsRevokedView> {
+    await this.people.get(userId, actor);
     const { revoked } = await this.upstreams.revokeSessions(userId, reason);
     return { userId, revoked };
   }
@@ -48,5 +50,17 @@ export class PersonActionsService {
     const person = await this.people.get(userId);
     if (person.kind !== 'STAFF') throw new AppException('SECOND_FACTOR_STAFF_ONLY');
     return this.approvals.submit(maker, { action: 'STAFF_TOTP_RESET', payload: { userId, reason }, reason });
+  }
+
+  /** STAFF_DISABLE or STAFF_ENABLE, for a staff member (PERSON_NOT_STAFF otherwise: customers are frozen). */
+  async requestStaffAccess(
+    userId: string,
+    action: 'STAFF_DISABLE' | 'STAFF_ENABLE',
+    reason: string,
+    maker: AuthUser,
+  ): Promise<ApprovalRequestView> {
+    const person = await this.people.get(userId, maker);
+    if (person.kind !== 'STAFF') throw new AppException('PERSON_NOT_STAFF');
+    return this.approvals.submit(maker, { action, payload: { userId, reason }, reason });
   }
 }
