@@ -161,7 +161,8 @@ export class RegistrationController {
   @ApiAdminRoute('users.manage')
   @HttpCode(201)
   @ApiOperation({
-    summary: 'Creates a support operator, a compliance/finance officer or an auditor (read-only) (the registration workflow, no wallet). Administrators only.',
+    summary:
+      'Creates a support operator, a compliance/finance officer or an auditor (read-only) (the registration workflow, no wallet). Administrators only.',
     description: `Support operators and auditors decide nothing and are created at once (201).${STAFF_CREATION_FOUR_EYES}`,
   })
   @ApiRegistrationBody('staff')

@@ -121,7 +121,10 @@ export class RegistrationService {
     this.logger.log({ msg: 'registration started', registrationId: saga.id, kind: saga.kind, phone: maskPhone(c.phone) });
     try {
       const done = await this.runner.execute(saga, this.steps.plan(c.kind), { secret: pin, faults });
-      const result: RegistrationResult = { ...this.steps.result(saga.id, done), ...(c.bootstrapException ? { bootstrapException: true } : {}) };
+      const result: RegistrationResult = {
+        ...this.steps.result(saga.id, done),
+        ...(c.bootstrapException ? { bootstrapException: true } : {}),
+      };
       await this.log.setStatus(saga.id, 'succeeded', { result });
       this.logger.log({ msg: 'registration succeeded', registrationId: saga.id, kind: saga.kind, userId: c.userId, role: c.role });
       return result;

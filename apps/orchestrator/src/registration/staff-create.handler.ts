@@ -53,7 +53,11 @@ export function randomStaffPin(phone: string): string {
 
 const NAME = (v: unknown) => typeof v === 'string' && /\S/.test(v) && [...v].length <= 100;
 const RULES: Record<keyof StaffCreatePayload, { test: (v: unknown) => boolean; code: string; message: string; optional?: true }> = {
-  role: { test: (v) => (CHECKER_STAFF_ROLES as readonly unknown[]).includes(v), code: 'INVALID_ROLE', message: 'must be COMPLIANCE or ADMIN' },
+  role: {
+    test: (v) => (CHECKER_STAFF_ROLES as readonly unknown[]).includes(v),
+    code: 'INVALID_ROLE',
+    message: 'must be COMPLIANCE or ADMIN',
+  },
   phone: { test: (v) => typeof v === 'string' && E164.test(v), code: 'INVALID_PHONE_FORMAT', message: 'must be in E.164 format' },
   firstName: { test: NAME, code: 'INVALID_NAME', message: 'must be 1 to 100 characters, not blank' },
   lastName: { test: NAME, code: 'INVALID_NAME', message: 'must be 1 to 100 characters, not blank' },

@@ -13,8 +13,7 @@ import { CHECKER_STAFF_ROLES, type CheckerStaffRole, type StaffCreatePayload, wi
 const BOOTSTRAP_EXCEPTION_LOCK = 0x73746166;
 
 export type StaffCreation =
-  | { kind: 'created'; result: RegistrationResult; replayed: boolean }
-  | { kind: 'requested'; request: ApprovalRequestView };
+  { kind: 'created'; result: RegistrationResult; replayed: boolean } | { kind: 'requested'; request: ApprovalRequestView };
 
 /**
  * Staff creation by an administrator (`POST /api/orchestrator/admin/staff`,

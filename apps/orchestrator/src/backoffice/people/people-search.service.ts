@@ -142,7 +142,8 @@ export class PeopleSearchService {
     } else {
       // a full name's beginning is also its first name's beginning: one index serves both
       const n = bind(`${escapeLike(text)}%`);
-      const name = (t: string) => `lower(${t}.first_name || ' ' || ${t}.last_name) LIKE lower(${n}) OR lower(${t}.last_name) LIKE lower(${n})`;
+      const name = (t: string) =>
+        `lower(${t}.first_name || ' ' || ${t}.last_name) LIKE lower(${n}) OR lower(${t}.last_name) LIKE lower(${n})`;
       match = {
         customers: `c.id IN (SELECT p.customer_id FROM orchestrator.profiles p WHERE ${name('p')}
                      UNION SELECT customer_id FROM orchestrator.merchants WHERE lower(business_name) LIKE lower(${n})
