@@ -11,10 +11,11 @@ describe('staff routes: staff users, freeze / unfreeze, role changes, customer s
   let support: string;
 
   beforeAll(async () => {
-    // The old routes' one-person answers (200 with the customer, with the role change): unfreezes and
-    // staff role changes are maker-checker actions, configured here for one pair of eyes.
+    // The old routes' one-person answers (200 with the customer, with the role change; 201 with a new
+    // officer or administrator): unfreezes, staff role changes and the creation of checkers are
+    // maker-checker actions, configured here for one pair of eyes.
     // backoffice-people.test.ts covers the four-eyes default.
-    await h.start({ orchestrator: { APPROVALS_ONE_PERSON_ACTIONS: 'CUSTOMER_UNFREEZE,STAFF_ROLE_CHANGE' } });
+    await h.start({ orchestrator: { APPROVALS_ONE_PERSON_ACTIONS: 'CUSTOMER_UNFREEZE,STAFF_ROLE_CHANGE,STAFF_CREATE' } });
     admin = await h.adminToken();
     for (const [role, phone] of [
       ['SUPPORT', '+237690800001'],
@@ -50,6 +51,22 @@ describe('staff routes: staff users, freeze / unfreeze, role changes, customer s
       body: { phone: '+237690800006', pin: PIN, ...person, role: 'ADMIN' },
     });
     expect(asAdmin.body.errors?.[0]).toMatchObject({ field: 'role' });
+  });
+
+  it('one-person configuration: a second officer and an administrator are created at once with the PIN typed, each recorded as a request', async () => {
+    for (const [path, phone, extra] of [
+      ['/api/orchestrator/admin/staff', '+237690800007', { role: 'COMPLIANCE' }],
+      ['/api/orchestrator/auth/register/admin', '+237690800008', {}],
+    ] as const) {
+      const res = await h.call('POST', path, { token: admin, body: { phone, pin: PIN, ...person, ...extra } });
+      expect([res.status, res.body.phone, res.body.bootstrapException]).toEqual([201, phone, undefined]);
+      const request = await h.sql.query(
+        `SELECT action, status, four_eyes, payload ? 'pin' AS has_pin FROM orchestrator.approval_requests WHERE target_id = $1`,
+        [phone],
+      );
+      expect(request.rows).toEqual([{ action: 'STAFF_CREATE', status: 'EXECUTED', four_eyes: false, has_pin: false }]);
+      expect((await h.call('GET', '/api/orchestrator/me', { token: await h.login(phone, PIN) })).body.userId).toBe(res.body.userId);
+    }
   });
 
   it('staff see their role and permissions; support may not create staff (only administrators)', async () => {

@@ -6,7 +6,10 @@ const PIN = '2580';
 /**
  * People for staff through /api (issue 26): the search, the 360 view, freeze and unfreeze on four
  * eyes, ending sessions, staff role changes on four eyes, and the auditor who reads but changes
- * nothing. The real auth, ledger, partners and orchestrator; every call through the gateway.
+ * nothing; the creation of checkers (STAFF_CREATE, with its bootstrap exception) and staff disabled
+ * and enabled again on four eyes; staff visible only to those who manage users. The real auth,
+ * ledger, partners and orchestrator; every call through the gateway; every action on four eyes
+ * (no one-person configuration).
  */
 describe('back office: people', () => {
   const p = new MoneyPlatform();
@@ -24,6 +27,8 @@ describe('back office: people', () => {
   /** set by the role change test: a second administrator, and the staff member it promoted */
   let admin2: string;
   let promotedStaff: { phone: string; userId: string; token: string };
+  let admin2UserId: string;
+  let firstChecker: { status: number; body: Json };
 
   const staff = async (role: string, firstName = 'Staff') => {
     const phone = newPhone();
@@ -33,6 +38,28 @@ describe('back office: people', () => {
     });
     expect([res.status, res.body.role]).toEqual([201, role]);
     return { phone, userId: res.body.userId as string, token: await p.login(phone, PIN) };
+  };
+  /** The new staff member chooses a PIN by the PIN reset by SMS (a checker created on four eyes has none they know). */
+  const setPinBySms = async (phone: string, pin: string) => {
+    expect((await p.call('POST', '/api/auth/reset-pin/request', { body: { phone } })).status).toBe(202);
+    const reset = await p.call('POST', '/api/orchestrator/auth/reset-pin', { body: { phone, otp: await p.lastOtp(phone), newPin: pin } });
+    expect([reset.status, reset.body]).toEqual([200, { reset: true }]);
+  };
+  /**
+   * A compliance officer or an administrator, once other checkers exist: STAFF_CREATE asked by the
+   * administrator (202, no PIN kept), approved by `approver`, then the PIN set by SMS.
+   */
+  const checkerStaff = async (role: 'COMPLIANCE' | 'ADMIN', approver: string, firstName = 'Checker') => {
+    const phone = newPhone();
+    const path = role === 'ADMIN' ? '/api/orchestrator/auth/register/admin' : '/api/orchestrator/admin/staff';
+    const body = { phone, pin: PIN, firstName, lastName: 'Test', countryCode: 'CM', ...(role === 'ADMIN' ? {} : { role }) };
+    const asked = await p.call('POST', path, { token: admin, body });
+    expect([asked.status, asked.body.action, asked.body.status]).toEqual([202, 'STAFF_CREATE', 'PENDING']);
+    expect(asked.body.payload).toEqual({ role, phone, firstName, lastName: 'Test', countryCode: 'CM' });
+    const approved = await post(`/api/backoffice/approvals/${asked.body.id}/approve`, approver, { reason: 'known to the team' });
+    expect([approved.status, approved.body.status, approved.body.result.role]).toEqual([200, 'EXECUTED', role]);
+    await setPinBySms(phone, PIN);
+    return { phone, userId: approved.body.result.userId as string, token: await p.login(phone, PIN), requestId: asked.body.id as string };
   };
   const get = (path: string, token: string) => p.call('GET', path, { token });
   const post = (path: string, token: string, body: unknown = {}) => p.call('POST', path, { token, body });
@@ -44,10 +71,17 @@ describe('back office: people', () => {
   };
 
   beforeAll(async () => {
-    await p.start({ partners: true });
+    // every sign-in of the file comes from one address: its login limit is out of the way
+    await p.start({ partners: true, authEnv: { LOGIN_LIMIT_PER_IP: '0' } });
     admin = await p.adminToken();
-    compliance = (await staff('COMPLIANCE')).token;
-    compliance2 = (await staff('COMPLIANCE')).token;
+    // the platform's first checker: the bootstrap exception (nobody else could approve it)
+    firstChecker = await p.call('POST', '/api/orchestrator/admin/staff', {
+      token: admin,
+      body: { phone: newPhone(), pin: PIN, firstName: 'First', lastName: 'Officer', countryCode: 'CM', role: 'COMPLIANCE' },
+    });
+    expect(firstChecker.status).toBe(201);
+    compliance = await p.login(firstChecker.body.phone, PIN);
+    compliance2 = (await checkerStaff('COMPLIANCE', compliance)).token;
     const a = await staff('AUDITOR', 'Audrey');
     auditor = a.token;
     auditorPhone = a.phone;
@@ -82,7 +116,8 @@ describe('back office: people', () => {
     expect(ids(await find(agent.agentCode!))).toEqual([agent.userId]);
     const [found] = await find(payer.phone);
     expect(found).toMatchObject({ kind: 'CUSTOMER', role: 'CUSTOMER', status: 'active', kycTier: 'TIER_1', customerId: payer.customerId });
-    expect(await find(auditorPhone)).toEqual([
+    // staff are found by those who manage users only
+    expect(await find(auditorPhone, admin)).toEqual([
       expect.objectContaining({ kind: 'STAFF', role: 'AUDITOR', status: null, staffId: expect.any(String) }),
     ]);
     expect(await find('+2376000000000')).toEqual([]);
@@ -297,13 +332,10 @@ describe('back office: people', () => {
   });
 
   it('a staff role change waits for a second administrator; the maker cannot approve it; the new role applies at the next sign-in', async () => {
-    const adminPhone = newPhone();
-    const other = await p.call('POST', '/api/orchestrator/auth/register/admin', {
-      token: admin,
-      body: { phone: adminPhone, pin: PIN, firstName: 'Second', lastName: 'Admin', countryCode: 'CM' },
-    });
-    expect(other.status).toBe(201);
-    admin2 = await p.login(adminPhone, PIN);
+    // a second administrator is a checker: created on four eyes (a compliance officer approves)
+    const other = await checkerStaff('ADMIN', compliance, 'Second');
+    admin2 = other.token;
+    admin2UserId = other.userId;
     const support = await staff('SUPPORT');
     promotedStaff = support;
     const asked = await p.call('PUT', `/api/orchestrator/admin/users/${support.userId}/role`, {
@@ -329,7 +361,7 @@ describe('back office: people', () => {
 
   it("a staff member's second factor is reset on four eyes: sessions end and the next sign-in enrols again", async () => {
     const support = promotedStaff;
-    expect((await person(support.userId)).body.security.value.secondFactor).toMatchObject({ required: true, enrolled: true });
+    expect((await person(support.userId, admin)).body.security.value.secondFactor).toMatchObject({ required: true, enrolled: true });
     const customer = await post(`/api/backoffice/people/${payer.userId}/second-factor/reset`, admin, { reason: 'not staff' });
     expect([customer.status, customer.body.code]).toEqual([409, 'SECOND_FACTOR_STAFF_ONLY']);
     const asked = await post(`/api/backoffice/people/${support.userId}/second-factor/reset`, admin, { reason: 'phone lost' });
@@ -338,7 +370,7 @@ describe('back office: people', () => {
     const approved = await post(`/api/backoffice/approvals/${asked.body.id}/approve`, admin2, {});
     expect([approved.body.status, approved.body.result.wasEnrolled]).toEqual(['EXECUTED', true]);
     expect((await get('/api/orchestrator/me', support.token)).status).toBe(401);
-    expect((await person(support.userId)).body.security.value.secondFactor).toMatchObject({ enrolled: false });
+    expect((await person(support.userId, admin)).body.security.value.secondFactor).toMatchObject({ enrolled: false });
     const login = await p.call('POST', '/api/auth/login', { body: { phone: support.phone, pin: PIN } });
     expect(login.body.secondFactor).toBe('TOTP_ENROLMENT_REQUIRED');
   });
@@ -351,5 +383,152 @@ describe('back office: people', () => {
     expect(refused.body.message).toContain('customers.freeze');
     const revoke = await post(`/api/backoffice/people/${payer.userId}/sessions/revoke`, auditor, { reason: 'x' });
     expect([revoke.status, revoke.body.message]).toEqual([403, expect.stringContaining('customers.freeze')]);
+  });
+  it('the first checker was created at once (bootstrap exception, recorded); the next ones wait for a second person and keep no PIN', async () => {
+    expect(firstChecker.body).toMatchObject({ role: 'COMPLIANCE', bootstrapException: true });
+    const saga = await p.sql.query(`SELECT context->>'bootstrapException' AS used FROM orchestrator.sagas WHERE id = $1`, [
+      firstChecker.body.registrationId,
+    ]);
+    expect(saga.rows).toEqual([{ used: 'true' }]);
+
+    const phone = newPhone();
+    const body = { phone, pin: PIN, firstName: 'Mallory', lastName: 'Test', countryCode: 'CM', role: 'COMPLIANCE' };
+    const asked = await p.call('POST', '/api/orchestrator/admin/staff', { token: admin, body });
+    expect([asked.status, asked.body.action, asked.body.status, asked.body.fourEyes]).toEqual([202, 'STAFF_CREATE', 'PENDING', true]);
+    expect(asked.body.bootstrapException).toBeUndefined();
+    // the PIN is nowhere in the stored request
+    const stored = await p.sql.query(`SELECT payload, prepared FROM orchestrator.approval_requests WHERE id = $1`, [asked.body.id]);
+    expect(Object.keys(stored.rows[0].payload).sort()).toEqual(['countryCode', 'firstName', 'lastName', 'phone', 'role']);
+    expect(stored.rows[0].prepared).toBeNull();
+    // nobody signs in before a second person approves
+    expect((await p.call('POST', '/api/auth/login', { body: { phone, pin: PIN } })).status).toBe(401);
+    expect((await p.call('POST', '/api/orchestrator/admin/staff', { token: admin, body })).body.code).toBe('APPROVAL_DUPLICATE_PENDING');
+    const self = await post(`/api/backoffice/approvals/${asked.body.id}/approve`, admin, {});
+    expect([self.status, self.body.code]).toEqual([403, 'APPROVAL_SELF_DECISION']);
+    const bySupport = await post(`/api/backoffice/approvals/${asked.body.id}/approve`, (await staff('SUPPORT')).token, {});
+    expect(bySupport.status).toBe(403);
+    const rejected = await post(`/api/backoffice/approvals/${asked.body.id}/reject`, compliance2, { reason: 'not on the staff list' });
+    expect(rejected.body.status).toBe('REJECTED');
+    expect(await p.sql.query(`SELECT 1 FROM orchestrator.staff WHERE phone = $1`, [phone]).then((r) => r.rowCount)).toBe(0);
+
+    // approved: created with a PIN nobody was told (the maker's is refused); the SMS PIN reset gives them theirs
+    const again = await p.call('POST', '/api/orchestrator/admin/staff', { token: admin, body });
+    const approved = await post(`/api/backoffice/approvals/${again.body.id}/approve`, compliance2, {});
+    expect([approved.body.status, approved.body.result]).toEqual([
+      'EXECUTED',
+      expect.objectContaining({ role: 'COMPLIANCE', phone, userId: expect.any(String), staffId: expect.any(String) }),
+    ]);
+    const withMakersPin = await p.call('POST', '/api/auth/login', { body: { phone, pin: PIN } });
+    expect([withMakersPin.status, withMakersPin.body.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    await setPinBySms(phone, '7391');
+    const me = await get('/api/orchestrator/me', await p.login(phone, '7391'));
+    expect(me.body).toMatchObject({ role: 'COMPLIANCE' });
+
+    // a phone that already has an account is refused when asked, not after approval
+    const taken = await p.call('POST', '/api/orchestrator/admin/staff', { token: admin, body: { ...body, phone: payer.phone } });
+    expect([taken.status, taken.body.code]).toEqual([409, 'USER_ALREADY_EXISTS']);
+    // support operators and auditors decide nothing: created at once, as before
+    const support = await p.call('POST', '/api/orchestrator/admin/staff', {
+      token: admin,
+      body: { ...body, phone: newPhone(), role: 'SUPPORT' },
+    });
+    expect([support.status, support.body.role]).toEqual([201, 'SUPPORT']);
+  });
+
+  it('a staff member is disabled and enabled again on four eyes: sessions end, sign-in refused, then given back', async () => {
+    const member = await staff('SUPPORT', 'Leaving');
+    const asked = await post(`/api/backoffice/people/${member.userId}/disable`, admin, { reason: 'left the company' });
+    expect([asked.status, asked.body.action, asked.body.status]).toEqual([202, 'STAFF_DISABLE', 'PENDING']);
+    expect((await post(`/api/backoffice/approvals/${asked.body.id}/approve`, admin, {})).body.code).toBe('APPROVAL_SELF_DECISION');
+    // compliance officers decide approvals but do not manage users
+    expect((await post(`/api/backoffice/approvals/${asked.body.id}/approve`, compliance, {})).status).toBe(403);
+    expect((await get('/api/orchestrator/me', member.token)).status).toBe(200);
+    const approved = await post(`/api/backoffice/approvals/${asked.body.id}/approve`, admin2, { reason: 'HR ticket 77' });
+    expect([approved.status, approved.body.status, approved.body.result]).toEqual([
+      200,
+      'EXECUTED',
+      { userId: member.userId, status: 'DISABLED' },
+    ]);
+    const refusedToken = await get('/api/orchestrator/me', member.token);
+    expect(refusedToken.status).toBeGreaterThanOrEqual(401);
+    const login = await p.call('POST', '/api/auth/login', { body: { phone: member.phone, pin: PIN } });
+    expect([login.status, login.body.code]).toEqual([403, 'ACCOUNT_DISABLED']);
+    expect((await person(member.userId, admin)).body.security.value).toMatchObject({ status: 'DISABLED', sessions: [] });
+    const twice = await post(`/api/backoffice/people/${member.userId}/disable`, admin, { reason: 'again' });
+    expect([twice.status, twice.body.code]).toEqual([409, 'STAFF_ALREADY_DISABLED']);
+
+    const enable = await post(`/api/backoffice/people/${member.userId}/enable`, admin, { reason: 'rehired' });
+    expect([enable.status, enable.body.action]).toEqual([202, 'STAFF_ENABLE']);
+    expect((await post(`/api/backoffice/approvals/${enable.body.id}/approve`, admin2, {})).body.status).toBe('EXECUTED');
+    expect((await get('/api/orchestrator/me', await p.login(member.phone, PIN))).body.role).toBe('SUPPORT');
+    const notDisabled = await post(`/api/backoffice/people/${member.userId}/enable`, admin, { reason: 'again' });
+    expect([notDisabled.status, notDisabled.body.code]).toEqual([409, 'STAFF_NOT_DISABLED']);
+
+    // nobody asks about their own access; the person concerned never decides; customers are frozen, not disabled
+    const own = await post(`/api/backoffice/people/${admin2UserId}/disable`, admin2, { reason: 'my own' });
+    expect([own.status, own.body.code]).toEqual([403, 'OWN_ACCOUNT_ACTION']);
+    const aboutAdmin2 = await post(`/api/backoffice/people/${admin2UserId}/disable`, admin, { reason: 'audit finding' });
+    const concerned = await post(`/api/backoffice/approvals/${aboutAdmin2.body.id}/approve`, admin2, {});
+    expect([concerned.status, concerned.body.code]).toEqual([403, 'APPROVAL_CHECKER_CONCERNED']);
+    expect((await post(`/api/backoffice/approvals/${aboutAdmin2.body.id}/reject`, compliance2, { reason: 'not for you' })).body.code).toBe(
+      'FORBIDDEN',
+    );
+    const customer = await post(`/api/backoffice/people/${payer.userId}/disable`, admin, { reason: 'not staff' });
+    expect([customer.status, customer.body.code]).toEqual([409, 'PERSON_NOT_STAFF']);
+    const bySupport = await post(`/api/backoffice/people/${member.userId}/disable`, compliance, { reason: 'no right' });
+    expect([bySupport.status, bySupport.body.message]).toEqual([403, expect.stringContaining('users.manage')]);
+  });
+
+  it('staff are visible only to those who manage users: customers.read alone finds no staff and opens no staff 360', async () => {
+    const staffUserId = firstChecker.body.userId as string;
+    const staffPhone = firstChecker.body.phone as string;
+    for (const viewer of [compliance, auditor, (await staff('SUPPORT', 'Viewer')).token]) {
+      expect(await find(staffPhone, viewer)).toEqual([]);
+      expect(await find(staffUserId, viewer)).toEqual([]);
+      expect(await find('First Officer', viewer)).toEqual([]);
+      const view = await person(staffUserId, viewer);
+      expect([view.status, view.body.code]).toEqual([404, 'PERSON_NOT_FOUND']);
+    }
+    const ended = await post(`/api/backoffice/people/${staffUserId}/sessions/revoke`, compliance2, { reason: 'not theirs to end' });
+    expect([ended.status, ended.body.code]).toEqual([404, 'PERSON_NOT_FOUND']);
+    expect((await find(staffPhone, admin)).map((i: Json) => i.userId)).toEqual([staffUserId]);
+    expect((await find('First Officer', admin)).map((i: Json) => i.userId)).toEqual([staffUserId]);
+    expect((await person(staffUserId, admin)).body).toMatchObject({ kind: 'STAFF', role: 'COMPLIANCE' });
+    // customers are still found by everyone who reads customers
+    expect((await find(payer.phone, auditor)).length).toBe(1);
+  });
+
+  it('a freeze note or reason is counted as the events table counts it: 300 "❤️" is 400, and auth is never asked', async () => {
+    const someone = await p.register('CUSTOMER');
+    const hearts = '❤️'.repeat(300); // 300 to MaxLength, 600 to char_length
+    const note = await post(`/api/backoffice/people/${someone.userId}/freeze`, compliance, { reasonCode: 'OTHER', note: hearts });
+    expect([note.status, note.body.errors]).toEqual([400, [expect.objectContaining({ field: 'note', code: 'INVALID_NOTE' })]]);
+    const reason = await post(`/api/orchestrator/admin/customers/${someone.customerId}/freeze`, compliance, { reason: hearts });
+    expect([reason.status, reason.body.errors]).toEqual([400, [expect.objectContaining({ field: 'reason', code: 'INVALID_REASON' })]]);
+    expect((await get('/api/orchestrator/me', someone.token)).status).toBe(200);
+    // 250 of them are 500 to the table: taken
+    const fits = await post(`/api/backoffice/people/${someone.userId}/freeze`, compliance, { reasonCode: 'OTHER', note: '❤️'.repeat(250) });
+    expect([fits.status, fits.body.status]).toEqual([200, 'frozen']);
+  });
+
+  it('the freeze writes its own rows before auth is asked: when they are refused, auth has disabled nobody', async () => {
+    const someone = await p.register('CUSTOMER');
+    // a refusal of the events table that validation cannot foresee
+    await p.sql.query(
+      `ALTER TABLE orchestrator.customer_status_events ADD CONSTRAINT test_refuse CHECK (reason <> 'refused by the table')`,
+    );
+    try {
+      const res = await post(`/api/backoffice/people/${someone.userId}/freeze`, compliance, {
+        reasonCode: 'OTHER',
+        note: 'refused by the table',
+      });
+      expect(res.status).toBe(500);
+    } finally {
+      await p.sql.query(`ALTER TABLE orchestrator.customer_status_events DROP CONSTRAINT test_refuse`);
+    }
+    expect((await person(someone.userId)).body.status).toBe('active');
+    const auth = await p.sql.query(`SELECT status FROM auth.users WHERE id = $1`, [someone.userId]);
+    expect(auth.rows).toEqual([{ status: 'ACTIVE' }]);
+    expect((await get('/api/orchestrator/me', someone.token)).status).toBe(200);
   });
 });

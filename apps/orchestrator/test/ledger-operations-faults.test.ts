@@ -31,11 +31,12 @@ describe('backoffice ledger operations: faults between the engine and the ledger
 
   beforeAll(async () => {
     await p.start({
-      // staff role changes one-person here, so that the administrator can make a second administrator
+      // staff creation and role changes one-person here (set-up only: their four eyes are
+      // backoffice-people.test.ts's), so that the administrator makes officers and a second administrator
       orchestratorEnv: {
         APPROVAL_SWEEP_INTERVAL_MS: '0',
         APPROVAL_EXECUTING_GRACE_SECONDS: '1',
-        APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_ROLE_CHANGE',
+        APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_CREATE,STAFF_ROLE_CHANGE',
       },
       ledgerEnv: { LEDGER_CORRECTION_COMPLIANCE_LIMIT: '10000' },
     });

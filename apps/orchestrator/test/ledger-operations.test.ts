@@ -28,7 +28,8 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
   }
 
   beforeAll(async () => {
-    await p.start();
+    // creating officers is only set-up here: one pair of eyes (STAFF_CREATE's four eyes: backoffice-people.test.ts)
+    await p.start({ orchestratorEnv: { APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_CREATE' } });
     admin = await p.adminToken();
     adminId = (JSON.parse(Buffer.from(admin.split('.')[1], 'base64url').toString()) as { sub: string }).sub;
     officer = await staff('COMPLIANCE', 'Clara');
