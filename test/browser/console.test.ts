@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { E2E_ADMIN } from '../e2e/partners-support';
-import { TEST_ADMIN_TOTP_SECRET } from '../support/staff-sign-in';
+import { TEST_ADMIN_TOTP_SECRET, enrolmentCodeIn } from '../support/staff-sign-in';
 import { type Json, WebhookOpsPlatform, until } from '../../apps/orchestrator/test/backoffice-webhooks-platform';
 import { Authenticators, OperatorWindow, counts, launchChromium, saysExactly, saysSo, screenshot, shows } from './console-browser';
 
@@ -42,16 +42,29 @@ describe('the operators console in a browser', () => {
   let paymentReference: string | undefined;
   let heldEvents: string[] = [];
 
+  /** The code the platform sent by SMS with an enrolment challenge, read from auth's development outbox through /api (the staff member's phone). */
+  async function enrolmentSms(phone: string): Promise<string> {
+    const outbox = await p.call('GET', `/api/auth/dev/sms?phone=${encodeURIComponent(phone)}`);
+    const code = enrolmentCodeIn(outbox.body);
+    if (!code) throw new Error(`no enrolment SMS for ${phone}: ${outbox.status} ${JSON.stringify(outbox.body)}`);
+    return code;
+  }
+
   /** A staff sign-in through /api with the authenticator's code (set-up steps the test does not watch). */
   async function apiSignIn(phone: string, pin: string): Promise<string> {
     const first = await p.call('POST', '/api/auth/login', { body: { phone, pin } });
     if (first.status !== 200) throw new Error(`login ${phone}: ${first.status} ${JSON.stringify(first.body)}`);
     if (typeof first.body.token === 'string') return first.body.token;
-    if (first.body.secondFactor === 'TOTP_ENROLMENT_REQUIRED') authenticators.enrol(phone, first.body.secret);
+    const enrolling = first.body.secondFactor === 'TOTP_ENROLMENT_REQUIRED';
+    if (enrolling) authenticators.enrol(phone, first.body.secret);
     // an administrator enrolled at start (a harness that sets BOOTSTRAP_ADMIN_TOTP_SECRET) has the tests' secret
     else if (!authenticators.knows(phone)) authenticators.enrol(phone, TEST_ADMIN_TOTP_SECRET);
     const second = await p.call('POST', '/api/auth/login/second-factor', {
-      body: { challengeToken: first.body.challengeToken, code: await authenticators.code(phone) },
+      body: {
+        challengeToken: first.body.challengeToken,
+        code: await authenticators.code(phone),
+        ...(enrolling ? { smsCode: await enrolmentSms(phone) } : {}),
+      },
     });
     if (second.status !== 200) throw new Error(`second factor ${phone}: ${second.status} ${JSON.stringify(second.body)}`);
     return second.body.token;
@@ -80,8 +93,17 @@ describe('the operators console in a browser', () => {
     return window;
   }
 
-  /** Phone and PIN, then the authenticator's code (the second step every staff sign-in takes). */
-  async function signIn(page: Page, phone: string, pin: string, opts: { enrol?: boolean; shot?: string } = {}): Promise<void> {
+  /**
+   * Phone and PIN, then the authenticator's code (the second step every staff sign-in takes); an
+   * enrolment also takes the code sent by SMS. `wrongSmsFirst`: an SMS code that is not the one sent
+   * is typed first, and refused in words.
+   */
+  async function signIn(
+    page: Page,
+    phone: string,
+    pin: string,
+    opts: { enrol?: boolean; shot?: string; wrongSmsFirst?: boolean } = {},
+  ): Promise<void> {
     await page.goto('/console');
     await page.getByLabel('Phone number').fill(phone);
     await page.getByLabel(/^PIN/).fill(pin);
@@ -90,8 +112,19 @@ describe('the operators console in a browser', () => {
     const code = page.getByLabel(/^Authenticator code/);
     await code.waitFor();
     if (opts.enrol) {
-      // the enrolment step shows the new secret: the operator types it into an authenticator app
+      // the enrolment step shows the new secret: the operator types it into an authenticator app,
+      // and the code the SMS brought to their phone
       authenticators.enrol(phone, (await page.getByTestId('totp-secret').innerText()).trim());
+      const sms = page.getByLabel(/^SMS code/);
+      const sent = await enrolmentSms(phone);
+      if (opts.wrongSmsFirst) {
+        await code.fill(await authenticators.code(phone));
+        await sms.fill(sent === '000000' ? '111111' : '000000');
+        await sms.press('Enter');
+        await saysSo(page.getByTestId('error-code'), 'SECOND_FACTOR_SMS_CODE_INVALID');
+        await saysSo(page.getByTestId('error-message'), 'Wrong SMS code');
+      }
+      await sms.fill(sent);
       await screenshot(page, 'second-factor-enrolment');
     } else if (opts.shot) {
       await screenshot(page, 'second-factor');
@@ -219,9 +252,9 @@ describe('the operators console in a browser', () => {
     expect([login.status, login.body.secondFactor]).toEqual([200, 'TOTP_ENROLMENT_REQUIRED']);
   });
 
-  it('2. the officer signs in for the first time and enrols the second factor from the secret on the screen', async () => {
+  it('2. the officer signs in for the first time and enrols the second factor from the secret on the screen and the code sent by SMS', async () => {
     officer = await newWindow();
-    await signIn(officer.page, OFFICER.phone, PIN, { enrol: true });
+    await signIn(officer.page, OFFICER.phone, PIN, { enrol: true, wrongSmsFirst: true });
     await saysSo(officer.page.getByTestId('signed-in-as'), 'COMPLIANCE');
 
     // enrolled: the next sign-in asks for a code (no new secret), and the code from that secret opens it

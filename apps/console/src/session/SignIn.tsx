@@ -10,12 +10,14 @@ type Challenge = components['schemas']['SecondFactorChallengeDoc'];
 /**
  * Phone and PIN, then (staff always) the authenticator's code. At the first sign-in the platform
  * answers a new TOTP secret: shown as text and as an otpauth URI to paste into an authenticator app,
- * and the first code it shows completes the enrolment.
+ * and sends a code by SMS to the staff member's phone; the first code the app shows and the SMS
+ * code together complete the enrolment (the PIN alone, which an administrator may know, does not).
  */
 export function SignIn() {
   const [phone, setPhone] = useState('');
   const [pin, setPin] = useState('');
   const [code, setCode] = useState('');
+  const [smsCode, setSmsCode] = useState('');
   const [challenge, setChallenge] = useState<Challenge>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -46,7 +48,9 @@ export function SignIn() {
     event.preventDefault();
     if (!challenge) return;
     void attempt(async () => {
-      const pair = await ok(api.POST('/api/auth/login/second-factor', { body: { challengeToken: challenge.challengeToken, code } }));
+      const enrolling = challenge.secondFactor === 'TOTP_ENROLMENT_REQUIRED';
+      const body = { challengeToken: challenge.challengeToken, code, ...(enrolling ? { smsCode } : {}) };
+      const pair = await ok(api.POST('/api/auth/login/second-factor', { body }));
       await startSession(pair);
     });
   };
@@ -90,7 +94,10 @@ export function SignIn() {
           <Stack mt="md">
             {challenge.secondFactor === 'TOTP_ENROLMENT_REQUIRED' && (
               <Alert color="blue" title="Set up your authenticator" data-testid="totp-enrolment">
-                <Text size="sm">Add this account to an authenticator app (RFC 6238, 6 digits, 30 s), then enter the code it shows.</Text>
+                <Text size="sm">
+                  Add this account to an authenticator app (RFC 6238, 6 digits, 30 s), then enter the code it shows and the code just sent
+                  by SMS to your phone.
+                </Text>
                 <Text size="sm" mt="xs">
                   Secret: <Code data-testid="totp-secret">{challenge.secret}</Code>
                 </Text>
@@ -110,6 +117,18 @@ export function SignIn() {
               onChange={(e) => setCode(e.currentTarget.value.trim())}
               data-autofocus
             />
+            {challenge.secondFactor === 'TOTP_ENROLMENT_REQUIRED' && (
+              <TextInput
+                label="SMS code"
+                description="6 digits sent by SMS to your phone with this sign-in"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={6}
+                required
+                value={smsCode}
+                onChange={(e) => setSmsCode(e.currentTarget.value.trim())}
+              />
+            )}
             <Button type="submit" loading={busy}>
               Verify
             </Button>
@@ -118,6 +137,7 @@ export function SignIn() {
               onClick={() => {
                 setChallenge(undefined);
                 setCode('');
+                setSmsCode('');
               }}
             >
               Start again
