@@ -6,6 +6,11 @@
 // secret npm start derives from MM_SERVICE_KEY_SEED. Auth accepts each time step of a user once, and
 // only later than the last, so successive runs hand out successive steps (remembered per secret in
 // the temporary directory), waiting for the next step when the window of now ± 1 step is spent.
+//
+// Why a second copy of RFC 6238 here: the docs' curl steps run this before anything is built, and
+// Node cannot import the TypeScript implementation (libs/platform/src/totp.ts, which auth, the
+// tools and the harnesses share) without a build. So this file stays plain JavaScript with its own
+// few lines of HOTP and base32, and tools/totp.spec.ts checks its codes against that implementation.
 import { createHash, createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
