@@ -304,8 +304,8 @@ export class AuthConfig extends DatabaseConfig {
 
   /**
    * The bootstrap administrator's TOTP secret (base32, at least 128 bits): when set, that
-   * administrator is enrolled with it (at creation, or at a start that finds it not enrolled).
-   * When not set, the administrator enrols at the first sign-in like any staff member.
+   * administrator is enrolled with it in the step that creates it, never at a later start (a reset
+   * stays reset). When not set, the administrator enrols at the first sign-in like any staff member.
    */
   @OptionalField()
   @IsString()
