@@ -45,14 +45,17 @@ export class StaffAuditController {
     summary: 'Check the hash chain of the staff audit trail',
     description:
       'First checks every anchor (a seq and hash the orchestrator signed with a key the database never sees): its signature, ' +
-      'and that the record it names is still in the trail with that hash. Then walks the records after the last anchor (or from ' +
-      '`fromSeq`, or all of them with `full=true`): none missing up to the count the chain head keeps, each linked to the one ' +
+      'and that the record it names is still in the trail with that hash. Then walks every record (or, on request, only those ' +
+      'from `fromSeq`, or after the last anchor with `full=false`, which is quicker but cannot see a record deleted or edited ' +
+      'below the last anchor whose anchored record is intact): none missing up to the count the chain head keeps, each linked to the one ' +
       'before, each hash the hash of its content. `firstBroken` names the first problem. When everything since the last anchor ' +
       'is intact, the head is anchored (`anchored`).',
   })
   @ApiOkResponse({ type: AuditChainCheckView })
   @ApiErrors('VALIDATION_ERROR', 'AUDIT_TRAIL_UNAVAILABLE')
   verify(@Query() query: VerifyChainQueryDto): Promise<AuditChainCheckView> {
-    return this.anchors.check({ full: query.full === 'true', fromSeq: query.fromSeq === undefined ? undefined : Number(query.fromSeq) });
+    // The whole trail by default: a walk from the last anchor alone would miss a deletion below it.
+    const full = query.full === undefined ? query.fromSeq === undefined : query.full === 'true';
+    return this.anchors.check({ full, fromSeq: query.fromSeq === undefined ? undefined : Number(query.fromSeq) });
   }
 }

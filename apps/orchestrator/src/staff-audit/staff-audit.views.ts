@@ -199,7 +199,7 @@ export class AuditChainCheckView {
     nullable: true,
     example: 1001,
     description:
-      'the seq the walk started at (the one after the last anchor unless fromSeq or full said otherwise); null when an anchor failed and nothing was walked',
+      'the seq the walk started at (1 unless fromSeq or full=false said otherwise); null when an anchor failed and nothing was walked',
   })
   from: number | null;
 

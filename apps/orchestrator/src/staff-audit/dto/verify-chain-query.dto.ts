@@ -7,7 +7,7 @@ export class VerifyChainQueryDto {
   @ApiPropertyOptional({
     example: '1001',
     description:
-      'walk from this seq instead of from the record after the last anchor (the record before it is taken as it is; ' +
+      'walk from this seq instead of from the first record (the record before it is taken as it is; ' +
       'a seq above the head checks the head alone). Field code INVALID_SEQ',
   })
   @OptionalField()
@@ -16,7 +16,9 @@ export class VerifyChainQueryDto {
 
   @ApiPropertyOptional({
     enum: ['true', 'false'],
-    description: 'true: walk every record from the first (seconds on a long trail); wins over fromSeq. Field code INVALID_FULL',
+    description:
+      'true (the default without fromSeq): walk every record from the first, wins over fromSeq; false: only the records after ' +
+      'the last anchor (quicker on a long trail, blind to a deletion below that anchor). Field code INVALID_FULL',
   })
   @OptionalField()
   @IsIn(['true', 'false'], { context: { code: 'INVALID_FULL' } })
