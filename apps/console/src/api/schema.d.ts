@@ -29,7 +29,7 @@ export interface paths {
     };
     /**
      * Check the hash chain of the staff audit trail
-     * @description First checks every anchor (a seq and hash the orchestrator signed with a key the database never sees): its signature, and that the record it names is still in the trail with that hash. Then walks the records after the last anchor (or from `fromSeq`, or all of them with `full=true`): none missing up to the count the chain head keeps, each linked to the one before, each hash the hash of its content. `firstBroken` names the first problem. When everything since the last anchor is intact, the head is anchored (`anchored`).
+     * @description First checks every anchor (a seq and hash the orchestrator signed with a key the database never sees): its signature, and that the record it names is still in the trail with that hash. Then walks every record (or, on request, only those from `fromSeq`, or after the last anchor with `full=false`, which is quicker but cannot see a record deleted or edited below the last anchor whose anchored record is intact): none missing up to the count the chain head keeps, each linked to the one before, each hash the hash of its content. `firstBroken` names the first problem. When everything since the last anchor is intact, the head is anchored (`anchored`).
      */
     get: operations['StaffAuditController_verify'];
     put?: never;
@@ -357,7 +357,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Lift an entry (kept as history with who, when and why) */
+    /**
+     * Asks for an entry to be lifted (maker-checker BLOCKLIST_REMOVE): another staff member holding customers.freeze approves it at /api/backoffice/approvals/{id}/approve; the entry is kept as history with who, when and why
+     * @description 202 with the request while it waits for a checker; 200 with the lifted entry when APPROVALS_ONE_PERSON_ACTIONS lists BLOCKLIST_REMOVE and it was carried out at once.
+     */
     delete: operations['RiskController_remove'];
     options?: never;
     head?: never;
@@ -703,7 +706,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Registers an administrator (no wallet). Only an authenticated administrator may; the bootstrap administrator is the first. */
+    /**
+     * Registers an administrator (no wallet). Only an authenticated administrator may; the bootstrap administrator is the first.
+     * @description Creating a compliance officer or an administrator (people who can decide maker-checker requests) is the maker-checker action STAFF_CREATE: 202 with the pending request, which another compliance officer or administrator approves; the request keeps no PIN, so the new staff member sets theirs by the PIN reset by SMS, then enrols the second factor. 201 as before when APPROVALS_ONE_PERSON_ACTIONS lists STAFF_CREATE, and for the platform’s first such user created by the bootstrap administrator (nobody else could approve it; the answer says bootstrapException: true).
+     */
     post: operations['RegistrationController_registerAdmin'];
     delete?: never;
     options?: never;
@@ -720,7 +726,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Creates a support operator, a compliance/finance officer or an auditor (read-only) (the registration workflow, no wallet). Administrators only. */
+    /**
+     * Creates a support operator, a compliance/finance officer or an auditor (read-only) (the registration workflow, no wallet). Administrators only.
+     * @description Support operators and auditors decide nothing and are created at once (201). Creating a compliance officer or an administrator (people who can decide maker-checker requests) is the maker-checker action STAFF_CREATE: 202 with the pending request, which another compliance officer or administrator approves; the request keeps no PIN, so the new staff member sets theirs by the PIN reset by SMS, then enrols the second factor. 201 as before when APPROVALS_ONE_PERSON_ACTIONS lists STAFF_CREATE, and for the platform’s first such user created by the bootstrap administrator (nobody else could approve it; the answer says bootstrapException: true).
+     */
     post: operations['RegistrationController_createStaff'];
     delete?: never;
     options?: never;
@@ -1048,7 +1057,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** New webhook signing secret (shown once); the previous one keeps signing alongside it for the overlap */
+    /**
+     * Asks for a new webhook signing secret (WEBHOOK_SECRET_ROTATE, four eyes), as POST /api/backoffice/partners/integrations/{id}/webhook-secret/rotate does
+     * @description Once approved, the previous secret keeps signing alongside the new one for the overlap, and the maker collects the new secret once at POST /api/backoffice/partners/secret-requests/{id}/collect. When APPROVALS_ONE_PERSON_ACTIONS lists WEBHOOK_SECRET_ROTATE, the rotation is carried out at once and answered 200 with the secret, as before.
+     */
     post: operations['AdminPartnersController_rotateWebhookSecret'];
     delete?: never;
     options?: never;
@@ -1363,7 +1375,7 @@ export interface paths {
     put?: never;
     /**
      * Sends one event again (a new delivery run, same body and event id); the same idempotency key sent again queues nothing more
-     * @description On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued: send the same request again. On 503 WEBHOOK_QUEUE_UNCONFIRMED the run may still go out: sending the same request again answers that run (`repeated: true`) instead of starting another.
+     * @description On 503 WEBHOOK_QUEUE_UNAVAILABLE nothing was queued: send the same request again. On 503 WEBHOOK_QUEUE_UNCONFIRMED the run may still go out: sending the same request again answers that run (`repeated: true`) instead of starting another. An event still pending (its delivery is going on) is refused with 409 WEBHOOK_EVENT_PENDING: a second run beside it would deliver it twice.
      */
     post: operations['BackofficeWebhooksController_resend'];
     delete?: never;
@@ -1383,7 +1395,7 @@ export interface paths {
     put?: never;
     /**
      * Queues again every failed or held event of the integration received since a time (at most 31 days back); answers how many
-     * @description Delivered and pending events are left alone. Held events of a disabled endpoint are queued too: they stay held again until it is enabled. After a 503 the events not yet queued keep their state, and the same call later picks them up.
+     * @description Delivered and pending events are left alone. Held events of a disabled endpoint are queued too: they stay held again until it is enabled. Recoveries at once (two operators, or a recovery beside an enable) queue each event once: `queued` counts those this call queued. After a 503 the events not yet queued keep their state, and the same call later picks them up.
      */
     post: operations['BackofficeWebhooksController_recover'];
     delete?: never;
@@ -1528,6 +1540,43 @@ export interface paths {
     put?: never;
     /** The key an approved PARTNER_KEY_ISSUE created, shown once to the staff member who asked for it */
     post: operations['BackofficePartnersController_collect'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/partners/integrations/{integrationId}/webhook-secret/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Asks for a new webhook signing secret of one mode: WEBHOOK_SECRET_ROTATE, carried out when a compliance officer or another administrator approves
+     * @description Whoever holds the secret can sign webhooks the partner trusts, so the person who asks is not the one who decides. Once approved, the current secret keeps signing alongside the new one for the overlap, and the new secret waits, encrypted, for the maker alone: POST /api/backoffice/partners/secret-requests/{id}/collect shows it once (within 24 h).
+     */
+    post: operations['BackofficePartnersController_requestSecretRotation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/partners/secret-requests/{approvalId}/collect': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The webhook signing secret an approved WEBHOOK_SECRET_ROTATE made, shown once to the staff member who asked for it */
+    post: operations['BackofficePartnersController_collectSecret'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1829,6 +1878,40 @@ export interface paths {
     put?: never;
     /** Asks for the reset of a staff member's second factor (maker-checker STAFF_TOTP_RESET): once approved, their sessions end and they enrol again at the next sign-in */
     post: operations['PeopleController_resetSecondFactor'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/people/{userId}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Asks for the end of a staff member's access (maker-checker STAFF_DISABLE): once another administrator approves, auth disables the user and ends every session; sign-in answers ACCOUNT_DISABLED */
+    post: operations['PeopleController_disable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/people/{userId}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Asks for a disabled staff member to be allowed to sign in again (maker-checker STAFF_ENABLE): another administrator approves it */
+    post: operations['PeopleController_enable'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2988,7 +3071,12 @@ export interface components {
         | 'PARTNER_KEY_ISSUE'
         | 'PARTNER_KEY_REVOKE'
         | 'STAFF_ROLE_CHANGE'
-        | 'STAFF_TOTP_RESET';
+        | 'STAFF_TOTP_RESET'
+        | 'BLOCKLIST_REMOVE'
+        | 'STAFF_CREATE'
+        | 'STAFF_DISABLE'
+        | 'STAFF_ENABLE'
+        | 'WEBHOOK_SECRET_ROTATE';
       /**
        * @description PENDING: waiting for a checker; EXECUTING: approved, being carried out; EXECUTED; REJECTED; EXPIRED: nobody decided in time; FAILED: approved but refused where it runs (see failure), submit again
        * @example PENDING
@@ -3004,7 +3092,15 @@ export interface components {
       /** @example Fund the float of agent +237690000003 with 500 000 XAF */
       summary: string;
       amount: components['schemas']['ApprovalAmountView'] | null;
-      /** @description exactly what will be carried out (the validated payload) */
+      /**
+       * @description exactly what will be carried out (the validated payload; its fields depend on the action)
+       * @example {
+       *       "agentId": "8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92",
+       *       "amount": 500000,
+       *       "currency": "XAF",
+       *       "reason": "Float top-up agreed with the agent network manager"
+       *     }
+       */
       payload: {
         [key: string]: unknown;
       };
@@ -3014,7 +3110,14 @@ export interface components {
       checker: components['schemas']['ApprovalActorView'] | null;
       /** @example Checked against the bank statement */
       decisionReason: string | null;
-      /** @description what the execution produced (ids, the new version) */
+      /**
+       * @description what the execution produced (ids, the new version); null until executed
+       * @example {
+       *       "correctionId": "6d2f8a1c-4b3e-4f5a-9c7d-1e2f3a4b5c6d",
+       *       "transactionId": "9b2f6d1e-3c4a-4b5d-8e6f-7a8b9c0d1e2f",
+       *       "referenceId": "MMPTX261128Q4W7E2R"
+       *     }
+       */
       result: {
         [key: string]: unknown;
       } | null;
@@ -3165,7 +3268,7 @@ export interface components {
        */
       reasonCode: 'FRAUD_SUSPECTED' | 'KYC_REVIEW' | 'CUSTOMER_REQUEST' | 'COURT_ORDER' | 'LOST_DEVICE' | 'OTHER';
       /**
-       * @description what the code does not say
+       * @description what the code does not say; not blank, at most 500 characters counted as Unicode code points (field code INVALID_NOTE)
        * @example Suspected account takeover, ticket 4821
        */
       note?: string;
@@ -4966,6 +5069,37 @@ export interface components {
        */
       nextCursor: string | null;
     };
+    RotatedWebhookSecretDto: {
+      /**
+       * @example live
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
+      /**
+       * @description the new signing secret, shown this once
+       * @example whsec_…
+       */
+      secret: string;
+      /**
+       * Format: date-time
+       * @description the previous secret also signs until then
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      previousSecretExpiresAt: string | null;
+    };
+    RotateWebhookSecretDto: {
+      /**
+       * @description the live or the test webhooks
+       * @example live
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
+      /**
+       * @description kept with the approval request; not blank (field code INVALID_REASON)
+       * @example Key leaked in a support ticket (INC-2291)
+       */
+      reason: string;
+    };
     IssuedApiKeyDto: {
       /**
        * Format: uuid
@@ -5749,30 +5883,17 @@ export interface components {
        */
       nextCursor: string | null;
     };
-    RotatedWebhookSecretDto: {
-      /**
-       * @example live
-       * @enum {string}
-       */
-      mode: 'live' | 'test';
-      /**
-       * @description the new signing secret, shown this once
-       * @example whsec_…
-       */
-      secret: string;
-      /**
-       * Format: date-time
-       * @description the previous secret also signs until then
-       * @example 2026-11-23T10:00:00.000Z
-       */
-      previousSecretExpiresAt: string | null;
-    };
     WebhookSecretDto: {
       /**
        * @example live
        * @enum {string}
        */
       mode: 'live' | 'test';
+      /**
+       * @description why, shown to the checker (field code INVALID_REASON); a generic one when absent
+       * @example Partner onboarding agreed, ticket 4821
+       */
+      reason?: string;
     };
     WebhookEndpointViewDto: {
       /**
@@ -6013,6 +6134,12 @@ export interface components {
       accounts?: components['schemas']['CurrencyAccountsView'];
       /** @description agents: commission account per currency */
       commissionAccounts?: components['schemas']['CurrencyAccountsView'];
+      /**
+       * @description present (true) when this compliance officer or administrator was created at once by the bootstrap administrator because nobody else could have approved it (the platform’s first checker; STAFF_CREATE otherwise waits for a second person)
+       * @example true
+       * @enum {boolean}
+       */
+      bootstrapException?: true;
     };
     CurrencyAccountsView: {
       /**
@@ -6355,7 +6482,10 @@ export interface components {
       reason: string;
     };
     StatusChangeDto: {
-      /** @example Suspected account takeover, ticket 4821 */
+      /**
+       * @description not blank; at most 500 characters counted as Unicode code points (field code INVALID_REASON)
+       * @example Suspected account takeover, ticket 4821
+       */
       reason: string;
     };
     CustomerPageView: {
@@ -7455,7 +7585,9 @@ export interface components {
        *       ]
        *     }
        */
-      preview: Record<string, never> | null;
+      preview: {
+        [key: string]: unknown;
+      } | null;
       viewer: components['schemas']['ApprovalViewerView'];
     };
     ApprovalViewerView: {
@@ -7494,13 +7626,28 @@ export interface components {
         | 'PARTNER_KEY_ISSUE'
         | 'PARTNER_KEY_REVOKE'
         | 'STAFF_ROLE_CHANGE'
-        | 'STAFF_TOTP_RESET';
+        | 'STAFF_TOTP_RESET'
+        | 'BLOCKLIST_REMOVE'
+        | 'STAFF_CREATE'
+        | 'STAFF_DISABLE'
+        | 'STAFF_ENABLE'
+        | 'WEBHOOK_SECRET_ROTATE';
       /**
-       * @description the action's payload, checked by its handler (docs/approvals.md lists each action's shape)
+       * @description the action's payload, checked by its handler: its fields depend on the action (the route's examples show one per action; docs/approvals.md lists each shape)
        * @example {
        *       "section": "risk",
        *       "baseVersion": 1,
-       *       "document": {}
+       *       "reason": "Tighter velocity after the fraud review of November",
+       *       "document": {
+       *         "velocity": {
+       *           "windowSeconds": 600,
+       *           "maxPerCustomer": 8,
+       *           "maxPerAgent": 60,
+       *           "maxPerMerchant": 30,
+       *           "maxPerDevice": 12
+       *         },
+       *         "newRecipientHighAmountPercent": 80
+       *       }
        *     }
        */
       payload: {
@@ -7525,7 +7672,7 @@ export interface components {
       /** @example true */
       intact: boolean;
       /**
-       * @description the seq the walk started at (the one after the last anchor unless fromSeq or full said otherwise); null when an anchor failed and nothing was walked
+       * @description the seq the walk started at (1 unless fromSeq or full=false said otherwise); null when an anchor failed and nothing was walked
        * @example 1001
        */
       from: number | null;
@@ -7805,9 +7952,9 @@ export interface operations {
   StaffAuditController_verify: {
     parameters: {
       query?: {
-        /** @description walk from this seq instead of from the record after the last anchor (the record before it is taken as it is; a seq above the head checks the head alone). Field code INVALID_SEQ */
+        /** @description walk from this seq instead of from the first record (the record before it is taken as it is; a seq above the head checks the head alone). Field code INVALID_SEQ */
         fromSeq?: string;
-        /** @description true: walk every record from the first (seconds on a long trail); wins over fromSeq. Field code INVALID_FULL */
+        /** @description true (the default without fromSeq): walk every record from the first, wins over fromSeq; false: only the records after the last anchor (quicker on a long trail, blind to a deletion below that anchor). Field code INVALID_FULL */
         full?: 'true' | 'false';
       };
       header?: never;
@@ -7878,7 +8025,12 @@ export interface operations {
           | 'PARTNER_KEY_ISSUE'
           | 'PARTNER_KEY_REVOKE'
           | 'STAFF_ROLE_CHANGE'
-          | 'STAFF_TOTP_RESET';
+          | 'STAFF_TOTP_RESET'
+          | 'BLOCKLIST_REMOVE'
+          | 'STAFF_CREATE'
+          | 'STAFF_DISABLE'
+          | 'STAFF_ENABLE'
+          | 'WEBHOOK_SECRET_ROTATE';
         /** @description the maker's user id */
         makerId?: string;
         targetType?: 'account' | 'transaction' | 'agent' | 'customer' | 'user' | 'config' | 'integration' | 'api-key';
@@ -7963,7 +8115,7 @@ export interface operations {
           'application/json': components['schemas']['ApprovalRequestView'];
         };
       };
-      /** @description `VALIDATION_ERROR`: The request is invalid; `APPROVAL_ACTION_UNAVAILABLE`: No handler runs this action on this platform */
+      /** @description `VALIDATION_ERROR`: The request is invalid; `APPROVAL_ACTION_UNAVAILABLE`: No handler runs this action on this platform; `ACCOUNT_NOT_ALLOWED`: This account cannot take part in this operation; `CURRENCY_MISMATCH`: Accounts and amount must share one currency */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7981,7 +8133,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `FORBIDDEN`: the caller lacks the `approvals.read and transactions.approve` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `FORBIDDEN` also when the caller lacks the action's maker permission (named) */
+      /**
+       * @description `CUSTOMER_CLOSED`: The account is closed
+       *
+       *     `FORBIDDEN`: the caller lacks the `approvals.read and transactions.approve` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `FORBIDDEN` also when the caller lacks the action's maker permission (named); `OWN_ACCOUNT_ACTION`: a request about the caller's own account
+       */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7990,8 +8146,44 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      /** @description `ACCOUNT_NOT_FOUND`: Account not found; `TRANSACTION_NOT_FOUND`: Transaction not found; `AGENT_NOT_FOUND`: Agent not found; `HOLD_NOT_FOUND`: Hold not found; `PERSON_NOT_FOUND`: No person has this user id; `USER_NOT_FOUND`: User not found; `INTEGRATION_NOT_FOUND`: Integration not found; `API_KEY_NOT_FOUND`: API key not found; `BLOCKLIST_ENTRY_NOT_FOUND`: Blocklist entry not found or already removed */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first; `HOLD_ALREADY_RELEASED`: This hold has already been released; `PERSON_NOT_FROZEN`: The person is not frozen; `ROLE_CHANGE_NOT_ALLOWED`: This role change is not allowed; `SECOND_FACTOR_STAFF_ONLY`: Only staff members have a second factor to reset; `PERSON_NOT_STAFF`: Only staff members are disabled or enabled; `USER_ALREADY_EXISTS`: A user with this phone already exists; `CONFLICT`: The resource is in a state that does not allow this operation; `CONFIG_VERSION_CONFLICT`: The configuration changed since the version this change was based on; read it again and retry */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REVERSAL_OF_REVERSAL`: This transaction is itself a reversal and cannot be reversed; correct the accounts concerned instead; `AGENT_FLOAT_NOT_FOUND`: The agent has no float account in this currency (registration not finished?); `HOLD_MISMATCH`: The request's account, amount or currency are not the hold's (the ledger's record wins) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
+      504: {
         headers: {
           [name: string]: unknown;
         };
@@ -8946,12 +9138,22 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description lifted at once (one-person configuration) */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['BlocklistEntryView'];
+        };
+      };
+      /** @description the request, PENDING: another staff member approves it */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
         };
       };
       /** @description `VALIDATION_ERROR`: The request is invalid */
@@ -8983,6 +9185,15 @@ export interface operations {
       };
       /** @description `BLOCKLIST_ENTRY_NOT_FOUND`: Blocklist entry not found or already removed */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -10393,6 +10604,15 @@ export interface operations {
           'application/json': components['schemas']['RegistrationView'];
         };
       };
+      /** @description STAFF_CREATE asked: the request waits for another compliance officer or administrator (PENDING); no PIN is kept */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
       /** @description `VALIDATION_ERROR`: The request is invalid; `PIN_POLICY_VIOLATION`: PIN does not meet the PIN rules */
       400: {
         headers: {
@@ -10420,7 +10640,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `USER_ALREADY_EXISTS`: A user with this phone already exists; `IDEMPOTENCY_KEY_IN_PROGRESS`: A request with this idempotency key is still running */
+      /** @description `USER_ALREADY_EXISTS`: A user with this phone already exists; `IDEMPOTENCY_KEY_IN_PROGRESS`: A request with this idempotency key is still running; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10491,6 +10711,15 @@ export interface operations {
           'application/json': components['schemas']['RegistrationView'];
         };
       };
+      /** @description STAFF_CREATE asked: the request waits for another compliance officer or administrator (PENDING); no PIN is kept */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
       /** @description `VALIDATION_ERROR`: The request is invalid; `PIN_POLICY_VIOLATION`: PIN does not meet the PIN rules */
       400: {
         headers: {
@@ -10518,7 +10747,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `USER_ALREADY_EXISTS`: A user with this phone already exists; `IDEMPOTENCY_KEY_IN_PROGRESS`: A request with this idempotency key is still running */
+      /** @description `USER_ALREADY_EXISTS`: A user with this phone already exists; `IDEMPOTENCY_KEY_IN_PROGRESS`: A request with this idempotency key is still running; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10931,6 +11160,17 @@ export interface operations {
           'application/json': components['schemas']['RegistrationView'];
         };
       };
+      /** @description STAFF_CREATE asked: the request waits for another compliance officer or administrator (PENDING); no PIN is kept */
+      202: {
+        headers: {
+          /** @description the route is deprecated: the Link header (rel="successor-version"), where there is one, names its replacement */
+          Deprecation: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
       /** @description `VALIDATION_ERROR`: The request is invalid; `PIN_POLICY_VIOLATION`: PIN does not meet the PIN rules */
       400: {
         headers: {
@@ -10958,7 +11198,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `USER_ALREADY_EXISTS`: A user with this phone already exists; `IDEMPOTENCY_KEY_IN_PROGRESS`: A request with this idempotency key is still running */
+      /** @description `USER_ALREADY_EXISTS`: A user with this phone already exists; `IDEMPOTENCY_KEY_IN_PROGRESS`: A request with this idempotency key is still running; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11997,12 +12237,22 @@ export interface operations {
       };
     };
     responses: {
+      /** @description rotated at once (WEBHOOK_SECRET_ROTATE configured one-person): the new secret, shown this once */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['RotatedWebhookSecretDto'];
+        };
+      };
+      /** @description asked (maker-checker): the request waits for a compliance officer or another administrator; the maker then collects the secret once at POST /api/backoffice/partners/secret-requests/{id}/collect */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
         };
       };
       /** @description `VALIDATION_ERROR`: The request is invalid */
@@ -12034,6 +12284,15 @@ export interface operations {
       };
       /** @description `INTEGRATION_NOT_FOUND`: Integration not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CONFLICT`: The resource is in a state that does not allow this operation; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -13334,7 +13593,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `WEBHOOK_RESEND_KEY_REUSED`: This idempotency key already resent another event: use a new key for each resend */
+      /** @description `WEBHOOK_EVENT_PENDING`: The event is still being delivered (pending): resend it once it is failed or held, or wait for its retries; `WEBHOOK_RESEND_KEY_REUSED`: This idempotency key already resent another event: use a new key for each resend */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14013,6 +14272,166 @@ export interface operations {
         };
       };
       /** @description `APPROVAL_NOT_FOUND`: Approval request not found; `PARTNER_KEY_NOT_COLLECTABLE`: No API key is waiting to be collected for this request (not approved yet, already collected, or kept too long) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  BackofficePartnersController_requestSecretRotation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        integrationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RotateWebhookSecretDto'];
+      };
+    };
+    responses: {
+      /** @description decided at once: configuration lets this action run on one pair of eyes (EXECUTED, or FAILED with the reason) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description asked: the request waits for a compliance officer or another administrator (PENDING) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `partners.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `INTEGRATION_NOT_FOUND`: Integration not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CONFLICT`: The resource is in a state that does not allow this operation; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  BackofficePartnersController_collectSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        approvalId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the secret, this once: hand it to the partner now */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RotatedWebhookSecretDto'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description `PARTNER_KEY_COLLECTOR_NOT_MAKER`: Only the staff member who asked for the key can collect it
+       *
+       *     `FORBIDDEN`: the caller lacks the `partners.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `PARTNER_KEY_COLLECTOR_NOT_MAKER`: only the maker of the request collects its secret
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `APPROVAL_NOT_FOUND`: Approval request not found; `WEBHOOK_SECRET_NOT_COLLECTABLE`: No webhook secret is waiting to be collected for this request (not approved yet, already collected, or kept too long) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -15434,6 +15853,192 @@ export interface operations {
       };
       /** @description `SECOND_FACTOR_STAFF_ONLY`: Only staff members have a second factor to reset; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PeopleController_disable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PersonActionReasonDto'];
+      };
+    };
+    responses: {
+      /** @description decided at once: the action is configured for one pair of eyes (EXECUTED, or FAILED with the reason) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description asked: the request waits for another staff member (PENDING) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description `OWN_ACCOUNT_ACTION`: Nobody asks for or decides this about their own account
+       *
+       *     `FORBIDDEN`: the caller lacks the `users.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PERSON_NOT_FOUND`: No person has this user id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PERSON_NOT_STAFF`: Only staff members are disabled or enabled; `STAFF_ALREADY_DISABLED`: The staff member is already disabled; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PeopleController_enable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PersonActionReasonDto'];
+      };
+    };
+    responses: {
+      /** @description decided at once: the action is configured for one pair of eyes (EXECUTED, or FAILED with the reason) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description asked: the request waits for another staff member (PENDING) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description `OWN_ACCOUNT_ACTION`: Nobody asks for or decides this about their own account
+       *
+       *     `FORBIDDEN`: the caller lacks the `users.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PERSON_NOT_FOUND`: No person has this user id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PERSON_NOT_STAFF`: Only staff members are disabled or enabled; `STAFF_NOT_DISABLED`: The staff member is not disabled; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
         headers: {
           [name: string]: unknown;
         };
