@@ -1,11 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { type ApiKeyView, PARTNER_MODES, type PartnerMode } from '@mm/contracts';
 import { AppException, type FieldError } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
 import { PartnersClient } from '../../partner-links/partners.client';
-import { KeyCollectionStore } from './key-collection.store';
+import { type IssuedKeyRecord, KeyCollectionStore } from './key-collection.store';
 
 export interface KeyIssuePayload {
   integrationId: string;
@@ -60,7 +60,9 @@ async function keyOf(partners: PartnersClient, integrationId: string, keyId: str
  * key is created when a checker approves (with the checker's id as its creator), and its secret is
  * never written to the request: the execution keeps it encrypted for the maker, who collects it
  * once (POST /api/backoffice/partners/key-requests/{id}/collect). The result shows the key id and
- * hint only. Executing again after a crash answers the key already issued.
+ * hint only. Executing again after a crash answers the key already issued. A key Redis refused to
+ * keep is revoked before the execution fails (the engine runs it again and issues another), so no
+ * key nobody holds stays live; a crash between issuing and keeping still leaves one (see partners.md).
  *
  * An administrator asks (`partners.manage`); a compliance officer or another administrator approves
  * (`transactions.approve`): a platform has one administrator at first, and its compliance officers
@@ -68,6 +70,7 @@ async function keyOf(partners: PartnersClient, integrationId: string, keyId: str
  */
 @Injectable()
 export class PartnerKeyIssueHandler implements ApprovalHandler<KeyIssuePayload> {
+  private readonly logger = new Logger(PartnerKeyIssueHandler.name);
   readonly action = 'PARTNER_KEY_ISSUE' as const;
   readonly makerPermission = 'partners.manage' as const;
   readonly checkerPermission = 'transactions.approve' as const;
@@ -155,7 +158,22 @@ export class PartnerKeyIssueHandler implements ApprovalHandler<KeyIssuePayload> 
     const issued = p.replacesKeyId
       ? await this.partners.rotateApiKey(p.integrationId, p.replacesKeyId, p.overlapSeconds, checker.userId)
       : await this.partners.issueApiKey(p.integrationId, p.mode, checker.userId);
-    const record = await this.collection.keep(requestId, issued);
+    let record: IssuedKeyRecord;
+    try {
+      record = await this.collection.keep(requestId, issued);
+    } catch (error) {
+      // Nobody will ever hold this key: it must not stay live while the engine runs the execution again.
+      await this.partners.revokeApiKey(p.integrationId, issued.id).catch((revokeError: unknown) =>
+        this.logger.error({
+          msg: 'issued partner key could not be kept nor revoked: revoke it by hand',
+          requestId,
+          integrationId: p.integrationId,
+          keyId: issued.id,
+          err: revokeError,
+        }),
+      );
+      throw error;
+    }
     return { ...record, collectBy: 'maker' };
   }
 }
