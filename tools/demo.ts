@@ -14,12 +14,20 @@
  * and MM_PORT_BASE if `npm start` used another base than 3000.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { StaffSignIn, bootstrapAdminTotpSecret, devOutboxReader } from './staff-sign-in';
 
 const BASE = Number(process.env.MM_PORT_BASE ?? 3000);
 const GATEWAY = process.env.DEMO_GATEWAY_URL ?? `http://127.0.0.1:${BASE}`;
 const ADMIN = { phone: process.env.BOOTSTRAP_ADMIN_PHONE ?? '', pin: process.env.BOOTSTRAP_ADMIN_PIN ?? '' };
 const PIN = '2580';
+/**
+ * The demo's compliance officer, kept between runs: creating a second checker is itself a
+ * four-eyes request (STAFF_CREATE), so only the first run creates one, on the bootstrap exception.
+ */
+const ROOT = basename(resolve(__dirname, '..')) === 'dist' ? resolve(__dirname, '..', '..') : resolve(__dirname, '..');
+const OFFICER_FILE = join(ROOT, '.data', 'demo', 'compliance-officer.json');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a walkthrough reads answers field by field
 type Json = any;
@@ -132,6 +140,43 @@ async function payment(initiator: Person, body: Record<string, unknown>, otpFor?
   return done;
 }
 
+/** The officer of an earlier run when it still signs in, else a new one (the platform's first checker). */
+async function complianceOfficer(admin: string): Promise<string> {
+  let saved: { phone: string; pin: string; totpSecret: string } | undefined;
+  try {
+    saved = JSON.parse(readFileSync(OFFICER_FILE, 'utf8'));
+  } catch {
+    saved = undefined;
+  }
+  if (saved) {
+    staff.knowSecret(saved.phone, saved.totpSecret);
+    const res = await staff.login(saved.phone, saved.pin);
+    if (res.status === 200 && typeof res.body?.token === 'string') {
+      say(`  compliance officer ${saved.phone} (created by an earlier run)`);
+      return res.body.token as string;
+    }
+  }
+  const officerPhone = phone();
+  const created = await http(GATEWAY, 'POST', '/api/orchestrator/admin/staff', {
+    token: admin,
+    body: { phone: officerPhone, pin: PIN, firstName: 'Clara', lastName: 'Demo', countryCode: 'CM', role: 'COMPLIANCE' },
+  });
+  if (created.status === 202)
+    throw new DemoError(
+      `the platform already has a checker, so a new compliance officer is a four-eyes request (${created.body.id}): ` +
+        `approve it in the console, or run the demo against a fresh platform (${OFFICER_FILE} holds the demo's own officer)`,
+    );
+  if (created.status !== 201)
+    throw new DemoError(`POST /api/orchestrator/admin/staff answered ${created.status}: ${JSON.stringify(created.body)}`);
+  const token = await staffLogin(officerPhone, PIN);
+  mkdirSync(dirname(OFFICER_FILE), { recursive: true });
+  writeFileSync(OFFICER_FILE, JSON.stringify({ phone: officerPhone, pin: PIN, totpSecret: staff.secretOfBase32(officerPhone) }), {
+    mode: 0o600,
+  });
+  say(`  compliance officer ${officerPhone} created (the first checker: no second person is needed for it)`);
+  return token;
+}
+
 async function balances(people: Person[]): Promise<void> {
   for (const person of people) {
     const wallet = await api('GET', '/orchestrator/me/wallet', { token: person.token });
@@ -148,19 +193,9 @@ async function main(): Promise<void> {
   await api('GET', '/health');
   say(`Platform at ${GATEWAY}\n`);
 
-  say('1. Staff: the bootstrap administrator creates a compliance officer (the checker of corrections).');
+  say('1. Staff: the bootstrap administrator and a compliance officer (the checker of corrections).');
   const admin = await staffLogin(ADMIN.phone, ADMIN.pin);
-  const officerPhone = phone();
-  await api(
-    'POST',
-    '/orchestrator/admin/staff',
-    {
-      token: admin,
-      body: { phone: officerPhone, pin: PIN, firstName: 'Clara', lastName: 'Demo', countryCode: 'CM', role: 'COMPLIANCE' },
-    },
-    201,
-  );
-  const officer = await staffLogin(officerPhone, PIN);
+  const officer = await complianceOfficer(admin);
 
   say('\n2. Registration: an agent and two customers (each gets a wallet with XAF and XOF accounts).');
   const kofi = await register('agent', 'Kofi');
