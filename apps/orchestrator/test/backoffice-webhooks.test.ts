@@ -113,6 +113,13 @@ describe('back office: webhooks through /api (staff roles, no service key)', () 
     const after = await log(eventId);
     expect(after.body.event).toMatchObject({ resendCount: 1, attemptCount: 2, status: 'delivered' });
 
+    // an event whose delivery is still going on is refused: a second run beside it would deliver it twice
+    await p.sql.query(`UPDATE webhooks.events SET status = 'pending' WHERE id = $1`, [eventId]);
+    const busy = await p.call('POST', `${BASE}/events/${eventId}/resend`, { token: support, body: { idempotencyKey: randomUUID() } });
+    expect([busy.status, busy.body.code]).toEqual([409, 'WEBHOOK_EVENT_PENDING']);
+    expect((await log(eventId)).body.event).toMatchObject({ resendCount: 1, status: 'pending' });
+    await p.sql.query(`UPDATE webhooks.events SET status = 'delivered' WHERE id = $1`, [eventId]);
+
     // the key belongs to that event; an unknown event is a 404; no key is a 400
     const other = await connectionEvent();
     const reused = await p.call('POST', `${BASE}/events/${other}/resend`, { token: support, body: { idempotencyKey: key } });
