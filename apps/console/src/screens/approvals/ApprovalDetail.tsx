@@ -7,7 +7,7 @@ import { JsonBlock } from '../../ui/JsonBlock';
 import { ValueTable, recordArrays } from '../../ui/ValueTable';
 import { money, when } from '../../ui/format';
 import type { ScreenProps } from '../registry';
-import { ACTION_LABELS, CANNOT_DECIDE, STATUS_COLORS, STATUS_LABELS } from './labels';
+import { actionLabel, cannotDecide, STATUS_COLORS, STATUS_LABELS } from './labels';
 
 type Detail = components['schemas']['ApprovalDetailView'];
 
@@ -54,7 +54,7 @@ export function ApprovalDetail({ params }: ScreenProps) {
   if (!detail) return <Text aria-live="polite">Loading…</Text>;
   const { request, preview, viewer } = detail;
   const facts: Array<[string, string]> = [
-    ['Action', ACTION_LABELS[request.action]],
+    ['Action', actionLabel(request.action)],
     ['Summary', request.summary],
     ['Target', `${request.target.type} ${request.target.id}`],
     ['Amount', request.amount ? money(request.amount.value, request.amount.currency) : '—'],
@@ -149,9 +149,7 @@ export function ApprovalDetail({ params }: ScreenProps) {
           </Group>
         </Stack>
       ) : (
-        <Text data-testid="cannot-decide">
-          {viewer.reasonIfNot ? CANNOT_DECIDE[viewer.reasonIfNot] : 'You cannot decide this request.'}
-        </Text>
+        <Text data-testid="cannot-decide">{viewer.reasonIfNot ? cannotDecide(viewer.reasonIfNot) : 'You cannot decide this request.'}</Text>
       )}
     </Stack>
   );

@@ -5,7 +5,15 @@ import { useSession } from '../../session/session';
 import { Link } from '../../ui/Link';
 import { type Column, ListView } from '../../ui/ListView';
 import { money, when } from '../../ui/format';
-import { ACTION_LABELS, type Approval, type ApprovalAction, type ApprovalStatus, STATUS_COLORS, STATUS_LABELS } from './labels';
+import {
+  ACTION_LABELS,
+  actionLabel,
+  type Approval,
+  type ApprovalAction,
+  type ApprovalStatus,
+  STATUS_COLORS,
+  STATUS_LABELS,
+} from './labels';
 
 /** Age filter: requests created at least this long ago (createdBefore = now − age). */
 const AGES: Record<string, number> = { '': 0, '1h': 3_600_000, '24h': 86_400_000, '3d': 3 * 86_400_000, '7d': 7 * 86_400_000 };
@@ -21,8 +29,8 @@ const COLUMNS: Column<Approval>[] = [
   { label: 'Submitted', text: (a) => when(a.createdAt) },
   {
     label: 'Action',
-    text: (a) => ACTION_LABELS[a.action],
-    render: (a) => <Link to={`/approvals/${a.id}`}>{ACTION_LABELS[a.action]}</Link>,
+    text: (a) => actionLabel(a.action),
+    render: (a) => <Link to={`/approvals/${a.id}`}>{actionLabel(a.action)}</Link>,
   },
   { label: 'Summary', text: (a) => a.summary },
   {

@@ -17,7 +17,20 @@ export const ACTION_LABELS: Record<ApprovalAction, string> = {
   PARTNER_KEY_REVOKE: 'Partner key revocation',
   STAFF_ROLE_CHANGE: 'Staff role change',
   STAFF_TOTP_RESET: 'Second factor reset',
+  STAFF_CREATE: 'New compliance officer or administrator',
+  STAFF_DISABLE: 'Disable a staff member',
+  STAFF_ENABLE: 'Enable a staff member again',
+  BLOCKLIST_REMOVE: 'Lift a blocklist entry',
+  WEBHOOK_SECRET_ROTATE: 'Webhook signing secret rotation',
 };
+
+/**
+ * An action in words, or its code when this console is older than the platform (an action the
+ * snapshot does not know yet still shows, never a blank cell).
+ */
+export function actionLabel(action: string): string {
+  return (ACTION_LABELS as Record<string, string | undefined>)[action] ?? action;
+}
 
 export const STATUS_LABELS: Record<ApprovalStatus, string> = {
   PENDING: 'Waiting for a checker',
@@ -46,3 +59,8 @@ export const CANNOT_DECIDE: Record<NonNullable<components['schemas']['ApprovalVi
   APPROVAL_CHECKER_CONCERNED: 'The request concerns you: another checker must decide it.',
   FORBIDDEN: 'Your role cannot decide this action.',
 };
+
+/** Why this operator cannot decide, in words; a reason this console does not know yet shows as its code. */
+export function cannotDecide(reason: string): string {
+  return (CANNOT_DECIDE as Record<string, string | undefined>)[reason] ?? `The platform refuses your decision (${reason}).`;
+}

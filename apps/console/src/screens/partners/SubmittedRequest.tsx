@@ -1,7 +1,7 @@
 import { Alert, Text } from '@mantine/core';
 import type { components } from '../../api/schema';
 import { Link } from '../../ui/Link';
-import { ACTION_LABELS, STATUS_LABELS } from '../approvals/labels';
+import { actionLabel, STATUS_LABELS } from '../approvals/labels';
 
 type Approval = components['schemas']['ApprovalRequestView'];
 
@@ -16,12 +16,12 @@ export function SubmittedRequest({ request }: { request: Approval | undefined })
   return (
     <Alert
       color={failed ? 'red' : pending ? 'yellow' : 'green'}
-      title={pending ? 'Sent for approval' : `${ACTION_LABELS[request.action]}: ${STATUS_LABELS[request.status]}`}
+      title={pending ? 'Sent for approval' : `${actionLabel(request.action)}: ${STATUS_LABELS[request.status]}`}
       data-testid="submitted-request"
       role="status"
     >
       <Text size="sm">
-        {ACTION_LABELS[request.action]} — {request.summary}. {pending ? 'Another person must approve it before it happens. ' : ''}
+        {actionLabel(request.action)} — {request.summary}. {pending ? 'Another person must approve it before it happens. ' : ''}
         {request.failure ? `${request.failure.code}: ${request.failure.message}. ` : ''}
         <Link to={`/approvals/${request.id}`} testId="submitted-request-link">
           Open request {request.id}
