@@ -1,32 +1,27 @@
-import { Alert, Button, Code, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { api, ok } from '../../api/client';
-import type { components } from '../../api/schema';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { when } from '../../ui/format';
 import { type Endpoint, type Mode, MODES } from './labels';
-
-type Rotated = components['schemas']['RotatedWebhookSecretDto'];
+import { SecretRotation } from './SecretRotation';
 
 /**
- * For administrators (partners.manage): point an endpoint at a new URL, rotate its signing secret
- * (the new one shown once, the old one still signing for a while), and revoke the whole integration.
+ * For administrators (partners.manage): point an endpoint at a new URL, ask for a new signing secret
+ * (a maker-checker request, see SecretRotation), and revoke the whole integration.
  */
 export function EndpointSettings(props: { integrationId: string; endpoints: Endpoint[]; active: boolean; onChanged: () => void }) {
   const [mode, setMode] = useState<Mode>('live');
   const [url, setUrl] = useState(() => props.endpoints.find((e) => e.mode === 'live')?.url ?? '');
-  const [busy, setBusy] = useState<'url' | 'secret' | 'revoke'>();
+  const [busy, setBusy] = useState<'url' | 'revoke'>();
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState<string>();
-  const [rotated, setRotated] = useState<Rotated>();
   const [confirmRevoke, setConfirmRevoke] = useState(false);
   const path = { path: { integrationId: props.integrationId } };
 
-  async function run(what: 'url' | 'secret' | 'revoke', action: () => Promise<void>) {
+  async function run(what: 'url' | 'revoke', action: () => Promise<void>) {
     setBusy(what);
     setError(undefined);
     setDone(undefined);
-    setRotated(undefined);
     try {
       await action();
       props.onChanged();
@@ -46,12 +41,6 @@ export function EndpointSettings(props: { integrationId: string; endpoints: Endp
       setDone(`The ${endpoint.mode} endpoint now delivers to ${endpoint.url}.`);
     });
   };
-  const rotate = () =>
-    run('secret', async () => {
-      setRotated(
-        await ok(api.POST('/api/admin/partners/integrations/{integrationId}/webhook-secret/rotate', { params: path, body: { mode } })),
-      );
-    });
   const revoke = () =>
     run('revoke', async () => {
       await ok(api.POST('/api/admin/partners/integrations/{integrationId}/revoke', { params: path }));
@@ -68,13 +57,6 @@ export function EndpointSettings(props: { integrationId: string; endpoints: Endp
       {done && (
         <Alert color="green" role="status" data-testid="settings-result">
           {done}
-        </Alert>
-      )}
-      {rotated && (
-        <Alert color="green" title="New signing secret — copy it now, it is not shown again" data-testid="rotated-secret">
-          <Text size="sm">
-            {rotated.mode}: <Code>{rotated.secret}</Code>. The previous secret also signs until {when(rotated.previousSecretExpiresAt)}.
-          </Text>
         </Alert>
       )}
       <form onSubmit={saveUrl} aria-label="Webhook endpoint URL">
@@ -95,11 +77,9 @@ export function EndpointSettings(props: { integrationId: string; endpoints: Endp
           <Button type="submit" variant="default" loading={busy === 'url'}>
             Save URL
           </Button>
-          <Button variant="default" loading={busy === 'secret'} onClick={() => void rotate()}>
-            Rotate {mode} signing secret
-          </Button>
         </Group>
       </form>
+      <SecretRotation integrationId={props.integrationId} active={props.active} />
       {props.active && (
         <Group>
           {!confirmRevoke ? (
