@@ -1,5 +1,5 @@
 import { Badge, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { can, useSession } from '../../session/session';
@@ -52,9 +52,18 @@ export function Person360({ params }: ScreenProps) {
           {person.merchant?.businessName ?? [identity.firstName, identity.lastName].filter(Boolean).join(' ')}
         </Text>
         <Badge>{person.role}</Badge>
-        <Badge color={person.status === 'active' ? 'green' : 'red'} data-testid="person-status">
-          {person.status}
-        </Badge>
+        {person.status ? (
+          <Badge color={person.status === 'active' ? 'green' : 'red'} data-testid="person-status">
+            {person.status}
+          </Badge>
+        ) : (
+          person.security.value && (
+            // staff have no customer status: their sign-in account's is what disable / enable changes
+            <Badge color={person.security.value.status === 'ACTIVE' ? 'green' : 'red'} data-testid="person-status">
+              {person.security.value.status === 'ACTIVE' ? 'active' : 'disabled'}
+            </Badge>
+          )
+        )}
         {person.kycTier && <Badge variant="outline">KYC {person.kycTier}</Badge>}
       </Group>
       <PersonActions person={person} reload={reload} />
@@ -277,6 +286,9 @@ function PersonActions({ person, reload }: { person: Person; reload: () => Promi
           {reasonField}
         </ActionDialog>
       )}
+      {can(session, 'users.manage') && person.kind === 'STAFF' && userId !== session?.me.userId && (
+        <StaffAccessActions person={person} reasonField={reasonField} reason={reason} done={done} />
+      )}
       {can(session, 'ledger.corrections') && person.agent && (
         <ActionDialog
           label="Fund float…"
@@ -312,5 +324,45 @@ function PersonActions({ person, reload }: { person: Person; reload: () => Promi
         </ActionDialog>
       )}
     </Group>
+  );
+}
+
+/**
+ * An administrator asks to end a staff member's access (STAFF_DISABLE: once another administrator
+ * approves, auth disables the account and ends every session) or to give it back (STAFF_ENABLE).
+ * The sign-in account's status decides which is offered; when it is unavailable both are, and the
+ * platform refuses the one that does not apply (STAFF_ALREADY_DISABLED, STAFF_NOT_DISABLED).
+ */
+function StaffAccessActions(props: { person: Person; reasonField: ReactNode; reason: string; done: () => void }) {
+  const path = { path: { userId: props.person.userId } };
+  const status = props.person.security.value?.status;
+  return (
+    <>
+      {status !== 'DISABLED' && (
+        <ActionDialog
+          label="Disable staff access…"
+          title="Ask to disable this staff member"
+          color="red"
+          done={props.done}
+          submit={() => ok(api.POST('/api/backoffice/people/{userId}/disable', { params: path, body: { reason: props.reason } }))}
+        >
+          <Text size="sm">
+            Once another administrator approves, this person can no longer sign in and every session they have ends at once.
+          </Text>
+          {props.reasonField}
+        </ActionDialog>
+      )}
+      {status !== 'ACTIVE' && (
+        <ActionDialog
+          label="Enable staff access…"
+          title="Ask to enable this staff member again"
+          done={props.done}
+          submit={() => ok(api.POST('/api/backoffice/people/{userId}/enable', { params: path, body: { reason: props.reason } }))}
+        >
+          <Text size="sm">Once another administrator approves, this person can sign in again.</Text>
+          {props.reasonField}
+        </ActionDialog>
+      )}
+    </>
   );
 }
