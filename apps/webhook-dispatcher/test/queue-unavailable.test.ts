@@ -141,4 +141,26 @@ describe('resends and replays while Redis is unreachable or slow: 503 says wheth
     expect(await dispatcher.queue.getJobState(`${envelope.id}-resend-1`)).toBe('completed');
     expect(receiver.received.filter((r) => r.headers['svc-event-id'] === envelope.id).length - before).toBe(1);
   });
+
+  it('a keyed resend Redis does not take keeps nothing (no key, no run): the same request sent again once Redis is back starts the run', async () => {
+    receiver.setScript(() => ({ status: 200 }));
+    const integrationId = randomUUID();
+    await dispatcher.setEndpoint(integrationId, receiver.url);
+    await dispatcher.disableEndpoint(integrationId);
+    const envelope = await dispatcher.enqueue(integrationId);
+    await waitFor(async () => (await dispatcher.event(envelope.id))?.status === 'held', 10_000, 'held');
+
+    await cutRedis();
+    const url = `${EVENTS}/${envelope.id}/resend`;
+    const key = { idempotencyKey: randomUUID() };
+    // Two identical requests at once: neither may answer `repeated` for a run that was never queued.
+    const refused = await Promise.all([dispatcher.api('POST', url, key), dispatcher.api('POST', url, key)]);
+    for (const res of refused) expect(res).toMatchObject({ status: 503, body: { code: 'WEBHOOK_QUEUE_UNAVAILABLE' } });
+    expect(await dispatcher.event(envelope.id)).toMatchObject({ status: 'held', resendCount: 0 });
+
+    await proxy.start();
+    const sent = await untilAnswered('POST', url, 202, key);
+    expect(sent.body).toEqual({ eventId: envelope.id, jobId: `${envelope.id}-resend-1`, repeated: false });
+    expect(await dispatcher.api('POST', url, key)).toMatchObject({ status: 202, body: { jobId: `${envelope.id}-resend-1`, repeated: true } });
+  });
 });
