@@ -11,6 +11,8 @@ export interface Column<T> {
   csv?: (row: T) => string;
   /** what the table shows, when it is more than the text (a link, a badge) */
   render?: (row: T) => ReactNode;
+  /** false for a column of controls, which the CSV export leaves out */
+  exported?: false;
 }
 
 export interface Page<T> {
@@ -113,7 +115,13 @@ export function ListView<T>(props: {
           size="xs"
           disabled={rows.length === 0}
           onClick={() =>
-            downloadCsv(`${props.name}.csv`, toCsv(props.columns.map((c) => ({ label: c.label, text: c.csv ?? c.text })) as never, rows))
+            downloadCsv(
+              `${props.name}.csv`,
+              toCsv(
+                props.columns.filter((c) => c.exported !== false).map((c) => ({ label: c.label, text: c.csv ?? c.text })) as never,
+                rows,
+              ),
+            )
           }
         >
           Export CSV
