@@ -212,7 +212,11 @@ describe('the documents: their commands run against a started platform', () => {
     const docEnv = await runEnvBlock(envBlocks[0], { env: readerEnv(), cwd: ROOT, jqLite: JQ_LITE });
 
     db = await createTestDatabase();
-    platform = await runStart('docs', { ...docEnv, DATABASE_URL: db.adminUrl });
+    // Each document is written for a fresh platform, where the compliance officer it creates is the
+    // first checker (created at once, STAFF_CREATE's bootstrap exception). Here every document runs
+    // against one platform, so later officers would be four-eyes requests: staff creation is set
+    // one-person for this run only (docs/approvals.md).
+    platform = await runStart('docs', { ...docEnv, DATABASE_URL: db.adminUrl, APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_CREATE' });
     // Generous: on a loaded 2-core machine five Node apps take a while to boot (the test waits on health, never sleeps).
     await platform.waitHealthy(120_000);
     ports = platformPorts(platform.base, await freePort());
