@@ -65,14 +65,22 @@ describe('key collection store: kept once, collected once, never a 500', () => {
     // The real Redis, refusing the write that keeps the key (as under maxmemory: OOM command not allowed).
     const refusing = new Proxy(redis, {
       get: (target, prop) => {
-        if (prop === 'multi') return () => ({ set: function set() { return this; }, exec: async () => [[new Error('OOM command not allowed'), null]] });
+        if (prop === 'multi')
+          return () => ({
+            set: function set() {
+              return this;
+            },
+            exec: async () => [[new Error('OOM command not allowed'), null]],
+          });
         const value = Reflect.get(target, prop) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
     const handler = new PartnerKeyIssueHandler(partners, new KeyCollectionStore(refusing, configWith('k'.repeat(64))));
     const checker = { userId: randomUUID() } as never;
-    await expect(handler.execute({ integrationId: randomUUID(), mode: 'live' }, null, checker, randomUUID())).rejects.toThrow('OOM command not allowed');
+    await expect(handler.execute({ integrationId: randomUUID(), mode: 'live' }, null, checker, randomUUID())).rejects.toThrow(
+      'OOM command not allowed',
+    );
     expect(revoked).toEqual([key.id]);
   });
 });

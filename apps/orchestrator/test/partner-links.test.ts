@@ -299,7 +299,10 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     ]);
     const secretRequest = `/api/backoffice/partners/secret-requests/${secretAsk.body.id}/collect`;
     expect((await h.call('POST', secretRequest, { token: admin })).body.code).toBe('WEBHOOK_SECRET_NOT_COLLECTABLE');
-    const secretTwice = await h.call('POST', `${base}/webhook-secret/rotate`, { token: admin, body: { mode: 'live', reason: 'again, by mistake' } });
+    const secretTwice = await h.call('POST', `${base}/webhook-secret/rotate`, {
+      token: admin,
+      body: { mode: 'live', reason: 'again, by mistake' },
+    });
     expect([secretTwice.status, secretTwice.body.code]).toEqual([409, 'APPROVAL_DUPLICATE_PENDING']);
     const secretDecided = await approve(secretAsk.body.id);
     expect(secretDecided.result).toMatchObject({ mode: 'live', collectBy: 'maker', previousSecretExpiresAt: expect.any(String) });
@@ -364,7 +367,10 @@ describe('orchestrator: merchant and admin routes of the partner API', () => {
     const revoked = await h.call('POST', `${base}/keys/${rotated.body.id}/revoke`, { token: admin });
     expect([revoked.status, revoked.body]).toEqual([200, expect.objectContaining({ id: rotated.body.id, status: 'revoked' })]);
     const secret = await h.call('POST', `${base}/webhook-secret/rotate`, { token: admin, body: { mode: 'test' } });
-    expect([secret.status, secret.body]).toEqual([200, expect.objectContaining({ mode: 'test', secret: expect.stringMatching(/^whsec_/) })]);
+    expect([secret.status, secret.body]).toEqual([
+      200,
+      expect.objectContaining({ mode: 'test', secret: expect.stringMatching(/^whsec_/) }),
+    ]);
     const recorded = await h.call('GET', `/api/backoffice/approvals?targetId=${made.body.integration.id}&limit=10`, { token: checker });
     expect(recorded.body.items.map((r: Json) => [r.action, r.status, r.fourEyes])).toEqual([
       ['WEBHOOK_SECRET_ROTATE', 'EXECUTED', false],

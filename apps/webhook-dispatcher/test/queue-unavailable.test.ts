@@ -161,6 +161,9 @@ describe('resends and replays while Redis is unreachable or slow: 503 says wheth
     await proxy.start();
     const sent = await untilAnswered('POST', url, 202, key);
     expect(sent.body).toEqual({ eventId: envelope.id, jobId: `${envelope.id}-resend-1`, repeated: false });
-    expect(await dispatcher.api('POST', url, key)).toMatchObject({ status: 202, body: { jobId: `${envelope.id}-resend-1`, repeated: true } });
+    expect(await dispatcher.api('POST', url, key)).toMatchObject({
+      status: 202,
+      body: { jobId: `${envelope.id}-resend-1`, repeated: true },
+    });
   });
 });

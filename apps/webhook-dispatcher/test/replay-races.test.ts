@@ -44,7 +44,10 @@ describe('dispatcher: recoveries, enables and resends at once deliver each event
   it('three operators recovering the same window at once: each event is queued by one of them and received once', async () => {
     const { integrationId, ids, window } = await heldOnDisabled(6);
     // The endpoint works again, enabled behind the back of the replay: only the recoveries send.
-    await t.admin.query(`UPDATE webhooks.endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL WHERE integration_id = $1`, [integrationId]);
+    await t.admin.query(
+      `UPDATE webhooks.endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL WHERE integration_id = $1`,
+      [integrationId],
+    );
 
     const answers = await Promise.all([1, 2, 3].map(() => t.dispatcher.api('POST', `${EVENTS}/resend-undelivered`, window)));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
@@ -93,7 +96,10 @@ describe('dispatcher: recoveries, enables and resends at once deliver each event
   it('a delivery job whose run is no longer the latest sends nothing; the latest run delivers', async () => {
     const { integrationId, ids } = await heldOnDisabled(1);
     const [eventId] = ids;
-    await t.admin.query(`UPDATE webhooks.endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL WHERE integration_id = $1`, [integrationId]);
+    await t.admin.query(
+      `UPDATE webhooks.endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL WHERE integration_id = $1`,
+      [integrationId],
+    );
     // Two runs were begun since (run 2 is the latest); the job of run 1 comes late.
     await t.admin.query(`UPDATE webhooks.events SET status = 'pending', resend_count = 2 WHERE id = $1`, [eventId]);
     const stale = `${eventId}-resend-1`;

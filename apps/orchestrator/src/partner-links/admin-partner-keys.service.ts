@@ -111,7 +111,12 @@ export class AdminPartnerKeysService {
     mode: PartnerMode,
     reason: string | undefined,
   ): Promise<KeyOutcome<RotatedWebhookSecret>> {
-    const request = await this.keys.requestSecretRotation(user, integrationId, mode, reason ?? `Rotation of the ${mode} webhook signing secret`);
+    const request = await this.keys.requestSecretRotation(
+      user,
+      integrationId,
+      mode,
+      reason ?? `Rotation of the ${mode} webhook signing secret`,
+    );
     return request.status === 'PENDING' ? { asked: request } : { done: await this.keys.collectSecret(user, request.id) };
   }
 

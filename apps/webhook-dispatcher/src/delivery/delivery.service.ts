@@ -137,7 +137,13 @@ export class DeliveryService {
    */
   private superseded(event: StoredEvent, run: number, job: JobContext): DeliveryOutcome {
     this.metrics.outcomes.inc({ outcome: 'superseded' });
-    this.logger.log({ msg: 'webhook job superseded by a newer delivery run; nothing sent', eventId: event.id, jobId: job.jobId, run, latestRun: event.run });
+    this.logger.log({
+      msg: 'webhook job superseded by a newer delivery run; nothing sent',
+      eventId: event.id,
+      jobId: job.jobId,
+      run,
+      latestRun: event.run,
+    });
     return 'superseded';
   }
 

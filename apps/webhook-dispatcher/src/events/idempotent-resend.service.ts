@@ -62,7 +62,11 @@ export class IdempotentResendService {
         throw error;
       }
       if (queued.unconfirmed) {
-        this.logger.warn({ msg: 'webhook resend not confirmed by Redis; the run stays claimed under its key', eventId, jobId: queued.jobId });
+        this.logger.warn({
+          msg: 'webhook resend not confirmed by Redis; the run stays claimed under its key',
+          eventId,
+          jobId: queued.jobId,
+        });
         throw queued.unconfirmed;
       }
       this.logger.log({ msg: 'webhook event resent', eventId, jobId: queued.jobId });

@@ -2,7 +2,6 @@
 export const STAFF_AUDIT_ERRORS = {
   AUDIT_TRAIL_UNAVAILABLE: {
     status: 503,
-    message:
-      'The staff audit trail could not record this request: a write is then not carried out, and a read’s answer is withheld',
+    message: 'The staff audit trail could not record this request: a write is then not carried out, and a read’s answer is withheld',
   },
 } as const satisfies Record<string, { status: number; message: string }>;

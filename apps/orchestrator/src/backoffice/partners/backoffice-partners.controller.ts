@@ -20,7 +20,14 @@ import { PartnersClient } from '../../partner-links/partners.client';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { WebhookOperationsClient } from '../webhooks/webhook-operations.client';
 import { WebhookOperationsService } from '../webhooks/webhook-operations.service';
-import { ConnectionsQuery, IntegrationDetailView, PageQuery, ReasonDto, RequestKeyDto, RotateWebhookSecretDto } from './backoffice-partners.dto';
+import {
+  ConnectionsQuery,
+  IntegrationDetailView,
+  PageQuery,
+  ReasonDto,
+  RequestKeyDto,
+  RotateWebhookSecretDto,
+} from './backoffice-partners.dto';
 import { PartnerKeysService } from './partner-keys.service';
 
 const ApiSubmitted = () =>
@@ -192,7 +199,9 @@ export class BackofficePartnersController {
   @RequirePermission('partners.manage')
   @ApiAdminRoute('partners.manage', '`PARTNER_KEY_COLLECTOR_NOT_MAKER`: only the maker of the request collects its secret')
   @ApiParam({ name: 'approvalId', format: 'uuid' })
-  @ApiOperation({ summary: 'The webhook signing secret an approved WEBHOOK_SECRET_ROTATE made, shown once to the staff member who asked for it' })
+  @ApiOperation({
+    summary: 'The webhook signing secret an approved WEBHOOK_SECRET_ROTATE made, shown once to the staff member who asked for it',
+  })
   @ApiResponse({ status: 201, type: RotatedWebhookSecretDto, description: 'the secret, this once: hand it to the partner now' })
   @ApiErrors('APPROVAL_NOT_FOUND', 'WEBHOOK_SECRET_NOT_COLLECTABLE', 'PARTNER_KEY_COLLECTOR_NOT_MAKER')
   collectSecret(@CurrentUser() user: AuthUser, @Param('approvalId', uuid('approvalId')) id: string): Promise<RotatedWebhookSecret> {

@@ -107,7 +107,11 @@ export class KeyCollectionStore {
   }
 
   /** Takes a box out of Redis (GETDEL) and opens it; null when there is none. */
-  private async take<T>(boxKey: string, requestId: string, unreadable: 'PARTNER_KEY_NOT_COLLECTABLE' | 'WEBHOOK_SECRET_NOT_COLLECTABLE'): Promise<T | null> {
+  private async take<T>(
+    boxKey: string,
+    requestId: string,
+    unreadable: 'PARTNER_KEY_NOT_COLLECTABLE' | 'WEBHOOK_SECRET_NOT_COLLECTABLE',
+  ): Promise<T | null> {
     const box = await this.redis.getdel(boxKey);
     if (!box) return null;
     try {

@@ -38,7 +38,8 @@ export class WebhookSecretRotateHandler implements ApprovalHandler<WebhookSecret
     const b = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
     const errors: FieldError[] = [];
     for (const field of Object.keys(b)) {
-      if (field !== 'integrationId' && field !== 'mode') errors.push({ field: `payload.${field}`, code: 'UNKNOWN_FIELD', message: 'is not allowed' });
+      if (field !== 'integrationId' && field !== 'mode')
+        errors.push({ field: `payload.${field}`, code: 'UNKNOWN_FIELD', message: 'is not allowed' });
     }
     if (b.integrationId === undefined) errors.push({ field: 'payload.integrationId', code: 'REQUIRED', message: 'is required' });
     else if (typeof b.integrationId !== 'string' || !isUuid(b.integrationId))
