@@ -13,3 +13,4 @@ export * from './intent-otp';
 export * from './operator-search';
 export * from './webhook-operations';
 export * from './staff-security';
+export * from './correction-preview';

@@ -1,74 +1,16 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
-import type { CorrectionPreview, CorrectionPreviewAccount, CorrectionPreviewEntry } from '../correction-preview.service';
+import { type CorrectionPreviewView, LEDGER_CORRECTION_KINDS, LEDGER_CORRECTION_STATUSES, type SameShape } from '@mm/contracts';
+import type { CorrectionPreview } from '../correction-preview.service';
 import { CORRECTION_STATUSES } from './list-corrections.dto';
 import { CORRECTION_KINDS } from './submit-correction.dto';
 
-const MONEY = { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
+/*
+ * `GET /v1/internal/corrections/:id/preview` answers the contract's CorrectionPreviewView (libs/contracts,
+ * shared with the orchestrator that relays it). These checks fail to compile when the preview the
+ * service builds, or the kinds and statuses the ledger keeps, move away from what that class documents.
+ */
+export { CorrectionPreviewView } from '@mm/contracts';
 
-export class CorrectionPreviewEntryView implements CorrectionPreviewEntry {
-  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
-  accountId: string;
-
-  @ApiProperty({
-    example: 'agent',
-    description: 'customer, merchant, agent (float), agent_commission, suspense, treasury, fee_collection…',
-  })
-  accountType: string;
-
-  @ApiProperty({ enum: ['DEBIT', 'CREDIT'], example: 'CREDIT' })
-  direction: 'DEBIT' | 'CREDIT';
-
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 500_000, description: 'smallest currency unit' })
-  amount: number;
-}
-
-export class CorrectionPreviewAccountView implements CorrectionPreviewAccount {
-  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
-  accountId: string;
-
-  @ApiProperty({ example: 'agent' })
-  accountType: string;
-
-  @ApiProperty({ ...MONEY, example: 0 })
-  balanceBefore: number;
-
-  @ApiProperty({ ...MONEY, example: 500_000 })
-  balanceAfter: number;
-
-  @ApiProperty({ ...MONEY, example: 0 })
-  availableBefore: number;
-
-  @ApiProperty({ ...MONEY, example: 500_000 })
-  availableAfter: number;
-
-  @ApiProperty({ example: true, description: 'false: approving now would be refused INSUFFICIENT_BALANCE on this account' })
-  sufficient: boolean;
-}
-
-/** `GET /v1/internal/corrections/:id/preview`: what the approval would write, now. */
-export class CorrectionPreviewView implements CorrectionPreview {
-  @ApiProperty({ format: 'uuid', example: '3c9f4e2a-7b1d-4a8e-9f60-1d2e3f4a5b6c' })
-  correctionId: string;
-
-  @ApiProperty({ enum: CORRECTION_KINDS, example: 'ACCOUNT' })
-  kind: string;
-
-  @ApiProperty({ enum: CORRECTION_STATUSES, example: 'PENDING_APPROVAL' })
-  status: string;
-
-  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
-  currency: string;
-
-  @ApiProperty({ example: false, description: 'only a compliance officer may approve' })
-  requiresCompliance: boolean;
-
-  @ApiProperty({ type: [CorrectionPreviewEntryView], description: 'the postings the approval writes, paired DEBIT / CREDIT' })
-  entries: CorrectionPreviewEntryView[];
-
-  @ApiProperty({ type: [CorrectionPreviewAccountView], description: 'each account touched: balances now and after the approval' })
-  accounts: CorrectionPreviewAccountView[];
-
-  @ApiProperty({ example: true, description: 'every account can give what the entries take from it (balances read now, without a lock)' })
-  executable: boolean;
-}
+const previewShape: SameShape<CorrectionPreview, CorrectionPreviewView> = true;
+const kinds: SameShape<typeof CORRECTION_KINDS, typeof LEDGER_CORRECTION_KINDS> = true;
+const statuses: SameShape<typeof CORRECTION_STATUSES, typeof LEDGER_CORRECTION_STATUSES> = true;
+void [previewShape, kinds, statuses];

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { CorrectionPreviewView, SameShape } from '@mm/contracts';
 import type { LedgerCorrection, LedgerCorrectionEvent, LedgerCorrectionPreview, LedgerHold } from './ledger-operations.types';
 
 /*
@@ -6,7 +7,10 @@ import type { LedgerCorrection, LedgerCorrectionEvent, LedgerCorrectionPreview, 
  * the type the client reads, so a field the code relies on cannot go undocumented.
  */
 
-const MONEY = { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
+/** A correction's preview is relayed as the ledger wrote it: the contract's CorrectionPreviewView. */
+const previewDocumented: SameShape<LedgerCorrectionPreview, CorrectionPreviewView> = true;
+void previewDocumented;
+
 const AMOUNT = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'smallest currency unit' } as const;
 
 export class LedgerCorrectionMakerView {
@@ -128,70 +132,6 @@ export class LedgerCorrectionView implements LedgerCorrection {
 export class LedgerCorrectionDetailView extends LedgerCorrectionView {
   @ApiProperty({ type: [LedgerCorrectionEventView], description: 'every step, oldest first: who, when, why' })
   declare events: LedgerCorrectionEventView[];
-}
-
-export class LedgerPostingView {
-  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
-  accountId: string;
-
-  @ApiProperty({ example: 'agent', description: 'customer, merchant, agent (float), agent_commission, suspense, treasury, fee_collection' })
-  accountType: string;
-
-  @ApiProperty({ enum: ['DEBIT', 'CREDIT'], example: 'CREDIT' })
-  direction: 'DEBIT' | 'CREDIT';
-
-  @ApiProperty({ ...AMOUNT, example: 500_000 })
-  amount: number;
-}
-
-export class LedgerAccountEffectView {
-  @ApiProperty({ format: 'uuid', example: '8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a' })
-  accountId: string;
-
-  @ApiProperty({ example: 'agent' })
-  accountType: string;
-
-  @ApiProperty({ ...MONEY, example: 0 })
-  balanceBefore: number;
-
-  @ApiProperty({ ...MONEY, example: 500_000 })
-  balanceAfter: number;
-
-  @ApiProperty({ ...MONEY, example: 0 })
-  availableBefore: number;
-
-  @ApiProperty({ ...MONEY, example: 500_000 })
-  availableAfter: number;
-
-  @ApiProperty({ example: true, description: 'false: approving now would be refused INSUFFICIENT_BALANCE on this account' })
-  sufficient: boolean;
-}
-
-/** What approving a correction, a reversal or a float funding would write, computed by the ledger now. */
-export class LedgerCorrectionPreviewView implements LedgerCorrectionPreview {
-  @ApiProperty({ format: 'uuid', example: '3c9f4e2a-7b1d-4a8e-9f60-1d2e3f4a5b6c' })
-  correctionId: string;
-
-  @ApiProperty({ enum: ['ACCOUNT', 'REVERSAL'], example: 'ACCOUNT' })
-  kind: string;
-
-  @ApiProperty({ enum: ['PENDING_APPROVAL', 'EXECUTED', 'REJECTED', 'EXPIRED'], example: 'PENDING_APPROVAL' })
-  status: string;
-
-  @ApiProperty({ enum: ['XAF', 'XOF'], example: 'XAF' })
-  currency: string;
-
-  @ApiProperty({ example: false, description: 'only a compliance officer may approve' })
-  requiresCompliance: boolean;
-
-  @ApiProperty({ type: [LedgerPostingView], description: 'the entries the approval writes, paired DEBIT / CREDIT' })
-  entries: LedgerPostingView[];
-
-  @ApiProperty({ type: [LedgerAccountEffectView], description: 'each account touched, now and after' })
-  accounts: LedgerAccountEffectView[];
-
-  @ApiProperty({ example: true, description: 'every account can give what is taken from it (balances read now)' })
-  executable: boolean;
 }
 
 export class LedgerHoldPlacedView {
