@@ -3,7 +3,7 @@ import { type FormEvent, useCallback, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { can, useSession } from '../../session/session';
-import { ActionDialog } from '../../ui/ActionForm';
+import { ActionDialog, isApproval } from '../../ui/ActionForm';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { type Column, ListView } from '../../ui/ListView';
 import { when } from '../../ui/format';
@@ -34,6 +34,7 @@ export function Blocklist(_props: ScreenProps) {
   const [phone, setPhone] = useState('');
   const [includeRemoved, setIncludeRemoved] = useState(false);
   const [version, setVersion] = useState(0);
+  const [lifted, setLifted] = useState<Entry>();
   const refresh = () => setVersion((v) => v + 1);
 
   const fetchPage = useCallback(
@@ -73,7 +74,18 @@ export function Blocklist(_props: ScreenProps) {
       label: 'Actions',
       exported: false,
       text: () => '',
-      render: (e) => (e.removedAt ? '—' : <LiftEntry entry={e} done={refresh} />),
+      render: (e) =>
+        e.removedAt ? (
+          '—'
+        ) : (
+          <LiftEntry
+            entry={e}
+            lifted={(entry) => {
+              setLifted(entry);
+              refresh();
+            }}
+          />
+        ),
     });
 
   return (
@@ -82,6 +94,11 @@ export function Blocklist(_props: ScreenProps) {
       <Title order={2} size="h4">
         Entries
       </Title>
+      {lifted && (
+        <Alert color="green" role="status" data-testid="blocklist-lifted">
+          The entry of {lifted.phone} is lifted (this action needs no second person here).
+        </Alert>
+      )}
       <form
         aria-label="Filter the blocklist"
         onSubmit={(event) => {
@@ -190,16 +207,22 @@ function AddEntryForm({ done }: { done: () => void }) {
   );
 }
 
-/** Lifting is a request (BLOCKLIST_REMOVE) another person approves; carried out at once only when configured one-person. */
-function LiftEntry({ entry, done }: { entry: Entry; done: () => void }) {
+/**
+ * Lifting is a request (BLOCKLIST_REMOVE) another person approves: the entry stays as it is, so the
+ * list is not reloaded (that would close the dialog showing the request). When configuration lets
+ * one person lift it, the answer is the lifted entry: the screen says so and the list reloads.
+ */
+function LiftEntry({ entry, lifted }: { entry: Entry; lifted: (entry: Entry) => void }) {
   const [reason, setReason] = useState('');
+  async function submit() {
+    const answer = await ok(
+      api.DELETE('/api/risk/blocklist/{id}', { params: { path: { id: entry.id }, query: { reason: reason.trim() } } }),
+    );
+    if (!isApproval(answer)) lifted(answer);
+    return answer;
+  }
   return (
-    <ActionDialog
-      label="Lift…"
-      title={`Ask to lift the entry of ${entry.phone}`}
-      done={done}
-      submit={() => ok(api.DELETE('/api/risk/blocklist/{id}', { params: { path: { id: entry.id }, query: { reason: reason.trim() } } }))}
-    >
+    <ActionDialog label="Lift…" title={`Ask to lift the entry of ${entry.phone}`} submit={submit}>
       <Text size="sm">Another person holding the same permission must approve it; until then the phone stays barred.</Text>
       <Textarea label="Reason" required value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={2} />
     </ActionDialog>
