@@ -1,16 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
 import {
   OPERATION_STATUSES,
   OPERATION_TYPES,
   type OperationSearchStatus,
   type OperationSearchType,
   TRANSACTION_REFERENCE,
-  encodeOperationCursor,
 } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
+import { PageCursorField, PageLimitField } from '../../../common/page-query.fields';
 import { E164 } from '../../../common/validators';
 
 /** A whole number in a query string (digits only); anything else reaches the validator as it came and is refused. */
@@ -103,21 +103,9 @@ export class TransactionSearchQuery {
   @IsInstant({ context: { code: 'INVALID_DATE' } })
   to?: string;
 
-  @ApiPropertyOptional({
-    maxLength: 200,
-    description: 'nextCursor of the previous page, with the same filters (field code INVALID_CURSOR)',
-    example: encodeOperationCursor('2026-11-22T10:00:00.123456Z', '7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b'),
-  })
-  @OptionalField()
-  @IsString({ context: { code: 'INVALID_CURSOR' } })
-  @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
+  @PageCursorField()
   cursor?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20, description: 'page size (field code INVALID_LIMIT)' })
-  @OptionalField()
-  @Transform(({ value }) => (typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value))
-  @IsInt({ context: { code: 'INVALID_LIMIT' } })
-  @Min(1, { context: { code: 'INVALID_LIMIT' } })
-  @Max(100, { context: { code: 'INVALID_LIMIT' } })
+  @PageLimitField()
   limit?: number;
 }
