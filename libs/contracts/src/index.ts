@@ -14,3 +14,4 @@ export * from './operator-search';
 export * from './webhook-operations';
 export * from './staff-security';
 export * from './correction-preview';
+export * from './webhook-event-query';

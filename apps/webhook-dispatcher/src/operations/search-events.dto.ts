@@ -1,7 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { WEBHOOK_EVENT_FILTERS, type WebhookEventFilter, type WebhookEventSearch } from '@mm/contracts';
+import { IsIn, IsString, Matches } from 'class-validator';
+import {
+  WEBHOOK_EVENT_FILTERS,
+  WebhookEventCursorField,
+  type WebhookEventFilter,
+  WebhookEventLimitField,
+  type WebhookEventSearch,
+  WebhookEventTypeField,
+} from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 
@@ -26,10 +32,7 @@ export class SearchEventsQuery implements Omit<WebhookEventSearch, 'endpointIds'
   @IsIn(WEBHOOK_EVENT_FILTERS)
   status?: WebhookEventFilter;
 
-  @ApiPropertyOptional({ example: 'order.paid', maxLength: 100 })
-  @OptionalField()
-  @IsString()
-  @Matches(/^[a-z][a-z0-9_.]{0,99}$/)
+  @WebhookEventTypeField()
   eventType?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'received at or after', example: '2026-11-22T00:00:00.000Z' })
@@ -42,21 +45,9 @@ export class SearchEventsQuery implements Omit<WebhookEventSearch, 'endpointIds'
   @IsInstant()
   until?: string;
 
-  @ApiPropertyOptional({
-    description: 'nextCursor of the previous page',
-    maxLength: 200,
-    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2UtM2MxZC00ZThmLTlhNmItMmQ0YzhlMWYzYTVi',
-  })
-  @OptionalField()
-  @IsString({ context: { code: 'INVALID_CURSOR' } })
-  @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
+  @WebhookEventCursorField()
   cursor?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
-  @OptionalField()
-  @Type(() => Number)
-  @IsInt({ context: { code: 'INVALID_LIMIT' } })
-  @Min(1, { context: { code: 'INVALID_LIMIT' } })
-  @Max(100, { context: { code: 'INVALID_LIMIT' } })
+  @WebhookEventLimitField()
   limit?: number;
 }

@@ -1,8 +1,15 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import { PARTNER_MODES, type PartnerMode, WEBHOOK_EVENT_FILTERS, type WebhookEventFilter } from '@mm/contracts';
+import { IsIn, IsUUID } from 'class-validator';
+import {
+  PARTNER_MODES,
+  type PartnerMode,
+  WEBHOOK_EVENT_FILTERS,
+  WebhookEventCursorField,
+  type WebhookEventFilter,
+  WebhookEventLimitField,
+  WebhookEventTypeField,
+} from '@mm/contracts';
 import { AppException, OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 
@@ -12,10 +19,7 @@ export class WebhookEventsQuery {
   @IsIn(WEBHOOK_EVENT_FILTERS, { context: { code: 'INVALID_STATUS' } })
   status?: WebhookEventFilter;
 
-  @ApiPropertyOptional({ example: 'order.paid', maxLength: 100, pattern: '^[a-z][a-z0-9_.]{0,99}$' })
-  @OptionalField()
-  @IsString()
-  @Matches(/^[a-z][a-z0-9_.]{0,99}$/)
+  @WebhookEventTypeField()
   eventType?: string;
 
   @ApiPropertyOptional({ enum: PARTNER_MODES, example: 'live', description: 'both endpoints when absent' })
@@ -33,22 +37,10 @@ export class WebhookEventsQuery {
   @IsInstant()
   until?: string;
 
-  @ApiPropertyOptional({
-    description: 'nextCursor of the previous page',
-    maxLength: 200,
-    example: 'MjAyNi0xMS0yMiAxMDowMDowMC4wMTIrMDB8MGI1ZjJhN2UtM2MxZC00ZThmLTlhNmItMmQ0YzhlMWYzYTVi',
-  })
-  @OptionalField()
-  @IsString({ context: { code: 'INVALID_CURSOR' } })
-  @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
+  @WebhookEventCursorField()
   cursor?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
-  @OptionalField()
-  @Type(() => Number)
-  @IsInt({ context: { code: 'INVALID_LIMIT' } })
-  @Min(1, { context: { code: 'INVALID_LIMIT' } })
-  @Max(100, { context: { code: 'INVALID_LIMIT' } })
+  @WebhookEventLimitField()
   limit?: number;
 }
 
