@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Res, applyDecorators } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../access/permissions';
@@ -22,6 +22,18 @@ import {
 
 const THROUGH_APPROVAL =
   ' The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE.';
+
+/** What every configuration write answers: 201 the new version in force, or 202 the pending CONFIG_CHANGE request. */
+function ApiConfigChangeAnswers(): MethodDecorator {
+  return applyDecorators(
+    ApiCreatedResponse({ type: ConfigVersionView, description: 'the new version, in force (CONFIG_CHANGE configured one-person)' }),
+    ApiAcceptedResponse({
+      type: ApprovalRequestView,
+      description: 'the change waits for a second administrator (GET /api/backoffice/approvals/{id})',
+    }),
+    ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING'),
+  );
+}
 
 /**
  * `/api/config/*`: the versioned fee, commission, limit and risk configuration.
@@ -117,12 +129,7 @@ export class ConfigVersionsController {
       THROUGH_APPROVAL,
   })
   @ApiBody({ type: ChangePricingDto, examples: { complete: { summary: 'a complete pricing section', value: PRICING_CHANGE_EXAMPLE } } })
-  @ApiCreatedResponse({ type: ConfigVersionView, description: 'the new version, in force (CONFIG_CHANGE configured one-person)' })
-  @ApiAcceptedResponse({
-    type: ApprovalRequestView,
-    description: 'the change waits for a second administrator (GET /api/backoffice/approvals/{id})',
-  })
-  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
+  @ApiConfigChangeAnswers()
   changePricing(
     @Body() body: ChangePricingDto,
     @CurrentUser() user: AuthUser,
@@ -140,12 +147,7 @@ export class ConfigVersionsController {
       THROUGH_APPROVAL,
   })
   @ApiBody({ type: ChangeLimitsDto, examples: { complete: { summary: 'a complete limits section', value: LIMITS_CHANGE_EXAMPLE } } })
-  @ApiCreatedResponse({ type: ConfigVersionView, description: 'the new version, in force (CONFIG_CHANGE configured one-person)' })
-  @ApiAcceptedResponse({
-    type: ApprovalRequestView,
-    description: 'the change waits for a second administrator (GET /api/backoffice/approvals/{id})',
-  })
-  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
+  @ApiConfigChangeAnswers()
   changeLimits(
     @Body() body: ChangeLimitsDto,
     @CurrentUser() user: AuthUser,
@@ -158,12 +160,7 @@ export class ConfigVersionsController {
   @RequirePermission('config.manage')
   @ApiAdminRoute('config.manage')
   @ApiOperation({ summary: 'New version of the risk thresholds.' + THROUGH_APPROVAL })
-  @ApiCreatedResponse({ type: ConfigVersionView, description: 'the new version, in force (CONFIG_CHANGE configured one-person)' })
-  @ApiAcceptedResponse({
-    type: ApprovalRequestView,
-    description: 'the change waits for a second administrator (GET /api/backoffice/approvals/{id})',
-  })
-  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
+  @ApiConfigChangeAnswers()
   changeRisk(
     @Body() body: ChangeRiskDto,
     @CurrentUser() user: AuthUser,
