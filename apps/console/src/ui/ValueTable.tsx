@@ -1,4 +1,13 @@
 import { Table } from '@mantine/core';
+import { money } from './format';
+
+const MONEY_KEY = /amount|balance|available|held/i;
+
+/** `accountId` → "Account id": a JSON key as a column heading. */
+function words(key: string): string {
+  const spaced = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
 
 /**
  * An array of flat records as a table (the postings of a correction, the changes of a configuration),
@@ -6,16 +15,22 @@ import { Table } from '@mantine/core';
  */
 export function ValueTable({ rows, caption }: { rows: Array<Record<string, unknown>>; caption: string }) {
   const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const text = (value: unknown) =>
-    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = (key: string, row: Record<string, unknown>) => {
+    const value = row[key];
+    if (value === null || value === undefined) return '';
+    // money columns read as money (integers in the smallest unit), with the row's currency when it has one
+    if (MONEY_KEY.test(key) && Number.isInteger(value))
+      return money(value as number, typeof row.currency === 'string' ? row.currency : undefined);
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  };
   return (
     <Table striped withTableBorder>
-      <Table.Caption>{caption}</Table.Caption>
+      <Table.Caption>{words(caption)}</Table.Caption>
       <Table.Thead>
         <Table.Tr>
           {keys.map((key) => (
             <Table.Th key={key} scope="col">
-              {key}
+              {words(key)}
             </Table.Th>
           ))}
         </Table.Tr>
@@ -24,7 +39,7 @@ export function ValueTable({ rows, caption }: { rows: Array<Record<string, unkno
         {rows.map((row, i) => (
           <Table.Tr key={i}>
             {keys.map((key) => (
-              <Table.Td key={key}>{text(row[key])}</Table.Td>
+              <Table.Td key={key}>{text(key, row)}</Table.Td>
             ))}
           </Table.Tr>
         ))}

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useCallback, useMemo, useState } from 'react';
 import { api, ok } from '../../api/client';
 import { type Column, ListView } from '../../ui/ListView';
@@ -38,15 +38,34 @@ function outcomeText(r: AuditRecord): string {
   return `${r.outcome.status}${r.outcome.code ? ` ${r.outcome.code}` : ''}`;
 }
 
+const targetText = (r: AuditRecord) => (r.target ? [r.target.type, r.target.id].filter(Boolean).join(' ') : '');
+
+/** The start of a long id, the whole id on hover. */
+function ShortId({ prefix, id }: { prefix: string; id: string }) {
+  return (
+    <Text span size="sm" title={id}>
+      {prefix} {id.slice(0, 8)}…
+    </Text>
+  );
+}
+
 /** The columns; a request id opens every record of that request (a write's `started` and its outcome). */
 function columns(byRequest: (requestId: string) => void): Column<AuditRecord>[] {
   return [
     { label: '#', text: (r) => String(r.seq) },
     { label: 'When', text: (r) => when(r.at) },
-    { label: 'Actor', text: (r) => `${r.actor.role} ${r.actor.userId}` },
+    // ids are long: the table shows their start (the CSV and the hover keep them whole) so it fits 1366 px
+    {
+      label: 'Actor',
+      text: (r) => `${r.actor.role} ${r.actor.userId}`,
+      render: (r) => <ShortId prefix={r.actor.role} id={r.actor.userId} />,
+    },
     { label: 'Action', text: (r) => (r.actionName ? `${r.actionName} (${r.action})` : r.action) },
-    { label: 'Target', text: (r) => (r.target ? [r.target.type, r.target.id].filter(Boolean).join(' ') : '') },
-    { label: 'Reason', text: (r) => r.reason ?? '' },
+    {
+      label: 'Target',
+      text: targetText,
+      render: (r) => (r.target?.id && r.target.id.length > 12 ? <ShortId prefix={r.target.type ?? ''} id={r.target.id} /> : targetText(r)),
+    },
     {
       label: 'Outcome',
       text: outcomeText,
@@ -67,7 +86,7 @@ function columns(byRequest: (requestId: string) => void): Column<AuditRecord>[] 
           onClick={() => byRequest(r.requestId)}
           aria-label={`Every record of request ${r.requestId}`}
         >
-          {r.requestId}
+          {r.requestId.slice(0, 8)}…
         </Anchor>
       ),
     },

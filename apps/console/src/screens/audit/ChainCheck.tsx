@@ -6,12 +6,12 @@ import { when } from '../../ui/format';
 import { type ChainCheck as Check, PROBLEM_LABELS } from './labels';
 
 /**
- * "Verify chain": checks every signed anchor, then walks the records after the last one (or from a
- * chosen record, or the whole trail) and says whether the chain is intact, or names the first
- * record deleted or altered and why.
+ * "Verify chain": checks every signed anchor, then walks the whole trail (the backend's default), or
+ * from a chosen record, or — the quick check — only the records after the last anchor, and says
+ * whether the chain is intact, or names the first record deleted or altered and why.
  */
 export function ChainCheck() {
-  const [full, setFull] = useState(false);
+  const [quick, setQuick] = useState(false);
   const [fromSeq, setFromSeq] = useState<number | string>('');
   const [check, setCheck] = useState<Check>();
   const [busy, setBusy] = useState(false);
@@ -22,7 +22,7 @@ export function ChainCheck() {
     setError(undefined);
     setCheck(undefined);
     try {
-      const query = full ? { full: 'true' as const } : fromSeq !== '' ? { fromSeq: String(fromSeq) } : {};
+      const query = quick ? { full: 'false' as const } : fromSeq !== '' ? { fromSeq: String(fromSeq) } : {};
       setCheck(await ok(api.GET('/api/backoffice/audit-trail/verify', { params: { query } })));
     } catch (failure) {
       setError(failure);
@@ -44,15 +44,20 @@ export function ChainCheck() {
         <Button onClick={() => void verify()} loading={busy}>
           Verify chain
         </Button>
-        <Checkbox label="Walk the whole trail (slower)" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} mb={8} />
+        <Checkbox
+          label="Quick check: only the records after the last signed anchor"
+          checked={quick}
+          onChange={(e) => setQuick(e.currentTarget.checked)}
+          mb={8}
+        />
         <NumberInput
           label="Or walk from record #"
-          description="Empty: from the last signed anchor"
+          description="Empty: the whole trail"
           min={1}
           allowDecimal={false}
           value={fromSeq}
           onChange={setFromSeq}
-          disabled={full}
+          disabled={quick}
           w={200}
         />
       </Group>
