@@ -16,6 +16,8 @@ export class StaffAuditStartInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthUser }>();
+    // customers' requests (the money path) and every read go straight through: no promise, no operator
+    if (!this.recorder.needsStart(req)) return next.handle();
     return from(this.recorder.start(req)).pipe(switchMap(() => next.handle()));
   }
 }

@@ -59,11 +59,16 @@ export class StaffAuditRecorder {
   }
 
   /** Step 1 for an orchestrator route: called by the interceptor, after the guards. */
-  async start(req: StaffRequest): Promise<void> {
+  /** Whether this request is a staff write that needs its `started` record (decided without I/O). */
+  needsStart(req: StaffRequest): boolean {
     const user = req.user;
-    const tag = auditRouteTagOf(req.routeOptions.config);
-    if (!tag || isRead(req.method) || !user || !STAFF.has(user.role)) return;
-    await this.appendStarted(req, { userId: user.userId, role: user.role }, tag);
+    return !isRead(req.method) && !!user && STAFF.has(user.role) && !!auditRouteTagOf(req.routeOptions.config);
+  }
+
+  async start(req: StaffRequest): Promise<void> {
+    if (!this.needsStart(req)) return;
+    const user = req.user!;
+    await this.appendStarted(req, { userId: user.userId, role: user.role }, auditRouteTagOf(req.routeOptions.config)!);
   }
 
   /** Step 1 for a write proxied to auth: the caller is named from the bearer token, as the access guard would. */
