@@ -15,3 +15,4 @@ export * from './webhook-operations';
 export * from './staff-security';
 export * from './correction-preview';
 export * from './webhook-event-query';
+export * from './hold-view';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { CorrectionPreviewView, SameShape } from '@mm/contracts';
+import type { CorrectionPreviewView, LedgerHoldView, SameShape } from '@mm/contracts';
 import type { LedgerCorrection, LedgerCorrectionEvent, LedgerCorrectionPreview, LedgerHold } from './ledger-operations.types';
 
 /*
@@ -9,7 +9,11 @@ import type { LedgerCorrection, LedgerCorrectionEvent, LedgerCorrectionPreview, 
 
 /** A correction's preview is relayed as the ledger wrote it: the contract's CorrectionPreviewView. */
 const previewDocumented: SameShape<LedgerCorrectionPreview, CorrectionPreviewView> = true;
-void previewDocumented;
+/** So is a hold: the contract's LedgerHoldView, re-exported for the controller. */
+const holdDocumented: SameShape<LedgerHold, LedgerHoldView> = true;
+void [previewDocumented, holdDocumented];
+
+export { LedgerHoldView } from '@mm/contracts';
 
 const AMOUNT = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'smallest currency unit' } as const;
 
@@ -132,55 +136,4 @@ export class LedgerCorrectionView implements LedgerCorrection {
 export class LedgerCorrectionDetailView extends LedgerCorrectionView {
   @ApiProperty({ type: [LedgerCorrectionEventView], description: 'every step, oldest first: who, when, why' })
   declare events: LedgerCorrectionEventView[];
-}
-
-export class LedgerHoldPlacedView {
-  @ApiProperty({ example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92', description: 'the staff member whose token placed it (the checker)' })
-  by: string;
-
-  @ApiProperty({ type: [String], example: ['COMPLIANCE'] })
-  roles: string[];
-
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    example: 'approval-request:0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d',
-    description: 'the approval request that asked for it',
-  })
-  requestedBy: string | null;
-
-  @ApiProperty({ format: 'date-time', example: '2026-11-28T10:02:11.004Z' })
-  at: string;
-}
-
-export class LedgerHoldReleasedView extends LedgerHoldPlacedView {
-  @ApiProperty({ example: 'Case 4411 closed' })
-  reason: string;
-}
-
-/** A named hold on part of an account's available balance. */
-export class LedgerHoldView implements LedgerHold {
-  @ApiProperty({ format: 'uuid', example: '9f60a1b2-7b1d-4a8e-bc9f-1d2e3f4a5b6c' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid', example: '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c' })
-  accountId: string;
-
-  @ApiProperty({ ...AMOUNT, example: 25_000 })
-  amount: number;
-
-  @ApiProperty({ enum: ['XAF', 'XOF'], example: 'XAF' })
-  currency: string;
-
-  @ApiProperty({ example: 'Suspected account takeover, case 4411' })
-  reason: string;
-
-  @ApiProperty({ enum: ['ACTIVE', 'RELEASED'], example: 'ACTIVE' })
-  status: 'ACTIVE' | 'RELEASED';
-
-  @ApiProperty({ type: LedgerHoldPlacedView })
-  placed: LedgerHoldPlacedView;
-
-  @ApiProperty({ type: LedgerHoldReleasedView, nullable: true })
-  released: LedgerHoldReleasedView | null;
 }
