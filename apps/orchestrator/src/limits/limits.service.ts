@@ -5,6 +5,7 @@ import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import type { LimitsDocument } from './limits-document';
 import { type Usage, firstRefusal, tierLimits } from './limit-rules';
+import { countedUsageSql, windowBoundsSql } from './usage-windows.sql';
 import type { IncomingOutcome, LimitCheck, LimitVerdict, PayeeLedger } from './limits.types';
 
 export const LIMITS_CLOCK = Symbol('LIMITS_CLOCK');
@@ -235,9 +236,7 @@ export class LimitsService {
   ): Promise<{ existing: boolean; usage: { payer?: Usage; agent?: Usage } }> {
     const rows = await queryRows<{ existing: boolean; kind: Subject['kind'] | null; day: string | null; month: string | null }>(
       db,
-      `WITH bounds AS (
-         SELECT date_trunc('day', $4::timestamptz AT TIME ZONE $5) AT TIME ZONE $5 AS day_start,
-                date_trunc('month', $4::timestamptz AT TIME ZONE $5) AT TIME ZONE $5 AS month_start),
+      `WITH bounds AS (${windowBoundsSql('$4::timestamptz', '$5')}),
        subjects AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(kind, id)),
        used AS (
          SELECT s.kind, COALESCE(sum(u.amount) FILTER (WHERE u.occurred_at >= b.day_start), 0)::text AS day,
@@ -245,8 +244,7 @@ export class LimitsService {
            FROM subjects s CROSS JOIN bounds b
            LEFT JOIN orchestrator.limit_usage u
              ON u.subject_kind = s.kind AND u.subject_id = s.id AND u.currency = $3 AND u.operation_id <> $6
-            AND u.occurred_at >= b.month_start AND u.occurred_at <= $4::timestamptz
-            AND (u.status = 'SETTLED' OR (u.status = 'HELD' AND u.held_until > $4::timestamptz))
+            AND ${countedUsageSql('$4::timestamptz')}
           GROUP BY s.kind, s.id)
        SELECT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $6 AND status <> 'RELEASED') AS existing,
               used.kind, used.day, used.month

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { queryRows } from '@mm/platform';
 import { ConfigVersionsService } from '../../config-api/config-versions.service';
 import { tierLimits } from '../../limits/limit-rules';
+import { countedUsageSql, windowBoundsSql } from '../../limits/usage-windows.sql';
 import type { Currency } from '../../pricing/operation-type';
 import type { LimitWindowView, PersonBalanceView } from './person.views';
 
@@ -19,8 +20,8 @@ const CURRENCIES: Currency[] = ['XAF', 'XOF'];
 
 /**
  * Used against allowed, per window, as the limits module counts it when it judges an operation:
- * settled usage plus live holds, in the current day and month of the limits' time zone (see
- * LimitsService.usage, whose windows this read repeats for display; it decides nothing).
+ * settled usage plus live holds, in the current day and month of the limits' time zone: the same
+ * windows as the check (limits/usage-windows.sql.ts); this read decides nothing.
  */
 @Injectable()
 export class LimitUsageReader {
@@ -36,16 +37,13 @@ export class LimitUsageReader {
     if (subjects.agentId) keys.push({ kind: 'AGENT', id: subjects.agentId });
     const rows = await queryRows<{ kind: 'CUSTOMER' | 'AGENT'; currency: Currency; day: string; month: string }>(
       this.db,
-      `WITH bounds AS (
-         SELECT date_trunc('day', now() AT TIME ZONE $3) AT TIME ZONE $3 AS day_start,
-                date_trunc('month', now() AT TIME ZONE $3) AT TIME ZONE $3 AS month_start)
+      `WITH bounds AS (${windowBoundsSql('now()', '$3')})
        SELECT u.subject_kind AS kind, u.currency,
               COALESCE(sum(u.amount) FILTER (WHERE u.occurred_at >= b.day_start), 0)::text AS day,
               COALESCE(sum(u.amount), 0)::text AS month
          FROM orchestrator.limit_usage u CROSS JOIN bounds b
         WHERE (u.subject_kind, u.subject_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-          AND u.occurred_at >= b.month_start AND u.occurred_at <= now()
-          AND (u.status = 'SETTLED' OR (u.status = 'HELD' AND u.held_until > now()))
+          AND ${countedUsageSql('now()')}
         GROUP BY u.subject_kind, u.currency`,
       [keys.map((k) => k.kind), keys.map((k) => k.id), document.timezone],
     );
