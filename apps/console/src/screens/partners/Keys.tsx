@@ -1,11 +1,12 @@
-import { Alert, Badge, Button, Code, Group, NumberInput, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Badge, Button, Code, Group, NumberInput, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { can, useSession } from '../../session/session';
-import { ErrorNotice } from '../../ui/ErrorNotice';
 import { when } from '../../ui/format';
 import { type ApiKey, CELL_BADGE, KEY_STATUS_COLORS, type Mode, MODES } from './labels';
+import { CollectOnce } from './CollectOnce';
+import { RequestForm } from './RequestForm';
 import { SubmittedRequest } from './SubmittedRequest';
 
 type Approval = components['schemas']['ApprovalRequestView'];
@@ -154,45 +155,33 @@ export function Keys(props: { integrationId: string; keys: ApiKey[]; onChanged: 
         </Group>
       )}
       {mayManage && intent && (
-        <form onSubmit={submit} aria-label={title}>
-          <Stack maw={560} gap="xs" p="sm" style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 4 }}>
-            <Text fw={600}>{title}</Text>
-            <Text size="sm" c="dimmed">
-              This creates a request: a compliance officer or another administrator must approve it.
-            </Text>
-            <ErrorNotice error={error} />
-            {intent.kind === 'new' && (
-              <Select label="Mode" allowDeselect={false} data={MODES} value={mode} onChange={(value) => value && setMode(value as Mode)} />
-            )}
-            {intent.kind === 'replace' && (
-              <NumberInput
-                label="Overlap (hours)"
-                description="How long the replaced key keeps working (0 to 720)"
-                min={0}
-                max={720}
-                value={overlapHours}
-                onChange={setOverlapHours}
-              />
-            )}
-            <Textarea
-              label="Reason"
-              description="At least 3 characters; recorded with the request"
-              required
-              value={reason}
-              onChange={(e) => setReason(e.currentTarget.value)}
-              autosize
-              minRows={2}
+        <RequestForm
+          label={title}
+          heading={title}
+          note="This creates a request: a compliance officer or another administrator must approve it."
+          error={error}
+          reason={reason}
+          onReason={setReason}
+          reasonDescription="At least 3 characters; recorded with the request"
+          busy={busy}
+          submitColor={intent.kind === 'revoke' ? 'red' : undefined}
+          onSubmit={submit}
+          onCancel={() => setIntent(undefined)}
+        >
+          {intent.kind === 'new' && (
+            <Select label="Mode" allowDeselect={false} data={MODES} value={mode} onChange={(value) => value && setMode(value as Mode)} />
+          )}
+          {intent.kind === 'replace' && (
+            <NumberInput
+              label="Overlap (hours)"
+              description="How long the replaced key keeps working (0 to 720)"
+              min={0}
+              max={720}
+              value={overlapHours}
+              onChange={setOverlapHours}
             />
-            <Group>
-              <Button type="submit" loading={busy} color={intent.kind === 'revoke' ? 'red' : undefined}>
-                Submit for approval
-              </Button>
-              <Button variant="default" onClick={() => setIntent(undefined)}>
-                Cancel
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+          )}
+        </RequestForm>
       )}
       {mayManage && <CollectKey />}
     </Stack>
@@ -201,53 +190,24 @@ export function Keys(props: { integrationId: string; keys: ApiKey[]; onChanged: 
 
 /** An approved key request's secret, shown once to the staff member who asked for it. */
 function CollectKey() {
-  const [approvalId, setApprovalId] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [issued, setIssued] = useState<Issued>();
-
-  async function collect(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      setIssued(
-        await ok(
-          api.POST('/api/backoffice/partners/key-requests/{approvalId}/collect', { params: { path: { approvalId: approvalId.trim() } } }),
-        ),
-      );
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
-
   return (
-    <form onSubmit={collect} aria-label="Collect an approved key">
-      <Stack maw={560} gap="xs">
-        <ErrorNotice error={error} title="The key could not be collected" />
-        {issued && (
-          <Alert color="green" title="The new key — copy it now, it is not shown again" data-testid="collected-key">
-            <Text size="sm">
-              {issued.mode} key <Code>{issued.hint}</Code>:
-            </Text>
-            <Code block>{issued.key}</Code>
-          </Alert>
-        )}
-        <Group align="end">
-          <TextInput
-            label="Approved key request id"
-            description="Only the person who asked can collect the key, once, within 24 hours"
-            value={approvalId}
-            onChange={(e) => setApprovalId(e.currentTarget.value)}
-            style={{ flex: 1 }}
-          />
-          <Button type="submit" variant="default" loading={busy} disabled={!approvalId.trim()}>
-            Collect key
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <CollectOnce<Issued>
+      label="Collect an approved key"
+      idLabel="Approved key request id"
+      idDescription="Only the person who asked can collect the key, once, within 24 hours"
+      button="Collect key"
+      errorTitle="The key could not be collected"
+      resultTitle="The new key — copy it now, it is not shown again"
+      resultTestId="collected-key"
+      describe={(issued) => (
+        <Text size="sm">
+          {issued.mode} key <Code>{issued.hint}</Code>:
+        </Text>
+      )}
+      secret={(issued) => issued.key}
+      collect={(approvalId) =>
+        ok(api.POST('/api/backoffice/partners/key-requests/{approvalId}/collect', { params: { path: { approvalId } } }))
+      }
+    />
   );
 }

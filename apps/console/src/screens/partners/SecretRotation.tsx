@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, Group, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Badge, Button, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
@@ -9,6 +9,8 @@ import { when } from '../../ui/format';
 import { useLoad } from '../../ui/useLoad';
 import { STATUS_COLORS, STATUS_LABELS } from '../approvals/labels';
 import { CELL_BADGE, type Mode, MODES } from './labels';
+import { CollectOnce } from './CollectOnce';
+import { RequestForm } from './RequestForm';
 import { SubmittedRequest } from './SubmittedRequest';
 
 type Approval = components['schemas']['ApprovalRequestView'];
@@ -91,38 +93,19 @@ export function SecretRotation(props: { integrationId: string; active: boolean }
         </Group>
       )}
       {asking && (
-        <form onSubmit={ask} aria-label="Ask for a new webhook signing secret">
-          <Stack maw={560} gap="xs" p="sm" style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 4 }}>
-            <Text size="sm" c="dimmed">
-              This creates a request: a compliance officer or another administrator must approve it before the secret changes.
-            </Text>
-            <ErrorNotice error={error} />
-            <Select
-              label="Endpoint"
-              allowDeselect={false}
-              data={MODES}
-              value={mode}
-              onChange={(value) => value && setMode(value as Mode)}
-            />
-            <Textarea
-              label="Reason"
-              description="At least 3 characters; shown to the checker"
-              required
-              value={reason}
-              onChange={(e) => setReason(e.currentTarget.value)}
-              autosize
-              minRows={2}
-            />
-            <Group>
-              <Button type="submit" loading={busy}>
-                Submit for approval
-              </Button>
-              <Button variant="default" onClick={() => setAsking(false)}>
-                Cancel
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+        <RequestForm
+          label="Ask for a new webhook signing secret"
+          note="This creates a request: a compliance officer or another administrator must approve it before the secret changes."
+          error={error}
+          reason={reason}
+          onReason={setReason}
+          reasonDescription="At least 3 characters; shown to the checker"
+          busy={busy}
+          onSubmit={ask}
+          onCancel={() => setAsking(false)}
+        >
+          <Select label="Endpoint" allowDeselect={false} data={MODES} value={mode} onChange={(value) => value && setMode(value as Mode)} />
+        </RequestForm>
       )}
       {mayList && <ErrorNotice error={requests.error} title="The rotation requests could not be read" />}
       {mayList && (requests.data?.length ?? 0) > 0 && (
@@ -178,58 +161,30 @@ export function SecretRotation(props: { integrationId: string; active: boolean }
 
 /** An approved rotation's new secret, shown once to the staff member who asked for it. */
 function CollectSecret({ approvalId, onApprovalId }: { approvalId: string; onApprovalId: (id: string) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [secret, setSecret] = useState<Rotated>();
-
-  async function collect(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setSecret(undefined);
-    try {
-      setSecret(
-        await ok(
-          api.POST('/api/backoffice/partners/secret-requests/{approvalId}/collect', {
-            params: { path: { approvalId: approvalId.trim() } },
-          }),
-        ),
-      );
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
-
   return (
-    <form onSubmit={collect} aria-label="Collect an approved signing secret">
-      <Stack maw={560} gap="xs">
-        <ErrorNotice error={error} title="The secret could not be collected" />
-        {secret && (
-          <Alert color="green" title="New signing secret — copy it now, it is not shown again" data-testid="collected-secret">
-            <Text size="sm">
-              {secret.mode} webhooks:{' '}
-              {secret.previousSecretExpiresAt
-                ? `the previous secret also signs until ${when(secret.previousSecretExpiresAt)}.`
-                : 'the previous secret no longer signs.'}
-            </Text>
-            <Code block>{secret.secret}</Code>
-          </Alert>
-        )}
-        <Group align="end">
-          <TextInput
-            label="Approved rotation request id"
-            description="Only the person who asked can collect the secret, once, within 24 hours"
-            value={approvalId}
-            onChange={(e) => onApprovalId(e.currentTarget.value)}
-            style={{ flex: 1 }}
-          />
-          <Button type="submit" variant="default" loading={busy} disabled={!approvalId.trim()}>
-            Collect secret
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <CollectOnce<Rotated>
+      label="Collect an approved signing secret"
+      idLabel="Approved rotation request id"
+      idDescription="Only the person who asked can collect the secret, once, within 24 hours"
+      button="Collect secret"
+      errorTitle="The secret could not be collected"
+      resultTitle="New signing secret — copy it now, it is not shown again"
+      resultTestId="collected-secret"
+      describe={(secret) => (
+        <Text size="sm">
+          {secret.mode} webhooks:{' '}
+          {secret.previousSecretExpiresAt
+            ? `the previous secret also signs until ${when(secret.previousSecretExpiresAt)}.`
+            : 'the previous secret no longer signs.'}
+        </Text>
+      )}
+      secret={(secret) => secret.secret}
+      collect={(id) =>
+        ok(api.POST('/api/backoffice/partners/secret-requests/{approvalId}/collect', { params: { path: { approvalId: id } } }))
+      }
+      hideOnRetry
+      approvalId={approvalId}
+      onApprovalId={onApprovalId}
+    />
   );
 }
