@@ -16,5 +16,6 @@ import { PartnersClient } from './partners.client';
   imports: [GatewayModule, CustomersModule, BackofficePartnersModule],
   controllers: [MerchantConnectionsController, AdminPartnersController],
   providers: [PartnersClient, AdminPartnerKeysService],
+  exports: [PartnersClient],
 })
 export class PartnerLinksModule {}

@@ -4,9 +4,8 @@ import { ApprovalsModule } from '../../approvals/approvals.module';
 import { ConfigApiModule } from '../../config-api/config-api.module';
 import { CustomersModule } from '../../customers/customers.module';
 import { GatewayModule } from '../../gateway/gateway.module';
-import { PartnersClient } from '../../partner-links/partners.client';
-import { LedgerStatementsClient } from '../../transactions/ledger-statements.client';
-import { TransactionHistoryService } from '../../transactions/transaction-history.service';
+import { PartnerLinksModule } from '../../partner-links/partner-links.module';
+import { TransactionsModule } from '../../transactions/transactions.module';
 import { CustomerUnfreezeHandler } from './customer-unfreeze.handler';
 import { LimitUsageReader } from './limit-usage.reader';
 import { PeopleController } from './people.controller';
@@ -24,7 +23,7 @@ import { StaffTotpResetHandler } from './staff-totp-reset.handler';
  * STAFF_TOTP_RESET, STAFF_DISABLE, STAFF_ENABLE), registered with the engine when the module starts.
  */
 @Module({
-  imports: [CustomersModule, ApprovalsModule, ConfigApiModule, GatewayModule],
+  imports: [CustomersModule, ApprovalsModule, ConfigApiModule, GatewayModule, TransactionsModule, PartnerLinksModule],
   controllers: [PeopleController],
   providers: [
     PeopleSearchService,
@@ -32,9 +31,6 @@ import { StaffTotpResetHandler } from './staff-totp-reset.handler';
     PersonActionsService,
     PeopleUpstreams,
     LimitUsageReader,
-    TransactionHistoryService,
-    LedgerStatementsClient,
-    PartnersClient,
     CustomerUnfreezeHandler,
     StaffRoleChangeHandler,
     StaffTotpResetHandler,
