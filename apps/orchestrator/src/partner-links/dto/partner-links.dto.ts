@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
 import { OptionalField } from '@mm/errors';
+import { PageQuery } from '../../backoffice/partners/backoffice-partners.dto';
 import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../../common/approval-reason';
 import {
   CONNECTION_STATUSES,
@@ -11,6 +11,9 @@ import {
   type PartnerMode,
   type PaymentAnomalyStatus,
 } from '@mm/contracts';
+
+/** Cursor and limit of a partners page: the back office's partner pages read them alike. */
+export { PageQuery as PageQueryDto };
 
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
@@ -27,34 +30,14 @@ class KeyRequestReason {
   reason?: string;
 }
 
-export class PageQueryDto {
-  @ApiPropertyOptional({
-    description: 'nextCursor of the previous page',
-    maxLength: 200,
-    example: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafDdiMGU0ZjlhLTFiMmQtNGUzZi04YTViLTZjN2Q4ZTlmMGExYg',
-  })
-  @OptionalField()
-  @IsString({ context: { code: 'INVALID_CURSOR' } })
-  @MaxLength(200, { context: { code: 'INVALID_CURSOR' } })
-  cursor?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20, example: 20 })
-  @OptionalField()
-  @Type(() => Number)
-  @IsInt({ context: { code: 'INVALID_LIMIT' } })
-  @Min(1, { context: { code: 'INVALID_LIMIT' } })
-  @Max(100, { context: { code: 'INVALID_LIMIT' } })
-  limit?: number;
-}
-
-export class MerchantConnectionsQueryDto extends PageQueryDto {
+export class MerchantConnectionsQueryDto extends PageQuery {
   @ApiPropertyOptional({ enum: CONNECTION_STATUSES, example: 'pending', description: 'default: pending and active' })
   @OptionalField()
   @IsIn(CONNECTION_STATUSES, { context: { code: 'INVALID_STATUS' } })
   status?: ConnectionStatus;
 }
 
-export class AnomaliesQueryDto extends PageQueryDto {
+export class AnomaliesQueryDto extends PageQuery {
   @ApiPropertyOptional({ enum: PAYMENT_ANOMALY_STATUSES, example: 'open' })
   @OptionalField()
   @IsIn(PAYMENT_ANOMALY_STATUSES, { context: { code: 'INVALID_STATUS' } })
