@@ -13,7 +13,10 @@ export const LEDGER_HOLD_STATUSES = ['ACTIVE', 'RELEASED'] as const;
 export type LedgerHoldStatus = (typeof LEDGER_HOLD_STATUSES)[number];
 
 export class LedgerHoldPlacedView {
-  @ApiProperty({ example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92', description: 'the staff member whose token placed it (the checker)' })
+  @ApiProperty({
+    example: '8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92',
+    description: 'the operator whose token placed it: the checker of a back-office request, or the operator calling the ledger directly',
+  })
   by: string;
 
   @ApiProperty({ type: [String], example: ['COMPLIANCE'] })
@@ -23,7 +26,7 @@ export class LedgerHoldPlacedView {
     type: String,
     nullable: true,
     example: 'approval-request:0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d',
-    description: 'the approval request that asked for it',
+    description: 'who asked for it: `approval-request:<id>` for a back-office request, else the id the calling operator gave',
   })
   requestedBy: string | null;
 

@@ -4097,7 +4097,7 @@ export interface components {
     };
     LedgerHoldReleasedView: {
       /**
-       * @description the staff member whose token placed it (the checker)
+       * @description the operator whose token placed it: the checker of a back-office request, or the operator calling the ledger directly
        * @example 8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92
        */
       by: string;
@@ -4108,7 +4108,7 @@ export interface components {
        */
       roles: string[];
       /**
-       * @description the approval request that asked for it
+       * @description who asked for it: `approval-request:<id>` for a back-office request, else the id the calling operator gave
        * @example approval-request:0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d
        */
       requestedBy: string | null;
@@ -4122,7 +4122,7 @@ export interface components {
     };
     LedgerHoldPlacedView: {
       /**
-       * @description the staff member whose token placed it (the checker)
+       * @description the operator whose token placed it: the checker of a back-office request, or the operator calling the ledger directly
        * @example 8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92
        */
       by: string;
@@ -4133,7 +4133,7 @@ export interface components {
        */
       roles: string[];
       /**
-       * @description the approval request that asked for it
+       * @description who asked for it: `approval-request:<id>` for a back-office request, else the id the calling operator gave
        * @example approval-request:0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d
        */
       requestedBy: string | null;
