@@ -39,6 +39,14 @@ export const PERMISSIONS = [
   'webhooks.manage',
   /** the staff audit trail: search it and verify its hash chain */
   'audit.read',
+  /** transaction monitoring: alerts, cases (assign, annotate, attach evidence, decide) and the rules' state */
+  'compliance.monitoring',
+  /** regulatory reports: the daily threshold report and suspicion reports, generated, sent and confirmed */
+  'compliance.reports',
+  /** float reconciliation: trust-account statement imports, matching runs, differences acknowledged and resolved */
+  'compliance.reconciliation',
+  /** settlement statements of any merchant (a merchant reads its own with merchant.read) */
+  'statements.read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -37,6 +37,10 @@ export const ROLE_PERMISSIONS: Readonly<Record<AppRole, readonly Permission[]>> 
     'approvals.read',
     'ledger.corrections',
     'audit.read',
+    'compliance.monitoring',
+    'compliance.reports',
+    'compliance.reconciliation',
+    'statements.read',
   ],
   ADMIN: [
     'transactions.read',
@@ -55,9 +59,22 @@ export const ROLE_PERMISSIONS: Readonly<Record<AppRole, readonly Permission[]>> 
     'ledger.corrections',
     'webhooks.manage',
     'audit.read',
+    'compliance.monitoring',
+    'compliance.reports',
+    'compliance.reconciliation',
+    'statements.read',
   ],
   // Reads what staff read, changes nothing: every route this role reaches is a GET (roles-matrix test).
-  AUDITOR: ['transactions.read', 'reports.read', 'customers.read', 'profile.read', 'operations.read', 'approvals.read', 'audit.read'],
+  AUDITOR: [
+    'transactions.read',
+    'reports.read',
+    'customers.read',
+    'profile.read',
+    'operations.read',
+    'approvals.read',
+    'audit.read',
+    'statements.read',
+  ],
 };
 
 /** The spec's name of each role, for documents. */
