@@ -16,6 +16,11 @@ import { STAFF_AUDIT_ERRORS } from './codes/staff-audit';
 import { TRANSACTION_SEARCH_ERRORS } from './codes/transaction-search';
 import { PEOPLE_ERRORS } from './codes/people';
 import { WEBHOOK_OPERATIONS_ERRORS } from './codes/webhook-operations';
+import { MONITORING_ERRORS } from './codes/monitoring';
+import { REGULATORY_REPORTS_ERRORS } from './codes/regulatory-reports';
+import { RECONCILIATION_ERRORS } from './codes/reconciliation';
+import { SETTLEMENT_STATEMENTS_ERRORS } from './codes/settlement-statements';
+import { LEDGER_CHAIN_ERRORS } from './codes/ledger-chain';
 
 /**
  * The single catalogue of stable error codes of the platform, composed from one section per domain
@@ -41,6 +46,11 @@ export const ERROR_CATALOG = {
   ...TRANSACTION_SEARCH_ERRORS,
   ...WEBHOOK_OPERATIONS_ERRORS,
   ...STAFF_AUTH_ERRORS,
+  ...MONITORING_ERRORS,
+  ...REGULATORY_REPORTS_ERRORS,
+  ...RECONCILIATION_ERRORS,
+  ...SETTLEMENT_STATEMENTS_ERRORS,
+  ...LEDGER_CHAIN_ERRORS,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
