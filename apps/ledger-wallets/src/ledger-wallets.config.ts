@@ -172,6 +172,24 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @EnvBoolean()
   @IsBoolean()
   LEDGER_TEST_FUNDING_ENABLED?: boolean;
+
+  // --- float reconciliation against the trust bank account (docs/reconciliation.md) ---
+  /**
+   * The trust (escrow) bank accounts whose statements are reconciled, as CURRENCY:ACCOUNT pairs
+   * separated by commas (`XAF:CM2110005000010123456789012,XOF:SN08SN0100152000048500003035`); the
+   * account is the IBAN (or the bank's other account id) without spaces. Empty: no trust account,
+   * every statement is refused with BANK_ACCOUNT_NOT_TRUST_ACCOUNT.
+   */
+  @Matches(/^([A-Z]{3}:[A-Z0-9]{5,34}(,[A-Z]{3}:[A-Z0-9]{5,34})*)?$/, {
+    message: 'LEDGER_TRUST_ACCOUNTS must be CURRENCY:ACCOUNT pairs separated by commas (XAF:CM21…,XOF:SN08…)',
+  })
+  LEDGER_TRUST_ACCOUNTS: string = '';
+
+  /** How many days apart a bank line and a platform float movement may be dated and still match one another. */
+  @IsInt()
+  @Min(0)
+  @Max(31)
+  RECON_DATE_TOLERANCE_DAYS: number = 2;
 }
 
 export function consentJwksUrl(config: LedgerWalletsConfig): string {
