@@ -8,6 +8,7 @@ import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role
 import { ApprovalRequests1765500000000 } from './1765500000000-approval-requests';
 import { StaffAuditTrail1765500100000 } from './1765500100000-staff-audit-trail';
 import { AuditorStaff1765500200000 } from './1765500200000-auditor-staff';
+import { TransactionMonitoring1765600000000 } from './1765600000000-transaction-monitoring';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -20,4 +21,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   ApprovalRequests1765500000000,
   StaffAuditTrail1765500100000,
   AuditorStaff1765500200000,
+  TransactionMonitoring1765600000000,
 ];
