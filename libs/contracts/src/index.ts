@@ -16,3 +16,5 @@ export * from './staff-security';
 export * from './correction-preview';
 export * from './webhook-event-query';
 export * from './hold-view';
+export * from './settlement-statements';
+export * from './settlement-statement-csv';
