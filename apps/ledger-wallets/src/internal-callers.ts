@@ -29,6 +29,8 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   // the back office's operation search and payment story (staff authorised by the orchestrator)
   'GET /v1/internal/operator-search/operations': ['orchestrator'],
   'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
+  // the facts of the regulatory reports (daily threshold report), which the orchestrator also runs unattended
+  'GET /v1/internal/regulatory/operations': ['orchestrator'],
 
   // operators (operator token required): audits and integrity checks, also relayed by the
   // orchestrator for compliance officers; maker-checker corrections
