@@ -31,6 +31,8 @@ import { LegacyTransactionsService } from './legacy/legacy-transactions.service'
 import { OperatorSearchController } from './operator-search/operator-search.controller';
 import { OperatorSearchService } from './operator-search/operator-search.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
+import { RegulatoryController } from './regulatory/regulatory.controller';
+import { RegulatoryOperationsService } from './regulatory/regulatory-operations.service';
 import { AccountAdjustmentsService } from './statements/account-adjustments.service';
 import { StatementsController } from './statements/statements.controller';
 import { TechnicalAccountsService } from './wallets/technical-accounts.service';
@@ -53,6 +55,7 @@ export class LedgerWalletsModule {
         StatementsController,
         OperatorSearchController,
         HoldsController,
+        RegulatoryController,
       ],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },
@@ -81,6 +84,7 @@ export class LedgerWalletsModule {
         OperatorSearchService,
         CorrectionPreviewService,
         HoldsService,
+        RegulatoryOperationsService,
       ],
     };
   }
