@@ -16,5 +16,6 @@ export * from './staff-security';
 export * from './correction-preview';
 export * from './webhook-event-query';
 export * from './hold-view';
+export * from './regulatory-reports';
 export * from './settlement-statements';
 export * from './settlement-statement-csv';
