@@ -15,6 +15,7 @@ import { BalanceMemoAuthentication1765300000000 } from './1765300000000-balance-
 import { AdjustmentAccounts1765400000000 } from './1765400000000-adjustment-accounts';
 import { StaffLedgerOperations1765500000000 } from './1765500000000-staff-ledger-operations';
 import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-search-indexes';
+import { FloatReconciliation1765600100000 } from './1765600100000-float-reconciliation';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -34,4 +35,5 @@ export const ledgerMigrations: MigrationClass[] = [
   AdjustmentAccounts1765400000000,
   StaffLedgerOperations1765500000000,
   OperatorSearchIndexes1765500100000,
+  FloatReconciliation1765600100000,
 ];
