@@ -9,6 +9,7 @@ import { ApprovalRequests1765500000000 } from './1765500000000-approval-requests
 import { StaffAuditTrail1765500100000 } from './1765500100000-staff-audit-trail';
 import { AuditorStaff1765500200000 } from './1765500200000-auditor-staff';
 import { TransactionMonitoring1765600000000 } from './1765600000000-transaction-monitoring';
+import { RegulatoryReports1765600100000 } from './1765600100000-regulatory-reports';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -22,4 +23,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   StaffAuditTrail1765500100000,
   AuditorStaff1765500200000,
   TransactionMonitoring1765600000000,
+  RegulatoryReports1765600100000,
 ];
