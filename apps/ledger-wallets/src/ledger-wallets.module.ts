@@ -35,6 +35,8 @@ import { RegulatoryController } from './regulatory/regulatory.controller';
 import { RegulatoryOperationsService } from './regulatory/regulatory-operations.service';
 import { AccountAdjustmentsService } from './statements/account-adjustments.service';
 import { StatementsController } from './statements/statements.controller';
+import { SettlementStatementController } from './statements/settlement-statement.controller';
+import { SettlementStatementService } from './statements/settlement-statement.service';
 import { TechnicalAccountsService } from './wallets/technical-accounts.service';
 import { WalletsController } from './wallets/wallets.controller';
 import { WalletsService } from './wallets/wallets.service';
@@ -53,6 +55,7 @@ export class LedgerWalletsModule {
         IntegrityController,
         CorrectionsController,
         StatementsController,
+        SettlementStatementController,
         OperatorSearchController,
         HoldsController,
         RegulatoryController,
@@ -81,6 +84,7 @@ export class LedgerWalletsModule {
         CorrectionApproval,
         CorrectionAlerts,
         AccountAdjustmentsService,
+        SettlementStatementService,
         OperatorSearchService,
         CorrectionPreviewService,
         HoldsService,
