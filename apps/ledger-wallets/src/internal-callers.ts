@@ -26,6 +26,8 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   // a holder's history: the adjustments on its accounts and which payments were reversed
   'GET /v1/internal/adjustments': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/reversals': ['orchestrator', OPS_CALLER],
+  // a merchant's settlement statement (docs/statements.md), asked by the orchestrator for the merchant, the back office and partners
+  'GET /v1/internal/accounts/:id/settlement-statement': ['orchestrator', OPS_CALLER],
   // the back office's operation search and payment story (staff authorised by the orchestrator)
   'GET /v1/internal/operator-search/operations': ['orchestrator'],
   'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
