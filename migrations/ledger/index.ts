@@ -16,6 +16,7 @@ import { AdjustmentAccounts1765400000000 } from './1765400000000-adjustment-acco
 import { StaffLedgerOperations1765500000000 } from './1765500000000-staff-ledger-operations';
 import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-search-indexes';
 import { FloatReconciliation1765600100000 } from './1765600100000-float-reconciliation';
+import { StatementEntryIndex1765600200000 } from './1765600200000-statement-entry-index';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -36,4 +37,5 @@ export const ledgerMigrations: MigrationClass[] = [
   StaffLedgerOperations1765500000000,
   OperatorSearchIndexes1765500100000,
   FloatReconciliation1765600100000,
+  StatementEntryIndex1765600200000,
 ];
