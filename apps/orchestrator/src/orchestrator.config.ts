@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import { OptionalField } from '@mm/errors';
-import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
+import { type Currency, DEFAULT_DATABASE_NAME, SERVICES, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { DatabaseConfig, EnvBoolean } from '@mm/platform';
 import { APPROVAL_ACTIONS, type ApprovalAction } from './approvals/approval-handler';
 
@@ -290,6 +290,57 @@ export class OrchestratorConfig extends DatabaseConfig {
   @IsInt()
   @Min(0)
   STAFF_AUDIT_ANCHOR_INTERVAL_MS: number = 60_000;
+
+  // --- regulatory reports (regulatory-reports/, docs/regulatory-reports.md) ---
+
+  /**
+   * The daily threshold report lists every operation at or above this amount, per currency, in the
+   * smallest unit (XAF and XOF have none below the franc): `XAF:5000000,XOF:5000000`. Every
+   * supported currency must be named.
+   */
+  @ValidateBy({
+    name: 'thresholdMap',
+    validator: {
+      validate: (value: unknown) => parseCurrencyAmounts(value) !== null,
+      defaultMessage: () =>
+        `REGULATORY_THRESHOLD_REPORT_MIN must be CURRENCY:amount pairs naming each of ${SUPPORTED_CURRENCIES.join(', ')} once (amounts 1 to 2^53 − 1)`,
+    },
+  })
+  REGULATORY_THRESHOLD_REPORT_MIN: string = 'XAF:5000000,XOF:5000000';
+
+  get regulatoryThresholds(): Record<Currency, number> {
+    return parseCurrencyAmounts(this.REGULATORY_THRESHOLD_REPORT_MIN)!;
+  }
+
+  /** how often the job looks for yesterday's daily report and generates it when missing (one replica at a time); 0: off */
+  @IsInt()
+  @Min(0)
+  REGULATORY_DAILY_REPORT_INTERVAL_MS: number = 900_000;
+
+  /** how often filed suspicion reports are checked against their 48-hour written confirmation deadline; 0: off */
+  @IsInt()
+  @Min(0)
+  REGULATORY_DEADLINE_CHECK_INTERVAL_MS: number = 300_000;
+
+  /** a filed suspicion report is "due soon" (listed and warned about once) this many hours before its deadline */
+  @IsInt()
+  @Min(1)
+  @Max(47)
+  REGULATORY_CONFIRMATION_DUE_SOON_HOURS: number = 12;
+}
+
+/** `XAF:5000000,XOF:5000000` as a map naming every supported currency once; null when it is not that. */
+export function parseCurrencyAmounts(value: unknown): Record<Currency, number> | null {
+  if (typeof value !== 'string') return null;
+  const out: Partial<Record<Currency, number>> = {};
+  for (const pair of value.split(',')) {
+    const match = /^\s*([A-Z]{3})\s*:\s*([1-9][0-9]{0,15})\s*$/.exec(pair);
+    if (!match || !(SUPPORTED_CURRENCIES as readonly string[]).includes(match[1]) || match[1] in out) return null;
+    const amount = Number(match[2]);
+    if (!Number.isSafeInteger(amount)) return null;
+    out[match[1] as Currency] = amount;
+  }
+  return SUPPORTED_CURRENCIES.every((c) => c in out) ? (out as Record<Currency, number>) : null;
 }
 
 /** Settings production must never run with. */
