@@ -19,3 +19,4 @@ export * from './hold-view';
 export * from './regulatory-reports';
 export * from './settlement-statements';
 export * from './settlement-statement-csv';
+export * from './reconciliation';
