@@ -15,6 +15,7 @@ import { BalanceMemoAuthentication1765300000000 } from './1765300000000-balance-
 import { AdjustmentAccounts1765400000000 } from './1765400000000-adjustment-accounts';
 import { StaffLedgerOperations1765500000000 } from './1765500000000-staff-ledger-operations';
 import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-search-indexes';
+import { LedgerHashChain1765600000000 } from './1765600000000-ledger-hash-chain';
 import { FloatReconciliation1765600100000 } from './1765600100000-float-reconciliation';
 import { StatementEntryIndex1765600200000 } from './1765600200000-statement-entry-index';
 
@@ -36,6 +37,7 @@ export const ledgerMigrations: MigrationClass[] = [
   AdjustmentAccounts1765400000000,
   StaffLedgerOperations1765500000000,
   OperatorSearchIndexes1765500100000,
+  LedgerHashChain1765600000000,
   FloatReconciliation1765600100000,
   StatementEntryIndex1765600200000,
 ];
