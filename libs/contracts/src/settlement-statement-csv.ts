@@ -135,7 +135,9 @@ export function settlementStatementCsv(s: SettlementStatement): string {
   const tz = s.period.utcOffset;
   const row = (cells: Array<string | number>) => cells.join(',');
   const rows = [SETTLEMENT_CSV_COLUMNS.join(',')];
-  rows.push(row(['OPENING', s.period.start, local(s.period.start, tz), '', '', '', '', '', '', '', '', s.openingBalance, s.currency, '', '']));
+  rows.push(
+    row(['OPENING', s.period.start, local(s.period.start, tz), '', '', '', '', '', '', '', '', s.openingBalance, s.currency, '', '']),
+  );
   for (const l of s.lines) {
     rows.push(
       row([
@@ -158,7 +160,23 @@ export function settlementStatementCsv(s: SettlementStatement): string {
     );
   }
   rows.push(
-    row(['CLOSING', s.period.end, local(s.period.end, tz), '', '', '', '', '', '', s.totalCredits, s.totalDebits, s.closingBalance, s.currency, '', '']),
+    row([
+      'CLOSING',
+      s.period.end,
+      local(s.period.end, tz),
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      s.totalCredits,
+      s.totalDebits,
+      s.closingBalance,
+      s.currency,
+      '',
+      '',
+    ]),
   );
   return `${rows.join('\r\n')}\r\n`;
 }

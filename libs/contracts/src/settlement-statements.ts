@@ -275,7 +275,10 @@ function invalid(message: string): AppException {
  * (inclusive, at most STATEMENT_MAX_DAYS days), at `utcOffset`. A period that has not begun is
  * refused; one not over yet is answered up to now.
  */
-export function statementPeriod(query: Pick<SettlementStatementQuery, 'date' | 'from' | 'to' | 'utcOffset'>, now = Date.now()): StatementPeriod {
+export function statementPeriod(
+  query: Pick<SettlementStatementQuery, 'date' | 'from' | 'to' | 'utcOffset'>,
+  now = Date.now(),
+): StatementPeriod {
   const utcOffset = query.utcOffset ?? STATEMENT_DEFAULT_UTC_OFFSET;
   if (query.date !== undefined && (query.from !== undefined || query.to !== undefined)) {
     throw invalid('Give either date, or from and to, not both');

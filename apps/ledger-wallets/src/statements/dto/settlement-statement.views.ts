@@ -27,7 +27,11 @@ export class LedgerStatementLineView implements LedgerStatementLine {
   @ApiProperty({ enum: LEDGER_TRANSACTION_TYPES, example: 'TRANSFER' })
   transactionType: LedgerTransactionType;
 
-  @ApiProperty({ enum: SETTLEMENT_LINE_CATEGORIES, example: 'PAYMENT', description: 'what the entry is to the holder (docs/statements.md)' })
+  @ApiProperty({
+    enum: SETTLEMENT_LINE_CATEGORIES,
+    example: 'PAYMENT',
+    description: 'what the entry is to the holder (docs/statements.md)',
+  })
   category: SettlementLineCategory;
 
   @ApiProperty({ enum: ['CREDIT', 'DEBIT'], example: 'CREDIT' })

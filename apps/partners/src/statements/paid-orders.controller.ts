@@ -1,0 +1,32 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { PaidOrderRef } from '@mm/contracts';
+import { ServiceKeyGuard } from '@mm/platform';
+import { ApiErrors } from '../common/api-errors';
+import { PaidOrdersLookupDto, PaidOrderRefView } from './dto/paid-orders.dto';
+import { PaidOrdersService } from './paid-orders.service';
+
+/**
+ * Internal (service key): the orchestrator names the partner order each payment of a merchant's
+ * settlement statement paid (docs/statements.md). A POST because a day's payments do not fit a URL.
+ */
+@ApiTags('internal: statements')
+@ApiSecurity('serviceKey')
+@ApiErrors('INVALID_SERVICE_CREDENTIALS', 'SERVICE_NOT_ALLOWED')
+@Controller('internal/partners/statements')
+@UseGuards(ServiceKeyGuard)
+export class PaidOrdersController {
+  constructor(private readonly paidOrders: PaidOrdersService) {}
+
+  @Post('paid-orders')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Which of these ledger transactions paid a live order: the order id and its external reference',
+    description: 'Reads only; the transactions that paid no order are left out of the answer.',
+  })
+  @ApiOkResponse({ type: [PaidOrderRefView] })
+  @ApiErrors('VALIDATION_ERROR', 'MALFORMED_JSON')
+  lookup(@Body() dto: PaidOrdersLookupDto): Promise<PaidOrderRef[]> {
+    return this.paidOrders.lookup(dto.transactionIds);
+  }
+}
