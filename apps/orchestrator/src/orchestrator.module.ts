@@ -24,6 +24,7 @@ import { TransactionsModule } from './transactions/transactions.module';
 import { BackofficeTransactionsModule } from './backoffice/transactions/backoffice-transactions.module';
 import { BackofficeWorkflowsModule } from './backoffice/workflows/workflows.module';
 import { WithdrawalQrModule } from './withdrawal-qr/withdrawal-qr.module';
+import { StatementsModule } from './statements/statements.module';
 
 @Module({})
 export class OrchestratorModule {
@@ -60,6 +61,7 @@ export class OrchestratorModule {
         BackofficeWorkflowsModule,
         LedgerOperationsModule,
         PeopleModule,
+        StatementsModule,
       ],
       providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
     };
