@@ -8,4 +8,6 @@ import type { InternalCallerTable } from '@mm/platform';
 export const ORCHESTRATOR_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /api/internal/directory/merchants/by-phone': ['partners'],
   'GET /api/internal/directory/merchants/:merchantId': ['partners'],
+  // the ledger part of a connected merchant's settlement statement (docs/statements.md)
+  'GET /api/internal/statements/merchants/:merchantId': ['partners'],
 };
