@@ -24,6 +24,11 @@ import { OrderPaymentService } from './payments/order-payment.service';
 import { PaymentAnomaliesController } from './payments/payment-anomalies.controller';
 import { PaymentAnomaliesService } from './payments/payment-anomalies.service';
 import { ExpirySweeper } from './sweeper/expiry-sweeper.service';
+import { MerchantStatementClient } from './statements/merchant-statement.client';
+import { PaidOrdersController } from './statements/paid-orders.controller';
+import { PaidOrdersService } from './statements/paid-orders.service';
+import { PartnerStatementsController } from './statements/partner-statements.controller';
+import { PartnerStatementsService } from './statements/partner-statements.service';
 import { TestHelpersController } from './test-helpers/test-helpers.controller';
 import { DispatcherEndpointsClient } from './upstreams/dispatcher-endpoints.client';
 import { MerchantDirectoryClient } from './upstreams/merchant-directory.client';
@@ -44,6 +49,8 @@ export class PartnersModule {
         QrController,
         PaymentAnomaliesController,
         BackofficeController,
+        PartnerStatementsController,
+        PaidOrdersController,
       ],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: PARTNERS_INTERNAL_CALLERS },
@@ -63,6 +70,9 @@ export class PartnersModule {
         BackofficeService,
         LedgerEventsWorker,
         ExpirySweeper,
+        MerchantStatementClient,
+        PaidOrdersService,
+        PartnerStatementsService,
       ],
     };
   }
