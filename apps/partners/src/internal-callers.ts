@@ -37,4 +37,7 @@ export const PARTNERS_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /internal/partners/backoffice/integrations/:integrationId/connections': ['orchestrator'],
   'GET /internal/partners/backoffice/orders/:orderId/events': ['orchestrator'],
   'GET /internal/partners/backoffice/events/:eventId': ['orchestrator'],
+
+  // the partner order each payment of a merchant's settlement statement paid (docs/statements.md)
+  'POST /internal/partners/statements/paid-orders': ['orchestrator'],
 };
