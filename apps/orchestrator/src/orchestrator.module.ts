@@ -13,6 +13,7 @@ import { GatewayModule } from './gateway/gateway.module';
 import { ORCHESTRATOR_INTERNAL_CALLERS } from './internal-callers';
 import { IntentsModule } from './intents/intents.module';
 import { LimitsModule } from './limits/limits.module';
+import { MonitoringModule } from './monitoring/monitoring.module';
 import { type OrchestratorConfig, assertOrchestratorProductionConfig } from './orchestrator.config';
 import { PartnerLinksModule } from './partner-links/partner-links.module';
 import { PricingModule } from './pricing/pricing.module';
@@ -61,6 +62,7 @@ export class OrchestratorModule {
         BackofficeWorkflowsModule,
         LedgerOperationsModule,
         PeopleModule,
+        MonitoringModule,
         StatementsModule,
       ],
       providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
