@@ -10,7 +10,7 @@ import { diffDocuments } from './config-diff';
 import { parseSection } from './config-params';
 import type { ConfigSection, SectionDocuments } from './config-sections';
 import { ConfigVersionsService } from './config-versions.service';
-import { ChangeLimitsDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
+import { ChangeLimitsDto, ChangeMonitoringDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
 
 /** A CONFIG_CHANGE request's payload: the body of `POST /api/config/{section}/versions`, with its section. */
 export interface ConfigChangePayload<S extends ConfigSection = ConfigSection> {
@@ -21,7 +21,7 @@ export interface ConfigChangePayload<S extends ConfigSection = ConfigSection> {
   document: SectionDocuments[S];
 }
 
-const DTO_OF = { pricing: ChangePricingDto, limits: ChangeLimitsDto, risk: ChangeRiskDto } as const;
+const DTO_OF = { pricing: ChangePricingDto, limits: ChangeLimitsDto, risk: ChangeRiskDto, monitoring: ChangeMonitoringDto } as const;
 
 /**
  * CONFIG_CHANGE: a new version of a configuration section through the maker-checker engine. The

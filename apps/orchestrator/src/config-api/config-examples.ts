@@ -49,3 +49,18 @@ export const LIMITS_CHANGE_EXAMPLE = {
     agents: CURRENCIES.map((currency) => ({ currency, perOperationMax: 2_000_000, dailyMax: 10_000_000 })),
   },
 };
+
+const perCurrency = (amount: number) => CURRENCIES.map((currency) => ({ currency, amount }));
+
+export const MONITORING_CHANGE_EXAMPLE = {
+  baseVersion: 1,
+  reason: 'Structuring window widened to 48 hours after the March review',
+  document: {
+    structuring: { enabled: true, windowSeconds: 172_800, minOperations: 3, nearThresholdPercent: 10, thresholds: perCurrency(1_000_000) },
+    passThrough: { enabled: true, windowSeconds: 3_600, minOutSharePercent: 80, minAmountIn: perCurrency(200_000) },
+    dormantReactivation: { enabled: true, dormantDays: 90, minAmount: perCurrency(100_000) },
+    agentCycling: { enabled: true, windowSeconds: 86_400, minCycles: 3 },
+    fanIn: { enabled: true, windowSeconds: 86_400, minDistinctPayers: 15, includeMerchants: false },
+    agentVelocity: { enabled: true, windowSeconds: 3_600, maxOperations: 100, maxAmount: perCurrency(5_000_000) },
+  },
+};

@@ -5,12 +5,12 @@ import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../a
 import { ApprovalRequestView } from '../approvals/approval.views';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { ApiAdminRoute, ApiErrors } from './api-errors';
-import { LIMITS_CHANGE_EXAMPLE, PRICING_CHANGE_EXAMPLE } from './config-examples';
+import { LIMITS_CHANGE_EXAMPLE, MONITORING_CHANGE_EXAMPLE, PRICING_CHANGE_EXAMPLE } from './config-examples';
 import { diffDocuments } from './config-diff';
 import { DiffQueryDto, HistoryQueryDto, parseSection, parseVersion } from './config-params';
 import { CONFIG_SECTIONS, type ConfigSection, type ConfigVersion } from './config-sections';
 import { ConfigVersionsService } from './config-versions.service';
-import { ChangeLimitsDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
+import { ChangeLimitsDto, ChangeMonitoringDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
 import {
   ActiveLimitsView,
   ActivePricingView,
@@ -167,6 +167,24 @@ export class ConfigVersionsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConfigVersion | ApprovalRequestView> {
     return this.change('risk', body, user, reply);
+  }
+
+  @Post('monitoring/versions')
+  @RequirePermission('config.manage')
+  @ApiAdminRoute('config.manage')
+  @ApiOperation({
+    summary:
+      'New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules.' +
+      THROUGH_APPROVAL,
+  })
+  @ApiBody({ type: ChangeMonitoringDto, examples: { complete: { summary: 'a complete monitoring section', value: MONITORING_CHANGE_EXAMPLE } } })
+  @ApiConfigChangeAnswers()
+  changeMonitoring(
+    @Body() body: ChangeMonitoringDto,
+    @CurrentUser() user: AuthUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigVersion | ApprovalRequestView> {
+    return this.change('monitoring', body, user, reply);
   }
 
   private async change<S extends ConfigSection>(

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { LimitsDocumentDto } from '../../limits/limits-document';
+import { MonitoringDocumentDto } from '../../monitoring/rules/monitoring-document';
 import { PricingDocumentDto } from '../../pricing/pricing-document';
 import { RiskDocumentDto } from '../../risk/risk-document';
 
@@ -48,4 +49,11 @@ export class ChangeRiskDto extends ConfigChangeDto {
   @ValidateNested()
   @Type(() => RiskDocumentDto)
   document: RiskDocumentDto;
+}
+
+export class ChangeMonitoringDto extends ConfigChangeDto {
+  @ApiProperty({ type: MonitoringDocumentDto, description: 'the complete new monitoring section (it replaces the previous one)' })
+  @ValidateNested()
+  @Type(() => MonitoringDocumentDto)
+  document: MonitoringDocumentDto;
 }
