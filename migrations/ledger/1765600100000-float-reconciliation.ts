@@ -97,6 +97,8 @@ export class FloatReconciliation1765600100000 implements MigrationInterface {
         unmatched_bank_count int NOT NULL,
         unmatched_ledger_count int NOT NULL,
         tolerance_days int NOT NULL,
+        -- the ledger transactions a bank line explained: a later statement's run does not match them again
+        matched_transaction_ids uuid[] NOT NULL,
         result jsonb NOT NULL,
         run_by text NOT NULL,
         run_roles text[] NOT NULL,
@@ -188,4 +190,10 @@ export class FloatReconciliation1765600100000 implements MigrationInterface {
   }
 }
 
-const TABLES = ['bank_statements', 'bank_statement_lines', 'reconciliation_runs', 'reconciliation_alerts', 'reconciliation_alert_decisions'];
+const TABLES = [
+  'bank_statements',
+  'bank_statement_lines',
+  'reconciliation_runs',
+  'reconciliation_alerts',
+  'reconciliation_alert_decisions',
+];

@@ -30,7 +30,11 @@ export const BANK_STATEMENT_MAX_CHARS = 1_000_000;
 // ---------------------------------------------------------------------------------------------
 
 export class ImportBankStatementDto {
-  @ApiProperty({ enum: BANK_STATEMENT_FORMATS, example: 'CAMT053', description: 'ISO 20022 camt.053 XML, or the CSV of docs/reconciliation.md' })
+  @ApiProperty({
+    enum: BANK_STATEMENT_FORMATS,
+    example: 'CAMT053',
+    description: 'ISO 20022 camt.053 XML, or the CSV of docs/reconciliation.md',
+  })
   @IsIn(BANK_STATEMENT_FORMATS)
   format: BankStatementFormat;
 
@@ -57,7 +61,11 @@ export class RunReconciliationDto {
 }
 
 export class AcknowledgeReconciliationAlertDto {
-  @ApiPropertyOptional({ maxLength: 1000, example: 'Looking into it with the bank', description: 'optional note kept with the acknowledgement' })
+  @ApiPropertyOptional({
+    maxLength: 1000,
+    example: 'Looking into it with the bank',
+    description: 'optional note kept with the acknowledgement',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(1000)
@@ -68,7 +76,8 @@ export class ResolveReconciliationAlertDto {
   @ApiProperty({
     enum: RECONCILIATION_RESOLUTIONS,
     example: 'CORRECTION',
-    description: 'CORRECTION: an executed ledger correction (four eyes) fixed it, named by correctionId; ACCEPTED: the difference is explained, in reason',
+    description:
+      'CORRECTION: an executed ledger correction (four eyes) fixed it, named by correctionId; ACCEPTED: the difference is explained, in reason',
   })
   @IsIn(RECONCILIATION_RESOLUTIONS)
   resolution: (typeof RECONCILIATION_RESOLUTIONS)[number];
@@ -124,7 +133,12 @@ export class ReconciliationAlertsQueryDto extends ReconciliationListQueryDto {
 }
 
 export class ReconciliationReportQueryDto {
-  @ApiPropertyOptional({ enum: ['json', 'csv'], default: 'json', example: 'csv', description: 'csv: one row per matched or unmatched item' })
+  @ApiPropertyOptional({
+    enum: ['json', 'csv'],
+    default: 'json',
+    example: 'csv',
+    description: 'csv: one row per matched or unmatched item',
+  })
   @OptionalField()
   @IsIn(['json', 'csv'])
   format?: 'json' | 'csv';
@@ -150,7 +164,10 @@ export class BankStatementView {
   @ApiProperty({ enum: BANK_STATEMENT_FORMATS, example: 'CAMT053' })
   format: string;
 
-  @ApiProperty({ example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', description: 'SHA-256 of the content as imported' })
+  @ApiProperty({
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    description: 'SHA-256 of the content as imported',
+  })
   contentHash: string;
 
   @ApiProperty({ type: 'integer', example: 1_000_000, description: 'signed: negative for a debit balance' })
@@ -218,7 +235,12 @@ export class FloatMovementView {
   @ApiProperty({ type: 'integer', example: 500_000 })
   amount: number;
 
-  @ApiProperty({ format: 'uuid', nullable: true, example: '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', description: 'the correction that wrote it, if any' })
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    example: '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+    description: 'the correction that wrote it, if any',
+  })
   correctionId: string | null;
 
   @ApiProperty({ format: 'uuid', example: '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c', description: 'the holder account credited or debited' })
@@ -247,10 +269,18 @@ export class ReconciliationMatchView {
 }
 
 export class CirculationView {
-  @ApiProperty({ format: 'date-time', example: '2026-11-21T00:00:00.000Z', description: 'the end of the business day (UTC): entries before it count' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-21T00:00:00.000Z',
+    description: 'the end of the business day (UTC): entries before it count',
+  })
   cutoff: string;
 
-  @ApiProperty({ type: 'integer', example: 1_500_000, description: 'e-money owed to holders at the cutoff: minus the sum of the platform accounts below' })
+  @ApiProperty({
+    type: 'integer',
+    example: 1_500_000,
+    description: 'e-money owed to holders at the cutoff: minus the sum of the platform accounts below',
+  })
   circulation: number;
 
   @ApiProperty({
@@ -281,7 +311,11 @@ export class ReconciliationRunView {
   @ApiProperty({ type: 'integer', example: 1_500_000, description: 'the e-money in circulation at the end of businessDate' })
   circulation: number;
 
-  @ApiProperty({ type: 'integer', example: 0, description: 'bankClosing − circulation: positive, more money in the bank than e-money owed' })
+  @ApiProperty({
+    type: 'integer',
+    example: 0,
+    description: 'bankClosing − circulation: positive, more money in the bank than e-money owed',
+  })
   difference: number;
 
   @ApiProperty({ enum: RECONCILIATION_RUN_STATUSES, example: 'BALANCED', description: 'BALANCED: no difference and nothing unmatched' })
@@ -355,7 +389,11 @@ export class ReconciliationAlertView {
   })
   amount: number;
 
-  @ApiProperty({ enum: RECONCILIATION_ALERT_STATUSES, example: 'OPEN', description: 'from the decisions: OPEN, then ACKNOWLEDGED, then RESOLVED' })
+  @ApiProperty({
+    enum: RECONCILIATION_ALERT_STATUSES,
+    example: 'OPEN',
+    description: 'from the decisions: OPEN, then ACKNOWLEDGED, then RESOLVED',
+  })
   status: string;
 
   @ApiProperty({
@@ -363,7 +401,12 @@ export class ReconciliationAlertView {
     additionalProperties: true,
     example: {
       statementRef: 'STMT-2026-11-20',
-      movement: { transactionId: '7c6b5a4d-3e2f-4a1b-8c0d-9e8f7a6b5c4d', referenceId: 'MMPTX261120ABC1234', amount: 500_000, direction: 'CREDIT' },
+      movement: {
+        transactionId: '7c6b5a4d-3e2f-4a1b-8c0d-9e8f7a6b5c4d',
+        referenceId: 'MMPTX261120ABC1234',
+        amount: 500_000,
+        direction: 'CREDIT',
+      },
     },
     description: 'what the run saw: the bank line, the ledger movement, or the balances and the platform accounts behind the circulation',
   })
@@ -389,12 +432,107 @@ export class ReconciliationReportView {
   @ApiProperty({ type: [BankLineView] })
   unmatchedBankLines: BankLineView[];
 
-  @ApiProperty({ type: [FloatMovementView], description: "the platform's float movements of the statement's days that no bank line explains" })
+  @ApiProperty({
+    type: [FloatMovementView],
+    description: "the platform's float movements of the statement's days that no bank line explains",
+  })
   unmatchedMovements: FloatMovementView[];
 
-  @ApiProperty({ type: [FloatMovementView], description: 'corrections that resolved an earlier alert: not bank movements, left out of the matching' })
+  @ApiProperty({
+    type: [FloatMovementView],
+    description: 'corrections that resolved an earlier alert: not bank movements, left out of the matching',
+  })
   resolutionCorrections: FloatMovementView[];
 
   @ApiProperty({ type: [ReconciliationAlertView] })
   alerts: ReconciliationAlertView[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report as CSV (docs/reconciliation.md, "Report")
+// ---------------------------------------------------------------------------------------------
+
+export const RECONCILIATION_CSV_COLUMNS = [
+  'item',
+  'match_no',
+  'rule',
+  'side',
+  'direction',
+  'amount',
+  'currency',
+  'date',
+  'bank_line_no',
+  'bank_reference',
+  'bank_remittance',
+  'transaction_id',
+  'reference_id',
+  'correction_id',
+] as const;
+
+/** A cell as RFC 4180 wants it, and never read as a formula by a spreadsheet (a leading = + - @ is quoted behind an apostrophe). */
+function cell(value: string | number | null): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return String(value);
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * One row per bank line and per ledger movement of the run: MATCHED (grouped by match_no, with the
+ * rule), UNMATCHED (either side) and RESOLUTION (corrections set aside). Amounts are integers in
+ * the smallest unit; CRLF line ends; the same run gives the same bytes.
+ */
+export function reconciliationReportCsv(report: ReconciliationReportView): string {
+  const currency = report.run.currency;
+  const rows: string[] = [RECONCILIATION_CSV_COLUMNS.join(',')];
+  const bank = (item: string, matchNo: number | null, rule: string | null, l: BankLineView) => [
+    item,
+    matchNo,
+    rule,
+    'BANK',
+    l.direction,
+    l.amount,
+    currency,
+    l.bookingDate,
+    l.lineNo,
+    l.reference,
+    l.remittance,
+    null,
+    null,
+    null,
+  ];
+  const ledger = (item: string, matchNo: number | null, rule: string | null, m: FloatMovementView) => [
+    item,
+    matchNo,
+    rule,
+    'LEDGER',
+    m.direction,
+    m.amount,
+    currency,
+    m.completedAt,
+    null,
+    null,
+    null,
+    m.transactionId,
+    m.referenceId,
+    m.correctionId,
+  ];
+  report.matches.forEach((match, i) => {
+    for (const l of match.bankLines)
+      rows.push(
+        bank('MATCHED', i + 1, match.rule, l)
+          .map(cell)
+          .join(','),
+      );
+    for (const m of match.movements)
+      rows.push(
+        ledger('MATCHED', i + 1, match.rule, m)
+          .map(cell)
+          .join(','),
+      );
+  });
+  for (const l of report.unmatchedBankLines) rows.push(bank('UNMATCHED', null, null, l).map(cell).join(','));
+  for (const m of report.unmatchedMovements) rows.push(ledger('UNMATCHED', null, null, m).map(cell).join(','));
+  for (const m of report.resolutionCorrections) rows.push(ledger('RESOLUTION', null, null, m).map(cell).join(','));
+  return `${rows.join('\r\n')}\r\n`;
 }

@@ -1,0 +1,107 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type {
+  AcknowledgeReconciliationAlertDto,
+  ReconciliationAlertView,
+  ReconciliationAlertsQueryDto,
+  ResolveReconciliationAlertDto,
+} from '@mm/contracts';
+import { AppException } from '@mm/errors';
+import { LedgerDb } from '../db/ledger-db.service';
+import { constraintName, isUniqueViolation, sqlState } from '../db/sql-errors';
+import type { Reconciler } from './reconcilers';
+import { ALERT_COLUMNS, type AlertRow, alertStatus, toAlertView } from './reconciliation-views';
+
+/**
+ * The life of a reconciliation alert: OPEN, ACKNOWLEDGED by an officer, then RESOLVED either by a
+ * ledger correction that went through four eyes (CORRECTED) or ACCEPTED with a note. Each step is a
+ * row of its own in `reconciliation_alert_decisions` (append-only); the database refuses a step
+ * twice, a resolution before the acknowledgement, a correction used twice, and a correction that
+ * is not executed or was approved by its own maker, whoever writes the row.
+ */
+@Injectable()
+export class ReconciliationAlertsService {
+  private readonly logger = new Logger(ReconciliationAlertsService.name);
+
+  constructor(private readonly db: LedgerDb) {}
+
+  async list(query: ReconciliationAlertsQueryDto): Promise<ReconciliationAlertView[]> {
+    const stage = { OPEN: 0, ACKNOWLEDGED: 1, RESOLVED: 2 }[query.status ?? 'OPEN'];
+    const rows = await this.db.query<AlertRow>(
+      `SELECT ${ALERT_COLUMNS} FROM ledger.reconciliation_alerts a JOIN ledger.reconciliation_runs r ON r.id = a.run_id
+        WHERE ($1::uuid IS NULL OR a.run_id = $1)
+          AND ($2::int IS NULL OR $2 = COALESCE((SELECT max(d.stage) FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = a.id), 0))
+        ORDER BY a.created_at DESC, a.id LIMIT $3`,
+      [query.runId ?? null, query.status ? stage : null, query.limit ?? 50],
+    );
+    return rows.map(toAlertView);
+  }
+
+  async get(id: string): Promise<ReconciliationAlertView> {
+    return toAlertView(await this.row(id));
+  }
+
+  async acknowledge(id: string, dto: AcknowledgeReconciliationAlertDto, by: Reconciler): Promise<ReconciliationAlertView> {
+    await this.row(id);
+    try {
+      await this.decide(id, 'ACKNOWLEDGED', null, dto.reason?.trim() || null, by);
+    } catch (error) {
+      if (isUniqueViolation(error, 'UQ_reconciliation_alert_decisions_stage'))
+        throw new AppException('RECONCILIATION_ALERT_ALREADY_ACKNOWLEDGED');
+      throw error;
+    }
+    return this.get(id);
+  }
+
+  async resolve(id: string, dto: ResolveReconciliationAlertDto, by: Reconciler): Promise<ReconciliationAlertView> {
+    const alert = await this.row(id);
+    const status = alertStatus(alert.decisions);
+    if (status === 'RESOLVED') throw new AppException('RECONCILIATION_ALERT_ALREADY_RESOLVED');
+    if (status === 'OPEN') throw new AppException('RECONCILIATION_ALERT_NOT_ACKNOWLEDGED');
+    const correctionId = dto.resolution === 'CORRECTION' ? dto.correctionId!.toLowerCase() : null;
+    if (correctionId) await this.checkCorrection(correctionId, alert.currency.trim());
+    try {
+      await this.decide(id, correctionId ? 'CORRECTED' : 'ACCEPTED', correctionId, dto.reason.trim(), by);
+    } catch (error) {
+      if (isUniqueViolation(error, 'UQ_reconciliation_alert_decisions_stage'))
+        throw new AppException('RECONCILIATION_ALERT_ALREADY_RESOLVED');
+      if (isUniqueViolation(error, 'UQ_reconciliation_alert_decisions_correction'))
+        throw new AppException('RECONCILIATION_CORRECTION_ALREADY_USED');
+      if (sqlState(error) === '23514' && constraintName(error) === 'CHK_reconciliation_alert_decisions_four_eyes') {
+        throw new AppException('RECONCILIATION_CORRECTION_NOT_ELIGIBLE');
+      }
+      throw error;
+    }
+    return this.get(id);
+  }
+
+  /** A correction resolves an alert when it exists, is executed, was approved by someone else than its maker, in the alert's currency. */
+  private async checkCorrection(id: string, currency: string): Promise<void> {
+    const [c] = await this.db.query<{ status: string; maker_id: string; checker_id: string | null; currency: string }>(
+      `SELECT status, maker_id, checker_id, currency FROM ledger.corrections WHERE id = $1`,
+      [id],
+    );
+    const refuse = (why: string) => new AppException('RECONCILIATION_CORRECTION_NOT_ELIGIBLE', `Correction ${id} ${why}`);
+    if (!c) throw refuse('does not exist');
+    if (c.status !== 'EXECUTED') throw refuse(`is ${c.status}, not EXECUTED`);
+    if (!c.checker_id || c.checker_id === c.maker_id) throw refuse('was not approved by a second person');
+    if (c.currency.trim() !== currency) throw refuse(`is in ${c.currency.trim()}; the alert is in ${currency}`);
+  }
+
+  private async decide(id: string, decision: string, correctionId: string | null, note: string | null, by: Reconciler): Promise<void> {
+    await this.db.query(
+      `INSERT INTO ledger.reconciliation_alert_decisions (alert_id, decision, correction_id, note, decided_by, decided_roles, caller, request_id, correlation_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [id, decision, correctionId, note, by.operator.id, by.operator.roles, by.caller, by.requestId, by.correlationId],
+    );
+    this.logger.log({ alertId: id, decision, correctionId, operatorId: by.operator.id }, 'reconciliation alert decided');
+  }
+
+  private async row(id: string): Promise<AlertRow> {
+    const [row] = await this.db.query<AlertRow>(
+      `SELECT ${ALERT_COLUMNS} FROM ledger.reconciliation_alerts a JOIN ledger.reconciliation_runs r ON r.id = a.run_id WHERE a.id = $1`,
+      [id],
+    );
+    if (!row) throw new AppException('RECONCILIATION_ALERT_NOT_FOUND');
+    return row;
+  }
+}
