@@ -31,6 +31,11 @@ import { LegacyTransactionsService } from './legacy/legacy-transactions.service'
 import { OperatorSearchController } from './operator-search/operator-search.controller';
 import { OperatorSearchService } from './operator-search/operator-search.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
+import { ReconciliationAlertsService } from './reconciliation/reconciliation-alerts.service';
+import { ReconciliationController } from './reconciliation/reconciliation.controller';
+import { ReconciliationRunsService } from './reconciliation/reconciliation-runs.service';
+import { BankStatementsReader, StatementImportService } from './reconciliation/statement-import.service';
+import { ReconciliationSettings } from './reconciliation/trust-accounts';
 import { RegulatoryController } from './regulatory/regulatory.controller';
 import { RegulatoryOperationsService } from './regulatory/regulatory-operations.service';
 import { AccountAdjustmentsService } from './statements/account-adjustments.service';
@@ -59,6 +64,7 @@ export class LedgerWalletsModule {
         OperatorSearchController,
         HoldsController,
         RegulatoryController,
+        ReconciliationController,
       ],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },
@@ -89,6 +95,11 @@ export class LedgerWalletsModule {
         CorrectionPreviewService,
         HoldsService,
         RegulatoryOperationsService,
+        ReconciliationSettings,
+        StatementImportService,
+        BankStatementsReader,
+        ReconciliationRunsService,
+        ReconciliationAlertsService,
       ],
     };
   }
