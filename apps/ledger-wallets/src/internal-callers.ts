@@ -56,6 +56,19 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /v1/internal/holds': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/holds/:id': ['orchestrator', OPS_CALLER],
   'POST /v1/internal/holds/:id/release': ['orchestrator', OPS_CALLER],
+  // float reconciliation (operator token required: COMPLIANCE or ADMIN): the orchestrator's
+  // /api/v1/compliance/reconciliation routes relay the officer's token (docs/reconciliation.md)
+  'POST /v1/internal/reconciliation/statements': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reconciliation/statements': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reconciliation/statements/:id': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/reconciliation/runs': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reconciliation/runs': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reconciliation/runs/:id': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reconciliation/runs/:id/report': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reconciliation/alerts': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/reconciliation/alerts/:id': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/reconciliation/alerts/:id/acknowledge': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/reconciliation/alerts/:id/resolve': ['orchestrator', OPS_CALLER],
 
   // deprecated: a direct transfer moves money, so it stays the orchestrator's; holds are an operator's
   // (operator token required), as is the test-funding add (NODE_ENV=test only)
