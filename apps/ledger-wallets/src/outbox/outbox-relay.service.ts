@@ -43,11 +43,17 @@ function jobOptions(eventsPerJob: number) {
  * into other batches (a new job, events applied twice): consumers are idempotent on each event's
  * id. With LEDGER_OUTBOX_BATCH_JOBS=false each row is its own job (id = row id), for the time an
  * older partners release still consumes the queue.
+ *
+ * Each batch also goes to `monitoring-events` for the orchestrator's transaction monitoring, as one
+ * batch job under the same id (a second worker on `ledger-events` would take jobs from partners):
+ * the two adds run side by side, one extra Redis call per batch, and the rows are marked only when
+ * both queues accepted them. A retry re-adds to both; the one that had it already ignores it.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private queue?: Queue;
+  private monitoringQueue?: Queue;
   private readonly batchJobOptions: ReturnType<typeof jobOptions>;
   private readonly singleJobOptions = jobOptions(1);
   // A failed poll is logged and answers 0 here, so the job itself never fails.
@@ -82,6 +88,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationShutdown(): Promise<void> {
     await this.job.stop();
     await this.queue?.close().catch(() => undefined);
+    await this.monitoringQueue?.close().catch(() => undefined);
   }
 
   /** One poll, never overlapping another. */
@@ -92,6 +99,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Publishes pending rows in creation order until none is left or one fails. Returns how many were published. */
   async publishPending(): Promise<number> {
     const queue = this.getQueue();
+    const monitoring = this.getMonitoringQueue();
     let total = 0;
     for (;;) {
       const rows = await this.db.query<OutboxRow>(
@@ -101,8 +109,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       if (rows.length === 0) return total;
       const ids = rows.map((r) => r.id);
       try {
-        // One job (or one addBulk), one round trip to Redis and one UPDATE per batch.
-        await withTimeout(this.add(queue, rows), PUBLISH_TIMEOUT_MS, 'the ledger-events queue');
+        // One job (or one addBulk) per queue, two round trips to Redis side by side, and one UPDATE per batch.
+        await withTimeout(
+          Promise.all([this.add(queue, rows), this.addForMonitoring(monitoring, rows)]),
+          PUBLISH_TIMEOUT_MS,
+          'the ledger-events and monitoring-events queues',
+        );
       } catch (error) {
         this.failures.inc();
         await this.db.query(`UPDATE ledger.outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::uuid[])`, [
@@ -125,10 +137,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     if (!this.config.LEDGER_OUTBOX_BATCH_JOBS) {
       return queue.addBulk(rows.map((r) => ({ name: r.event_type, data: r.payload, opts: { jobId: r.id, ...this.singleJobOptions } })));
     }
-    // The row's event_type is the event's type even if a payload ever lacked the field.
-    const events = rows.map((r) => (r.payload.type === r.event_type ? r.payload : { ...r.payload, type: r.event_type }));
-    const batch = { events } as unknown as LedgerEventBatch;
-    return queue.add(LEDGER_EVENT_BATCH_JOB, batch, { jobId: batchJobId(rows.map((r) => r.id)), ...this.batchJobOptions });
+    return queue.add(LEDGER_EVENT_BATCH_JOB, batchOf(rows), { jobId: batchJobId(rows.map((r) => r.id)), ...this.batchJobOptions });
+  }
+
+  /** Monitoring reads batch jobs only (it is newer than batching), whatever LEDGER_OUTBOX_BATCH_JOBS says. */
+  private addForMonitoring(queue: Queue, rows: OutboxRow[]): Promise<unknown> {
+    return queue.add(LEDGER_EVENT_BATCH_JOB, batchOf(rows), { jobId: batchJobId(rows.map((r) => r.id)), ...this.batchJobOptions });
   }
 
   private getQueue(): Queue {
@@ -139,6 +153,20 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
     return this.queue;
   }
+
+  private getMonitoringQueue(): Queue {
+    if (!this.monitoringQueue) {
+      this.monitoringQueue = new Queue(QUEUES.monitoringEvents, bullOptions(this.config));
+      this.monitoringQueue.on('error', () => undefined);
+    }
+    return this.monitoringQueue;
+  }
+}
+
+/** The rows as one batch, in order; the row's event_type is the event's type even if a payload ever lacked the field. */
+function batchOf(rows: OutboxRow[]): LedgerEventBatch {
+  const events = rows.map((r) => (r.payload.type === r.event_type ? r.payload : { ...r.payload, type: r.event_type }));
+  return { events } as unknown as LedgerEventBatch;
 }
 
 /** The same rows give the same id (no ':' — BullMQ refuses it in custom ids). */
