@@ -1,0 +1,186 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppException } from '@mm/errors';
+import { parseCamt053 } from '../src/reconciliation/camt053-parser';
+import { parseCsvStatement } from '../src/reconciliation/csv-statement-parser';
+import { type FloatMovement, matchStatement } from '../src/reconciliation/matching';
+
+const fixture = (name: string) => readFileSync(join(__dirname, '../../../test/fixtures/reconciliation', name), 'utf8');
+const camt = fixture('camt053-sample.xml');
+const csv = fixture('statement-sample.csv');
+
+/** The refusal a reader throws: its stable code and message. */
+function refusal(read: () => unknown): { code: string; message: string } {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof AppException) return { code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('the statement was accepted');
+}
+
+describe('bank statement readers', () => {
+  const expected = {
+    statementId: 'STMT-2026-11-20-0001',
+    account: 'CM2110005000010123456789012',
+    currency: 'XAF',
+    opening: { amount: 12_500_000, date: '2026-11-20' },
+    closing: { amount: 13_175_000, date: '2026-11-20' },
+  };
+
+  it('reads a realistic camt.053: account, balances (OPBD, CLBD; CLAV ignored), entries with references and remittance text', () => {
+    const s = parseCamt053(camt);
+    expect(s).toMatchObject({ format: 'CAMT053', ...expected });
+    expect(s.lines).toEqual([
+      {
+        lineNo: 1,
+        direction: 'CREDIT',
+        amount: 500_000,
+        bookingDate: '2026-11-20',
+        valueDate: '2026-11-20',
+        reference: 'BNK2611200001',
+        remittance: 'Versement float agent AG00412345 MMPTX261120ABC1234 AG00412345-1120',
+      },
+      {
+        lineNo: 2,
+        direction: 'CREDIT',
+        amount: 250_000,
+        bookingDate: '2026-11-20',
+        valueDate: null,
+        reference: 'CMBK-7781-0002',
+        remittance: 'Depot especes Douala & Bonaberi',
+      },
+      {
+        lineNo: 3,
+        direction: 'DEBIT',
+        amount: 75_000,
+        bookingDate: '2026-11-20',
+        valueDate: '2026-11-21',
+        reference: 'BNK2611200003',
+        remittance: 'Remboursement float AG00499999',
+      },
+    ]);
+  });
+
+  it('reads the same statement from the documented CSV', () => {
+    const s = parseCsvStatement(csv);
+    expect(s).toMatchObject({ format: 'CSV', ...expected });
+    expect(s.lines.map((l) => [l.direction, l.amount, l.reference])).toEqual([
+      ['CREDIT', 500_000, 'BNK2611200001'],
+      ['CREDIT', 250_000, 'CMBK-7781-0002'],
+      ['DEBIT', 75_000, 'BNK2611200003'],
+    ]);
+    expect(s.lines[1].remittance).toBe('Depot especes Douala, Bonaberi');
+  });
+
+  it.each([
+    ['a truncated file', camt.slice(0, camt.length - 40), /never closed|closes/],
+    ['a mismatched closing tag', camt.replace('</NtryRef>', '</NtryRf>'), /closes <NtryRef>/],
+    ['a DOCTYPE (entity expansion)', camt.replace('<Document', '<!DOCTYPE d [<!ENTITY x "y">]>\n<Document'), /DOCTYPE/],
+    ['an unknown entity', camt.replace('&amp;', '&nbsp;'), /unknown entity/],
+    ['a bare ampersand', camt.replace('&amp;', '& '), /entity/],
+    ['another message (camt.052)', camt.replace('camt.053.001.08', 'camt.052.001.08'), /not a camt.053/],
+    ['no closing balance', camt.replace('<Cd>CLBD</Cd>', '<Cd>PRCD</Cd>'), /closing booked balance/],
+    ['a pending entry', camt.replace('<Cd>BOOK</Cd>', '<Cd>PDNG</Cd>'), /PDNG/],
+    ['a fractional franc', camt.replace('<Amt Ccy="XAF">500000</Amt>', '<Amt Ccy="XAF">500000.50</Amt>'), /minor unit/],
+    ['balances that do not add up', camt.replace('13175000.00', '13175001'), /not the closing balance/],
+    ['an entry booked outside the statement', camt.replace('<BookgDt><Dt>2026-11-20</Dt>', '<BookgDt><Dt>2026-11-22</Dt>'), /outside/],
+    ['an impossible date', camt.replace('<Dt><Dt>2026-11-20</Dt></Dt>', '<Dt><Dt>2026-02-30</Dt></Dt>'), /calendar date/],
+    ['amounts in two currencies', camt.replace('<Amt Ccy="XAF">75000</Amt>', '<Amt Ccy="XOF">75000</Amt>'), /several currencies/],
+    ['text after the root', `${camt}<x/>`, /after the root/],
+  ])('refuses %s with BANK_STATEMENT_MALFORMED', (_name, content, why) => {
+    const r = refusal(() => parseCamt053(content));
+    expect(r.code).toBe('BANK_STATEMENT_MALFORMED');
+    expect(r.message).toMatch(why);
+  });
+
+  it.each([
+    ['another header', csv.replace('remittance', 'memo'), /header/],
+    ['a missing column', csv.replace(',2026-11-21,75000,DEBIT', ',75000,DEBIT'), /columns/],
+    ['an unclosed quote', csv.replace('"Depot', 'Depot"x'), /quote/],
+    ['no closing row', csv.split('\n').slice(0, 5).join('\n'), /CLOSING/],
+    [
+      'two accounts',
+      csv.replace('CM2110005000010123456789012,XAF,ENTRY,2026-11-20,,250000', 'CM2110005000010123456789013,XAF,ENTRY,2026-11-20,,250000'),
+      /same statement/,
+    ],
+    ['an unknown record', csv.replace('ENTRY,2026-11-20,,250000', 'FEE,2026-11-20,,250000'), /OPENING, ENTRY or CLOSING/],
+    ['a negative amount', csv.replace(',75000,DEBIT', ',-75000,DEBIT'), /amount/],
+  ])('refuses a CSV with %s', (_name, content, why) => {
+    const r = refusal(() => parseCsvStatement(content));
+    expect(r.code).toBe('BANK_STATEMENT_MALFORMED');
+    expect(r.message).toMatch(why);
+  });
+});
+
+describe('matching rules', () => {
+  const move = (id: string, amount: number, day: string, extra: Partial<FloatMovement> = {}): FloatMovement => ({
+    transactionId: id,
+    referenceId: `MMPTX${id.toUpperCase()}`,
+    completedAt: `${day}T10:00:00.000Z`,
+    direction: 'CREDIT',
+    amount,
+    correctionId: null,
+    accountId: 'acct',
+    accountType: 'agent',
+    reversalOf: null,
+    ...extra,
+  });
+  const line = (lineNo: number, amount: number, bookingDate: string, remittance: string | null = null) => ({
+    lineNo,
+    direction: 'CREDIT' as const,
+    amount,
+    bookingDate,
+    valueDate: null,
+    reference: null,
+    remittance,
+  });
+  const always = () => true;
+
+  it('pairs by reference first, then by the closest date within the tolerance, then whole days both ways', () => {
+    const r = matchStatement(
+      [
+        line(1, 100, '2026-11-22', 'deposit MMPTXB'),
+        line(2, 100, '2026-11-20'),
+        line(3, 300, '2026-11-20'),
+        line(4, 40, '2026-11-21'),
+        line(5, 60, '2026-11-21'),
+      ],
+      [
+        move('a', 100, '2026-11-20'),
+        move('b', 100, '2026-11-20'),
+        move('c', 120, '2026-11-19'),
+        move('d', 180, '2026-11-19'),
+        move('e', 100, '2026-11-21'),
+      ],
+      2,
+      always,
+    );
+    expect(r.matches.map((m) => [m.rule, m.bankLines.map((l) => l.lineNo), m.movements.map((x) => x.transactionId)])).toEqual([
+      ['REFERENCE', [1], ['b']],
+      ['DATE', [2], ['a']],
+      ['GROUPED_LEDGER', [3], ['c', 'd']],
+      ['GROUPED_BANK', [4, 5], ['e']],
+    ]);
+    expect(r.unmatchedBankLines).toEqual([]);
+    expect(r.unmatchedMovements).toEqual([]);
+  });
+
+  it('leaves apart what differs in direction, amount or date beyond the tolerance; a movement and its reversal cancel out', () => {
+    const r = matchStatement(
+      [line(1, 100, '2026-11-25'), { ...line(2, 50, '2026-11-20'), direction: 'DEBIT' as const }],
+      [
+        move('a', 100, '2026-11-20'),
+        move('b', 50, '2026-11-20'),
+        move('c', 70, '2026-11-20'),
+        move('r', 70, '2026-11-20', { direction: 'DEBIT', reversalOf: 'c' }),
+      ],
+      2,
+      always,
+    );
+    expect(r.matches.map((m) => [m.rule, m.movements.map((x) => x.transactionId)])).toEqual([['REVERSED', ['c', 'r']]]);
+    expect(r.unmatchedBankLines.map((l) => l.lineNo)).toEqual([1, 2]);
+    expect(r.unmatchedMovements.map((m) => m.transactionId)).toEqual(['a', 'b']);
+  });
+});
