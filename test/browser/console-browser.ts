@@ -177,3 +177,95 @@ export async function counts(locator: Locator, count: number, timeoutMs = WAIT_M
     timeoutMs,
   );
 }
+
+/**
+ * Saves the page as `artifacts/<name>.png`; with UPDATE_SCREENSHOTS=1 also as `docs/images/<docName>.png`
+ * (for pictures of a guide other than docs/operators.md, e.g. docs/compliance.md's `compliance-*`).
+ */
+export async function screenshotFor(page: Page, name: string, docName: string): Promise<void> {
+  await screenshot(page, name, false);
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(DOC_IMAGES, { recursive: true });
+    copyFileSync(join(ARTIFACTS, `${name}.png`), join(DOC_IMAGES, `${docName}.png`));
+  }
+}
+
+interface ApiAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
+  body: any;
+}
+
+/**
+ * What a console scenario does as a staff member, through /api (set-up the test does not watch) or
+ * in the browser: sign in with PIN and authenticator code (enrolling at the first sign-in, the SMS
+ * code read from auth's development outbox), open a screen from the navigation, pick in a select.
+ */
+export class StaffDriver {
+  readonly authenticators = new Authenticators();
+  private readonly tokens = new Map<string, { token: string; at: number }>();
+
+  constructor(
+    private readonly call: (method: string, path: string, options?: { token?: string; body?: unknown }) => Promise<ApiAnswer>,
+    /** the TOTP secret auth gives the bootstrap administrator in tests (BOOTSTRAP_ADMIN_TOTP_SECRET) */
+    private readonly bootstrapSecret: string,
+    private readonly enrolmentCodeIn: (outbox: unknown) => string | null,
+  ) {}
+
+  private async enrolmentSms(phone: string): Promise<string> {
+    const outbox = await this.call('GET', `/api/auth/dev/sms?phone=${encodeURIComponent(phone)}`);
+    const code = this.enrolmentCodeIn(outbox.body);
+    if (!code) throw new Error(`no enrolment SMS for ${phone}: ${outbox.status} ${JSON.stringify(outbox.body)}`);
+    return code;
+  }
+
+  /** A staff token through /api, kept 4 minutes (a staff token lives 5). */
+  async token(phone: string, pin: string): Promise<string> {
+    const kept = this.tokens.get(phone);
+    if (kept && Date.now() - kept.at < 240_000) return kept.token;
+    const first = await this.call('POST', '/api/auth/login', { body: { phone, pin } });
+    if (first.status !== 200) throw new Error(`login ${phone}: ${first.status} ${JSON.stringify(first.body)}`);
+    let token: string = first.body.token;
+    if (typeof token !== 'string') {
+      const enrolling = first.body.secondFactor === 'TOTP_ENROLMENT_REQUIRED';
+      if (enrolling) this.authenticators.enrol(phone, first.body.secret);
+      else if (!this.authenticators.knows(phone)) this.authenticators.enrol(phone, this.bootstrapSecret);
+      const second = await this.call('POST', '/api/auth/login/second-factor', {
+        body: {
+          challengeToken: first.body.challengeToken,
+          code: await this.authenticators.code(phone),
+          ...(enrolling ? { smsCode: await this.enrolmentSms(phone) } : {}),
+        },
+      });
+      if (second.status !== 200) throw new Error(`second factor ${phone}: ${second.status} ${JSON.stringify(second.body)}`);
+      token = second.body.token;
+    }
+    this.tokens.set(phone, { token, at: Date.now() });
+    return token;
+  }
+
+  /** Signs in in the browser; the phone's authenticator must be enrolled already (a first `token()` does it). */
+  async signIn(page: Page, phone: string, pin: string): Promise<void> {
+    await page.goto('/console');
+    await page.getByLabel('Phone number').fill(phone);
+    await page.getByLabel(/^PIN/).fill(pin);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const code = page.getByLabel(/^Authenticator code/);
+    await code.fill(await this.authenticators.code(phone));
+    await code.press('Enter');
+    await shows(page.getByTestId('signed-in-as'));
+  }
+
+  /** Opens a screen from the navigation (only the screens the role reaches are listed). */
+  async open(page: Page, label: RegExp): Promise<void> {
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: label }).first().click();
+    await shows(page.getByRole('heading', { level: 1, name: label }));
+  }
+
+  /** A Mantine select: opens it, picks the option. */
+  async choose(scope: Page | Locator, label: RegExp, option: string | RegExp): Promise<void> {
+    await scope.getByLabel(label).first().click();
+    const page = 'page' in scope ? scope.page() : scope;
+    await page.getByRole('option', { name: option }).click();
+  }
+}

@@ -312,6 +312,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/config/monitoring/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules. The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE. */
+    post: operations['ConfigVersionsController_changeMonitoring'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/config/pricing/estimate': {
     parameters: {
       query?: never;
@@ -1918,6 +1935,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/orchestrator/merchants/me/statements': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in merchant's settlement statement for a day or a period: opening balance, every movement, closing balance
+     * @description Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00, West Africa Time, when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). Each line is one ledger entry on the merchant account (payments, deposits, fees, payouts, reversals, corrections), oldest first, with the balance after it; a payment that paid a partner order names the order and its external reference. openingBalance + totalCredits − totalDebits = closingBalance. format=csv answers text/csv (columns in docs/statements.md): the same bytes for the same period once it is over.
+     */
+    get: operations['MerchantStatementsController_mine'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/backoffice/merchants/{merchantId}/statements': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A merchant's settlement statement for a day or a period, as the merchant sees it (recorded in the staff audit trail)
+     * @description Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00, West Africa Time, when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). Each line is one ledger entry on the merchant account (payments, deposits, fees, payouts, reversals, corrections), oldest first, with the balance after it; a payment that paid a partner order names the order and its external reference. openingBalance + totalCredits − totalDebits = closingBalance. format=csv answers text/csv (columns in docs/statements.md): the same bytes for the same period once it is over.
+     */
+    get: operations['BackofficeStatementsController_statement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/login': {
     parameters: {
       query?: never;
@@ -2329,6 +2386,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/partners-public/merchants/{merchantId}/statements': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A connected merchant's settlement statement for a day or a period: opening balance, every movement, closing balance
+     * @description Needs a live key and an active connection to merchantId with the scope orders.read (403 SETTLEMENT_LIVE_KEY_REQUIRED, NO_ACTIVE_CONNECTION, MISSING_SCOPE; a merchantId that is not a UUID answers like one without a connection). Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00 when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). Every line is one ledger entry on the merchant account; a payment that paid an order of any partner names it (order). openingBalance + totalCredits − totalDebits = closingBalance. format=csv answers text/csv (columns in docs/statements.md), the same bytes for the same period once it is over.
+     */
+    get: operations['PartnerStatementsController_statement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2365,6 +2442,162 @@ export interface components {
        * @example 0b7c6f1e-2d4a-4e8b-9c3f-5a6d7e8f9a0b
        */
       requestId: string;
+    };
+    SettlementStatementView: {
+      /**
+       * Format: uuid
+       * @example ff222ead-b1a4-4b64-9afc-1be04ae8a52a
+       */
+      merchantId: string;
+      /**
+       * Format: uuid
+       * @description the merchant's ledger account
+       * @example 8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a
+       */
+      accountId: string;
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      period: components['schemas']['StatementPeriodView'];
+      /**
+       * @description the ledger balance at period.start
+       * @example 100000
+       */
+      openingBalance: number;
+      /**
+       * @description the ledger balance at period.end (or now, for a period not over yet)
+       * @example 1485500
+       */
+      closingBalance: number;
+      /** @example 1404000 */
+      totalCredits: number;
+      /** @example 18500 */
+      totalDebits: number;
+      /** @description one per category, always all of them, in the order of the enum */
+      totals: components['schemas']['SettlementCategoryTotalView'][];
+      /** @description oldest first (bookedAt, then reference, then entry id) */
+      lines: components['schemas']['SettlementStatementLineView'][];
+    };
+    SettlementStatementLineView: {
+      /**
+       * Format: uuid
+       * @description the ledger entry this line is
+       * @example 0f5e3c2a-9b8d-4e7f-a1c3-5d7e9f1b3a5c
+       */
+      entryId: string;
+      /**
+       * Format: uuid
+       * @example 952d7761-bd47-4c7e-a37b-af9e58997e7b
+       */
+      transactionId: string;
+      /**
+       * @description the transaction reference (order.paid calls it transactionId)
+       * @example MMPTX2611270A1B2C3
+       */
+      referenceId: string;
+      /**
+       * Format: date-time
+       * @description when the entry was booked (UTC)
+       * @example 2026-11-27T09:14:03.512Z
+       */
+      bookedAt: string;
+      /**
+       * @example TRANSFER
+       * @enum {string}
+       */
+      transactionType: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT' | 'ADJUSTMENT';
+      /**
+       * @description PAYMENT money received by transfer or QR; DEPOSIT cash paid in at an agent; FEE a fee the account paid; PAYOUT money sent or cashed out; REVERSAL an operator undid a transaction; CORRECTION any other operator adjustment; COMMISSION an agent commission
+       * @example PAYMENT
+       * @enum {string}
+       */
+      category: 'PAYMENT' | 'DEPOSIT' | 'FEE' | 'PAYOUT' | 'REVERSAL' | 'CORRECTION' | 'COMMISSION';
+      /**
+       * @example CREDIT
+       * @enum {string}
+       */
+      direction: 'CREDIT' | 'DEBIT';
+      /**
+       * @description smallest currency unit, positive; direction says which way
+       * @example 4500
+       */
+      amount: number;
+      /**
+       * @description the balance after this line
+       * @example 129500
+       */
+      balanceAfter: number;
+      /**
+       * @description a REVERSAL: the reference of the transaction it undoes
+       * @example null
+       */
+      reversalOf: string | null;
+      /** @description the partner order this payment paid, if any */
+      order: components['schemas']['SettlementOrderView'] | null;
+    };
+    SettlementOrderView: {
+      /**
+       * Format: uuid
+       * @example 5d2c6f0e-3a8b-4c1d-9e7f-a0b1c2d3e4f5
+       */
+      orderId: string;
+      /**
+       * @description the partner's own reference, when it gave one
+       * @example TILL1-000123
+       */
+      externalReference: string | null;
+    };
+    SettlementCategoryTotalView: {
+      /**
+       * @example PAYMENT
+       * @enum {string}
+       */
+      category: 'PAYMENT' | 'DEPOSIT' | 'FEE' | 'PAYOUT' | 'REVERSAL' | 'CORRECTION' | 'COMMISSION';
+      /** @example 312 */
+      count: number;
+      /**
+       * @description sum of the credit lines
+       * @example 1404000
+       */
+      credits: number;
+      /**
+       * @description sum of the debit lines
+       * @example 0
+       */
+      debits: number;
+    };
+    StatementPeriodView: {
+      /**
+       * Format: date
+       * @description first day, inclusive
+       * @example 2026-11-27
+       */
+      fromDate: string;
+      /**
+       * Format: date
+       * @description last day, inclusive
+       * @example 2026-11-27
+       */
+      toDate: string;
+      /**
+       * @description the days are civil days at this offset from UTC
+       * @example +01:00
+       */
+      utcOffset: string;
+      /**
+       * Format: date-time
+       * @description first instant covered
+       * @example 2026-11-26T23:00:00.000Z
+       */
+      start: string;
+      /**
+       * Format: date-time
+       * @description first instant after the period (excluded)
+       * @example 2026-11-27T23:00:00.000Z
+       */
+      end: string;
     };
     OrderDto: {
       /**
@@ -6705,6 +6938,8 @@ export interface components {
       currencyTotals: components['schemas']['CurrencyTotalView'][];
       /** @description the accounts whose balance disagrees with their entries, by account id: at most 1000 (see gapsListed and accountGapCount) */
       gaps: components['schemas']['AccountGapView'][];
+      /** @description the hash chain's verification run with the check (docs/ledger-chain.md); null for checks stored before it was part of them */
+      ledgerChain: components['schemas']['LedgerChainIntegrityView'] | null;
       /** @example c0ffee00-0000-4000-8000-000000000001 */
       correlationId: string | null;
       /**
@@ -6743,6 +6978,76 @@ export interface components {
        * @example null
        */
       lastError: string | null;
+    };
+    LedgerChainIntegrityView: {
+      /**
+       * Format: uuid
+       * @description the verification, listed with the others
+       * @example 4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8
+       */
+      verificationId: string;
+      /**
+       * @example INTACT
+       * @enum {string}
+       */
+      status: 'INTACT' | 'BROKEN';
+      /** @example 0 */
+      brokenAccounts: number;
+      firstBreak: components['schemas']['LedgerChainBreakView'] | null;
+      /**
+       * @example VERIFIED
+       * @enum {string}
+       */
+      anchorStatus: 'VERIFIED' | 'MISMATCH' | 'NONE';
+    };
+    LedgerChainBreakView: {
+      /**
+       * @example EDITED
+       * @enum {string}
+       */
+      kind: 'EDITED' | 'INSERTED' | 'DELETED' | 'ANCHOR_MISMATCH';
+      /**
+       * Format: uuid
+       * @description the account whose chain breaks
+       * @example 8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a
+       */
+      accountId: string;
+      /**
+       * Format: uuid
+       * @description the entry (ledger.ledgers id) at the break; null when the entries are gone (the account head names more than is left)
+       * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+       */
+      entryId: string | null;
+      /**
+       * @description the entry's place in its account's chain (from 1)
+       * @example 42
+       */
+      chainSeq: number | null;
+      /**
+       * Format: uuid
+       * @example 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
+       */
+      transactionId: string | null;
+      /**
+       * @description the transaction's reference, when it still exists
+       * @example MMPTX2611220A1B2C3
+       */
+      referenceId: string | null;
+      /**
+       * @description what the chain expects here
+       * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+       */
+      expected: string;
+      /**
+       * @description what the ledger holds
+       * @example 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752
+       */
+      found: string;
+      /**
+       * @description the break in words
+       * @example the entry no longer hashes to the hash it was written with
+       */
+      detail: string;
     };
     AccountGapView: {
       /**
@@ -6861,6 +7166,8 @@ export interface components {
       currencyTotals: components['schemas']['CurrencyTotalView'][];
       /** @description the accounts whose balance disagrees with their entries, by account id: at most 1000 (see gapsListed and accountGapCount) */
       gaps: components['schemas']['AccountGapView'][];
+      /** @description the hash chain's verification run with the check (docs/ledger-chain.md); null for checks stored before it was part of them */
+      ledgerChain: components['schemas']['LedgerChainIntegrityView'] | null;
       /**
        * @description the request's correlation id (a new one when it had none): logs and alert
        * @example c0ffee00-0000-4000-8000-000000000001
@@ -7102,7 +7409,7 @@ export interface components {
        * @example pricing
        * @enum {string}
        */
-      section: 'pricing' | 'limits' | 'risk';
+      section: 'pricing' | 'limits' | 'risk' | 'monitoring';
       /** @example 2 */
       version: number;
       /**
@@ -7291,6 +7598,155 @@ export interface components {
        */
       rateBps: number;
     };
+    ChangeMonitoringDto: {
+      /** @description the complete new monitoring section (it replaces the previous one) */
+      document: components['schemas']['MonitoringDocumentDto'];
+      /**
+       * @description the active version the change was made from; if another change landed since, 409 CONFIG_VERSION_CONFLICT
+       * @example 1
+       */
+      baseVersion: number;
+      /**
+       * @description why the configuration changes (kept with the version)
+       * @example Lower transfer fees from 1 March
+       */
+      reason: string;
+    };
+    MonitoringDocumentDto: {
+      structuring: components['schemas']['StructuringRuleDto'];
+      passThrough: components['schemas']['PassThroughRuleDto'];
+      dormantReactivation: components['schemas']['DormantReactivationRuleDto'];
+      agentCycling: components['schemas']['AgentCyclingRuleDto'];
+      fanIn: components['schemas']['FanInRuleDto'];
+      agentVelocity: components['schemas']['AgentVelocityRuleDto'];
+    };
+    AgentVelocityRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which an agent’s cash-ins and cash-outs are counted
+       * @example 3600
+       */
+      windowSeconds: number;
+      /**
+       * @description operations per window for an alert
+       * @example 100
+       */
+      maxOperations: number;
+      /** @description total amount per window for an alert; one entry per currency */
+      maxAmount: components['schemas']['CurrencyAmountDto'][];
+    };
+    CurrencyAmountDto: {
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * @description integer, smallest unit of the currency
+       * @example 1000000
+       */
+      amount: number;
+    };
+    FanInRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which distinct payers are counted
+       * @example 86400
+       */
+      windowSeconds: number;
+      /**
+       * @description distinct payers of one recipient for an alert
+       * @example 15
+       */
+      minDistinctPayers: number;
+      /**
+       * @description false: merchants, whom many customers pay by design, are not judged by this rule
+       * @example false
+       */
+      includeMerchants: boolean;
+    };
+    AgentCyclingRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which cash-ins and cash-outs between one agent and one customer are paired
+       * @example 86400
+       */
+      windowSeconds: number;
+      /**
+       * @description pairs of a cash-in and a cash-out for an alert
+       * @example 3
+       */
+      minCycles: number;
+    };
+    DormantReactivationRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description days without any operation after which a person is dormant
+       * @example 90
+       */
+      dormantDays: number;
+      /** @description least amount of the operation that wakes the person up; one entry per currency */
+      minAmount: components['schemas']['CurrencyAmountDto'][];
+    };
+    PassThroughRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window in which money in and money out are compared
+       * @example 3600
+       */
+      windowSeconds: number;
+      /**
+       * @description share of what came in that went out again (percent) for an alert
+       * @example 80
+       */
+      minOutSharePercent: number;
+      /** @description least total received in the window for the rule to look at it; one entry per currency */
+      minAmountIn: components['schemas']['CurrencyAmountDto'][];
+    };
+    StructuringRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which near-threshold operations are added up
+       * @example 86400
+       */
+      windowSeconds: number;
+      /**
+       * @description near-threshold operations needed in the window
+       * @example 3
+       */
+      minOperations: number;
+      /**
+       * @description how far under the threshold an operation still counts as near it (percent of the threshold)
+       * @example 10
+       */
+      nearThresholdPercent: number;
+      /** @description the amount at which one operation is reported to the financial intelligence unit; one entry per currency */
+      thresholds: components['schemas']['CurrencyAmountDto'][];
+    };
     ChangeRiskDto: {
       /** @description the complete new risk section (it replaces the previous one) */
       document: components['schemas']['RiskDocumentDto'];
@@ -7338,7 +7794,7 @@ export interface components {
        * @example pricing
        * @enum {string}
        */
-      section: 'pricing' | 'limits' | 'risk';
+      section: 'pricing' | 'limits' | 'risk' | 'monitoring';
       from: components['schemas']['ConfigVersionSummaryView'];
       to: components['schemas']['ConfigVersionSummaryView'];
       /** @description every changed value, in path order; empty when the documents are equal */
@@ -7398,7 +7854,7 @@ export interface components {
        * @example pricing
        * @enum {string}
        */
-      section: 'pricing' | 'limits' | 'risk';
+      section: 'pricing' | 'limits' | 'risk' | 'monitoring';
       /** @example 2 */
       version: number;
       /**
@@ -8600,7 +9056,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        section: 'pricing' | 'limits' | 'risk';
+        section: 'pricing' | 'limits' | 'risk' | 'monitoring';
       };
       cookie?: never;
     };
@@ -8653,7 +9109,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        section: 'pricing' | 'limits' | 'risk';
+        section: 'pricing' | 'limits' | 'risk' | 'monitoring';
       };
       cookie?: never;
     };
@@ -8710,7 +9166,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        section: 'pricing' | 'limits' | 'risk';
+        section: 'pricing' | 'limits' | 'risk' | 'monitoring';
         version: number;
       };
       cookie?: never;
@@ -8911,6 +9367,75 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['ChangeRiskDto'];
+      };
+    };
+    responses: {
+      /** @description the new version, in force (CONFIG_CHANGE configured one-person) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConfigVersionView'];
+        };
+      };
+      /** @description the change waits for a second administrator (GET /api/backoffice/approvals/{id}) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `config.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CONFIG_VERSION_CONFLICT`: The configuration changed since the version this change was based on; read it again and retry; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConfigVersionsController_changeMonitoring: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChangeMonitoringDto'];
       };
     };
     responses: {
@@ -16048,6 +16573,216 @@ export interface operations {
       };
     };
   };
+  MerchantStatementsController_mine: {
+    parameters: {
+      query?: {
+        /** @description one day (instead of from and to) */
+        date?: string;
+        /** @description first day, with to; at most 31 days in all */
+        from?: string;
+        /** @description last day, inclusive, with from */
+        to?: string;
+        /** @description where the days begin and end: an offset from UTC (West Africa Time, +01:00, when absent) */
+        utcOffset?: string;
+        /** @description which of the merchant's accounts */
+        currency?: 'XAF' | 'XOF';
+        /** @description csv: the columns of docs/statements.md */
+        format?: 'json' | 'csv';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JSON; with format=csv the same statement as text/csv */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SettlementStatementView'];
+          'text/csv': components['schemas']['SettlementStatementView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `merchant.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_CURRENCY_UNAVAILABLE`: The merchant has no account in this currency; `MERCHANT_NOT_FOUND`: Merchant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_STATEMENT_TOO_LARGE`: The period holds more ledger entries than one statement may list: ask for a shorter period */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  BackofficeStatementsController_statement: {
+    parameters: {
+      query?: {
+        /** @description one day (instead of from and to) */
+        date?: string;
+        /** @description first day, with to; at most 31 days in all */
+        from?: string;
+        /** @description last day, inclusive, with from */
+        to?: string;
+        /** @description where the days begin and end: an offset from UTC (West Africa Time, +01:00, when absent) */
+        utcOffset?: string;
+        /** @description which of the merchant's accounts */
+        currency?: 'XAF' | 'XOF';
+        /** @description csv: the columns of docs/statements.md */
+        format?: 'json' | 'csv';
+      };
+      header?: never;
+      path: {
+        merchantId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JSON; with format=csv the same statement as text/csv */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SettlementStatementView'];
+          'text/csv': components['schemas']['SettlementStatementView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `statements.read` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_CURRENCY_UNAVAILABLE`: The merchant has no account in this currency; `MERCHANT_NOT_FOUND`: Merchant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_STATEMENT_TOO_LARGE`: The period holds more ledger entries than one statement may list: ask for a shorter period */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   'AuthController_loginWithPin[0]': {
     parameters: {
       query?: never;
@@ -17559,6 +18294,143 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PartnerStatementsController_statement: {
+    parameters: {
+      query?: {
+        /** @description one day (instead of from and to) */
+        date?: string;
+        /** @description first day, with to; at most 31 days in all */
+        from?: string;
+        /** @description last day, inclusive, with from */
+        to?: string;
+        /** @description where the days begin and end: an offset from UTC (West Africa Time, +01:00, when absent) */
+        utcOffset?: string;
+        /** @description which of the merchant's accounts */
+        currency?: 'XAF' | 'XOF';
+        /** @description csv: the columns of docs/statements.md */
+        format?: 'json' | 'csv';
+      };
+      header: {
+        /** @description Bearer svc_sk_live_… or Bearer svc_sk_test_… */
+        Authorization: string;
+      };
+      path: {
+        merchantId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JSON; with format=csv the same statement as text/csv */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SettlementStatementView'];
+          'text/csv': components['schemas']['SettlementStatementView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `INVALID_INTEGRATION_CREDENTIALS`: Missing, malformed or revoked API key; `INTEGRATION_REVOKED`: The integration has been revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_LIVE_KEY_REQUIRED`: A statement shows real money: ask with a live-mode key (test mode moves no money); `NO_ACTIVE_CONNECTION`: No active connection to this merchant; `MISSING_SCOPE`: The connection lacks the required scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_CURRENCY_UNAVAILABLE`: The merchant has no account in this currency */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_STATEMENT_TOO_LARGE`: The period holds more ledger entries than one statement may list: ask for a shorter period */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          /** @description when to try again: seconds to wait, or an HTTP date */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
         };
       };
     };

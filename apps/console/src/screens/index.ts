@@ -17,6 +17,7 @@ import { AuditTrail } from './audit/AuditTrail';
 import { Workflows } from './workflows/Workflows';
 import { WorkflowDetail } from './workflows/WorkflowDetail';
 import { Blocklist } from './risk/Blocklist';
+import { MerchantStatement } from './statements/MerchantStatement';
 
 /** Every screen, in navigation order; each is offered to the roles whose permissions reach its routes. */
 export const SCREENS: Screen[] = [
@@ -41,6 +42,7 @@ export const SCREENS: Screen[] = [
   { path: '/workflows', label: 'Workflows', permission: 'operations.read', nav: true, component: Workflows },
   { path: '/workflows/:id', label: 'Workflow', permission: 'operations.read', nav: false, component: WorkflowDetail },
   { path: '/config', label: 'Configuration', permission: 'config.manage', nav: true, component: ConfigScreen },
+  { path: '/statements', label: 'Merchant statements', permission: 'statements.read', nav: true, component: MerchantStatement },
   { path: '/blocklist', label: 'Blocklist', permission: 'compliance.audit', nav: true, component: Blocklist },
   { path: '/audit', label: 'Audit trail', permission: 'audit.read', nav: true, component: AuditTrail },
   { path: '/staff', label: 'Staff users', permission: 'users.manage', nav: true, component: Staff },

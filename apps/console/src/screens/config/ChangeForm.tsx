@@ -25,6 +25,10 @@ function post(section: Section, document: unknown, baseVersion: number, reason: 
       return api.POST('/api/config/risk/versions', {
         body: { document: document as components['schemas']['RiskDocumentDto'], baseVersion, reason },
       });
+    case 'monitoring':
+      return api.POST('/api/config/monitoring/versions', {
+        body: { document: document as components['schemas']['MonitoringDocumentDto'], baseVersion, reason },
+      });
   }
 }
 

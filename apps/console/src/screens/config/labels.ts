@@ -9,6 +9,7 @@ export const SECTION_LABELS: Record<Section, string> = {
   pricing: 'Pricing (fees and commissions)',
   limits: 'Limits',
   risk: 'Risk thresholds',
+  monitoring: 'Transaction monitoring rules',
 };
 
 export const SECTIONS = Object.keys(SECTION_LABELS) as Section[];

@@ -37,6 +37,7 @@ const BALANCE_COLUMNS = [
 
 /** Everything about one person on one page, and the actions their role allows on it. */
 export function Person360({ params }: ScreenProps) {
+  const session = useSession();
   const {
     data: person,
     error,
@@ -198,6 +199,14 @@ export function Person360({ params }: ScreenProps) {
           </>
         )}
       </Part>
+      {person.merchant && can(session, 'statements.read') && (
+        <Text size="sm">
+          <Link to={`/statements?merchantId=${person.merchant.merchantId}`} testId="merchant-statement-link">
+            Settlement statement of {person.merchant.businessName}
+          </Link>{' '}
+          (yesterday by default, or any day or period, with its CSV)
+        </Text>
+      )}
       {person.merchant && (
         <Part title="Partner connections" unavailable={person.merchant.connections.unavailable}>
           <SimpleTable
