@@ -20,3 +20,4 @@ export * from './regulatory-reports';
 export * from './settlement-statements';
 export * from './settlement-statement-csv';
 export * from './reconciliation';
+export * from './ledger-chain';
