@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { SUPPORTED_CURRENCIES } from './services';
+import { LedgerChainIntegrityView } from './ledger-chain';
 
 /*
  * OpenAPI classes for the ledger's account audit report and integrity checks (spec 2 "Audit on
@@ -327,6 +328,13 @@ class IntegrityCheckFields {
       'the accounts whose balance disagrees with their entries, by account id: at most 1000 (see gapsListed and accountGapCount)',
   })
   gaps: AccountGapView[];
+
+  @ApiProperty({
+    type: LedgerChainIntegrityView,
+    nullable: true,
+    description: "the hash chain's verification run with the check (docs/ledger-chain.md); null for checks stored before it was part of them",
+  })
+  ledgerChain: LedgerChainIntegrityView | null;
 }
 
 /** The check just run: the ledger's `POST /v1/internal/integrity-checks`, the orchestrator's compliance route. */
