@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Gauge } from 'prom-client';
+import type { LedgerChainAnchorStatus } from '@mm/contracts';
+import { AppException } from '@mm/errors';
+import { MetricsService, currentContext } from '@mm/platform';
+import type { AuditRequester } from '../audit/auditors';
+import { LedgerDb } from '../db/ledger-db.service';
+import { ChainAnchors } from './chain-anchors.service';
+import { CHAIN_WALK_SQL, type ChainEntryRow, GENESIS_HASH } from './chain-link';
+import { AccountWalk, type ChainBreak, type ChainHead } from './chain-walk';
+
+/** Advisory lock ("lverif"): one verification at a time across replicas, each is a full walk. */
+const VERIFY_LOCK = 0x6c7665726966;
+/** Rows per FETCH from the walk's cursor: the ledger is never held in memory whole. */
+const FETCH_ROWS = 5_000;
+
+export interface ChainVerificationResult {
+  id: string;
+  correlationId: string;
+  trigger: 'SCHEDULED' | 'ON_DEMAND';
+  status: 'INTACT' | 'BROKEN';
+  startedAt: string;
+  finishedAt: string;
+  accountsChecked: number;
+  entriesChecked: number;
+  brokenAccounts: number;
+  firstBreak: ChainBreak | null;
+  anchor: { status: LedgerChainAnchorStatus; n: number | null; at: string | null; accounts: number; entries: number };
+  requestedBy: string;
+}
+
+export interface VerifyOptions {
+  /** the operator who asked (through a platform service); none: the nightly integrity check */
+  requester?: AuditRequester;
+  /** the integrity check this run is part of */
+  integrityCheckId?: string;
+  /** wait for a running verification instead of refusing with LEDGER_CHAIN_VERIFICATION_RUNNING */
+  wait?: boolean;
+}
+
+/**
+ * Walks every account's chain in one read-only snapshot, recomputing each entry's hash in this
+ * process (chain-link.ts), checks each account's head and the last signed anchor, and names the
+ * first broken link (by account id, then place in the chain). Each run is appended to
+ * `ledger.chain_verifications` with who asked. Reads only: the entries are streamed through a
+ * cursor, FETCH_ROWS at a time.
+ */
+@Injectable()
+export class ChainVerifier {
+  private readonly logger = new Logger(ChainVerifier.name);
+  private readonly brokenGauge: Gauge;
+
+  constructor(
+    private readonly db: LedgerDb,
+    private readonly anchors: ChainAnchors,
+    metrics: MetricsService,
+  ) {
+    this.brokenGauge = metrics.gauge('ledger_chain_broken_accounts', 'Accounts whose hash chain the last verification found broken');
+  }
+
+  async verify(options: VerifyOptions = {}): Promise<ChainVerificationResult> {
+    const { requester } = options;
+    const correlationId = currentContext()?.correlationId ?? randomUUID();
+    const startedAt = new Date();
+    const walked = await this.db.withSession(async (s) => {
+      await s.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      s.inTransaction = true;
+      try {
+        if (options.wait) {
+          await s.query(`SELECT pg_advisory_xact_lock($1)`, [VERIFY_LOCK]);
+        } else {
+          const [{ locked }] = await s.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [VERIFY_LOCK]);
+          if (!locked)
+            throw new AppException(
+              'LEDGER_CHAIN_VERIFICATION_RUNNING',
+              'A verification of the ledger chain is already running; wait for its result',
+            );
+        }
+        const anchored = await this.anchors.lastAnchored(s);
+        const headRows = await s.query<{ id: string; seq: string; hash: string }>(
+          `SELECT id, chain_seq::text AS seq, encode(chain_head, 'hex') AS hash FROM ledger.accounts WHERE chain_seq > 0 ORDER BY id`,
+        );
+        const heads = new Map<string, ChainHead>(headRows.map((h) => [h.id, { seq: Number(h.seq), hash: h.hash }]));
+        const walk = new Walk(heads, anchored.status === 'VERIFIED' ? anchored.heads : null);
+        await s.exec(`DECLARE chain_walk NO SCROLL CURSOR FOR ${CHAIN_WALK_SQL}`);
+        for (;;) {
+          const rows = await s.query<ChainEntryRow>(`FETCH ${FETCH_ROWS} FROM chain_walk`);
+          for (const row of rows) walk.add(row);
+          if (rows.length < FETCH_ROWS) break;
+        }
+        await s.exec('COMMIT');
+        s.inTransaction = false;
+        return { walk: walk.finish(), anchored };
+      } finally {
+        await s.rollback();
+      }
+    });
+
+    const { walk, anchored } = walked;
+    const anchorBroken = anchored.status === 'MISMATCH';
+    // An anchor whose own records do not verify is a break of the whole ledger, named at no account.
+    const anchorBreak: ChainBreak | null =
+      anchored.status === 'MISMATCH'
+        ? {
+            kind: 'ANCHOR_MISMATCH',
+            accountId: null,
+            entryId: null,
+            chainSeq: null,
+            transactionId: null,
+            referenceId: null,
+            expected: 'a signed anchor',
+            found: 'none',
+            detail: anchored.detail,
+          }
+        : null;
+    const firstBreak = walk.firstChainBreak ?? walk.firstAnchorBreak ?? anchorBreak;
+    const brokenAccounts = walk.brokenAccounts.size;
+    const status = firstBreak || anchorBroken ? 'BROKEN' : 'INTACT';
+    const result: ChainVerificationResult = {
+      id: randomUUID(),
+      correlationId,
+      trigger: requester ? 'ON_DEMAND' : 'SCHEDULED',
+      status,
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      accountsChecked: walk.accountsChecked,
+      entriesChecked: walk.entriesChecked,
+      brokenAccounts,
+      firstBreak,
+      anchor:
+        anchored.status === 'NONE'
+          ? { status: 'NONE', n: null, at: null, accounts: 0, entries: 0 }
+          : {
+              status: anchored.status === 'VERIFIED' && !walk.firstAnchorBreak ? 'VERIFIED' : 'MISMATCH',
+              n: anchored.n,
+              at: anchored.at,
+              accounts: anchored.accounts,
+              entries: anchored.entries,
+            },
+      requestedBy: requester ? requester.operator.id : 'scheduler',
+    };
+    await this.db.query(
+      `INSERT INTO ledger.chain_verifications (id, trigger, status, started_at, finished_at, accounts_checked, entries_checked, broken_accounts,
+         first_break, anchor, requested_by, requested_by_roles, caller, request_id, correlation_id, integrity_check_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16)`,
+      [
+        result.id,
+        result.trigger,
+        result.status,
+        result.startedAt,
+        result.finishedAt,
+        result.accountsChecked,
+        result.entriesChecked,
+        result.brokenAccounts,
+        firstBreak ? JSON.stringify(firstBreak) : null,
+        JSON.stringify(result.anchor),
+        result.requestedBy,
+        requester?.operator.roles ?? [],
+        requester?.caller ?? null,
+        requester?.requestId ?? null,
+        correlationId,
+        options.integrityCheckId ?? null,
+      ],
+    );
+    this.brokenGauge.set(brokenAccounts);
+    const who = { requestedBy: result.requestedBy, caller: requester?.caller, requestId: requester?.requestId };
+    if (status === 'BROKEN') {
+      this.logger.error(
+        { correlationId, verificationId: result.id, ...who, brokenAccounts, firstBreak, anchor: result.anchor },
+        'ledger chain is broken',
+      );
+    } else {
+      this.logger.log(
+        { correlationId, verificationId: result.id, ...who, entriesChecked: result.entriesChecked, anchor: result.anchor },
+        'ledger chain intact',
+      );
+    }
+    return result;
+  }
+
+  async recent(limit: number): Promise<Record<string, unknown>[]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `SELECT id, trigger, status, started_at AS "startedAt", finished_at AS "finishedAt", accounts_checked AS "accountsChecked",
+              entries_checked AS "entriesChecked", broken_accounts AS "brokenAccounts", first_break AS "firstBreak", anchor,
+              requested_by AS "requestedBy", requested_by_roles AS "requestedByRoles", caller, request_id AS "requestId",
+              correlation_id AS "correlationId", integrity_check_id AS "integrityCheckId"
+         FROM ledger.chain_verifications ORDER BY started_at DESC, id LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      ...r,
+      startedAt: new Date(r.startedAt as string).toISOString(),
+      finishedAt: new Date(r.finishedAt as string).toISOString(),
+      accountsChecked: Number(r.accountsChecked),
+      entriesChecked: Number(r.entriesChecked),
+      brokenAccounts: Number(r.brokenAccounts),
+    }));
+  }
+}
+
+/** The walk's state across cursor pages: the account being walked, and what was found so far. */
+class Walk {
+  accountsChecked = 0;
+  entriesChecked = 0;
+  readonly brokenAccounts = new Set<string>();
+  firstChainBreak: ChainBreak | null = null;
+  firstAnchorBreak: ChainBreak | null = null;
+  private current: AccountWalk | null = null;
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly heads: Map<string, ChainHead>,
+    private readonly anchored: Map<string, ChainHead> | null,
+  ) {}
+
+  add(row: ChainEntryRow): void {
+    if (row.account_id !== this.current?.accountId) {
+      this.close();
+      this.current = this.open(row.account_id);
+    }
+    this.current.add(row);
+    this.entriesChecked++;
+  }
+
+  finish(): this {
+    this.close();
+    // Accounts whose row or anchor names a head but that have no entry left at all.
+    for (const accountId of [...this.heads.keys(), ...(this.anchored?.keys() ?? [])]) {
+      if (this.seen.has(accountId)) continue;
+      this.current = this.open(accountId);
+      this.close();
+    }
+    return this;
+  }
+
+  private open(accountId: string): AccountWalk {
+    this.seen.add(accountId);
+    return new AccountWalk(accountId, this.heads.get(accountId) ?? { seq: 0, hash: GENESIS_HASH }, this.anchored?.get(accountId));
+  }
+
+  private close(): void {
+    if (!this.current) return;
+    const walk = this.current.finish();
+    this.current = null;
+    this.accountsChecked++;
+    const id = walk.accountId;
+    if (walk.chainBreak || walk.anchorBreak) this.brokenAccounts.add(id);
+    if (walk.chainBreak && (!this.firstChainBreak || id < this.firstChainBreak.accountId!)) this.firstChainBreak = walk.chainBreak;
+    if (walk.anchorBreak && (!this.firstAnchorBreak || id < this.firstAnchorBreak.accountId!)) this.firstAnchorBreak = walk.anchorBreak;
+  }
+}
