@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
 import { MetricsService, PeriodicJob, currentContext } from '@mm/platform';
+import type { LedgerChainIntegrityView } from '@mm/contracts';
 import type { AuditRequester } from '../audit/auditors';
+import { ChainVerifier } from '../chain/chain-verifier.service';
 import { LedgerDb } from '../db/ledger-db.service';
 import { toMoney } from '../db/money';
 import { isUniqueViolation } from '../db/sql-errors';
@@ -58,6 +60,8 @@ export interface IntegrityCheckResult {
   /** `scheduler` for the nightly run, else the id of the operator whose access token came with the request */
   requestedBy: string;
   alertSent: boolean;
+  /** the hash chain's verification, run after the balances (docs/ledger-chain.md); a broken chain counts as one gap */
+  ledgerChain: LedgerChainIntegrityView | null;
 }
 
 /** Accounts listed in a check's `gaps` (the count is always complete). */
@@ -73,7 +77,9 @@ const FIRST_TRY_GRACE_MS = 60_000;
 const ALERT_RESEND_EVERY_MS = 60_000;
 
 /** What an alert is made of: the facts of the check it announces. */
-type AlertedCheck = Pick<IntegrityCheckResult, 'id' | 'correlationId' | 'gapCount' | 'currencyTotals' | 'gaps'>;
+type AlertedCheck = Pick<IntegrityCheckResult, 'id' | 'correlationId' | 'gapCount' | 'currencyTotals' | 'gaps'> & {
+  ledgerChain?: LedgerChainIntegrityView | null;
+};
 
 /** A check whose alert the background re-send tried again, and whether that try was acknowledged. */
 export interface ResentAlert {
@@ -107,6 +113,7 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
     private readonly config: LedgerWalletsConfig,
     private readonly channel: ComplianceChannel,
     metrics: MetricsService,
+    private readonly chain: ChainVerifier,
   ) {
     this.gapGauge = metrics.gauge('ledger_integrity_gap_count', 'Gaps found by the last ledger integrity check (accounts + currencies)');
   }
@@ -175,9 +182,21 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
       gap: (BigInt(t.stored) - BigInt(t.ledger)).toString(),
     }));
     const accountGapCount = gaps.length > 0 ? Number(gaps[0].total) : 0;
-    const gapCount = accountGapCount + totals.filter((t) => BigInt(t.stored) !== 0n || BigInt(t.ledger) !== 0n).length;
-    const finishedAt = new Date();
     const id = randomUUID();
+    // The chain's walk, in its own snapshot; it waits for a verification already running rather than skip the night.
+    const verification = await this.chain.verify({ requester, integrityCheckId: id, wait: true });
+    const ledgerChain: LedgerChainIntegrityView = {
+      verificationId: verification.id,
+      status: verification.status,
+      brokenAccounts: verification.brokenAccounts,
+      firstBreak: verification.firstBreak,
+      anchorStatus: verification.anchor.status,
+    };
+    const gapCount =
+      accountGapCount +
+      totals.filter((t) => BigInt(t.stored) !== 0n || BigInt(t.ledger) !== 0n).length +
+      (verification.status === 'BROKEN' ? 1 : 0);
+    const finishedAt = new Date();
     await this.db.query(
       `INSERT INTO ledger.balance_integrity_checks (id, correlation_id, trigger, started_at, finished_at, accounts_checked, gap_count,
          account_gap_count, status, currency_totals, gaps, requested_by, requested_by_roles, caller, request_id)
@@ -217,11 +236,12 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
       gaps: accountGaps,
       requestedBy,
       alertSent: false,
+      ledgerChain,
     };
     const who = { requestedBy, caller: requester?.caller, requestId: requester?.requestId };
     if (gapCount > 0) {
       this.logger.error(
-        { correlationId, checkId: id, ...who, gapCount, accountGapCount, gaps: accountGaps.slice(0, 20), currencyTotals },
+        { correlationId, checkId: id, ...who, gapCount, accountGapCount, gaps: accountGaps.slice(0, 20), currencyTotals, ledgerChain },
         'ledger integrity check found gaps',
       );
       result.alertSent = await this.alert(result, 1);
@@ -245,6 +265,7 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
       gapCount: check.gapCount,
       currencyTotals: check.currencyTotals,
       gaps: check.gaps.slice(0, 50),
+      ...(check.ledgerChain ? { ledgerChain: check.ledgerChain } : {}),
     };
     const { delivered, error } = url
       ? await this.channel.deliver(url, message, check.correlationId)
@@ -322,9 +343,13 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
               jsonb_array_length(c.gaps) AS "gapsListed", c.status, c.currency_totals AS "currencyTotals", c.gaps,
               c.requested_by AS "requestedBy", c.requested_by_roles AS "requestedByRoles", c.caller, c.request_id AS "requestId",
               CASE WHEN a.id IS NULL THEN NULL
-                   ELSE jsonb_build_object('attempts', a.attempts, 'delivered', a.delivered, 'lastError', a.last_error) END AS alert
+                   ELSE jsonb_build_object('attempts', a.attempts, 'delivered', a.delivered, 'lastError', a.last_error) END AS alert,
+              CASE WHEN v.id IS NULL THEN NULL
+                   ELSE jsonb_build_object('verificationId', v.id, 'status', v.status, 'brokenAccounts', v.broken_accounts,
+                          'firstBreak', v.first_break, 'anchorStatus', v.anchor ->> 'status') END AS "ledgerChain"
        FROM ledger.balance_integrity_checks c
        LEFT JOIN LATERAL (SELECT * FROM ledger.balance_integrity_alerts WHERE check_id = c.id ORDER BY attempts DESC LIMIT 1) a ON true
+       LEFT JOIN ledger.chain_verifications v ON v.integrity_check_id = c.id
        ORDER BY c.started_at DESC LIMIT $1`,
       [limit],
     );
