@@ -2,6 +2,9 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccountAuditService } from './audit/account-audit.service';
 import { AuditController } from './audit/audit.controller';
+import { ChainAnchors } from './chain/chain-anchors.service';
+import { ChainVerifier } from './chain/chain-verifier.service';
+import { ChainController } from './chain/chain.controller';
 import { ConsentProofVerifier } from './consent/consent-proof.verifier';
 import { CorrectionAlerts } from './corrections/correction-alerts.service';
 import { CorrectionApproval } from './corrections/correction-approval.service';
@@ -58,6 +61,7 @@ export class LedgerWalletsModule {
         LegacyController,
         AuditController,
         IntegrityController,
+        ChainController,
         CorrectionsController,
         StatementsController,
         SettlementStatementController,
@@ -82,6 +86,8 @@ export class LedgerWalletsModule {
         AccountAuditService,
         IntegrityCheckService,
         IntegrityScheduler,
+        ChainAnchors,
+        ChainVerifier,
         OutboxRelay,
         ComplianceChannel,
         CorrectionsSettings,
