@@ -39,6 +39,8 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /v1/internal/accounts/:id/audit': ['orchestrator', OPS_CALLER],
   'POST /v1/internal/integrity-checks': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/integrity-checks': ['orchestrator', OPS_CALLER],
+  'POST /v1/internal/ledger-chain/verifications': ['orchestrator', OPS_CALLER],
+  'GET /v1/internal/ledger-chain/verifications': ['orchestrator', OPS_CALLER],
   // corrections and holds: staff reach them through the orchestrator's /api/backoffice/ledger routes
   // (its maker-checker engine relays the maker's or the checker's token); `ops` is break-glass only
   'POST /v1/internal/corrections': ['orchestrator', OPS_CALLER],
