@@ -100,6 +100,21 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @IsString()
   LEDGER_INTEGRITY_ALERT_URL?: string;
 
+  /**
+   * Signs the ledger chain's anchors (HMAC-SHA256, docs/ledger-chain.md): the database stores them but
+   * never sees this key, so a rewritten history cannot be re-anchored. Required in production; elsewhere
+   * a fixed development key. Changing it makes the anchors signed before fail the verification.
+   */
+  @OptionalField()
+  @IsString()
+  @MinLength(32, { message: 'LEDGER_CHAIN_ANCHOR_KEY must be at least 32 characters' })
+  LEDGER_CHAIN_ANCHOR_KEY?: string;
+
+  /** How often the chain heads are anchored (one replica at a time, only when a head moved); 0: never by timer. */
+  @IsInt()
+  @Min(0)
+  LEDGER_CHAIN_ANCHOR_INTERVAL_MS: number = 300_000;
+
   /** Outbox relay poll interval; 0 disables the relay. */
   @IsInt()
   @Min(0)
