@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import { TEST_CHECKER, TEST_MAKER, correctBalance } from '../../../test/support/funding';
+import type { ResponseBody } from './ledger-harness';
+import { type OperatorLedger, SUPPORT, startOperatorLedger } from './operators';
+
+const XAF_TRUST = 'CM2110005000010123456789012';
+const XOF_TRUST = 'SN08SN0100152000048500003035';
+const R = '/v1/internal/reconciliation';
+const DAY_MS = 86_400_000;
+const today = new Date().toISOString().slice(0, 10);
+const tomorrow = new Date(Date.now() + DAY_MS).toISOString().slice(0, 10);
+const afterTomorrow = new Date(Date.now() + 2 * DAY_MS).toISOString().slice(0, 10);
+
+interface Entry {
+  amount: number;
+  direction: 'CRDT' | 'DBIT';
+  date: string;
+  remittance?: string;
+}
+
+/** A camt.053 of one statement, as a bank would send it. */
+function camt(o: {
+  id: string;
+  account?: string;
+  ccy?: string;
+  opening: number;
+  openingDate: string;
+  closing: number;
+  closingDate: string;
+  entries: Entry[];
+}): string {
+  const ccy = o.ccy ?? 'XAF';
+  const bal = (code: string, amount: number, date: string) =>
+    `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="${ccy}">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>${date}</Dt></Dt></Bal>`;
+  const entries = o.entries
+    .map(
+      (e, i) =>
+        `<Ntry><NtryRef>BNK${i + 1}</NtryRef><Amt Ccy="${ccy}">${e.amount}</Amt><CdtDbtInd>${e.direction}</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>` +
+        `<BookgDt><Dt>${e.date}</Dt></BookgDt>${e.remittance ? `<NtryDtls><TxDtls><RmtInf><Ustrd>${e.remittance}</Ustrd></RmtInf></TxDtls></NtryDtls>` : ''}</Ntry>`,
+    )
+    .join('');
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><Stmt>` +
+    `<Id>${o.id}</Id><Acct><Id><IBAN>${o.account ?? XAF_TRUST}</IBAN></Id><Ccy>${ccy}</Ccy></Acct>` +
+    `${bal('OPBD', o.opening, o.openingDate)}${bal('CLBD', o.closing, o.closingDate)}${entries}</Stmt></BkToCstmrStmt></Document>`
+  );
+}
+
+describe('ledger: float reconciliation against the trust bank account', () => {
+  let t: OperatorLedger;
+  let officer: Record<string, string>;
+
+  const call = (method: string, path: string, body?: unknown, as = officer) => t.h.call(method, path, body, as);
+  const counts = async () =>
+    (
+      await t.h.admin.query<{ s: string; l: string; r: string }>(
+        `SELECT (SELECT count(*) FROM ledger.bank_statements) AS s, (SELECT count(*) FROM ledger.bank_statement_lines) AS l,
+                (SELECT count(*) FROM ledger.reconciliation_runs) AS r`,
+      )
+    ).rows[0];
+  /** An agent wallet in `currency`, its account funded through a four-eyes correction; the correction and its transaction's reference. */
+  async function floatFunding(amount: number, currency = 'XAF') {
+    const wallet = await t.h.call('POST', '/v1/internal/wallets', { ownerType: 'AGENT', ownerId: randomUUID(), currencies: [currency] });
+    const account = wallet.body.accounts.find((a: ResponseBody) => a.accountType === 'agent').id as string;
+    const correction = await correctBalance(t.h.call, t.operators, account, amount);
+    const tx = await t.h.admin.query<{ reference_id: string }>(`SELECT reference_id FROM ledger.transactions WHERE id = $1`, [
+      correction.transactionId,
+    ]);
+    return {
+      account,
+      correctionId: correction.id as string,
+      transactionId: correction.transactionId as string,
+      referenceId: tx.rows[0].reference_id,
+    };
+  }
+  const importCamt = (content: string, as = officer) => call('POST', `${R}/statements`, { format: 'CAMT053', content }, as);
+
+  beforeAll(async () => {
+    t = await startOperatorLedger({ env: { LEDGER_TRUST_ACCOUNTS: `XAF:${XAF_TRUST},XOF:${XOF_TRUST}`, RECON_DATE_TOLERANCE_DAYS: '2' } });
+    officer = await t.as(TEST_CHECKER);
+  }, 60_000);
+  afterAll(() => t.close());
+
+  let f1: Awaited<ReturnType<typeof floatFunding>>;
+  let second: ResponseBody;
+
+  it('a statement that matches fully: the float funding paired by its reference, the closing balance equal to the circulation', async () => {
+    f1 = await floatFunding(500_000);
+    const imported = await importCamt(
+      camt({
+        id: 'XAF-1',
+        opening: 0,
+        openingDate: today,
+        closing: 500_000,
+        closingDate: today,
+        entries: [{ amount: 500_000, direction: 'CRDT', date: today, remittance: `Float ${f1.referenceId}` }],
+      }),
+    );
+    expect(imported.status).toBe(201);
+    expect(imported.body).toMatchObject({
+      account: XAF_TRUST,
+      currency: 'XAF',
+      statementRef: 'XAF-1',
+      lineCount: 1,
+      importedBy: TEST_CHECKER.id,
+    });
+
+    const run = await call('POST', `${R}/runs`, { statementId: imported.body.id });
+    expect(run.status).toBe(201);
+    expect(run.body).toMatchObject({
+      status: 'BALANCED',
+      bankClosing: 500_000,
+      circulation: 500_000,
+      difference: 0,
+      matchedCount: 1,
+      alertIds: [],
+    });
+    expect(run.body.circulationDetail.platformAccounts.suspense).toBe(-500_000);
+    const report = await call('GET', `${R}/runs/${run.body.id}/report`);
+    expect(report.body.matches).toEqual([
+      expect.objectContaining({
+        rule: 'REFERENCE',
+        movements: [expect.objectContaining({ transactionId: f1.transactionId, direction: 'CREDIT', amount: 500_000 })],
+      }),
+    ]);
+  });
+
+  it('a missing movement and an extra bank line: alerts with their evidence, and the gap', async () => {
+    const f2 = await floatFunding(200_000); // the bank never received it
+    second = await importCamt(
+      camt({
+        id: 'XAF-2',
+        opening: 500_000,
+        openingDate: today,
+        closing: 575_000,
+        closingDate: tomorrow,
+        entries: [{ amount: 75_000, direction: 'CRDT', date: tomorrow, remittance: 'Unknown deposit' }],
+      }),
+    );
+    expect(second.status).toBe(201);
+    const run = await call('POST', `${R}/runs`, { statementId: second.body.id });
+    expect(run.body).toMatchObject({
+      status: 'DIFFERENCES',
+      bankClosing: 575_000,
+      circulation: 700_000,
+      difference: -125_000,
+      unmatchedBankCount: 1,
+      unmatchedLedgerCount: 1,
+    });
+    const alerts = await call('GET', `${R}/alerts?runId=${run.body.id}`);
+    const byKind = Object.fromEntries(alerts.body.map((a: ResponseBody) => [a.kind, a]));
+    expect(Object.keys(byKind).sort()).toEqual(['BALANCE_GAP', 'UNMATCHED_BANK_LINE', 'UNMATCHED_LEDGER_MOVEMENT']);
+    expect(byKind.BALANCE_GAP).toMatchObject({
+      amount: -125_000,
+      status: 'OPEN',
+      evidence: { bankClosing: 575_000, circulation: 700_000, statementRef: 'XAF-2' },
+    });
+    expect(byKind.UNMATCHED_BANK_LINE.evidence.line).toMatchObject({ amount: 75_000, direction: 'CREDIT', remittance: 'Unknown deposit' });
+    expect(byKind.UNMATCHED_LEDGER_MOVEMENT.evidence.movement).toMatchObject({
+      transactionId: f2.transactionId,
+      amount: 200_000,
+      correctionId: f2.correctionId,
+    });
+
+    // f1, paired by the first statement's run, is not that statement's to explain again
+    const report = await call('GET', `${R}/runs/${run.body.id}/report`);
+    expect(report.body.unmatchedMovements.map((m: ResponseBody) => m.transactionId)).toEqual([f2.transactionId]);
+
+    // acknowledged, then resolved by reversing the funding through four eyes
+    const movementAlert = byKind.UNMATCHED_LEDGER_MOVEMENT.id;
+    const early = await call('POST', `${R}/alerts/${movementAlert}/resolve`, { resolution: 'ACCEPTED', reason: 'too early' });
+    expect([early.status, early.body.code]).toEqual([409, 'RECONCILIATION_ALERT_NOT_ACKNOWLEDGED']);
+    const ack = await call('POST', `${R}/alerts/${movementAlert}/acknowledge`, { reason: 'Asking the agent for the deposit slip' });
+    expect([ack.status, ack.body.status]).toEqual([200, 'ACKNOWLEDGED']);
+    const twice = await call('POST', `${R}/alerts/${movementAlert}/acknowledge`, {});
+    expect([twice.status, twice.body.code]).toEqual([409, 'RECONCILIATION_ALERT_ALREADY_ACKNOWLEDGED']);
+
+    const pending = await t.h.call(
+      'POST',
+      '/v1/internal/corrections',
+      { kind: 'REVERSAL', idempotencyKey: randomUUID(), transactionId: f2.transactionId, reason: 'No money received at the bank' },
+      await t.as(TEST_MAKER),
+    );
+    expect(pending.status).toBe(201);
+    const notYet = await call('POST', `${R}/alerts/${movementAlert}/resolve`, {
+      resolution: 'CORRECTION',
+      correctionId: pending.body.id,
+      reason: 'Reversed',
+    });
+    expect([notYet.status, notYet.body.code]).toEqual([422, 'RECONCILIATION_CORRECTION_NOT_ELIGIBLE']);
+    const approved = await t.h.call('POST', `/v1/internal/corrections/${pending.body.id}/approve`, { reason: 'checked' }, officer);
+    expect(approved.status).toBe(200);
+    const resolved = await call('POST', `${R}/alerts/${movementAlert}/resolve`, {
+      resolution: 'CORRECTION',
+      correctionId: pending.body.id,
+      reason: 'Reversed',
+    });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({ status: 'RESOLVED' });
+    expect(resolved.body.decisions.map((d: ResponseBody) => [d.decision, d.correctionId, d.decidedBy])).toEqual([
+      ['ACKNOWLEDGED', null, TEST_CHECKER.id],
+      ['CORRECTED', pending.body.id, TEST_CHECKER.id],
+    ]);
+
+    // the same correction cannot close another alert; the bank line is accepted with a note
+    const lineAlert = byKind.UNMATCHED_BANK_LINE.id;
+    await call('POST', `${R}/alerts/${lineAlert}/acknowledge`, {});
+    const reused = await call('POST', `${R}/alerts/${lineAlert}/resolve`, {
+      resolution: 'CORRECTION',
+      correctionId: pending.body.id,
+      reason: 'again',
+    });
+    expect([reused.status, reused.body.code]).toEqual([409, 'RECONCILIATION_CORRECTION_ALREADY_USED']);
+    const noNote = await call('POST', `${R}/alerts/${lineAlert}/resolve`, { resolution: 'ACCEPTED' });
+    expect([noNote.status, noNote.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const accepted = await call('POST', `${R}/alerts/${lineAlert}/resolve`, {
+      resolution: 'ACCEPTED',
+      reason: 'Fee sweep returned by the bank',
+    });
+    expect([accepted.status, accepted.body.status, accepted.body.decisions[1].note]).toEqual([
+      200,
+      'RESOLVED',
+      'Fee sweep returned by the bank',
+    ]);
+    const again = await call('POST', `${R}/alerts/${lineAlert}/resolve`, { resolution: 'ACCEPTED', reason: 'again' });
+    expect([again.status, again.body.code]).toEqual([409, 'RECONCILIATION_ALERT_ALREADY_RESOLVED']);
+
+    // a second run of the statement: the funding and its reversal cancel out, the gap is now the extra deposit
+    const rerun = await call('POST', `${R}/runs`, { statementId: second.body.id });
+    expect(rerun.body).toMatchObject({ circulation: 500_000, difference: 75_000, unmatchedLedgerCount: 0, unmatchedBankCount: 1 });
+    const rerunReport = await call('GET', `${R}/runs/${rerun.body.id}/report`);
+    expect(rerunReport.body.matches.map((m: ResponseBody) => m.rule)).toEqual(['REVERSED']);
+
+    // the decisions are history: the database refuses to rewrite them
+    await expect(t.h.admin.query(`UPDATE ledger.reconciliation_alert_decisions SET note = 'x'`)).rejects.toThrow(/append-only/);
+    await expect(t.h.admin.query(`DELETE FROM ledger.reconciliation_alerts`)).rejects.toThrow(/append-only/);
+    const resolvedOnly = await call('GET', `${R}/alerts?status=RESOLVED`);
+    expect(resolvedOnly.body.map((a: ResponseBody) => a.id).sort()).toEqual([movementAlert, lineAlert].sort());
+  });
+
+  it('refuses a duplicate, an out-of-order, a wrong-currency, an unknown-account and a malformed statement, writing nothing', async () => {
+    const before = await counts();
+    const same = await importCamt(
+      camt({
+        id: 'XAF-2',
+        opening: 500_000,
+        openingDate: today,
+        closing: 575_000,
+        closingDate: tomorrow,
+        entries: [{ amount: 75_000, direction: 'CRDT', date: tomorrow, remittance: 'Unknown deposit' }],
+      }),
+    );
+    expect([same.status, same.body.code]).toEqual([409, 'BANK_STATEMENT_DUPLICATE']);
+    const [a, b] = await Promise.all(
+      [0, 1].map(() =>
+        importCamt(camt({ id: 'XAF-2', opening: 575_000, openingDate: tomorrow, closing: 575_000, closingDate: tomorrow, entries: [] })),
+      ),
+    );
+    expect([a.body.code, b.body.code]).toEqual(['BANK_STATEMENT_DUPLICATE', 'BANK_STATEMENT_DUPLICATE']);
+
+    const wrongOpening = await importCamt(
+      camt({
+        id: 'XAF-3',
+        opening: 1,
+        openingDate: tomorrow,
+        closing: 1,
+        closingDate: afterTomorrow,
+        entries: [],
+      }),
+    );
+    expect([wrongOpening.status, wrongOpening.body.code]).toEqual([409, 'BANK_STATEMENT_OUT_OF_ORDER']);
+    const earlier = await importCamt(
+      camt({ id: 'XAF-0', opening: 575_000, openingDate: today, closing: 575_000, closingDate: today, entries: [] }),
+    );
+    expect([earlier.status, earlier.body.code]).toEqual([409, 'BANK_STATEMENT_OUT_OF_ORDER']);
+
+    const xofOnXaf = await importCamt(
+      camt({ id: 'XAF-9', ccy: 'XOF', opening: 575_000, openingDate: tomorrow, closing: 575_000, closingDate: tomorrow, entries: [] }),
+    );
+    expect([xofOnXaf.status, xofOnXaf.body.code]).toEqual([422, 'BANK_STATEMENT_WRONG_CURRENCY']);
+    const stranger = await importCamt(
+      camt({
+        id: 'Z-1',
+        account: 'CM2199999999999999999999999',
+        opening: 0,
+        openingDate: today,
+        closing: 0,
+        closingDate: today,
+        entries: [],
+      }),
+    );
+    expect([stranger.status, stranger.body.code]).toEqual([422, 'BANK_ACCOUNT_NOT_TRUST_ACCOUNT']);
+    const broken = await importCamt('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><Stmt>');
+    expect([broken.status, broken.body.code]).toEqual([422, 'BANK_STATEMENT_MALFORMED']);
+    const badFormat = await call('POST', `${R}/statements`, { format: 'MT940', content: 'x' });
+    expect([badFormat.status, badFormat.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+
+    expect(await counts()).toEqual(before);
+  });
+
+  it('grouped and dated matches in XOF; only compliance and administrators may act, and every step names its officer', async () => {
+    const a = await floatFunding(100_000, 'XOF');
+    await floatFunding(50_000, 'XOF');
+    const imported = await importCamt(
+      camt({
+        id: 'XOF-1',
+        account: XOF_TRUST,
+        ccy: 'XOF',
+        opening: 0,
+        openingDate: today,
+        closing: 150_000,
+        closingDate: today,
+        entries: [{ amount: 150_000, direction: 'CRDT', date: today, remittance: 'Versements agents' }],
+      }),
+    );
+    const run = await call('POST', `${R}/runs`, { statementId: imported.body.id });
+    expect(run.body).toMatchObject({ status: 'BALANCED', circulation: 150_000, matchedCount: 1 });
+    const report = await call('GET', `${R}/runs/${run.body.id}/report`);
+    expect(report.body.matches[0].rule).toBe('GROUPED_LEDGER');
+    expect(report.body.matches[0].movements.map((m: ResponseBody) => m.transactionId)).toContain(a.transactionId);
+
+    const support = await t.as(SUPPORT);
+    for (const [method, path, body] of [
+      ['GET', `${R}/alerts`, undefined],
+      ['POST', `${R}/runs`, { statementId: imported.body.id }],
+      ['POST', `${R}/statements`, { format: 'CSV', content: 'x' }],
+    ] as const) {
+      const refused = await call(method, path, body, support);
+      expect([refused.status, refused.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
+    }
+    const anonymous = await t.h.call('GET', `${R}/runs`);
+    expect([anonymous.status, anonymous.body.code]).toEqual([401, 'OPERATOR_TOKEN_REQUIRED']);
+    const runs = await t.h.admin.query<{ run_by: string }>(`SELECT DISTINCT run_by FROM ledger.reconciliation_runs`);
+    expect(runs.rows).toEqual([{ run_by: TEST_CHECKER.id }]);
+    const missing = await call('GET', `${R}/runs/${randomUUID()}`);
+    expect([missing.status, missing.body.code]).toEqual([404, 'RECONCILIATION_RUN_NOT_FOUND']);
+  });
+});
