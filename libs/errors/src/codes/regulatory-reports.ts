@@ -11,8 +11,4 @@ export const REGULATORY_REPORTS_ERRORS = {
   REPORT_TIME_IN_FUTURE: { status: 422, message: 'The time given is in the future' },
   REPORT_TIME_BEFORE_FILING: { status: 422, message: 'The written confirmation cannot be sent before the report was filed' },
   CASE_ALREADY_REPORTED: { status: 409, message: 'A suspicion report was already made from this case' },
-  CASE_FACTS_UNAVAILABLE: {
-    status: 503,
-    message: 'Compliance cases are not available on this platform yet: no suspicion report can be built',
-  },
 } as const satisfies Record<string, { status: number; message: string }>;

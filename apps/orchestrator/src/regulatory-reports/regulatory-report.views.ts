@@ -1,0 +1,211 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { REPORT_KINDS } from './report-content';
+import { REPORT_STATES, REPORT_EVENTS } from './regulatory-reports.store';
+
+const ID = '6a1f0c2e-9d3b-4e5f-8a7b-1c2d3e4f5a6b';
+const OFFICER = '2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f';
+
+export class ReportFilingView {
+  @ApiProperty({ enum: ['PHONE', 'ELECTRONIC'], example: 'PHONE' })
+  channel: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-27T10:15:00.000Z', description: 'when it was filed, as the officer declared it' })
+  filedAt: string;
+
+  @ApiProperty({ example: OFFICER, description: 'the officer who recorded the filing' })
+  filedBy: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-27T10:20:31.412Z', description: 'when the filing was recorded here' })
+  recordedAt: string;
+}
+
+export class ReportWrittenConfirmationView {
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T09:00:00.000Z' })
+  sentAt: string;
+
+  @ApiProperty({ example: OFFICER, description: 'the officer who sent it' })
+  sentBy: string;
+
+  @ApiProperty({ example: 'ANIF/2026/11/0412', description: 'the reference of the letter or of its acknowledgement' })
+  reference: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T09:05:12.003Z' })
+  recordedAt: string;
+}
+
+export class ReportSentView {
+  @ApiProperty({ enum: ['ELECTRONIC', 'PAPER', 'HAND_DELIVERY'], example: 'ELECTRONIC' })
+  channel: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T08:30:00.000Z' })
+  sentAt: string;
+
+  @ApiProperty({ example: OFFICER, description: 'the officer who sent it' })
+  sentBy: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'ANIF-RECV-2026-11-28-07' })
+  reference: string | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T08:31:40.250Z' })
+  recordedAt: string;
+}
+
+export class RegulatoryReportView {
+  @ApiProperty({ format: 'uuid', example: ID })
+  id: string;
+
+  @ApiProperty({ enum: REPORT_KINDS, example: 'DAILY_THRESHOLD' })
+  kind: string;
+
+  @ApiProperty({ example: 'DTR-20261127', description: 'DTR-<day> for a daily report, STR-<day>-<id start> for a suspicion report' })
+  reference: string;
+
+  @ApiProperty({
+    enum: REPORT_STATES,
+    example: 'GENERATED',
+    description: 'daily: GENERATED, SENT; suspicion: GENERATED, FILED (by phone or electronically), CONFIRMED (in writing)',
+  })
+  state: string;
+
+  @ApiProperty({
+    format: 'date',
+    example: '2026-11-27',
+    description: 'the day reported (daily) or the day the report was made (suspicion), UTC+01:00',
+  })
+  periodDate: string;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, example: null, description: 'the case of a suspicion report' })
+  caseId: string | null;
+
+  @ApiProperty({ type: 'integer', example: 3, description: 'operations the report lists' })
+  operationCount: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T00:15:02.118Z' })
+  generatedAt: string;
+
+  @ApiProperty({ example: OFFICER, description: "the officer's user id, or `system` for the daily job" })
+  generatedBy: string;
+
+  @ApiProperty({ example: 'COMPLIANCE', description: 'their role (`SYSTEM` for the daily job)' })
+  generatedByRole: string;
+
+  @ApiProperty({ enum: ['SCHEDULED', 'ON_DEMAND'], example: 'SCHEDULED' })
+  trigger: string;
+
+  @ApiProperty({
+    example: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b',
+    description: 'SHA-256 (hex) of the canonical JSON content',
+  })
+  contentSha256: string;
+
+  @ApiProperty({
+    example: 'b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c',
+    description: 'SHA-256 (hex) of the CSV document',
+  })
+  csvSha256: string;
+
+  @ApiProperty({
+    example: '7d865e959b2466918c9863afca942d0fb89d7c9ac0c99bafc3749504ded97730',
+    description: 'SHA-256 (hex) of the HTML document',
+  })
+  htmlSha256: string;
+
+  @ApiProperty({ type: ReportFilingView, nullable: true, description: 'suspicion reports filed by phone or electronically' })
+  filing: ReportFilingView | null;
+
+  @ApiProperty({ type: ReportWrittenConfirmationView, nullable: true, description: 'suspicion reports confirmed in writing' })
+  writtenConfirmation: ReportWrittenConfirmationView | null;
+
+  @ApiProperty({ type: ReportSentView, nullable: true, description: 'daily reports sent to the financial intelligence unit' })
+  sent: ReportSentView | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-29T10:15:00.000Z',
+    description: 'a filed suspicion report not yet confirmed in writing: 48 hours after its filing',
+  })
+  confirmationDueAt: string | null;
+
+  @ApiProperty({ example: false, description: 'confirmationDueAt has passed' })
+  overdue: boolean;
+
+  @ApiProperty({ example: false, description: 'confirmationDueAt is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS' })
+  dueSoon: boolean;
+
+  @ApiProperty({
+    type: [String],
+    enum: REPORT_EVENTS.filter((e) => e.endsWith('_ALERTED')),
+    example: [],
+    description: 'the deadline alerts already raised for this report (each once)',
+  })
+  alertsRaised: string[];
+}
+
+export class RegulatoryReportDetailView extends RegulatoryReportView {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'the report as stored (docs/regulatory-reports.md "Content"): format mm.regulatory.daily-threshold.v1 (window, thresholds, ' +
+      'categories with totals, operations with both parties) or mm.regulatory.suspicion.v1 (case, subject, grounds, narrative, alerts, operations, totals)',
+    example: { format: 'mm.regulatory.daily-threshold.v1', reference: 'DTR-20261127', reportDate: '2026-11-27', operations: [] },
+  })
+  content: Record<string, unknown>;
+}
+
+export class RegulatoryReportPageView {
+  @ApiProperty({ type: [RegulatoryReportView], description: 'newest first' })
+  items: RegulatoryReportView[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'MjAyNi0xMS0yOFQwMDoxNTowMi4xMTgwMDBafDZhMWYwYzJl',
+    description: 'the next page, or null',
+  })
+  nextCursor: string | null;
+}
+
+export class ReportDifferencesView {
+  @ApiProperty({
+    type: [String],
+    example: ['MMPTX2611270A1B2C3'],
+    description: 'operations found now that the stored report does not list',
+  })
+  added: string[];
+
+  @ApiProperty({ type: [String], example: [], description: 'operations the stored report lists that are not found now' })
+  removed: string[];
+
+  @ApiProperty({ type: [String], example: [], description: 'operations in both whose lines differ (a party renamed, a phone changed)' })
+  changed: string[];
+}
+
+export class ReportVerificationView {
+  @ApiProperty({ format: 'uuid', example: ID })
+  reportId: string;
+
+  @ApiProperty({
+    example: true,
+    description: 'the stored texts still have the stored hashes, and the stored content renders to the stored CSV and HTML',
+  })
+  storedIntact: boolean;
+
+  @ApiProperty({
+    example: true,
+    description:
+      'a daily report rebuilt now from the ledger gives the same content (same SHA-256); a suspicion report: same as storedIntact',
+  })
+  identical: boolean;
+
+  @ApiProperty({ example: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b' })
+  storedSha256: string;
+
+  @ApiProperty({ example: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b' })
+  recomputedSha256: string;
+
+  @ApiProperty({ type: ReportDifferencesView, description: 'by operation reference (empty for a suspicion report)' })
+  differences: ReportDifferencesView;
+}
