@@ -14,6 +14,7 @@ import { ORCHESTRATOR_INTERNAL_CALLERS } from './internal-callers';
 import { IntentsModule } from './intents/intents.module';
 import { LimitsModule } from './limits/limits.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
+import { RegulatoryReportsModule } from './regulatory-reports/regulatory-reports.module';
 import { type OrchestratorConfig, assertOrchestratorProductionConfig } from './orchestrator.config';
 import { PartnerLinksModule } from './partner-links/partner-links.module';
 import { PricingModule } from './pricing/pricing.module';
@@ -63,6 +64,7 @@ export class OrchestratorModule {
         LedgerOperationsModule,
         PeopleModule,
         MonitoringModule,
+        RegulatoryReportsModule,
         StatementsModule,
       ],
       providers: [{ provide: INTERNAL_CALLER_TABLE, useValue: ORCHESTRATOR_INTERNAL_CALLERS }],
