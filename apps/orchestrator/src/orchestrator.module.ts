@@ -7,6 +7,7 @@ import { BackofficeWebhooksModule } from './backoffice/webhooks/backoffice-webho
 import { LedgerOperationsModule } from './backoffice/ledger-operations/ledger-operations.module';
 import { PeopleModule } from './backoffice/people/people.module';
 import { ComplianceModule } from './compliance/compliance.module';
+import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { ConfigApiModule } from './config-api/config-api.module';
 import { CustomersModule } from './customers/customers.module';
 import { GatewayModule } from './gateway/gateway.module';
@@ -50,6 +51,7 @@ export class OrchestratorModule {
         LimitsModule,
         RiskModule,
         ComplianceModule,
+        ReconciliationModule,
         NotificationsModule.forRoot(config),
         CustomersModule,
         RegistrationModule,
