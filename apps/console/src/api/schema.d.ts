@@ -442,6 +442,159 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/compliance/reconciliation/statements': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Imported bank statements, newest first */
+    get: operations['ReconciliationController_listStatements'];
+    put?: never;
+    /**
+     * Import a trust-account bank statement
+     * @description format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance of the last one imported for that account and be dated after it. Any refusal leaves nothing written; the same statement again (same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.
+     */
+    post: operations['ReconciliationController_importStatement'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reconciliation/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Reconciliation runs, newest first (optionally those of one statement) */
+    get: operations['ReconciliationController_listRuns'];
+    put?: never;
+    /**
+     * Reconcile an imported statement with the ledger
+     * @description Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS, grouped by day both ways, a movement and its reversal cancelling out), compares the closing balance with the e-money in circulation at the end of the closing day, and opens an alert, with its evidence, for the gap and for each unmatched item. Every run is recorded with the officer; running a statement again records a new run. Changes no money.
+     */
+    post: operations['ReconciliationController_run'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reconciliation/runs/{runId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One reconciliation run */
+    get: operations['ReconciliationController_getRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reconciliation/runs/{runId}/report': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The report of a run (JSON, or CSV with ?format=csv)
+     * @description The run, its statement, every match with its rule, the unmatched bank lines and ledger movements, the corrections set aside and the alerts with their decisions as they stand. format=csv answers text/csv: one row per bank line and per ledger movement (columns in docs/reconciliation.md).
+     */
+    get: operations['ReconciliationController_report'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reconciliation/alerts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Reconciliation alerts, newest first (e.g. ?status=OPEN, ?runId=…) */
+    get: operations['ReconciliationController_listAlerts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reconciliation/alerts/{alertId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One reconciliation alert with its evidence and every decision */
+    get: operations['ReconciliationController_getAlert'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reconciliation/alerts/{alertId}/acknowledge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Acknowledge a reconciliation alert
+     * @description Recorded with the officer and the optional reason; an alert is acknowledged once.
+     */
+    post: operations['ReconciliationController_acknowledge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reconciliation/alerts/{alertId}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve a reconciliation alert: by a four-eyes correction, or accepted with a note
+     * @description resolution CORRECTION names a ledger correction (correctionId) that is executed, was approved by someone other than its maker (POST /api/backoffice/ledger/corrections, then the approvals inbox) and is in the currency of the alert; a correction resolves one alert. resolution ACCEPTED explains the difference in reason. Recorded with the officer; final.
+     */
+    post: operations['ReconciliationController_resolve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/orchestrator/me': {
     parameters: {
       query?: never;
@@ -1935,6 +2088,183 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/compliance/reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List regulatory reports, newest first
+     * @description Filtered by kind, state, the day they cover (periodDate) and their written confirmation deadline: `deadline=OVERDUE` lists the filed suspicion reports not confirmed in writing 48 hours after their filing, `DUE_SOON` those whose deadline is near. Keyset pages.
+     */
+    get: operations['RegulatoryReportsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/daily': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Generate the daily threshold report of a past day (or get the one already generated)
+     * @description Every succeeded cash-in, cash-out and transfer (merchant payments included) of the day (UTC+01:00) at or above REGULATORY_THRESHOLD_REPORT_MIN in its currency, read from the ledger, with both parties as the platform knows them. Stored once: asking again for the same day answers the stored report (200), unchanged. A job generates yesterday’s report by itself.
+     */
+    post: operations['RegulatoryReportsController_generateDaily'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/suspicion': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a suspicion report from a compliance case, closing the case
+     * @description Built from the case’s facts (subject, every operation with both parties, totals, each alert’s rule and reason) with the officer’s grounds and narrative, stored, and the case closed with the decision SUSPICION_REPORT in the same database transaction. Then file it (by phone or electronically) and confirm it in writing within 48 hours.
+     */
+    post: operations['RegulatoryReportsController_suspicion'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One report with its content, state, deadline and who generated, filed, confirmed or sent it */
+    get: operations['RegulatoryReportsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/{id}/document': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download the report as CSV or as a printable HTML page
+     * @description The bytes stored when the report was generated; `X-Content-SHA256` is their SHA-256 (csvSha256 or htmlSha256 of the report). CSV: RFC 4180, UTF-8, CRLF, header row, amounts as integers in the smallest unit, times in UTC (columns in docs/regulatory-reports.md). HTML: one self-contained page with print rules, no external resource.
+     */
+    get: operations['RegulatoryReportsController_document'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/{id}/verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check a stored report: its hashes, and for a daily report a rebuild from the ledger
+     * @description The stored texts against their SHA-256 and the stored content rendered again; a daily report is also rebuilt from the ledger with the thresholds it states and compared by SHA-256, the operations found now against those stored listed by reference. Read-only.
+     */
+    get: operations['RegulatoryReportsController_verify'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/{id}/filing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record that a suspicion report was filed by phone or electronically
+     * @description Records the channel, the time (default now) and the officer. Its written confirmation is due 48 hours after that time.
+     */
+    post: operations['RegulatoryReportsController_file'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/{id}/written-confirmation': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record the written confirmation of a suspicion report
+     * @description Who sent it, when (default now; not before the filing) and its reference. Ends the 48-hour deadline; also valid with no filing before it.
+     */
+    post: operations['RegulatoryReportsController_confirm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/reports/{id}/sent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record that a daily report was sent to the financial intelligence unit
+     * @description Who sent it, how, when (default now) and any acknowledgement.
+     */
+    post: operations['RegulatoryReportsController_markSent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/orchestrator/merchants/me/statements': {
     parameters: {
       query?: never;
@@ -3283,6 +3613,419 @@ export interface components {
        */
       pin: string;
     };
+    RegulatoryReportDetailView: {
+      /**
+       * Format: uuid
+       * @example 6a1f0c2e-9d3b-4e5f-8a7b-1c2d3e4f5a6b
+       */
+      id: string;
+      /**
+       * @example DAILY_THRESHOLD
+       * @enum {string}
+       */
+      kind: 'DAILY_THRESHOLD' | 'SUSPICION';
+      /**
+       * @description DTR-<day> for a daily report, STR-<day>-<id start> for a suspicion report
+       * @example DTR-20261127
+       */
+      reference: string;
+      /**
+       * @description daily: GENERATED, SENT; suspicion: GENERATED, FILED (by phone or electronically), CONFIRMED (in writing)
+       * @example GENERATED
+       * @enum {string}
+       */
+      state: 'GENERATED' | 'FILED' | 'CONFIRMED' | 'SENT';
+      /**
+       * Format: date
+       * @description the day reported (daily) or the day the report was made (suspicion), UTC+01:00
+       * @example 2026-11-27
+       */
+      periodDate: string;
+      /**
+       * Format: uuid
+       * @description the case of a suspicion report
+       * @example null
+       */
+      caseId: string | null;
+      /**
+       * @description operations the report lists
+       * @example 3
+       */
+      operationCount: number;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T00:15:02.118Z
+       */
+      generatedAt: string;
+      /**
+       * @description the officer's user id, or `system` for the daily job
+       * @example 2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f
+       */
+      generatedBy: string;
+      /**
+       * @description their role (`SYSTEM` for the daily job)
+       * @example COMPLIANCE
+       */
+      generatedByRole: string;
+      /**
+       * @example SCHEDULED
+       * @enum {string}
+       */
+      trigger: 'SCHEDULED' | 'ON_DEMAND';
+      /**
+       * @description SHA-256 (hex) of the canonical JSON content
+       * @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b
+       */
+      contentSha256: string;
+      /**
+       * @description SHA-256 (hex) of the CSV document
+       * @example b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c
+       */
+      csvSha256: string;
+      /**
+       * @description SHA-256 (hex) of the HTML document
+       * @example 7d865e959b2466918c9863afca942d0fb89d7c9ac0c99bafc3749504ded97730
+       */
+      htmlSha256: string;
+      /** @description suspicion reports filed by phone or electronically */
+      filing: components['schemas']['ReportFilingView'] | null;
+      /** @description suspicion reports confirmed in writing */
+      writtenConfirmation: components['schemas']['ReportWrittenConfirmationView'] | null;
+      /** @description daily reports sent to the financial intelligence unit */
+      sent: components['schemas']['ReportSentView'] | null;
+      /**
+       * Format: date-time
+       * @description a filed suspicion report not yet confirmed in writing: 48 hours after its filing
+       * @example 2026-11-29T10:15:00.000Z
+       */
+      confirmationDueAt: string | null;
+      /**
+       * @description confirmationDueAt has passed
+       * @example false
+       */
+      overdue: boolean;
+      /**
+       * @description confirmationDueAt is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS
+       * @example false
+       */
+      dueSoon: boolean;
+      /**
+       * @description the deadline alerts already raised for this report (each once)
+       * @example []
+       */
+      alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED')[];
+      /**
+       * @description the report as stored (docs/regulatory-reports.md "Content"): format mm.regulatory.daily-threshold.v1 (window, thresholds, categories with totals, operations with both parties) or mm.regulatory.suspicion.v1 (case, subject, grounds, narrative, alerts, operations, totals)
+       * @example {
+       *       "format": "mm.regulatory.daily-threshold.v1",
+       *       "reference": "DTR-20261127",
+       *       "reportDate": "2026-11-27",
+       *       "operations": []
+       *     }
+       */
+      content: {
+        [key: string]: unknown;
+      };
+    };
+    ReportSentView: {
+      /**
+       * @example ELECTRONIC
+       * @enum {string}
+       */
+      channel: 'ELECTRONIC' | 'PAPER' | 'HAND_DELIVERY';
+      /**
+       * Format: date-time
+       * @example 2026-11-28T08:30:00.000Z
+       */
+      sentAt: string;
+      /**
+       * @description the officer who sent it
+       * @example 2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f
+       */
+      sentBy: string;
+      /** @example ANIF-RECV-2026-11-28-07 */
+      reference: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T08:31:40.250Z
+       */
+      recordedAt: string;
+    };
+    ReportWrittenConfirmationView: {
+      /**
+       * Format: date-time
+       * @example 2026-11-28T09:00:00.000Z
+       */
+      sentAt: string;
+      /**
+       * @description the officer who sent it
+       * @example 2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f
+       */
+      sentBy: string;
+      /**
+       * @description the reference of the letter or of its acknowledgement
+       * @example ANIF/2026/11/0412
+       */
+      reference: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T09:05:12.003Z
+       */
+      recordedAt: string;
+    };
+    ReportFilingView: {
+      /**
+       * @example PHONE
+       * @enum {string}
+       */
+      channel: 'PHONE' | 'ELECTRONIC';
+      /**
+       * Format: date-time
+       * @description when it was filed, as the officer declared it
+       * @example 2026-11-27T10:15:00.000Z
+       */
+      filedAt: string;
+      /**
+       * @description the officer who recorded the filing
+       * @example 2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f
+       */
+      filedBy: string;
+      /**
+       * Format: date-time
+       * @description when the filing was recorded here
+       * @example 2026-11-27T10:20:31.412Z
+       */
+      recordedAt: string;
+    };
+    ReportSentBody: {
+      /**
+       * @example ELECTRONIC
+       * @enum {string}
+       */
+      channel: 'ELECTRONIC' | 'PAPER' | 'HAND_DELIVERY';
+      /**
+       * Format: date-time
+       * @description when it was sent (default: now); not in the future
+       * @example 2026-11-28T08:30:00.000Z
+       */
+      sentAt?: string;
+      /**
+       * @description the receiver's acknowledgement, if any
+       * @example ANIF-RECV-2026-11-28-07
+       */
+      reference?: string;
+    };
+    WrittenConfirmationBody: {
+      /**
+       * @description the reference of the letter or of its acknowledgement
+       * @example ANIF/2026/11/0412
+       */
+      reference: string;
+      /**
+       * Format: date-time
+       * @description when it was sent (default: now); not in the future, not before the filing
+       * @example 2026-11-28T09:00:00.000Z
+       */
+      sentAt?: string;
+      /** @example Registered letter, copy in the case file */
+      note?: string;
+    };
+    ReportFilingBody: {
+      /**
+       * @example PHONE
+       * @enum {string}
+       */
+      channel: 'PHONE' | 'ELECTRONIC';
+      /**
+       * Format: date-time
+       * @description when it was filed (default: now); not in the future. The written confirmation is due 48 hours after it
+       * @example 2026-11-27T10:15:00.000Z
+       */
+      filedAt?: string;
+      /** @example Called the FIU duty line, spoke to the officer on duty */
+      note?: string;
+    };
+    ReportVerificationView: {
+      /**
+       * Format: uuid
+       * @example 6a1f0c2e-9d3b-4e5f-8a7b-1c2d3e4f5a6b
+       */
+      reportId: string;
+      /**
+       * @description the stored texts still have the stored hashes, and the stored content renders to the stored CSV and HTML
+       * @example true
+       */
+      storedIntact: boolean;
+      /**
+       * @description a daily report rebuilt now from the ledger gives the same content (same SHA-256); a suspicion report: same as storedIntact
+       * @example true
+       */
+      identical: boolean;
+      /** @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b */
+      storedSha256: string;
+      /** @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b */
+      recomputedSha256: string;
+      /** @description by operation reference (empty for a suspicion report) */
+      differences: components['schemas']['ReportDifferencesView'];
+    };
+    ReportDifferencesView: {
+      /**
+       * @description operations found now that the stored report does not list
+       * @example [
+       *       "MMPTX2611270A1B2C3"
+       *     ]
+       */
+      added: string[];
+      /**
+       * @description operations the stored report lists that are not found now
+       * @example []
+       */
+      removed: string[];
+      /**
+       * @description operations in both whose lines differ (a party renamed, a phone changed)
+       * @example []
+       */
+      changed: string[];
+    };
+    SuspicionReportBody: {
+      /**
+       * Format: uuid
+       * @description the compliance case the report is made from; it is closed by it
+       * @example 4c3b2a19-8d7e-4f6a-9b5c-0d1e2f3a4b5c
+       */
+      caseId: string;
+      /**
+       * @description the grounds for suspicion, one per item (3 to 500 characters each)
+       * @example [
+       *       "Cash deposits split below the reporting threshold",
+       *       "Funds moved out within minutes of arrival"
+       *     ]
+       */
+      grounds: string[];
+      /**
+       * @description the officer's account of the facts and why they are suspicious
+       * @example Between 20 and 26 November the subject received eleven cash-ins of 490 000 XAF at three agents and sent each sum on to the same recipient within the hour.
+       */
+      narrative: string;
+    };
+    GenerateDailyReportBody: {
+      /**
+       * @description the day to report, in UTC+01:00; it must be over (field code INVALID_DATE)
+       * @example 2026-11-27
+       */
+      date: string;
+    };
+    RegulatoryReportPageView: {
+      /** @description newest first */
+      items: components['schemas']['RegulatoryReportView'][];
+      /**
+       * @description the next page, or null
+       * @example MjAyNi0xMS0yOFQwMDoxNTowMi4xMTgwMDBafDZhMWYwYzJl
+       */
+      nextCursor: string | null;
+    };
+    RegulatoryReportView: {
+      /**
+       * Format: uuid
+       * @example 6a1f0c2e-9d3b-4e5f-8a7b-1c2d3e4f5a6b
+       */
+      id: string;
+      /**
+       * @example DAILY_THRESHOLD
+       * @enum {string}
+       */
+      kind: 'DAILY_THRESHOLD' | 'SUSPICION';
+      /**
+       * @description DTR-<day> for a daily report, STR-<day>-<id start> for a suspicion report
+       * @example DTR-20261127
+       */
+      reference: string;
+      /**
+       * @description daily: GENERATED, SENT; suspicion: GENERATED, FILED (by phone or electronically), CONFIRMED (in writing)
+       * @example GENERATED
+       * @enum {string}
+       */
+      state: 'GENERATED' | 'FILED' | 'CONFIRMED' | 'SENT';
+      /**
+       * Format: date
+       * @description the day reported (daily) or the day the report was made (suspicion), UTC+01:00
+       * @example 2026-11-27
+       */
+      periodDate: string;
+      /**
+       * Format: uuid
+       * @description the case of a suspicion report
+       * @example null
+       */
+      caseId: string | null;
+      /**
+       * @description operations the report lists
+       * @example 3
+       */
+      operationCount: number;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T00:15:02.118Z
+       */
+      generatedAt: string;
+      /**
+       * @description the officer's user id, or `system` for the daily job
+       * @example 2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f
+       */
+      generatedBy: string;
+      /**
+       * @description their role (`SYSTEM` for the daily job)
+       * @example COMPLIANCE
+       */
+      generatedByRole: string;
+      /**
+       * @example SCHEDULED
+       * @enum {string}
+       */
+      trigger: 'SCHEDULED' | 'ON_DEMAND';
+      /**
+       * @description SHA-256 (hex) of the canonical JSON content
+       * @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b
+       */
+      contentSha256: string;
+      /**
+       * @description SHA-256 (hex) of the CSV document
+       * @example b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c
+       */
+      csvSha256: string;
+      /**
+       * @description SHA-256 (hex) of the HTML document
+       * @example 7d865e959b2466918c9863afca942d0fb89d7c9ac0c99bafc3749504ded97730
+       */
+      htmlSha256: string;
+      /** @description suspicion reports filed by phone or electronically */
+      filing: components['schemas']['ReportFilingView'] | null;
+      /** @description suspicion reports confirmed in writing */
+      writtenConfirmation: components['schemas']['ReportWrittenConfirmationView'] | null;
+      /** @description daily reports sent to the financial intelligence unit */
+      sent: components['schemas']['ReportSentView'] | null;
+      /**
+       * Format: date-time
+       * @description a filed suspicion report not yet confirmed in writing: 48 hours after its filing
+       * @example 2026-11-29T10:15:00.000Z
+       */
+      confirmationDueAt: string | null;
+      /**
+       * @description confirmationDueAt has passed
+       * @example false
+       */
+      overdue: boolean;
+      /**
+       * @description confirmationDueAt is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS
+       * @example false
+       */
+      dueSoon: boolean;
+      /**
+       * @description the deadline alerts already raised for this report (each once)
+       * @example []
+       */
+      alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED')[];
+    };
     ApprovalRequestView: {
       /**
        * Format: uuid
@@ -3309,7 +4052,8 @@ export interface components {
         | 'STAFF_CREATE'
         | 'STAFF_DISABLE'
         | 'STAFF_ENABLE'
-        | 'WEBHOOK_SECRET_ROTATE';
+        | 'WEBHOOK_SECRET_ROTATE'
+        | 'CASE_FREEZE';
       /**
        * @description PENDING: waiting for a checker; EXECUTING: approved, being carried out; EXECUTED; REJECTED; EXPIRED: nobody decided in time; FAILED: approved but refused where it runs (see failure), submit again
        * @example PENDING
@@ -6882,6 +7626,400 @@ export interface components {
        */
       createdAt: string;
     };
+    ReconciliationAlertView: {
+      /**
+       * Format: uuid
+       * @example 0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+       */
+      runId: string;
+      /**
+       * Format: uuid
+       * @example 3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b
+       */
+      statementId: string;
+      /**
+       * @example UNMATCHED_LEDGER_MOVEMENT
+       * @enum {string}
+       */
+      kind: 'BALANCE_GAP' | 'UNMATCHED_BANK_LINE' | 'UNMATCHED_LEDGER_MOVEMENT';
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * @description BALANCE_GAP: the signed difference (bank − circulation); otherwise the item's amount
+       * @example 500000
+       */
+      amount: number;
+      /**
+       * @description from the decisions: OPEN, then ACKNOWLEDGED, then RESOLVED
+       * @example OPEN
+       * @enum {string}
+       */
+      status: 'OPEN' | 'ACKNOWLEDGED' | 'RESOLVED';
+      /**
+       * @description what the run saw: the bank line, the ledger movement, or the balances and the platform accounts behind the circulation
+       * @example {
+       *       "statementRef": "STMT-2026-11-20",
+       *       "movement": {
+       *         "transactionId": "7c6b5a4d-3e2f-4a1b-8c0d-9e8f7a6b5c4d",
+       *         "referenceId": "MMPTX261120ABC1234",
+       *         "amount": 500000,
+       *         "direction": "CREDIT"
+       *       }
+       *     }
+       */
+      evidence: {
+        [key: string]: unknown;
+      };
+      /** @description every step, oldest first */
+      decisions: components['schemas']['ReconciliationDecisionView'][];
+      /**
+       * Format: date-time
+       * @example 2026-11-21T07:31:00.000Z
+       */
+      createdAt: string;
+    };
+    ReconciliationDecisionView: {
+      /**
+       * @example ACKNOWLEDGED
+       * @enum {string}
+       */
+      decision: 'ACKNOWLEDGED' | 'CORRECTED' | 'ACCEPTED';
+      /**
+       * Format: uuid
+       * @description CORRECTED: the correction that fixed it
+       * @example null
+       */
+      correctionId: Record<string, never> | null;
+      /** @example Looking into it with the bank */
+      note: Record<string, never> | null;
+      /** @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21 */
+      decidedBy: string;
+      /**
+       * @example [
+       *       "COMPLIANCE"
+       *     ]
+       */
+      decidedRoles: string[];
+      /**
+       * Format: date-time
+       * @example 2026-11-21T08:00:00.000Z
+       */
+      decidedAt: string;
+    };
+    ResolveReconciliationAlertDto: {
+      /**
+       * @description CORRECTION: an executed ledger correction (four eyes) fixed it, named by correctionId; ACCEPTED: the difference is explained, in reason
+       * @example CORRECTION
+       * @enum {string}
+       */
+      resolution: 'CORRECTION' | 'ACCEPTED';
+      /**
+       * Format: uuid
+       * @description CORRECTION only (required there): the ledger correction, executed and approved by someone other than its maker
+       * @example 9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+       */
+      correctionId?: string;
+      /**
+       * @description the note kept with the resolution
+       * @example Timing: the bank booked the deposit on the next business day (statement of 21 Nov, line 3)
+       */
+      reason: string;
+    };
+    AcknowledgeReconciliationAlertDto: {
+      /**
+       * @description optional note kept with the acknowledgement
+       * @example Looking into it with the bank
+       */
+      reason?: string;
+    };
+    ReconciliationReportView: {
+      run: components['schemas']['ReconciliationRunView'];
+      statement: components['schemas']['BankStatementView'];
+      matches: components['schemas']['ReconciliationMatchView'][];
+      unmatchedBankLines: components['schemas']['BankLineView'][];
+      /** @description the platform's float movements of the statement's days that no bank line explains */
+      unmatchedMovements: components['schemas']['FloatMovementView'][];
+      /** @description corrections that resolved an earlier alert: not bank movements, left out of the matching */
+      resolutionCorrections: components['schemas']['FloatMovementView'][];
+      alerts: components['schemas']['ReconciliationAlertView'][];
+    };
+    FloatMovementView: {
+      /**
+       * Format: uuid
+       * @example 7c6b5a4d-3e2f-4a1b-8c0d-9e8f7a6b5c4d
+       */
+      transactionId: string;
+      /** @example MMPTX261120ABC1234 */
+      referenceId: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-20T09:12:00.000Z
+       */
+      completedAt: string;
+      /**
+       * @description the bank movement it calls for: CREDIT when e-money was issued (money should have come in), DEBIT when it was redeemed
+       * @example CREDIT
+       * @enum {string}
+       */
+      direction: 'CREDIT' | 'DEBIT';
+      /** @example 500000 */
+      amount: number;
+      /**
+       * Format: uuid
+       * @description the correction that wrote it, if any
+       * @example 9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+       */
+      correctionId: Record<string, never> | null;
+      /**
+       * Format: uuid
+       * @description the holder account credited or debited
+       * @example 2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c
+       */
+      accountId: string;
+      /** @example agent */
+      accountType: string;
+      /**
+       * Format: uuid
+       * @description the transaction this one reverses, if it is a reversal
+       * @example null
+       */
+      reversalOf: Record<string, never> | null;
+    };
+    BankLineView: {
+      /**
+       * @description position in the statement, from 1
+       * @example 3
+       */
+      lineNo: number;
+      /**
+       * @description from the trust account's side: CREDIT money in
+       * @example CREDIT
+       * @enum {string}
+       */
+      direction: 'CREDIT' | 'DEBIT';
+      /** @example 500000 */
+      amount: number;
+      /**
+       * Format: date
+       * @example 2026-11-20
+       */
+      bookingDate: string;
+      /**
+       * Format: date
+       * @example 2026-11-20
+       */
+      valueDate: Record<string, never> | null;
+      /** @example BNK-0001 */
+      reference: Record<string, never> | null;
+      /** @example Float agent AG00412345 MMPTX261120ABC1234 */
+      remittance: Record<string, never> | null;
+    };
+    ReconciliationMatchView: {
+      /**
+       * @description the rule that matched (docs/reconciliation.md, "Matching rules")
+       * @example REFERENCE
+       * @enum {string}
+       */
+      rule: 'REFERENCE' | 'DATE' | 'GROUPED_LEDGER' | 'GROUPED_BANK' | 'REVERSED';
+      /** @description the bank lines (none for REVERSED) */
+      bankLines: components['schemas']['BankLineView'][];
+      movements: components['schemas']['FloatMovementView'][];
+    };
+    BankStatementView: {
+      /**
+       * Format: uuid
+       * @example 3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b
+       */
+      id: string;
+      /**
+       * @description the trust account (IBAN or other id, no spaces)
+       * @example CM2110005000010123456789012
+       */
+      account: string;
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * @description the bank's id of the statement (camt.053 Stmt/Id)
+       * @example STMT-2026-11-20
+       */
+      statementRef: string;
+      /**
+       * @example CAMT053
+       * @enum {string}
+       */
+      format: 'CAMT053' | 'CSV';
+      /**
+       * @description SHA-256 of the content as imported
+       * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+       */
+      contentHash: string;
+      /**
+       * @description signed: negative for a debit balance
+       * @example 1000000
+       */
+      openingBalance: number;
+      /**
+       * Format: date
+       * @example 2026-11-20
+       */
+      openingDate: string;
+      /**
+       * @description signed: negative for a debit balance
+       * @example 1500000
+       */
+      closingBalance: number;
+      /**
+       * Format: date
+       * @example 2026-11-20
+       */
+      closingDate: string;
+      /** @example 12 */
+      lineCount: number;
+      /**
+       * @description the operator who imported it
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      importedBy: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T07:30:00.000Z
+       */
+      importedAt: string;
+    };
+    ReconciliationRunView: {
+      /**
+       * Format: uuid
+       * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @example 3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b
+       */
+      statementId: string;
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * Format: date
+       * @description the statement's closing date
+       * @example 2026-11-20
+       */
+      businessDate: string;
+      /**
+       * @description the statement's closing balance
+       * @example 1500000
+       */
+      bankClosing: number;
+      /**
+       * @description the e-money in circulation at the end of businessDate
+       * @example 1500000
+       */
+      circulation: number;
+      /**
+       * @description bankClosing − circulation: positive, more money in the bank than e-money owed
+       * @example 0
+       */
+      difference: number;
+      /**
+       * @description BALANCED: no difference and nothing unmatched
+       * @example BALANCED
+       * @enum {string}
+       */
+      status: 'BALANCED' | 'DIFFERENCES';
+      /** @example 4 */
+      matchedCount: number;
+      /** @example 0 */
+      unmatchedBankCount: number;
+      /** @example 0 */
+      unmatchedLedgerCount: number;
+      /**
+       * @description RECON_DATE_TOLERANCE_DAYS when it ran
+       * @example 2
+       */
+      toleranceDays: number;
+      circulationDetail: components['schemas']['CirculationView'];
+      /**
+       * @description the alerts it opened
+       * @example [
+       *       "0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a"
+       *     ]
+       */
+      alertIds: string[];
+      /**
+       * @description the operator who ran it
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      runBy: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T07:31:00.000Z
+       */
+      createdAt: string;
+    };
+    CirculationView: {
+      /**
+       * Format: date-time
+       * @description the end of the business day (UTC): entries before it count
+       * @example 2026-11-21T00:00:00.000Z
+       */
+      cutoff: string;
+      /**
+       * @description e-money owed to holders at the cutoff: minus the sum of the platform accounts below
+       * @example 1500000
+       */
+      circulation: number;
+      /**
+       * @description each platform (SYSTEM wallet) account's balance at the cutoff, by account type
+       * @example {
+       *       "suspense": -1500000,
+       *       "treasury": 0,
+       *       "fee_collection": 0,
+       *       "agent_commission": 0,
+       *       "black": 0
+       *     }
+       */
+      platformAccounts: {
+        [key: string]: number;
+      };
+    };
+    RunReconciliationDto: {
+      /**
+       * Format: uuid
+       * @description the imported statement to reconcile
+       * @example 3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b
+       */
+      statementId: string;
+    };
+    ImportBankStatementDto: {
+      /**
+       * @description ISO 20022 camt.053 XML, or the CSV of docs/reconciliation.md
+       * @example CAMT053
+       * @enum {string}
+       */
+      format: 'CAMT053' | 'CSV';
+      /**
+       * @description the statement file as text (UTF-8), as the bank delivered it
+       * @example statement_id,account,currency,record,booking_date,value_date,amount,direction,reference,remittance
+       *     STMT-2026-11-20,CM2110005000010123456789012,XAF,OPENING,2026-11-20,,0,CREDIT,,
+       *     STMT-2026-11-20,CM2110005000010123456789012,XAF,ENTRY,2026-11-20,2026-11-20,500000,CREDIT,BNK-0001,Float MMPTX261120ABC1234
+       *     STMT-2026-11-20,CM2110005000010123456789012,XAF,CLOSING,2026-11-20,,500000,CREDIT,,
+       */
+      content: string;
+    };
     IntegrityCheckRecordView: {
       /**
        * Format: uuid
@@ -7008,10 +8146,10 @@ export interface components {
       kind: 'EDITED' | 'INSERTED' | 'DELETED' | 'ANCHOR_MISMATCH';
       /**
        * Format: uuid
-       * @description the account whose chain breaks
+       * @description the account whose chain breaks; null when the anchors' own records fail (no account's chain is at fault)
        * @example 8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a
        */
-      accountId: string;
+      accountId: string | null;
       /**
        * Format: uuid
        * @description the entry (ledger.ledgers id) at the break; null when the entries are gone (the account head names more than is left)
@@ -8087,7 +9225,8 @@ export interface components {
         | 'STAFF_CREATE'
         | 'STAFF_DISABLE'
         | 'STAFF_ENABLE'
-        | 'WEBHOOK_SECRET_ROTATE';
+        | 'WEBHOOK_SECRET_ROTATE'
+        | 'CASE_FREEZE';
       /**
        * @description the action's payload, checked by its handler: its fields depend on the action (the route's examples show one per action; docs/approvals.md lists each shape)
        * @example {
@@ -8486,7 +9625,8 @@ export interface operations {
           | 'STAFF_CREATE'
           | 'STAFF_DISABLE'
           | 'STAFF_ENABLE'
-          | 'WEBHOOK_SECRET_ROTATE';
+          | 'WEBHOOK_SECRET_ROTATE'
+          | 'CASE_FREEZE';
         /** @description the maker's user id */
         makerId?: string;
         targetType?: 'account' | 'transaction' | 'agent' | 'customer' | 'user' | 'config' | 'integration' | 'api-key';
@@ -8602,7 +9742,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `ACCOUNT_NOT_FOUND`: Account not found; `TRANSACTION_NOT_FOUND`: Transaction not found; `AGENT_NOT_FOUND`: Agent not found; `HOLD_NOT_FOUND`: Hold not found; `PERSON_NOT_FOUND`: No person has this user id; `USER_NOT_FOUND`: User not found; `INTEGRATION_NOT_FOUND`: Integration not found; `API_KEY_NOT_FOUND`: API key not found; `BLOCKLIST_ENTRY_NOT_FOUND`: Blocklist entry not found or already removed */
+      /** @description `ACCOUNT_NOT_FOUND`: Account not found; `TRANSACTION_NOT_FOUND`: Transaction not found; `AGENT_NOT_FOUND`: Agent not found; `HOLD_NOT_FOUND`: Hold not found; `PERSON_NOT_FOUND`: No person has this user id; `USER_NOT_FOUND`: User not found; `INTEGRATION_NOT_FOUND`: Integration not found; `API_KEY_NOT_FOUND`: API key not found; `BLOCKLIST_ENTRY_NOT_FOUND`: Blocklist entry not found or already removed; `CASE_NOT_FOUND`: No compliance case has this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8611,7 +9751,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first; `HOLD_ALREADY_RELEASED`: This hold has already been released; `PERSON_NOT_FROZEN`: The person is not frozen; `ROLE_CHANGE_NOT_ALLOWED`: This role change is not allowed; `SECOND_FACTOR_STAFF_ONLY`: Only staff members have a second factor to reset; `PERSON_NOT_STAFF`: Only staff members are disabled or enabled; `USER_ALREADY_EXISTS`: A user with this phone already exists; `CONFLICT`: The resource is in a state that does not allow this operation; `CONFIG_VERSION_CONFLICT`: The configuration changed since the version this change was based on; read it again and retry */
+      /** @description `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first; `HOLD_ALREADY_RELEASED`: This hold has already been released; `PERSON_NOT_FROZEN`: The person is not frozen; `ROLE_CHANGE_NOT_ALLOWED`: This role change is not allowed; `SECOND_FACTOR_STAFF_ONLY`: Only staff members have a second factor to reset; `PERSON_NOT_STAFF`: Only staff members are disabled or enabled; `USER_ALREADY_EXISTS`: A user with this phone already exists; `CONFLICT`: The resource is in a state that does not allow this operation; `CONFIG_VERSION_CONFLICT`: The configuration changed since the version this change was based on; read it again and retry; `CASE_CLOSED`: The case is closed: its decision is final; `CASE_DECISION_PENDING`: A FREEZE decision on this case waits for a second officer: approve or reject that request first; `CASE_NOT_ASSIGNED_TO_YOU`: Only the officer the case is assigned to decides it: assign it to yourself first; `CASE_SUBJECT_ALREADY_FROZEN`: The person this case is about is already frozen: close the case with NO_ACTION; `CASE_SUBJECT_NOT_FREEZABLE`: The person this case is about can no longer be frozen (closed, or not found) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9968,6 +11108,817 @@ export interface operations {
         };
       };
       /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. An audit or a check is tried once, for up to `COMPLIANCE_LEDGER_TIMEOUT_MS`, and the ledger may still finish and journal it */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_listStatements: {
+    parameters: {
+      query?: {
+        /** @description how many to list, newest first */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description at most `limit` statements (default 50) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BankStatementView'][];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_importStatement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ImportBankStatementDto'];
+      };
+    };
+    responses: {
+      /** @description the statement imported */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BankStatementView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `BANK_STATEMENT_DUPLICATE`: This bank statement was already imported; nothing was changed; `BANK_STATEMENT_OUT_OF_ORDER`: The bank statement does not follow the last one imported for this account (its opening balance is not that statement's closing balance, or it is not dated after it); nothing was imported */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `BANK_STATEMENT_MALFORMED`: The bank statement could not be read (format, structure, amounts, dates or balances); nothing was imported; `BANK_STATEMENT_WRONG_CURRENCY`: The bank statement's currency is not the currency of this trust account; nothing was imported; `BANK_ACCOUNT_NOT_TRUST_ACCOUNT`: The bank account of this statement is not a configured trust account (LEDGER_TRUST_ACCOUNTS); nothing was imported */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_listRuns: {
+    parameters: {
+      query?: {
+        /** @description how many to list, newest first */
+        limit?: number;
+        /** @description only the runs of this statement */
+        statementId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description at most `limit` runs (default 50) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationRunView'][];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_run: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunReconciliationDto'];
+      };
+    };
+    responses: {
+      /** @description the run, BALANCED or DIFFERENCES */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationRunView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `BANK_STATEMENT_NOT_FOUND`: Bank statement not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_getRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a reconciliation run */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationRunView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_RUN_NOT_FOUND`: Reconciliation run not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_report: {
+    parameters: {
+      query?: {
+        /** @description csv: one row per matched or unmatched item */
+        format?: 'json' | 'csv';
+      };
+      header?: never;
+      path: {
+        /** @description a reconciliation run */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JSON by default */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationReportView'];
+          'text/csv': components['schemas']['ReconciliationReportView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_RUN_NOT_FOUND`: Reconciliation run not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_listAlerts: {
+    parameters: {
+      query?: {
+        /** @description how many to list, newest first */
+        limit?: number;
+        status?: 'OPEN' | 'ACKNOWLEDGED' | 'RESOLVED';
+        /** @description only the alerts of this run */
+        runId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description at most `limit` alerts (default 50) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationAlertView'][];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_getAlert: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a reconciliation alert */
+        alertId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationAlertView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_ALERT_NOT_FOUND`: Reconciliation alert not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_acknowledge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an OPEN reconciliation alert */
+        alertId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AcknowledgeReconciliationAlertDto'];
+      };
+    };
+    responses: {
+      /** @description the alert, ACKNOWLEDGED */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationAlertView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_ALERT_NOT_FOUND`: Reconciliation alert not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_ALERT_ALREADY_ACKNOWLEDGED`: This reconciliation alert has already been acknowledged */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReconciliationController_resolve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an ACKNOWLEDGED reconciliation alert */
+        alertId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ResolveReconciliationAlertDto'];
+      };
+    };
+    responses: {
+      /** @description the alert, RESOLVED */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReconciliationAlertView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reconciliation` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts reconciliation only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_ALERT_NOT_FOUND`: Reconciliation alert not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_ALERT_NOT_ACKNOWLEDGED`: A reconciliation alert is acknowledged before it is resolved: acknowledge it first; `RECONCILIATION_ALERT_ALREADY_RESOLVED`: This reconciliation alert has already been resolved; `RECONCILIATION_CORRECTION_ALREADY_USED`: This correction already resolved another reconciliation alert; a correction resolves one alert */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `RECONCILIATION_CORRECTION_NOT_ELIGIBLE`: The correction named does not resolve a reconciliation alert: it must exist, be executed, have been approved by someone other than its maker, and be in the currency of the alert */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. Imports and runs are tried once; the ledger may still finish and record them */
       504: {
         headers: {
           [name: string]: unknown;
@@ -16564,6 +18515,662 @@ export interface operations {
       };
       /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_list: {
+    parameters: {
+      query?: {
+        kind?: 'DAILY_THRESHOLD' | 'SUSPICION';
+        state?: 'GENERATED' | 'FILED' | 'CONFIRMED' | 'SENT';
+        /** @description periodDate on or after this day */
+        dateFrom?: string;
+        /** @description periodDate on or before this day */
+        dateTo?: string;
+        /** @description filed suspicion reports whose written confirmation is overdue, or due within REGULATORY_CONFIRMATION_DUE_SOON_HOURS */
+        deadline?: 'OVERDUE' | 'DUE_SOON';
+        limit?: number;
+        /** @description nextCursor of the previous page (field code INVALID_CURSOR) */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportPageView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_generateDaily: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GenerateDailyReportBody'];
+      };
+    };
+    responses: {
+      /** @description already generated: the stored report */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportDetailView'];
+        };
+      };
+      /** @description generated now */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_DAY_NOT_OVER`: A daily report covers a whole day that is over in the reports’ time zone (UTC+01:00); this day is not */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_suspicion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SuspicionReportBody'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_NOT_FOUND`: No compliance case has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_ALREADY_REPORTED`: A suspicion report was already made from this case; `CASE_CLOSED`: The case is closed: its decision is final; `CASE_DECISION_PENDING`: A FREEZE decision on this case waits for a second officer: approve or reject that request first */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a regulatory report */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_NOT_FOUND`: No regulatory report has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_document: {
+    parameters: {
+      query: {
+        format: 'csv' | 'html';
+      };
+      header?: never;
+      path: {
+        /** @description a regulatory report */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+          'text/html': string;
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+          'text/html': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+          'text/html': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+          'text/html': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_NOT_FOUND`: No regulatory report has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+          'text/html': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_verify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a regulatory report */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReportVerificationView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_NOT_FOUND`: No regulatory report has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_file: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a regulatory report */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReportFilingBody'];
+      };
+    };
+    responses: {
+      /** @description the report, FILED, with confirmationDueAt */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_NOT_FOUND`: No regulatory report has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_KIND_MISMATCH`: This step does not apply to this kind of report; `REPORT_STATE_CONFLICT`: The report is not in a state that allows this step */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_confirm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a regulatory report */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WrittenConfirmationBody'];
+      };
+    };
+    responses: {
+      /** @description the report, CONFIRMED */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_NOT_FOUND`: No regulatory report has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_KIND_MISMATCH`: This step does not apply to this kind of report; `REPORT_STATE_CONFLICT`: The report is not in a state that allows this step */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future; `REPORT_TIME_BEFORE_FILING`: The written confirmation cannot be sent before the report was filed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RegulatoryReportsController_markSent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a regulatory report */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReportSentBody'];
+      };
+    };
+    responses: {
+      /** @description the report, SENT */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegulatoryReportDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.reports` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_NOT_FOUND`: No regulatory report has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_KIND_MISMATCH`: This step does not apply to this kind of report; `REPORT_STATE_CONFLICT`: The report is not in a state that allows this step */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future */
+      422: {
         headers: {
           [name: string]: unknown;
         };

@@ -18,6 +18,8 @@ import { Workflows } from './workflows/Workflows';
 import { WorkflowDetail } from './workflows/WorkflowDetail';
 import { Blocklist } from './risk/Blocklist';
 import { MerchantStatement } from './statements/MerchantStatement';
+import { Reports } from './reports/Reports';
+import { ReportDetail } from './reports/ReportDetail';
 
 /** Every screen, in navigation order; each is offered to the roles whose permissions reach its routes. */
 export const SCREENS: Screen[] = [
@@ -42,6 +44,14 @@ export const SCREENS: Screen[] = [
   { path: '/workflows', label: 'Workflows', permission: 'operations.read', nav: true, component: Workflows },
   { path: '/workflows/:id', label: 'Workflow', permission: 'operations.read', nav: false, component: WorkflowDetail },
   { path: '/config', label: 'Configuration', permission: 'config.manage', nav: true, component: ConfigScreen },
+  { path: '/compliance/reports', label: 'Regulatory reports', permission: 'compliance.reports', nav: true, component: Reports },
+  {
+    path: '/compliance/reports/:id',
+    label: 'Regulatory report',
+    permission: 'compliance.reports',
+    nav: false,
+    component: ReportDetail,
+  },
   { path: '/statements', label: 'Merchant statements', permission: 'statements.read', nav: true, component: MerchantStatement },
   { path: '/blocklist', label: 'Blocklist', permission: 'compliance.audit', nav: true, component: Blocklist },
   { path: '/audit', label: 'Audit trail', permission: 'audit.read', nav: true, component: AuditTrail },

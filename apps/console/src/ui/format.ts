@@ -10,3 +10,8 @@ export function when(iso: string | null | undefined): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
+
+/** A civil day (YYYY-MM-DD) in West Africa Time (UTC+1, the CEMAC zone's, no daylight saving): 0 today, -1 yesterday. */
+export function westAfricaDay(daysFromToday = 0): string {
+  return new Date(Date.now() + 3_600_000 + daysFromToday * 86_400_000).toISOString().slice(0, 10);
+}

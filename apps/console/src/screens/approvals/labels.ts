@@ -22,6 +22,7 @@ export const ACTION_LABELS: Record<ApprovalAction, string> = {
   STAFF_ENABLE: 'Enable a staff member again',
   BLOCKLIST_REMOVE: 'Lift a blocklist entry',
   WEBHOOK_SECRET_ROTATE: 'Webhook signing secret rotation',
+  CASE_FREEZE: 'Freeze decided on a compliance case',
 };
 
 /**

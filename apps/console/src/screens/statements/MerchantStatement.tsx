@@ -8,7 +8,7 @@ import { Link } from '../../ui/Link';
 import { Part } from '../../ui/Part';
 import { SimpleTable } from '../../ui/SimpleTable';
 import { saveCsv, textOf } from '../../ui/documents';
-import { money, when } from '../../ui/format';
+import { money, westAfricaDay, when } from '../../ui/format';
 import { useLoad } from '../../ui/useLoad';
 import type { ScreenProps } from '../registry';
 
@@ -25,11 +25,6 @@ const CATEGORY_LABELS: Record<Line['category'], string> = {
   CORRECTION: 'Corrections',
   COMMISSION: 'Commissions',
 };
-
-/** Yesterday in West Africa Time (UTC+1), the statements' default day: what a merchant asks for each morning. */
-function yesterday(): string {
-  return new Date(Date.now() + 3_600_000 - 86_400_000).toISOString().slice(0, 10);
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,8 +43,8 @@ export function MerchantStatement({ query }: ScreenProps) {
   const [form, setForm] = useState({
     merchantId: asked.merchantId,
     period: asked.from && asked.from !== asked.to ? 'period' : 'day',
-    from: asked.from || yesterday(),
-    to: asked.to || yesterday(),
+    from: asked.from || westAfricaDay(-1),
+    to: asked.to || westAfricaDay(-1),
     currency: asked.currency,
   });
   const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
