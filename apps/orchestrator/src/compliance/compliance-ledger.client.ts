@@ -1,5 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { AccountAuditReportView, IntegrityCheckRecordView, IntegrityCheckResultView } from '@mm/contracts';
+import type {
+  AccountAuditReportView,
+  IntegrityCheckRecordView,
+  IntegrityCheckResultView,
+  LedgerChainVerificationRecordView,
+  LedgerChainVerificationView,
+} from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { InternalHttpClient } from '@mm/platform';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
@@ -63,6 +69,26 @@ export class ComplianceLedgerClient {
     return this.relay(() =>
       withRetries(this.retry, () =>
         this.http.get<IntegrityCheckRecordView[]>(`/v1/internal/integrity-checks?limit=${limit}`, as(accessToken)),
+      ),
+    );
+  }
+
+  /** A chain verification walks every entry: tried once, with the long timeout, like an integrity check. */
+  verifyLedgerChain(accessToken: string): Promise<LedgerChainVerificationView> {
+    return this.relay(() =>
+      withRetries(ONCE, () =>
+        this.http.post<LedgerChainVerificationView>('/v1/internal/ledger-chain/verifications', undefined, {
+          ...as(accessToken),
+          timeoutMs: this.longTimeoutMs,
+        }),
+      ),
+    );
+  }
+
+  ledgerChainVerifications(limit: number, accessToken: string): Promise<LedgerChainVerificationRecordView[]> {
+    return this.relay(() =>
+      withRetries(this.retry, () =>
+        this.http.get<LedgerChainVerificationRecordView[]>(`/v1/internal/ledger-chain/verifications?limit=${limit}`, as(accessToken)),
       ),
     );
   }

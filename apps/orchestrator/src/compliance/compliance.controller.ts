@@ -1,6 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post, Query, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AccountAuditReportView, IntegrityCheckRecordView, IntegrityCheckResultView, IntegrityChecksQueryDto } from '@mm/contracts';
+import {
+  AccountAuditReportView,
+  IntegrityCheckRecordView,
+  IntegrityCheckResultView,
+  IntegrityChecksQueryDto,
+  LedgerChainVerificationRecordView,
+  LedgerChainVerificationView,
+  LedgerChainVerificationsQueryDto,
+} from '@mm/contracts';
 import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '../access/permissions';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { uuid } from '../common/validators';
@@ -17,7 +25,7 @@ const ComplianceRoute = (permission: Permission) =>
     RequirePermission(permission),
     ApiAdminRoute(
       permission,
-      '`OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN',
+      '`OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits, integrity checks and chain verifications only from COMPLIANCE and ADMIN',
     ),
     // The ledger's failures and the platform's own misconfiguration: never the officer's fault.
     ApiResponse({
@@ -87,5 +95,37 @@ export class ComplianceController {
   @ApiErrors('VALIDATION_ERROR')
   integrityChecks(@Query() query: IntegrityChecksQueryDto, @CurrentUser() user: AuthUser): Promise<IntegrityCheckRecordView[]> {
     return this.ledger.integrityChecks(query.limit ?? 20, user.accessToken);
+  }
+
+  @Post('ledger-chain/verifications')
+  @HttpCode(200)
+  @ComplianceRoute('compliance.integrity')
+  @ApiOperation({
+    summary: "Verify the ledger's hash chain now",
+    description:
+      "Every ledger entry is chained to the one before it on its account (docs/ledger-chain.md). The ledger recomputes every hash, checks every account's " +
+      'head and the last anchor signed with its key, and names the first broken link: EDITED, INSERTED, DELETED or ANCHOR_MISMATCH, with the ' +
+      'account, entry, transaction and reference, what was expected and what was found. Read-only, recorded with the caller as `requestedBy`; ' +
+      'one at a time. It reads the whole ledger: expect seconds.',
+  })
+  @ApiOkResponse({ type: LedgerChainVerificationView, description: 'the verification just run (INTACT or BROKEN: both are a 200)' })
+  @ApiErrors('LEDGER_CHAIN_VERIFICATION_RUNNING')
+  verifyLedgerChain(@CurrentUser() user: AuthUser): Promise<LedgerChainVerificationView> {
+    return this.ledger.verifyLedgerChain(user.accessToken);
+  }
+
+  @Get('ledger-chain/verifications')
+  @ComplianceRoute('compliance.integrity')
+  @ApiOperation({
+    summary: 'The latest ledger chain verifications, newest first',
+    description: 'Each run with who asked (an officer, or `scheduler` for the nightly integrity check it was part of) and what it found.',
+  })
+  @ApiOkResponse({ type: [LedgerChainVerificationRecordView], description: 'at most `limit` verifications (default 20)' })
+  @ApiErrors('VALIDATION_ERROR')
+  ledgerChainVerifications(
+    @Query() query: LedgerChainVerificationsQueryDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<LedgerChainVerificationRecordView[]> {
+    return this.ledger.ledgerChainVerifications(query.limit ?? 20, user.accessToken);
   }
 }
