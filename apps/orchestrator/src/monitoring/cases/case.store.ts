@@ -40,7 +40,13 @@ export class CaseStore {
     return found;
   }
 
-  async event(db: RawQueryable, caseId: string, kind: CaseEventKind, actorId: string | null, details: Record<string, unknown>): Promise<void> {
+  async event(
+    db: RawQueryable,
+    caseId: string,
+    kind: CaseEventKind,
+    actorId: string | null,
+    details: Record<string, unknown>,
+  ): Promise<void> {
     await db.query(`INSERT INTO orchestrator.monitoring_case_events (case_id, kind, actor_id, details) VALUES ($1, $2, $3, $4::jsonb)`, [
       caseId,
       kind,
@@ -58,9 +64,11 @@ export class CaseStore {
   }
 
   alertsOfCase(caseId: string, db: RawQueryable = this.db): Promise<AlertRow[]> {
-    return queryRows<AlertRow>(db, `SELECT ${ALERT_COLUMNS} FROM orchestrator.monitoring_alerts a WHERE a.case_id = $1 ORDER BY a.raised_at, a.id`, [
-      caseId,
-    ]);
+    return queryRows<AlertRow>(
+      db,
+      `SELECT ${ALERT_COLUMNS} FROM orchestrator.monitoring_alerts a WHERE a.case_id = $1 ORDER BY a.raised_at, a.id`,
+      [caseId],
+    );
   }
 
   /** The monitored operations of these transactions, oldest first. */

@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { MonitoringDocument } from './monitoring-document';
-import { type MonitoringRule, type RuleContext, type RuleHit, SECOND, agentOf, customerSideOf, duration, money, sum } from './monitoring-rule';
+import {
+  type MonitoringRule,
+  type RuleContext,
+  type RuleHit,
+  SECOND,
+  agentOf,
+  customerSideOf,
+  duration,
+  money,
+  sum,
+} from './monitoring-rule';
 
 /**
  * AGENT_CYCLING: an agent cashing in and cashing out for the same customer, again and again (cash

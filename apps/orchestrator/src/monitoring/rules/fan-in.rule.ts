@@ -28,7 +28,10 @@ export class FanInRule implements MonitoringRule {
       .operationsOf(recipient.userId, from)
       .filter(
         (op) =>
-          op.type === 'TRANSFER' && op.currency === t.currency && op.destination?.userId === recipient.userId && op.source?.userId !== recipient.userId,
+          op.type === 'TRANSFER' &&
+          op.currency === t.currency &&
+          op.destination?.userId === recipient.userId &&
+          op.source?.userId !== recipient.userId,
       );
     const payers = new Set(received.map((op) => op.source?.userId ?? `account:${op.sourceAccountId}`));
     if (payers.size < rule.minDistinctPayers) return [];

@@ -1,15 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { amountIn, type MonitoringDocument } from './monitoring-document';
-import {
-  type MonitoringRule,
-  type RuleContext,
-  type RuleHit,
-  SECOND,
-  customerSideOf,
-  duration,
-  money,
-  sum,
-} from './monitoring-rule';
+import { type MonitoringRule, type RuleContext, type RuleHit, SECOND, customerSideOf, duration, money, sum } from './monitoring-rule';
 
 /**
  * STRUCTURING: one payer's operations each just under the amount that would be reported on its own

@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@mm/errors';
+import { type RawQueryable, queryRows } from '@mm/platform';
+import { decodeCursor, encodeCursor } from '../../common/cursor';
+import { CaseFactsService, operationFact } from './case-facts.service';
+import { CaseStore } from './case.store';
+import { ALERT_COLUMNS, type AlertRow, CASE_COLUMNS, type CaseEventRow, type CaseRow } from './case.types';
+import type {
+  AlertPageView,
+  AlertView,
+  CaseClockView,
+  CaseDetailView,
+  CaseEvidenceView,
+  CasePageView,
+  CaseSummaryView,
+} from './case.views';
+
+export interface AlertFilter {
+  rule?: string;
+  subjectUserId?: string;
+  caseId?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export interface CaseFilter {
+  status?: string;
+  assigneeId?: string;
+  subjectUserId?: string;
+  cursor?: string;
+  limit: number;
+}
+
+const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
+const seconds = (from: Date, to: Date | null): number | null =>
+  to ? Math.max(0, Math.round((to.getTime() - from.getTime()) / 1000)) : null;
+
+export function clockOf(row: CaseRow, now = new Date()): CaseClockView {
+  return {
+    openedAt: row.opened_at.toISOString(),
+    firstAlertAt: row.first_alert_at.toISOString(),
+    lastAlertAt: row.last_alert_at.toISOString(),
+    firstAssignedAt: iso(row.first_assigned_at),
+    decidedAt: iso(row.decided_at),
+    timeToAssignmentSeconds: seconds(row.opened_at, row.first_assigned_at),
+    timeToDecisionSeconds: seconds(row.opened_at, row.decided_at),
+    ageSeconds: seconds(row.opened_at, row.decided_at ?? now) ?? 0,
+  };
+}
+
+export function summaryOf(row: CaseRow): CaseSummaryView {
+  return {
+    id: row.id,
+    reference: row.reference,
+    status: row.status,
+    subjectUserId: row.subject_user_id,
+    subjectKind: row.subject_kind,
+    assigneeId: row.assignee_id,
+    pendingRequestId: row.pending_request_id,
+    decision: row.decision,
+    decisionNote: row.decision_note,
+    decidedBy: row.decided_by,
+    decisionRequestId: row.decision_request_id,
+    decisionReportId: row.decision_report_id,
+    alertCount: Number(row.alert_count ?? 0),
+    clock: clockOf(row),
+  };
+}
+
+function evidenceOf(event: CaseEventRow): CaseEvidenceView {
+  const d = event.details;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    kind: String(d.kind),
+    reference: text(d.reference),
+    transactionId: text(d.transactionId),
+    userId: text(d.userId),
+    link: text(d.link),
+    snapshot: typeof d.snapshot === 'object' && d.snapshot !== null ? (d.snapshot as Record<string, unknown>) : null,
+    note: text(d.note),
+    addedBy: event.actor_id ?? '',
+    addedAt: event.at.toISOString(),
+  };
+}
+
+/** Officers' reads of alerts and cases: keyset pages, newest first, and one case with everything it holds. */
+@Injectable()
+export class CaseQueries {
+  constructor(
+    private readonly store: CaseStore,
+    private readonly facts: CaseFactsService,
+  ) {}
+
+  async alerts(filter: AlertFilter): Promise<AlertPageView> {
+    const after = filter.cursor ? decodeCursor(filter.cursor) : null;
+    const rows = await queryRows<AlertRow>(
+      this.store.db,
+      `SELECT ${ALERT_COLUMNS}, c.reference AS case_reference
+         FROM orchestrator.monitoring_alerts a JOIN orchestrator.monitoring_cases c ON c.id = a.case_id
+        WHERE ($1::text IS NULL OR a.rule = $1) AND ($2::uuid IS NULL OR a.subject_user_id = $2) AND ($3::uuid IS NULL OR a.case_id = $3)
+          AND ($4::timestamptz IS NULL OR (a.raised_at, a.id) < ($4::timestamptz, $5::uuid))
+        ORDER BY a.raised_at DESC, a.id DESC LIMIT $6`,
+      [filter.rule ?? null, filter.subjectUserId ?? null, filter.caseId ?? null, after?.[0] ?? null, after?.[1] ?? null, filter.limit + 1],
+    );
+    const page = rows.slice(0, filter.limit);
+    const items = await this.alertViews(page);
+    const last = page[page.length - 1];
+    return { items, nextCursor: rows.length > filter.limit && last ? encodeCursor([last.raised_at.toISOString(), last.id]) : null };
+  }
+
+  async alert(id: string): Promise<AlertView> {
+    const rows = await queryRows<AlertRow>(
+      this.store.db,
+      `SELECT ${ALERT_COLUMNS}, c.reference AS case_reference
+         FROM orchestrator.monitoring_alerts a JOIN orchestrator.monitoring_cases c ON c.id = a.case_id WHERE a.id = $1`,
+      [id],
+    );
+    if (rows.length === 0) throw new AppException('ALERT_NOT_FOUND', `No monitoring alert ${id}`);
+    return (await this.alertViews(rows))[0];
+  }
+
+  async cases(filter: CaseFilter): Promise<CasePageView> {
+    const after = filter.cursor ? decodeCursor(filter.cursor) : null;
+    const rows = await queryRows<CaseRow>(
+      this.store.db,
+      `SELECT ${CASE_COLUMNS}, (SELECT count(*) FROM orchestrator.monitoring_alerts a WHERE a.case_id = c.id) AS alert_count
+         FROM orchestrator.monitoring_cases c
+        WHERE ($1::text IS NULL OR c.status = $1) AND ($2::uuid IS NULL OR c.assignee_id = $2) AND ($3::uuid IS NULL OR c.subject_user_id = $3)
+          AND ($4::timestamptz IS NULL OR (c.opened_at, c.id) < ($4::timestamptz, $5::uuid))
+        ORDER BY c.opened_at DESC, c.id DESC LIMIT $6`,
+      [
+        filter.status ?? null,
+        filter.assigneeId ?? null,
+        filter.subjectUserId ?? null,
+        after?.[0] ?? null,
+        after?.[1] ?? null,
+        filter.limit + 1,
+      ],
+    );
+    const page = rows.slice(0, filter.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(summaryOf),
+      nextCursor: rows.length > filter.limit && last ? encodeCursor([last.opened_at.toISOString(), last.id]) : null,
+    };
+  }
+
+  async detail(id: string, db: RawQueryable = this.store.db): Promise<CaseDetailView> {
+    const row = await this.store.get(id, db);
+    const [facts, alerts, events] = await Promise.all([this.facts.factsOf(id), this.store.alertsOfCase(id, db), this.store.events(id, db)]);
+    const evidenceIds = events
+      .filter((e) => e.kind === 'EVIDENCE' && e.details.kind === 'TRANSACTION')
+      .map((e) => String(e.details.transactionId));
+    const operations = await this.store.operations([...new Set([...alerts.flatMap((a) => a.transaction_ids), ...evidenceIds])], db);
+    return {
+      ...summaryOf({ ...row, alert_count: alerts.length }),
+      subject: {
+        kind: facts.subject.kind,
+        userId: facts.subject.userId,
+        name: facts.subject.name,
+        phone: facts.subject.phone,
+        accountIds: facts.subject.accountIds,
+        person360: `/api/backoffice/people/${row.subject_user_id}`,
+      },
+      alerts: await this.alertViews(alerts.map((a) => ({ ...a, case_reference: row.reference }))),
+      evidence: events.filter((e) => e.kind === 'EVIDENCE').map(evidenceOf),
+      operations: operations.map(operationFact),
+      history: events.map((e) => ({ kind: e.kind, actorId: e.actor_id, details: e.details, at: e.at.toISOString() })),
+    };
+  }
+
+  private async alertViews(rows: AlertRow[]): Promise<AlertView[]> {
+    const operations = await this.store.operations([...new Set(rows.flatMap((r) => r.transaction_ids))]);
+    const referenceOf = new Map(operations.map((op) => [op.transaction_id, op.reference]));
+    return rows.map((r) => ({
+      id: r.id,
+      rule: r.rule,
+      subjectUserId: r.subject_user_id,
+      subjectKind: r.subject_kind,
+      currency: r.currency,
+      scope: r.scope,
+      windowStart: r.window_start.toISOString(),
+      windowEnd: r.window_end.toISOString(),
+      configVersion: r.config_version,
+      reason: r.reason,
+      figures: r.figures,
+      transactionReferences: r.transaction_ids.map((id) => referenceOf.get(id) ?? id),
+      caseId: r.case_id,
+      caseReference: r.case_reference ?? '',
+      raisedAt: r.raised_at.toISOString(),
+    }));
+  }
+}
