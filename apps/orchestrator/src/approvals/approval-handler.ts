@@ -39,6 +39,8 @@ export const APPROVAL_ACTIONS = [
   'STAFF_ENABLE',
   /** a partner integration's webhook signing secret replaced (the new one collected once by its maker) */
   'WEBHOOK_SECRET_ROTATE',
+  /** a compliance case closed with the decision FREEZE: the person it is about is frozen (docs/monitoring.md) */
+  'CASE_FREEZE',
 ] as const;
 export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
 
