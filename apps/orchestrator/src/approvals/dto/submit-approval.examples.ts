@@ -115,6 +115,11 @@ const PAYLOADS: Record<ApprovalAction, { summary: string; payload: Record<string
     payload: { integrationId: '7c4e2a91-3b5d-4f6e-8a9b-0c1d2e3f4a5b', mode: 'live' },
     reason: 'Secret pasted in a support ticket',
   },
+  CASE_FREEZE: {
+    summary: 'close a compliance case with the decision FREEZE, freezing the person it is about (the maker is the assigned officer)',
+    payload: { caseId: '3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b', reason: 'Structuring confirmed: five deposits under the threshold in a day' },
+    reason: 'Structuring confirmed: five deposits under the threshold in a day',
+  },
 };
 
 /** `examples` of the request body: one named example per action. */
@@ -154,6 +159,12 @@ export const SUBMIT_REFUSALS: ErrorCode[] = [
   'CONFLICT',
   'CONFIG_VERSION_CONFLICT',
   'BLOCKLIST_ENTRY_NOT_FOUND',
+  'CASE_NOT_FOUND',
+  'CASE_CLOSED',
+  'CASE_DECISION_PENDING',
+  'CASE_NOT_ASSIGNED_TO_YOU',
+  'CASE_SUBJECT_ALREADY_FROZEN',
+  'CASE_SUBJECT_NOT_FREEZABLE',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_TIMEOUT',
 ];
