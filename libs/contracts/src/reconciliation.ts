@@ -205,13 +205,13 @@ export class BankLineView {
   @ApiProperty({ format: 'date', example: '2026-11-20' })
   bookingDate: string;
 
-  @ApiProperty({ format: 'date', nullable: true, example: '2026-11-20' })
+  @ApiProperty({ type: 'string', format: 'date', nullable: true, example: '2026-11-20' })
   valueDate: string | null;
 
-  @ApiProperty({ nullable: true, example: 'BNK-0001' })
+  @ApiProperty({ type: 'string', nullable: true, example: 'BNK-0001' })
   reference: string | null;
 
-  @ApiProperty({ nullable: true, example: 'Float agent AG00412345 MMPTX261120ABC1234' })
+  @ApiProperty({ type: 'string', nullable: true, example: 'Float agent AG00412345 MMPTX261120ABC1234' })
   remittance: string | null;
 }
 
@@ -236,6 +236,7 @@ export class FloatMovementView {
   amount: number;
 
   @ApiProperty({
+    type: 'string',
     format: 'uuid',
     nullable: true,
     example: '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
@@ -249,7 +250,13 @@ export class FloatMovementView {
   @ApiProperty({ example: 'agent' })
   accountType: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, example: null, description: 'the transaction this one reverses, if it is a reversal' })
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    example: null,
+    description: 'the transaction this one reverses, if it is a reversal',
+  })
   reversalOf: string | null;
 }
 
@@ -350,10 +357,10 @@ export class ReconciliationDecisionView {
   @ApiProperty({ enum: RECONCILIATION_DECISIONS, example: 'ACKNOWLEDGED' })
   decision: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, example: null, description: 'CORRECTED: the correction that fixed it' })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: null, description: 'CORRECTED: the correction that fixed it' })
   correctionId: string | null;
 
-  @ApiProperty({ nullable: true, example: 'Looking into it with the bank' })
+  @ApiProperty({ type: 'string', nullable: true, example: 'Looking into it with the bank' })
   note: string | null;
 
   @ApiProperty({ example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21' })
