@@ -96,6 +96,18 @@ describe('compliance: float reconciliation through /api/v1/compliance/reconcilia
     });
     expect([resolved.status, resolved.body.status]).toEqual([200, 'RESOLVED']);
     expect(resolved.body.decisions.map((d: Json) => d.decision)).toEqual(['ACKNOWLEDGED', 'CORRECTED']);
+    // the staff audit trail has the officer's resolution, with its reason, as for every back-office write
+    const trail = await as(officer, 'GET', `/api/backoffice/audit-trail?requestId=${resolved.headers.get('x-request-id')}`);
+    expect(trail.body.items ?? trail.body).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          action: 'POST /api/v1/compliance/reconciliation/alerts/:alertId/resolve',
+          actionName: 'reconciliation.resolve',
+          phase: 'outcome',
+          outcome: { status: 200, code: null },
+        }),
+      ]),
+    );
 
     const gap = alerts.body.find((a: Json) => a.kind === 'BALANCE_GAP');
     await as(officer, 'POST', `${R}/alerts/${gap.id}/acknowledge`, {});
