@@ -15,7 +15,15 @@ export type AuditTargetType =
   | 'hold'
   | 'config'
   | 'workflow'
-  | 'audit-trail';
+  | 'audit-trail'
+  | 'merchant'
+  | 'monitoring-alert'
+  | 'compliance-case'
+  | 'regulatory-report'
+  | 'bank-statement'
+  | 'reconciliation-run'
+  | 'reconciliation-alert'
+  | 'ledger-chain';
 
 export interface AuditedReadSpec {
   type: AuditTargetType;
