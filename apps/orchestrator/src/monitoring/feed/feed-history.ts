@@ -40,28 +40,27 @@ export class FeedHistory {
     const history = new FeedHistory(registered);
     if (persons.length === 0) return history;
     const from = new Date(range.from).toISOString();
-    const [rows, last, [start]] = await Promise.all([
-      queryRows<OperationRow>(
-        db,
-        `SELECT event_id, transaction_id, reference, intent_type, amount, fee, currency, source_account_id, destination_account_id,
+    // one connection (the feed's transaction): the three statements run one after the other
+    const rows = await queryRows<OperationRow>(
+      db,
+      `SELECT event_id, transaction_id, reference, intent_type, amount, fee, currency, source_account_id, destination_account_id,
                 source_user_id, source_kind, destination_user_id, destination_kind, occurred_at
            FROM orchestrator.monitored_operations
           WHERE (source_user_id = ANY($1::uuid[]) OR destination_user_id = ANY($1::uuid[])) AND occurred_at >= $2 AND occurred_at <= $3
           ORDER BY occurred_at, event_id`,
-        [persons, from, new Date(range.to).toISOString()],
-      ),
-      // each side has its own index: two lookups per person rather than one scan of an OR
-      queryRows<{ user_id: string; at: Date | null }>(
-        db,
-        `SELECT p.user_id, GREATEST(
+      [persons, from, new Date(range.to).toISOString()],
+    );
+    // each side has its own index: two lookups per person rather than one scan of an OR
+    const last = await queryRows<{ user_id: string; at: Date | null }>(
+      db,
+      `SELECT p.user_id, GREATEST(
                   (SELECT max(o.occurred_at) FROM orchestrator.monitored_operations o WHERE o.source_user_id = p.user_id AND o.occurred_at < $2),
                   (SELECT max(o.occurred_at) FROM orchestrator.monitored_operations o WHERE o.destination_user_id = p.user_id AND o.occurred_at < $2)
                 ) AS at
            FROM unnest($1::uuid[]) AS p(user_id)`,
-        [persons, from],
-      ),
-      queryRows<{ at: Date | null }>(db, `SELECT min(occurred_at) AS at FROM orchestrator.monitored_operations`),
-    ]);
+      [persons, from],
+    );
+    const [start] = await queryRows<{ at: Date | null }>(db, `SELECT min(occurred_at) AS at FROM orchestrator.monitored_operations`);
     for (const row of rows) {
       const op = toOperation(row);
       for (const userId of new Set([op.source?.userId, op.destination?.userId])) {
