@@ -442,6 +442,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/compliance/ledger-chain/verifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The latest ledger chain verifications, newest first
+     * @description Each run with who asked (an officer, or `scheduler` for the nightly integrity check it was part of) and what it found.
+     */
+    get: operations['ComplianceController_ledgerChainVerifications'];
+    put?: never;
+    /**
+     * Verify the ledger's hash chain now
+     * @description Every ledger entry is chained to the one before it on its account (docs/ledger-chain.md). The ledger recomputes every hash, checks every account's head and the last anchor signed with its key, and names the first broken link: EDITED, INSERTED, DELETED or ANCHOR_MISMATCH, with the account, entry, transaction and reference, what was expected and what was found. Read-only, recorded with the caller as `requestedBy`; one at a time. It reads the whole ledger: expect seconds.
+     */
+    post: operations['ComplianceController_verifyLedgerChain'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/compliance/reconciliation/statements': {
     parameters: {
       query?: never;
@@ -8020,6 +8044,212 @@ export interface components {
        */
       content: string;
     };
+    LedgerChainVerificationRecordView: {
+      /**
+       * Format: uuid
+       * @example 4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8
+       */
+      id: string;
+      /**
+       * @description the nightly integrity check's run, or one asked for
+       * @example ON_DEMAND
+       * @enum {string}
+       */
+      trigger: 'SCHEDULED' | 'ON_DEMAND';
+      /**
+       * @example INTACT
+       * @enum {string}
+       */
+      status: 'INTACT' | 'BROKEN';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T02:00:00.000Z
+       */
+      startedAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T02:00:03.500Z
+       */
+      finishedAt: string;
+      /**
+       * @description accounts whose chain was walked (every account with an entry or a head)
+       * @example 48211
+       */
+      accountsChecked: number;
+      /**
+       * @description entries whose hash was recomputed
+       * @example 1250433
+       */
+      entriesChecked: number;
+      /**
+       * @description accounts with at least one broken link (anchor mismatches included)
+       * @example 0
+       */
+      brokenAccounts: number;
+      /** @description the first broken link, by account id then place in the chain; an anchor mismatch only when no chain breaks; null when intact */
+      firstBreak: components['schemas']['LedgerChainBreakView'] | null;
+      anchor: components['schemas']['LedgerChainAnchorCheckView'];
+      /**
+       * @description `scheduler` for the nightly integrity check's run, else the id of the operator whose access token came with the request
+       * @example b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e
+       */
+      requestedBy: string;
+      /** @example c0ffee00-0000-4000-8000-000000000001 */
+      correlationId: string | null;
+      /**
+       * @description the operator's roles (empty for the scheduler)
+       * @example [
+       *       "COMPLIANCE"
+       *     ]
+       */
+      requestedByRoles: string[];
+      /**
+       * @description the service that relayed the request (null: the scheduler)
+       * @example orchestrator
+       */
+      caller: string | null;
+      /** @example 5d6e7f8a-9b0c-4d1e-8f2a-3b4c5d6e7f8a */
+      requestId: string | null;
+      /**
+       * Format: uuid
+       * @description the integrity check this verification was part of (null: asked for on its own)
+       * @example null
+       */
+      integrityCheckId: string | null;
+    };
+    LedgerChainAnchorCheckView: {
+      /**
+       * @description VERIFIED: the last anchor is signed with LEDGER_CHAIN_ANCHOR_KEY and every head it signed is still in its chain; MISMATCH: not so; NONE: no anchor yet
+       * @example VERIFIED
+       * @enum {string}
+       */
+      status: 'VERIFIED' | 'MISMATCH' | 'NONE';
+      /**
+       * @description the anchor checked (the last one)
+       * @example 17
+       */
+      n: number | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T01:55:00.000Z
+       */
+      at: string | null;
+      /**
+       * @description accounts whose head the anchor signed
+       * @example 48211
+       */
+      accounts: number;
+      /**
+       * @description entries the anchor covers (the sum of those heads)
+       * @example 1250433
+       */
+      entries: number;
+    };
+    LedgerChainBreakView: {
+      /**
+       * @example EDITED
+       * @enum {string}
+       */
+      kind: 'EDITED' | 'INSERTED' | 'DELETED' | 'ANCHOR_MISMATCH';
+      /**
+       * Format: uuid
+       * @description the account whose chain breaks; null when the anchors' own records fail (no account's chain is at fault)
+       * @example 8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a
+       */
+      accountId: string | null;
+      /**
+       * Format: uuid
+       * @description the entry (ledger.ledgers id) at the break; null when the entries are gone (the account head names more than is left)
+       * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+       */
+      entryId: string | null;
+      /**
+       * @description the entry's place in its account's chain (from 1)
+       * @example 42
+       */
+      chainSeq: number | null;
+      /**
+       * Format: uuid
+       * @example 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
+       */
+      transactionId: string | null;
+      /**
+       * @description the transaction's reference, when it still exists
+       * @example MMPTX2611220A1B2C3
+       */
+      referenceId: string | null;
+      /**
+       * @description what the chain expects here
+       * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+       */
+      expected: string;
+      /**
+       * @description what the ledger holds
+       * @example 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752
+       */
+      found: string;
+      /**
+       * @description the break in words
+       * @example the entry no longer hashes to the hash it was written with
+       */
+      detail: string;
+    };
+    LedgerChainVerificationView: {
+      /**
+       * Format: uuid
+       * @example 4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8
+       */
+      id: string;
+      /**
+       * @description the nightly integrity check's run, or one asked for
+       * @example ON_DEMAND
+       * @enum {string}
+       */
+      trigger: 'SCHEDULED' | 'ON_DEMAND';
+      /**
+       * @example INTACT
+       * @enum {string}
+       */
+      status: 'INTACT' | 'BROKEN';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T02:00:00.000Z
+       */
+      startedAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T02:00:03.500Z
+       */
+      finishedAt: string;
+      /**
+       * @description accounts whose chain was walked (every account with an entry or a head)
+       * @example 48211
+       */
+      accountsChecked: number;
+      /**
+       * @description entries whose hash was recomputed
+       * @example 1250433
+       */
+      entriesChecked: number;
+      /**
+       * @description accounts with at least one broken link (anchor mismatches included)
+       * @example 0
+       */
+      brokenAccounts: number;
+      /** @description the first broken link, by account id then place in the chain; an anchor mismatch only when no chain breaks; null when intact */
+      firstBreak: components['schemas']['LedgerChainBreakView'] | null;
+      anchor: components['schemas']['LedgerChainAnchorCheckView'];
+      /**
+       * @description `scheduler` for the nightly integrity check's run, else the id of the operator whose access token came with the request
+       * @example b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e
+       */
+      requestedBy: string;
+      /**
+       * @description the request's correlation id (logs)
+       * @example c0ffee00-0000-4000-8000-000000000001
+       */
+      correlationId: string;
+    };
     IntegrityCheckRecordView: {
       /**
        * Format: uuid
@@ -8137,55 +8367,6 @@ export interface components {
        * @enum {string}
        */
       anchorStatus: 'VERIFIED' | 'MISMATCH' | 'NONE';
-    };
-    LedgerChainBreakView: {
-      /**
-       * @example EDITED
-       * @enum {string}
-       */
-      kind: 'EDITED' | 'INSERTED' | 'DELETED' | 'ANCHOR_MISMATCH';
-      /**
-       * Format: uuid
-       * @description the account whose chain breaks; null when the anchors' own records fail (no account's chain is at fault)
-       * @example 8d7e6f5a-4b3c-4d2e-9f1a-0b1c2d3e4f5a
-       */
-      accountId: string | null;
-      /**
-       * Format: uuid
-       * @description the entry (ledger.ledgers id) at the break; null when the entries are gone (the account head names more than is left)
-       * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
-       */
-      entryId: string | null;
-      /**
-       * @description the entry's place in its account's chain (from 1)
-       * @example 42
-       */
-      chainSeq: number | null;
-      /**
-       * Format: uuid
-       * @example 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
-       */
-      transactionId: string | null;
-      /**
-       * @description the transaction's reference, when it still exists
-       * @example MMPTX2611220A1B2C3
-       */
-      referenceId: string | null;
-      /**
-       * @description what the chain expects here
-       * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
-       */
-      expected: string;
-      /**
-       * @description what the ledger holds
-       * @example 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752
-       */
-      found: string;
-      /**
-       * @description the break in words
-       * @example the entry no longer hashes to the hash it was written with
-       */
-      detail: string;
     };
     AccountGapView: {
       /**
@@ -10956,7 +11137,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `FORBIDDEN`: the caller lacks the `compliance.audit` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN */
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.audit` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits, integrity checks and chain verifications only from COMPLIANCE and ADMIN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11033,7 +11214,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `FORBIDDEN`: the caller lacks the `compliance.integrity` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN */
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.integrity` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits, integrity checks and chain verifications only from COMPLIANCE and ADMIN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11089,8 +11270,141 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `FORBIDDEN`: the caller lacks the `compliance.integrity` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits and integrity checks only from COMPLIANCE and ADMIN */
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.integrity` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits, integrity checks and chain verifications only from COMPLIANCE and ADMIN */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or it refused the platform itself: an access token auth issued that the ledger cannot verify, or the orchestrator's service credential (a stale key, a caller it does not allow) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. An audit or a check is tried once, for up to `COMPLIANCE_LEDGER_TIMEOUT_MS`, and the ledger may still finish and journal it */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ComplianceController_ledgerChainVerifications: {
+    parameters: {
+      query?: {
+        /** @description how many of the latest verifications to list */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description at most `limit` verifications (default 20) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LedgerChainVerificationRecordView'][];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.integrity` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits, integrity checks and chain verifications only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or it refused the platform itself: an access token auth issued that the ledger cannot verify, or the orchestrator's service credential (a stale key, a caller it does not allow) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_TIMEOUT`: the ledger did not answer in time. An audit or a check is tried once, for up to `COMPLIANCE_LEDGER_TIMEOUT_MS`, and the ledger may still finish and journal it */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ComplianceController_verifyLedgerChain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the verification just run (INTACT or BROKEN: both are a 200) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LedgerChainVerificationView'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.integrity` permission; `ACCOUNT_DISABLED`: the caller's account is frozen; `OPERATOR_ROLE_REQUIRED`: the ledger itself accepts audits, integrity checks and chain verifications only from COMPLIANCE and ADMIN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `LEDGER_CHAIN_VERIFICATION_RUNNING`: A verification of the ledger chain is already running; wait for its result */
+      409: {
         headers: {
           [name: string]: unknown;
         };

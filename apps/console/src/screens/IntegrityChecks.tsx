@@ -6,6 +6,7 @@ import { can, useSession } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { toCsv, downloadCsv } from '../ui/csv';
 import { when } from '../ui/format';
+import { LedgerChain } from './chain/LedgerChain';
 
 type Check = components['schemas']['IntegrityCheckRecordView'];
 
@@ -28,7 +29,10 @@ const COLUMNS: Array<{ label: string; text: (c: Check) => string }> = [
   { label: 'Requested by', text: (c) => c.requestedBy },
 ];
 
-/** The ledger's integrity checks (every account's entries against its balance): the last runs, and a new run. */
+/**
+ * The ledger's integrity checks (every account's entries against its balance): the last runs, and a
+ * new run; below, the verifications of the ledger's hash chain.
+ */
 export function IntegrityChecks() {
   const session = useSession();
   const [checks, setChecks] = useState<Check[]>([]);
@@ -97,6 +101,7 @@ export function IntegrityChecks() {
           ))}
         </Table.Tbody>
       </Table>
+      <LedgerChain />
     </Stack>
   );
 }

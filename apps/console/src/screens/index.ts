@@ -19,6 +19,8 @@ import { WorkflowDetail } from './workflows/WorkflowDetail';
 import { Blocklist } from './risk/Blocklist';
 import { MerchantStatement } from './statements/MerchantStatement';
 import { Reports } from './reports/Reports';
+import { Reconciliation } from './reconciliation/Reconciliation';
+import { RunDetail } from './reconciliation/RunDetail';
 import { ReportDetail } from './reports/ReportDetail';
 
 /** Every screen, in navigation order; each is offered to the roles whose permissions reach its routes. */
@@ -51,6 +53,20 @@ export const SCREENS: Screen[] = [
     permission: 'compliance.reports',
     nav: false,
     component: ReportDetail,
+  },
+  {
+    path: '/compliance/reconciliation',
+    label: 'Float reconciliation',
+    permission: 'compliance.reconciliation',
+    nav: true,
+    component: Reconciliation,
+  },
+  {
+    path: '/compliance/reconciliation/runs/:runId',
+    label: 'Reconciliation run',
+    permission: 'compliance.reconciliation',
+    nav: false,
+    component: RunDetail,
   },
   { path: '/statements', label: 'Merchant statements', permission: 'statements.read', nav: true, component: MerchantStatement },
   { path: '/blocklist', label: 'Blocklist', permission: 'compliance.audit', nav: true, component: Blocklist },
