@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { CASE_FACTS, type CaseFactsSource } from '../src/monitoring/case-facts';
+import { MonitoringFeed } from '../src/monitoring/feed/monitoring-feed.service';
+import { callerKey } from '../../../test/support/test-env';
+import { ADMIN_PHONE, ADMIN_PIN, type Answer, OrchestratorHarness } from './pricing-harness';
+import { HOUR, MINUTE, type Person, completed, createPersons } from './monitoring-support';
+
+const PIN = '4826';
+
+/**
+ * A compliance case end to end through the real routes with real staff tokens (the real auth):
+ * the feed raises an alert, which opens a case; an officer takes it, writes a note, attaches
+ * evidence and decides. FREEZE goes through the maker-checker engine: a second officer approves
+ * and the person is frozen. A suspicion report closes a case through the case facts contract.
+ */
+describe('compliance cases', () => {
+  const h = new OrchestratorHarness();
+  let feed: MonitoringFeed;
+  let alice: { token: string; userId: string };
+  let bruno: { token: string; userId: string };
+  let support: { token: string; userId: string };
+  const now = Date.now();
+
+  beforeAll(async () => {
+    await h.start({ APPROVAL_SWEEP_INTERVAL_MS: '0' }, { withAuth: true });
+    feed = h.get(MonitoringFeed);
+    await h.createUser('+237690002901', PIN, ['COMPLIANCE']);
+    await h.createUser('+237690002902', PIN, ['COMPLIANCE']);
+    await h.createUser('+237690002903', PIN, ['SUPPORT']);
+    [alice, bruno, support] = [
+      await h.login('+237690002901', PIN),
+      await h.login('+237690002902', PIN),
+      await h.login('+237690002903', PIN),
+    ];
+    await h.login(ADMIN_PHONE, ADMIN_PIN);
+  }, 60_000);
+  afterAll(() => h.stop());
+
+  const code = (res: Answer) => `${res.statusCode} ${res.json<{ code?: string }>().code ?? ''}`.trim();
+  const call = (method: 'GET' | 'POST', url: string, token: string, body?: unknown) => h.request(method, url, { token, body });
+
+  /** A customer known to auth (so a freeze reaches it) and to the orchestrator's identities. */
+  async function subject(): Promise<Person> {
+    const key = { 'content-type': 'application/json', 'x-service-key': callerKey('orchestrator') };
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${h.auth!.url}${path}`, { method: 'POST', headers: key, body: JSON.stringify(body) });
+      return (await res.json()) as Record<string, string>;
+    };
+    const phone = `+2376${Math.floor(10_000_000 + Math.random() * 89_999_999)}`;
+    const { idpUserId } = await post('/auth/internal/create-idp-user', { phone, pin: PIN });
+    const { id } = await post('/auth/internal/create-local-user', { idpUserId, roles: ['CUSTOMER'] });
+    const [person] = await createPersons(h.sql, 1, 'CUSTOMER');
+    // the same person under auth's user id
+    await h.sql.query(`UPDATE orchestrator.customers SET user_id = $1 WHERE id = $2`, [id, person.customerId]);
+    return { ...person, userId: id };
+  }
+
+  /** Three near-threshold transfers: one STRUCTURING alert about the payer, in a new case. */
+  async function caseAbout(payer: Person): Promise<{ caseId: string; references: string[] }> {
+    const [payee] = await createPersons(h.sql, 1, 'CUSTOMER');
+    const events = [0, 1, 2].map((i) => completed('TRANSFER', payer, payee, 950_000, now - (3 - i) * HOUR));
+    await feed.ingest(events);
+    const alerts = await call('GET', `/api/v1/compliance/alerts?subjectUserId=${payer.userId}`, alice.token);
+    expect(alerts.statusCode).toBe(200);
+    const [alert] = alerts.json<{ items: Array<{ caseId: string; rule: string }> }>().items;
+    expect(alert.rule).toBe('STRUCTURING');
+    return { caseId: alert.caseId, references: events.map((e) => e.referenceId) };
+  }
+
+  it('alert → case → assignment → note → evidence → NO_ACTION, every step in the history and the clock', async () => {
+    const payer = await subject();
+    const { caseId, references } = await caseAbout(payer);
+
+    const opened = (await call('GET', `/api/v1/compliance/cases/${caseId}`, alice.token)).json<Record<string, any>>();
+    expect(opened).toMatchObject({
+      status: 'OPEN',
+      subjectUserId: payer.userId,
+      subjectKind: 'CUSTOMER',
+      assigneeId: null,
+      alertCount: 1,
+      subject: { name: 'Test Person', accountIds: [payer.account], person360: `/api/backoffice/people/${payer.userId}` },
+      clock: { timeToAssignmentSeconds: null, timeToDecisionSeconds: null },
+    });
+    expect(opened.reference).toMatch(/^MC-\d{6}$/);
+    expect(opened.alerts[0]).toMatchObject({
+      rule: 'STRUCTURING',
+      configVersion: 1,
+      transactionReferences: references,
+      caseReference: opened.reference,
+    });
+    expect(opened.operations.map((o: { reference: string }) => o.reference)).toEqual(references);
+
+    expect(code(await call('GET', '/api/v1/compliance/cases', support.token))).toBe('403 FORBIDDEN');
+    expect(
+      code(await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, { decision: 'NO_ACTION', note: 'nothing' })),
+    ).toBe('409 CASE_NOT_ASSIGNED_TO_YOU');
+    const assigned = await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, {});
+    expect(assigned.statusCode).toBe(200);
+    expect(assigned.json()).toMatchObject({
+      status: 'IN_REVIEW',
+      assigneeId: alice.userId,
+      clock: { timeToAssignmentSeconds: expect.any(Number) },
+    });
+    expect(code(await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, { assigneeId: support.userId }))).toBe(
+      '422 CASE_ASSIGNEE_NOT_OFFICER',
+    );
+    expect(code(await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, { assigneeId: randomUUID() }))).toBe(
+      '422 CASE_ASSIGNEE_NOT_OFFICER',
+    );
+
+    expect(
+      (await call('POST', `/api/v1/compliance/cases/${caseId}/notes`, alice.token, { text: 'Asked the customer for receipts' })).statusCode,
+    ).toBe(200);
+    expect(code(await call('POST', `/api/v1/compliance/cases/${caseId}/notes`, alice.token, { text: '   ' }))).toBe('400 VALIDATION_ERROR');
+    expect(
+      code(
+        await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, { kind: 'TRANSACTION', reference: 'MMPTXNOSUCH' }),
+      ),
+    ).toBe('404 MONITORED_OPERATION_NOT_FOUND');
+    expect(code(await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, { kind: 'TRANSACTION' }))).toBe(
+      '400 VALIDATION_ERROR',
+    );
+    await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, {
+      kind: 'TRANSACTION',
+      reference: references[1],
+      note: 'the largest',
+    });
+    const withEvidence = await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, { kind: 'PERSON_360' });
+    expect(withEvidence.json<{ evidence: unknown[] }>().evidence).toEqual([
+      expect.objectContaining({ kind: 'TRANSACTION', reference: references[1], note: 'the largest', addedBy: alice.userId }),
+      expect.objectContaining({
+        kind: 'PERSON_360',
+        userId: payer.userId,
+        link: `/api/backoffice/people/${payer.userId}`,
+        snapshot: expect.objectContaining({ name: 'Test Person', role: 'CUSTOMER', status: 'active' }),
+        addedBy: alice.userId,
+      }),
+    ]);
+
+    const decided = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, {
+      decision: 'NO_ACTION',
+      note: 'Receipts match the deposits',
+    });
+    expect(decided.statusCode).toBe(200);
+    expect(decided.json()).toMatchObject({
+      approvalRequest: null,
+      case: {
+        status: 'CLOSED',
+        decision: 'NO_ACTION',
+        decisionNote: 'Receipts match the deposits',
+        decidedBy: alice.userId,
+        clock: { timeToDecisionSeconds: expect.any(Number) },
+      },
+    });
+    const history = decided.json<{ case: { history: Array<{ kind: string; actorId: string | null }> } }>().case.history;
+    expect(history.map((e) => e.kind)).toEqual(['OPENED', 'ALERT_ADDED', 'ASSIGNED', 'NOTE', 'EVIDENCE', 'EVIDENCE', 'DECIDED']);
+    expect(history[0].actorId).toBeNull();
+    expect(code(await call('POST', `/api/v1/compliance/cases/${caseId}/notes`, alice.token, { text: 'late' }))).toBe('409 CASE_CLOSED');
+    // the database keeps a closed case as it is, whoever asks
+    await expect(
+      h.sql.query(`UPDATE orchestrator.monitoring_cases SET decision_note = 'rewritten' WHERE id = $1`, [caseId]),
+    ).rejects.toThrow(/closed case/);
+    await expect(h.sql.query(`DELETE FROM orchestrator.monitoring_case_events WHERE case_id = $1`, [caseId])).rejects.toThrow(
+      /append-only/,
+    );
+
+    // the officers' writes are in the staff audit trail
+    const audited = await h.sql.query(
+      `SELECT count(*)::int AS n FROM orchestrator.staff_audit_trail WHERE action LIKE '%/v1/compliance/cases/%' AND phase = 'outcome'`,
+    );
+    expect(audited.rows[0].n).toBeGreaterThanOrEqual(6);
+
+    // a new alert about the same person opens a new case: the closed one never changes
+    const [sender] = await createPersons(h.sql, 1, 'CUSTOMER');
+    const [onward] = await createPersons(h.sql, 1, 'CUSTOMER');
+    await feed.ingest([
+      completed('TRANSFER', sender, payer, 400_000, now - 20 * MINUTE),
+      completed('TRANSFER', payer, onward, 390_000, now - 10 * MINUTE),
+    ]);
+    const cases = await call('GET', `/api/v1/compliance/cases?subjectUserId=${payer.userId}`, alice.token);
+    expect(cases.json<{ items: Array<{ status: string; id: string }> }>().items.map((c) => c.status)).toEqual(['OPEN', 'CLOSED']);
+  });
+
+  it('FREEZE: submitted by the assigned officer, approved by a second officer, freezes the person and closes the case', async () => {
+    const payer = await subject();
+    const { caseId } = await caseAbout(payer);
+    expect(
+      (await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, { assigneeId: bruno.userId })).json(),
+    ).toMatchObject({
+      assigneeId: bruno.userId,
+      status: 'IN_REVIEW',
+    });
+
+    const asked = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, bruno.token, {
+      decision: 'FREEZE',
+      note: 'Structuring confirmed',
+    });
+    expect(asked.statusCode).toBe(202);
+    const { approvalRequest } = asked.json<{ approvalRequest: { id: string; status: string; action: string } }>();
+    expect(approvalRequest).toMatchObject({ action: 'CASE_FREEZE', status: 'PENDING' });
+    expect(asked.json()).toMatchObject({ case: { status: 'DECISION_PENDING', pendingRequestId: approvalRequest.id } });
+    expect(
+      code(
+        await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, bruno.token, { decision: 'NO_ACTION', note: 'changed my mind' }),
+      ),
+    ).toBe('409 CASE_DECISION_PENDING');
+    expect(code(await call('POST', `/api/backoffice/approvals/${approvalRequest.id}/approve`, bruno.token, { reason: 'mine' }))).toBe(
+      '403 APPROVAL_SELF_DECISION',
+    );
+    const status = async () =>
+      (await h.sql.query(`SELECT status FROM orchestrator.customers WHERE user_id = $1`, [payer.userId])).rows[0].status;
+    expect(await status()).toBe('active');
+
+    const approved = await call('POST', `/api/backoffice/approvals/${approvalRequest.id}/approve`, alice.token, {
+      reason: 'Agreed, freeze',
+    });
+    expect(code(approved)).toBe('200');
+    expect(approved.json()).toMatchObject({ status: 'EXECUTED', checker: { userId: alice.userId }, result: { caseId, status: 'frozen' } });
+    expect(await status()).toBe('frozen');
+    const closed = (await call('GET', `/api/v1/compliance/cases/${caseId}`, alice.token)).json<Record<string, any>>();
+    expect(closed).toMatchObject({
+      status: 'CLOSED',
+      decision: 'FREEZE',
+      decisionRequestId: approvalRequest.id,
+      decidedBy: bruno.userId,
+      pendingRequestId: null,
+    });
+    expect(closed.history.map((e: { kind: string }) => e.kind).slice(-2)).toEqual(['DECISION_REQUESTED', 'DECIDED']);
+    expect(closed.history.at(-1).details).toMatchObject({ decision: 'FREEZE', approvedBy: alice.userId });
+  });
+
+  it('a rejected FREEZE puts the case back in review; the person stays as they were', async () => {
+    const payer = await subject();
+    const { caseId } = await caseAbout(payer);
+    await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, bruno.token, {});
+    const asked = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, bruno.token, {
+      decision: 'FREEZE',
+      note: 'Looks like structuring',
+    });
+    const requestId = asked.json<{ approvalRequest: { id: string } }>().approvalRequest.id;
+    expect(code(await call('POST', `/api/backoffice/approvals/${requestId}/reject`, alice.token, { reason: 'Not enough yet' }))).toBe(
+      '200',
+    );
+    const back = (await call('GET', `/api/v1/compliance/cases/${caseId}`, bruno.token)).json<Record<string, any>>();
+    expect(back).toMatchObject({ status: 'IN_REVIEW', pendingRequestId: null, decision: null });
+    expect(back.history.at(-1)).toMatchObject({ kind: 'DECISION_WITHDRAWN', actorId: alice.userId, details: { requestId } });
+    expect((await h.sql.query(`SELECT status FROM orchestrator.customers WHERE user_id = $1`, [payer.userId])).rows[0].status).toBe(
+      'active',
+    );
+  });
+
+  it('the case facts contract: facts of a case, and a suspicion report closes it once in the caller’s transaction', async () => {
+    const payer = await subject();
+    const { caseId, references } = await caseAbout(payer);
+    await call('POST', `/api/v1/compliance/cases/${caseId}/notes`, alice.token, { text: 'Cash from an unknown source' });
+    const facts = h.get<CaseFactsSource>(CASE_FACTS as never);
+    const found = await facts.factsOf(caseId);
+    expect(found).toMatchObject({
+      caseId,
+      status: 'OPEN',
+      subject: { kind: 'CUSTOMER', userId: payer.userId, name: 'Test Person', accountIds: [payer.account] },
+      alerts: [{ rule: 'STRUCTURING', configVersion: 1, transactionReferences: references }],
+      notes: [{ authorId: alice.userId, text: 'Cash from an unknown source' }],
+    });
+    expect(found.operations.map((o) => [o.reference, o.amount, o.type])).toEqual(references.map((r) => [r, 950_000, 'TRANSFER']));
+    await expect(facts.factsOf(randomUUID())).rejects.toMatchObject({ code: 'CASE_NOT_FOUND' });
+
+    const reportId = randomUUID();
+    const ds = h.get(DataSource);
+    await ds.transaction((tx) => facts.closeWithSuspicionReport(tx, caseId, reportId, alice.userId));
+    expect(await facts.factsOf(caseId)).toMatchObject({ status: 'CLOSED' });
+    const closed = (await call('GET', `/api/v1/compliance/cases/${caseId}`, alice.token)).json();
+    expect(closed).toMatchObject({ decision: 'SUSPICION_REPORT', decisionReportId: reportId, decidedBy: alice.userId });
+    await expect(ds.transaction((tx) => facts.closeWithSuspicionReport(tx, caseId, randomUUID(), alice.userId))).rejects.toMatchObject({
+      code: 'CASE_CLOSED',
+    });
+  });
+
+  it('lists rules in force and rule failures; refuses bad filters with their codes', async () => {
+    const rules = await call('GET', '/api/v1/compliance/monitoring/rules', alice.token);
+    expect(rules.json()).toMatchObject({
+      version: 1,
+      rules: expect.arrayContaining([{ code: 'FAN_IN', enabled: true }]),
+      document: { fanIn: { includeMerchants: false } },
+    });
+    expect((await call('GET', '/api/v1/compliance/monitoring/failures', alice.token)).json()).toEqual({ items: [], nextCursor: null });
+    expect(code(await call('GET', '/api/v1/compliance/alerts?rule=NOPE', alice.token))).toBe('400 VALIDATION_ERROR');
+    expect(code(await call('GET', '/api/v1/compliance/cases?cursor=zzz', alice.token))).toBe('400 VALIDATION_ERROR');
+    expect(code(await call('GET', `/api/v1/compliance/cases/${randomUUID()}`, alice.token))).toBe('404 CASE_NOT_FOUND');
+    expect(code(await call('GET', `/api/v1/compliance/alerts/${randomUUID()}`, alice.token))).toBe('404 ALERT_NOT_FOUND');
+    expect(code(await call('GET', '/api/v1/compliance/alerts', support.token))).toBe('403 FORBIDDEN');
+  });
+});
