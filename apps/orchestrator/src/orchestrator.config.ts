@@ -317,6 +317,12 @@ export class OrchestratorConfig extends DatabaseConfig {
   @Min(0)
   REGULATORY_DAILY_REPORT_INTERVAL_MS: number = 900_000;
 
+  /** how many days back, yesterday included, the job generates any daily report still missing (oldest first) */
+  @IsInt()
+  @Min(1)
+  @Max(366)
+  REGULATORY_DAILY_CATCH_UP_DAYS: number = 7;
+
   /** how often filed suspicion reports are checked against their 48-hour written confirmation deadline; 0: off */
   @IsInt()
   @Min(0)
