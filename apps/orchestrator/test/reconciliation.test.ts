@@ -103,6 +103,7 @@ describe('compliance: float reconciliation through /api/v1/compliance/reconcilia
         expect.objectContaining({
           action: 'POST /api/v1/compliance/reconciliation/alerts/:alertId/resolve',
           actionName: 'reconciliation.resolve',
+          target: { type: 'reconciliation-alert', id: missing.id },
           phase: 'outcome',
           outcome: { status: 200, code: null },
         }),

@@ -19,6 +19,7 @@ import {
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { uuid } from '../common/validators';
+import { AuditTarget } from '../staff-audit/audit-metadata';
 import { ReconciliationLedgerClient } from './reconciliation-ledger.client';
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
@@ -96,6 +97,7 @@ export class ReconciliationController {
     return this.ledger.read(`/statements${query(q)}`, user.accessToken);
   }
 
+  @AuditTarget({ type: 'bank-statement', body: 'statementId' })
   @Post('runs')
   @ReconciliationRoute()
   @ApiOperation({
@@ -174,6 +176,7 @@ export class ReconciliationController {
     return this.ledger.read(`/alerts/${alertId}`, user.accessToken);
   }
 
+  @AuditTarget({ type: 'reconciliation-alert', param: 'alertId' })
   @Post('alerts/:alertId/acknowledge')
   @HttpCode(200)
   @ReconciliationRoute()
@@ -192,6 +195,7 @@ export class ReconciliationController {
     return this.ledger.acknowledge(alertId, body, user.accessToken);
   }
 
+  @AuditTarget({ type: 'reconciliation-alert', param: 'alertId' })
   @Post('alerts/:alertId/resolve')
   @HttpCode(200)
   @ReconciliationRoute()
