@@ -102,8 +102,9 @@ export class LedgerWalletsConfig extends DatabaseConfig {
 
   /**
    * Signs the ledger chain's anchors (HMAC-SHA256, docs/ledger-chain.md): the database stores them but
-   * never sees this key, so a rewritten history cannot be re-anchored. Required in production; elsewhere
-   * a fixed development key. Changing it makes the anchors signed before fail the verification.
+   * never sees this key, so a rewritten history cannot be re-anchored. Required in production (without
+   * it no anchor is written there); elsewhere a fixed development key. Changing it makes the anchors
+   * signed before fail the verification.
    */
   @OptionalField()
   @IsString()
