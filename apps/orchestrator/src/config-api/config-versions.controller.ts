@@ -177,7 +177,10 @@ export class ConfigVersionsController {
       'New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules.' +
       THROUGH_APPROVAL,
   })
-  @ApiBody({ type: ChangeMonitoringDto, examples: { complete: { summary: 'a complete monitoring section', value: MONITORING_CHANGE_EXAMPLE } } })
+  @ApiBody({
+    type: ChangeMonitoringDto,
+    examples: { complete: { summary: 'a complete monitoring section', value: MONITORING_CHANGE_EXAMPLE } },
+  })
   @ApiConfigChangeAnswers()
   changeMonitoring(
     @Body() body: ChangeMonitoringDto,
