@@ -55,6 +55,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       orchestratorEnv: {
         REGULATORY_THRESHOLD_REPORT_MIN: 'XAF:50000,XOF:50000',
         REGULATORY_DAILY_REPORT_INTERVAL_MS: '0',
+        REGULATORY_DAILY_CATCH_UP_DAYS: '3',
         REGULATORY_DEADLINE_CHECK_INTERVAL_MS: '0',
         REGULATORY_CONFIRMATION_DUE_SOON_HOURS: '12',
       },
@@ -88,16 +89,34 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
   afterAll(() => p.stop());
   afterEach(() => jest.restoreAllMocks());
 
-  it("the job generates yesterday's report by itself, once, as the system", async () => {
+  it('the job generates every missing report of the last 3 days by itself, oldest first, as the system; a stored one is left as it is', async () => {
+    // an officer made the day before yesterday's report already; the two days around it are missing
+    const middle = previousDay(day);
+    const oldest = previousDay(middle);
+    const byOfficer = await p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: middle } });
+    expect(byOfficer.status).toBe(201);
+    const storedBefore = await p.sql.query(`SELECT * FROM orchestrator.regulatory_reports WHERE id = $1`, [byOfficer.body.id]);
+
     const job = p.gateway.app.get(DailyReportJob);
-    const id = await job.runNow();
-    expect(id).toEqual(expect.any(String));
-    expect(await job.runNow()).toBeNull();
-    const report = await p.call('GET', `${REPORTS}/${id}`, { token: officer.token });
-    expect(report.status).toBe(200);
-    expect(report.body).toMatchObject({ kind: 'DAILY_THRESHOLD', reference: `DTR-${day.replaceAll('-', '')}`, periodDate: day });
-    expect(report.body).toMatchObject({ generatedBy: 'system', generatedByRole: 'SYSTEM', trigger: 'SCHEDULED', state: 'GENERATED' });
-    dailyId = id!;
+    const ids = await job.runNow();
+    expect(ids).toHaveLength(2);
+    expect(await job.runNow()).toEqual([]);
+    const reports = await Promise.all(ids.map(async (id) => (await p.call('GET', `${REPORTS}/${id}`, { token: officer.token })).body));
+    expect(reports.map((r) => r.periodDate)).toEqual([oldest, day]);
+    expect(Date.parse(reports[0].generatedAt)).toBeLessThanOrEqual(Date.parse(reports[1].generatedAt));
+    for (const report of reports) {
+      expect(report).toMatchObject({ kind: 'DAILY_THRESHOLD', generatedBy: 'system', generatedByRole: 'SYSTEM', trigger: 'SCHEDULED' });
+    }
+    expect(reports[1]).toMatchObject({ reference: `DTR-${day.replaceAll('-', '')}`, state: 'GENERATED' });
+    expect(reports[0].operationCount).toBe(0);
+
+    // the officer's report: the same row, still theirs, and no second one for its day
+    const storedAfter = await p.sql.query(`SELECT * FROM orchestrator.regulatory_reports WHERE period_date = $1`, [middle]);
+    expect(storedAfter.rows).toEqual(storedBefore.rows);
+    expect(storedAfter.rows[0]).toMatchObject({ trigger: 'ON_DEMAND', generated_by: officer.userId });
+    // nothing before the window
+    expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE period_date < $1`, [oldest])).toBe(0);
+    dailyId = ids[1];
   });
 
   it('lists exactly the operations at or above the threshold, per category, with both parties named', async () => {
@@ -180,6 +199,42 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     expect(page).not.toMatch(/<script|<link|<img|src=|https?:\/\//i);
   });
 
+  it('reading a report or one of its documents is in the staff audit trail, naming the report; listing is not', async () => {
+    const trail = async (after: number) =>
+      (
+        await p.sql.query(
+          `SELECT phase, action, action_name, target_type, target_id, outcome_status, details FROM orchestrator.staff_audit_trail
+            WHERE actor_user_id = $1 AND seq > $2 ORDER BY seq`,
+          [officer.userId, after],
+        )
+      ).rows;
+    const [{ seq }] = (await p.sql.query(`SELECT coalesce(max(seq), 0)::int AS seq FROM orchestrator.staff_audit_trail`)).rows;
+    const csv = await fetch(`${p.gateway.url}${REPORTS}/${dailyId}/document?format=csv`, {
+      headers: { authorization: `Bearer ${officer.token}` },
+    });
+    expect(csv.status).toBe(200);
+    await csv.text();
+    expect(await trail(seq)).toEqual([
+      {
+        phase: 'outcome',
+        action: 'GET /api/v1/compliance/reports/:id/document',
+        action_name: 'regulatoryReports.document',
+        target_type: 'regulatory-report',
+        target_id: dailyId,
+        outcome_status: 200,
+        details: { params: { id: dailyId }, query: { format: 'csv' } },
+      },
+    ]);
+    const missing = randomUUID();
+    expect((await p.call('GET', `${REPORTS}/${missing}/document?format=html`, { token: officer.token })).status).toBe(404);
+    expect((await p.call('GET', `${REPORTS}/${dailyId}`, { token: officer.token })).status).toBe(200);
+    expect((await p.call('GET', `${REPORTS}?kind=DAILY_THRESHOLD`, { token: officer.token })).status).toBe(200);
+    expect((await trail(seq)).slice(1)).toEqual([
+      expect.objectContaining({ action_name: 'regulatoryReports.document', target_id: missing, outcome_status: 404 }),
+      expect.objectContaining({ action: 'GET /api/v1/compliance/reports/:id', target_type: 'regulatory-report', target_id: dailyId }),
+    ]);
+  });
+
   it('generating the same day again answers the stored report; a rebuild from the ledger gives the same hash', async () => {
     const again = await p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: day } });
     expect(again.status).toBe(200);
@@ -194,11 +249,12 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       recomputedSha256: again.body.contentSha256,
       differences: { added: [], removed: [], changed: [] },
     });
-    expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE kind = 'DAILY_THRESHOLD'`)).toBe(1);
+    expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE period_date = $1`, [day])).toBe(1);
   });
 
   it('two officers generating a new day at once store one report: one 201, one 200, the same id', async () => {
-    const earlier = previousDay(day);
+    // a day before the job's window, which nobody generated yet
+    const earlier = previousDay(previousDay(previousDay(day)));
     const answers = await Promise.all(
       [1, 2].map(() => p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: earlier } })),
     );
@@ -225,14 +281,21 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     const res = await p.call('POST', `${REPORTS}/daily`, { token: alice.token, body: { date: day } });
     expect([res.status, res.body.code]).toEqual([403, 'FORBIDDEN']);
     const trail = await p.sql.query(
-      `SELECT phase, outcome_status FROM orchestrator.staff_audit_trail
+      `SELECT phase, outcome_status, target_type, target_id, details FROM orchestrator.staff_audit_trail
         WHERE actor_user_id = $1 AND action = 'POST /api/v1/compliance/reports/daily' ORDER BY seq`,
       [officer.userId],
     );
     expect(trail.rows.length).toBeGreaterThanOrEqual(2);
+    // the first: the report the job test asked for; its id is known only from the answer
     expect(trail.rows.slice(0, 2)).toEqual([
-      { phase: 'started', outcome_status: null },
-      { phase: 'outcome', outcome_status: expect.any(Number) },
+      { phase: 'started', outcome_status: null, target_type: 'regulatory-report', target_id: null, details: {} },
+      {
+        phase: 'outcome',
+        outcome_status: 201,
+        target_type: 'regulatory-report',
+        target_id: null,
+        details: { resultId: expect.any(String) },
+      },
     ]);
   });
 
@@ -249,6 +312,15 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     expect([filed.status, filed.body.code]).toEqual([409, 'REPORT_KIND_MISMATCH']);
     const listed = await p.call('GET', `${REPORTS}?kind=DAILY_THRESHOLD&state=SENT`, { token: officer.token });
     expect(listed.body.items.map((r: { id: string }) => r.id)).toEqual([dailyId]);
+    const trail = await p.sql.query(
+      `SELECT phase, target_type, target_id, outcome_status FROM orchestrator.staff_audit_trail
+        WHERE request_id = $1 ORDER BY seq`,
+      [sent.headers.get('x-request-id')],
+    );
+    expect(trail.rows).toEqual([
+      { phase: 'started', target_type: 'regulatory-report', target_id: dailyId, outcome_status: null },
+      { phase: 'outcome', target_type: 'regulatory-report', target_id: dailyId, outcome_status: 200 },
+    ]);
   });
 
   it('the database refuses to change a stored report or its events, whoever asks', async () => {
@@ -353,6 +425,15 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
         caseId,
       ]);
       expect(closed.rows).toEqual([{ status: 'CLOSED', decision: 'SUSPICION_REPORT', decision_report_id: strId }]);
+      // the staff audit trail names the case it closed and the report it made
+      const trail = await p.sql.query(
+        `SELECT phase, target_type, target_id, details FROM orchestrator.staff_audit_trail WHERE request_id = $1 ORDER BY seq`,
+        [res.headers.get('x-request-id')],
+      );
+      expect(trail.rows).toEqual([
+        { phase: 'started', target_type: 'compliance-case', target_id: caseId, details: {} },
+        { phase: 'outcome', target_type: 'compliance-case', target_id: caseId, details: { resultId: strId } },
+      ]);
 
       const csv = await fetch(`${p.gateway.url}${REPORTS}/${strId}/document?format=csv`, {
         headers: { authorization: `Bearer ${officer.token}` },

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { uuid } from '../common/validators';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { AuditTarget, AuditedRead } from '../staff-audit/audit-metadata';
 import { GenerateDailyReportBody } from './dto/generate-daily.body';
 import { ReportFilingBody, ReportSentBody, WrittenConfirmationBody } from './dto/lifecycle.bodies';
 import { ListReportsQuery, ReportDocumentQuery } from './dto/report-queries';
@@ -21,6 +22,13 @@ const UPSTREAM = applyDecorators(
 );
 
 const REPORT_ID = ApiParam({ name: 'id', format: 'uuid', description: 'a regulatory report' });
+
+/**
+ * A report names people (parties, phones, a suspicion report's subject): reading its content or a
+ * document leaves a record in the staff audit trail, naming the report. Writes are recorded anyway;
+ * this names the report they act on, which the generic `:id` after `reports` would not.
+ */
+const REPORT_TARGET = { type: 'regulatory-report', param: 'id' } as const;
 
 /**
  * `/api/v1/compliance/reports`: the daily threshold report and suspicion reports
@@ -48,6 +56,8 @@ export class RegulatoryReportsController {
 
   @Post('daily')
   @ReportsRoute()
+  // the report's id is known only from the answer: the outcome record keeps it as details.resultId
+  @AuditTarget({ type: 'regulatory-report' })
   @ApiOperation({
     summary: 'Generate the daily threshold report of a past day (or get the one already generated)',
     description:
@@ -71,6 +81,8 @@ export class RegulatoryReportsController {
 
   @Post('suspicion')
   @ReportsRoute()
+  // the case it closes; the new report's id is the outcome record's details.resultId
+  @AuditTarget({ type: 'compliance-case', body: 'caseId' })
   @ApiOperation({
     summary: 'Make a suspicion report from a compliance case, closing the case',
     description:
@@ -87,6 +99,7 @@ export class RegulatoryReportsController {
   @Get(':id')
   @ReportsRoute()
   @REPORT_ID
+  @AuditedRead(REPORT_TARGET)
   @ApiOperation({ summary: 'One report with its content, state, deadline and who generated, filed, confirmed or sent it' })
   @ApiOkResponse({ type: RegulatoryReportDetailView })
   @ApiErrors('VALIDATION_ERROR', 'REPORT_NOT_FOUND')
@@ -98,6 +111,7 @@ export class RegulatoryReportsController {
   @ReportsRoute()
   @REPORT_ID
   @ApiProduces('text/csv', 'text/html')
+  @AuditedRead(REPORT_TARGET)
   @ApiOperation({
     summary: 'Download the report as CSV or as a printable HTML page',
     description:
@@ -155,6 +169,7 @@ export class RegulatoryReportsController {
   @HttpCode(200)
   @ReportsRoute()
   @REPORT_ID
+  @AuditTarget(REPORT_TARGET)
   @ApiOperation({
     summary: 'Record that a suspicion report was filed by phone or electronically',
     description: 'Records the channel, the time (default now) and the officer. Its written confirmation is due 48 hours after that time.',
@@ -173,6 +188,7 @@ export class RegulatoryReportsController {
   @HttpCode(200)
   @ReportsRoute()
   @REPORT_ID
+  @AuditTarget(REPORT_TARGET)
   @ApiOperation({
     summary: 'Record the written confirmation of a suspicion report',
     description:
@@ -199,6 +215,7 @@ export class RegulatoryReportsController {
   @HttpCode(200)
   @ReportsRoute()
   @REPORT_ID
+  @AuditTarget(REPORT_TARGET)
   @ApiOperation({
     summary: 'Record that a daily report was sent to the financial intelligence unit',
     description: 'Who sent it, how, when (default now) and any acknowledgement.',

@@ -166,6 +166,17 @@ export class RegulatoryReportsStore {
     return row?.id ?? null;
   }
 
+  /** The days from `first` to `last` (inclusive) that already have their daily report. */
+  async dailyDaysBetween(first: string, last: string): Promise<Set<string>> {
+    const rows = await queryRows<{ day: string }>(
+      this.db,
+      `SELECT period_date::text AS day FROM orchestrator.regulatory_reports
+        WHERE kind = 'DAILY_THRESHOLD' AND period_date BETWEEN $1::date AND $2::date`,
+      [first, last],
+    );
+    return new Set(rows.map((r) => r.day));
+  }
+
   async get(id: string, now: Date, dueSoonHours: number, db: RawQueryable = this.db): Promise<ReportRow | null> {
     const [row] = await queryRows<ReportRow>(db, `${REPORTS} WHERE x.id = $3`, [now, dueSoonHours, id]);
     return row ?? null;

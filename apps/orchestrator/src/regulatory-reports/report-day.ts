@@ -31,6 +31,13 @@ export function previousDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00.000Z`) - DAY_MS).toISOString().slice(0, 10);
 }
 
+/** The `count` days that end with `last`, oldest first (`count` ≥ 1). */
+export function daysEndingOn(last: string, count: number): string[] {
+  const days = [last];
+  while (days.length < count) days.unshift(previousDay(days[0]));
+  return days;
+}
+
 /** A day is over once its last instant is past in UTC+01:00: the report of today is never final. */
 export function isDayOver(day: string, now: Date): boolean {
   return day < reportDayOf(now);
