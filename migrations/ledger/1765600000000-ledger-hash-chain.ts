@@ -91,12 +91,18 @@ const INSERT_CHAINED = `INSERT INTO ledger.ledgers (id, transaction_id, account_
 
 /** `execute_confirm`: the locked accounts' heads read with their locks, the entries chained, the heads written with the balances. */
 const CONFIRM_SWAPS: readonly Swap[] = [
-  ['v_agent_id text;\n      BEGIN', `v_agent_id text;\n        v_a_id uuid[];\n        v_a_seq bigint[];\n        v_a_head bytea[];\n        ${ENTRY_VARIABLES}\n      BEGIN`],
+  [
+    'v_agent_id text;\n      BEGIN',
+    `v_agent_id text;\n        v_a_id uuid[];\n        v_a_seq bigint[];\n        v_a_head bytea[];\n        ${ENTRY_VARIABLES}\n      BEGIN`,
+  ],
   [
     '(array_agg(a.wallet_id) FILTER (WHERE a.id = p_commission_to_id))[1]\n',
     '(array_agg(a.wallet_id) FILTER (WHERE a.id = p_commission_to_id))[1],\n               array_agg(a.id ORDER BY a.id), array_agg(a.chain_seq ORDER BY a.id), array_agg(a.chain_head ORDER BY a.id)\n',
   ],
-  ['v_fee_type, v_cfrom_type, v_cto_type, v_cto_wallet\n', 'v_fee_type, v_cfrom_type, v_cto_type, v_cto_wallet, v_a_id, v_a_seq, v_a_head\n'],
+  [
+    'v_fee_type, v_cfrom_type, v_cto_type, v_cto_wallet\n',
+    'v_fee_type, v_cfrom_type, v_cto_type, v_cto_wallet, v_a_id, v_a_seq, v_a_head\n',
+  ],
   [
     'SELECT x.id, x.account_type, x.wallet_id, x.currency, x.available_balance FROM ledger.accounts x',
     'SELECT x.id, x.account_type, x.wallet_id, x.currency, x.available_balance, x.chain_seq, x.chain_head FROM ledger.accounts x',
@@ -137,12 +143,18 @@ const CONFIRM_SWAPS: readonly Swap[] = [
 
 /** `execute_confirm_batch`: the same, the heads carried from one call of the group to the next in memory. */
 const BATCH_SWAPS: readonly Swap[] = [
-  ['a_updated timestamptz[];', `a_updated timestamptz[];\n        a_seq bigint[]; a_head bytea[]; a_chained boolean[];\n        ${ENTRY_VARIABLES}`],
+  [
+    'a_updated timestamptz[];',
+    `a_updated timestamptz[];\n        a_seq bigint[]; a_head bytea[]; a_chained boolean[];\n        ${ENTRY_VARIABLES}`,
+  ],
   [
     "coalesce(array_agg(a.frozen_balance ORDER BY a.id), '{}')",
     "coalesce(array_agg(a.frozen_balance ORDER BY a.id), '{}'),\n               coalesce(array_agg(a.chain_seq ORDER BY a.id), '{}'), coalesce(array_agg(a.chain_head ORDER BY a.id), '{}')",
   ],
-  ['INTO a_id, a_type, a_wallet, a_currency, a_balance, a_available, a_frozen', 'INTO a_id, a_type, a_wallet, a_currency, a_balance, a_available, a_frozen, a_seq, a_head'],
+  [
+    'INTO a_id, a_type, a_wallet, a_currency, a_balance, a_available, a_frozen',
+    'INTO a_id, a_type, a_wallet, a_currency, a_balance, a_available, a_frozen, a_seq, a_head',
+  ],
   [
     'SELECT x.id, x.account_type, x.wallet_id, x.currency, x.balance, x.available_balance, x.frozen_balance',
     'SELECT x.id, x.account_type, x.wallet_id, x.currency, x.balance, x.available_balance, x.frozen_balance, x.chain_seq, x.chain_head',
@@ -399,7 +411,8 @@ export class LedgerHashChain1765600000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['chain_verifications', 'chain_anchor_heads', 'chain_anchors']) await q.query(`DROP TABLE IF EXISTS ledger.${table}`);
+    for (const table of ['chain_verifications', 'chain_anchor_heads', 'chain_anchors'])
+      await q.query(`DROP TABLE IF EXISTS ledger.${table}`);
     await q.query(`DROP FUNCTION IF EXISTS ledger.chain_record_is_final()`);
     await swapLines(q, BATCH, reversed(BATCH_SWAPS));
     await swapLines(q, CONFIRM, reversed(CONFIRM_SWAPS));
@@ -408,7 +421,9 @@ export class LedgerHashChain1765600000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION IF EXISTS ledger.chain_heads_apply()`);
     await q.query(`DROP FUNCTION IF EXISTS ledger.chain_entry()`);
     await q.query(`ALTER TABLE ledger.ledgers DROP COLUMN chain_seq, DROP COLUMN chain_prev, DROP COLUMN chain_hash`);
-    await q.query(`DROP FUNCTION IF EXISTS ledger.chain_link(bytea, bigint, uuid, uuid, uuid, text, bigint, text, uuid, timestamptz, text, text, bigint, bigint, text, timestamptz, uuid, uuid)`);
+    await q.query(
+      `DROP FUNCTION IF EXISTS ledger.chain_link(bytea, bigint, uuid, uuid, uuid, text, bigint, text, uuid, timestamptz, text, text, bigint, bigint, text, timestamptz, uuid, uuid)`,
+    );
     await q.query(`ALTER TABLE ledger.accounts DROP COLUMN chain_seq, DROP COLUMN chain_head`);
   }
 }
