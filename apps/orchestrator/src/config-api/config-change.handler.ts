@@ -8,7 +8,7 @@ import { ApprovalRegistry } from '../approvals/approval-registry';
 import { canonicalJson, requestHash } from '../common/canonical-hash';
 import { diffDocuments } from './config-diff';
 import { parseSection } from './config-params';
-import type { ConfigSection, SectionDocuments } from './config-sections';
+import { CONFIG_SECTIONS, type ConfigSection, type SectionDocuments } from './config-sections';
 import { ConfigVersionsService } from './config-versions.service';
 import { ChangeLimitsDto, ChangeMonitoringDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
 
@@ -21,6 +21,8 @@ export interface ConfigChangePayload<S extends ConfigSection = ConfigSection> {
   document: SectionDocuments[S];
 }
 
+// Named from the list of sections, so a section added there is named in the refusal too.
+const SECTION_MESSAGE = `must be one of ${CONFIG_SECTIONS.join(', ')}`;
 const DTO_OF = { pricing: ChangePricingDto, limits: ChangeLimitsDto, risk: ChangeRiskDto, monitoring: ChangeMonitoringDto } as const;
 
 /**
@@ -51,8 +53,8 @@ export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>
     try {
       section = parseSection(String(raw.section));
     } catch {
-      throw new AppException('VALIDATION_ERROR', 'payload.section: must be one of pricing, limits, risk', {
-        errors: [{ field: 'payload.section', code: 'INVALID_SECTION', message: 'must be one of pricing, limits, risk' }],
+      throw new AppException('VALIDATION_ERROR', `payload.section: ${SECTION_MESSAGE}`, {
+        errors: [{ field: 'payload.section', code: 'INVALID_SECTION', message: SECTION_MESSAGE }],
       });
     }
     const { section: _section, ...body } = raw;
