@@ -37,6 +37,7 @@ import { StaffTotpResetHandler } from './staff-totp-reset.handler';
     StaffDisableHandler,
     StaffEnableHandler,
   ],
+  exports: [Person360Service],
 })
 export class PeopleModule implements OnModuleInit {
   constructor(
