@@ -21,3 +21,4 @@ export * from './settlement-statements';
 export * from './settlement-statement-csv';
 export * from './reconciliation';
 export * from './ledger-chain';
+export * from './business-day';
