@@ -126,6 +126,7 @@ describe('compliance cases', () => {
       reference: references[1],
       note: 'the largest',
     });
+    const before = new Date().toISOString();
     const withEvidence = await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, { kind: 'PERSON_360' });
     expect(withEvidence.json<{ evidence: unknown[] }>().evidence).toEqual([
       expect.objectContaining({ kind: 'TRANSACTION', reference: references[1], note: 'the largest', addedBy: alice.userId }),
@@ -133,10 +134,39 @@ describe('compliance cases', () => {
         kind: 'PERSON_360',
         userId: payer.userId,
         link: `/api/backoffice/people/${payer.userId}`,
-        snapshot: expect.objectContaining({ name: 'Test Person', role: 'CUSTOMER', status: 'active' }),
+        snapshotCut: {},
         addedBy: alice.userId,
       }),
     ]);
+    // the evidence is the person 360 view itself, as the route serves it to the same officer
+    const evidence360 = withEvidence.json<{ evidence: Array<Record<string, any>> }>().evidence[1];
+    const live = await call('GET', `/api/backoffice/people/${payer.userId}`, alice.token);
+    expect(live.statusCode).toBe(200);
+    const view = live.json<Record<string, any>>();
+    expect(Object.keys(evidence360.snapshot).sort()).toEqual(Object.keys(view).sort());
+    expect(evidence360.snapshot).toMatchObject({
+      userId: payer.userId,
+      kind: 'CUSTOMER',
+      role: 'CUSTOMER',
+      status: 'active',
+      kycTier: view.kycTier,
+      identity: view.identity,
+      recentOperations: view.recentOperations,
+      wallet: { walletId: view.wallet.walletId },
+    });
+    expect(view.identity).toMatchObject({ firstName: 'Test', lastName: 'Person', customerId: payer.customerId });
+    expect(evidence360.snapshotTakenAt >= before && evidence360.snapshotTakenAt <= evidence360.addedAt).toBe(true);
+    // stored whole, with its size; shown once: the history entry carries the rest of the evidence, not the snapshot
+    const [stored] = (
+      await h.sql.query(`SELECT details FROM orchestrator.monitoring_case_events WHERE case_id = $1 AND details->>'kind' = 'PERSON_360'`, [
+        caseId,
+      ])
+    ).rows;
+    expect(stored.details.snapshot).toEqual(evidence360.snapshot);
+    expect(stored.details.snapshotBytes).toBe(Buffer.byteLength(JSON.stringify(stored.details.snapshot)));
+    const historyEntry = withEvidence.json<{ history: Array<{ details: Record<string, unknown> }> }>().history.at(-1)!;
+    expect(historyEntry.details).toMatchObject({ kind: 'PERSON_360', userId: payer.userId, snapshotCut: {} });
+    expect(historyEntry.details).not.toHaveProperty('snapshot');
 
     const decided = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, {
       decision: 'NO_ACTION',
@@ -275,6 +305,55 @@ describe('compliance cases', () => {
     await expect(ds.transaction((tx) => facts.closeWithSuspicionReport(tx, caseId, randomUUID(), alice.userId))).rejects.toMatchObject({
       code: 'CASE_CLOSED',
     });
+  });
+
+  it('the staff audit trail names the case or the alert each officer read or write is about', async () => {
+    const [{ seq }] = (await h.sql.query(`SELECT coalesce(max(seq), 0)::int AS seq FROM orchestrator.staff_audit_trail`)).rows;
+    const payer = await subject();
+    const { caseId } = await caseAbout(payer); // reads the alerts filtered on the payer
+    const alertId = (await call('GET', `/api/v1/compliance/alerts?caseId=${caseId}`, alice.token)).json<{ items: Array<{ id: string }> }>()
+      .items[0].id;
+    expect((await call('GET', `/api/v1/compliance/alerts/${alertId}`, alice.token)).statusCode).toBe(200);
+    expect((await call('GET', `/api/v1/compliance/cases?subjectUserId=${payer.userId}`, alice.token)).statusCode).toBe(200);
+    expect((await call('GET', `/api/v1/compliance/cases/${caseId}`, alice.token)).statusCode).toBe(200);
+    expect((await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, {})).statusCode).toBe(200);
+    expect((await call('POST', `/api/v1/compliance/cases/${caseId}/notes`, alice.token, { text: 'Looked at it' })).statusCode).toBe(200);
+    expect((await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, { kind: 'PERSON_360' })).statusCode).toBe(200);
+    expect(
+      (await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, { decision: 'NO_ACTION', note: 'Explained' }))
+        .statusCode,
+    ).toBe(200);
+    expect((await call('GET', '/api/v1/compliance/monitoring/rules', alice.token)).statusCode).toBe(200); // not a person's data
+
+    const rows = (
+      await h.sql.query(
+        `SELECT phase, action, target_type, target_id, outcome_status FROM orchestrator.staff_audit_trail
+          WHERE actor_user_id = $1 AND seq > $2 AND action LIKE '%/v1/compliance/%' ORDER BY seq`,
+        [alice.userId, seq],
+      )
+    ).rows;
+    const read = (action: string, type: string, id: string | null) => [
+      { phase: 'outcome', action: `GET /api/v1/compliance/${action}`, target_type: type, target_id: id, outcome_status: 200 },
+    ];
+    const write = (step: string) =>
+      ['started', 'outcome'].map((phase) => ({
+        phase,
+        action: `POST /api/v1/compliance/cases/:caseId/${step}`,
+        target_type: 'compliance-case',
+        target_id: caseId,
+        outcome_status: phase === 'started' ? null : 200,
+      }));
+    expect(rows).toEqual([
+      ...read('alerts', 'person', payer.userId),
+      ...read('alerts', 'person', null), // filtered on the case: the query, in details, says which
+      ...read('alerts/:alertId', 'monitoring-alert', alertId),
+      ...read('cases', 'person', payer.userId),
+      ...read('cases/:caseId', 'compliance-case', caseId),
+      ...write('assignment'),
+      ...write('notes'),
+      ...write('evidence'),
+      ...write('decision'),
+    ]);
   });
 
   it('lists rules in force and rule failures; refuses bad filters with their codes', async () => {

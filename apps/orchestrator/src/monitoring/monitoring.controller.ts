@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { uuid } from '../common/validators';
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { AuditTarget, AuditedRead } from '../staff-audit/audit-metadata';
 import { CaseActions } from './cases/case-actions.service';
 import { CaseQueries } from './cases/case-queries.service';
 import { AlertPageView, AlertView, CaseDecisionView, CaseDetailView, CasePageView } from './cases/case.views';
@@ -21,6 +22,8 @@ import { MonitoringRulesView, RuleFailurePageView } from './rules/monitoring-rul
 
 const Officer = () => applyDecorators(RequirePermission('compliance.monitoring'), ApiAdminRoute('compliance.monitoring'));
 const CaseParam = () => ApiParam({ name: 'caseId', format: 'uuid', description: 'the case (its id, not its MC- reference)' });
+/** `caseId` alone does not say what it names: the staff audit trail records the case as the target. */
+const CASE_TARGET = { type: 'compliance-case', param: 'caseId' } as const;
 
 /**
  * Transaction monitoring for compliance officers (docs/monitoring.md): the alerts the rules raised,
@@ -38,6 +41,7 @@ export class MonitoringController {
 
   @Get('alerts')
   @Officer()
+  @AuditedRead({ type: 'person', query: 'subjectUserId' })
   @ApiOperation({
     summary: 'Monitoring alerts, newest first',
     description:
@@ -52,6 +56,7 @@ export class MonitoringController {
 
   @Get('alerts/:alertId')
   @Officer()
+  @AuditedRead({ type: 'monitoring-alert', param: 'alertId' })
   @ApiParam({ name: 'alertId', format: 'uuid' })
   @ApiOperation({ summary: 'One monitoring alert', description: 'The alert as the list shows it, with the case it belongs to.' })
   @ApiOkResponse({ type: AlertView })
@@ -62,6 +67,7 @@ export class MonitoringController {
 
   @Get('cases')
   @Officer()
+  @AuditedRead({ type: 'person', query: 'subjectUserId' })
   @ApiOperation({
     summary: 'Compliance cases, newest first',
     description:
@@ -76,6 +82,7 @@ export class MonitoringController {
 
   @Get('cases/:caseId')
   @Officer()
+  @AuditedRead(CASE_TARGET)
   @CaseParam()
   @ApiOperation({
     summary: 'One compliance case with everything it holds',
@@ -92,6 +99,7 @@ export class MonitoringController {
   @Post('cases/:caseId/assignment')
   @HttpCode(200)
   @Officer()
+  @AuditTarget(CASE_TARGET)
   @CaseParam()
   @ApiOperation({
     summary: 'Assign a case',
@@ -112,6 +120,7 @@ export class MonitoringController {
   @Post('cases/:caseId/notes')
   @HttpCode(200)
   @Officer()
+  @AuditTarget(CASE_TARGET)
   @CaseParam()
   @ApiOperation({
     summary: 'Add a note to a case',
@@ -126,13 +135,15 @@ export class MonitoringController {
   @Post('cases/:caseId/evidence')
   @HttpCode(200)
   @Officer()
+  @AuditTarget(CASE_TARGET)
   @CaseParam()
   @ApiOperation({
     summary: 'Attach evidence to a case',
     description:
       'TRANSACTION: an operation the monitoring feed received, by its ledger reference (it then counts among the case’s operations). ' +
-      'PERSON_360: the link to a person’s 360 view (the subject by default) with a snapshot of who they are now (name, phone, role, ' +
-      'status, KYC tier). Who attached it and when are kept.',
+      'PERSON_360: a person’s 360 view (the subject by default), read now with the caller’s rights and kept whole as the snapshot ' +
+      '(at most 64 KiB of JSON: longer lists are shortened to their newest items and named in `snapshotCut`), with the link to the ' +
+      'live view. Who attached it and when are kept.',
   })
   @ApiOkResponse({ type: CaseDetailView, description: 'the case with the evidence' })
   @ApiErrors('VALIDATION_ERROR', 'CASE_NOT_FOUND', 'CASE_CLOSED', 'MONITORED_OPERATION_NOT_FOUND', 'PERSON_NOT_FOUND')
@@ -146,6 +157,7 @@ export class MonitoringController {
 
   @Post('cases/:caseId/decision')
   @Officer()
+  @AuditTarget(CASE_TARGET)
   @CaseParam()
   @ApiOperation({
     summary: 'Decide a case',

@@ -1,6 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRegistry } from '../approvals/approval-registry';
 import { ApprovalsModule } from '../approvals/approvals.module';
+import { PeopleModule } from '../backoffice/people/people.module';
 import { ConfigApiModule } from '../config-api/config-api.module';
 import { CustomersModule } from '../customers/customers.module';
 import { GatewayModule } from '../gateway/gateway.module';
@@ -26,7 +27,7 @@ import { RULE_PROVIDERS, RuleSet } from './rules/rule-set';
  * for the regulatory reports module.
  */
 @Module({
-  imports: [ApprovalsModule, ConfigApiModule, CustomersModule, GatewayModule],
+  imports: [ApprovalsModule, ConfigApiModule, CustomersModule, GatewayModule, PeopleModule],
   controllers: [MonitoringController],
   providers: [
     ...RULE_PROVIDERS,

@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
-import { type RawQueryable, queryRows } from '@mm/platform';
+import type { RawQueryable } from '@mm/platform';
 import type { AuthUser } from '../../access/permissions';
 import { ApprovalsService } from '../../approvals/approvals.service';
+import { Person360Service } from '../../backoffice/people/person-360.service';
 import { CaseQueries } from './case-queries.service';
 import { CaseStore } from './case.store';
 import type { CaseRow } from './case.types';
 import type { CaseDecisionView, CaseDetailView } from './case.views';
 import { OfficersClient } from './officers.client';
+import { boundSnapshot } from './person-snapshot';
 
 /** A case that can still change: not closed (and, for a decision, not waiting for one). */
 export function assertOpen(row: CaseRow): void {
@@ -42,6 +44,7 @@ export class CaseActions {
     private readonly queries: CaseQueries,
     private readonly officers: OfficersClient,
     private readonly approvals: ApprovalsService,
+    private readonly people: Person360Service,
   ) {}
 
   /** To the caller when `assigneeId` is absent; to another officer otherwise. Assigning to the current assignee changes nothing. */
@@ -71,7 +74,13 @@ export class CaseActions {
   }
 
   async evidence(caseId: string, input: EvidenceInput, user: AuthUser): Promise<CaseDetailView> {
-    const details = input.kind === 'TRANSACTION' ? await this.transactionEvidence(input) : await this.personEvidence(caseId, input);
+    // checked before reading anything: a 360 view is several calls to other services
+    const current = await this.store.get(caseId);
+    assertOpen(current);
+    const details =
+      input.kind === 'TRANSACTION'
+        ? await this.transactionEvidence(input)
+        : await this.personEvidence(input.userId ?? current.subject_user_id, user);
     return this.change(caseId, async (tx, row) => {
       assertOpen(row);
       await this.store.event(tx, caseId, 'EVIDENCE', user.userId, { ...details, note: input.note ?? null });
@@ -112,16 +121,24 @@ export class CaseActions {
     return { kind: 'TRANSACTION', reference: op.reference, transactionId: op.transaction_id };
   }
 
-  /** A link to the live 360 view, and who the person was at this moment (the view itself changes as the person does). */
-  private async personEvidence(caseId: string, input: EvidenceInput): Promise<Record<string, unknown>> {
-    const userId = (input.userId ?? (await this.store.get(caseId)).subject_user_id).toLowerCase();
-    const [person] = await queryRows<Record<string, unknown>>(
-      this.store.db,
-      `SELECT p.first_name || ' ' || p.last_name AS name, c.phone, c.role, c.status, c.kyc_tier AS "kycTier"
-         FROM orchestrator.customers c JOIN orchestrator.profiles p ON p.customer_id = c.id WHERE c.user_id = $1`,
-      [userId],
-    );
-    if (!person) throw new AppException('PERSON_NOT_FOUND', `No customer, merchant or agent has the user id ${userId}`);
-    return { kind: 'PERSON_360', userId, link: `/api/backoffice/people/${userId}`, snapshot: person };
+  /**
+   * The person's 360 view as the officer sees it now (`/api/backoffice/people/{userId}`, read with
+   * the officer's own rights), kept whole as the snapshot up to MAX_SNAPSHOT_BYTES, with when it
+   * was read and which lists had to be shortened; the event's actor says who. The link still leads
+   * to the live view, which changes as the person does.
+   */
+  private async personEvidence(personId: string, user: AuthUser): Promise<Record<string, unknown>> {
+    const userId = personId.toLowerCase();
+    const takenAt = new Date().toISOString();
+    const { snapshot, cut, bytes } = boundSnapshot(await this.people.view(userId, user));
+    return {
+      kind: 'PERSON_360',
+      userId,
+      link: `/api/backoffice/people/${userId}`,
+      snapshot,
+      snapshotTakenAt: takenAt,
+      snapshotBytes: bytes,
+      snapshotCut: cut,
+    };
   }
 }

@@ -67,6 +67,8 @@ export function summaryOf(row: CaseRow): CaseSummaryView {
   };
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 function evidenceOf(event: CaseEventRow): CaseEvidenceView {
   const d = event.details;
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -76,11 +78,20 @@ function evidenceOf(event: CaseEventRow): CaseEvidenceView {
     transactionId: text(d.transactionId),
     userId: text(d.userId),
     link: text(d.link),
-    snapshot: typeof d.snapshot === 'object' && d.snapshot !== null ? (d.snapshot as Record<string, unknown>) : null,
+    snapshot: isObject(d.snapshot) ? d.snapshot : null,
+    snapshotTakenAt: text(d.snapshotTakenAt),
+    snapshotCut: isObject(d.snapshotCut) ? (d.snapshotCut as Record<string, number>) : null,
     note: text(d.note),
     addedBy: event.actor_id ?? '',
     addedAt: event.at.toISOString(),
   };
+}
+
+/** A 360 snapshot (up to 64 KiB) is shown once, in `evidence`, not again in the history entry that added it. */
+function historyDetails(event: CaseEventRow): Record<string, unknown> {
+  if (event.kind !== 'EVIDENCE' || !('snapshot' in event.details)) return event.details;
+  const { snapshot: _snapshot, ...rest } = event.details;
+  return rest;
 }
 
 /** Officers' reads of alerts and cases: keyset pages, newest first, and one case with everything it holds. */
@@ -165,7 +176,7 @@ export class CaseQueries {
       alerts: await this.alertViews(alerts.map((a) => ({ ...a, case_reference: row.reference }))),
       evidence: events.filter((e) => e.kind === 'EVIDENCE').map(evidenceOf),
       operations: operations.map(operationFact),
-      history: events.map((e) => ({ kind: e.kind, actorId: e.actor_id, details: e.details, at: e.at.toISOString() })),
+      history: events.map((e) => ({ kind: e.kind, actorId: e.actor_id, details: historyDetails(e), at: e.at.toISOString() })),
     };
   }
 

@@ -217,6 +217,7 @@ export class CaseEventView {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
+    description: 'what the step recorded; for PERSON_360 evidence, all but the snapshot itself (shown once, in `evidence`)',
     example: { assigneeId: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', previousAssigneeId: null },
   })
   details: Record<string, unknown>;
@@ -238,17 +239,39 @@ export class CaseEvidenceView {
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'PERSON_360: the person', example: null })
   userId: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'PERSON_360: the full view, live', example: null })
+  @ApiProperty({ type: String, nullable: true, description: 'PERSON_360: the person 360 view, live', example: null })
   link: string | null;
 
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
     nullable: true,
-    description: 'PERSON_360: who the person was when the evidence was attached (name, phone, role, status, KYC tier)',
+    description:
+      'PERSON_360: the person 360 view (shape of GET /api/backoffice/people/{userId}) as the officer who attached it saw it, ' +
+      'at most 64 KiB of JSON (longer lists shortened to their newest items, named in `snapshotCut`)',
     example: null,
   })
   snapshot: Record<string, unknown> | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'PERSON_360: when the 360 view was read',
+    example: null,
+  })
+  snapshotTakenAt: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    nullable: true,
+    description:
+      'PERSON_360: each list of the view that was shortened to fit (`holds.items`) with how many items the view had; empty when ' +
+      'the view was kept whole. `*`: even without its lists the view was too large, only its top-level fields and identity are kept',
+    example: {},
+  })
+  snapshotCut: Record<string, number> | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'Same agent on every cash-out' })
   note: string | null;
