@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { businessDayOf } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { parseCamt053 } from '../src/reconciliation/camt053-parser';
 import { parseCsvStatement } from '../src/reconciliation/csv-statement-parser';
@@ -74,6 +75,16 @@ describe('bank statement readers', () => {
     expect(s.lines[1].remittance).toBe('Depot especes Douala, Bonaberi');
   });
 
+  it('reads a date-time booked with its zone as the business day in West Africa Time, one without a zone as written', () => {
+    const at = (dtTm: string) => parseCamt053(camt.replace('2026-11-20T14:31:00+01:00', dtTm)).lines[1].bookingDate;
+    expect(at('2026-11-20T22:59:59Z')).toBe('2026-11-20');
+    expect(at('2026-11-20T23:30:00+01:00')).toBe('2026-11-20');
+    expect(at('2026-11-20T23:30:00')).toBe('2026-11-20');
+    // 23:30 UTC is 00:30 the next day in Douala: outside this one-day statement
+    expect(refusal(() => at('2026-11-20T23:30:00Z')).message).toMatch(/booked on 2026-11-21, outside the statement/);
+    expect(refusal(() => at('2026-11-20T25:00:00Z')).message).toMatch(/not a date-time/);
+  });
+
   it.each([
     ['a truncated file', camt.slice(0, camt.length - 40), /never closed|closes/],
     ['a mismatched closing tag', camt.replace('</NtryRef>', '</NtryRf>'), /closes <NtryRef>/],
@@ -115,18 +126,22 @@ describe('bank statement readers', () => {
 });
 
 describe('matching rules', () => {
-  const move = (id: string, amount: number, day: string, extra: Partial<FloatMovement> = {}): FloatMovement => ({
-    transactionId: id,
-    referenceId: `MMPTX${id.toUpperCase()}`,
-    completedAt: `${day}T10:00:00.000Z`,
-    direction: 'CREDIT',
-    amount,
-    correctionId: null,
-    accountId: 'acct',
-    accountType: 'agent',
-    reversalOf: null,
-    ...extra,
-  });
+  /** A movement as `readFloatMovements` gives it: completed at 10:00 UTC unless told, with its business day. */
+  const move = (id: string, amount: number, day: string, extra: Partial<Omit<FloatMovement, 'businessDay'>> = {}): FloatMovement => {
+    const m = {
+      transactionId: id,
+      referenceId: `MMPTX${id.toUpperCase()}`,
+      completedAt: `${day}T10:00:00.000Z`,
+      direction: 'CREDIT' as const,
+      amount,
+      correctionId: null,
+      accountId: 'acct',
+      accountType: 'agent',
+      reversalOf: null,
+      ...extra,
+    };
+    return { ...m, businessDay: businessDayOf(m.completedAt) };
+  };
   const line = (lineNo: number, amount: number, bookingDate: string, remittance: string | null = null) => ({
     lineNo,
     direction: 'CREDIT' as const,
@@ -182,5 +197,18 @@ describe('matching rules', () => {
     expect(r.matches.map((m) => [m.rule, m.movements.map((x) => x.transactionId)])).toEqual([['REVERSED', ['c', 'r']]]);
     expect(r.unmatchedBankLines.map((l) => l.lineNo)).toEqual([1, 2]);
     expect(r.unmatchedMovements.map((m) => m.transactionId)).toEqual(['a', 'b']);
+  });
+
+  it('compares bank dates with business days: a movement of 23:30 UTC belongs to the next day in West Africa Time', () => {
+    const late = move('late', 100, '2026-11-20', { completedAt: '2026-11-20T23:30:00.000Z' });
+    const dayBefore = matchStatement([line(1, 100, '2026-11-20')], [late], 0, always);
+    expect([dayBefore.matches, dayBefore.unmatchedBankLines.length]).toEqual([[], 1]);
+    const sameDay = matchStatement([line(1, 100, '2026-11-21')], [late], 0, always);
+    expect(sameDay.matches.map((m) => m.rule)).toEqual(['DATE']);
+    // grouped by business day: 22:30 UTC on the 20th and 23:30 UTC on the 20th are two days
+    const early = move('early', 50, '2026-11-20', { completedAt: '2026-11-20T22:30:00.000Z' });
+    const other = move('other', 50, '2026-11-21', { completedAt: '2026-11-21T09:00:00.000Z' });
+    const grouped = matchStatement([line(1, 150, '2026-11-21')], [early, late, other], 0, always);
+    expect(grouped.matches.map((m) => [m.rule, m.movements.map((x) => x.transactionId)])).toEqual([['GROUPED_LEDGER', ['late', 'other']]]);
   });
 });

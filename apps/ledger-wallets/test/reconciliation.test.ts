@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { addCalendarDays, businessDayBounds, businessDayOf } from '@mm/contracts';
 import { TEST_CHECKER, TEST_MAKER, correctBalance } from '../../../test/support/funding';
 import type { ResponseBody } from './ledger-harness';
 import { type OperatorLedger, SUPPORT, startOperatorLedger } from './operators';
@@ -6,10 +7,10 @@ import { type OperatorLedger, SUPPORT, startOperatorLedger } from './operators';
 const XAF_TRUST = 'CM2110005000010123456789012';
 const XOF_TRUST = 'SN08SN0100152000048500003035';
 const R = '/v1/internal/reconciliation';
-const DAY_MS = 86_400_000;
-const today = new Date().toISOString().slice(0, 10);
-const tomorrow = new Date(Date.now() + DAY_MS).toISOString().slice(0, 10);
-const afterTomorrow = new Date(Date.now() + 2 * DAY_MS).toISOString().slice(0, 10);
+// Statement dates are business days in West Africa Time, as the bank books them.
+const today = businessDayOf(new Date());
+const tomorrow = addCalendarDays(today, 1);
+const afterTomorrow = addCalendarDays(today, 2);
 
 interface Entry {
   amount: number;
@@ -114,8 +115,12 @@ describe('ledger: float reconciliation against the trust bank account', () => {
       difference: 0,
       matchedCount: 1,
       alertIds: [],
+      seenAlertIds: [],
     });
     expect(run.body.circulationDetail.platformAccounts.suspense).toBe(-500_000);
+    // the circulation is taken at the end of the closing day in West Africa Time: 23:00 UTC
+    expect(run.body.circulationDetail.cutoff).toBe(businessDayBounds(today).to);
+    expect(run.body.circulationDetail.cutoff).toBe(`${today}T23:00:00.000Z`);
     const report = await call('GET', `${R}/runs/${run.body.id}/report`);
     expect(report.body.matches).toEqual([
       expect.objectContaining({
@@ -228,6 +233,14 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     // a second run of the statement: the funding and its reversal cancel out, the gap is now the extra deposit
     const rerun = await call('POST', `${R}/runs`, { statementId: second.body.id });
     expect(rerun.body).toMatchObject({ circulation: 500_000, difference: 75_000, unmatchedLedgerCount: 0, unmatchedBankCount: 1 });
+    // a new gap amount is a new difference; the bank line's alert was resolved, so finding it again opens its second occurrence;
+    // the first gap alert (-125000) is not this run's difference and is not seen again
+    const rerunAlerts = await call('GET', `${R}/alerts?runId=${rerun.body.id}`);
+    expect(rerunAlerts.body.map((a: ResponseBody) => [a.kind, a.evidenceKey, a.occurrence, a.runId === rerun.body.id]).sort()).toEqual([
+      ['BALANCE_GAP', 'gap:75000', 1, true],
+      ['UNMATCHED_BANK_LINE', 'line:1', 2, true],
+    ]);
+    expect(rerun.body.seenAlertIds).toEqual([]);
     const rerunReport = await call('GET', `${R}/runs/${rerun.body.id}/report`);
     expect(rerunReport.body.matches.map((m: ResponseBody) => m.rule)).toEqual(['REVERSED']);
 
@@ -334,5 +347,100 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     expect(runs.rows).toEqual([{ run_by: TEST_CHECKER.id }]);
     const missing = await call('GET', `${R}/runs/${randomUUID()}`);
     expect([missing.status, missing.body.code]).toEqual([404, 'RECONCILIATION_RUN_NOT_FOUND']);
+  });
+
+  it('a run again finds the differences still alerted and opens nothing for them; a new or resolved-then-found difference gets an alert', async () => {
+    const missing = await floatFunding(20_000, 'XOF'); // never reached the bank
+    const statement = await importCamt(
+      camt({
+        id: 'XOF-2',
+        account: XOF_TRUST,
+        ccy: 'XOF',
+        opening: 150_000,
+        openingDate: today,
+        closing: 180_000,
+        closingDate: tomorrow,
+        entries: [{ amount: 30_000, direction: 'CRDT', date: tomorrow, remittance: 'Unknown deposit' }],
+      }),
+    );
+    expect(statement.status).toBe(201);
+    const runOf = async () => {
+      const r = await call('POST', `${R}/runs`, { statementId: statement.body.id });
+      expect(r.status).toBe(201);
+      return r.body;
+    };
+    const keysOf = async (ids: string[]) =>
+      Promise.all(ids.map(async (id) => (await call('GET', `${R}/alerts/${id}`)).body)).then((alerts) =>
+        alerts.map((a: ResponseBody) => `${a.kind} ${a.evidenceKey} #${a.occurrence}`).sort(),
+      );
+
+    const first = await runOf();
+    expect(first).toMatchObject({ status: 'DIFFERENCES', difference: 10_000, seenAlertIds: [] });
+    expect(await keysOf(first.alertIds)).toEqual([
+      'BALANCE_GAP gap:10000 #1',
+      'UNMATCHED_BANK_LINE line:1 #1',
+      `UNMATCHED_LEDGER_MOVEMENT movement:${missing.transactionId} #1`,
+    ]);
+
+    // nothing changed: the same three differences, no new alert, each seen again
+    const second = await runOf();
+    expect(second).toMatchObject({ status: 'DIFFERENCES', difference: 10_000, alertIds: [] });
+    expect([...second.seenAlertIds].sort()).toEqual([...first.alertIds].sort());
+    const seen = await call('GET', `${R}/alerts?runId=${second.id}`);
+    expect(seen.body.map((a: ResponseBody) => [a.runId, a.seenByRunIds])).toEqual(first.alertIds.map(() => [first.id, [second.id]]));
+    const report = await call('GET', `${R}/runs/${second.id}/report`);
+    expect(report.body.alerts.map((a: ResponseBody) => a.id).sort()).toEqual([...first.alertIds].sort());
+
+    // acknowledged is not resolved: still seen again; the bank line accepted, then found again: its second occurrence
+    const alerts = Object.fromEntries(seen.body.map((a: ResponseBody) => [a.kind, a]));
+    await call('POST', `${R}/alerts/${alerts.UNMATCHED_LEDGER_MOVEMENT.id}/acknowledge`, { reason: 'Asked the agent' });
+    await call('POST', `${R}/alerts/${alerts.UNMATCHED_BANK_LINE.id}/acknowledge`, {});
+    const accepted = await call('POST', `${R}/alerts/${alerts.UNMATCHED_BANK_LINE.id}/resolve`, {
+      resolution: 'ACCEPTED',
+      reason: 'Known deposit',
+    });
+    expect(accepted.body.status).toBe('RESOLVED');
+    const another = await floatFunding(5_000, 'XOF'); // the gap becomes 5000: a new difference
+    const third = await runOf();
+    expect(third.difference).toBe(5_000);
+    expect(await keysOf(third.alertIds)).toEqual([
+      'BALANCE_GAP gap:5000 #1',
+      'UNMATCHED_BANK_LINE line:1 #2',
+      `UNMATCHED_LEDGER_MOVEMENT movement:${another.transactionId} #1`,
+    ]);
+    expect(third.seenAlertIds).toEqual([alerts.UNMATCHED_LEDGER_MOVEMENT.id]);
+
+    // two runs at once after a new difference: one alerts it, the other sees that alert; neither fails
+    const third2 = await floatFunding(1_000, 'XOF');
+    const [a, b] = await Promise.all([runOf(), runOf()]);
+    const opened = [...a.alertIds, ...b.alertIds];
+    expect(await keysOf(opened)).toEqual(['BALANCE_GAP gap:4000 #1', `UNMATCHED_LEDGER_MOVEMENT movement:${third2.transactionId} #1`]);
+    const later = a.alertIds.length > 0 ? b : a;
+    expect(later.alertIds).toEqual([]);
+    expect(later.seenAlertIds).toEqual(expect.arrayContaining(opened));
+
+    // the database keeps one unresolved alert per difference, and every alert has its key, whoever writes
+    const keys = await t.h.admin.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ledger.reconciliation_alert_keys WHERE statement_id = $1 AND evidence_key = $2`,
+      [statement.body.id, `movement:${missing.transactionId}`],
+    );
+    expect(keys.rows).toEqual([{ n: '1' }]);
+    const secondAlert = `DO $$ DECLARE id uuid := gen_random_uuid(); BEGIN
+        INSERT INTO ledger.reconciliation_alerts (id, run_id, kind, currency, amount, evidence)
+             VALUES (id, '${later.id}', 'UNMATCHED_LEDGER_MOVEMENT', 'XOF', 20000, '{}');
+        INSERT INTO ledger.reconciliation_alert_keys (alert_id, statement_id, kind, evidence_key, occurrence)
+             VALUES (id, '${statement.body.id}', 'UNMATCHED_LEDGER_MOVEMENT', 'movement:${missing.transactionId}', %s);
+      END $$`;
+    for (const occurrence of ['1', '2']) {
+      await expect(t.h.admin.query(secondAlert.replace('%s', occurrence))).rejects.toThrow(/already has an alert that is not resolved/);
+    }
+    await expect(
+      t.h.admin.query(
+        `INSERT INTO ledger.reconciliation_alerts (run_id, kind, currency, amount, evidence) VALUES ($1, 'BALANCE_GAP', 'XOF', 1, '{}')`,
+        [later.id],
+      ),
+    ).rejects.toThrow(/has no difference key/);
+    await expect(t.h.admin.query(`UPDATE ledger.reconciliation_alert_keys SET occurrence = 9`)).rejects.toThrow(/append-only/);
+    await expect(t.h.admin.query(`DELETE FROM ledger.reconciliation_alert_sightings`)).rejects.toThrow(/append-only/);
   });
 });

@@ -126,7 +126,11 @@ export class ReconciliationAlertsQueryDto extends ReconciliationListQueryDto {
   @IsIn(RECONCILIATION_ALERT_STATUSES)
   status?: ReconciliationAlertStatus;
 
-  @ApiPropertyOptional({ format: 'uuid', example: '6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d', description: 'only the alerts of this run' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: '6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d',
+    description: 'only the alerts this run opened or saw again',
+  })
   @OptionalField()
   @IsUUID()
   runId?: string;
@@ -226,6 +230,13 @@ export class FloatMovementView {
   completedAt: string;
 
   @ApiProperty({
+    format: 'date',
+    example: '2026-11-20',
+    description: 'the business day of completedAt in West Africa Time (UTC+01:00): the day compared with bank booking dates',
+  })
+  businessDay: string;
+
+  @ApiProperty({
     enum: BANK_DIRECTIONS,
     example: 'CREDIT',
     description: 'the bank movement it calls for: CREDIT when e-money was issued (money should have come in), DEBIT when it was redeemed',
@@ -278,8 +289,8 @@ export class ReconciliationMatchView {
 export class CirculationView {
   @ApiProperty({
     format: 'date-time',
-    example: '2026-11-21T00:00:00.000Z',
-    description: 'the end of the business day (UTC): entries before it count',
+    example: '2026-11-20T23:00:00.000Z',
+    description: "the end of the statement's closing day in West Africa Time (UTC+01:00): entries before it count",
   })
   cutoff: string;
 
@@ -309,7 +320,7 @@ export class ReconciliationRunView {
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
   currency: string;
 
-  @ApiProperty({ format: 'date', example: '2026-11-20', description: "the statement's closing date" })
+  @ApiProperty({ format: 'date', example: '2026-11-20', description: "the statement's closing date, a business day in West Africa Time" })
   businessDate: string;
 
   @ApiProperty({ type: 'integer', example: 1_500_000, description: "the statement's closing balance" })
@@ -346,6 +357,14 @@ export class ReconciliationRunView {
   @ApiProperty({ type: [String], format: 'uuid', example: ['0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a'], description: 'the alerts it opened' })
   alertIds: string[];
 
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    example: [],
+    description: 'alerts of earlier runs, not resolved yet, about differences this run found again (it opened none for them)',
+  })
+  seenAlertIds: string[];
+
   @ApiProperty({ example: '5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21', description: 'the operator who ran it' })
   runBy: string;
 
@@ -377,7 +396,7 @@ export class ReconciliationAlertView {
   @ApiProperty({ format: 'uuid', example: '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a' })
   id: string;
 
-  @ApiProperty({ format: 'uuid', example: '6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d' })
+  @ApiProperty({ format: 'uuid', example: '6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d', description: 'the run that opened it' })
   runId: string;
 
   @ApiProperty({ format: 'uuid', example: '3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b' })
@@ -419,6 +438,28 @@ export class ReconciliationAlertView {
   })
   evidence: Record<string, unknown>;
 
+  @ApiProperty({
+    example: 'movement:7c6b5a4d-3e2f-4a1b-8c0d-9e8f7a6b5c4d',
+    description:
+      'which difference it is, with its statement and kind: line:<bank line no>, movement:<ledger transaction id> or gap:<signed difference>',
+  })
+  evidenceKey: string;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 1,
+    description: 'the same difference alerted before and resolved, then found again, gets a new alert: 2, 3…',
+  })
+  occurrence: number;
+
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    example: [],
+    description: 'later runs that found the difference again while this alert was not resolved, oldest first',
+  })
+  seenByRunIds: string[];
+
   @ApiProperty({ type: [ReconciliationDecisionView], description: 'every step, oldest first' })
   decisions: ReconciliationDecisionView[];
 
@@ -451,7 +492,7 @@ export class ReconciliationReportView {
   })
   resolutionCorrections: FloatMovementView[];
 
-  @ApiProperty({ type: [ReconciliationAlertView] })
+  @ApiProperty({ type: [ReconciliationAlertView], description: 'the alerts the run opened and those it saw again' })
   alerts: ReconciliationAlertView[];
 }
 

@@ -1,3 +1,4 @@
+import { businessDayOf } from '@mm/contracts';
 import type { DbSession } from '../db/db-session';
 import { iso, toMoney } from '../db/money';
 import type { FloatMovement } from './matching';
@@ -51,6 +52,7 @@ export async function readFloatMovements(
       transactionId: r.transaction_id,
       referenceId: r.reference_id,
       completedAt: iso(r.completed_at)!,
+      businessDay: businessDayOf(r.completed_at),
       direction: r.net > 0 ? ('CREDIT' as const) : ('DEBIT' as const),
       amount: Math.abs(r.net),
       correctionId: r.correction_id,

@@ -1,3 +1,4 @@
+import { calendarDaysBetween } from '@mm/contracts';
 import type { BankDirection } from './parsed-statement';
 
 /** A bank line as the matcher sees it. */
@@ -16,6 +17,8 @@ export interface FloatMovement {
   transactionId: string;
   referenceId: string;
   completedAt: string;
+  /** the business day (West Africa Time) of `completedAt`: the day compared with bank booking dates */
+  businessDay: string;
   direction: BankDirection;
   amount: number;
   correctionId: string | null;
@@ -41,9 +44,10 @@ export interface MatchResult {
   unmatchedMovements: FloatMovement[];
 }
 
-const DAY_MS = 86_400_000;
-const dayOf = (m: FloatMovement): string => m.completedAt.slice(0, 10);
-const daysApart = (a: string, b: string): number => Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / DAY_MS;
+// Days are the platform's business days: a bank in West Africa Time books a movement completed at
+// 23:30 UTC on the next day, and so does the matcher (docs/reconciliation.md, "Business days").
+const dayOf = (m: FloatMovement): string => m.businessDay;
+const daysApart = (a: string, b: string): number => Math.abs(calendarDaysBetween(a, b));
 
 /**
  * The matching rules of docs/reconciliation.md, applied in this order, each to what the previous
@@ -54,9 +58,9 @@ const daysApart = (a: string, b: string): number => Math.abs(Date.parse(`${a}T00
  *    ledger, no money moved at the bank for them.
  * 2. REFERENCE: one line, one movement, same direction and amount, the movement's reference or
  *    correction id written in the line's reference or remittance text (dates not compared).
- * 3. DATE: one line, one movement, same direction and amount, dated at most `toleranceDays` apart;
- *    the closest date wins, then the earliest movement.
- * 4. GROUPED_LEDGER: every still unmatched movement of one day and direction (two or more) summing
+ * 3. DATE: one line, one movement, same direction and amount, dated at most `toleranceDays`
+ *    business days apart; the closest date wins, then the earliest movement.
+ * 4. GROUPED_LEDGER: every still unmatched movement of one business day and direction (two or more) summing
  *    to one line within the tolerance.
  * 5. GROUPED_BANK: every still unmatched line of one booking day and direction (two or more) summing
  *    to one movement within the tolerance.

@@ -1,3 +1,4 @@
+import { businessDayOf, isCalendarDate } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 
 /** A bank movement as the statement states it, from the trust account's side: CREDIT money in, DEBIT money out. */
@@ -44,16 +45,21 @@ export function malformed(where: string, problem: string): AppException {
   });
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** A calendar date written YYYY-MM-DD (a date-time keeps its date part, as written). */
+/**
+ * A calendar date written YYYY-MM-DD. A date-time keeps the bank's local date as written, unless it
+ * names its zone (`Z`, `+00:00`): then it is the platform's business day of that instant, the day
+ * the bank's West Africa Time books it on (docs/reconciliation.md, "Business days").
+ */
 export function parseDate(value: string, where: string): string {
   const text = value.trim();
-  const date = /^\d{4}-\d{2}-\d{2}T/.test(text) ? text.slice(0, 10) : text;
-  const m = DATE.exec(date);
-  if (!m) throw malformed(where, `"${value}" is not a date (YYYY-MM-DD)`);
-  const d = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date) throw malformed(where, `"${value}" is not a calendar date`);
+  const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/i.exec(text);
+  if (dateTime && (!isCalendarDate(text.slice(0, 10)) || Number.isNaN(Date.parse(text)))) {
+    throw malformed(where, `"${value}" is not a date-time`);
+  }
+  if (dateTime?.[3]) return businessDayOf(text);
+  const date = dateTime ? text.slice(0, 10) : text;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw malformed(where, `"${value}" is not a date (YYYY-MM-DD)`);
+  if (!isCalendarDate(date)) throw malformed(where, `"${value}" is not a calendar date`);
   return date;
 }
 

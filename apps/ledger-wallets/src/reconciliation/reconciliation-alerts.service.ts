@@ -9,7 +9,7 @@ import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { constraintName, isUniqueViolation, sqlState } from '../db/sql-errors';
 import type { Reconciler } from './reconcilers';
-import { ALERT_COLUMNS, type AlertRow, alertStatus, toAlertView } from './reconciliation-views';
+import { ALERT_COLUMNS, ALERT_FROM, type AlertRow, alertStatus, toAlertView } from './reconciliation-views';
 
 /**
  * The life of a reconciliation alert: OPEN, ACKNOWLEDGED by an officer, then RESOLVED either by a
@@ -27,8 +27,9 @@ export class ReconciliationAlertsService {
   async list(query: ReconciliationAlertsQueryDto): Promise<ReconciliationAlertView[]> {
     const stage = { OPEN: 0, ACKNOWLEDGED: 1, RESOLVED: 2 }[query.status ?? 'OPEN'];
     const rows = await this.db.query<AlertRow>(
-      `SELECT ${ALERT_COLUMNS} FROM ledger.reconciliation_alerts a JOIN ledger.reconciliation_runs r ON r.id = a.run_id
-        WHERE ($1::uuid IS NULL OR a.run_id = $1)
+      `SELECT ${ALERT_COLUMNS} FROM ${ALERT_FROM}
+        WHERE ($1::uuid IS NULL OR a.run_id = $1
+               OR EXISTS (SELECT 1 FROM ledger.reconciliation_alert_sightings s WHERE s.run_id = $1 AND s.alert_id = a.id))
           AND ($2::int IS NULL OR $2 = COALESCE((SELECT max(d.stage) FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = a.id), 0))
         ORDER BY a.created_at DESC, a.id LIMIT $3`,
       [query.runId ?? null, query.status ? stage : null, query.limit ?? 50],
@@ -97,10 +98,7 @@ export class ReconciliationAlertsService {
   }
 
   private async row(id: string): Promise<AlertRow> {
-    const [row] = await this.db.query<AlertRow>(
-      `SELECT ${ALERT_COLUMNS} FROM ledger.reconciliation_alerts a JOIN ledger.reconciliation_runs r ON r.id = a.run_id WHERE a.id = $1`,
-      [id],
-    );
+    const [row] = await this.db.query<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM ${ALERT_FROM} WHERE a.id = $1`, [id]);
     if (!row) throw new AppException('RECONCILIATION_ALERT_NOT_FOUND');
     return row;
   }

@@ -1,13 +1,24 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import type { ReconciliationReportView, ReconciliationRunView, ReconciliationRunsQueryDto } from '@mm/contracts';
+import {
+  type ReconciliationReportView,
+  type ReconciliationRunView,
+  type ReconciliationRunsQueryDto,
+  addCalendarDays,
+  businessDayBounds,
+} from '@mm/contracts';
 import { AppException } from '@mm/errors';
+import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
+import { stringLockKey } from '../db/lock-keys';
 import { toMoney } from '../db/money';
+import { isUniqueViolation } from '../db/sql-errors';
 import { circulationAt, readFloatMovements } from './float-ledger';
 import { type BankLine, type FloatMovement, matchStatement } from './matching';
 import type { Reconciler } from './reconcilers';
 import {
   ALERT_COLUMNS,
+  ALERT_FROM,
   type AlertRow,
   RUN_COLUMNS,
   type RunResult,
@@ -20,16 +31,24 @@ import {
 } from './reconciliation-views';
 import { ReconciliationSettings } from './trust-accounts';
 
-const DAY_MS = 86_400_000;
-const startOf = (date: string, plusDays = 0): Date => new Date(Date.parse(`${date}T00:00:00Z`) + plusDays * DAY_MS);
+/** A difference a run found: what an alert is about, and its identity among the statement's alerts. */
+interface Difference {
+  kind: 'BALANCE_GAP' | 'UNMATCHED_BANK_LINE' | 'UNMATCHED_LEDGER_MOVEMENT';
+  /** `gap:<signed difference>`, `line:<line no>` or `movement:<ledger transaction id>` */
+  evidenceKey: string;
+  amount: number;
+  evidence: Record<string, unknown>;
+}
 
 /**
  * A reconciliation run: one imported statement against the ledger (docs/reconciliation.md). In one
  * REPEATABLE READ transaction, so the movements and the balances are those of one instant: the
- * platform's float movements around the statement's days are matched with its lines, the closing
- * balance is compared with the e-money in circulation at the end of the closing day, and an alert
- * is opened, with its evidence, for the gap and for every item left unmatched. The run and its
- * alerts are written in the same transaction; a run changes no money.
+ * platform's float movements around the statement's business days are matched with its lines, the
+ * closing balance is compared with the e-money in circulation at the end of the closing day (West
+ * Africa Time, `businessDayBounds`), and every difference gets an alert with its evidence, unless
+ * an alert of an earlier run about the same difference is still unresolved: the run then records
+ * that it saw that alert again. The run and its alerts are written in the same transaction; a run
+ * changes no money.
  */
 @Injectable()
 export class ReconciliationRunsService {
@@ -41,119 +60,200 @@ export class ReconciliationRunsService {
   ) {}
 
   async run(statementId: string, by: Reconciler): Promise<ReconciliationRunView> {
-    const tolerance = this.settings.toleranceDays;
-    const run = await this.db.withSession(async (s) => {
-      await s.exec('BEGIN ISOLATION LEVEL REPEATABLE READ');
-      s.inTransaction = true;
+    const { row, opened, seen } = await this.db.withSession(async (s) => {
       const statement = await s.one<StatementRow>(`SELECT ${STATEMENT_COLUMNS} FROM ledger.bank_statements WHERE id = $1`, [statementId]);
       if (!statement) throw new AppException('BANK_STATEMENT_NOT_FOUND');
-      const currency = statement.currency.trim();
-      const lines = (
-        await s.query<BankLine & { amount: string }>(
-          `SELECT line_no AS "lineNo", direction, amount::text AS amount, booking_date::text AS "bookingDate", value_date::text AS "valueDate",
-                  reference, remittance
-             FROM ledger.bank_statement_lines WHERE statement_id = $1 ORDER BY line_no`,
-          [statementId],
-        )
-      ).map((l) => ({ ...l, amount: toMoney(l.amount) }));
-      // Movements a run of another statement of this account paired with a bank line are that statement's.
-      const [{ ids: elsewhere }] = await s.query<{ ids: string[] }>(
-        `SELECT COALESCE(array_agg(DISTINCT m), '{}') AS ids
-           FROM ledger.reconciliation_runs r JOIN ledger.bank_statements b ON b.id = r.statement_id,
-                unnest(r.matched_transaction_ids) AS m
-          WHERE b.account = $1 AND b.id <> $2`,
-        [statement.account, statementId],
-      );
-      const [{ ids: resolutions }] = await s.query<{ ids: string[] }>(
-        `SELECT COALESCE(array_agg(c.transaction_id), '{}') AS ids
-           FROM ledger.reconciliation_alert_decisions d JOIN ledger.corrections c ON c.id = d.correction_id
-          WHERE d.correction_id IS NOT NULL AND c.transaction_id IS NOT NULL`,
-      );
-      const opening = statement.opening_date;
-      const closing = statement.closing_date;
-      const movements = await readFloatMovements(s, currency, startOf(opening, -tolerance), startOf(closing, 1 + tolerance), elsewhere);
-      const inPeriod = (m: FloatMovement) => m.completedAt.slice(0, 10) >= opening && m.completedAt.slice(0, 10) <= closing;
-      const result = matchStatement(lines, movements, tolerance, inPeriod, new Set(resolutions));
-      const cutoff = startOf(closing, 1);
-      const { circulation, platformAccounts } = await circulationAt(s, currency, cutoff);
-      const bankClosing = toMoney(statement.closing_balance);
-      const difference = bankClosing - circulation;
-      const circulationDetail = { cutoff: cutoff.toISOString(), circulation, platformAccounts };
-
-      const alerts: { kind: string; amount: number; evidence: Record<string, unknown> }[] = [];
-      const about = { statementRef: statement.statement_ref, account: statement.account, businessDate: closing };
-      if (difference !== 0) {
-        alerts.push({
-          kind: 'BALANCE_GAP',
-          amount: difference,
-          evidence: { ...about, bankClosing, difference, ...circulationDetail },
-        });
+      // One run per trust account at a time, and the lock is held before the snapshot is taken (a
+      // session lock, released when the session ends): a run sees every alert and every pairing the
+      // previous one committed, so it neither alerts a difference twice nor pairs a movement that
+      // a run of the neighbouring statement just paired.
+      const lock = stringLockKey(`reconciliation-run:${statement.account}`);
+      await s.query(`SELECT pg_advisory_lock($1::bigint)`, [lock.toString()]);
+      s.heldLocks.push(lock);
+      await s.exec('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      s.inTransaction = true;
+      try {
+        const result = await this.compare(s, statement, by);
+        await s.exec('COMMIT');
+        s.inTransaction = false;
+        return result;
+      } catch (error) {
+        // Only a writer that skips the lock above can get here: the database kept its alert.
+        if (isUniqueViolation(error, 'UQ_reconciliation_alert_keys_difference')) {
+          throw new AppException('CONCURRENCY_CONFLICT', 'Another run alerted the same difference at the same time; run again');
+        }
+        throw error;
       }
-      for (const line of result.unmatchedBankLines)
-        alerts.push({ kind: 'UNMATCHED_BANK_LINE', amount: line.amount, evidence: { ...about, line } });
-      for (const movement of result.unmatchedMovements) {
-        alerts.push({ kind: 'UNMATCHED_LEDGER_MOVEMENT', amount: movement.amount, evidence: { ...about, movement } });
-      }
-      const stored: RunResult = {
-        circulationDetail,
-        matches: result.matches,
-        unmatchedBankLines: result.unmatchedBankLines,
-        unmatchedMovements: result.unmatchedMovements,
-        resolutionCorrections: result.setAside,
-      };
-      const matchedIds = result.matches.filter((m) => m.bankLines.length > 0).flatMap((m) => m.movements.map((mv) => mv.transactionId));
-      const [row] = await s.query<RunRow>(
-        `WITH r AS (
-           INSERT INTO ledger.reconciliation_runs (statement_id, currency, business_date, bank_closing, circulation, difference, status,
-             matched_count, unmatched_bank_count, unmatched_ledger_count, tolerance_days, matched_transaction_ids, result,
-             run_by, run_roles, caller, request_id, correlation_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::uuid[], $13::jsonb, $14, $15, $16, $17, $18) RETURNING *),
-         a AS (
-           INSERT INTO ledger.reconciliation_alerts (run_id, kind, currency, amount, evidence)
-           SELECT r.id, x.kind, $2, x.amount, x.evidence FROM r CROSS JOIN jsonb_to_recordset($19::jsonb) AS x(kind text, amount bigint, evidence jsonb)
-           RETURNING id, created_at)
-         SELECT r.id, r.statement_id, r.currency, r.business_date::text, r.bank_closing::text, r.circulation::text, r.difference::text,
-                r.status, r.matched_count, r.unmatched_bank_count, r.unmatched_ledger_count, r.tolerance_days, r.result, r.run_by, r.created_at,
-                ARRAY(SELECT id FROM a ORDER BY created_at, id) AS alert_ids
-           FROM r`,
-        [
-          statementId,
-          currency,
-          closing,
-          bankClosing,
-          circulation,
-          difference,
-          alerts.length === 0 ? 'BALANCED' : 'DIFFERENCES',
-          result.matches.length,
-          result.unmatchedBankLines.length,
-          result.unmatchedMovements.length,
-          tolerance,
-          matchedIds,
-          JSON.stringify(stored),
-          by.operator.id,
-          by.operator.roles,
-          by.caller,
-          by.requestId,
-          by.correlationId,
-          JSON.stringify(alerts),
-        ],
-      );
-      await s.exec('COMMIT');
-      s.inTransaction = false;
-      return row;
     });
     this.logger.log(
       {
-        runId: run.id,
+        runId: row.id,
         statementId,
-        status: run.status,
-        difference: run.difference,
-        alerts: run.alert_ids.length,
+        status: row.status,
+        difference: row.difference,
+        alertsOpened: opened,
+        alertsSeenAgain: seen,
         operatorId: by.operator.id,
       },
       'reconciliation run recorded',
     );
-    return toRunView(run);
+    return toRunView(row);
+  }
+
+  private async compare(s: DbSession, statement: StatementRow, by: Reconciler): Promise<{ row: RunRow; opened: number; seen: number }> {
+    const tolerance = this.settings.toleranceDays;
+    const statementId = statement.id;
+    const currency = statement.currency.trim();
+    const lines = (
+      await s.query<BankLine & { amount: string }>(
+        `SELECT line_no AS "lineNo", direction, amount::text AS amount, booking_date::text AS "bookingDate", value_date::text AS "valueDate",
+                reference, remittance
+           FROM ledger.bank_statement_lines WHERE statement_id = $1 ORDER BY line_no`,
+        [statementId],
+      )
+    ).map((l) => ({ ...l, amount: toMoney(l.amount) }));
+    // Movements a run of another statement of this account paired with a bank line are that statement's.
+    const [{ ids: elsewhere }] = await s.query<{ ids: string[] }>(
+      `SELECT COALESCE(array_agg(DISTINCT m), '{}') AS ids
+         FROM ledger.reconciliation_runs r JOIN ledger.bank_statements b ON b.id = r.statement_id,
+              unnest(r.matched_transaction_ids) AS m
+        WHERE b.account = $1 AND b.id <> $2`,
+      [statement.account, statementId],
+    );
+    const [{ ids: resolutions }] = await s.query<{ ids: string[] }>(
+      `SELECT COALESCE(array_agg(c.transaction_id), '{}') AS ids
+         FROM ledger.reconciliation_alert_decisions d JOIN ledger.corrections c ON c.id = d.correction_id
+        WHERE d.correction_id IS NOT NULL AND c.transaction_id IS NOT NULL`,
+    );
+    // Every date of a statement is a business day in West Africa Time, the bank's local day.
+    const opening = statement.opening_date;
+    const closing = statement.closing_date;
+    const from = new Date(businessDayBounds(addCalendarDays(opening, -tolerance)).from);
+    const to = new Date(businessDayBounds(addCalendarDays(closing, tolerance)).to);
+    const movements = await readFloatMovements(s, currency, from, to, elsewhere);
+    const inPeriod = (m: FloatMovement) => m.businessDay >= opening && m.businessDay <= closing;
+    const result = matchStatement(lines, movements, tolerance, inPeriod, new Set(resolutions));
+    const cutoff = new Date(businessDayBounds(closing).to);
+    const { circulation, platformAccounts } = await circulationAt(s, currency, cutoff);
+    const bankClosing = toMoney(statement.closing_balance);
+    const difference = bankClosing - circulation;
+    const circulationDetail = { cutoff: cutoff.toISOString(), circulation, platformAccounts };
+
+    const differences: Difference[] = [];
+    const about = { statementRef: statement.statement_ref, account: statement.account, businessDate: closing };
+    if (difference !== 0) {
+      differences.push({
+        kind: 'BALANCE_GAP',
+        evidenceKey: `gap:${difference}`,
+        amount: difference,
+        evidence: { ...about, bankClosing, difference, ...circulationDetail },
+      });
+    }
+    for (const line of result.unmatchedBankLines) {
+      differences.push({
+        kind: 'UNMATCHED_BANK_LINE',
+        evidenceKey: `line:${line.lineNo}`,
+        amount: line.amount,
+        evidence: { ...about, line },
+      });
+    }
+    for (const movement of result.unmatchedMovements) {
+      differences.push({
+        kind: 'UNMATCHED_LEDGER_MOVEMENT',
+        evidenceKey: `movement:${movement.transactionId}`,
+        amount: movement.amount,
+        evidence: { ...about, movement },
+      });
+    }
+    const { fresh, seen } = await this.sortOut(s, statementId, differences);
+
+    const stored: RunResult = {
+      circulationDetail,
+      matches: result.matches,
+      unmatchedBankLines: result.unmatchedBankLines,
+      unmatchedMovements: result.unmatchedMovements,
+      resolutionCorrections: result.setAside,
+    };
+    const matchedIds = result.matches.filter((m) => m.bankLines.length > 0).flatMap((m) => m.movements.map((mv) => mv.transactionId));
+    const [{ id: runId }] = await s.query<{ id: string }>(
+      `INSERT INTO ledger.reconciliation_runs (statement_id, currency, business_date, bank_closing, circulation, difference, status,
+         matched_count, unmatched_bank_count, unmatched_ledger_count, tolerance_days, matched_transaction_ids, result,
+         run_by, run_roles, caller, request_id, correlation_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::uuid[], $13::jsonb, $14, $15, $16, $17, $18) RETURNING id`,
+      [
+        statementId,
+        currency,
+        closing,
+        bankClosing,
+        circulation,
+        difference,
+        differences.length === 0 ? 'BALANCED' : 'DIFFERENCES',
+        result.matches.length,
+        result.unmatchedBankLines.length,
+        result.unmatchedMovements.length,
+        tolerance,
+        matchedIds,
+        JSON.stringify(stored),
+        by.operator.id,
+        by.operator.roles,
+        by.caller,
+        by.requestId,
+        by.correlationId,
+      ],
+    );
+    // Separate statements, in this order: each trigger reads what the statement before wrote.
+    if (fresh.length > 0) {
+      const rows = JSON.stringify(fresh.map((d) => ({ ...d, id: randomUUID() })));
+      await s.query(
+        `INSERT INTO ledger.reconciliation_alerts (id, run_id, kind, currency, amount, evidence)
+         SELECT x.id, $1, x.kind, $2, x.amount, x.evidence FROM jsonb_to_recordset($3::jsonb) AS x(id uuid, kind text, amount bigint, evidence jsonb)`,
+        [runId, currency, rows],
+      );
+      await s.query(
+        `INSERT INTO ledger.reconciliation_alert_keys (alert_id, statement_id, kind, evidence_key, occurrence)
+         SELECT x.id, $1, x.kind, x."evidenceKey", x.occurrence
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, kind text, "evidenceKey" text, occurrence int)`,
+        [statementId, rows],
+      );
+    }
+    if (seen.length > 0) {
+      await s.query(`INSERT INTO ledger.reconciliation_alert_sightings (run_id, alert_id) SELECT $1, unnest($2::uuid[])`, [runId, seen]);
+    }
+    const [row] = await s.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM ledger.reconciliation_runs r WHERE r.id = $1`, [runId]);
+    return { row, opened: fresh.length, seen: seen.length };
+  }
+
+  /**
+   * Which differences get a new alert and which are already covered: a difference (same statement,
+   * kind and evidence key) whose latest alert is not resolved is seen again, not alerted twice; one
+   * never alerted, or whose alerts were all resolved, gets a new alert, the next occurrence.
+   */
+  private async sortOut(
+    s: DbSession,
+    statementId: string,
+    differences: Difference[],
+  ): Promise<{ fresh: (Difference & { occurrence: number })[]; seen: string[] }> {
+    const known = await s.query<{ alert_id: string; kind: string; evidence_key: string; occurrence: number; resolved: boolean }>(
+      `SELECT k.alert_id, k.kind, k.evidence_key, k.occurrence,
+              EXISTS (SELECT 1 FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = k.alert_id AND d.stage = 2) AS resolved
+         FROM ledger.reconciliation_alert_keys k WHERE k.statement_id = $1`,
+      [statementId],
+    );
+    const identity = (kind: string, evidenceKey: string) => `${kind} ${evidenceKey}`;
+    const latest = new Map<string, { alertId: string; occurrence: number; resolved: boolean }>();
+    for (const k of known) {
+      const id = identity(k.kind, k.evidence_key);
+      if ((latest.get(id)?.occurrence ?? 0) < k.occurrence)
+        latest.set(id, { alertId: k.alert_id, occurrence: k.occurrence, resolved: k.resolved });
+    }
+    const fresh: (Difference & { occurrence: number })[] = [];
+    const seen: string[] = [];
+    for (const d of differences) {
+      const last = latest.get(identity(d.kind, d.evidenceKey));
+      if (last && !last.resolved) seen.push(last.alertId);
+      else fresh.push({ ...d, occurrence: (last?.occurrence ?? 0) + 1 });
+    }
+    return { fresh, seen };
   }
 
   async get(id: string): Promise<ReconciliationRunView> {
@@ -169,15 +269,16 @@ export class ReconciliationRunsService {
     return rows.map(toRunView);
   }
 
-  /** The run with its statement, every match and unmatched item, and its alerts as they stand now. */
+  /** The run with its statement, every match and unmatched item, and its alerts (opened or seen again) as they stand now. */
   async report(id: string): Promise<ReconciliationReportView> {
     const row = await this.row(id);
     const [statement] = await this.db.query<StatementRow>(`SELECT ${STATEMENT_COLUMNS} FROM ledger.bank_statements WHERE id = $1`, [
       row.statement_id,
     ]);
     const alerts = await this.db.query<AlertRow>(
-      `SELECT ${ALERT_COLUMNS} FROM ledger.reconciliation_alerts a JOIN ledger.reconciliation_runs r ON r.id = a.run_id
-        WHERE a.run_id = $1 ORDER BY a.created_at, a.id`,
+      `SELECT ${ALERT_COLUMNS} FROM ${ALERT_FROM}
+        WHERE a.run_id = $1 OR a.id IN (SELECT s.alert_id FROM ledger.reconciliation_alert_sightings s WHERE s.run_id = $1)
+        ORDER BY a.created_at, a.id`,
       [id],
     );
     const r = row.result;

@@ -48,7 +48,9 @@ export function toStatementView(r: StatementRow): BankStatementView {
 
 export const RUN_COLUMNS = `r.id, r.statement_id, r.currency, r.business_date::text, r.bank_closing::text, r.circulation::text, r.difference::text,
   r.status, r.matched_count, r.unmatched_bank_count, r.unmatched_ledger_count, r.tolerance_days, r.result, r.run_by, r.created_at,
-  ARRAY(SELECT a.id FROM ledger.reconciliation_alerts a WHERE a.run_id = r.id ORDER BY a.created_at, a.id) AS alert_ids`;
+  ARRAY(SELECT a.id FROM ledger.reconciliation_alerts a WHERE a.run_id = r.id ORDER BY a.created_at, a.id) AS alert_ids,
+  ARRAY(SELECT s.alert_id FROM ledger.reconciliation_alert_sightings s JOIN ledger.reconciliation_alerts a ON a.id = s.alert_id
+         WHERE s.run_id = r.id ORDER BY a.created_at, a.id) AS seen_alert_ids`;
 
 export interface RunRow {
   id: string;
@@ -67,6 +69,7 @@ export interface RunRow {
   run_by: string;
   created_at: Date;
   alert_ids: string[];
+  seen_alert_ids: string[];
 }
 
 /** What a run keeps in `result`: the report's detail, as computed then. */
@@ -94,15 +97,22 @@ export function toRunView(r: RunRow): ReconciliationRunView {
     toleranceDays: r.tolerance_days,
     circulationDetail: r.result.circulationDetail,
     alertIds: r.alert_ids,
+    seenAlertIds: r.seen_alert_ids,
     runBy: r.run_by,
     createdAt: iso(r.created_at)!,
   };
 }
 
 export const ALERT_COLUMNS = `a.id, a.run_id, r.statement_id, a.kind, a.currency, a.amount::text, a.evidence, a.created_at,
+  k.evidence_key, k.occurrence,
+  ARRAY(SELECT s.run_id FROM ledger.reconciliation_alert_sightings s WHERE s.alert_id = a.id ORDER BY s.created_at, s.run_id) AS seen_by_run_ids,
   COALESCE((SELECT json_agg(json_build_object('decision', d.decision, 'correctionId', d.correction_id, 'note', d.note,
               'decidedBy', d.decided_by, 'decidedRoles', d.decided_roles, 'decidedAt', d.created_at) ORDER BY d.seq)
             FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = a.id), '[]'::json) AS decisions`;
+
+/** The alerts with their run and their difference key: `FROM ${ALERT_FROM}`. */
+export const ALERT_FROM = `ledger.reconciliation_alerts a JOIN ledger.reconciliation_runs r ON r.id = a.run_id
+  JOIN ledger.reconciliation_alert_keys k ON k.alert_id = a.id`;
 
 export interface AlertRow {
   id: string;
@@ -113,6 +123,9 @@ export interface AlertRow {
   amount: string;
   evidence: Record<string, unknown>;
   created_at: Date;
+  evidence_key: string;
+  occurrence: number;
+  seen_by_run_ids: string[];
   decisions: (Omit<ReconciliationDecisionView, 'decidedAt'> & { decidedAt: string })[];
 }
 
@@ -132,6 +145,9 @@ export function toAlertView(r: AlertRow): ReconciliationAlertView {
     amount: toMoney(r.amount),
     status: alertStatus(r.decisions),
     evidence: r.evidence,
+    evidenceKey: r.evidence_key,
+    occurrence: r.occurrence,
+    seenByRunIds: r.seen_by_run_ids,
     decisions: r.decisions.map((d) => ({ ...d, decidedAt: iso(d.decidedAt)! })),
     createdAt: iso(r.created_at)!,
   };

@@ -88,9 +88,11 @@ export class ReconciliationController {
   }
 
   @Post('runs')
-  @ApiOperation({ summary: 'Reconcile one imported statement with the ledger: matches, circulation, an alert per difference' })
+  @ApiOperation({
+    summary: 'Reconcile one imported statement with the ledger: matches, circulation, an alert per difference not already alerted',
+  })
   @ApiResponse({ status: 201, type: ReconciliationRunView })
-  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND')
+  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND', 'CONCURRENCY_CONFLICT')
   async run(
     @Body() dto: RunReconciliationDto,
     @Headers('authorization') authorization: string | undefined,

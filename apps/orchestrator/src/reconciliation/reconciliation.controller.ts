@@ -103,13 +103,14 @@ export class ReconciliationController {
   @ApiOperation({
     summary: 'Reconcile an imported statement with the ledger',
     description:
-      "Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS, " +
-      'grouped by day both ways, a movement and its reversal cancelling out), compares the closing balance with the e-money in circulation ' +
-      'at the end of the closing day, and opens an alert, with its evidence, for the gap and for each unmatched item. Every run is recorded ' +
-      'with the officer; running a statement again records a new run. Changes no money.',
+      "Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS " +
+      'business days, grouped by business day both ways, a movement and its reversal cancelling out), compares the closing balance with the ' +
+      'e-money in circulation at the end of the closing day in West Africa Time (UTC+01:00), and opens an alert, with its evidence, for the gap ' +
+      'and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved gets no second alert: the ' +
+      'run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns. Changes no money.',
   })
   @ApiResponse({ status: 201, type: ReconciliationRunView, description: 'the run, BALANCED or DIFFERENCES' })
-  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND')
+  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND', 'CONCURRENCY_CONFLICT')
   run(@Body() body: RunReconciliationDto, @CurrentUser() user: AuthUser): Promise<ReconciliationRunView> {
     return this.ledger.run(body.statementId, user.accessToken);
   }
@@ -159,7 +160,10 @@ export class ReconciliationController {
 
   @Get('alerts')
   @ReconciliationRoute()
-  @ApiOperation({ summary: 'Reconciliation alerts, newest first (e.g. ?status=OPEN, ?runId=…)' })
+  @ApiOperation({
+    summary: 'Reconciliation alerts, newest first (e.g. ?status=OPEN, ?runId=…)',
+    description: 'With runId: the alerts that run opened and the unresolved alerts of earlier runs it found again.',
+  })
   @ApiOkResponse({ type: [ReconciliationAlertView], description: 'at most `limit` alerts (default 50)' })
   @ApiErrors('VALIDATION_ERROR')
   listAlerts(@Query() q: ReconciliationAlertsQueryDto, @CurrentUser() user: AuthUser): Promise<ReconciliationAlertView[]> {
