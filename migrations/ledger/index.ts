@@ -18,6 +18,7 @@ import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-sea
 import { LedgerHashChain1765600000000 } from './1765600000000-ledger-hash-chain';
 import { FloatReconciliation1765600100000 } from './1765600100000-float-reconciliation';
 import { StatementEntryIndex1765600200000 } from './1765600200000-statement-entry-index';
+import { ChainAnchorMovedDigest1765600400000 } from './1765600400000-chain-anchor-moved-digest';
 import { ReconciliationAlertIdentity1765600500000 } from './1765600500000-reconciliation-alert-identity';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
@@ -41,5 +42,6 @@ export const ledgerMigrations: MigrationClass[] = [
   LedgerHashChain1765600000000,
   FloatReconciliation1765600100000,
   StatementEntryIndex1765600200000,
+  ChainAnchorMovedDigest1765600400000,
   ReconciliationAlertIdentity1765600500000,
 ];
