@@ -44,6 +44,7 @@ const RUN: Array<{ file: string; blocks: number; outputs: number }> = [
   { file: 'docs/partners.md', blocks: 18, outputs: 17 },
   { file: 'docs/registration.md', blocks: 6, outputs: 6 },
   { file: 'docs/statements.md', blocks: 10, outputs: 9 },
+  { file: 'docs/monitoring.md', blocks: 10, outputs: 9 },
 ];
 
 /**
