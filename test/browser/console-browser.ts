@@ -209,12 +209,13 @@ export class StaffDriver {
     private readonly call: (method: string, path: string, options?: { token?: string; body?: unknown }) => Promise<ApiAnswer>,
     /** the TOTP secret auth gives the bootstrap administrator in tests (BOOTSTRAP_ADMIN_TOTP_SECRET) */
     private readonly bootstrapSecret: string,
-    private readonly enrolmentCodeIn: (outbox: unknown) => string | null,
+    /** the enrolment code in auth's development outbox answer (test/support/staff-sign-in's enrolmentCodeIn) */
+    private readonly enrolmentCodeIn: (outbox: never) => string | null | undefined,
   ) {}
 
   private async enrolmentSms(phone: string): Promise<string> {
     const outbox = await this.call('GET', `/api/auth/dev/sms?phone=${encodeURIComponent(phone)}`);
-    const code = this.enrolmentCodeIn(outbox.body);
+    const code = this.enrolmentCodeIn(outbox.body as never);
     if (!code) throw new Error(`no enrolment SMS for ${phone}: ${outbox.status} ${JSON.stringify(outbox.body)}`);
     return code;
   }

@@ -17,6 +17,12 @@ export function ActionDialog(props: {
   children: ReactNode;
   submit: () => Promise<unknown>;
   done?: () => void;
+  /**
+   * Called when the dialog closes after the action was carried out, instead of `done` at once: for
+   * an action that changes what the page offers (the button that opened the dialog disappears), so
+   * the answer stays on the screen until the operator closes it.
+   */
+  closed?: () => void;
 }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -38,16 +44,20 @@ export function ActionDialog(props: {
   }
 
   const approval = isApproval(result) ? result : undefined;
+  const close = () => {
+    setOpen(false);
+    if (result !== undefined) props.closed?.();
+  };
   return (
     <>
       <Button variant="light" color={props.color} onClick={() => (setOpen(true), setResult(undefined), setError(undefined))}>
         {props.label}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={props.title}>
+      <Modal opened={open} onClose={close} title={props.title}>
         {result !== undefined ? (
           <Stack>
             {approval ? <SubmittedApproval approval={approval} /> : <Alert color="green">Done.</Alert>}
-            <Button onClick={() => setOpen(false)}>Close</Button>
+            <Button onClick={close}>Close</Button>
           </Stack>
         ) : (
           <form onSubmit={onSubmit} aria-label={props.title}>

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
@@ -119,7 +119,13 @@ export function LedgerChain() {
             <Table.Tr key={run.id}>
               {COLUMNS.map((c) => (
                 <Table.Td key={c.label}>
-                  {c.label === 'Status' ? <Badge color={run.status === 'INTACT' ? 'green' : 'red'}>{run.status}</Badge> : c.text(run)}
+                  {c.label === 'Status' ? (
+                    <Text size="sm" fw={700} c={run.status === 'INTACT' ? 'green.8' : 'red.8'}>
+                      {run.status}
+                    </Text>
+                  ) : (
+                    c.text(run)
+                  )}
                 </Table.Td>
               ))}
             </Table.Tr>
@@ -142,7 +148,7 @@ function ChainBroken({ verification }: { verification: Pick<Verification, 'first
             <Text span fw={700} ff="monospace" data-testid="ledger-chain-break-kind">
               {b.kind}
             </Text>{' '}
-            — {BREAK_LABELS[b.kind] ?? b.kind}. {b.detail}.
+            — {BREAK_LABELS[b.kind] ?? b.kind} ({b.detail}).
           </Text>
           <Table withTableBorder variant="vertical" maw={900} data-testid="ledger-chain-break">
             <Table.Tbody>

@@ -201,7 +201,10 @@ export function Person360({ params }: ScreenProps) {
       </Part>
       {person.merchant && can(session, 'statements.read') && (
         <Text size="sm">
-          <Link to={`/statements?merchantId=${person.merchant.merchantId}`} testId="merchant-statement-link">
+          <Link
+            to={`/statements?${new URLSearchParams({ merchantId: person.merchant.merchantId, name: person.merchant.businessName })}`}
+            testId="merchant-statement-link"
+          >
             Settlement statement of {person.merchant.businessName}
           </Link>{' '}
           (yesterday by default, or any day or period, with its CSV)

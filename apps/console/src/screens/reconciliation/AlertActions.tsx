@@ -1,4 +1,4 @@
-import { Badge, Group, SegmentedControl, Select, Text, TextInput, Textarea } from '@mantine/core';
+import { SegmentedControl, Stack, Select, Text, TextInput, Textarea } from '@mantine/core';
 import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import { ActionDialog } from '../../ui/ActionForm';
@@ -11,17 +11,17 @@ import { ALERT_STATUS_COLORS, ALERT_STATUS_LABELS, type ReconAlert, str } from '
 export function AlertStatus({ alert }: { alert: ReconAlert }) {
   const last = alert.decisions[alert.decisions.length - 1];
   return (
-    <Group gap={4} wrap="nowrap">
-      <Badge color={ALERT_STATUS_COLORS[alert.status] ?? 'gray'} variant="light" data-testid={`recon-alert-status-${alert.id}`}>
+    <Stack gap={0}>
+      <Text size="sm" fw={600} c={`${ALERT_STATUS_COLORS[alert.status] ?? 'gray'}.8`} data-testid={`recon-alert-status-${alert.id}`}>
         {ALERT_STATUS_LABELS[alert.status] ?? alert.status}
-      </Badge>
+      </Text>
       {last && alert.status === 'RESOLVED' && (
         <Text size="xs">
           {last.decision === 'CORRECTED' ? `by correction ${str(last.correctionId).slice(0, 8)}…` : 'accepted'}
           {str(last.note) ? `: ${str(last.note)}` : ''}
         </Text>
       )}
-    </Group>
+    </Stack>
   );
 }
 
@@ -38,7 +38,7 @@ export function AlertActions({ alert, done }: { alert: ReconAlert; done: () => v
       <ActionDialog
         label="Acknowledge…"
         title="Acknowledge the alert"
-        done={done}
+        closed={done}
         submit={() =>
           ok(
             api.POST('/api/v1/compliance/reconciliation/alerts/{alertId}/acknowledge', {
@@ -64,7 +64,7 @@ function ResolveAlert({ alert, done }: { alert: ReconAlert; done: () => void }) 
     <ActionDialog
       label="Resolve…"
       title="Resolve the alert"
-      done={done}
+      closed={done}
       submit={() =>
         ok(
           api.POST('/api/v1/compliance/reconciliation/alerts/{alertId}/resolve', {

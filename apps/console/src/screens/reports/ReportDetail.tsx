@@ -255,7 +255,7 @@ function ReportActions({ report, done }: { report: Detail; done: () => void }) {
       <ActionDialog
         label="Record the filing…"
         title="Record that the report was filed"
-        done={done}
+        closed={done}
         submit={() =>
           ok(
             api.POST('/api/v1/compliance/reports/{id}/filing', {
@@ -285,7 +285,7 @@ function ReportActions({ report, done }: { report: Detail; done: () => void }) {
       <ActionDialog
         label="Record the written confirmation…"
         title="Record the written confirmation"
-        done={done}
+        closed={done}
         submit={() =>
           ok(
             api.POST('/api/v1/compliance/reports/{id}/written-confirmation', {
@@ -311,7 +311,7 @@ function ReportActions({ report, done }: { report: Detail; done: () => void }) {
       <ActionDialog
         label="Record as sent…"
         title="Record that the report was sent"
-        done={done}
+        closed={done}
         submit={() =>
           ok(
             api.POST('/api/v1/compliance/reports/{id}/sent', {

@@ -39,6 +39,8 @@ export function MerchantStatement({ query }: ScreenProps) {
     from: query.get('from') ?? query.get('date') ?? '',
     to: query.get('to') ?? query.get('date') ?? '',
     currency: (query.get('currency') ?? 'XAF') as Currency,
+    /** the business name, when the merchant's 360 view linked here (the statement itself names no one) */
+    name: query.get('name') ?? '',
   };
   const [form, setForm] = useState({
     merchantId: asked.merchantId,
@@ -52,6 +54,8 @@ export function MerchantStatement({ query }: ScreenProps) {
   function submit(event: FormEvent) {
     event.preventDefault();
     const search = new URLSearchParams({ merchantId: form.merchantId.trim(), currency: form.currency });
+    // the name the merchant's page gave stays only for the same merchant
+    if (asked.name && form.merchantId.trim() === asked.merchantId) search.set('name', asked.name);
     if (form.period === 'day') search.set('date', form.from);
     else {
       search.set('from', form.from);
@@ -117,6 +121,7 @@ export function MerchantStatement({ query }: ScreenProps) {
       {UUID.test(asked.merchantId) && asked.from ? (
         <StatementView
           merchantId={asked.merchantId}
+          name={asked.name}
           query={{ ...(asked.from === asked.to ? { date: asked.from } : { from: asked.from, to: asked.to }), currency: asked.currency }}
         />
       ) : (
@@ -126,7 +131,7 @@ export function MerchantStatement({ query }: ScreenProps) {
   );
 }
 
-function StatementView({ merchantId, query }: { merchantId: string; query: Query }) {
+function StatementView({ merchantId, name, query }: { merchantId: string; name: string; query: Query }) {
   const path = { merchantId };
   const { data: statement, error } = useLoad(
     () => ok(api.GET('/api/backoffice/merchants/{merchantId}/statements', { params: { path, query } })),
@@ -161,7 +166,8 @@ function StatementView({ merchantId, query }: { merchantId: string; query: Query
   return (
     <Stack data-testid="settlement-statement">
       <Group>
-        <Text fw={700}>
+        <Text fw={700} data-testid="statement-title">
+          {name ? `${name}: ` : ''}
           {period.fromDate === period.toDate ? `Statement of ${period.fromDate}` : `Statement from ${period.fromDate} to ${period.toDate}`}
         </Text>
         <Badge variant="light">{c}</Badge>

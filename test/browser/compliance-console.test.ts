@@ -1,0 +1,522 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Client } from 'pg';
+import type { Browser } from 'playwright-core';
+import { authApp } from '../../apps/auth/src/auth.app';
+import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
+import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
+import { partnersApp } from '../../apps/partners/src/partners.app';
+import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
+import { DeferredForwarder, E2E_ADMIN, orchestratorInternalUrl } from '../e2e/partners-support';
+import { type RunningApp, boot } from '../support/boot';
+import { TEST_ADMIN_TOTP_SECRET, enrolmentCodeIn } from '../support/staff-sign-in';
+import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
+import {
+  OperatorWindow,
+  StaffDriver,
+  counts,
+  launchChromium,
+  saysExactly,
+  saysSo,
+  screenshot,
+  screenshotFor,
+  shows,
+} from './console-browser';
+
+/**
+ * The compliance screens of the operators' console (docs/compliance.md) in a real headless Chromium
+ * against the five real services: what a compliance officer does with the mouse and keyboard, checked
+ * by what the screen says and by what the platform did. The scenarios run in order and share the
+ * people the set-up creates, as a working day would: the bank statement is reconciled first, while
+ * the only money in circulation is the agent's float.
+ *
+ * Screenshots land in test/browser/artifacts/; UPDATE_SCREENSHOTS=1 also copies them to
+ * docs/images/compliance-*.png for docs/compliance.md.
+ */
+
+jest.setTimeout(240_000);
+
+/** an answer of the platform, read field by field */
+type Json = any;
+
+const PIN = '2580';
+const OFFICER = { phone: '+237690950001', firstName: 'Clara', lastName: 'Mbida' };
+const ADMIN2 = { phone: '+237690950002', pin: '3691' };
+const AGENT_PHONE = '+237690950010';
+const PAYER_PHONE = '+237690950011';
+const RELAY_PHONE = '+237690950012';
+const MERCHANT_PHONE = '+237690950013';
+const MERCHANT_NAME = 'Boutique Akwa';
+const TRUST_ACCOUNT = 'CM2110005000010123456789012';
+const FLOAT_AMOUNT = 250_000;
+/** what the agent deposited at the bank without the platform funding it: the difference to find */
+const UNFUNDED_DEPOSIT = 10_000;
+const today = () => new Date().toISOString().slice(0, 10);
+/** The statement days of docs/statements.md: West Africa Time. */
+const watDay = () => new Date(Date.now() + 3_600_000).toISOString().slice(0, 10);
+
+/**
+ * The five services on one cloned database, as the other console tests run them, with a trust bank
+ * account configured in the ledger (LEDGER_TRUST_ACCOUNTS) so that statements can be imported.
+ */
+class CompliancePlatform {
+  db!: TestDatabase;
+  readonly redis = createTestRedis();
+  private readonly forwarder = new DeferredForwarder();
+  readonly apps: RunningApp[] = [];
+  authUrl = '';
+  gateway!: RunningApp;
+  sql!: Client;
+
+  async start(): Promise<void> {
+    this.db = await createTestDatabase();
+    await this.forwarder.start();
+    const env = (service: Parameters<typeof serviceEnv>[0], extra: Record<string, string> = {}) =>
+      serviceEnv(service, this.db, this.redis, extra);
+    const keep = <A extends RunningApp>(a: A): A => (this.apps.push(a), a);
+    const [auth, dispatcher] = await Promise.all([
+      boot(authApp, env('auth', { BOOTSTRAP_ADMIN_PHONE: E2E_ADMIN.phone, BOOTSTRAP_ADMIN_PIN: E2E_ADMIN.pin }), { listen: true }).then(
+        keep,
+      ),
+      boot(webhookDispatcherApp, env('webhook-dispatcher'), { listen: true }).then(keep),
+    ]);
+    this.authUrl = auth.url;
+    const ledger = keep(
+      await boot(
+        ledgerWalletsApp,
+        env('ledger-wallets', {
+          AUTH_URL: auth.url,
+          LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
+          LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
+          LEDGER_TRUST_ACCOUNTS: `XAF:${TRUST_ACCOUNT}`,
+        }),
+        { listen: true },
+      ),
+    );
+    const partners = keep(
+      await boot(
+        partnersApp,
+        env('partners', { ORCHESTRATOR_URL: this.forwarder.url, WEBHOOK_DISPATCHER_URL: dispatcher.url, PARTNERS_SWEEP_INTERVAL_MS: '0' }),
+        { listen: true },
+      ),
+    );
+    this.gateway = keep(
+      await boot(
+        orchestratorApp,
+        env('orchestrator', {
+          AUTH_URL: auth.url,
+          PARTNERS_URL: partners.url,
+          LEDGER_URL: ledger.url,
+          WEBHOOK_DISPATCHER_URL: dispatcher.url,
+        }),
+        { listen: true },
+      ),
+    );
+    this.forwarder.target = orchestratorInternalUrl(this.gateway);
+    this.sql = new Client({ connectionString: this.db.adminUrl });
+    await this.sql.connect();
+  }
+
+  async stop(): Promise<void> {
+    await this.sql?.end();
+    for (const app of [...this.apps].reverse()) await app.close();
+    await this.forwarder.stop();
+    await this.redis.flush();
+    await this.db?.drop();
+  }
+
+  async call(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: Json }> {
+    const headers: Record<string, string> = {};
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.gateway.url}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const text = await res.text();
+    let body: Json = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // CSV, HTML
+    }
+    return { status: res.status, body };
+  }
+
+  /** A second administrator, made through auth's internal steps (the staff route makes no administrator). */
+  async secondAdmin(phone: string, pin: string): Promise<void> {
+    const headers = { 'x-service-key': callerKey('orchestrator'), 'content-type': 'application/json' };
+    const idp = await fetch(`${this.authUrl}/auth/internal/create-idp-user`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ phone, pin }),
+    });
+    const { idpUserId } = (await idp.json()) as { idpUserId: string };
+    const local = await fetch(`${this.authUrl}/auth/internal/create-local-user`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ idpUserId, roles: ['ADMIN'] }),
+    });
+    if (local.status !== 201) throw new Error(`create-local-user ${local.status} ${await local.text()}`);
+  }
+}
+
+/** Polls `probe` until it returns a value, or fails after `timeoutMs`. */
+async function until<T>(what: string, probe: () => Promise<T | undefined | false | null>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A camt.053 statement of the trust account, as the bank sends it. */
+function camt053(o: {
+  id: string;
+  opening: number;
+  closing: number;
+  day: string;
+  entries: Array<{ amount: number; remittance: string }>;
+}): string {
+  const bal = (code: string, amount: number) =>
+    `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="XAF">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>${o.day}</Dt></Dt></Bal>`;
+  const entries = o.entries
+    .map(
+      (e, i) =>
+        `<Ntry><NtryRef>BNK${i + 1}</NtryRef><Amt Ccy="XAF">${e.amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>` +
+        `<BookgDt><Dt>${o.day}</Dt></BookgDt><ValDt><Dt>${o.day}</Dt></ValDt>` +
+        `<NtryDtls><TxDtls><RmtInf><Ustrd>${e.remittance}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`,
+    )
+    .join('\n    ');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>${o.id}</MsgId><CreDtTm>${o.day}T18:00:00</CreDtTm></GrpHdr>
+    <Stmt>
+    <Id>${o.id}</Id>
+    <Acct><Id><IBAN>${TRUST_ACCOUNT}</IBAN></Id><Ccy>XAF</Ccy></Acct>
+    ${bal('OPBD', o.opening)}
+    ${bal('CLBD', o.closing)}
+    ${entries}
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>
+`;
+}
+
+describe('the compliance screens of the operators console, in a browser', () => {
+  const p = new CompliancePlatform();
+  let staff: StaffDriver;
+  let browser: Browser;
+  const windows: OperatorWindow[] = [];
+  let officer: OperatorWindow;
+  let admin: OperatorWindow;
+  let agent: { agentId: string; token: string; floatAccount: string };
+  let payer: { userId: string; token: string };
+  let relay: { userId: string; token: string };
+  let merchant: { userId: string; merchantId: string; token: string };
+  /** the float funding the set-up makes, as the ledger recorded it */
+  let funding: { transactionId: string; referenceId: string };
+  let cashIn: { referenceId: string };
+
+  const adminToken = () => staff.token(E2E_ADMIN.phone, E2E_ADMIN.pin);
+  const officerToken = () => staff.token(OFFICER.phone, PIN);
+
+  async function register(kind: 'agent' | 'customer' | 'merchant', phone: string, firstName: string): Promise<Json> {
+    const path = {
+      agent: '/api/orchestrator/auth/register/agent',
+      customer: '/api/orchestrator/auth/register',
+      merchant: '/api/orchestrator/auth/register/merchant',
+    }[kind];
+    const extra = kind === 'merchant' ? { businessName: MERCHANT_NAME, category: 'RETAIL' } : {};
+    const res = await p.call('POST', path, { body: { phone, pin: PIN, firstName, lastName: 'Ndongo', countryCode: 'CM', ...extra } });
+    if (res.status !== 201) throw new Error(`register ${kind} ${res.status} ${JSON.stringify(res.body)}`);
+    const login = await p.call('POST', '/api/auth/login', { body: { phone, pin: PIN } });
+    return { ...res.body, token: login.body.token };
+  }
+
+  /** Create → verify PIN → confirm, as a customer's or an agent's app does. */
+  async function pay(token: string, body: Record<string, unknown>): Promise<Json> {
+    const created = await p.call('POST', '/api/v1/intents', { token, body: { idempotencyKey: randomUUID(), ...body } });
+    if (created.status !== 201) throw new Error(`intent ${created.status} ${JSON.stringify(created.body)}`);
+    const pin = await p.call('POST', `/api/v1/intents/${created.body.intentId}/verify-pin`, { token, body: { pin: PIN } });
+    if (pin.status >= 300) throw new Error(`verify-pin ${pin.status} ${JSON.stringify(pin.body)}`);
+    const confirmed = await p.call('POST', `/api/v1/intents/${created.body.intentId}/confirm`, { token });
+    if (confirmed.body?.status !== 'SUCCEEDED') throw new Error(`confirm ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+    return confirmed.body;
+  }
+
+  async function newWindow(): Promise<OperatorWindow> {
+    const window = await OperatorWindow.open(browser, p.gateway.url);
+    windows.push(window);
+    return window;
+  }
+
+  /** Submits a request through /api as `maker` and approves it as `checker` (set-up the test does not watch). */
+  async function approveAs(checker: string, requestId: string): Promise<Json> {
+    const res = await p.call('POST', `/api/backoffice/approvals/${requestId}/approve`, { token: checker, body: { reason: 'Checked' } });
+    if (res.status !== 200 || res.body.status !== 'EXECUTED') throw new Error(`approve ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  beforeAll(async () => {
+    await p.start();
+    staff = new StaffDriver((method, path, options) => p.call(method, path, options), TEST_ADMIN_TOTP_SECRET, enrolmentCodeIn);
+    browser = await launchChromium();
+    const adminApi = await adminToken();
+    // the officer is the platform's first checker, whom the bootstrap administrator creates alone
+    const created = await p.call('POST', '/api/orchestrator/admin/staff', {
+      token: adminApi,
+      body: { ...OFFICER, pin: PIN, countryCode: 'CM', role: 'COMPLIANCE' },
+    });
+    expect(created.status).toBe(201);
+    await officerToken(); // enrols the officer's authenticator
+    await p.secondAdmin(ADMIN2.phone, ADMIN2.pin);
+
+    const a = await register('agent', AGENT_PHONE, 'Kofi');
+    const wallet = await p.call('GET', '/api/orchestrator/me/wallet', { token: a.token });
+    const floatAccount = (wallet.body.balances as Json[]).find((b) => b.currency === 'XAF' && b.accountType === 'agent').accountId;
+    agent = { agentId: a.agentId, token: a.token, floatAccount };
+    const c1 = await register('customer', PAYER_PHONE, 'Awa');
+    payer = { userId: c1.userId, token: c1.token };
+    const c2 = await register('customer', RELAY_PHONE, 'Jean');
+    relay = { userId: c2.userId, token: c2.token };
+    const m = await register('merchant', MERCHANT_PHONE, 'Brice');
+    merchant = { userId: m.userId, merchantId: m.merchantId, token: m.token };
+
+    // the agent's opening float, on four eyes: the administrator asks, the officer approves
+    const submitted = await p.call('POST', `/api/backoffice/ledger/agents/${agent.agentId}/float-fundings`, {
+      token: adminApi,
+      body: { amount: FLOAT_AMOUNT, currency: 'XAF', reason: 'Opening float, bank deposit slip 5521' },
+    });
+    expect(submitted.status).toBe(202);
+    await approveAs(await officerToken(), submitted.body.id);
+    const corrections = await p.call('GET', '/api/backoffice/ledger/corrections?status=EXECUTED', { token: adminApi });
+    const executed = (corrections.body as Json[]).find((x) => x.accountId === agent.floatAccount && x.amount === FLOAT_AMOUNT);
+    funding = { transactionId: executed.transactionId, referenceId: executed.referenceId };
+    expect(funding.referenceId).toEqual(expect.any(String));
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const window of windows) await window.close().catch(() => undefined);
+    await browser?.close();
+    await p.stop();
+  });
+
+  afterEach(async () => {
+    // what each window shows at the end of a scenario, and what the pages threw
+    const scenario = /browser (\w+)\./.exec(expect.getState().currentTestName ?? '')?.[1] ?? 'scenario';
+    for (const [i, window] of windows.entries())
+      await screenshot(window.page, `compliance-end-of-${scenario}-window-${i + 1}`, false).catch(() => undefined);
+    for (const window of windows) {
+      if (window.problems.length > 0) process.stderr.write(`browser problems (${scenario}):\n${window.problems.splice(0).join('\n')}\n`);
+    }
+  });
+
+  it('b. the officer imports a bank statement with a difference, and resolves it through four eyes', async () => {
+    officer = await newWindow();
+    const page = officer.page;
+    await staff.signIn(page, OFFICER.phone, PIN);
+    await staff.open(page, /^Float reconciliation$/);
+
+    // the bank saw the float deposit, and a second deposit of the agent that nobody funded on the platform
+    const statement = camt053({
+      id: `STMT-${today()}-01`,
+      opening: 0,
+      closing: FLOAT_AMOUNT + UNFUNDED_DEPOSIT,
+      day: today(),
+      entries: [
+        { amount: FLOAT_AMOUNT, remittance: `Versement float agent ${funding.referenceId}` },
+        { amount: UNFUNDED_DEPOSIT, remittance: 'Depot especes agent Kofi Ndongo, Akwa' },
+      ],
+    });
+    await page.getByLabel('Statement file').setInputFiles({ name: 'statement.xml', mimeType: 'text/xml', buffer: Buffer.from(statement) });
+    await saysSo(page.getByText(/statement\.xml, \d+ characters/), 'statement.xml');
+    await screenshotFor(page, 'reconciliation-import', 'compliance-reconciliation-import');
+    await page.getByRole('button', { name: 'Import the statement' }).click();
+    await saysSo(page.getByTestId('statement-imported'), `STMT-${today()}-01`);
+    // the same file again is refused in words, and changes nothing
+    await page.getByLabel('Statement file').setInputFiles({ name: 'statement.xml', mimeType: 'text/xml', buffer: Buffer.from(statement) });
+    await page.getByRole('button', { name: 'Import the statement' }).click();
+    await saysSo(page.getByTestId('error-code'), 'BANK_STATEMENT_DUPLICATE');
+    const statements = await p.call('GET', '/api/v1/compliance/reconciliation/statements', { token: await officerToken() });
+    expect(statements.body).toHaveLength(1);
+
+    await page.getByRole('button', { name: `Reconcile STMT-${today()}-01` }).click();
+    await shows(page.getByTestId('recon-run'));
+    await saysExactly(page.getByTestId('run-status'), 'differences');
+    await saysSo(page.getByTestId('recon-difference'), /^\+10[\s\u202f]000 XAF$/);
+    await saysSo(page.getByTestId('unmatched-bank-lines'), 'Depot especes agent Kofi Ndongo');
+    await saysSo(page.getByTestId('matches'), funding.referenceId);
+    const runId = /runs\/([0-9a-f-]{36})/.exec(page.url())![1];
+    const run = (await p.call('GET', `/api/v1/compliance/reconciliation/runs/${runId}`, { token: await officerToken() })).body;
+    expect([run.status, run.bankClosing, run.circulation, run.difference]).toEqual([
+      'DIFFERENCES',
+      FLOAT_AMOUNT + UNFUNDED_DEPOSIT,
+      FLOAT_AMOUNT,
+      UNFUNDED_DEPOSIT,
+    ]);
+    await screenshotFor(page, 'reconciliation-run', 'compliance-reconciliation-run');
+
+    // each alert acknowledged: someone is on it
+    for (const kind of ['BALANCE_GAP', 'UNMATCHED_BANK_LINE']) {
+      const row = page.getByTestId(`recon-alert-${kind}`);
+      await row.getByRole('button', { name: 'Acknowledge…' }).click();
+      const form = page.getByRole('form', { name: 'Acknowledge the alert' });
+      await form.getByLabel(/^Note/).fill('Asking the agent for the deposit slip');
+      await form.getByRole('button', { name: 'Submit' }).click();
+      await page.getByRole('button', { name: 'Close' }).click();
+      await saysSo(row, 'Acknowledged');
+    }
+
+    // the correction: the officer asks for it, the administrator approves it
+    await staff.open(page, /^Corrections and float$/);
+    await page.getByRole('button', { name: 'New correction or reversal…' }).click();
+    const form = page.getByRole('form', { name: 'Submit a ledger correction' });
+    await form.getByLabel(/^Account id/).fill(agent.floatAccount);
+    await form.getByLabel(/^Amount/).fill(String(UNFUNDED_DEPOSIT));
+    await form.getByLabel(/^Reason/).fill('Agent cash deposit at the bank never credited as float (statement line 2)');
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await saysSo(page.getByTestId('submitted-approval'), 'another person must approve it');
+    const approvalPath = (await page.getByTestId('approval-link').getAttribute('href'))!;
+    await page.getByRole('button', { name: 'Close' }).click();
+
+    admin = await newWindow();
+    await staff.signIn(admin.page, E2E_ADMIN.phone, E2E_ADMIN.pin);
+    await admin.page.goto(approvalPath);
+    await saysExactly(admin.page.getByTestId('approval-status'), 'Waiting for a checker');
+    await admin.page.getByLabel(/^Reason for your decision/).fill('Deposit slip 5530 seen');
+    await admin.page.getByRole('button', { name: 'Approve' }).click();
+    await saysExactly(admin.page.getByTestId('approval-status'), 'Carried out');
+    const correction = await until('the executed correction', async () => {
+      const list = await p.call('GET', '/api/backoffice/ledger/corrections?status=EXECUTED', { token: await officerToken() });
+      return (list.body as Json[]).find((x) => x.accountId === agent.floatAccount && x.amount === UNFUNDED_DEPOSIT);
+    });
+    expect(correction.checker.id).not.toBe(correction.maker.id);
+
+    // back on the run: the bank line resolved by that correction, the gap accepted with a note
+    await page.goto(`/console/compliance/reconciliation/runs/${runId}`);
+    const lineRow = page.getByTestId('recon-alert-UNMATCHED_BANK_LINE');
+    await lineRow.getByRole('button', { name: 'Resolve…' }).click();
+    const resolve = page.getByRole('form', { name: 'Resolve the alert' });
+    await staff.choose(resolve, /^Carried-out correction/, /CREDIT 10[\s\u202f]000/);
+    await resolve.getByLabel(/^Reason/).fill('Float credited by the approved correction');
+    await screenshotFor(page, 'reconciliation-resolve', 'compliance-reconciliation-resolve');
+    await resolve.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await saysSo(lineRow, 'Resolved');
+    await saysSo(lineRow, `by correction ${correction.id.slice(0, 8)}`);
+
+    const gapRow = page.getByTestId('recon-alert-BALANCE_GAP');
+    await gapRow.getByRole('button', { name: 'Resolve…' }).click();
+    const accept = page.getByRole('form', { name: 'Resolve the alert' });
+    await accept.getByText('Accept with a note').click();
+    await accept.getByLabel(/^Reason/).fill(`The gap is the unfunded deposit, corrected by ${correction.referenceId}`);
+    await accept.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await saysSo(gapRow, 'Resolved');
+    await screenshotFor(page, 'reconciliation-resolved', 'compliance-reconciliation-resolved');
+
+    // what the platform recorded: both alerts resolved, one by the four-eyes correction
+    const alerts = (await p.call('GET', `/api/v1/compliance/reconciliation/alerts?runId=${runId}`, { token: await officerToken() }))
+      .body as Json[];
+    const byKind = Object.fromEntries(alerts.map((x) => [x.kind, x]));
+    expect(byKind.UNMATCHED_BANK_LINE.status).toBe('RESOLVED');
+    expect(byKind.UNMATCHED_BANK_LINE.decisions.map((d: Json) => d.decision)).toEqual(['ACKNOWLEDGED', 'CORRECTED']);
+    expect(byKind.UNMATCHED_BANK_LINE.decisions[1].correctionId).toBe(correction.id);
+    expect(byKind.BALANCE_GAP.decisions.map((d: Json) => d.decision)).toEqual(['ACKNOWLEDGED', 'ACCEPTED']);
+  });
+
+  it('c. the chain verification catches an entry edited by raw SQL, and names it', async () => {
+    const page = officer.page;
+    await staff.open(page, /^Integrity checks$/);
+    await page.getByRole('button', { name: 'Verify the ledger chain' }).click();
+    await saysSo(page.getByTestId('ledger-chain-intact'), 'every link sound');
+
+    // a superuser rewrites the float funding's entry on the agent's account, every trigger off
+    const entry = (
+      await p.sql.query(`SELECT id, amount::text AS amount FROM ledger.ledgers WHERE transaction_id = $1 AND account_id = $2`, [
+        funding.transactionId,
+        agent.floatAccount,
+      ])
+    ).rows[0] as { id: string; amount: string };
+    const raw = async (sql: string) => {
+      await p.sql.query('BEGIN');
+      await p.sql.query('SET LOCAL session_replication_role = replica');
+      await p.sql.query(sql, [entry.id]);
+      await p.sql.query('COMMIT');
+    };
+    await raw(`UPDATE ledger.ledgers SET amount = amount + 100000 WHERE id = $1`);
+    try {
+      await page.getByRole('button', { name: 'Verify the ledger chain' }).click();
+      await saysSo(page.getByTestId('ledger-chain-broken'), 'First broken link');
+      await saysExactly(page.getByTestId('ledger-chain-break-kind'), 'EDITED');
+      await saysSo(page.getByTestId('ledger-chain-break-reference'), funding.referenceId);
+      await saysSo(page.getByTestId('ledger-chain-break'), entry.id);
+      await page.getByTestId('ledger-chain-broken').scrollIntoViewIfNeeded();
+      await screenshotFor(page, 'ledger-chain-broken', 'compliance-ledger-chain-broken');
+      const runs = (await p.call('GET', '/api/v1/compliance/ledger-chain/verifications', { token: await officerToken() })).body as Json[];
+      expect([runs[0].status, runs[0].firstBreak.kind, runs[0].firstBreak.entryId]).toEqual(['BROKEN', 'EDITED', entry.id]);
+      await saysSo(page.getByTestId('ledger-chain-table').locator('tbody tr').first(), 'BROKEN');
+    } finally {
+      await raw(`UPDATE ledger.ledgers SET amount = ${entry.amount} WHERE id = $1`);
+    }
+    await page.getByRole('button', { name: 'Verify the ledger chain' }).click();
+    await saysSo(page.getByTestId('ledger-chain-intact'), 'every link sound');
+  });
+
+  it("d. an operator opens a merchant's statement from its 360 view and downloads the CSV", async () => {
+    // a customer pays the shop twice (money from a cash-in at the agent)
+    cashIn = await pay(agent.token, { type: 'CASH_IN', amount: 20_000, clientPhone: PAYER_PHONE });
+    const payments = [await pay(payer.token, { type: 'TRANSFER', amount: 4_500, clientPhone: MERCHANT_PHONE })];
+    payments.push(await pay(payer.token, { type: 'TRANSFER', amount: 3_000, clientPhone: MERCHANT_PHONE }));
+
+    const page = officer.page;
+    await staff.open(page, /^People$/);
+    await page.getByLabel(/^Phone, name, user id/).fill(MERCHANT_PHONE);
+    await page.getByLabel(/^Phone, name, user id/).press('Enter');
+    const row = page.getByTestId('people-table').getByRole('row').filter({ hasText: MERCHANT_PHONE });
+    await counts(row, 1);
+    await row.getByRole('link').first().click();
+    await page.getByTestId('merchant-statement-link').click();
+    // yesterday by default; today's payments: today
+    await page.getByLabel(/^Day/).fill(watDay());
+    await page.getByRole('button', { name: 'Show the statement' }).click();
+    await saysSo(page.getByTestId('statement-title'), `${MERCHANT_NAME}: Statement of ${watDay()}`);
+    const lines = page.getByTestId('statement-lines');
+    for (const payment of payments) await saysSo(lines, payment.referenceId);
+    await saysSo(page.getByTestId('statement-opening'), /^0 XAF$/);
+    await saysSo(page.getByTestId('statement-closing'), /^7[\s\u202f]500 XAF$/);
+    await screenshotFor(page, 'merchant-statement', 'compliance-merchant-statement');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    for (const payment of payments) expect(csv).toContain(payment.referenceId);
+    // the bytes the platform serves the operator, and the merchant itself through /api
+    const query = `date=${watDay()}&format=csv`;
+    const operatorCsv = await p.call('GET', `/api/backoffice/merchants/${merchant.merchantId}/statements?${query}`, {
+      token: await officerToken(),
+    });
+    const merchantCsv = await p.call('GET', `/api/orchestrator/merchants/me/statements?${query}`, { token: merchant.token });
+    expect(csv).toBe(operatorCsv.body);
+    expect(merchantCsv.body).toBe(operatorCsv.body);
+    expect(download.suggestedFilename()).toMatch(/\.csv$/);
+  });
+
+  it('every compliance screen opens for the officer without a refusal', async () => {
+    const page = officer.page;
+    const labels = (await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).map((t) => t.trim());
+    expect(labels).toEqual(
+      expect.arrayContaining(['Regulatory reports', 'Float reconciliation', 'Merchant statements', 'Integrity checks']),
+    );
+    for (const label of ['Regulatory reports', 'Float reconciliation', 'Merchant statements']) {
+      await staff.open(page, new RegExp(`^${label}$`));
+      await counts(page.getByTestId('error-notice'), 0);
+    }
+    expect(relay.userId).toEqual(expect.any(String));
+    expect(cashIn.referenceId).toEqual(expect.any(String));
+  });
+});
