@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { MetricsService } from '@mm/platform';
 import { TEST_CHECKER, TEST_MAKER } from '../../../test/support/funding';
+import { ANCHOR_COLUMNS, type AnchorRow, anchorFields, anchorMac, headsDigest } from '../src/chain/chain-anchor-records';
 import { ChainAnchors } from '../src/chain/chain-anchors.service';
 import { CHAIN_WALK_SQL, type ChainEntryRow, chainLink } from '../src/chain/chain-link';
 import { type ResponseBody, fundedAccount, transfer } from './ledger-harness';
-import { SUPPORT, reverseApproved, useOperatorLedger } from './operators';
+import { SUPPORT, recordAlerts, reverseApproved, useOperatorLedger } from './operators';
+
+const ANCHOR_KEY = 'test-ledger-chain-anchor-key-0123456789abcdef';
 
 /**
  * The tamper-evident ledger (docs/ledger-chain.md) on a real database: every way money is written
@@ -13,7 +17,8 @@ import { SUPPORT, reverseApproved, useOperatorLedger } from './operators';
  * (this file's database is its own copy; the restores keep the tests independent of their order).
  */
 describe('ledger hash chain', () => {
-  const t = useOperatorLedger({ env: { LEDGER_CHAIN_ANCHOR_KEY: 'test-ledger-chain-anchor-key-0123456789abcdef' } });
+  const alerts: Record<string, unknown>[] = [];
+  const t = useOperatorLedger({ env: { LEDGER_CHAIN_ANCHOR_KEY: ANCHOR_KEY }, onAlert: recordAlerts(alerts) });
   let a: string;
   let b: string;
   let c: string;
@@ -68,6 +73,58 @@ describe('ledger hash chain', () => {
       id,
     ]);
   const restoreEntry = (id: string) => raw(`INSERT INTO ledger.ledgers SELECT * FROM public.chain_test_deleted WHERE id = $1`, [id]);
+
+  const anchorNow = () => t.h.app.app.get(ChainAnchors).anchorNow();
+  const anchorCount = async () =>
+    Number((await t.h.admin.query<{ n: string }>(`SELECT count(*) AS n FROM ledger.chain_anchors`)).rows[0].n);
+  const refusalsCounted = async () =>
+    (await t.h.app.app.get(MetricsService).registry.getSingleMetric('ledger_chain_anchor_refusals_total')!.get()).values[0]?.value ?? 0;
+
+  /**
+   * Signs the current heads with the key, as the anchor job did before it checked what it signs (or
+   * as anyone holding the key could): the anchor verifies, whatever the chain holds.
+   */
+  const signWithoutChecking = async (): Promise<number> => {
+    const [last] = (await t.h.admin.query<AnchorRow>(`SELECT ${ANCHOR_COLUMNS} FROM ledger.chain_anchors ORDER BY n DESC LIMIT 1`)).rows;
+    const heads = (
+      await t.h.admin.query<{ account_id: string; seq: string; hash: string }>(
+        `SELECT id AS account_id, chain_seq::text AS seq, encode(chain_head, 'hex') AS hash FROM ledger.accounts WHERE chain_seq > 0 ORDER BY id`,
+      )
+    ).rows;
+    const anchored = new Map(
+      (
+        await t.h.admin.query<{ account_id: string; seq: string; hash: string }>(
+          `SELECT DISTINCT ON (account_id) account_id, seq::text AS seq, encode(hash, 'hex') AS hash
+             FROM ledger.chain_anchor_heads ORDER BY account_id, anchor_n DESC`,
+        )
+      ).rows.map((r) => [r.account_id, `${r.seq}:${r.hash}`]),
+    );
+    const moved = heads.filter((h) => anchored.get(h.account_id) !== `${h.seq}:${h.hash}`);
+    const fields = {
+      n: anchorFields(last).n + 1,
+      at: new Date().toISOString(),
+      accounts: heads.length,
+      entries: heads.reduce((sum, h) => sum + Number(h.seq), 0),
+      digest: headsDigest(heads),
+      movedDigest: headsDigest(moved),
+    };
+    const mac = anchorMac(Buffer.from(ANCHOR_KEY), fields, last.mac);
+    await t.h.admin.query(
+      `INSERT INTO ledger.chain_anchors (n, at, accounts, entries, heads_digest, moved_digest, mac, key_id)
+       VALUES ($1, $2, $3, $4, decode($5, 'hex'), decode($6, 'hex'), decode($7, 'hex'), $8)`,
+      [fields.n, fields.at, fields.accounts, fields.entries, fields.digest, fields.movedDigest, mac, last.key_id],
+    );
+    await t.h.admin.query(
+      `INSERT INTO ledger.chain_anchor_heads (account_id, anchor_n, seq, hash)
+       SELECT h.a, $1, h.s, decode(h.h, 'hex') FROM unnest($2::uuid[], $3::bigint[], $4::text[]) AS h (a, s, h)`,
+      [fields.n, moved.map((h) => h.account_id), moved.map((h) => h.seq), moved.map((h) => h.hash)],
+    );
+    return fields.n;
+  };
+  const dropAnchor = async (n: number) => {
+    await raw(`DELETE FROM ledger.chain_anchor_heads WHERE anchor_n = $1`, [n]);
+    await raw(`DELETE FROM ledger.chain_anchors WHERE n = $1`, [n]);
+  };
 
   beforeAll(async () => {
     await t.h.admin.query(`CREATE TABLE public.chain_test_deleted (LIKE ledger.ledgers)`);
@@ -201,9 +258,10 @@ describe('ledger hash chain', () => {
   });
 
   it('catches an edit whose every later hash and head were recomputed through the signed anchor, not before', async () => {
-    const anchored = await t.h.app.app.get(ChainAnchors).anchorNow();
-    expect(anchored).toMatchObject({ n: expect.any(Number) });
-    expect((await verify()).anchor).toMatchObject({ status: 'VERIFIED', n: anchored!.n });
+    const anchored = await anchorNow();
+    expect(anchored).toMatchObject({ status: 'WRITTEN', n: expect.any(Number) });
+    const n = anchored.status === 'WRITTEN' ? anchored.n : 0;
+    expect((await verify()).anchor).toMatchObject({ status: 'VERIFIED', n });
 
     const [first] = await chainOf(b);
     await raw(`UPDATE ledger.ledgers SET amount = amount + 100000 WHERE id = $1`, [first.id]);
@@ -222,7 +280,6 @@ describe('ledger hash chain', () => {
     expect((await verify()).anchor.status).toBe('VERIFIED');
 
     // A forged anchor record is refused too: the heads it lists no longer match what was signed.
-    const n = anchored!.n;
     await raw(`UPDATE ledger.chain_anchor_heads SET seq = seq + 1 WHERE anchor_n = $1 AND account_id = $2`, [n, b]);
     try {
       const run = await verify();
@@ -231,6 +288,120 @@ describe('ledger hash chain', () => {
     } finally {
       await raw(`UPDATE ledger.chain_anchor_heads SET seq = seq - 1 WHERE anchor_n = $1 AND account_id = $2`, [n, b]);
     }
+  });
+
+  it('refuses to anchor a rewritten chain; an anchor that signs one anyway is caught by the earliest anchor it contradicts', async () => {
+    // b moves between two anchors, so that two anchors recorded a head of b.
+    expect((await transfer(t.h, a, b, 700, 0)).status).toBe(200);
+    expect(await anchorNow()).toMatchObject({ status: 'WRITTEN' });
+    const anchorsOfB = (
+      await t.h.admin.query<{ n: string; seq: string }>(
+        `SELECT anchor_n AS n, seq FROM ledger.chain_anchor_heads WHERE account_id = $1 ORDER BY anchor_n`,
+        [b],
+      )
+    ).rows;
+    expect(anchorsOfB.length).toBeGreaterThanOrEqual(2);
+    const [earliest] = anchorsOfB;
+
+    const [first] = await chainOf(b);
+    await raw(`UPDATE ledger.ledgers SET amount = amount + 100000 WHERE id = $1`, [first.id]);
+    await rechain(b);
+    let forged: number | undefined;
+    try {
+      // The job checks what it would sign: b's head no longer follows from the head anchored for it.
+      const before = { anchors: await anchorCount(), refusals: await refusalsCounted(), alerts: alerts.length };
+      const refused = await anchorNow();
+      expect(refused).toMatchObject({
+        status: 'REFUSED',
+        code: 'LEDGER_CHAIN_ANCHOR_REFUSED',
+        brokenAccounts: 1,
+        firstBreak: { kind: 'ANCHOR_MISMATCH', accountId: b, chainSeq: Number(anchorsOfB.at(-1)!.seq) },
+      });
+      expect(await anchorCount()).toBe(before.anchors);
+      expect(await refusalsCounted()).toBe(before.refusals + 1);
+      expect(alerts.slice(before.alerts)).toEqual([
+        expect.objectContaining({
+          code: 'LEDGER_CHAIN_ANCHOR_REFUSED',
+          brokenAccounts: 1,
+          firstBreak: expect.objectContaining({ accountId: b }),
+        }),
+      ]);
+      // The same forgery at the next pass: refused and counted again, not alerted twice.
+      expect(await anchorNow()).toMatchObject({ status: 'REFUSED' });
+      expect(await refusalsCounted()).toBe(before.refusals + 2);
+      expect(alerts.length).toBe(before.alerts + 1);
+
+      // Signed anyway (the key in other hands, or a job that does not check): the last anchor verifies,
+      // and every earlier one that recorded b contradicts the chain; the earliest is named.
+      forged = await signWithoutChecking();
+      const run = await verify();
+      expect(run).toMatchObject({ status: 'BROKEN', brokenAccounts: 1, anchor: { status: 'MISMATCH', n: forged } });
+      expect(run.firstBreak).toMatchObject({ kind: 'ANCHOR_MISMATCH', accountId: b, chainSeq: Number(earliest.seq) });
+      expect(run.firstBreak.detail).toContain(`anchor ${earliest.n} signed another hash at place ${earliest.seq}`);
+
+      // Rewriting that anchor's records too: they no longer match what it signed, and it is named.
+      const [{ hash }] = (
+        await t.h.admin.query<{ hash: string }>(
+          `SELECT encode(chain_hash, 'hex') AS hash FROM ledger.ledgers WHERE account_id = $1 AND chain_seq = $2`,
+          [b, earliest.seq],
+        )
+      ).rows;
+      const [{ original }] = await raw(
+        `SELECT encode(hash, 'hex') AS original FROM ledger.chain_anchor_heads WHERE account_id = $1 AND anchor_n = $2`,
+        [b, earliest.n],
+      );
+      await raw(`UPDATE ledger.chain_anchor_heads SET hash = decode($3, 'hex') WHERE account_id = $1 AND anchor_n = $2`, [
+        b,
+        earliest.n,
+        hash,
+      ]);
+      try {
+        const recorded = await verify();
+        expect(recorded).toMatchObject({ status: 'BROKEN', anchor: { status: 'MISMATCH' } });
+        expect(recorded.firstBreak).toMatchObject({
+          kind: 'ANCHOR_MISMATCH',
+          accountId: null,
+          detail: `the heads recorded for anchor ${earliest.n} are not the ones it signed`,
+        });
+      } finally {
+        await raw(`UPDATE ledger.chain_anchor_heads SET hash = decode($3, 'hex') WHERE account_id = $1 AND anchor_n = $2`, [
+          b,
+          earliest.n,
+          original,
+        ]);
+      }
+    } finally {
+      if (forged) await dropAnchor(forged);
+      await raw(`UPDATE ledger.ledgers SET amount = amount - 100000 WHERE id = $1`, [first.id]);
+      await rechain(b);
+    }
+    expect(await verify()).toMatchObject({ status: 'INTACT', anchor: { status: 'VERIFIED' } });
+  });
+
+  it('recomputes the links written since the previous anchor before it signs, however old their time', async () => {
+    expect((await transfer(t.h, b, c, 300, 0)).status).toBe(200);
+    const newest = (await chainOf(c)).at(-1)!;
+    // An entry written after the anchor, edited in place: its own hash no longer holds.
+    await raw(`UPDATE ledger.ledgers SET amount = amount + 1 WHERE id = $1`, [newest.id]);
+    try {
+      expect(await anchorNow()).toMatchObject({
+        status: 'REFUSED',
+        firstBreak: { kind: 'EDITED', accountId: c, entryId: newest.id, chainSeq: Number(newest.seq) },
+      });
+    } finally {
+      await raw(`UPDATE ledger.ledgers SET amount = amount - 1 WHERE id = $1`, [newest.id]);
+    }
+    // Entries dated a day back (a hand-written statement may be), correctly linked: outside the time
+    // window the job reads first, found by its second read of the account, and signed.
+    await raw(`UPDATE ledger.ledgers SET created_at = created_at - interval '1 day' WHERE transaction_id = $1`, [newest.transaction_id]);
+    await rechain(b);
+    await rechain(c);
+    const written = await anchorNow();
+    expect(written).toMatchObject({ status: 'WRITTEN', moved: expect.any(Number) });
+    expect(await verify()).toMatchObject({
+      status: 'INTACT',
+      anchor: { status: 'VERIFIED', n: written.status === 'WRITTEN' ? written.n : 0 },
+    });
   });
 
   it('is part of the integrity check, lists every run with who asked, and is for compliance and administrators only', async () => {

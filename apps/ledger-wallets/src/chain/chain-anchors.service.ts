@@ -1,25 +1,33 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '@mm/platform';
+import type { Counter } from 'prom-client';
+import type { ErrorCode } from '@mm/errors';
+import { MetricsService, PeriodicJob, currentContext } from '@mm/platform';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
+import { ComplianceChannel } from '../integrity/compliance-channel.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
+import {
+  ANCHOR_COLUMNS,
+  type AnchorFields,
+  type AnchorRecordsCheck,
+  type AnchorRow,
+  NO_MAC,
+  anchorFields,
+  anchorMac,
+  checkAnchorRecords,
+  headsDigest,
+  sameHex,
+} from './chain-anchor-records';
+import { type ChainSegment, checkSegments } from './chain-segments';
+import { CHAIN_START, type ChainBreak, type ChainHead } from './chain-walk';
 
-/** Development-only key: never signs in production (see the constructor). */
+/** Development-only key: production refuses to boot without LEDGER_CHAIN_ANCHOR_KEY (assertLedgerProductionConfig). */
 const DEVELOPMENT_KEY = 'development-only-ledger-chain-anchor-key-not-for-production';
 /** Advisory lock ("lchain" as a number): one writer of anchors at a time, across replicas. */
 export const ANCHOR_LOCK = 0x6c636861696e;
-/** what the first anchor's MAC chains to */
-const NO_MAC = '00'.repeat(32);
-
-interface AnchorRow {
-  n: string;
-  at: Date;
-  accounts: string;
-  entries: string;
-  heads_digest: string;
-  mac: string;
-}
+/** The stable code of a refused anchor, in its log line and its alert. */
+export const ANCHOR_REFUSED = 'LEDGER_CHAIN_ANCHOR_REFUSED' satisfies ErrorCode;
 
 interface HeadRow {
   account_id: string;
@@ -27,34 +35,28 @@ interface HeadRow {
   hash: string;
 }
 
-/** The state the last anchor signed, once its signature and its records have been checked. */
-export type AnchoredState =
-  | { status: 'NONE' }
-  | { status: 'MISMATCH'; n: number; at: string; accounts: number; entries: number; detail: string }
-  | { status: 'VERIFIED'; n: number; at: string; accounts: number; entries: number; heads: Map<string, { seq: number; hash: string }> };
-
-export interface WrittenAnchor {
-  n: number;
-  at: string;
-  accounts: number;
-  entries: number;
-  moved: number;
-}
-
-/** sha256 over "account:seq:hash\n" of every head, by account id: what an anchor signs. */
-export function headsDigest(heads: Iterable<HeadRow>): string {
-  const h = createHash('sha256');
-  for (const r of heads) h.update(`${r.account_id}:${r.seq}:${r.hash}\n`);
-  return h.digest('hex');
-}
+/** What one pass of the anchor job did. */
+export type AnchorOutcome =
+  | { status: 'WRITTEN'; n: number; at: string; accounts: number; entries: number; moved: number }
+  /** no head moved since the previous anchor */
+  | { status: 'UNCHANGED' }
+  /** another replica holds the anchor lock */
+  | { status: 'BUSY' }
+  /** the chain since the previous anchor (or that anchor's own records) does not verify: nothing written */
+  | { status: 'REFUSED'; code: typeof ANCHOR_REFUSED; brokenAccounts: number; firstBreak: ChainBreak };
 
 /**
  * Signed anchors of the ledger chain (docs/ledger-chain.md). Whoever owns the database can rewrite
  * entries and recompute every hash and head after them; what they cannot do is sign. An anchor
- * records every account's head (seq, hash) at a moment, through the heads that moved since the
- * anchor before (`chain_anchor_heads`), and an HMAC-SHA256 under LEDGER_CHAIN_ANCHOR_KEY over the
- * digest of all of them and the MAC of the anchor before. The key never reaches the database. A
- * verification then checks that each anchored head is still the hash at that place of its chain.
+ * records the heads (seq, hash) that moved since the anchor before (`chain_anchor_heads`), and an
+ * HMAC-SHA256 under LEDGER_CHAIN_ANCHOR_KEY over the digest of every account's head, the digest of
+ * its own rows and the MAC of the anchor before. The key never reaches the database. A verification
+ * then checks that every anchored head is still the hash at that place of its chain.
+ *
+ * Before it signs, a pass checks what it is about to sign: the previous anchor's signature and
+ * records (the base), then every link written since on the accounts that moved, recomputed from the
+ * previously anchored head. A chain rewritten in the meantime is never signed: the pass writes
+ * nothing, logs LEDGER_CHAIN_ANCHOR_REFUSED, counts it and alerts the compliance channel.
  *
  * Written every LEDGER_CHAIN_ANCHOR_INTERVAL_MS by one replica (a transaction-scoped advisory lock:
  * the others skip their turn), while the background jobs run (LEDGER_OUTBOX_POLL_MS > 0), and only
@@ -64,8 +66,10 @@ export function headsDigest(heads: Iterable<HeadRow>): string {
 export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ChainAnchors.name);
   private readonly key: Buffer;
-  private readonly unkeyedProduction: boolean;
-  private readonly job = new PeriodicJob<WrittenAnchor | null>(
+  private readonly refusals: Counter;
+  /** the break last sent to the compliance channel: a forgery still there at the next pass is logged and counted, not sent again */
+  private lastAlerted: string | null = null;
+  private readonly job = new PeriodicJob<AnchorOutcome>(
     () => this.anchor(),
     (error: unknown) => this.logger.error({ err: error }, 'ledger chain anchoring failed; next tick'),
   );
@@ -73,19 +77,20 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     private readonly db: LedgerDb,
     private readonly config: LedgerWalletsConfig,
+    private readonly channel: ComplianceChannel,
+    metrics: MetricsService,
   ) {
-    // In production the development key would sign anchors anyone can forge: none are written then
-    // (compose requires the key; a production process started without it, as the benchmarks start the
-    // ledger, logs this at every boot and the verification reports the anchors it cannot check).
-    this.unkeyedProduction = !config.LEDGER_CHAIN_ANCHOR_KEY && config.NODE_ENV === 'production';
-    if (this.unkeyedProduction) this.logger.error('LEDGER_CHAIN_ANCHOR_KEY is not set in production: no chain anchor will be written');
-    else if (!config.LEDGER_CHAIN_ANCHOR_KEY)
+    if (!config.LEDGER_CHAIN_ANCHOR_KEY)
       this.logger.warn('LEDGER_CHAIN_ANCHOR_KEY is not set: using the development key (never in production)');
     this.key = Buffer.from(config.LEDGER_CHAIN_ANCHOR_KEY ?? DEVELOPMENT_KEY, 'utf8');
+    this.refusals = metrics.counter(
+      'ledger_chain_anchor_refusals_total',
+      'Anchor passes that wrote nothing because the ledger chain since the previous anchor did not verify',
+    );
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.LEDGER_OUTBOX_POLL_MS <= 0 || this.unkeyedProduction) return;
+    if (this.config.LEDGER_OUTBOX_POLL_MS <= 0) return;
     this.job.start(this.config.LEDGER_CHAIN_ANCHOR_INTERVAL_MS);
   }
 
@@ -93,126 +98,145 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
     return this.job.stop();
   }
 
-  mac(a: { n: number; at: string; accounts: number; entries: number; digest: string }, prevMac: string): string {
-    return createHmac('sha256', this.key)
-      .update(`ledger-chain-anchor:v1|${a.n}|${a.at}|${a.accounts}|${a.entries}|${a.digest}|${prevMac}`)
-      .digest('hex');
-  }
-
-  /** Anchors the current heads now (the periodic job's pass; tests and operators may call it). Null: another replica is at it, or nothing moved. */
-  anchorNow(): Promise<WrittenAnchor | null> {
+  /** One pass of the anchor job now (tests and operators may call it), or the pass in progress. */
+  anchorNow(): Promise<AnchorOutcome> {
     return this.job.runNow();
   }
 
-  private async anchor(): Promise<WrittenAnchor | null> {
-    if (this.unkeyedProduction) return null;
-    return this.db.withSession(async (s) => {
-      // One snapshot for the heads and the anchors: a head and the entries before it commit together.
+  /** Every anchor's signature and records, read in the caller's snapshot (the verification's). */
+  checkRecords(s: DbSession): Promise<AnchorRecordsCheck> {
+    return checkAnchorRecords(s, this.key);
+  }
+
+  private async anchor(): Promise<AnchorOutcome> {
+    const correlationId = currentContext()?.correlationId ?? randomUUID();
+    const outcome = await this.db.withSession(async (s) => {
+      // One snapshot for the heads, the entries and the anchors: a head and the entries before it commit together.
       await s.exec('BEGIN ISOLATION LEVEL REPEATABLE READ');
       s.inTransaction = true;
       try {
         const [{ locked }] = await s.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [ANCHOR_LOCK]);
-        const written = locked ? await this.anchorLocked(s) : null;
+        const done: AnchorOutcome = locked ? await this.anchorLocked(s) : { status: 'BUSY' };
         await s.exec('COMMIT');
         s.inTransaction = false;
-        return written;
+        return done;
       } finally {
         await s.rollback();
       }
     });
+    // Outside the transaction: the alert's HTTP call never holds the lock or the snapshot.
+    if (outcome.status === 'REFUSED') await this.refused(outcome, correlationId);
+    return outcome;
   }
 
-  private async anchorLocked(s: DbSession): Promise<WrittenAnchor | null> {
-    const [last] = await s.query<AnchorRow>(
-      `SELECT n, at, accounts, entries, encode(heads_digest, 'hex') AS heads_digest, encode(mac, 'hex') AS mac
-         FROM ledger.chain_anchors ORDER BY n DESC LIMIT 1`,
-    );
+  private async anchorLocked(s: DbSession): Promise<AnchorOutcome> {
+    const [last, before] = await s.query<AnchorRow>(`SELECT ${ANCHOR_COLUMNS} FROM ledger.chain_anchors ORDER BY n DESC LIMIT 2`);
     const heads = await s.query<HeadRow>(
       `SELECT id AS account_id, chain_seq::text AS seq, encode(chain_head, 'hex') AS hash FROM ledger.accounts WHERE chain_seq > 0 ORDER BY id`,
     );
-    const anchored = last ? await anchoredHeads(s, Number(last.n)) : new Map<string, { seq: number; hash: string }>();
+    const anchored = last ? await anchoredHeads(s, Number(last.n)) : new Map<string, ChainHead>();
     const moved = heads.filter((h) => anchored.get(h.account_id)?.seq !== Number(h.seq) || anchored.get(h.account_id)?.hash !== h.hash);
-    if (moved.length === 0) return null;
-    const n = last ? Number(last.n) + 1 : 1;
-    const at = new Date().toISOString();
-    const entries = heads.reduce((sum, h) => sum + Number(h.seq), 0);
-    const digest = headsDigest(heads);
-    const mac = this.mac({ n, at, accounts: heads.length, entries, digest }, last ? last.mac : NO_MAC);
+    if (moved.length === 0) return { status: 'UNCHANGED' };
+
+    // What is about to be signed builds on the previous anchor: its own records first, then the links since.
+    const base = last ? this.baseProblem(last, before, anchored) : null;
+    if (base) return { status: 'REFUSED', code: ANCHOR_REFUSED, brokenAccounts: 0, firstBreak: base };
+    const segments: ChainSegment[] = moved.map((h) => ({
+      accountId: h.account_id,
+      from: anchored.get(h.account_id) ?? CHAIN_START,
+      head: { seq: Number(h.seq), hash: h.hash },
+    }));
+    const breaks = await checkSegments(s, segments, last ? new Date(last.at) : null);
+    if (breaks.length > 0) return { status: 'REFUSED', code: ANCHOR_REFUSED, brokenAccounts: breaks.length, firstBreak: breaks[0] };
+
+    const fields: AnchorFields = {
+      n: last ? Number(last.n) + 1 : 1,
+      at: new Date().toISOString(),
+      accounts: heads.length,
+      entries: heads.reduce((sum, h) => sum + Number(h.seq), 0),
+      digest: headsDigest(heads),
+      movedDigest: headsDigest(moved),
+    };
+    const mac = anchorMac(this.key, fields, last ? last.mac : NO_MAC);
     await s.query(
-      `INSERT INTO ledger.chain_anchors (n, at, accounts, entries, heads_digest, mac, key_id)
-       VALUES ($1, $2, $3, $4, decode($5, 'hex'), decode($6, 'hex'), $7)`,
-      [n, at, heads.length, entries, digest, mac, this.keyId()],
+      `INSERT INTO ledger.chain_anchors (n, at, accounts, entries, heads_digest, moved_digest, mac, key_id)
+       VALUES ($1, $2, $3, $4, decode($5, 'hex'), decode($6, 'hex'), decode($7, 'hex'), $8)`,
+      [fields.n, fields.at, fields.accounts, fields.entries, fields.digest, fields.movedDigest, mac, this.keyId()],
     );
     await s.query(
       `INSERT INTO ledger.chain_anchor_heads (account_id, anchor_n, seq, hash)
        SELECT h.account_id, $1, h.seq, decode(h.hash, 'hex') FROM unnest($2::uuid[], $3::bigint[], $4::text[]) AS h (account_id, seq, hash)`,
-      [n, moved.map((h) => h.account_id), moved.map((h) => h.seq), moved.map((h) => h.hash)],
+      [fields.n, moved.map((h) => h.account_id), moved.map((h) => h.seq), moved.map((h) => h.hash)],
     );
     // A copy outside the database: the log keeps what the newest anchor was.
-    this.logger.log({ anchor: { n, at, accounts: heads.length, entries, digest, mac, moved: moved.length } }, 'ledger chain anchored');
-    return { n, at, accounts: heads.length, entries, moved: moved.length };
+    this.logger.log({ anchor: { ...fields, mac, moved: moved.length } }, 'ledger chain anchored');
+    const { n, at, accounts, entries } = fields;
+    return { status: 'WRITTEN', n, at, accounts, entries, moved: moved.length };
+  }
+
+  /**
+   * Whether the previous anchor still says what it signed: its MAC (when signed with the current key;
+   * after a change of key it cannot be checked here, and the verification reports it) and the heads
+   * its records give, against the digest it signed. Null when it holds.
+   */
+  private baseProblem(lastRow: AnchorRow, beforeRow: AnchorRow | undefined, anchored: Map<string, ChainHead>): ChainBreak | null {
+    const last = anchorFields(lastRow);
+    const problem = (detail: string): ChainBreak => ({
+      kind: 'ANCHOR_MISMATCH',
+      accountId: null,
+      entryId: null,
+      chainSeq: null,
+      transactionId: null,
+      referenceId: null,
+      expected: 'a signed anchor',
+      found: 'none',
+      detail,
+    });
+    if (last.n > 1 && Number(beforeRow?.n) !== last.n - 1) return problem(`anchor ${last.n - 1} is missing`);
+    if (lastRow.key_id === this.keyId()) {
+      if (!sameHex(anchorMac(this.key, last, beforeRow ? beforeRow.mac : NO_MAC), lastRow.mac)) {
+        return problem(`anchor ${last.n} is not signed with LEDGER_CHAIN_ANCHOR_KEY`);
+      }
+    } else {
+      this.logger.warn({ anchor: last.n, keyId: lastRow.key_id }, 'the previous ledger chain anchor was signed with another key');
+    }
+    const rows = [...anchored.entries()].map(([account_id, h]) => ({ account_id, seq: h.seq, hash: h.hash }));
+    const entries = rows.reduce((sum, h) => sum + h.seq, 0);
+    if (rows.length !== last.accounts || entries !== last.entries || headsDigest(rows) !== last.digest) {
+      return problem(`the heads recorded for anchor ${last.n} are not the ones it signed`);
+    }
+    return null;
+  }
+
+  /** A refused pass: logged at ERROR with its code and counted every time; sent to the compliance channel when the break is new. */
+  private async refused(outcome: Extract<AnchorOutcome, { status: 'REFUSED' }>, correlationId: string): Promise<void> {
+    this.refusals.inc();
+    const { code, brokenAccounts, firstBreak } = outcome;
+    this.logger.error({ code, correlationId, brokenAccounts, firstBreak }, 'ledger chain anchor refused: the chain does not verify');
+    const key = JSON.stringify(firstBreak);
+    if (key === this.lastAlerted) return;
+    const message = {
+      text: `Ledger chain anchor refused (${code}): ${firstBreak.kind} on account ${firstBreak.accountId ?? '(anchor records)'}: ${firstBreak.detail}`,
+      code,
+      correlationId,
+      brokenAccounts,
+      firstBreak,
+    };
+    if (await this.channel.send(this.config.LEDGER_INTEGRITY_ALERT_URL, message, correlationId)) this.lastAlerted = key;
   }
 
   /** Which key signed (the first 8 hex of its sha256): tells a rotated key from a forged anchor in the records. */
   private keyId(): string {
     return createHash('sha256').update(this.key).digest('hex').slice(0, 8);
   }
-
-  /**
-   * The last anchor, checked: every anchor's MAC in turn (each chains the one before), then the
-   * heads recorded for the last one against the digest it signed. Read in the caller's snapshot.
-   */
-  async lastAnchored(s: DbSession): Promise<AnchoredState> {
-    const anchors = await s.query<AnchorRow>(
-      `SELECT n, at, accounts, entries, encode(heads_digest, 'hex') AS heads_digest, encode(mac, 'hex') AS mac FROM ledger.chain_anchors ORDER BY n`,
-    );
-    if (anchors.length === 0) return { status: 'NONE' };
-    let prevMac = NO_MAC;
-    for (const [i, a] of anchors.entries()) {
-      const fields = {
-        n: Number(a.n),
-        at: new Date(a.at).toISOString(),
-        accounts: Number(a.accounts),
-        entries: Number(a.entries),
-        digest: a.heads_digest,
-      };
-      const mismatch = (detail: string): AnchoredState => ({
-        status: 'MISMATCH',
-        n: fields.n,
-        at: fields.at,
-        accounts: fields.accounts,
-        entries: fields.entries,
-        detail,
-      });
-      if (fields.n !== i + 1) return mismatch(`anchor ${fields.n} follows anchor ${i}: anchors are missing`);
-      if (!sameHex(this.mac(fields, prevMac), a.mac)) return mismatch(`anchor ${fields.n} is not signed with LEDGER_CHAIN_ANCHOR_KEY`);
-      prevMac = a.mac;
-      if (i === anchors.length - 1) {
-        const heads = await anchoredHeads(s, fields.n);
-        const rows = [...heads.entries()].map(([account_id, h]) => ({ account_id, seq: String(h.seq), hash: h.hash }));
-        const entries = rows.reduce((sum, h) => sum + Number(h.seq), 0);
-        if (rows.length !== fields.accounts || entries !== fields.entries || headsDigest(rows) !== fields.digest) {
-          return mismatch(`the heads recorded for anchor ${fields.n} are not the ones it signed`);
-        }
-        return { status: 'VERIFIED', n: fields.n, at: fields.at, accounts: fields.accounts, entries: fields.entries, heads };
-      }
-    }
-    return { status: 'NONE' };
-  }
 }
 
 /** Per account, the latest head recorded at or before anchor `n`: the state that anchor signed. */
-async function anchoredHeads(s: DbSession, n: number): Promise<Map<string, { seq: number; hash: string }>> {
+async function anchoredHeads(s: DbSession, n: number): Promise<Map<string, ChainHead>> {
   const rows = await s.query<HeadRow>(
     `SELECT DISTINCT ON (account_id) account_id, seq::text AS seq, encode(hash, 'hex') AS hash
        FROM ledger.chain_anchor_heads WHERE anchor_n <= $1 ORDER BY account_id, anchor_n DESC`,
     [n],
   );
   return new Map(rows.map((r) => [r.account_id, { seq: Number(r.seq), hash: r.hash }]));
-}
-
-function sameHex(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -61,12 +61,16 @@ export function chainLink(prevHex: string, e: ChainEntryRow): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/** The columns of a `ChainEntryRow`, from `ledger.ledgers l` joined to `ledger.transactions t`. */
+export const CHAIN_ENTRY_COLUMNS = `
+  l.account_id, l.id, l.transaction_id, l.kind, l.amount::text AS amount, l.currency::text AS currency, l.counterparty_ledger_id,
+  (extract(epoch FROM l.created_at) * 1000000)::bigint::text AS created_us, l.chain_seq::text AS chain_seq,
+  encode(l.chain_prev, 'hex') AS chain_prev, encode(l.chain_hash, 'hex') AS chain_hash,
+  t.reference_id, t.type, t.amount::text AS tx_amount, t.fee::text AS fee, t.currency::text AS tx_currency,
+  (extract(epoch FROM t.completed_at) * 1000000)::bigint::text AS completed_us, t.intent_id, t.reversal_of`;
+
 /** The query the verification walks: every entry with its transaction's fields, per account in chain order. */
 export const CHAIN_WALK_SQL = `
-  SELECT l.account_id, l.id, l.transaction_id, l.kind, l.amount::text AS amount, l.currency::text AS currency, l.counterparty_ledger_id,
-         (extract(epoch FROM l.created_at) * 1000000)::bigint::text AS created_us, l.chain_seq::text AS chain_seq,
-         encode(l.chain_prev, 'hex') AS chain_prev, encode(l.chain_hash, 'hex') AS chain_hash,
-         t.reference_id, t.type, t.amount::text AS tx_amount, t.fee::text AS fee, t.currency::text AS tx_currency,
-         (extract(epoch FROM t.completed_at) * 1000000)::bigint::text AS completed_us, t.intent_id, t.reversal_of
+  SELECT ${CHAIN_ENTRY_COLUMNS}
     FROM ledger.ledgers l LEFT JOIN ledger.transactions t ON t.id = l.transaction_id
    ORDER BY l.account_id, l.chain_seq, l.id`;

@@ -6,9 +6,10 @@ import { AppException } from '@mm/errors';
 import { MetricsService, currentContext } from '@mm/platform';
 import type { AuditRequester } from '../audit/auditors';
 import { LedgerDb } from '../db/ledger-db.service';
+import { AnchorPointStream } from './chain-anchor-points';
 import { ChainAnchors } from './chain-anchors.service';
 import { CHAIN_WALK_SQL, type ChainEntryRow, GENESIS_HASH } from './chain-link';
-import { AccountWalk, type ChainBreak, type ChainHead } from './chain-walk';
+import { AccountWalk, type AnchorPoint, type ChainBreak, type ChainHead } from './chain-walk';
 
 /** Advisory lock ("lverif"): one verification at a time across replicas, each is a full walk. */
 const VERIFY_LOCK = 0x6c7665726966;
@@ -41,8 +42,9 @@ export interface VerifyOptions {
 
 /**
  * Walks every account's chain in one read-only snapshot, recomputing each entry's hash in this
- * process (chain-link.ts), checks each account's head and the last signed anchor, and names the
- * first broken link (by account id, then place in the chain). Each run is appended to
+ * process (chain-link.ts), checks each account's head and every head each signed anchor recorded
+ * (as the walk passes its place), and names the first broken link (by account id, then place in
+ * the chain). Each run is appended to
  * `ledger.chain_verifications` with who asked. Reads only: the entries are streamed through a
  * cursor, FETCH_ROWS at a time.
  */
@@ -77,31 +79,37 @@ export class ChainVerifier {
               'A verification of the ledger chain is already running; wait for its result',
             );
         }
-        const anchored = await this.anchors.lastAnchored(s);
+        const anchored = await this.anchors.checkRecords(s);
         const headRows = await s.query<{ id: string; seq: string; hash: string }>(
           `SELECT id, chain_seq::text AS seq, encode(chain_head, 'hex') AS hash FROM ledger.accounts WHERE chain_seq > 0 ORDER BY id`,
         );
         const heads = new Map<string, ChainHead>(headRows.map((h) => [h.id, { seq: Number(h.seq), hash: h.hash }]));
-        const walk = new Walk(heads, anchored.status === 'VERIFIED' ? anchored.heads : null);
+        // Only the heads of anchors whose signature and records hold are checked against the chain.
+        const points = await AnchorPointStream.open(s, anchored.trustedThrough);
+        const walk = new Walk(heads, points);
         await s.exec(`DECLARE chain_walk NO SCROLL CURSOR FOR ${CHAIN_WALK_SQL}`);
         for (;;) {
           const rows = await s.query<ChainEntryRow>(`FETCH ${FETCH_ROWS} FROM chain_walk`);
+          if (rows.length > 0) await points.fillThrough(rows[rows.length - 1].account_id);
           for (const row of rows) walk.add(row);
           if (rows.length < FETCH_ROWS) break;
         }
+        await points.fillThrough(null);
+        walk.finish();
         await s.exec('COMMIT');
         s.inTransaction = false;
-        return { walk: walk.finish(), anchored };
+        return { walk, anchored };
       } finally {
         await s.rollback();
       }
     });
 
     const { walk, anchored } = walked;
-    const anchorBroken = anchored.status === 'MISMATCH';
+    const { last, problem } = anchored;
+    const anchorBroken = problem !== null;
     // An anchor whose own records do not verify is a break of the whole ledger, named at no account.
     const anchorBreak: ChainBreak | null =
-      anchored.status === 'MISMATCH'
+      problem !== null
         ? {
             kind: 'ANCHOR_MISMATCH',
             accountId: null,
@@ -111,7 +119,7 @@ export class ChainVerifier {
             referenceId: null,
             expected: 'a signed anchor',
             found: 'none',
-            detail: anchored.detail,
+            detail: problem.detail,
           }
         : null;
     const firstBreak = walk.firstChainBreak ?? walk.firstAnchorBreak ?? anchorBreak;
@@ -129,14 +137,14 @@ export class ChainVerifier {
       brokenAccounts,
       firstBreak,
       anchor:
-        anchored.status === 'NONE'
+        last === null
           ? { status: 'NONE', n: null, at: null, accounts: 0, entries: 0 }
           : {
-              status: anchored.status === 'VERIFIED' && !walk.firstAnchorBreak ? 'VERIFIED' : 'MISMATCH',
-              n: anchored.n,
-              at: anchored.at,
-              accounts: anchored.accounts,
-              entries: anchored.entries,
+              status: !anchorBroken && !walk.firstAnchorBreak ? 'VERIFIED' : 'MISMATCH',
+              n: last.n,
+              at: last.at,
+              accounts: last.accounts,
+              entries: last.entries,
             },
       requestedBy: requester ? requester.operator.id : 'scheduler',
     };
@@ -211,32 +219,38 @@ class Walk {
 
   constructor(
     private readonly heads: Map<string, ChainHead>,
-    private readonly anchored: Map<string, ChainHead> | null,
+    private readonly points: AnchorPointStream,
   ) {}
 
+  /** Rows in the cursor's order; the anchored heads of their accounts must be buffered (fillThrough) first. */
   add(row: ChainEntryRow): void {
     if (row.account_id !== this.current?.accountId) {
       this.close();
-      this.current = this.open(row.account_id);
+      // Accounts an anchor recorded but with no entry left, before this one.
+      for (const [accountId, points] of this.points.takeBefore(row.account_id)) this.walkEmpty(accountId, points);
+      this.current = this.open(row.account_id, this.points.take(row.account_id));
     }
     this.current.add(row);
     this.entriesChecked++;
   }
 
+  /** Once every row was added and every anchored head buffered. */
   finish(): this {
     this.close();
-    // Accounts whose row or anchor names a head but that have no entry left at all.
-    for (const accountId of [...this.heads.keys(), ...(this.anchored?.keys() ?? [])]) {
-      if (this.seen.has(accountId)) continue;
-      this.current = this.open(accountId);
-      this.close();
-    }
+    for (const [accountId, points] of this.points.takeBefore(null)) this.walkEmpty(accountId, points);
+    // Accounts whose row names a head but that have no entry left at all.
+    for (const accountId of this.heads.keys()) if (!this.seen.has(accountId)) this.walkEmpty(accountId, []);
     return this;
   }
 
-  private open(accountId: string): AccountWalk {
+  private walkEmpty(accountId: string, points: AnchorPoint[]): void {
+    this.current = this.open(accountId, points);
+    this.close();
+  }
+
+  private open(accountId: string, points: AnchorPoint[]): AccountWalk {
     this.seen.add(accountId);
-    return new AccountWalk(accountId, this.heads.get(accountId) ?? { seq: 0, hash: GENESIS_HASH }, this.anchored?.get(accountId));
+    return new AccountWalk(accountId, this.heads.get(accountId) ?? { seq: 0, hash: GENESIS_HASH }, points);
   }
 
   private close(): void {

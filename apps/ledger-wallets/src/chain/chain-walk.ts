@@ -20,6 +20,14 @@ export interface ChainHead {
   hash: string;
 }
 
+/** A head an anchor recorded for an account: anchor `n` signed `hash` at place `seq` of its chain. */
+export interface AnchorPoint extends ChainHead {
+  n: number;
+}
+
+/** Where a chain starts: its first place, or a head an anchor signed (the anchor job checks only what came after it). */
+export const CHAIN_START: ChainHead = { seq: 0, hash: GENESIS_HASH };
+
 function at(kind: LedgerChainBreakKind, e: ChainEntryRow, expected: string, found: string, detail: string): ChainBreak {
   return {
     kind,
@@ -38,8 +46,8 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 
 /**
  * One account's chain, walked an entry at a time in chain order (an account may have millions of
- * entries: only the previous one is kept), then its head and its anchored head. How a break is named
- * (docs/ledger-chain.md):
+ * entries: only the previous one is kept), then its head; and, as the walk passes them, the heads
+ * every anchor recorded for the account. How a break is named (docs/ledger-chain.md):
  * - an entry whose fields (or its transaction's) no longer hash to its stored hash: EDITED;
  * - an entry without a link, at a place already taken, or beyond the head the account row holds: INSERTED;
  * - a place skipped (the next entry links over it), a head beyond the last entry, or the entry's
@@ -47,28 +55,34 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
  * - an entry that hashes right but whose predecessor's hash is not the one it links to, or a head
  *   that names another hash than the last entry's: the predecessor was rewritten and its hash
  *   recomputed, EDITED (named: the predecessor);
- * - an anchored head no longer the hash at its place: ANCHOR_MISMATCH (history before the anchor was
- *   rewritten and every hash after it recomputed).
+ * - an anchored head no longer the hash at its place: ANCHOR_MISMATCH, named at the earliest anchor
+ *   that fails (history before it was rewritten and every hash after it recomputed; later anchors
+ *   may have signed the rewrite).
+ *
+ * `points` are the account's anchored heads in anchor order, which is chain order: a head only
+ * moves forward. `from` starts the walk after a head already checked (the anchor job walks only the
+ * entries written since the previous anchor); entries at or before it are not expected.
  */
 export class AccountWalk {
   chainBreak: ChainBreak | null = null;
   anchorBreak: ChainBreak | null = null;
-  private expectedSeq = 1;
-  private expectedPrev = GENESIS_HASH;
+  private expectedSeq: number;
+  private expectedPrev: string;
   private previous: ChainEntryRow | null = null;
-  private anchorSeen = false;
+  private nextPoint = 0;
 
   constructor(
     readonly accountId: string,
     private readonly head: ChainHead,
-    private readonly anchor: ChainHead | undefined,
-  ) {}
+    private readonly points: readonly AnchorPoint[] = [],
+    private readonly from: ChainHead = CHAIN_START,
+  ) {
+    this.expectedSeq = from.seq + 1;
+    this.expectedPrev = from.hash;
+  }
 
   add(e: ChainEntryRow): void {
-    if (this.anchor && e.chain_seq !== null && Number(e.chain_seq) === this.anchor.seq && !this.anchorSeen) {
-      this.anchorSeen = true;
-      if (e.chain_hash !== this.anchor.hash) this.anchorBreak = this.anchorMiss(e);
-    }
+    if (e.chain_seq !== null) this.passPoints(Number(e.chain_seq), e);
     if (this.chainBreak) return;
     this.chainBreak = this.link(e);
     if (this.chainBreak) return;
@@ -78,7 +92,8 @@ export class AccountWalk {
   }
 
   finish(): this {
-    if (this.anchor && !this.anchorSeen) this.anchorBreak = this.anchorMiss(null);
+    // Anchored places beyond the last entry: their entries are gone.
+    this.passPoints(Number.MAX_SAFE_INTEGER, null);
     if (this.chainBreak) return this;
     const lastSeq = this.expectedSeq - 1;
     const last = this.previous;
@@ -94,16 +109,32 @@ export class AccountWalk {
         found: `last entry at place ${lastSeq}`,
         detail: `the last ${plural(this.head.seq - lastSeq, 'entry is', 'entries are')} missing`,
       };
-    } else if (last && this.head.hash !== this.expectedPrev) {
-      this.chainBreak = at(
-        'EDITED',
-        last,
-        this.head.hash,
-        this.expectedPrev,
-        "rewritten with its hash recomputed: the account's head names another hash",
-      );
+    } else if (this.head.hash !== this.expectedPrev) {
+      this.chainBreak = last
+        ? at('EDITED', last, this.head.hash, this.expectedPrev, "rewritten with its hash recomputed: the account's head names another hash")
+        : {
+            kind: this.from.seq > 0 ? 'ANCHOR_MISMATCH' : 'EDITED',
+            accountId: this.accountId,
+            entryId: null,
+            chainSeq: this.from.seq,
+            transactionId: null,
+            referenceId: null,
+            expected: this.expectedPrev,
+            found: this.head.hash,
+            detail: `the account's head at place ${this.from.seq} is not the hash anchored there: history up to there was rewritten`,
+          };
     }
     return this;
+  }
+
+  /** Checks every anchored head at a place up to `seq` against the entry at `seq` (null: past the last entry). */
+  private passPoints(seq: number, e: ChainEntryRow | null): void {
+    while (this.nextPoint < this.points.length && this.points[this.nextPoint].seq <= seq) {
+      const p = this.points[this.nextPoint++];
+      if (this.anchorBreak) continue;
+      if (p.seq < seq || !e) this.anchorBreak = this.anchorMiss(p, null);
+      else if (e.chain_hash !== p.hash) this.anchorBreak = this.anchorMiss(p, e);
+    }
   }
 
   private link(e: ChainEntryRow): ChainBreak | null {
@@ -136,30 +167,41 @@ export class AccountWalk {
       );
     }
     if (e.chain_prev !== this.expectedPrev) {
-      return this.previous
-        ? at(
-            'EDITED',
-            this.previous,
-            e.chain_prev,
+      if (this.previous) {
+        return at(
+          'EDITED',
+          this.previous,
+          e.chain_prev,
+          this.expectedPrev,
+          'rewritten with its hash recomputed: the next entry links to another hash',
+        );
+      }
+      return this.from.seq === 0
+        ? at('EDITED', e, this.expectedPrev, e.chain_prev, 'the first entry of the chain does not link to the start')
+        : at(
+            'ANCHOR_MISMATCH',
+            e,
             this.expectedPrev,
-            'rewritten with its hash recomputed: the next entry links to another hash',
-          )
-        : at('EDITED', e, this.expectedPrev, e.chain_prev, 'the first entry of the chain does not link to the start');
+            e.chain_prev,
+            `the entry after place ${this.from.seq} does not link to the hash anchored there: history up to there was rewritten`,
+          );
     }
     return null;
   }
 
-  private anchorMiss(e: ChainEntryRow | null): ChainBreak {
+  private anchorMiss(p: AnchorPoint, e: ChainEntryRow | null): ChainBreak {
     return {
       kind: 'ANCHOR_MISMATCH',
       accountId: this.accountId,
       entryId: e?.id ?? null,
-      chainSeq: this.anchor!.seq,
+      chainSeq: p.seq,
       transactionId: e?.transaction_id ?? null,
       referenceId: e?.reference_id ?? null,
-      expected: this.anchor!.hash,
+      expected: p.hash,
       found: e?.chain_hash ?? 'no entry',
-      detail: `the signed anchor names another hash at place ${this.anchor!.seq}: history up to there was rewritten`,
+      detail: e
+        ? `anchor ${p.n} signed another hash at place ${p.seq}: history up to there was rewritten`
+        : `anchor ${p.n} signed place ${p.seq}, which no entry holds any more`,
     };
   }
 }
