@@ -8,7 +8,7 @@
  * for auth whose key set the app fetches once), ending with the ledger invariant check. The app runs as its own process (dist main.js).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +93,11 @@ async function startApp(port: number, consentJwksUrl: string): Promise<ChildProc
       LEDGER_EXPIRY_SWEEP_INTERVAL_MS: '0',
       LEDGER_INTEGRITY_SCHEDULE_ENABLED: 'false',
       LEDGER_CONSENT_JWKS_URL: consentJwksUrl,
+      // Production refuses to boot without an anchor key: one per run, never a committed secret. The
+      // anchor job stays off like the integrity schedule: its first pass would walk every chain of
+      // the fixtures in the middle of a measurement (docs/ledger-chain.md).
+      LEDGER_CHAIN_ANCHOR_KEY: randomBytes(32).toString('hex'),
+      LEDGER_CHAIN_ANCHOR_INTERVAL_MS: '0',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
