@@ -102,9 +102,9 @@ export class LedgerWalletsConfig extends DatabaseConfig {
 
   /**
    * Signs the ledger chain's anchors (HMAC-SHA256, docs/ledger-chain.md): the database stores them but
-   * never sees this key, so a rewritten history cannot be re-anchored. Required in production (without
-   * it no anchor is written there); elsewhere a fixed development key. Changing it makes the anchors
-   * signed before fail the verification.
+   * never sees this key, so a rewritten history cannot be re-anchored. Required in production (the
+   * ledger refuses to boot without it: assertLedgerProductionConfig); elsewhere a fixed development
+   * key. Changing it makes the anchors signed before fail the verification.
    */
   @OptionalField()
   @IsString()
@@ -206,6 +206,13 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(0)
   @Max(31)
   RECON_DATE_TOLERANCE_DAYS: number = 2;
+}
+
+/** Settings production must never run with: anchors signed with the development key could be forged by anyone. */
+export function assertLedgerProductionConfig(config: LedgerWalletsConfig): void {
+  if (config.NODE_ENV !== 'production') return;
+  if (!config.LEDGER_CHAIN_ANCHOR_KEY)
+    throw new Error('Invalid configuration: LEDGER_CHAIN_ANCHOR_KEY is required when NODE_ENV=production');
 }
 
 export function consentJwksUrl(config: LedgerWalletsConfig): string {
