@@ -27,7 +27,7 @@ import { IntentTransitionService } from './intents/intent-transition.service';
 import { IntentsController } from './intents/intents.controller';
 import { IntentsService } from './intents/intents.service';
 import { LEDGER_INTERNAL_CALLERS } from './internal-callers';
-import type { LedgerWalletsConfig } from './ledger-wallets.config';
+import { type LedgerWalletsConfig, assertLedgerProductionConfig } from './ledger-wallets.config';
 import { BalanceAdjustmentsService } from './legacy/balance-adjustments.service';
 import { LegacyController } from './legacy/legacy.controller';
 import { LegacyTransactionsService } from './legacy/legacy-transactions.service';
@@ -52,6 +52,7 @@ import { WalletsService } from './wallets/wallets.service';
 @Module({})
 export class LedgerWalletsModule {
   static forRoot(config: LedgerWalletsConfig): DynamicModule {
+    assertLedgerProductionConfig(config);
     return {
       module: LedgerWalletsModule,
       imports: [PlatformModule.forRoot({ service: 'ledger-wallets', config, database: { schema: 'ledger' }, redis: true })],
