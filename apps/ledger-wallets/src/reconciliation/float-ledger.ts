@@ -40,6 +40,9 @@ export async function readFloatMovements(
        JOIN ledger.ledgers o ON o.id = l.counterparty_ledger_id
        JOIN ledger.accounts a ON a.id = o.account_id
       WHERE sa.account_type = 'suspense' AND sa.currency = $1
+        -- a range of IDX_ledgers_account_booked, not the account's whole history: an entry is written
+        -- in the same database transaction as its ledger transaction (a day of slack for any clock)
+        AND l.created_at >= $2::timestamptz - interval '1 day' AND l.created_at < $3::timestamptz + interval '1 day'
         AND t.completed_at >= $2 AND t.completed_at < $3 AND NOT (t.id = ANY($4::uuid[]))
       GROUP BY t.id
       ORDER BY t.completed_at, t.id`,
