@@ -17,7 +17,7 @@ import { serviceDatabaseUrl } from '@mm/contracts';
 import { generateServiceKeys, serviceCredentialEnv } from '@mm/platform';
 import { type BenchRow, closedLoop, pgbench, printTable, stopProcess, writeResults } from '../lib/bench';
 import { migrateAll, withDatabase } from '../../tools/db';
-import { b1Script } from './b1-script';
+import { b1Script, createB1Tables } from './b1-script';
 import { profileArgs, profileDir, reportNewestProfile } from './profile';
 import { startHttpFloor } from './http-floor';
 import { ConfirmTally, type ConfirmTarget, type MeterScope, PgbenchTally, alternate, stageSummary } from './rounds';
@@ -223,15 +223,11 @@ async function main(): Promise<void> {
   if (want('B1')) {
     const b1Intents = await createReadyIntents(admin, randomPairs(accounts, 1_000));
     b1IntentCount = b1Intents.length;
-    await admin.query(`CREATE TABLE public.b1_acc (n int PRIMARY KEY, id uuid NOT NULL)`);
-    await admin.query(`CREATE TABLE public.b1_int (n int PRIMARY KEY, id uuid NOT NULL)`);
-    await admin.query(`CREATE SEQUENCE public.b1_seq`);
-    await admin.query(
-      `INSERT INTO public.b1_acc SELECT g, (ARRAY[${accounts.map((a) => `'${a}'::uuid`).join(',')}])[g] FROM generate_series(1, ${accounts.length}) g`,
-    );
-    await admin.query(`INSERT INTO public.b1_int SELECT g, x FROM unnest($1::uuid[]) WITH ORDINALITY AS u(x, g)`, [
+    await createB1Tables(
+      admin,
+      accounts,
       b1Intents.map((i) => i.id),
-    ]);
+    );
     b1ScriptFile = join(tmpdir(), `ledger-b1-${process.pid}.sql`);
     writeFileSync(b1ScriptFile, b1Script());
   }
