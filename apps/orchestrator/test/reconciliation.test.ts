@@ -1,10 +1,12 @@
+import { businessDayOf } from '@mm/contracts';
 import { type Answer, type Json, MoneyPlatform, newPhone } from '../../../test/e2e/money-platform';
 
 const TRUST = 'CM2110005000010123456789012';
 const R = '/api/v1/compliance/reconciliation';
 const LEDGER = '/api/backoffice/ledger';
 const APPROVALS = '/api/backoffice/approvals';
-const today = new Date().toISOString().slice(0, 10);
+// the bank's day: West Africa Time
+const today = businessDayOf(new Date());
 
 const csv = (id: string, opening: number, closing: number, entries: [amount: number, remittance: string][]) =>
   [
@@ -84,6 +86,12 @@ describe('compliance: float reconciliation through /api/v1/compliance/reconcilia
 
     const ack = await as(officer, 'POST', `${R}/alerts/${missing.id}/acknowledge`, { reason: 'Asked the agent for the slip' });
     expect([ack.status, ack.body.status]).toEqual([200, 'ACKNOWLEDGED']);
+    // run again before fixing anything: the same differences, no second alert, each seen again
+    const again = await as(officer, 'POST', `${R}/runs`, { statementId: imported.body.id });
+    expect([again.status, again.body.alertIds]).toEqual([201, []]);
+    expect([...again.body.seenAlertIds].sort()).toEqual([...run.body.alertIds].sort());
+    const seen = await as(officer, 'GET', `${R}/alerts/${missing.id}`);
+    expect(seen.body).toMatchObject({ status: 'ACKNOWLEDGED', seenByRunIds: [again.body.id], occurrence: 1 });
     const reversal = await fourEyes(`${LEDGER}/corrections`, {
       kind: 'REVERSAL',
       transactionId: funding.transactionId,
