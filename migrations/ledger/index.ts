@@ -18,6 +18,7 @@ import { OperatorSearchIndexes1765500100000 } from './1765500100000-operator-sea
 import { LedgerHashChain1765600000000 } from './1765600000000-ledger-hash-chain';
 import { FloatReconciliation1765600100000 } from './1765600100000-float-reconciliation';
 import { StatementEntryIndex1765600200000 } from './1765600200000-statement-entry-index';
+import { TransactionsCompletedBrin1765600300000 } from './1765600300000-transactions-completed-brin';
 import { ChainAnchorMovedDigest1765600400000 } from './1765600400000-chain-anchor-moved-digest';
 import { ReconciliationAlertIdentity1765600500000 } from './1765600500000-reconciliation-alert-identity';
 
@@ -42,6 +43,7 @@ export const ledgerMigrations: MigrationClass[] = [
   LedgerHashChain1765600000000,
   FloatReconciliation1765600100000,
   StatementEntryIndex1765600200000,
+  TransactionsCompletedBrin1765600300000,
   ChainAnchorMovedDigest1765600400000,
   ReconciliationAlertIdentity1765600500000,
 ];
