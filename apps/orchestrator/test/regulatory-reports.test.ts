@@ -7,7 +7,8 @@ import { DAILY_CSV_COLUMNS, SUSPICION_CSV_COLUMNS } from '../src/regulatory-repo
 import { DailyReportJob } from '../src/regulatory-reports/daily-report.job';
 import { ReportClock } from '../src/regulatory-reports/report-clock';
 import { ReportDeadlines } from '../src/regulatory-reports/report-deadlines.job';
-import { previousDay, reportDayOf } from '../src/regulatory-reports/report-day';
+import { dayWindow, previousDay, reportDayOf } from '../src/regulatory-reports/report-day';
+import { REGULATORY_OPERATIONS_SQL } from '../../ledger-wallets/src/regulatory/regulatory-operations.sql';
 
 const REPORTS = '/api/v1/compliance/reports';
 const HOUR = 3_600_000;
@@ -250,6 +251,55 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       differences: { added: [], removed: [], changed: [] },
     });
     expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE period_date = $1`, [day])).toBe(1);
+  });
+
+  it("the ledger's read of one day goes through the BRIN index on transactions.completed_at, not the whole table", async () => {
+    // The planner reads a table of a few rows whole whatever its indexes, so the plan is taken on
+    // copies of ledger.transactions and ledger.transaction_intents with their indexes (the BRIN one
+    // among them) holding 60 days of 1 000 transfers between two accounts, written in completion
+    // order as payments write them; all of it rolled back.
+    const client = await p.sql.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('CREATE SCHEMA explain_h5b');
+      for (const table of ['transactions', 'transaction_intents']) {
+        await client.query(`CREATE TABLE explain_h5b.${table} (LIKE ledger.${table} INCLUDING DEFAULTS INCLUDING INDEXES)`);
+      }
+      const at = `timestamptz '2026-01-01' + g * interval '86.4 seconds'`;
+      await client.query(
+        `INSERT INTO explain_h5b.transaction_intents (id, type, status, idempotency_key, source_account_id, destination_account_id, amount,
+                                                      frozen_amount, currency, initiated_by, expires_at, created_at)
+         SELECT md5('i' || g)::uuid, 'TRANSFER', 'SUCCEEDED', 'k' || g, $1, $2, 1000 + g % 90000, 0, 'XAF', 'x', ${at}, ${at}
+           FROM generate_series(1, 60000) g`,
+        [alice.accounts.XAF, bob.accounts.XAF],
+      );
+      await client.query(
+        `INSERT INTO explain_h5b.transactions (reference_id, type, intent_id, amount, currency, created_by, initiated_at, completed_at)
+         SELECT 'MMPTX' || lpad(g::text, 13, '0'), 'TRANSFER', md5('i' || g)::uuid, 1000 + g % 90000, 'XAF', 'x', ${at}, ${at}
+           FROM generate_series(1, 60000) g`,
+      );
+      await client.query('ANALYZE explain_h5b.transactions, explain_h5b.transaction_intents');
+      const { from, to } = dayWindow('2026-01-30');
+      const sql = REGULATORY_OPERATIONS_SQL.replace('FROM ledger.transactions t', 'FROM explain_h5b.transactions t').replace(
+        'JOIN ledger.transaction_intents i',
+        'JOIN explain_h5b.transaction_intents i',
+      );
+      expect(sql.match(/explain_h5b\./g)).toHaveLength(2);
+      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, ['XAF', 50_000, from, to, null, null, 501]);
+      const scans: Array<Record<string, unknown>> = [];
+      const walk = (node: Record<string, unknown>) => {
+        scans.push(node);
+        for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(child);
+      };
+      walk(rows[0]['QUERY PLAN'][0].Plan);
+      expect(scans.filter((n) => n['Relation Name'] === 'transactions').map((n) => n['Node Type'])).toEqual(['Bitmap Heap Scan']);
+      expect(scans.filter((n) => n['Node Type'] === 'Bitmap Index Scan').map((n) => n['Index Name'])).toEqual([
+        'transactions_completed_at_idx',
+      ]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it('two officers generating a new day at once store one report: one 201, one 200, the same id', async () => {

@@ -12,6 +12,7 @@ import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { toMoney } from '../db/money';
 import type { RegulatoryOperationsQueryDto } from './regulatory-operations.query';
+import { REGULATORY_OPERATIONS_SQL } from './regulatory-operations.sql';
 
 /** The longest window one read may cover: a daily report asks for 24 hours. */
 const MAX_WINDOW_MS = 7 * 86_400_000;
@@ -64,25 +65,15 @@ export class RegulatoryOperationsService {
       }
     }
     const limit = query.limit ?? 500;
-    const rows = await this.db.query<Row>(
-      `SELECT t.id AS transaction_id, t.reference_id, t.type, t.amount::text, t.fee::text, t.currency,
-              to_char(t.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS completed_key, i.agent_id,
-              sa.id AS s_id, sa.account_type AS s_type, sa.holder AS s_holder, sw.owner_type AS s_owner_type, sw.owner_id AS s_owner_id,
-              da.id AS d_id, da.account_type AS d_type, da.holder AS d_holder, dw.owner_type AS d_owner_type, dw.owner_id AS d_owner_id
-         FROM ledger.transactions t
-         JOIN ledger.transaction_intents i ON i.id = t.intent_id
-         JOIN ledger.accounts sa ON sa.id = i.source_account_id
-         JOIN ledger.wallets sw ON sw.id = sa.wallet_id
-         JOIN ledger.accounts da ON da.id = i.destination_account_id
-         JOIN ledger.wallets dw ON dw.id = da.wallet_id
-        WHERE t.intent_id IS NOT NULL AND t.type IN ('CASH_IN', 'CASH_OUT', 'TRANSFER')
-          AND t.currency = $1 AND t.amount >= $2
-          AND t.completed_at >= $3::timestamptz AND t.completed_at < $4::timestamptz
-          AND ($5::timestamptz IS NULL OR (t.completed_at, t.reference_id) > ($5::timestamptz, $6::text))
-        ORDER BY t.completed_at, t.reference_id
-        LIMIT $7`,
-      [query.currency, query.minAmount, query.from, query.to, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
-    );
+    const rows = await this.db.query<Row>(REGULATORY_OPERATIONS_SQL, [
+      query.currency,
+      query.minAmount,
+      query.from,
+      query.to,
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      limit + 1,
+    ]);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
