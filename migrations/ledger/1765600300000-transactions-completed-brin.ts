@@ -8,7 +8,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * A BRIN index rather than a btree: the table is append-only and rows arrive in completion order
  * (`completed_at` is the confirming request's clock), so the minimum and maximum of each run of 32
- * pages bound that run tightly. The index is a few pages per gigabyte of table; a payment's insert
+ * pages bound that run tightly. The index is a few dozen pages per gigabyte of table; a payment's insert
  * touches it only when its page starts a new run, where a btree would take one more index entry,
  * and its page splits, on every payment (`bench:ledger`). A day's read becomes a bitmap scan of the
  * runs that may hold the day, each row rechecked. `autosummarize`: a run is summarised by
