@@ -214,7 +214,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
   const windows: OperatorWindow[] = [];
   let officer: OperatorWindow;
   let admin: OperatorWindow;
-  let agent: { agentId: string; token: string; floatAccount: string };
+  let agent: { userId: string; agentId: string; token: string; floatAccount: string };
   let payer: { userId: string; token: string };
   let relay: { userId: string; token: string };
   let merchant: { userId: string; merchantId: string; token: string };
@@ -279,7 +279,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
     const a = await register('agent', AGENT_PHONE, 'Kofi');
     const wallet = await p.call('GET', '/api/orchestrator/me/wallet', { token: a.token });
     const floatAccount = (wallet.body.balances as Json[]).find((b) => b.currency === 'XAF' && b.accountType === 'agent').accountId;
-    agent = { agentId: a.agentId, token: a.token, floatAccount };
+    agent = { userId: a.userId, agentId: a.agentId, token: a.token, floatAccount };
     const c1 = await register('customer', PAYER_PHONE, 'Awa');
     payer = { userId: c1.userId, token: c1.token };
     const c2 = await register('customer', RELAY_PHONE, 'Jean');
@@ -316,7 +316,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
     }
   });
 
-  it('b. the officer imports a bank statement with a difference, and resolves it through four eyes', async () => {
+  it('1. the officer imports a bank statement with a difference, and resolves it through four eyes', async () => {
     officer = await newWindow();
     const page = officer.page;
     await staff.signIn(page, OFFICER.phone, PIN);
@@ -430,7 +430,129 @@ describe('the compliance screens of the operators console, in a browser', () => 
     expect(byKind.BALANCE_GAP.decisions.map((d: Json) => d.decision)).toEqual(['ACKNOWLEDGED', 'ACCEPTED']);
   });
 
-  it('c. the chain verification catches an entry edited by raw SQL, and names it', async () => {
+  it('2. the officer works a monitoring alert into a case and produces a suspicion report, filed then confirmed in writing', async () => {
+    // the agent cashes in and out three times for the same customer: AGENT_CYCLING with the rules of version 1
+    const cycle: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      cycle.push((await pay(agent.token, { type: 'CASH_IN', amount: 20_000, clientPhone: RELAY_PHONE })).referenceId);
+      const code = await p.call('POST', '/api/v1/withdrawal-qr', { token: relay.token, body: { currency: 'XAF', amount: 15_000 } });
+      expect(code.status).toBe(201);
+      cycle.push((await pay(agent.token, { type: 'CASH_OUT', amount: 15_000, qrToken: code.body.qrToken })).referenceId);
+    }
+    const raised = await until('the AGENT_CYCLING alert', async () => {
+      const alerts = await p.call('GET', `/api/v1/compliance/alerts?subjectUserId=${agent.userId}`, { token: await officerToken() });
+      return (alerts.body.items as Json[] | undefined)?.find((x) => x.rule === 'AGENT_CYCLING');
+    });
+
+    const page = officer.page;
+    await staff.open(page, /^Monitoring alerts$/);
+    await staff.choose(page, /^Rule/, 'Agent cycling cash with one customer');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const row = page.getByTestId('monitoring-alerts-table').locator('tbody tr').filter({ hasText: raised.caseReference });
+    await counts(row, 1);
+    await saysSo(row, '3 cash-ins');
+    await screenshotFor(page, 'monitoring-alerts', 'compliance-alerts');
+
+    // the case: nobody on it yet; the officer takes it
+    await row.getByTestId(`alert-case-${raised.id}`).click();
+    await shows(page.getByTestId('case-detail'));
+    await saysExactly(page.getByTestId('case-status'), 'Open, nobody assigned');
+    expect(await page.getByTestId('case-subject-link').getAttribute('href')).toBe(`/console/people/${agent.userId}`);
+    await page.getByRole('button', { name: 'Assign to me' }).click();
+    await page.getByRole('form', { name: 'Take this case' }).getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await saysExactly(page.getByTestId('case-assignee'), 'assigned to you');
+    await saysExactly(page.getByTestId('case-status'), 'In review');
+    const operations = page.getByTestId('case-operations');
+    for (const reference of cycle) await saysSo(operations, reference);
+    expect(await operations.getByRole('link', { name: cycle[0] }).getAttribute('href')).toBe(`/console/payments/${cycle[0]}`);
+
+    await page.getByRole('button', { name: 'Add a note…' }).click();
+    const note = page.getByRole('form', { name: 'Add a note to the case' });
+    await note.getByLabel(/^Note/).fill('Same customer each time, within the hour; the agent says she is his cousin.');
+    await note.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Attach evidence…' }).click();
+    const evidence = page.getByRole('form', { name: 'Attach evidence to the case' });
+    await evidence.getByLabel(/^Transaction reference/).fill(cycle[0]);
+    await evidence.getByLabel(/^Note/).fill('The first cash-in of the series');
+    await evidence.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await saysSo(page.getByTestId('case-evidence'), cycle[0]);
+    await saysSo(page.getByTestId('case-history'), 'Evidence attached');
+    await saysSo(page.getByTestId('case-history'), 'Note');
+    await screenshotFor(page, 'case', 'compliance-case');
+
+    // the decision: a suspicion report, from the case's facts and the officer's words
+    await page.getByRole('button', { name: 'Suspicion report…' }).click();
+    const str = page.getByRole('form', { name: 'Make a suspicion report' });
+    await str.getByLabel(/^Grounds for suspicion/).fill('Cash cycled three times with one customer in a day\nNo economic reason given');
+    await str
+      .getByLabel(/^Narrative/)
+      .fill(
+        'Agent Kofi Ndongo credited Jean Ndongo 20 000 F three times and paid 15 000 F back out each time within minutes, on the same day.',
+      );
+    await screenshotFor(page, 'suspicion-report-form', 'compliance-suspicion-report-form');
+    await str.getByRole('button', { name: 'Submit' }).click();
+    const link = page.getByTestId('suspicion-report-link');
+    await saysSo(link, /^STR-/);
+    const reference = (await link.innerText()).trim();
+    await link.click();
+
+    await shows(page.getByTestId('report-detail'));
+    await saysExactly(page.getByTestId('report-reference'), reference);
+    await saysExactly(page.getByTestId('report-state'), 'Generated');
+    await saysSo(page.getByTestId('report-narrative'), 'three times');
+    for (const ref of cycle) await saysSo(page.getByTestId('report-operations'), ref);
+    const reportId = /reports\/([0-9a-f-]{36})/.exec(page.url())![1];
+    const closed = (await p.call('GET', `/api/v1/compliance/cases/${raised.caseId}`, { token: await officerToken() })).body;
+    expect([closed.status, closed.decision, closed.decisionReportId]).toEqual(['CLOSED', 'SUSPICION_REPORT', reportId]);
+    await screenshotFor(page, 'suspicion-report', 'compliance-suspicion-report');
+
+    // its documents, exactly as stored
+    const [tab] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.getByRole('button', { name: 'Open printable page' }).click(),
+    ]);
+    await tab.waitForLoadState();
+    await saysSo(tab.locator('body'), reference);
+    await tab.close();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const stored = await p.call('GET', `/api/v1/compliance/reports/${reportId}/document?format=csv`, { token: await officerToken() });
+    expect(readFileSync((await download.path())!, 'utf8')).toBe(stored.body);
+
+    // filed by phone, then confirmed in writing: the 48-hour clock starts and stops
+    await page.getByRole('button', { name: 'Record the filing…' }).click();
+    await page.getByRole('form', { name: 'Record that the report was filed' }).getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await saysExactly(page.getByTestId('report-state'), 'Filed, written confirmation due');
+    await saysSo(page.getByTestId('report-due'), 'written confirmation due');
+    await screenshotFor(page, 'suspicion-report-filed', 'compliance-suspicion-report-filed');
+    await page.getByRole('button', { name: 'Record the written confirmation…' }).click();
+    const letter = page.getByRole('form', { name: 'Record the written confirmation' });
+    await letter.getByLabel(/^Reference of the letter/).fill('ANIF/2026/11/0412');
+    await letter.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await saysExactly(page.getByTestId('report-state'), 'Confirmed in writing');
+    const report = (await p.call('GET', `/api/v1/compliance/reports/${reportId}`, { token: await officerToken() })).body;
+    expect([report.state, report.filing.channel, report.writtenConfirmation.reference, report.overdue]).toEqual([
+      'CONFIRMED',
+      'PHONE',
+      'ANIF/2026/11/0412',
+      false,
+    ]);
+
+    // the reports list, with yesterday's daily threshold report generated on demand
+    await staff.open(page, /^Regulatory reports$/);
+    await page.getByRole('button', { name: 'Generate the daily report' }).click();
+    await saysSo(page.getByTestId('report-reference'), /^DTR-/);
+    await staff.open(page, /^Regulatory reports$/);
+    await saysSo(page.getByTestId('reports-table'), reference);
+    await saysSo(page.getByTestId('reports-table'), 'Confirmed in writing');
+    await screenshotFor(page, 'reports', 'compliance-reports');
+  });
+
+  it('3. the chain verification catches an entry edited by raw SQL, and names it', async () => {
     const page = officer.page;
     await staff.open(page, /^Integrity checks$/);
     await page.getByRole('button', { name: 'Verify the ledger chain' }).click();
@@ -468,7 +590,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
     await saysSo(page.getByTestId('ledger-chain-intact'), 'every link sound');
   });
 
-  it("d. an operator opens a merchant's statement from its 360 view and downloads the CSV", async () => {
+  it("4. an operator opens a merchant's statement from its 360 view and downloads the CSV", async () => {
     // a customer pays the shop twice (money from a cash-in at the agent)
     cashIn = await pay(agent.token, { type: 'CASH_IN', amount: 20_000, clientPhone: PAYER_PHONE });
     const payments = [await pay(payer.token, { type: 'TRANSFER', amount: 4_500, clientPhone: MERCHANT_PHONE })];
@@ -506,7 +628,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
   });
 
-  it('every compliance screen opens for the officer without a refusal', async () => {
+  it('5. every compliance screen opens for the officer without a refusal', async () => {
     const page = officer.page;
     const labels = (await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).map((t) => t.trim());
     expect(labels).toEqual(

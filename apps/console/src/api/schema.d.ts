@@ -499,7 +499,7 @@ export interface paths {
     put?: never;
     /**
      * Reconcile an imported statement with the ledger
-     * @description Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS, grouped by day both ways, a movement and its reversal cancelling out), compares the closing balance with the e-money in circulation at the end of the closing day, and opens an alert, with its evidence, for the gap and for each unmatched item. Every run is recorded with the officer; running a statement again records a new run. Changes no money.
+     * @description Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS business days, grouped by business day both ways, a movement and its reversal cancelling out), compares the closing balance with the e-money in circulation at the end of the closing day in West Africa Time (UTC+01:00), and opens an alert, with its evidence, for the gap and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved gets no second alert: the run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns. Changes no money.
      */
     post: operations['ReconciliationController_run'];
     delete?: never;
@@ -552,7 +552,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reconciliation alerts, newest first (e.g. ?status=OPEN, ?runId=…) */
+    /**
+     * Reconciliation alerts, newest first (e.g. ?status=OPEN, ?runId=…)
+     * @description With runId: the alerts that run opened and the unresolved alerts of earlier runs it found again.
+     */
     get: operations['ReconciliationController_listAlerts'];
     put?: never;
     post?: never;
@@ -2106,6 +2109,206 @@ export interface paths {
     put?: never;
     /** Asks for a disabled staff member to be allowed to sign in again (maker-checker STAFF_ENABLE): another administrator approves it */
     post: operations['PeopleController_enable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/alerts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Monitoring alerts, newest first
+     * @description Each alert names its rule, the person it is about, the window the rule looked at, the figures it saw, the operations behind it, the configuration version it ran under and the case it belongs to. Filters combine; keyset pages of `limit` (20 by default).
+     */
+    get: operations['MonitoringController_alerts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/alerts/{alertId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One monitoring alert
+     * @description The alert as the list shows it, with the case it belongs to.
+     */
+    get: operations['MonitoringController_alert'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/cases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Compliance cases, newest first
+     * @description One case per person at a time gathers the alerts about them until it is closed. Each case shows its status, assignee, decision and clock (opened, first alert, time to assignment, time to decision, age). Filters combine; keyset pages of `limit` (20 by default).
+     */
+    get: operations['MonitoringController_cases'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/cases/{caseId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One compliance case with everything it holds
+     * @description The subject (name, phone, accounts, link to the 360 view), every alert, every piece of evidence, every operation behind them, the clock and the full append-only history (opened, alert added, assigned, note, evidence, decision requested or withdrawn, decided).
+     */
+    get: operations['MonitoringController_case'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/cases/{caseId}/assignment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Assign a case
+     * @description To the caller (empty body) or to another officer holding compliance.monitoring (auth is asked). An OPEN case becomes IN_REVIEW; the first assignment stops the time-to-assignment clock. Assigning to the current assignee changes nothing.
+     */
+    post: operations['MonitoringController_assign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/cases/{caseId}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a note to a case
+     * @description Kept in the case history with its author and time; notes are never edited.
+     */
+    post: operations['MonitoringController_note'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/cases/{caseId}/evidence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach evidence to a case
+     * @description TRANSACTION: an operation the monitoring feed received, by its ledger reference (it then counts among the case’s operations). PERSON_360: a person’s 360 view (the subject by default), read now with the caller’s rights and kept whole as the snapshot (at most 64 KiB of JSON: longer lists are shortened to their newest items and named in `snapshotCut`), with the link to the live view. Who attached it and when are kept.
+     */
+    post: operations['MonitoringController_evidence'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/cases/{caseId}/decision': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decide a case
+     * @description By the officer the case is assigned to. NO_ACTION closes the case now (200). FREEZE submits a CASE_FREEZE request (202): the case waits in DECISION_PENDING until another holder of compliance.monitoring approves it at /api/backoffice/approvals, which freezes the person and closes the case FREEZE linked to the request; a rejected or expired request puts the case back in review. 200 with the case closed when APPROVALS_ONE_PERSON_ACTIONS lists CASE_FREEZE. A suspicion report closes a case from the regulatory reports module.
+     */
+    post: operations['MonitoringController_decide'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/monitoring/rules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The monitoring rules in force
+     * @description The version of the monitoring configuration section in force, who made it and why, each rule on or off, and every threshold. Administrators change it with POST /api/config/monitoring/versions (CONFIG_CHANGE, four eyes).
+     */
+    get: operations['MonitoringController_monitoringRules'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/monitoring/failures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Rules that failed, newest first
+     * @description A rule that throws while judging an operation never blocks anything: the other rules still run, and the failure is kept here (rule, event, configuration version, error) and counted in monitoring_rule_failures_total. Pages of `limit` (20 by default).
+     */
+    get: operations['MonitoringController_failures'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -4050,6 +4253,212 @@ export interface components {
        */
       alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED')[];
     };
+    RuleFailurePageView: {
+      /** @description newest first */
+      items: components['schemas']['RuleFailureView'][];
+      /**
+       * @description pass as `cursor` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
+    };
+    RuleFailureView: {
+      /** @example 42 */
+      id: string;
+      /**
+       * @example PASS_THROUGH
+       * @enum {string}
+       */
+      rule: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
+      /**
+       * Format: uuid
+       * @description the ledger event (outbox row) being judged
+       * @example 0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d
+       */
+      eventId: string;
+      /** @example 1 */
+      configVersion: number;
+      /** @example Cannot read properties of undefined (reading 'amount') */
+      error: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:01.000Z
+       */
+      at: string;
+    };
+    MonitoringRulesView: {
+      /**
+       * @description the version of the monitoring section in force; every alert records the version it ran under
+       * @example 1
+       */
+      version: number;
+      /**
+       * @description who made this version
+       * @example system:migration
+       */
+      createdBy: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T09:00:00.000Z
+       */
+      createdAt: string;
+      /** @example Initial monitoring rules (docs/monitoring.md); to be tuned by compliance */
+      reason: string;
+      /** @description every rule, in the order the feed runs them */
+      rules: components['schemas']['RuleStateView'][];
+      /** @description the thresholds in force (changed by POST /api/config/monitoring/versions, under CONFIG_CHANGE) */
+      document: components['schemas']['MonitoringDocumentDto'];
+    };
+    MonitoringDocumentDto: {
+      structuring: components['schemas']['StructuringRuleDto'];
+      passThrough: components['schemas']['PassThroughRuleDto'];
+      dormantReactivation: components['schemas']['DormantReactivationRuleDto'];
+      agentCycling: components['schemas']['AgentCyclingRuleDto'];
+      fanIn: components['schemas']['FanInRuleDto'];
+      agentVelocity: components['schemas']['AgentVelocityRuleDto'];
+    };
+    AgentVelocityRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which an agent’s cash-ins and cash-outs are counted
+       * @example 3600
+       */
+      windowSeconds: number;
+      /**
+       * @description operations per window for an alert
+       * @example 100
+       */
+      maxOperations: number;
+      /** @description total amount per window for an alert; one entry per currency */
+      maxAmount: components['schemas']['CurrencyAmountDto'][];
+    };
+    CurrencyAmountDto: {
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * @description integer, smallest unit of the currency
+       * @example 1000000
+       */
+      amount: number;
+    };
+    FanInRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which distinct payers are counted
+       * @example 86400
+       */
+      windowSeconds: number;
+      /**
+       * @description distinct payers of one recipient for an alert
+       * @example 15
+       */
+      minDistinctPayers: number;
+      /**
+       * @description false: merchants, whom many customers pay by design, are not judged by this rule
+       * @example false
+       */
+      includeMerchants: boolean;
+    };
+    AgentCyclingRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which cash-ins and cash-outs between one agent and one customer are paired
+       * @example 86400
+       */
+      windowSeconds: number;
+      /**
+       * @description pairs of a cash-in and a cash-out for an alert
+       * @example 3
+       */
+      minCycles: number;
+    };
+    DormantReactivationRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description days without any operation after which a person is dormant
+       * @example 90
+       */
+      dormantDays: number;
+      /** @description least amount of the operation that wakes the person up; one entry per currency */
+      minAmount: components['schemas']['CurrencyAmountDto'][];
+    };
+    PassThroughRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window in which money in and money out are compared
+       * @example 3600
+       */
+      windowSeconds: number;
+      /**
+       * @description share of what came in that went out again (percent) for an alert
+       * @example 80
+       */
+      minOutSharePercent: number;
+      /** @description least total received in the window for the rule to look at it; one entry per currency */
+      minAmountIn: components['schemas']['CurrencyAmountDto'][];
+    };
+    StructuringRuleDto: {
+      /**
+       * @description false: the rule is not run
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description window over which near-threshold operations are added up
+       * @example 86400
+       */
+      windowSeconds: number;
+      /**
+       * @description near-threshold operations needed in the window
+       * @example 3
+       */
+      minOperations: number;
+      /**
+       * @description how far under the threshold an operation still counts as near it (percent of the threshold)
+       * @example 10
+       */
+      nearThresholdPercent: number;
+      /** @description the amount at which one operation is reported to the financial intelligence unit; one entry per currency */
+      thresholds: components['schemas']['CurrencyAmountDto'][];
+    };
+    RuleStateView: {
+      /**
+       * @example STRUCTURING
+       * @enum {string}
+       */
+      code: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
+      /** @example true */
+      enabled: boolean;
+    };
+    CaseDecisionView: {
+      /** @description the case after the decision */
+      case: components['schemas']['CaseDetailView'];
+      /** @description FREEZE: the CASE_FREEZE request (PENDING until a second officer approves it; EXECUTED when configured one-person) */
+      approvalRequest: components['schemas']['ApprovalRequestView'] | null;
+    };
     ApprovalRequestView: {
       /**
        * Format: uuid
@@ -4174,6 +4583,500 @@ export interface components {
       type: 'account' | 'transaction' | 'agent' | 'customer' | 'user' | 'config' | 'integration' | 'api-key';
       /** @example 8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92 */
       id: string;
+    };
+    CaseDetailView: {
+      /**
+       * Format: uuid
+       * @example 3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+       */
+      id: string;
+      /** @example MC-000001 */
+      reference: string;
+      /**
+       * @description OPEN: nobody assigned; IN_REVIEW: assigned; DECISION_PENDING: a FREEZE waits for a second officer (pendingRequestId); CLOSED: decided
+       * @example IN_REVIEW
+       * @enum {string}
+       */
+      status: 'OPEN' | 'IN_REVIEW' | 'DECISION_PENDING' | 'CLOSED';
+      /**
+       * Format: uuid
+       * @description the person the case is about
+       * @example 7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
+       */
+      subjectUserId: string;
+      /**
+       * @example CUSTOMER
+       * @enum {string}
+       */
+      subjectKind: 'CUSTOMER' | 'AGENT' | 'MERCHANT';
+      /**
+       * Format: uuid
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      assigneeId: string | null;
+      /**
+       * Format: uuid
+       * @description the CASE_FREEZE approval request waiting for a checker
+       * @example null
+       */
+      pendingRequestId: string | null;
+      /**
+       * @example null
+       * @enum {string|null}
+       */
+      decision: 'NO_ACTION' | 'FREEZE' | 'SUSPICION_REPORT' | null;
+      /** @example null */
+      decisionNote: string | null;
+      /**
+       * Format: uuid
+       * @description who decided (the maker of a FREEZE)
+       * @example null
+       */
+      decidedBy: string | null;
+      /**
+       * Format: uuid
+       * @description the CASE_FREEZE approval request (decision FREEZE)
+       * @example null
+       */
+      decisionRequestId: string | null;
+      /**
+       * Format: uuid
+       * @description the suspicion report (decision SUSPICION_REPORT)
+       * @example null
+       */
+      decisionReportId: string | null;
+      /**
+       * @description alerts in the case
+       * @example 2
+       */
+      alertCount: number;
+      clock: components['schemas']['CaseClockView'];
+      subject: components['schemas']['CaseSubjectView'];
+      /** @description oldest first */
+      alerts: components['schemas']['AlertView'][];
+      /** @description oldest first */
+      evidence: components['schemas']['CaseEvidenceView'][];
+      /** @description every operation of the alerts and the evidence, oldest first */
+      operations: components['schemas']['CaseOperationView'][];
+      /** @description the full history, oldest first (append-only) */
+      history: components['schemas']['CaseEventView'][];
+    };
+    CaseEventView: {
+      /**
+       * @example ASSIGNED
+       * @enum {string}
+       */
+      kind: 'OPENED' | 'ALERT_ADDED' | 'ASSIGNED' | 'NOTE' | 'EVIDENCE' | 'DECISION_REQUESTED' | 'DECISION_WITHDRAWN' | 'DECIDED';
+      /**
+       * Format: uuid
+       * @description the officer; null for the monitoring feed itself
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      actorId: string | null;
+      /**
+       * @description what the step recorded; for PERSON_360 evidence, all but the snapshot itself (shown once, in `evidence`)
+       * @example {
+       *       "assigneeId": "5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21",
+       *       "previousAssigneeId": null
+       *     }
+       */
+      details: {
+        [key: string]: unknown;
+      };
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:20:00.000Z
+       */
+      at: string;
+    };
+    CaseOperationView: {
+      /** @example MMPTX2611220A1B2C3 */
+      reference: string;
+      /**
+       * Format: uuid
+       * @example 3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+       */
+      transactionId: string;
+      /**
+       * @example TRANSFER
+       * @enum {string}
+       */
+      type: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT';
+      /**
+       * @description integer, smallest unit of the currency
+       * @example 950000
+       */
+      amount: number;
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T09:59:58.000Z
+       */
+      occurredAt: string;
+      /**
+       * Format: uuid
+       * @example d8a2616f-f2a4-4c33-b911-d40cb9c8cba9
+       */
+      sourceAccountId: string;
+      /**
+       * Format: uuid
+       * @example cea2333b-390b-404c-b78f-192a5e18d57c
+       */
+      destinationAccountId: string;
+    };
+    CaseEvidenceView: {
+      /**
+       * @example TRANSACTION
+       * @enum {string}
+       */
+      kind: 'TRANSACTION' | 'PERSON_360';
+      /**
+       * @description TRANSACTION: the ledger reference
+       * @example MMPTX2611220A1B2C3
+       */
+      reference: string | null;
+      /**
+       * Format: uuid
+       * @description TRANSACTION: the ledger transaction
+       * @example null
+       */
+      transactionId: string | null;
+      /**
+       * Format: uuid
+       * @description PERSON_360: the person
+       * @example null
+       */
+      userId: string | null;
+      /**
+       * @description PERSON_360: the person 360 view, live
+       * @example null
+       */
+      link: string | null;
+      /**
+       * @description PERSON_360: the person 360 view (shape of GET /api/backoffice/people/{userId}) as the officer who attached it saw it, at most 64 KiB of JSON (longer lists shortened to their newest items, named in `snapshotCut`)
+       * @example null
+       */
+      snapshot: {
+        [key: string]: unknown;
+      } | null;
+      /**
+       * Format: date-time
+       * @description PERSON_360: when the 360 view was read
+       * @example null
+       */
+      snapshotTakenAt: string | null;
+      /**
+       * @description PERSON_360: each list of the view that was shortened to fit (`holds.items`) with how many items the view had; empty when the view was kept whole. `*`: even without its lists the view was too large, only its top-level fields and identity are kept
+       * @example {}
+       */
+      snapshotCut: {
+        [key: string]: number;
+      } | null;
+      /** @example Same agent on every cash-out */
+      note: string | null;
+      /**
+       * Format: uuid
+       * @description who attached it
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      addedBy: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:25:00.000Z
+       */
+      addedAt: string;
+    };
+    AlertView: {
+      /**
+       * Format: uuid
+       * @example 3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+       */
+      id: string;
+      /**
+       * @example STRUCTURING
+       * @enum {string}
+       */
+      rule: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
+      /**
+       * Format: uuid
+       * @description the person the alert is about (user id)
+       * @example 7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
+       */
+      subjectUserId: string;
+      /**
+       * @example CUSTOMER
+       * @enum {string}
+       */
+      subjectKind: 'CUSTOMER' | 'AGENT' | 'MERCHANT';
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * @description narrows the subject for rules about a pair (AGENT_CYCLING: the customer’s user id), else empty
+       * @example
+       */
+      scope: string;
+      /**
+       * Format: date-time
+       * @description start of the window the rule looked at
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      windowStart: string;
+      /**
+       * Format: date-time
+       * @description end of the window: the time of the operation that raised the alert
+       * @example 2026-11-22T10:00:00.000Z
+       */
+      windowEnd: string;
+      /**
+       * @description version of the monitoring configuration the rule ran under
+       * @example 1
+       */
+      configVersion: number;
+      /** @example 3 operations between 900 000 XAF and 999 999 XAF within 24 h, 2 850 000 XAF in all: each under the 1 000 000 XAF reporting threshold, together above it */
+      reason: string;
+      /**
+       * @description the figures the rule saw
+       * @example {
+       *       "operations": 3,
+       *       "total": 2850000
+       *     }
+       */
+      figures: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description ledger references of the operations behind the alert, oldest first
+       * @example [
+       *       "MMPTX2611220A1B2C3"
+       *     ]
+       */
+      transactionReferences: string[];
+      /**
+       * Format: uuid
+       * @description the case the alert belongs to
+       * @example 3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+       */
+      caseId: string;
+      /** @example MC-000001 */
+      caseReference: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:01.000Z
+       */
+      raisedAt: string;
+    };
+    CaseSubjectView: {
+      /**
+       * @example CUSTOMER
+       * @enum {string}
+       */
+      kind: 'CUSTOMER' | 'AGENT' | 'MERCHANT';
+      /**
+       * Format: uuid
+       * @example 7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
+       */
+      userId: string;
+      /** @example Awa Ndiaye */
+      name: string | null;
+      /** @example +237690000001 */
+      phone: string | null;
+      /**
+       * @description the person’s ledger accounts
+       * @example [
+       *       "d8a2616f-f2a4-4c33-b911-d40cb9c8cba9"
+       *     ]
+       */
+      accountIds: string[];
+      /**
+       * @description the person 360 view for staff
+       * @example /api/backoffice/people/7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
+       */
+      person360: string;
+    };
+    CaseClockView: {
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:01.000Z
+       */
+      openedAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:01.000Z
+       */
+      firstAlertAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T11:30:00.000Z
+       */
+      lastAlertAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:20:00.000Z
+       */
+      firstAssignedAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      decidedAt: string | null;
+      /**
+       * @description seconds from opening to the first assignment
+       * @example 1199
+       */
+      timeToAssignmentSeconds: number | null;
+      /**
+       * @description seconds from opening to the decision
+       * @example null
+       */
+      timeToDecisionSeconds: number | null;
+      /**
+       * @description seconds the case has been open (until its decision once closed)
+       * @example 5400
+       */
+      ageSeconds: number;
+    };
+    CaseDecisionDto: {
+      /**
+       * @description NO_ACTION closes the case now; FREEZE asks a second officer (CASE_FREEZE). A suspicion report closes a case from the regulatory reports module, not here (field code INVALID_DECISION)
+       * @example NO_ACTION
+       * @enum {string}
+       */
+      decision: 'NO_ACTION' | 'FREEZE';
+      /**
+       * @description why: the case’s decision note (and the FREEZE request’s reason); not blank (field code INVALID_REASON)
+       * @example Receipts of the shop match every deposit: ordinary trade
+       */
+      note: string;
+    };
+    CaseEvidenceDto: {
+      /**
+       * @description TRANSACTION: an operation the feed received, by its ledger reference; PERSON_360: a person’s 360 view as it is now
+       * @example TRANSACTION
+       * @enum {string}
+       */
+      kind: 'TRANSACTION' | 'PERSON_360';
+      /**
+       * @description TRANSACTION: the ledger reference (required then)
+       * @example MMPTX2611220A1B2C3
+       */
+      reference?: string;
+      /**
+       * Format: uuid
+       * @description PERSON_360: the person (user id); absent: the case’s subject
+       * @example 7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
+       */
+      userId?: string;
+      /**
+       * @description why it matters (field code INVALID_TEXT)
+       * @example Same agent on every cash-out
+       */
+      note?: string;
+    };
+    CaseNoteDto: {
+      /**
+       * @description the note (field code INVALID_TEXT)
+       * @example Called the customer: says the deposits are sales of a shop, asked for receipts
+       */
+      text: string;
+    };
+    AssignCaseDto: {
+      /**
+       * Format: uuid
+       * @description the officer (user id) who takes the case; absent: the caller. Must hold compliance.monitoring (CASE_ASSIGNEE_NOT_OFFICER)
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      assigneeId?: string;
+    };
+    CasePageView: {
+      items: components['schemas']['CaseSummaryView'][];
+      /**
+       * @description pass as `cursor` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
+    };
+    CaseSummaryView: {
+      /**
+       * Format: uuid
+       * @example 3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+       */
+      id: string;
+      /** @example MC-000001 */
+      reference: string;
+      /**
+       * @description OPEN: nobody assigned; IN_REVIEW: assigned; DECISION_PENDING: a FREEZE waits for a second officer (pendingRequestId); CLOSED: decided
+       * @example IN_REVIEW
+       * @enum {string}
+       */
+      status: 'OPEN' | 'IN_REVIEW' | 'DECISION_PENDING' | 'CLOSED';
+      /**
+       * Format: uuid
+       * @description the person the case is about
+       * @example 7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b
+       */
+      subjectUserId: string;
+      /**
+       * @example CUSTOMER
+       * @enum {string}
+       */
+      subjectKind: 'CUSTOMER' | 'AGENT' | 'MERCHANT';
+      /**
+       * Format: uuid
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      assigneeId: string | null;
+      /**
+       * Format: uuid
+       * @description the CASE_FREEZE approval request waiting for a checker
+       * @example null
+       */
+      pendingRequestId: string | null;
+      /**
+       * @example null
+       * @enum {string|null}
+       */
+      decision: 'NO_ACTION' | 'FREEZE' | 'SUSPICION_REPORT' | null;
+      /** @example null */
+      decisionNote: string | null;
+      /**
+       * Format: uuid
+       * @description who decided (the maker of a FREEZE)
+       * @example null
+       */
+      decidedBy: string | null;
+      /**
+       * Format: uuid
+       * @description the CASE_FREEZE approval request (decision FREEZE)
+       * @example null
+       */
+      decisionRequestId: string | null;
+      /**
+       * Format: uuid
+       * @description the suspicion report (decision SUSPICION_REPORT)
+       * @example null
+       */
+      decisionReportId: string | null;
+      /**
+       * @description alerts in the case
+       * @example 2
+       */
+      alertCount: number;
+      clock: components['schemas']['CaseClockView'];
+    };
+    AlertPageView: {
+      items: components['schemas']['AlertView'][];
+      /**
+       * @description pass as `cursor` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
     };
     PersonActionReasonDto: {
       /**
@@ -7658,6 +8561,7 @@ export interface components {
       id: string;
       /**
        * Format: uuid
+       * @description the run that opened it
        * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
        */
       runId: string;
@@ -7702,6 +8606,21 @@ export interface components {
       evidence: {
         [key: string]: unknown;
       };
+      /**
+       * @description which difference it is, with its statement and kind: line:<bank line no>, movement:<ledger transaction id> or gap:<signed difference>
+       * @example movement:7c6b5a4d-3e2f-4a1b-8c0d-9e8f7a6b5c4d
+       */
+      evidenceKey: string;
+      /**
+       * @description the same difference alerted before and resolved, then found again, gets a new alert: 2, 3…
+       * @example 1
+       */
+      occurrence: number;
+      /**
+       * @description later runs that found the difference again while this alert was not resolved, oldest first
+       * @example []
+       */
+      seenByRunIds: string[];
       /** @description every step, oldest first */
       decisions: components['schemas']['ReconciliationDecisionView'][];
       /**
@@ -7721,9 +8640,9 @@ export interface components {
        * @description CORRECTED: the correction that fixed it
        * @example null
        */
-      correctionId: Record<string, never> | null;
+      correctionId: string | null;
       /** @example Looking into it with the bank */
-      note: Record<string, never> | null;
+      note: string | null;
       /** @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21 */
       decidedBy: string;
       /**
@@ -7773,6 +8692,7 @@ export interface components {
       unmatchedMovements: components['schemas']['FloatMovementView'][];
       /** @description corrections that resolved an earlier alert: not bank movements, left out of the matching */
       resolutionCorrections: components['schemas']['FloatMovementView'][];
+      /** @description the alerts the run opened and those it saw again */
       alerts: components['schemas']['ReconciliationAlertView'][];
     };
     FloatMovementView: {
@@ -7789,6 +8709,12 @@ export interface components {
        */
       completedAt: string;
       /**
+       * Format: date
+       * @description the business day of completedAt in West Africa Time (UTC+01:00): the day compared with bank booking dates
+       * @example 2026-11-20
+       */
+      businessDay: string;
+      /**
        * @description the bank movement it calls for: CREDIT when e-money was issued (money should have come in), DEBIT when it was redeemed
        * @example CREDIT
        * @enum {string}
@@ -7801,7 +8727,7 @@ export interface components {
        * @description the correction that wrote it, if any
        * @example 9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
        */
-      correctionId: Record<string, never> | null;
+      correctionId: string | null;
       /**
        * Format: uuid
        * @description the holder account credited or debited
@@ -7815,7 +8741,7 @@ export interface components {
        * @description the transaction this one reverses, if it is a reversal
        * @example null
        */
-      reversalOf: Record<string, never> | null;
+      reversalOf: string | null;
     };
     BankLineView: {
       /**
@@ -7840,11 +8766,11 @@ export interface components {
        * Format: date
        * @example 2026-11-20
        */
-      valueDate: Record<string, never> | null;
+      valueDate: string | null;
       /** @example BNK-0001 */
-      reference: Record<string, never> | null;
+      reference: string | null;
       /** @example Float agent AG00412345 MMPTX261120ABC1234 */
-      remittance: Record<string, never> | null;
+      remittance: string | null;
     };
     ReconciliationMatchView: {
       /**
@@ -7939,7 +8865,7 @@ export interface components {
       currency: 'XAF' | 'XOF';
       /**
        * Format: date
-       * @description the statement's closing date
+       * @description the statement's closing date, a business day in West Africa Time
        * @example 2026-11-20
        */
       businessDate: string;
@@ -7984,6 +8910,11 @@ export interface components {
        */
       alertIds: string[];
       /**
+       * @description alerts of earlier runs, not resolved yet, about differences this run found again (it opened none for them)
+       * @example []
+       */
+      seenAlertIds: string[];
+      /**
        * @description the operator who ran it
        * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
        */
@@ -7997,8 +8928,8 @@ export interface components {
     CirculationView: {
       /**
        * Format: date-time
-       * @description the end of the business day (UTC): entries before it count
-       * @example 2026-11-21T00:00:00.000Z
+       * @description the end of the statement's closing day in West Africa Time (UTC+01:00): entries before it count
+       * @example 2026-11-20T23:00:00.000Z
        */
       cutoff: string;
       /**
@@ -8930,141 +9861,6 @@ export interface components {
        * @example Lower transfer fees from 1 March
        */
       reason: string;
-    };
-    MonitoringDocumentDto: {
-      structuring: components['schemas']['StructuringRuleDto'];
-      passThrough: components['schemas']['PassThroughRuleDto'];
-      dormantReactivation: components['schemas']['DormantReactivationRuleDto'];
-      agentCycling: components['schemas']['AgentCyclingRuleDto'];
-      fanIn: components['schemas']['FanInRuleDto'];
-      agentVelocity: components['schemas']['AgentVelocityRuleDto'];
-    };
-    AgentVelocityRuleDto: {
-      /**
-       * @description false: the rule is not run
-       * @example true
-       */
-      enabled: boolean;
-      /**
-       * @description window over which an agent’s cash-ins and cash-outs are counted
-       * @example 3600
-       */
-      windowSeconds: number;
-      /**
-       * @description operations per window for an alert
-       * @example 100
-       */
-      maxOperations: number;
-      /** @description total amount per window for an alert; one entry per currency */
-      maxAmount: components['schemas']['CurrencyAmountDto'][];
-    };
-    CurrencyAmountDto: {
-      /**
-       * @example XAF
-       * @enum {string}
-       */
-      currency: 'XAF' | 'XOF';
-      /**
-       * @description integer, smallest unit of the currency
-       * @example 1000000
-       */
-      amount: number;
-    };
-    FanInRuleDto: {
-      /**
-       * @description false: the rule is not run
-       * @example true
-       */
-      enabled: boolean;
-      /**
-       * @description window over which distinct payers are counted
-       * @example 86400
-       */
-      windowSeconds: number;
-      /**
-       * @description distinct payers of one recipient for an alert
-       * @example 15
-       */
-      minDistinctPayers: number;
-      /**
-       * @description false: merchants, whom many customers pay by design, are not judged by this rule
-       * @example false
-       */
-      includeMerchants: boolean;
-    };
-    AgentCyclingRuleDto: {
-      /**
-       * @description false: the rule is not run
-       * @example true
-       */
-      enabled: boolean;
-      /**
-       * @description window over which cash-ins and cash-outs between one agent and one customer are paired
-       * @example 86400
-       */
-      windowSeconds: number;
-      /**
-       * @description pairs of a cash-in and a cash-out for an alert
-       * @example 3
-       */
-      minCycles: number;
-    };
-    DormantReactivationRuleDto: {
-      /**
-       * @description false: the rule is not run
-       * @example true
-       */
-      enabled: boolean;
-      /**
-       * @description days without any operation after which a person is dormant
-       * @example 90
-       */
-      dormantDays: number;
-      /** @description least amount of the operation that wakes the person up; one entry per currency */
-      minAmount: components['schemas']['CurrencyAmountDto'][];
-    };
-    PassThroughRuleDto: {
-      /**
-       * @description false: the rule is not run
-       * @example true
-       */
-      enabled: boolean;
-      /**
-       * @description window in which money in and money out are compared
-       * @example 3600
-       */
-      windowSeconds: number;
-      /**
-       * @description share of what came in that went out again (percent) for an alert
-       * @example 80
-       */
-      minOutSharePercent: number;
-      /** @description least total received in the window for the rule to look at it; one entry per currency */
-      minAmountIn: components['schemas']['CurrencyAmountDto'][];
-    };
-    StructuringRuleDto: {
-      /**
-       * @description false: the rule is not run
-       * @example true
-       */
-      enabled: boolean;
-      /**
-       * @description window over which near-threshold operations are added up
-       * @example 86400
-       */
-      windowSeconds: number;
-      /**
-       * @description near-threshold operations needed in the window
-       * @example 3
-       */
-      minOperations: number;
-      /**
-       * @description how far under the threshold an operation still counts as near it (percent of the threshold)
-       * @example 10
-       */
-      nearThresholdPercent: number;
-      /** @description the amount at which one operation is reported to the financial intelligence unit; one entry per currency */
-      thresholds: components['schemas']['CurrencyAmountDto'][];
     };
     ChangeRiskDto: {
       /** @description the complete new risk section (it replaces the previous one) */
@@ -11724,6 +12520,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `CONCURRENCY_CONFLICT`: Concurrent update conflict, retry later */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description `UPSTREAM_UNAVAILABLE`: the ledger is unreachable or failed, or refused the platform itself (an access token it cannot verify, a stale service key) */
       502: {
         headers: {
@@ -11913,7 +12718,7 @@ export interface operations {
         /** @description how many to list, newest first */
         limit?: number;
         status?: 'OPEN' | 'ACKNOWLEDGED' | 'RESOLVED';
-        /** @description only the alerts of this run */
+        /** @description only the alerts this run opened or saw again */
         runId?: string;
       };
       header?: never;
@@ -18829,6 +19634,649 @@ export interface operations {
       };
       /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_alerts: {
+    parameters: {
+      query?: {
+        /** @description page size (field code INVALID_LIMIT) */
+        limit?: number;
+        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
+        cursor?: string;
+        /** @description only this rule’s alerts (field code INVALID_RULE) */
+        rule?: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
+        /** @description only alerts about this person (user id) */
+        subjectUserId?: string;
+        /** @description only the alerts of this case */
+        caseId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AlertPageView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_alert: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        alertId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AlertView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `ALERT_NOT_FOUND`: No monitoring alert has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_cases: {
+    parameters: {
+      query?: {
+        /** @description page size (field code INVALID_LIMIT) */
+        limit?: number;
+        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
+        cursor?: string;
+        /** @description only cases in this status (field code INVALID_STATUS) */
+        status?: 'OPEN' | 'IN_REVIEW' | 'DECISION_PENDING' | 'CLOSED';
+        /** @description only cases assigned to this officer */
+        assigneeId?: string;
+        /** @description only cases about this person (user id) */
+        subjectUserId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CasePageView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_case: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the case (its id, not its MC- reference) */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaseDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_NOT_FOUND`: No compliance case has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_assign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the case (its id, not its MC- reference) */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssignCaseDto'];
+      };
+    };
+    responses: {
+      /** @description the case after the assignment */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaseDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_NOT_FOUND`: No compliance case has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_CLOSED`: The case is closed: its decision is final */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_ASSIGNEE_NOT_OFFICER`: A case is assigned only to an active compliance officer or administrator */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_note: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the case (its id, not its MC- reference) */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CaseNoteDto'];
+      };
+    };
+    responses: {
+      /** @description the case with the note */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaseDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_NOT_FOUND`: No compliance case has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_CLOSED`: The case is closed: its decision is final */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_evidence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the case (its id, not its MC- reference) */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CaseEvidenceDto'];
+      };
+    };
+    responses: {
+      /** @description the case with the evidence */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaseDetailView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_NOT_FOUND`: No compliance case has this id; `MONITORED_OPERATION_NOT_FOUND`: No operation the monitoring feed received has this reference; `PERSON_NOT_FOUND`: No person has this user id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_CLOSED`: The case is closed: its decision is final */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_decide: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the case (its id, not its MC- reference) */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CaseDecisionDto'];
+      };
+    };
+    responses: {
+      /** @description the case closed (NO_ACTION, or FREEZE configured one-person) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaseDecisionView'];
+        };
+      };
+      /** @description FREEZE: the case waits for the CASE_FREEZE request */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaseDecisionView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_NOT_FOUND`: No compliance case has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_CLOSED`: The case is closed: its decision is final; `CASE_DECISION_PENDING`: A FREEZE decision on this case waits for a second officer: approve or reject that request first; `CASE_NOT_ASSIGNED_TO_YOU`: Only the officer the case is assigned to decides it: assign it to yourself first; `CASE_SUBJECT_ALREADY_FROZEN`: The person this case is about is already frozen: close the case with NO_ACTION; `CASE_SUBJECT_NOT_FREEZABLE`: The person this case is about can no longer be frozen (closed, or not found); `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_monitoringRules: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MonitoringRulesView'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: An unexpected error occurred */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringController_failures: {
+    parameters: {
+      query?: {
+        /** @description page size (field code INVALID_LIMIT) */
+        limit?: number;
+        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
+        cursor?: string;
+        /** @description only this rule’s failures (field code INVALID_RULE) */
+        rule?: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RuleFailurePageView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
         headers: {
           [name: string]: unknown;
         };

@@ -18,6 +18,9 @@ import { Workflows } from './workflows/Workflows';
 import { WorkflowDetail } from './workflows/WorkflowDetail';
 import { Blocklist } from './risk/Blocklist';
 import { MerchantStatement } from './statements/MerchantStatement';
+import { Alerts } from './monitoring/Alerts';
+import { CaseDetail } from './monitoring/CaseDetail';
+import { Cases } from './monitoring/Cases';
 import { Reports } from './reports/Reports';
 import { Reconciliation } from './reconciliation/Reconciliation';
 import { RunDetail } from './reconciliation/RunDetail';
@@ -46,6 +49,9 @@ export const SCREENS: Screen[] = [
   { path: '/workflows', label: 'Workflows', permission: 'operations.read', nav: true, component: Workflows },
   { path: '/workflows/:id', label: 'Workflow', permission: 'operations.read', nav: false, component: WorkflowDetail },
   { path: '/config', label: 'Configuration', permission: 'config.manage', nav: true, component: ConfigScreen },
+  { path: '/compliance/alerts', label: 'Monitoring alerts', permission: 'compliance.monitoring', nav: true, component: Alerts },
+  { path: '/compliance/cases', label: 'Cases', permission: 'compliance.monitoring', nav: true, component: Cases },
+  { path: '/compliance/cases/:caseId', label: 'Case', permission: 'compliance.monitoring', nav: false, component: CaseDetail },
   { path: '/compliance/reports', label: 'Regulatory reports', permission: 'compliance.reports', nav: true, component: Reports },
   {
     path: '/compliance/reports/:id',

@@ -23,6 +23,8 @@ export function ActionDialog(props: {
    * the answer stays on the screen until the operator closes it.
    */
   closed?: () => void;
+  /** what to say about the answer instead of "Done." (a maker-checker request is always said as such) */
+  answer?: (result: unknown) => ReactNode;
 }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -56,7 +58,13 @@ export function ActionDialog(props: {
       <Modal opened={open} onClose={close} title={props.title}>
         {result !== undefined ? (
           <Stack>
-            {approval ? <SubmittedApproval approval={approval} /> : <Alert color="green">Done.</Alert>}
+            {approval ? (
+              <SubmittedApproval approval={approval} />
+            ) : (
+              <Alert color="green" data-testid="action-done">
+                {props.answer ? props.answer(result) : 'Done.'}
+              </Alert>
+            )}
             <Button onClick={close}>Close</Button>
           </Stack>
         ) : (

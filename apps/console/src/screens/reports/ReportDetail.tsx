@@ -146,8 +146,8 @@ function reportFacts(report: Detail): Array<[string, React.ReactNode]> {
     ]);
   facts.push([
     'SHA-256 (CSV)',
-    <Text span ff="monospace" size="xs">
-      {report.csvSha256}
+    <Text span ff="monospace" size="xs" title={report.csvSha256}>
+      {report.csvSha256.slice(0, 24)}…
     </Text>,
   ]);
   return facts;
