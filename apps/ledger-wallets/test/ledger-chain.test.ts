@@ -199,8 +199,14 @@ describe('ledger hash chain', () => {
     await raw(`UPDATE ledger.transactions SET completed_at = completed_at - interval '1 day' WHERE id = $1`, [third.transaction_id]);
     try {
       const run = await verify();
-      expect(run.firstBreak).toMatchObject({ kind: 'EDITED', transactionId: third.transaction_id });
-      expect([b, c, a]).toContain(run.firstBreak.accountId);
+      // Every entry of the transaction breaks (a fee's credit too): the first by account id is named.
+      const touched = (
+        await t.h.admin.query<{ account_id: string }>(`SELECT account_id FROM ledger.ledgers WHERE transaction_id = $1`, [
+          third.transaction_id,
+        ])
+      ).rows.map((r) => r.account_id);
+      expect(run.firstBreak).toMatchObject({ kind: 'EDITED', transactionId: third.transaction_id, accountId: touched.sort()[0] });
+      expect(touched).toContain(c);
     } finally {
       await raw(`UPDATE ledger.transactions SET completed_at = completed_at + interval '1 day' WHERE id = $1`, [third.transaction_id]);
     }
@@ -402,6 +408,25 @@ describe('ledger hash chain', () => {
       status: 'INTACT',
       anchor: { status: 'VERIFIED', n: written.status === 'WRITTEN' ? written.n : 0 },
     });
+  });
+
+  it('does not build on a previous anchor whose records no longer say what it signed', async () => {
+    expect((await transfer(t.h, c, a, 200, 0)).status).toBe(200);
+    const [{ n, account_id: account }] = (
+      await t.h.admin.query<{ n: string; account_id: string }>(
+        `SELECT anchor_n AS n, account_id FROM ledger.chain_anchor_heads WHERE anchor_n = (SELECT max(n) FROM ledger.chain_anchors) LIMIT 1`,
+      )
+    ).rows;
+    await raw(`UPDATE ledger.chain_anchor_heads SET seq = seq + 1 WHERE anchor_n = $1 AND account_id = $2`, [n, account]);
+    try {
+      expect(await anchorNow()).toMatchObject({
+        status: 'REFUSED',
+        firstBreak: { kind: 'ANCHOR_MISMATCH', accountId: null, detail: `the heads recorded for anchor ${n} are not the ones it signed` },
+      });
+    } finally {
+      await raw(`UPDATE ledger.chain_anchor_heads SET seq = seq - 1 WHERE anchor_n = $1 AND account_id = $2`, [n, account]);
+    }
+    expect(await anchorNow()).toMatchObject({ status: 'WRITTEN', n: Number(n) + 1 });
   });
 
   it('is part of the integrity check, lists every run with who asked, and is for compliance and administrators only', async () => {
