@@ -45,17 +45,21 @@ const COLUMNS: Column<Report>[] = [
     text: (r) => stateLabel(r.state),
     csv: (r) => r.state,
     render: (r) => (
-      <Group gap={4}>
-        <Badge color={STATE_COLORS[r.state] ?? 'gray'} variant="light">
+      <Stack gap={2} align="flex-start">
+        <Text size="sm" fw={600} c={`${STATE_COLORS[r.state] ?? 'gray'}.8`}>
           {stateLabel(r.state)}
-        </Badge>
+        </Text>
         <DeadlineBadge report={r} />
-      </Group>
+      </Stack>
     ),
   },
   { label: 'Operations', text: (r) => String(r.operationCount) },
   { label: 'Generated', text: (r) => when(r.generatedAt), csv: (r) => r.generatedAt },
-  { label: 'By', text: (r) => (r.generatedBy === 'system' ? 'the daily job' : `${r.generatedByRole} ${r.generatedBy}`) },
+  {
+    label: 'By',
+    text: (r) => (r.generatedBy === 'system' ? 'the daily job' : `${r.generatedByRole} ${r.generatedBy}`),
+    render: (r) => (r.generatedBy === 'system' ? 'the daily job' : `${r.generatedByRole} ${r.generatedBy.slice(0, 8)}…`),
+  },
   { label: 'Confirmation due', text: (r) => (r.confirmationDueAt ? when(r.confirmationDueAt) : ''), csv: (r) => r.confirmationDueAt ?? '' },
 ];
 
