@@ -206,6 +206,48 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(0)
   @Max(31)
   RECON_DATE_TOLERANCE_DAYS: number = 2;
+
+  // --- settlement statements (docs/statements.md) ---
+  /**
+   * A statement's period is final this long after its end. It must exceed the longest time between
+   * the instant an entry is stamped and its commit: a confirm is stamped when it is planned, before
+   * its locks, and keeps that stamp through four lock waits (LEDGER_LOCK_TIMEOUT_MS, 3 s each) and
+   * the replay delays between them (2.1 s + 25 % jitter), about 15 s, plus its turn in a group
+   * commit. Five minutes leaves a wide margin. It is also how far before a period's start the
+   * statement looks for entries applied inside the period but stamped just before it.
+   */
+  @IsInt()
+  @Min(60_000)
+  LEDGER_STATEMENT_FINAL_AFTER_MS: number = 300_000;
+
+  /** How far back a statement's period may start, in days: an older one is refused (SETTLEMENT_PERIOD_TOO_OLD). */
+  @IsInt()
+  @Min(1)
+  @Max(3_660)
+  LEDGER_STATEMENT_MAX_AGE_DAYS: number = 400;
+
+  /** The most ledger entries one statement lists; a busier period is refused (SETTLEMENT_STATEMENT_TOO_LARGE). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  LEDGER_STATEMENT_MAX_LINES: number = 20_000;
+
+  /**
+   * Connections of the statements' own pool, outside the money path's session gate: statements never
+   * take a payment's session, and at most this many run at once (one more waits up to 2 s, then 503).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  LEDGER_STATEMENT_POOL_SIZE: number = 2;
+
+  /**
+   * PostgreSQL statement_timeout on that pool: a statement read running longer is cancelled and
+   * answered 503 SETTLEMENT_STATEMENT_TIMEOUT. Below the orchestrator's wait for it (UPSTREAM_TIMEOUT_MS, 10 s).
+   */
+  @IsInt()
+  @Min(100)
+  LEDGER_STATEMENT_TIMEOUT_MS: number = 8_000;
 }
 
 /** Settings production must never run with: anchors signed with the development key could be forged by anyone. */
