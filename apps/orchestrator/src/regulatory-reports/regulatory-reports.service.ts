@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { type Currency, SUPPORTED_CURRENCIES, type RegulatoryOperationView } from '@mm/contracts';
+import {
+  type Currency,
+  SUPPORTED_CURRENCIES,
+  type RegulatoryOperationView,
+  businessDayBounds,
+  businessDayOf,
+  isDayOver,
+} from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { CASE_FACTS, type CaseFactsSource } from '../monitoring/case-facts';
 import { OrchestratorConfig } from '../orchestrator.config';
@@ -13,7 +20,6 @@ import { PartyIdentities } from './party-identities';
 import { ReportClock } from './report-clock';
 import type { DailyReportContent, ReportContent, ReportKind } from './report-content';
 import { dailyCsv, dailyHtml, suspicionCsv, suspicionHtml } from './report-documents';
-import { dayWindow, isDayOver, reportDayOf } from './report-day';
 import { RegulatoryLedgerClient } from './regulatory-ledger.client';
 import type {
   RegulatoryReportDetailView,
@@ -101,7 +107,7 @@ export class RegulatoryReportsService {
 
   /** The content of `day`'s report with these thresholds, from the ledger and the orchestrator's records as they are now. */
   async buildDaily(day: string, thresholds: Record<Currency, number>): Promise<DailyReportContent> {
-    const { from, to } = dayWindow(day);
+    const { from, to } = businessDayBounds(day);
     const operations: RegulatoryOperationView[] = [];
     for (const currency of SUPPORTED_CURRENCIES) {
       operations.push(...(await this.ledger.operations(currency, thresholds[currency], from, to)));
@@ -129,7 +135,7 @@ export class RegulatoryReportsService {
     const content = buildSuspicionContent(
       facts,
       {
-        reference: suspicionReference(reportDayOf(now), id),
+        reference: suspicionReference(businessDayOf(now), id),
         generatedAt: now.toISOString(),
         generatedBy: actor,
         grounds: body.grounds,
@@ -144,7 +150,7 @@ export class RegulatoryReportsService {
           id,
           kind: 'SUSPICION',
           reference: content.reference,
-          periodDate: reportDayOf(now),
+          periodDate: businessDayOf(now),
           caseId: facts.caseId,
           ...this.hashed(content),
           operationCount: content.operations.length,
