@@ -1,13 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { SERVICES } from '@mm/contracts';
+import { SERVICES, addCalendarDays, businessDayBounds, businessDayOf } from '@mm/contracts';
 import { MetricsService } from '@mm/platform';
 import { MoneyPlatform, type TestUser, pay } from '../../../test/e2e/money-platform';
 import { DAILY_CSV_COLUMNS, SUSPICION_CSV_COLUMNS } from '../src/regulatory-reports/report-documents';
 import { DailyReportJob } from '../src/regulatory-reports/daily-report.job';
 import { ReportClock } from '../src/regulatory-reports/report-clock';
 import { ReportDeadlines } from '../src/regulatory-reports/report-deadlines.job';
-import { dayWindow, previousDay, reportDayOf } from '../src/regulatory-reports/report-day';
 import { REGULATORY_OPERATIONS_SQL } from '../../ledger-wallets/src/regulatory/regulatory-operations.sql';
 
 const REPORTS = '/api/v1/compliance/reports';
@@ -83,7 +82,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     below.push((await done(alice, { type: 'TRANSFER', amount: 49_999, clientPhone: bob.phone })).reference);
     above.CASH_WITHDRAWAL.push((await cashOut(alice, 70_000)).reference);
     below.push((await cashOut(alice, 5_000)).reference);
-    day = reportDayOf(new Date());
+    day = businessDayOf(new Date());
     // the reports now live on the next day: the day of these payments is over
     shiftClock(24 * HOUR);
   }, 180_000);
@@ -92,8 +91,8 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
 
   it('the job generates every missing report of the last 3 days by itself, oldest first, as the system; a stored one is left as it is', async () => {
     // an officer made the day before yesterday's report already; the two days around it are missing
-    const middle = previousDay(day);
-    const oldest = previousDay(middle);
+    const middle = addCalendarDays(day, -1);
+    const oldest = addCalendarDays(middle, -1);
     const byOfficer = await p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: middle } });
     expect(byOfficer.status).toBe(201);
     const storedBefore = await p.sql.query(`SELECT * FROM orchestrator.regulatory_reports WHERE id = $1`, [byOfficer.body.id]);
@@ -279,7 +278,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
            FROM generate_series(1, 60000) g`,
       );
       await client.query('ANALYZE explain_h5b.transactions, explain_h5b.transaction_intents');
-      const { from, to } = dayWindow('2026-01-30');
+      const { from, to } = businessDayBounds('2026-01-30');
       const sql = REGULATORY_OPERATIONS_SQL.replace('FROM ledger.transactions t', 'FROM explain_h5b.transactions t').replace(
         'JOIN ledger.transaction_intents i',
         'JOIN explain_h5b.transaction_intents i',
@@ -304,7 +303,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
 
   it('two officers generating a new day at once store one report: one 201, one 200, the same id', async () => {
     // a day before the job's window, which nobody generated yet
-    const earlier = previousDay(previousDay(previousDay(day)));
+    const earlier = addCalendarDays(day, -3);
     const answers = await Promise.all(
       [1, 2].map(() => p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: earlier } })),
     );
@@ -319,7 +318,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
   });
 
   it.each([
-    ['a day that is not over', () => ({ date: reportDayOf(clock().now()) }), 409, 'REPORT_DAY_NOT_OVER'],
+    ['a day that is not over', () => ({ date: businessDayOf(clock().now()) }), 409, 'REPORT_DAY_NOT_OVER'],
     ['a day that does not exist', () => ({ date: '2026-02-30' }), 400, 'VALIDATION_ERROR'],
     ['no day', () => ({}), 400, 'VALIDATION_ERROR'],
   ] as const)('%s is refused', async (_name, body, status, code) => {

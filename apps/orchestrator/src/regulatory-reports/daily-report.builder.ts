@@ -1,4 +1,4 @@
-import type { Currency, RegulatoryOperationView } from '@mm/contracts';
+import { type Currency, type RegulatoryOperationView, businessDayBounds } from '@mm/contracts';
 import {
   CATEGORY_ORDER,
   type DailyOperation,
@@ -7,7 +7,7 @@ import {
   type ReportParty,
   totalsOf,
 } from './report-content';
-import { REPORT_TIME_ZONE, dayWindow } from './report-day';
+import { REPORT_TIME_ZONE } from './report-day';
 
 /** `DTR-20261127`: one daily threshold report per day. */
 export function dailyReference(day: string): string {
@@ -50,7 +50,7 @@ export function buildDailyContent(
     reference: dailyReference(day),
     reportDate: day,
     timeZone: REPORT_TIME_ZONE,
-    window: dayWindow(day),
+    window: businessDayBounds(day),
     thresholds: (Object.keys(thresholds) as Currency[]).sort().map((currency) => ({ currency, minAmount: thresholds[currency] })),
     categories: CATEGORY_ORDER.map((type) => ({
       category: REPORT_CATEGORIES[type],

@@ -1,8 +1,9 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { addCalendarDays, businessDayOf } from '@mm/contracts';
 import { PeriodicJob } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { ReportClock } from './report-clock';
-import { daysEndingOn, previousDay, reportDayOf } from './report-day';
+import { daysEndingOn } from './report-day';
 import { REPORT_LOG_CODES } from './report-log-codes';
 import { RegulatoryReportsStore } from './regulatory-reports.store';
 import { RegulatoryReportsService, SYSTEM_ACTOR } from './regulatory-reports.service';
@@ -50,7 +51,7 @@ export class DailyReportJob implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async pass(): Promise<string[]> {
-    const days = daysEndingOn(previousDay(reportDayOf(this.clock.now())), this.config.REGULATORY_DAILY_CATCH_UP_DAYS);
+    const days = daysEndingOn(addCalendarDays(businessDayOf(this.clock.now()), -1), this.config.REGULATORY_DAILY_CATCH_UP_DAYS);
     const generated: string[] = [];
     await this.store.withJobLock('regulatory-daily-report', async () => {
       const stored = await this.store.dailyDaysBetween(days[0], days[days.length - 1]);

@@ -1,44 +1,24 @@
+import { PLATFORM_UTC_OFFSET, addCalendarDays, isCalendarDate } from '@mm/contracts';
+
 /**
- * Days of the regulatory reports. The six CEMAC countries keep West Africa Time, UTC+01:00 all year
- * (no daylight saving), as the limits' `Africa/Douala` does: a report day runs from 00:00 to 24:00
- * there, i.e. from 23:00 UTC the day before to 23:00 UTC (docs/regulatory-reports.md "Days").
+ * What regulatory reports add to the platform's business day (`@mm/contracts` business-day.ts:
+ * bounds, the day of an instant, whether a day is over): the label a report names its day's zone
+ * with, the earliest year a report may be asked for, and the run of days the daily job looks at
+ * (docs/regulatory-reports.md, "Days").
  */
-export const REPORT_TIME_ZONE = 'UTC+01:00';
-const OFFSET_MS = 60 * 60_000;
-const DAY_MS = 86_400_000;
 
-/** A calendar day `YYYY-MM-DD` that exists (not 2026-02-30), years 2000 to 9999. */
-export const REPORT_DAY = /^([2-9]\d{3})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+/** Stored in each daily report's content (`timeZone`), so it must keep reading `UTC+01:00`. */
+export const REPORT_TIME_ZONE = `UTC${PLATFORM_UTC_OFFSET}`;
 
+/** The platform holds no operation before this year; refusing earlier days keeps a typo (0202) out of the store. */
+export const FIRST_REPORT_YEAR = 2000;
+
+/** A `YYYY-MM-DD` day that exists (not 2026-02-30), years 2000 to 9999. */
 export function isReportDay(value: unknown): value is string {
-  if (typeof value !== 'string' || !REPORT_DAY.test(value)) return false;
-  return new Date(`${value}T00:00:00.000Z`).toISOString().slice(0, 10) === value;
-}
-
-/** The instants [from, to) of a report day, in UTC. */
-export function dayWindow(day: string): { from: string; to: string } {
-  const start = Date.parse(`${day}T00:00:00.000Z`) - OFFSET_MS;
-  return { from: new Date(start).toISOString(), to: new Date(start + DAY_MS).toISOString() };
-}
-
-/** The report day an instant falls in. */
-export function reportDayOf(instant: Date): string {
-  return new Date(instant.getTime() + OFFSET_MS).toISOString().slice(0, 10);
-}
-
-/** The day before `day`. */
-export function previousDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00.000Z`) - DAY_MS).toISOString().slice(0, 10);
+  return isCalendarDate(value) && Number(value.slice(0, 4)) >= FIRST_REPORT_YEAR;
 }
 
 /** The `count` days that end with `last`, oldest first (`count` ≥ 1). */
 export function daysEndingOn(last: string, count: number): string[] {
-  const days = [last];
-  while (days.length < count) days.unshift(previousDay(days[0]));
-  return days;
-}
-
-/** A day is over once its last instant is past in UTC+01:00: the report of today is never final. */
-export function isDayOver(day: string, now: Date): boolean {
-  return day < reportDayOf(now);
+  return Array.from({ length: count }, (_, i) => addCalendarDays(last, i - count + 1));
 }
