@@ -1,4 +1,5 @@
 import { AppException } from '@mm/errors';
+import { businessDayBounds } from './business-day';
 import {
   type LedgerAccountStatement,
   SETTLEMENT_LINE_CATEGORIES,
@@ -9,8 +10,8 @@ import {
 
 /*
  * Assembling a settlement statement from the ledger's answer and the paid orders, and writing it
- * as CSV. Pure functions shared by the orchestrator and partners: the same period gives the same
- * bytes whichever route served it (docs/statements.md "CSV").
+ * as CSV. Pure functions shared by the orchestrator and partners, so a final statement is the same
+ * bytes each time a route serves it (docs/statements.md "CSV").
  */
 
 /** What partners knows of a transaction that paid one of its orders, by ledger transaction id. */
@@ -25,14 +26,17 @@ function exact(total: bigint, what: string): number {
 
 /**
  * The statement served to merchants, partners and operators. The totals are recomputed from the
- * lines, and a statement whose opening plus its lines is not its closing balance is never served:
- * that would mean the ledger's stored balance and its entries disagree (docs/statements.md "How it ties").
+ * lines. The ledger computes opening and closing so that they tie with its lines by construction;
+ * the check below only guards this code and the transport against dropping or altering a line.
+ * `ordersComplete`: partners has applied every QR payment listed, so no line can still gain its
+ * order; the statement is final only then, and once the ledger says its part is.
  */
 export function settlementStatement(
   merchantId: string,
   period: StatementPeriod,
   ledger: LedgerAccountStatement,
   orders: PaidOrders,
+  ordersComplete: boolean,
 ): SettlementStatement {
   const byCategory = new Map(SETTLEMENT_LINE_CATEGORIES.map((c) => [c, { count: 0, credits: 0n, debits: 0n }]));
   let credits = 0n;
@@ -75,6 +79,7 @@ export function settlementStatement(
     period: { ...period },
     openingBalance: ledger.openingBalance,
     closingBalance: ledger.closingBalance,
+    final: ledger.final && ordersComplete,
     totalCredits: exact(credits, 'the credits of the statement'),
     totalDebits: exact(debits, 'the debits of the statement'),
     totals: SETTLEMENT_LINE_CATEGORIES.map((category) => {
@@ -102,41 +107,41 @@ export const SETTLEMENT_CSV_COLUMNS = [
   'currency',
   'order_id',
   'external_reference',
+  'final',
 ] as const;
 
 /**
  * A text cell: quoted when it holds a comma, quote or line break (RFC 4180), and prefixed with an
  * apostrophe when it starts like a spreadsheet formula (a partner's external reference is free text).
  */
-function text(value: string | null): string {
+export function csvText(value: string | null): string {
   if (value === null || value === '') return '';
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-function offsetMs(utcOffset: string): number {
-  const sign = utcOffset.startsWith('-') ? -1 : 1;
-  const [h, m] = utcOffset.slice(1).split(':').map(Number);
-  return sign * (h * 60 + m) * 60_000;
-}
+const DAY_MS = 86_400_000;
 
 /** An instant as local time at the offset: `2026-11-27T10:14:03.512+01:00`. */
 function local(instant: string, utcOffset: string): string {
-  return `${new Date(Date.parse(instant) + offsetMs(utcOffset)).toISOString().slice(0, 23)}${utcOffset}`;
+  // the offset in ms, from the one definition of days: 1970-01-02 begins `offset` before 24:00 UTC
+  const offsetMs = DAY_MS - Date.parse(businessDayBounds('1970-01-02', utcOffset).from);
+  return `${new Date(Date.parse(instant) + offsetMs).toISOString().slice(0, 23)}${utcOffset}`;
 }
 
 /**
  * The statement as CSV: a header, an OPENING row (balance at the start), one LINE row per ledger
- * entry in the JSON's order, a CLOSING row (total credits and debits, balance at the end). Integers
- * in the smallest currency unit, UTF-8 without BOM, CRLF line ends, nothing that depends on when it
- * was generated: the same period gives the same bytes.
+ * entry in the JSON's order, a CLOSING row (total credits and debits, balance at the end); the
+ * OPENING and CLOSING rows say in `final` whether the statement is final. Integers in the smallest
+ * currency unit, UTF-8 without BOM, CRLF line ends, no generation time: a final statement is the
+ * same bytes every time.
  */
 export function settlementStatementCsv(s: SettlementStatement): string {
   const tz = s.period.utcOffset;
   const row = (cells: Array<string | number>) => cells.join(',');
   const rows = [SETTLEMENT_CSV_COLUMNS.join(',')];
   rows.push(
-    row(['OPENING', s.period.start, local(s.period.start, tz), '', '', '', '', '', '', '', '', s.openingBalance, s.currency, '', '']),
+    row(['OPENING', s.period.start, local(s.period.start, tz), '', '', '', '', '', '', '', '', s.openingBalance, s.currency, '', '', String(s.final)]),
   );
   for (const l of s.lines) {
     rows.push(
@@ -155,7 +160,8 @@ export function settlementStatementCsv(s: SettlementStatement): string {
         l.balanceAfter,
         s.currency,
         l.order?.orderId ?? '',
-        text(l.order?.externalReference ?? null),
+        csvText(l.order?.externalReference ?? null),
+        '',
       ]),
     );
   }
@@ -176,6 +182,7 @@ export function settlementStatementCsv(s: SettlementStatement): string {
       s.currency,
       '',
       '',
+      String(s.final),
     ]),
   );
   return `${rows.join('\r\n')}\r\n`;

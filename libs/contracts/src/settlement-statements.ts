@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
 import { AppException, OptionalField } from '@mm/errors';
+import { CALENDAR_DATE_PATTERN, PLATFORM_UTC_OFFSET, UTC_OFFSET_PATTERN, businessDayBounds, calendarDaysBetween, isCalendarDate } from './business-day';
 import { type Currency, SUPPORTED_CURRENCIES } from './services';
 
 /*
@@ -19,21 +20,19 @@ export type SettlementLineCategory = (typeof SETTLEMENT_LINE_CATEGORIES)[number]
 export const LEDGER_TRANSACTION_TYPES = ['TRANSFER', 'CASH_IN', 'CASH_OUT', 'ADJUSTMENT'] as const;
 export type LedgerTransactionType = (typeof LEDGER_TRANSACTION_TYPES)[number];
 
-/** Statement days are civil days at this offset from UTC unless the caller names another: West Africa Time (CEMAC, no daylight saving). */
-export const STATEMENT_DEFAULT_UTC_OFFSET = '+01:00';
+/** Statement days are business days (business-day.ts) unless the caller names another offset. */
+export const STATEMENT_DEFAULT_UTC_OFFSET = PLATFORM_UTC_OFFSET;
 /** The longest period one statement covers, in days. */
 export const STATEMENT_MAX_DAYS = 31;
-/** The most ledger entries one statement lists; a busier period is refused (SETTLEMENT_STATEMENT_TOO_LARGE). */
-export const STATEMENT_MAX_LINES = 20_000;
 /** Transactions one paid-order lookup at partners may name. */
 export const PAID_ORDER_LOOKUP_MAX = 1_000;
 
 export const SETTLEMENT_STATEMENT_ROUTES = {
-  /** ledger: GET, query `from`, `to` (instants): 200 LedgerAccountStatement */
+  /** ledger: GET, query `from`, `to` (instants): 200 LedgerAccountStatement; never retried on a timeout (docs/statements.md "Cost") */
   ledgerAccount: (accountId: string) => `/v1/internal/accounts/${accountId}/settlement-statement`,
   /** orchestrator internal listener: GET, query `from`, `to` (instants), `currency`: 200 LedgerAccountStatement of the merchant's account */
   orchestratorMerchant: (merchantId: string) => `/api/internal/statements/merchants/${merchantId}`,
-  /** partners: POST `{ transactionIds }`: 200 PaidOrderRef[] (only those that paid an order) */
+  /** partners: POST `{ transactionIds, integrationId? }`: 200 PaidOrdersAnswer */
   partnersPaidOrders: '/internal/partners/statements/paid-orders',
 } as const;
 
@@ -57,7 +56,10 @@ export interface LedgerStatementLine {
   viaQr: boolean;
 }
 
-/** An account over [from, to): the balance before, every entry in between, the balance after. */
+/**
+ * An account over [from, to): the balance before, the entries applied in between in the order the
+ * ledger applied them, the balance after (docs/statements.md "How it ties").
+ */
 export interface LedgerAccountStatement {
   accountId: string;
   currency: Currency;
@@ -65,6 +67,8 @@ export interface LedgerAccountStatement {
   to: string;
   openingBalance: number;
   closingBalance: number;
+  /** `to` is older than the ledger's grace: no entry can still join or leave the lines */
+  final: boolean;
   lines: LedgerStatementLine[];
 }
 
@@ -75,12 +79,25 @@ export interface PaidOrderRef {
   externalReference: string | null;
 }
 
+/**
+ * partners' answer to a paid-order lookup: the orders paid (only the asking integration's when it
+ * names one), and the QR transactions whose ledger event partners has not applied yet, whose
+ * order, if any, is not known yet.
+ */
+export interface PaidOrdersAnswer {
+  orders: PaidOrderRef[];
+  unapplied: string[];
+}
+
 /** The period a statement covers: whole days at `utcOffset`, and the instants they span. */
 export interface StatementPeriod {
   fromDate: string;
   toDate: string;
   utcOffset: string;
-  /** first instant of `fromDate` at `utcOffset` (ISO 8601 UTC), included */
+  /**
+   * first instant covered (ISO 8601 UTC), included: the start of `fromDate` at `utcOffset`, or on
+   * the partner route the activation of the partner's connection when that is later
+   */
   start: string;
   /** first instant after `toDate` at `utcOffset`, excluded */
   end: string;
@@ -98,7 +115,11 @@ export class StatementPeriodView implements StatementPeriod {
   @ApiProperty({ example: '+01:00', description: 'the days are civil days at this offset from UTC' })
   utcOffset: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-26T23:00:00.000Z', description: 'first instant covered' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-26T23:00:00.000Z',
+    description: "first instant covered: the start of fromDate, or on the partner route the activation of the partner's connection when later",
+  })
   start: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-27T23:00:00.000Z', description: 'first instant after the period (excluded)' })
@@ -182,11 +203,19 @@ export class SettlementStatementView {
   @ApiProperty({ type: StatementPeriodView })
   period: StatementPeriodView;
 
-  @ApiProperty({ type: 'integer', example: 100_000, description: 'the ledger balance at period.start' })
+  @ApiProperty({ type: 'integer', example: 100_000, description: 'the balance before the first entry of the period' })
   openingBalance: number;
 
-  @ApiProperty({ type: 'integer', example: 1_485_500, description: 'the ledger balance at period.end (or now, for a period not over yet)' })
+  @ApiProperty({ type: 'integer', example: 1_485_500, description: 'the balance after the last entry of the period (now, for a period not over yet)' })
   closingBalance: number;
+
+  @ApiProperty({
+    example: true,
+    description:
+      'true once the period ended more than the ledger grace ago (5 minutes by default) and partners has applied every QR payment in it: ' +
+      'the same request then always gets the same answer. false before: lines may still be added or gain their order',
+  })
+  final: boolean;
 
   @ApiProperty({ type: 'integer', example: 1_404_000 })
   totalCredits: number;
@@ -197,7 +226,7 @@ export class SettlementStatementView {
   @ApiProperty({ type: [SettlementCategoryTotalView], description: 'one per category, always all of them, in the order of the enum' })
   totals: SettlementCategoryTotalView[];
 
-  @ApiProperty({ type: [SettlementStatementLineView], description: 'oldest first (bookedAt, then reference, then entry id)' })
+  @ApiProperty({ type: [SettlementStatementLineView], description: 'in the order the ledger applied them to the account (its chain order)' })
   lines: SettlementStatementLineView[];
 }
 
@@ -206,8 +235,8 @@ export type SettlementStatementLine = SettlementStatementLineView;
 
 // ---- the public query ----
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const OFFSET = /^[+-](0\d|1[0-4]):[0-5]\d$/;
+const DAY = CALENDAR_DATE_PATTERN;
+const OFFSET = UTC_OFFSET_PATTERN;
 const PERIOD_CODE = { context: { code: 'SETTLEMENT_PERIOD_INVALID' } };
 
 function DayField(description: string, example: string): PropertyDecorator {
@@ -250,22 +279,6 @@ export class SettlementStatementQuery {
   format?: 'json' | 'csv';
 }
 
-const DAY_MS = 86_400_000;
-
-function dayStart(day: string, offsetMinutes: number): number | null {
-  const [y, m, d] = day.split('-').map(Number);
-  const utc = Date.UTC(y, m - 1, d);
-  // 2026-02-30 rolls over to March: not a calendar day
-  if (new Date(utc).toISOString().slice(0, 10) !== day) return null;
-  return utc - offsetMinutes * 60_000;
-}
-
-function offsetMinutes(offset: string): number {
-  const sign = offset.startsWith('-') ? -1 : 1;
-  const [h, m] = offset.slice(1).split(':').map(Number);
-  return sign * (h * 60 + m);
-}
-
 function invalid(message: string): AppException {
   return new AppException('SETTLEMENT_PERIOD_INVALID', message);
 }
@@ -273,7 +286,8 @@ function invalid(message: string): AppException {
 /**
  * The period a query asks for (its fields already well-formed): one `date`, or `from` and `to`
  * (inclusive, at most STATEMENT_MAX_DAYS days), at `utcOffset`. A period that has not begun is
- * refused; one not over yet is answered up to now.
+ * refused; one not over yet is answered up to now. How far back a period may start is the
+ * ledger's bound (SETTLEMENT_PERIOD_TOO_OLD), since the cost it limits is the ledger's.
  */
 export function statementPeriod(
   query: Pick<SettlementStatementQuery, 'date' | 'from' | 'to' | 'utcOffset'>,
@@ -286,19 +300,11 @@ export function statementPeriod(
   const fromDate = query.date ?? query.from;
   const toDate = query.date ?? query.to;
   if (fromDate === undefined || toDate === undefined) throw invalid('Give date, or both from and to');
-  const minutes = offsetMinutes(utcOffset);
-  const start = dayStart(fromDate, minutes);
-  const last = dayStart(toDate, minutes);
-  if (start === null || last === null) throw invalid('from, to and date must be calendar days (YYYY-MM-DD)');
-  if (last < start) throw invalid('to is before from');
-  const days = (last - start) / DAY_MS + 1;
+  if (!isCalendarDate(fromDate) || !isCalendarDate(toDate)) throw invalid('from, to and date must be calendar days (YYYY-MM-DD)');
+  const days = calendarDaysBetween(fromDate, toDate) + 1;
+  if (days < 1) throw invalid('to is before from');
   if (days > STATEMENT_MAX_DAYS) throw invalid(`A statement covers at most ${STATEMENT_MAX_DAYS} days; this period has ${days}`);
-  if (start > now) throw invalid('The period has not begun yet');
-  return {
-    fromDate,
-    toDate,
-    utcOffset,
-    start: new Date(start).toISOString(),
-    end: new Date(last + DAY_MS).toISOString(),
-  };
+  const start = businessDayBounds(fromDate, utcOffset).from;
+  if (Date.parse(start) > now) throw invalid('The period has not begun yet');
+  return { fromDate, toDate, utcOffset, start, end: businessDayBounds(toDate, utcOffset).to };
 }

@@ -22,14 +22,27 @@ export class SettlementStatementController {
 
   @Get(':id/settlement-statement')
   @ApiOperation({
-    summary: 'The account over [from, to): opening balance, every entry booked in between with the balance after it, closing balance',
+    summary: 'The account over [from, to): opening balance, the entries applied in between with the balance after each, closing balance',
     description:
-      'Read in one snapshot: closing = stored balance − entries booked from `to` on, opening = stored balance − entries booked from `from` on, ' +
-      `so opening + the lines = closing. At most 32 days (400 SETTLEMENT_PERIOD_INVALID) and 20000 entries (422 SETTLEMENT_STATEMENT_TOO_LARGE).`,
+      'Read in one snapshot on the statements\' own connections (never a payment\'s session). The lines are the run of the account\'s chain ' +
+      'from the first entry stamped at or after `from` to the first stamped at or after `to` (excluded), in the order applied; ' +
+      'closing = stored balance − the entries from the `to` cut on, opening likewise from the `from` cut, so opening + the lines = closing. ' +
+      '`final` once `to` is LEDGER_STATEMENT_FINAL_AFTER_MS (5 min) old. At most 32 days (400 SETTLEMENT_PERIOD_INVALID), starting at most ' +
+      'LEDGER_STATEMENT_MAX_AGE_DAYS (400) back (400 SETTLEMENT_PERIOD_TOO_OLD), at most LEDGER_STATEMENT_MAX_LINES (20000) entries ' +
+      '(422 SETTLEMENT_STATEMENT_TOO_LARGE); a read cancelled by its statement_timeout is 503 SETTLEMENT_STATEMENT_TIMEOUT, all statement ' +
+      'connections busy 503 SERVICE_UNAVAILABLE.',
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'the account' })
   @ApiOkResponse({ type: LedgerAccountStatementView })
-  @ApiErrors('VALIDATION_ERROR', 'SETTLEMENT_PERIOD_INVALID', 'ACCOUNT_NOT_FOUND', 'SETTLEMENT_STATEMENT_TOO_LARGE')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'SETTLEMENT_PERIOD_INVALID',
+    'SETTLEMENT_PERIOD_TOO_OLD',
+    'ACCOUNT_NOT_FOUND',
+    'SETTLEMENT_STATEMENT_TOO_LARGE',
+    'SETTLEMENT_STATEMENT_TIMEOUT',
+    'SERVICE_UNAVAILABLE',
+  )
   statement(@Param('id', UuidParamPipe) accountId: string, @Query() query: SettlementStatementRangeQuery): Promise<LedgerAccountStatement> {
     return this.statements.statement(accountId, query.from, query.to);
   }

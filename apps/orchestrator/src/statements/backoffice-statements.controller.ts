@@ -18,7 +18,7 @@ export class BackofficeStatementsController {
   @Get(':merchantId/statements')
   @RequirePermission('statements.read')
   @ApiAdminRoute('statements.read')
-  @AuditedRead({ type: 'person', param: 'merchantId' })
+  @AuditedRead({ type: 'merchant', param: 'merchantId' })
   @ApiOperation({
     summary: "A merchant's settlement statement for a day or a period, as the merchant sees it (recorded in the staff audit trail)",
     description: STATEMENT_ROUTE_RULES,

@@ -44,11 +44,15 @@ export class InternalStatementsController {
   @ApiErrors(
     'VALIDATION_ERROR',
     'SETTLEMENT_PERIOD_INVALID',
+    'SETTLEMENT_PERIOD_TOO_OLD',
     'MERCHANT_NOT_FOUND',
     'SETTLEMENT_CURRENCY_UNAVAILABLE',
     'SETTLEMENT_STATEMENT_TOO_LARGE',
+    'SETTLEMENT_STATEMENT_TIMEOUT',
+    'SERVICE_UNAVAILABLE',
     'INVALID_SERVICE_CREDENTIALS',
     'UPSTREAM_UNAVAILABLE',
+    'UPSTREAM_TIMEOUT',
   )
   ledgerPart(
     @Param('merchantId', uuid('merchantId')) merchantId: string,

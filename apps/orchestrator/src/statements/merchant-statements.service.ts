@@ -41,8 +41,8 @@ export class MerchantStatementsService {
     const period = statementPeriod(query);
     const accountId = this.accountOf(merchant, query.currency ?? 'XAF');
     const ledger = await this.sources.account(accountId, period.start, period.end);
-    const orders = await this.sources.paidOrders(ledger.lines.filter((l) => l.viaQr).map((l) => l.transactionId));
-    return settlementStatement(merchant.id, period, ledger, orders);
+    const { orders, complete } = await this.sources.paidOrders(ledger.lines.filter((l) => l.viaQr).map((l) => l.transactionId));
+    return settlementStatement(merchant.id, period, ledger, orders, complete);
   }
 
   private async known(merchantId: string): Promise<Merchant> {

@@ -4,6 +4,13 @@ import { InternalHttpClient } from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 
 /**
+ * How long partners waits for the ledger part: above the ledger's own limit on the read
+ * (LEDGER_STATEMENT_TIMEOUT_MS, 8 s) and the orchestrator's wait for it (10 s), so that a slow read
+ * ends in the ledger's clear SETTLEMENT_STATEMENT_TIMEOUT rather than a timeout here.
+ */
+const STATEMENT_WAIT_MS = 12_000;
+
+/**
  * The ledger's statement of a merchant's account, through the orchestrator's internal listener
  * (which knows the merchant's accounts and alone calls the ledger). Partners adds its own orders.
  */
@@ -16,7 +23,7 @@ export class MerchantStatementClient {
       name: 'merchant statements',
       baseUrl: config.ORCHESTRATOR_URL,
       serviceKey: config.INTERNAL_SERVICE_KEY,
-      timeoutMs: config.PARTNERS_UPSTREAM_TIMEOUT_MS,
+      timeoutMs: Math.max(config.PARTNERS_UPSTREAM_TIMEOUT_MS, STATEMENT_WAIT_MS),
     });
   }
 

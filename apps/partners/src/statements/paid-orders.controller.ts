@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { PaidOrderRef } from '@mm/contracts';
+import type { PaidOrdersAnswer } from '@mm/contracts';
 import { ServiceKeyGuard } from '@mm/platform';
 import { ApiErrors } from '../common/api-errors';
-import { PaidOrdersLookupDto, PaidOrderRefView } from './dto/paid-orders.dto';
+import { PaidOrdersAnswerView, PaidOrdersLookupDto } from './dto/paid-orders.dto';
 import { PaidOrdersService } from './paid-orders.service';
 
 /**
@@ -21,12 +21,14 @@ export class PaidOrdersController {
   @Post('paid-orders')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Which of these ledger transactions paid a live order: the order id and its external reference',
-    description: 'Reads only; the transactions that paid no order are left out of the answer.',
+    summary: 'Which of these ledger transactions paid a live order (the order id and its external reference), and which partners has not applied yet',
+    description:
+      'Reads only. `orders`: the transactions that paid a live order (of any integration, or of `integrationId` alone when given); ' +
+      '`unapplied`: the transactions whose ledger event partners has not applied yet (their order, if any, is not known yet).',
   })
-  @ApiOkResponse({ type: [PaidOrderRefView] })
+  @ApiOkResponse({ type: PaidOrdersAnswerView })
   @ApiErrors('VALIDATION_ERROR', 'MALFORMED_JSON')
-  lookup(@Body() dto: PaidOrdersLookupDto): Promise<PaidOrderRef[]> {
+  lookup(@Body() dto: PaidOrdersLookupDto): Promise<PaidOrdersAnswer> {
     return this.paidOrders.lookup(dto.transactionIds);
   }
 }

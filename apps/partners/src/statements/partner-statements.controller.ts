@@ -29,8 +29,13 @@ export class PartnerStatementsController {
       'a merchantId that is not a UUID answers like one without a connection). ' +
       `Give date, or from and to (days, inclusive, at most ${STATEMENT_MAX_DAYS}), at utcOffset (+01:00 when absent); a period that has not begun, ` +
       'an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). ' +
-      'Every line is one ledger entry on the merchant account; a payment that paid an order of any partner names it (order). ' +
-      'openingBalance + totalCredits − totalDebits = closingBalance. format=csv answers text/csv (columns in docs/statements.md), the same bytes for the same period once it is over.',
+      'A period starting more than 400 days back is 400 SETTLEMENT_PERIOD_TOO_OLD. ' +
+      "The statement starts no earlier than the activation of the partner's connection (period.start is then that instant); a period ending " +
+      'by then is 403 SETTLEMENT_PERIOD_BEFORE_CONNECTION. Every line is one ledger entry on the merchant account, in the order applied; a ' +
+      "payment that paid one of the partner's own orders names it (order), other lines have order null. " +
+      'openingBalance + totalCredits − totalDebits = closingBalance. final is true once the period ended more than 5 minutes ago and every QR ' +
+      'payment in it was applied: then the same request gives the same answer, and format=csv (columns in docs/statements.md) the same bytes. ' +
+      'More than 20000 entries is 422 SETTLEMENT_STATEMENT_TOO_LARGE; a read the ledger cancelled after its time limit is 503 SETTLEMENT_STATEMENT_TIMEOUT.',
   })
   @ApiParam({ name: 'merchantId', format: 'uuid' })
   @ApiProduces('application/json', 'text/csv')
@@ -38,6 +43,8 @@ export class PartnerStatementsController {
   @ApiErrors(
     'VALIDATION_ERROR',
     'SETTLEMENT_PERIOD_INVALID',
+    'SETTLEMENT_PERIOD_TOO_OLD',
+    'SETTLEMENT_PERIOD_BEFORE_CONNECTION',
     'SETTLEMENT_FORMAT_INVALID',
     'UNSUPPORTED_CURRENCY',
     'SETTLEMENT_LIVE_KEY_REQUIRED',
@@ -45,6 +52,8 @@ export class PartnerStatementsController {
     'MISSING_SCOPE',
     'SETTLEMENT_CURRENCY_UNAVAILABLE',
     'SETTLEMENT_STATEMENT_TOO_LARGE',
+    'SETTLEMENT_STATEMENT_TIMEOUT',
+    'SERVICE_UNAVAILABLE',
     'UPSTREAM_UNAVAILABLE',
     'UPSTREAM_TIMEOUT',
   )

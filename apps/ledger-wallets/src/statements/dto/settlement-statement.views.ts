@@ -64,12 +64,15 @@ export class LedgerAccountStatementView implements LedgerAccountStatement {
   @ApiProperty({ format: 'date-time', example: '2026-11-27T23:00:00.000Z' })
   to: string;
 
-  @ApiProperty({ type: 'integer', example: 100_000, description: 'the balance at from: the stored balance less every entry booked since' })
+  @ApiProperty({ type: 'integer', example: 100_000, description: 'the balance before the first line: the stored balance less every entry from the from cut on' })
   openingBalance: number;
 
-  @ApiProperty({ type: 'integer', example: 1_485_500, description: 'the balance at to (the stored balance when to is still ahead)' })
+  @ApiProperty({ type: 'integer', example: 1_485_500, description: 'the balance after the last line (the stored balance while no entry is stamped at or after to)' })
   closingBalance: number;
 
-  @ApiProperty({ type: [LedgerStatementLineView], description: 'every entry booked in [from, to), oldest first' })
+  @ApiProperty({ example: true, description: 'to is older than LEDGER_STATEMENT_FINAL_AFTER_MS: the same request always gets the same answer' })
+  final: boolean;
+
+  @ApiProperty({ type: [LedgerStatementLineView], description: 'the entries applied in the period, in chain order (the order applied)' })
   lines: LedgerStatementLineView[];
 }

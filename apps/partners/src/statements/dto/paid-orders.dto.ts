@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsUUID } from 'class-validator';
-import { PAID_ORDER_LOOKUP_MAX, type PaidOrderRef } from '@mm/contracts';
+import { PAID_ORDER_LOOKUP_MAX, type PaidOrderRef, type PaidOrdersAnswer } from '@mm/contracts';
 
 /** `POST /internal/partners/statements/paid-orders`: which of these ledger transactions paid an order. */
 export class PaidOrdersLookupDto {
@@ -29,4 +29,18 @@ export class PaidOrderRefView implements PaidOrderRef {
 
   @ApiProperty({ type: String, nullable: true, example: 'TILL1-000123' })
   externalReference: string | null;
+}
+
+/** The answer of a lookup (the contract's PaidOrdersAnswer, documented). */
+export class PaidOrdersAnswerView implements PaidOrdersAnswer {
+  @ApiProperty({ type: [PaidOrderRefView], description: 'the transactions that paid a live order; the others are left out' })
+  orders: PaidOrderRefView[];
+
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    example: [],
+    description: 'transactions whose ledger event partners has not applied yet: whether they paid an order is not known yet',
+  })
+  unapplied: string[];
 }
