@@ -45,6 +45,7 @@ import { AccountAdjustmentsService } from './statements/account-adjustments.serv
 import { StatementsController } from './statements/statements.controller';
 import { SettlementStatementController } from './statements/settlement-statement.controller';
 import { SettlementStatementService } from './statements/settlement-statement.service';
+import { StatementReadPool } from './statements/statement-read-pool';
 import { TechnicalAccountsService } from './wallets/technical-accounts.service';
 import { WalletsController } from './wallets/wallets.controller';
 import { WalletsService } from './wallets/wallets.service';
@@ -98,6 +99,7 @@ export class LedgerWalletsModule {
         CorrectionAlerts,
         AccountAdjustmentsService,
         SettlementStatementService,
+        StatementReadPool,
         OperatorSearchService,
         CorrectionPreviewService,
         HoldsService,
