@@ -14,5 +14,9 @@ export const MONITORING_ERRORS = {
   },
   CASE_SUBJECT_ALREADY_FROZEN: { status: 409, message: 'The person this case is about is already frozen: close the case with NO_ACTION' },
   CASE_SUBJECT_NOT_FREEZABLE: { status: 409, message: 'The person this case is about can no longer be frozen (closed, or not found)' },
+  CASE_CHANGED: {
+    status: 409,
+    message: 'The case changed since you read it (a new alert, note, evidence or assignment): read it again, then decide',
+  },
   MONITORED_OPERATION_NOT_FOUND: { status: 404, message: 'No operation the monitoring feed received has this reference' },
 } as const satisfies Record<string, { status: number; message: string }>;
