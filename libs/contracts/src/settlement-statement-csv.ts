@@ -141,7 +141,24 @@ export function settlementStatementCsv(s: SettlementStatement): string {
   const row = (cells: Array<string | number>) => cells.join(',');
   const rows = [SETTLEMENT_CSV_COLUMNS.join(',')];
   rows.push(
-    row(['OPENING', s.period.start, local(s.period.start, tz), '', '', '', '', '', '', '', '', s.openingBalance, s.currency, '', '', String(s.final)]),
+    row([
+      'OPENING',
+      s.period.start,
+      local(s.period.start, tz),
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      s.openingBalance,
+      s.currency,
+      '',
+      '',
+      String(s.final),
+    ]),
   );
   for (const l of s.lines) {
     rows.push(

@@ -2,7 +2,14 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
 import { AppException, OptionalField } from '@mm/errors';
-import { CALENDAR_DATE_PATTERN, PLATFORM_UTC_OFFSET, UTC_OFFSET_PATTERN, businessDayBounds, calendarDaysBetween, isCalendarDate } from './business-day';
+import {
+  CALENDAR_DATE_PATTERN,
+  PLATFORM_UTC_OFFSET,
+  UTC_OFFSET_PATTERN,
+  businessDayBounds,
+  calendarDaysBetween,
+  isCalendarDate,
+} from './business-day';
 import { type Currency, SUPPORTED_CURRENCIES } from './services';
 
 /*
@@ -118,7 +125,8 @@ export class StatementPeriodView implements StatementPeriod {
   @ApiProperty({
     format: 'date-time',
     example: '2026-11-26T23:00:00.000Z',
-    description: "first instant covered: the start of fromDate, or on the partner route the activation of the partner's connection when later",
+    description:
+      "first instant covered: the start of fromDate, or on the partner route the activation of the partner's connection when later",
   })
   start: string;
 
@@ -206,7 +214,11 @@ export class SettlementStatementView {
   @ApiProperty({ type: 'integer', example: 100_000, description: 'the balance before the first entry of the period' })
   openingBalance: number;
 
-  @ApiProperty({ type: 'integer', example: 1_485_500, description: 'the balance after the last entry of the period (now, for a period not over yet)' })
+  @ApiProperty({
+    type: 'integer',
+    example: 1_485_500,
+    description: 'the balance after the last entry of the period (now, for a period not over yet)',
+  })
   closingBalance: number;
 
   @ApiProperty({
@@ -226,7 +238,10 @@ export class SettlementStatementView {
   @ApiProperty({ type: [SettlementCategoryTotalView], description: 'one per category, always all of them, in the order of the enum' })
   totals: SettlementCategoryTotalView[];
 
-  @ApiProperty({ type: [SettlementStatementLineView], description: 'in the order the ledger applied them to the account (its chain order)' })
+  @ApiProperty({
+    type: [SettlementStatementLineView],
+    description: 'in the order the ledger applied them to the account (its chain order)',
+  })
   lines: SettlementStatementLineView[];
 }
 

@@ -24,7 +24,7 @@ export class SettlementStatementController {
   @ApiOperation({
     summary: 'The account over [from, to): opening balance, the entries applied in between with the balance after each, closing balance',
     description:
-      'Read in one snapshot on the statements\' own connections (never a payment\'s session). The lines are the run of the account\'s chain ' +
+      "Read in one snapshot on the statements' own connections (never a payment's session). The lines are the run of the account's chain " +
       'from the first entry stamped at or after `from` to the first stamped at or after `to` (excluded), in the order applied; ' +
       'closing = stored balance − the entries from the `to` cut on, opening likewise from the `from` cut, so opening + the lines = closing. ' +
       '`final` once `to` is LEDGER_STATEMENT_FINAL_AFTER_MS (5 min) old. At most 32 days (400 SETTLEMENT_PERIOD_INVALID), starting at most ' +

@@ -21,7 +21,8 @@ export class PaidOrdersController {
   @Post('paid-orders')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Which of these ledger transactions paid a live order (the order id and its external reference), and which partners has not applied yet',
+    summary:
+      'Which of these ledger transactions paid a live order (the order id and its external reference), and which partners has not applied yet',
     description:
       'Reads only. `orders`: the transactions that paid a live order (of any integration, or of `integrationId` alone when given); ' +
       '`unapplied`: the transactions whose ledger event partners has not applied yet (their order, if any, is not known yet).',

@@ -64,13 +64,24 @@ export class LedgerAccountStatementView implements LedgerAccountStatement {
   @ApiProperty({ format: 'date-time', example: '2026-11-27T23:00:00.000Z' })
   to: string;
 
-  @ApiProperty({ type: 'integer', example: 100_000, description: 'the balance before the first line: the stored balance less every entry from the from cut on' })
+  @ApiProperty({
+    type: 'integer',
+    example: 100_000,
+    description: 'the balance before the first line: the stored balance less every entry from the from cut on',
+  })
   openingBalance: number;
 
-  @ApiProperty({ type: 'integer', example: 1_485_500, description: 'the balance after the last line (the stored balance while no entry is stamped at or after to)' })
+  @ApiProperty({
+    type: 'integer',
+    example: 1_485_500,
+    description: 'the balance after the last line (the stored balance while no entry is stamped at or after to)',
+  })
   closingBalance: number;
 
-  @ApiProperty({ example: true, description: 'to is older than LEDGER_STATEMENT_FINAL_AFTER_MS: the same request always gets the same answer' })
+  @ApiProperty({
+    example: true,
+    description: 'to is older than LEDGER_STATEMENT_FINAL_AFTER_MS: the same request always gets the same answer',
+  })
   final: boolean;
 
   @ApiProperty({ type: [LedgerStatementLineView], description: 'the entries applied in the period, in chain order (the order applied)' })
