@@ -51,8 +51,7 @@ const TRUST_ACCOUNT = 'CM2110005000010123456789012';
 const FLOAT_AMOUNT = 250_000;
 /** what the agent deposited at the bank without the platform funding it: the difference to find */
 const UNFUNDED_DEPOSIT = 10_000;
-const today = () => new Date().toISOString().slice(0, 10);
-/** The statement days of docs/statements.md: West Africa Time. */
+/** The platform's days (statements, bank statements, reports): West Africa Time, UTC+01:00. */
 const watDay = () => new Date(Date.now() + 3_600_000).toISOString().slice(0, 10);
 
 /**
@@ -324,10 +323,10 @@ describe('the compliance screens of the operators console, in a browser', () => 
 
     // the bank saw the float deposit, and a second deposit of the agent that nobody funded on the platform
     const statement = camt053({
-      id: `STMT-${today()}-01`,
+      id: `STMT-${watDay()}-01`,
       opening: 0,
       closing: FLOAT_AMOUNT + UNFUNDED_DEPOSIT,
-      day: today(),
+      day: watDay(),
       entries: [
         { amount: FLOAT_AMOUNT, remittance: `Versement float agent ${funding.referenceId}` },
         { amount: UNFUNDED_DEPOSIT, remittance: 'Depot especes agent Kofi Ndongo, Akwa' },
@@ -337,7 +336,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
     await saysSo(page.getByText(/statement\.xml, \d+ characters/), 'statement.xml');
     await screenshotFor(page, 'reconciliation-import', 'compliance-reconciliation-import');
     await page.getByRole('button', { name: 'Import the statement' }).click();
-    await saysSo(page.getByTestId('statement-imported'), `STMT-${today()}-01`);
+    await saysSo(page.getByTestId('statement-imported'), `STMT-${watDay()}-01`);
     // the same file again is refused in words, and changes nothing
     await page.getByLabel('Statement file').setInputFiles({ name: 'statement.xml', mimeType: 'text/xml', buffer: Buffer.from(statement) });
     await page.getByRole('button', { name: 'Import the statement' }).click();
@@ -345,7 +344,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
     const statements = await p.call('GET', '/api/v1/compliance/reconciliation/statements', { token: await officerToken() });
     expect(statements.body).toHaveLength(1);
 
-    await page.getByRole('button', { name: `Reconcile STMT-${today()}-01` }).click();
+    await page.getByRole('button', { name: `Reconcile STMT-${watDay()}-01` }).click();
     await shows(page.getByTestId('recon-run'));
     await saysExactly(page.getByTestId('run-status'), 'differences');
     await saysSo(page.getByTestId('recon-difference'), /^\+10[\s\u202f]000 XAF$/);
@@ -628,7 +627,56 @@ describe('the compliance screens of the operators console, in a browser', () => 
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
   });
 
-  it('5. every compliance screen opens for the officer without a refusal', async () => {
+  it('5. a second case is closed by a freeze: submitted by the officer, approved by another, and the agent is frozen', async () => {
+    // the same agent cycles cash with another customer: a new alert, and a new case (the first is closed)
+    for (let i = 0; i < 3; i++) {
+      await pay(agent.token, { type: 'CASH_IN', amount: 10_000, clientPhone: PAYER_PHONE });
+      const code = await p.call('POST', '/api/v1/withdrawal-qr', { token: payer.token, body: { currency: 'XAF', amount: 5_000 } });
+      expect(code.status).toBe(201);
+      await pay(agent.token, { type: 'CASH_OUT', amount: 5_000, qrToken: code.body.qrToken });
+    }
+    const open = await until('the second case', async () => {
+      const cases = await p.call('GET', `/api/v1/compliance/cases?subjectUserId=${agent.userId}&status=OPEN`, {
+        token: await officerToken(),
+      });
+      return (cases.body.items as Json[] | undefined)?.[0];
+    });
+
+    const page = officer.page;
+    await staff.open(page, /^Cases$/);
+    await page.getByTestId(`case-link-${open.reference}`).click();
+    await page.getByRole('button', { name: 'Assign to me' }).click();
+    await page.getByRole('form', { name: 'Take this case' }).getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Freeze the subject…' }).click();
+    const form = page.getByRole('form', { name: 'Freeze the subject' });
+    await form.getByLabel(/^Note/).fill('Second cycling series in a day after a suspicion report');
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await saysSo(page.getByTestId('submitted-approval'), 'another person must approve it');
+    const requestPath = (await page.getByTestId('approval-link').getAttribute('href'))!;
+    await page.getByRole('button', { name: 'Close' }).click();
+    await saysExactly(page.getByTestId('case-status'), 'Decision waiting for approval');
+    expect(await page.getByTestId('case-request-link').getAttribute('href')).toBe(requestPath);
+    const before = await p.call('GET', `/api/backoffice/people/${agent.userId}`, { token: await officerToken() });
+    expect(before.body.status).toBe('active');
+
+    // the administrator, another holder of compliance.monitoring, approves it from the inbox
+    await admin.page.goto(requestPath);
+    await saysSo(admin.page.getByTestId('approval-facts'), 'Freeze decided on a compliance case');
+    await admin.page.getByLabel(/^Reason for your decision/).fill('Agreed: two series in a day');
+    await admin.page.getByRole('button', { name: 'Approve' }).click();
+    await saysExactly(admin.page.getByTestId('approval-status'), 'Carried out');
+
+    await page.reload();
+    await saysExactly(page.getByTestId('case-status'), 'Closed');
+    await saysSo(page.getByTestId('case-decision'), 'Decided: Frozen');
+    const closed = (await p.call('GET', `/api/v1/compliance/cases/${open.id}`, { token: await officerToken() })).body;
+    expect([closed.status, closed.decision, `/console/approvals/${closed.decisionRequestId}`]).toEqual(['CLOSED', 'FREEZE', requestPath]);
+    const after = await p.call('GET', `/api/backoffice/people/${agent.userId}`, { token: await officerToken() });
+    expect(after.body.status).toBe('frozen');
+  });
+
+  it('6. every compliance screen opens for the officer without a refusal', async () => {
     const page = officer.page;
     const labels = (await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).map((t) => t.trim());
     expect(labels).toEqual(

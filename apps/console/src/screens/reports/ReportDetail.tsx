@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ActionDialog } from '../../ui/ActionForm';
@@ -121,8 +121,8 @@ export function ReportDetail({ params }: ScreenProps) {
   );
 }
 
-function reportFacts(report: Detail): Array<[string, React.ReactNode]> {
-  const facts: Array<[string, React.ReactNode]> = [
+function reportFacts(report: Detail): Array<[string, ReactNode]> {
+  const facts: Array<[string, ReactNode]> = [
     ['Day', report.periodDate],
     [
       'Generated',
