@@ -657,6 +657,7 @@ describe('the compliance screens of the operators console, in a browser', () => 
     await page.getByRole('button', { name: 'Close' }).click();
     await saysExactly(page.getByTestId('case-status'), 'Decision waiting for approval');
     expect(await page.getByTestId('case-request-link').getAttribute('href')).toBe(requestPath);
+    await screenshotFor(page, 'case-freeze-pending', 'compliance-case-freeze-pending');
     const before = await p.call('GET', `/api/backoffice/people/${agent.userId}`, { token: await officerToken() });
     expect(before.body.status).toBe('active');
 
