@@ -444,6 +444,10 @@ describe('the compliance screens of the operators console, in a browser', () => 
     });
 
     const page = officer.page;
+    // the officer's home page counts the case waiting for someone
+    await staff.open(page, /^Home$/);
+    await saysExactly(page.getByTestId('home-compliance-cases'), '1 case not closed');
+    await saysExactly(page.getByTestId('home-compliance-recon'), '0 reconciliation alerts not resolved');
     await staff.open(page, /^Monitoring alerts$/);
     await staff.choose(page, /^Rule/, 'Agent cycling cash with one customer');
     await page.getByRole('button', { name: 'Filter' }).click();

@@ -5,7 +5,16 @@ import { can, useSession } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Link } from '../ui/Link';
 import { money } from '../ui/format';
-import { type Counted, approvalsWaiting, heldWebhooks, unfinishedWorkflows, volumesToday } from './home-figures';
+import {
+  type Counted,
+  approvalsWaiting,
+  casesNotClosed,
+  heldWebhooks,
+  reconciliationAlertsUnresolved,
+  reportsOverdue,
+  unfinishedWorkflows,
+  volumesToday,
+} from './home-figures';
 import { IntegrityStatus } from './IntegrityChecks';
 
 /** One figure, loaded on its own: a refusal or a slow route shows in its card, not on the whole page. */
@@ -50,6 +59,29 @@ export function Home() {
   );
   const webhooks = useFigure(can(session, 'operations.read'), heldWebhooks);
   const workflows = useFigure(can(session, 'operations.read'), unfinishedWorkflows);
+  const cases = useFigure(can(session, 'compliance.monitoring'), casesNotClosed);
+  const overdue = useFigure(can(session, 'compliance.reports'), reportsOverdue);
+  const recon = useFigure(can(session, 'compliance.reconciliation'), reconciliationAlertsUnresolved);
+  const compliance = [
+    can(session, 'compliance.monitoring') && {
+      key: 'cases',
+      figure: cases,
+      to: '/compliance/cases',
+      words: (n: number) => `case${n === 1 ? '' : 's'} not closed`,
+    },
+    can(session, 'compliance.reports') && {
+      key: 'overdue',
+      figure: overdue,
+      to: '/compliance/reports?deadline=OVERDUE',
+      words: (n: number) => `suspicion report${n === 1 ? '' : 's'} overdue for written confirmation`,
+    },
+    can(session, 'compliance.reconciliation') && {
+      key: 'recon',
+      figure: recon,
+      to: '/compliance/reconciliation',
+      words: (n: number) => `reconciliation alert${n === 1 ? '' : 's'} not resolved`,
+    },
+  ].filter((line) => line !== false);
 
   return (
     <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
@@ -97,6 +129,25 @@ export function Home() {
           <Text component="div" my="xs">
             <IntegrityStatus check={integrity.data?.[0]} />
           </Text>
+        </Figure>
+      )}
+      {compliance.length > 0 && (
+        <Figure
+          id="home-compliance"
+          title="Compliance work"
+          error={compliance.find((line) => line.figure.error)?.figure.error}
+          loading={compliance.some((line) => !line.figure.data && !line.figure.error)}
+        >
+          <List>
+            {compliance.map((line) => (
+              <List.Item key={line.key} data-testid={`home-compliance-${line.key}`}>
+                <Link to={line.to}>
+                  {atLeast(line.figure.data)}
+                  {line.figure.data?.value ?? '?'} {line.words(line.figure.data?.value ?? 0)}
+                </Link>
+              </List.Item>
+            ))}
+          </List>
         </Figure>
       )}
       {can(session, 'operations.read') && (

@@ -107,3 +107,35 @@ export async function heldWebhooks(): Promise<Counted<HeldWebhooks[]>> {
   }
   return { value: held, capped: integrations.capped };
 }
+
+/** Cases not closed yet (open, in review, or waiting for a freeze's approval). */
+export async function casesNotClosed(): Promise<Counted<number>> {
+  let total = 0;
+  let capped = false;
+  for (const status of ['OPEN', 'IN_REVIEW', 'DECISION_PENDING'] as const) {
+    const cases = await collect((cursor) => ok(api.GET('/api/v1/compliance/cases', { params: { query: { status, cursor, limit: 100 } } })));
+    total += cases.value.length;
+    capped ||= cases.capped;
+  }
+  return { value: total, capped };
+}
+
+/** Filed suspicion reports whose written confirmation is overdue (more than 48 hours after filing). */
+export async function reportsOverdue(): Promise<Counted<number>> {
+  const reports = await collect((cursor) =>
+    ok(api.GET('/api/v1/compliance/reports', { params: { query: { deadline: 'OVERDUE', cursor, limit: 200 } } })),
+  );
+  return { value: reports.value.length, capped: reports.capped };
+}
+
+/** Reconciliation alerts not resolved yet (the route lists the latest 200 of a status, without pages). */
+export async function reconciliationAlertsUnresolved(): Promise<Counted<number>> {
+  let total = 0;
+  let capped = false;
+  for (const status of ['OPEN', 'ACKNOWLEDGED'] as const) {
+    const alerts = await ok(api.GET('/api/v1/compliance/reconciliation/alerts', { params: { query: { status, limit: 200 } } }));
+    total += alerts.length;
+    capped ||= alerts.length === 200;
+  }
+  return { value: total, capped };
+}
