@@ -11,6 +11,10 @@
  *
  * Shell blocks that are NOT run are listed in UNRUN with the reason: a new command in a doc is either
  * marked `sh doctest` or added there, and an entry whose block is gone fails the test.
+ *
+ * A document that signs in as the bootstrap administrator runs with an administrator of its own
+ * (./doc-administrators.ts) in BOOTSTRAP_ADMIN_PHONE, BOOTSTRAP_ADMIN_PIN and
+ * BOOTSTRAP_ADMIN_TOTP_SECRET, so that no document waits for a TOTP step another one used.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +36,8 @@ import {
   substitute,
 } from './doctest';
 import { freePort } from '../support/free-port';
+import { bootstrapAdminTotpSecret } from '../../tools/staff-sign-in';
+import { type DocAdministrator, createDocAdministrators } from './doc-administrators';
 
 const ROOT = join(__dirname, '..', '..');
 const JQ_LITE = join(__dirname, 'jq-lite.js');
@@ -45,6 +51,7 @@ const RUN: Array<{ file: string; blocks: number; outputs: number }> = [
   { file: 'docs/registration.md', blocks: 6, outputs: 6 },
   { file: 'docs/statements.md', blocks: 10, outputs: 9 },
   { file: 'docs/monitoring.md', blocks: 10, outputs: 9 },
+  { file: 'docs/reconciliation.md', blocks: 10, outputs: 9 },
 ];
 
 /**
@@ -82,6 +89,12 @@ const SHELL = new Set(['sh', 'bash', 'shell', 'console']);
 function readerEnv(): Record<string, string> {
   const keep = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TERM', 'USER'];
   return Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
+}
+
+/** Whether a document's commands sign in as the administrator (directly, or through the demo). */
+function signsInAsAdministrator(file: string): boolean {
+  const blocks = parseDoc(readFileSync(join(ROOT, file), 'utf8'), file).filter((b) => b.kind === 'run');
+  return blocks.some((b) => /\bBOOTSTRAP_ADMIN_|\bnpm run demo\b/.test(b.code));
 }
 
 function markdownFiles(): string[] {
@@ -205,6 +218,7 @@ describe('the documents: their commands run against a started platform', () => {
   let db: TestDatabase | undefined;
   let sessionEnv: Record<string, string>;
   let ports: Record<number, number>;
+  let administrators: Map<string, DocAdministrator>;
 
   beforeAll(async () => {
     expect(existsSync(START)).toBe(true);
@@ -217,12 +231,36 @@ describe('the documents: their commands run against a started platform', () => {
     // Each document is written for a fresh platform, where the compliance officer it creates is the
     // first checker (created at once, STAFF_CREATE's bootstrap exception). Here every document runs
     // against one platform, so later officers would be four-eyes requests: staff creation is set
-    // one-person for this run only (docs/approvals.md).
-    platform = await runStart('docs', { ...docEnv, DATABASE_URL: db.adminUrl, APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_CREATE' });
+    // one-person for this run only (docs/approvals.md). It also lets the bootstrap administrator
+    // create each document's own administrator below at once.
+    // Every document signs in from 127.0.0.1, one right after the other, where a reader runs one at a
+    // time: the documents' 30-odd sign-ins within a minute would meet auth's per-address login limit
+    // (LOGIN_LIMIT_PER_IP, 30 a minute; docs/auth-limits.md), which no document is about.
+    platform = await runStart('docs', {
+      ...docEnv,
+      DATABASE_URL: db.adminUrl,
+      APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_CREATE',
+      LOGIN_LIMIT_PER_IP: '1000',
+      // docs/reconciliation.md asks its reader to start the platform with these trust accounts (the
+      // README's walkthrough has no use for them); its statement is of the XOF one.
+      LEDGER_TRUST_ACCOUNTS: 'XAF:CM2110005000010123456789012,XOF:SN08SN0100152000048500003035',
+    });
     // Generous: on a loaded 2-core machine five Node apps take a while to boot (the test waits on health, never sleeps).
     await platform.waitHealthy(120_000);
     ports = platformPorts(platform.base, await freePort());
     sessionEnv = { ...readerEnv(), ...docEnv, MM_PORT_BASE: String(platform.base) };
+    // Created once the platform answers; a document that signs in as the administrator gets its own.
+    const adminDocs = RUN.filter(({ file }) => signsInAsAdministrator(file)).map(({ file }) => file);
+    const created = await createDocAdministrators(
+      `http://127.0.0.1:${platform.base}`,
+      {
+        phone: docEnv.BOOTSTRAP_ADMIN_PHONE,
+        pin: docEnv.BOOTSTRAP_ADMIN_PIN,
+        totpSecret: bootstrapAdminTotpSecret(docEnv.MM_SERVICE_KEY_SEED),
+      },
+      adminDocs.length,
+    );
+    administrators = new Map(adminDocs.map((file, i) => [file, created[i]]));
   }, 150_000);
 
   afterAll(async () => {
@@ -233,7 +271,8 @@ describe('the documents: their commands run against a started platform', () => {
   it.each(RUN)(
     '$file: every command block exits 0 and prints what the document shows',
     async ({ file, blocks, outputs }) => {
-      const run = await runDocument(file, { root: ROOT, ports, env: sessionEnv, dist: DIST, timeoutMs: 90_000 });
+      const env = { ...sessionEnv, ...administrators.get(file) };
+      const run = await runDocument(file, { root: ROOT, ports, env, dist: DIST, timeoutMs: 90_000 });
       if (!run.ok) throw new Error(`${file}\n${run.report}`);
       expect(run.blocks.length).toBeGreaterThanOrEqual(blocks);
       expect(run.blocks.filter((b) => b.expected).length).toBeGreaterThanOrEqual(outputs);
