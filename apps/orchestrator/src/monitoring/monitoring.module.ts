@@ -5,6 +5,7 @@ import { PeopleModule } from '../backoffice/people/people.module';
 import { ConfigApiModule } from '../config-api/config-api.module';
 import { CustomersModule } from '../customers/customers.module';
 import { GatewayModule } from '../gateway/gateway.module';
+import { StaffAuditStore } from '../staff-audit/staff-audit.store';
 import { CASE_FACTS } from './case-facts';
 import { AlertWriter } from './cases/alert-writer';
 import { CaseActions } from './cases/case-actions.service';
@@ -13,6 +14,7 @@ import { CaseFreezeHandler } from './cases/case-freeze.handler';
 import { CaseQueries } from './cases/case-queries.service';
 import { CaseStore } from './cases/case.store';
 import { OfficersClient } from './cases/officers.client';
+import { PersonReadAudit } from './cases/person-read.audit';
 import { AccountOwners } from './feed/account-owners';
 import { MonitoringFeed } from './feed/monitoring-feed.service';
 import { MonitoringWorker } from './feed/monitoring.worker';
@@ -43,6 +45,8 @@ import { RULE_PROVIDERS, RuleSet } from './rules/rule-set';
     OfficersClient,
     CaseFreezeHandler,
     CaseFactsService,
+    PersonReadAudit,
+    StaffAuditStore,
     { provide: CASE_FACTS, useExisting: CaseFactsService },
   ],
   exports: [CASE_FACTS],
