@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CASE_FACTS, type CaseFactsSource } from '../src/monitoring/case-facts';
+import { CASE_FACTS, type CaseFacts, type CaseFactsSource, type SuspicionClosing } from '../src/monitoring/case-facts';
 import { MonitoringFeed } from '../src/monitoring/feed/monitoring-feed.service';
 import { callerKey } from '../../../test/support/test-env';
 import { ADMIN_PHONE, ADMIN_PIN, type Answer, OrchestratorHarness } from './pricing-harness';
@@ -20,6 +20,7 @@ describe('compliance cases', () => {
   let alice: { token: string; userId: string };
   let bruno: { token: string; userId: string };
   let support: { token: string; userId: string };
+  let admin: { token: string; userId: string };
   const now = Date.now();
 
   beforeAll(async () => {
@@ -33,12 +34,17 @@ describe('compliance cases', () => {
       await h.login('+237690002902', PIN),
       await h.login('+237690002903', PIN),
     ];
-    await h.login(ADMIN_PHONE, ADMIN_PIN);
+    admin = await h.login(ADMIN_PHONE, ADMIN_PIN);
   }, 60_000);
   afterAll(() => h.stop());
 
   const code = (res: Answer) => `${res.statusCode} ${res.json<{ code?: string }>().code ?? ''}`.trim();
   const call = (method: 'GET' | 'POST', url: string, token: string, body?: unknown) => h.request(method, url, { token, body });
+
+  /** The case as the officer reads it, and the version a decision on it names. */
+  const read = async (caseId: string, token = alice.token) =>
+    (await call('GET', `/api/v1/compliance/cases/${caseId}`, token)).json<Record<string, any>>();
+  const versionOf = async (caseId: string) => (await read(caseId)).version as number;
 
   /** A customer known to auth (so a freeze reaches it) and to the orchestrator's identities. */
   async function subject(): Promise<Person> {
@@ -92,9 +98,24 @@ describe('compliance cases', () => {
     expect(opened.operations.map((o: { reference: string }) => o.reference)).toEqual(references);
 
     expect(code(await call('GET', '/api/v1/compliance/cases', support.token))).toBe('403 FORBIDDEN');
+    expect(opened.version).toBe(2); // OPENED, ALERT_ADDED
     expect(
-      code(await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, { decision: 'NO_ACTION', note: 'nothing' })),
+      code(
+        await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, {
+          decision: 'NO_ACTION',
+          note: 'nothing',
+          expectedVersion: opened.version,
+        }),
+      ),
     ).toBe('409 CASE_NOT_ASSIGNED_TO_YOU');
+    const noVersion = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, {
+      decision: 'NO_ACTION',
+      note: 'Receipts match',
+    });
+    expect(code(noVersion)).toBe('400 VALIDATION_ERROR');
+    expect(noVersion.json<{ errors: Array<{ field: string; code: string }> }>().errors).toEqual([
+      expect.objectContaining({ field: 'expectedVersion', code: 'INVALID_VERSION' }),
+    ]);
     const assigned = await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, {});
     expect(assigned.statusCode).toBe(200);
     expect(assigned.json()).toMatchObject({
@@ -171,6 +192,7 @@ describe('compliance cases', () => {
     const decided = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, {
       decision: 'NO_ACTION',
       note: 'Receipts match the deposits',
+      expectedVersion: withEvidence.json<{ version: number }>().version,
     });
     expect(decided.statusCode).toBe(200);
     expect(decided.json()).toMatchObject({
@@ -225,6 +247,7 @@ describe('compliance cases', () => {
     const asked = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, bruno.token, {
       decision: 'FREEZE',
       note: 'Structuring confirmed',
+      expectedVersion: await versionOf(caseId),
     });
     expect(asked.statusCode).toBe(202);
     const { approvalRequest } = asked.json<{ approvalRequest: { id: string; status: string; action: string } }>();
@@ -232,7 +255,11 @@ describe('compliance cases', () => {
     expect(asked.json()).toMatchObject({ case: { status: 'DECISION_PENDING', pendingRequestId: approvalRequest.id } });
     expect(
       code(
-        await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, bruno.token, { decision: 'NO_ACTION', note: 'changed my mind' }),
+        await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, bruno.token, {
+          decision: 'NO_ACTION',
+          note: 'changed my mind',
+          expectedVersion: await versionOf(caseId),
+        }),
       ),
     ).toBe('409 CASE_DECISION_PENDING');
     expect(code(await call('POST', `/api/backoffice/approvals/${approvalRequest.id}/approve`, bruno.token, { reason: 'mine' }))).toBe(
@@ -267,6 +294,7 @@ describe('compliance cases', () => {
     const asked = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, bruno.token, {
       decision: 'FREEZE',
       note: 'Looks like structuring',
+      expectedVersion: await versionOf(caseId),
     });
     const requestId = asked.json<{ approvalRequest: { id: string } }>().approvalRequest.id;
     expect(code(await call('POST', `/api/backoffice/approvals/${requestId}/reject`, alice.token, { reason: 'Not enough yet' }))).toBe(
@@ -280,31 +308,168 @@ describe('compliance cases', () => {
     );
   });
 
-  it('the case facts contract: facts of a case, and a suspicion report closes it once in the caller’s transaction', async () => {
+  it('the case facts contract: a suspicion report closes the case in the caller’s transaction, built from the facts read under its lock', async () => {
     const payer = await subject();
     const { caseId, references } = await caseAbout(payer);
+    await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, {});
     await call('POST', `/api/v1/compliance/cases/${caseId}/notes`, alice.token, { text: 'Cash from an unknown source' });
     const facts = h.get<CaseFactsSource>(CASE_FACTS as never);
     const found = await facts.factsOf(caseId);
     expect(found).toMatchObject({
       caseId,
-      status: 'OPEN',
+      status: 'IN_REVIEW',
+      assigneeId: alice.userId,
+      version: 4, // OPENED, ALERT_ADDED, ASSIGNED, NOTE
       subject: { kind: 'CUSTOMER', userId: payer.userId, name: 'Test Person', accountIds: [payer.account] },
       alerts: [{ rule: 'STRUCTURING', configVersion: 1, transactionReferences: references }],
       notes: [{ authorId: alice.userId, text: 'Cash from an unknown source' }],
     });
+    expect(found.version).toBe(await versionOf(caseId));
     expect(found.operations.map((o) => [o.reference, o.amount, o.type])).toEqual(references.map((r) => [r, 950_000, 'TRANSFER']));
     await expect(facts.factsOf(randomUUID())).rejects.toMatchObject({ code: 'CASE_NOT_FOUND' });
 
-    const reportId = randomUUID();
     const ds = h.get(DataSource);
-    await ds.transaction((tx) => facts.closeWithSuspicionReport(tx, caseId, reportId, alice.userId));
-    expect(await facts.factsOf(caseId)).toMatchObject({ status: 'CLOSED' });
-    const closed = (await call('GET', `/api/v1/compliance/cases/${caseId}`, alice.token)).json();
-    expect(closed).toMatchObject({ decision: 'SUSPICION_REPORT', decisionReportId: reportId, decidedBy: alice.userId });
-    await expect(ds.transaction((tx) => facts.closeWithSuspicionReport(tx, caseId, randomUUID(), alice.userId))).rejects.toMatchObject({
-      code: 'CASE_CLOSED',
+    const close = (closing: Partial<SuspicionClosing>, report: (f: CaseFacts) => Promise<void> = async () => undefined) =>
+      ds.transaction((tx) =>
+        facts.closeWithSuspicionReport(
+          tx,
+          { caseId, expectedVersion: found.version, reportId: randomUUID(), actorId: alice.userId, ...closing },
+          report,
+        ),
+      );
+    const untouched = async () => expect(await facts.factsOf(caseId)).toEqual(found);
+    await expect(close({ actorId: bruno.userId })).rejects.toMatchObject({ code: 'CASE_NOT_ASSIGNED_TO_YOU' });
+    await expect(close({ expectedVersion: found.version - 1 })).rejects.toMatchObject({ code: 'CASE_CHANGED' });
+    await expect(close({ caseId: randomUUID() })).rejects.toMatchObject({ code: 'CASE_NOT_FOUND' });
+    // the report could not be stored: the case is not closed
+    await expect(
+      close({}, async () => {
+        throw new Error('report storage failed');
+      }),
+    ).rejects.toThrow('report storage failed');
+    await untouched();
+
+    const reportId = randomUUID();
+    let given: CaseFacts | null = null;
+    await close({ reportId }, async (f) => {
+      given = f;
     });
+    expect(given).toEqual(found);
+    const closed = await read(caseId);
+    expect(closed).toMatchObject({ status: 'CLOSED', decision: 'SUSPICION_REPORT', decisionReportId: reportId, decidedBy: alice.userId });
+    expect(closed.history.at(-1)).toMatchObject({ kind: 'DECIDED', details: { decision: 'SUSPICION_REPORT', reportId } });
+    await expect(close({ expectedVersion: closed.version })).rejects.toMatchObject({ code: 'CASE_ALREADY_REPORTED' });
+  });
+
+  it('an alert joining the case after the officer read it: NO_ACTION, FREEZE and a suspicion report are refused 409 CASE_CHANGED', async () => {
+    const payer = await subject();
+    const { caseId } = await caseAbout(payer);
+    await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, {});
+    const seen = await read(caseId);
+    expect(seen).toMatchObject({ status: 'IN_REVIEW', alertCount: 1, version: 3 });
+
+    // meanwhile the feed finds money passing straight through the same person: the alert joins the open case
+    const [sender] = await createPersons(h.sql, 1, 'CUSTOMER');
+    const [onward] = await createPersons(h.sql, 1, 'CUSTOMER');
+    await feed.ingest([
+      completed('TRANSFER', sender, payer, 400_000, now - 20 * MINUTE),
+      completed('TRANSFER', payer, onward, 390_000, now - 10 * MINUTE),
+    ]);
+
+    const decide = (decision: string, expectedVersion: number, token = alice.token) =>
+      call('POST', `/api/v1/compliance/cases/${caseId}/decision`, token, { decision, note: 'Nothing unusual', expectedVersion });
+    const report = (expectedVersion: number, token = alice.token) =>
+      call('POST', '/api/v1/compliance/reports/suspicion', token, {
+        caseId,
+        expectedVersion,
+        grounds: ['Deposits split below the reporting threshold'],
+        narrative: 'Three transfers of 950 000 XAF within three hours, each just under the threshold.',
+      });
+    expect(code(await decide('NO_ACTION', seen.version))).toBe('409 CASE_CHANGED');
+    expect(code(await decide('FREEZE', seen.version))).toBe('409 CASE_CHANGED');
+    expect(code(await report(seen.version))).toBe('409 CASE_CHANGED');
+
+    // nothing changed: the case is open with the new alert, no FREEZE request and no report were left behind
+    const current = await read(caseId);
+    expect(current).toMatchObject({
+      status: 'IN_REVIEW',
+      decision: null,
+      pendingRequestId: null,
+      alertCount: 2,
+      version: seen.version + 1,
+    });
+    expect(current.alerts.map((a: { rule: string }) => a.rule)).toEqual(['STRUCTURING', 'PASS_THROUGH']);
+    expect(current.history.at(-1)).toMatchObject({ kind: 'ALERT_ADDED', details: { rule: 'PASS_THROUGH' } });
+    const left = await h.sql.query(
+      `SELECT (SELECT count(*) FROM orchestrator.approval_requests WHERE action = 'CASE_FREEZE' AND payload->>'caseId' = $1::text)::int AS requests,
+              (SELECT count(*) FROM orchestrator.approval_preparations WHERE payload->>'caseId' = $1::text)::int AS marks,
+              (SELECT count(*) FROM orchestrator.regulatory_reports WHERE case_id = $1::uuid)::int AS reports`,
+      [caseId],
+    );
+    expect(left.rows[0]).toEqual({ requests: 0, marks: 0, reports: 0 });
+
+    // only the assignee makes the report, on the case as it is now; it names both alerts
+    expect(code(await report(current.version, bruno.token))).toBe('409 CASE_NOT_ASSIGNED_TO_YOU');
+    const made = await report(current.version);
+    expect(made.statusCode).toBe(201);
+    expect(made.json<{ content: { alerts: Array<{ rule: string }> } }>().content.alerts.map((a) => a.rule)).toEqual([
+      'STRUCTURING',
+      'PASS_THROUGH',
+    ]);
+    expect(await read(caseId)).toMatchObject({ status: 'CLOSED', decision: 'SUSPICION_REPORT', alertCount: 2 });
+  });
+
+  it('the case view is read once and bounded: 50 alerts and 100 operations with their totals, the rest paged', async () => {
+    const payer = await subject();
+    const { caseId, references } = await caseAbout(payer);
+    // 117 more operations of the payer and 50 more alerts, the last naming all of them
+    const extra = await h.sql.query(
+      `INSERT INTO orchestrator.monitored_operations (event_id, transaction_id, reference, intent_type, amount, fee, currency,
+              source_account_id, destination_account_id, source_user_id, source_kind, occurred_at)
+       SELECT gen_random_uuid(), gen_random_uuid(), 'MMPTXBOUND' || lpad(i::text, 4, '0'), 'TRANSFER', 1000 + i, 0, 'XAF',
+              $1, gen_random_uuid(), $2, 'CUSTOMER', now() - interval '1 hour' + make_interval(secs => i)
+         FROM generate_series(1, 117) AS i
+       RETURNING transaction_id::text, reference`,
+      [payer.account, payer.userId],
+    );
+    const extraIds: string[] = extra.rows.map((r) => r.transaction_id);
+    // copies of the case's alert (whatever columns the table has), each with its own window end
+    await h.sql.query(
+      `INSERT INTO orchestrator.monitoring_alerts
+       SELECT r.* FROM orchestrator.monitoring_alerts a, generate_series(1, 50) AS g(i),
+              jsonb_populate_record(NULL::orchestrator.monitoring_alerts, to_jsonb(a) || jsonb_build_object(
+                'id', gen_random_uuid(), 'window_end', a.window_end + make_interval(secs => g.i), 'raised_at', a.raised_at + make_interval(secs => g.i),
+                'transaction_ids', CASE WHEN g.i = 50 THEN to_jsonb($2::uuid[]) ELSE to_jsonb(a.transaction_ids) END,
+                'operations_total', CASE WHEN g.i = 50 THEN 117 ELSE cardinality(a.transaction_ids) END, 'truncated', false)) AS r
+        WHERE a.case_id = $1`,
+      [caseId, extraIds],
+    );
+    const all = [...references, ...extra.rows.sort((x, y) => x.reference.localeCompare(y.reference)).map((r) => r.reference)];
+
+    const view = await read(caseId);
+    expect(view).toMatchObject({ alertCount: 51, operationsTotal: 120 });
+    expect(view.alerts).toHaveLength(50);
+    expect(view.operations.map((o: { reference: string }) => o.reference)).toEqual(all.slice(0, 100));
+    const rest = await call(
+      'GET',
+      `/api/v1/compliance/cases/${caseId}/operations?cursor=${view.operationsNextCursor}&limit=50`,
+      alice.token,
+    );
+    expect(rest.json()).toMatchObject({ total: 120, nextCursor: null });
+    expect(rest.json<{ items: Array<{ reference: string }> }>().items.map((o) => o.reference)).toEqual(all.slice(100));
+    const first = await call('GET', `/api/v1/compliance/cases/${caseId}/operations?limit=60`, alice.token);
+    expect(first.json<{ items: unknown[] }>().items).toHaveLength(60);
+    const second = await call(
+      'GET',
+      `/api/v1/compliance/cases/${caseId}/operations?limit=60&cursor=${first.json<{ nextCursor: string }>().nextCursor}`,
+      alice.token,
+    );
+    expect(second.json<{ items: Array<{ reference: string }> }>().items.map((o) => o.reference)).toEqual(all.slice(60));
+    expect(code(await call('GET', `/api/v1/compliance/cases/${caseId}/operations?cursor=zzz`, alice.token))).toBe('400 VALIDATION_ERROR');
+    expect(code(await call('GET', `/api/v1/compliance/cases/${randomUUID()}/operations`, alice.token))).toBe('404 CASE_NOT_FOUND');
+    // all 51 alerts are in the list of the case
+    const listed = await call('GET', `/api/v1/compliance/alerts?caseId=${caseId}&limit=100`, alice.token);
+    expect(listed.json<{ items: unknown[] }>().items).toHaveLength(51);
   });
 
   it('the staff audit trail names the case or the alert each officer read or write is about', async () => {
@@ -319,10 +484,19 @@ describe('compliance cases', () => {
     expect((await call('POST', `/api/v1/compliance/cases/${caseId}/assignment`, alice.token, {})).statusCode).toBe(200);
     expect((await call('POST', `/api/v1/compliance/cases/${caseId}/notes`, alice.token, { text: 'Looked at it' })).statusCode).toBe(200);
     expect((await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, { kind: 'PERSON_360' })).statusCode).toBe(200);
-    expect(
-      (await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, { decision: 'NO_ACTION', note: 'Explained' }))
-        .statusCode,
-    ).toBe(200);
+    // the 360 view of someone other than the subject (whoever sent the money, say)
+    const other = await subject();
+    const otherEvidence = await call('POST', `/api/v1/compliance/cases/${caseId}/evidence`, alice.token, {
+      kind: 'PERSON_360',
+      userId: other.userId,
+    });
+    expect(otherEvidence.statusCode).toBe(200);
+    const decision = await call('POST', `/api/v1/compliance/cases/${caseId}/decision`, alice.token, {
+      decision: 'NO_ACTION',
+      note: 'Explained',
+      expectedVersion: otherEvidence.json<{ version: number }>().version,
+    });
+    expect(decision.statusCode).toBe(200);
     expect((await call('GET', '/api/v1/compliance/monitoring/rules', alice.token)).statusCode).toBe(200); // not a person's data
 
     const rows = (
@@ -332,6 +506,21 @@ describe('compliance cases', () => {
         [alice.userId, seq],
       )
     ).rows;
+    /** a 360 view read as evidence: its own record, naming the person, between the write's started and outcome records */
+    const person360 = (userId: string) => {
+      const [started, outcome] = write('evidence');
+      return [
+        started,
+        {
+          phase: 'outcome',
+          action: 'POST /api/v1/compliance/cases/:caseId/evidence',
+          target_type: 'person',
+          target_id: userId,
+          outcome_status: 200,
+        },
+        outcome,
+      ];
+    };
     const read = (action: string, type: string, id: string | null) => [
       { phase: 'outcome', action: `GET /api/v1/compliance/${action}`, target_type: type, target_id: id, outcome_status: 200 },
     ];
@@ -351,9 +540,18 @@ describe('compliance cases', () => {
       ...read('cases/:caseId', 'compliance-case', caseId),
       ...write('assignment'),
       ...write('notes'),
-      ...write('evidence'),
+      ...person360(payer.userId),
+      ...person360(other.userId),
       ...write('decision'),
     ]);
+    const [personRead] = (
+      await h.sql.query(
+        `SELECT details, request_id FROM orchestrator.staff_audit_trail WHERE actor_user_id = $1 AND seq > $2 AND target_id = $3`,
+        [alice.userId, seq, other.userId],
+      )
+    ).rows;
+    expect(personRead.details).toEqual({ params: { caseId }, read: 'PERSON_360' });
+    expect(personRead.request_id).toBe(otherEvidence.headers['x-request-id']);
   });
 
   it('lists rules in force and rule failures; refuses bad filters with their codes', async () => {
@@ -369,5 +567,54 @@ describe('compliance cases', () => {
     expect(code(await call('GET', `/api/v1/compliance/cases/${randomUUID()}`, alice.token))).toBe('404 CASE_NOT_FOUND');
     expect(code(await call('GET', `/api/v1/compliance/alerts/${randomUUID()}`, alice.token))).toBe('404 ALERT_NOT_FOUND');
     expect(code(await call('GET', '/api/v1/compliance/alerts', support.token))).toBe('403 FORBIDDEN');
+  });
+
+  // last: it puts version 2 of the monitoring section in force
+  it('monitoring rules: compliance officers propose changes too, and only a compliance officer approves one, never one person', async () => {
+    const rules = (await call('GET', '/api/v1/compliance/monitoring/rules', alice.token)).json<{
+      version: number;
+      document: Record<string, any>;
+    }>();
+    const document = { ...rules.document, fanIn: { ...rules.document.fanIn, minDistinctPayers: 20 } };
+    const change = { baseVersion: rules.version, reason: 'Fewer fan-in alerts on market days', document };
+    expect(code(await call('POST', '/api/config/monitoring/versions', support.token, change))).toBe('403 FORBIDDEN');
+    const proposed = await call('POST', '/api/config/monitoring/versions', alice.token, change);
+    // this harness lists CONFIG_CHANGE in APPROVALS_ONE_PERSON_ACTIONS: a monitoring change waits all the same
+    expect(proposed.statusCode).toBe(202);
+    const requestId = proposed.json<{ id: string }>().id;
+    const approve = (token: string) => call('POST', `/api/backoffice/approvals/${requestId}/approve`, token, { reason: 'Agreed' });
+    expect(code(await approve(admin.token))).toBe('403 APPROVAL_COMPLIANCE_REQUIRED');
+    expect(code(await approve(alice.token))).toBe('403 APPROVAL_SELF_DECISION');
+    expect((await call('GET', '/api/v1/compliance/monitoring/rules', alice.token)).json()).toMatchObject({ version: rules.version });
+    const approved = await approve(bruno.token);
+    expect(code(approved)).toBe('200');
+    expect(approved.json()).toMatchObject({ status: 'EXECUTED', maker: { userId: alice.userId }, result: { section: 'monitoring' } });
+    expect((await call('GET', '/api/v1/compliance/monitoring/rules', alice.token)).json()).toMatchObject({
+      version: rules.version + 1,
+      createdBy: alice.userId,
+      document: { fanIn: { minDistinctPayers: 20 } },
+    });
+
+    // an administrator's proposal waits for a compliance officer too
+    const byAdmin = await call('POST', '/api/config/monitoring/versions', admin.token, {
+      baseVersion: rules.version + 1,
+      reason: 'Back to 15 payers',
+      document: rules.document,
+    });
+    expect(byAdmin.statusCode).toBe(202);
+    const adminRequest = byAdmin.json<{ id: string }>().id;
+    expect(code(await call('POST', `/api/backoffice/approvals/${adminRequest}/approve`, admin.token, { reason: 'mine' }))).toBe(
+      '403 APPROVAL_SELF_DECISION',
+    );
+    expect(code(await call('POST', `/api/backoffice/approvals/${adminRequest}/approve`, alice.token, { reason: 'Agreed' }))).toBe('200');
+    // a compliance officer proposes monitoring changes only
+    const inForce = (await call('GET', '/api/config/risk', admin.token)).json<{ version: number; document: unknown }>();
+    const risk = await call('POST', '/api/backoffice/approvals', alice.token, {
+      action: 'CONFIG_CHANGE',
+      payload: { section: 'risk', baseVersion: inForce.version, reason: 'not mine to make', document: inForce.document },
+      reason: 'not mine to make',
+    });
+    expect(code(risk)).toBe('403 FORBIDDEN');
+    expect(risk.json<{ message: string }>().message).toContain('config.manage');
   });
 });

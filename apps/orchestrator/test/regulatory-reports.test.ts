@@ -409,7 +409,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
 
   describe('suspicion reports', () => {
     /** A case as the monitoring feed opens one: the operation it saw, the case, one alert naming the operation. */
-    async function openCase(subject: TestUser, reference: string, status = 'OPEN'): Promise<string> {
+    async function openCase(subject: TestUser, reference: string, status = 'IN_REVIEW', assignee = officer.userId): Promise<string> {
       const caseId = randomUUID();
       const eventId = randomUUID();
       const transactionId = transferIds.get(reference)!;
@@ -420,18 +420,43 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
         [eventId, transactionId, reference, alice.accounts.XAF, bob.accounts.XAF, alice.userId, bob.userId],
       );
       await p.sql.query(
-        `INSERT INTO orchestrator.monitoring_cases (id, subject_user_id, subject_kind, status, first_alert_at, last_alert_at, pending_request_id)
-         VALUES ($1, $2, 'CUSTOMER', $3, now(), now(), $4)`,
-        [caseId, subject.userId, status, status === 'DECISION_PENDING' ? randomUUID() : null],
+        `INSERT INTO orchestrator.monitoring_cases (id, subject_user_id, subject_kind, status, first_alert_at, last_alert_at, pending_request_id,
+                assignee_id, assigned_at, first_assigned_at)
+         VALUES ($1, $2, 'CUSTOMER', $3, now(), now(), $4, $5, now(), now())`,
+        [caseId, subject.userId, status, status === 'DECISION_PENDING' ? randomUUID() : null, assignee],
       );
+      // from a JSON object: the table's columns as they are (a key for a column it does not have is ignored)
+      const now = new Date();
+      const alert = {
+        id: randomUUID(),
+        rule: 'PASS_THROUGH',
+        subject_user_id: subject.userId,
+        subject_kind: 'CUSTOMER',
+        currency: 'XAF',
+        scope: '',
+        window_start: new Date(now.getTime() - HOUR).toISOString(),
+        window_end: now.toISOString(),
+        config_version: 1,
+        reason: '100 000 XAF in, 60 000 XAF out within the hour',
+        figures: {},
+        transaction_ids: [transactionId],
+        operations_total: 1,
+        truncated: false,
+        trigger_event_id: eventId,
+        case_id: caseId,
+        raised_at: now.toISOString(),
+      };
       await p.sql.query(
-        `INSERT INTO orchestrator.monitoring_alerts (id, rule, subject_user_id, subject_kind, currency, window_start, window_end, config_version,
-                reason, figures, transaction_ids, trigger_event_id, case_id)
-         VALUES ($1, 'PASS_THROUGH', $2, 'CUSTOMER', 'XAF', now() - interval '1 hour', now(), 1,
-                 '100 000 XAF in, 60 000 XAF out within the hour', '{}'::jsonb, ARRAY[$3::uuid], $4, $5)`,
-        [randomUUID(), subject.userId, transactionId, eventId, caseId],
+        `INSERT INTO orchestrator.monitoring_alerts SELECT * FROM jsonb_populate_record(NULL::orchestrator.monitoring_alerts, $1::jsonb)`,
+        [JSON.stringify(alert)],
       );
       return caseId;
+    }
+
+    /** The body of a report on the case as the officer reads it now (its `version`). */
+    async function reportOn(caseId: string): Promise<Record<string, unknown>> {
+      const read = await p.call('GET', `/api/v1/compliance/cases/${caseId}`, { token: officer.token });
+      return { caseId, expectedVersion: read.body.version ?? 0, ...BODY };
     }
 
     const BODY = {
@@ -442,7 +467,8 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
 
     it('is built from the case, stored, and closes the case in the same transaction', async () => {
       const caseId = await openCase(alice, above.E_MONEY_TRANSFER[0]);
-      const res = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: { caseId, ...BODY } });
+      const body = await reportOn(caseId);
+      const res = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body });
       expect(res.status).toBe(201);
       strId = res.body.id;
       expect(res.body).toMatchObject({ kind: 'SUSPICION', caseId, state: 'GENERATED', operationCount: 1, generatedBy: officer.userId });
@@ -492,17 +518,36 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       expect(lines[1]).toContain(`${above.E_MONEY_TRANSFER[0]},`);
       expect(lines[1].endsWith(',PASS_THROUGH')).toBe(true);
 
-      const again = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: { caseId, ...BODY } });
+      const again = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body });
       expect([again.status, again.body.code]).toEqual([409, 'CASE_ALREADY_REPORTED']);
     });
 
     it('a case the monitoring module refuses to close leaves no report behind', async () => {
       const caseId = await openCase(bob, above.E_MONEY_TRANSFER[0], 'DECISION_PENDING');
-      const res = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: { caseId, ...BODY } });
+      const res = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: await reportOn(caseId) });
       expect([res.status, res.body.code]).toEqual([409, 'CASE_DECISION_PENDING']);
       expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE case_id = $1`, [caseId])).toBe(0);
-      const unknown = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: { caseId: randomUUID(), ...BODY } });
+      const unknown = await p.call('POST', `${REPORTS}/suspicion`, {
+        token: officer.token,
+        body: { caseId: randomUUID(), expectedVersion: 0, ...BODY },
+      });
       expect([unknown.status, unknown.body.code]).toEqual([404, 'CASE_NOT_FOUND']);
+      const noVersion = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: { caseId, ...BODY } });
+      expect([noVersion.status, noVersion.body.errors]).toEqual([
+        400,
+        [expect.objectContaining({ field: 'expectedVersion', code: 'INVALID_VERSION' })],
+      ]);
+    });
+
+    it('only the officer the case is assigned to makes its report; nothing is stored otherwise', async () => {
+      // assigned to another officer
+      const caseId = await openCase(await p.register('CUSTOMER'), above.E_MONEY_TRANSFER[0], 'IN_REVIEW', randomUUID());
+      const body = await reportOn(caseId);
+      const res = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body });
+      expect([res.status, res.body.code]).toEqual([409, 'CASE_NOT_ASSIGNED_TO_YOU']);
+      expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE case_id = $1`, [caseId])).toBe(0);
+      const row = await p.sql.query(`SELECT status, decision FROM orchestrator.monitoring_cases WHERE id = $1`, [caseId]);
+      expect(row.rows).toEqual([{ status: 'IN_REVIEW', decision: null }]);
     });
 
     it('filed by phone 49 hours ago and not confirmed: overdue, listed, alerted once with an ERROR line and the metric', async () => {

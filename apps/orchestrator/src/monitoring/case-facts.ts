@@ -57,6 +57,8 @@ export interface CaseFacts {
   status: string;
   assigneeId: string | null;
   openedAt: string;
+  /** the case's version (how many history events it has), as the case view shows it */
+  version: number;
   subject: CaseSubject;
   alerts: CaseAlertFact[];
   /** every operation attached to the case (by its alerts or as evidence), oldest first */
@@ -64,13 +66,27 @@ export interface CaseFacts {
   notes: CaseNoteFact[];
 }
 
+/** Who closes which case by which report, and the case version they decided on. */
+export interface SuspicionClosing {
+  caseId: string;
+  /** the `version` of the case view the officer read: a case that moved since is refused (409 CASE_CHANGED) */
+  expectedVersion: number;
+  reportId: string;
+  actorId: string;
+}
+
 export interface CaseFactsSource {
-  /** The case's facts; throws AppException CASE_NOT_FOUND when there is no such case. */
+  /** The case's facts as they are now; throws AppException CASE_NOT_FOUND when there is no such case. */
   factsOf(caseId: string): Promise<CaseFacts>;
   /**
    * Closes the case with the decision SUSPICION_REPORT naming the report, inside the caller's
-   * transaction `tx` (the report row and the case's closing commit together). Refuses a case that
-   * is already closed with an AppException (409).
+   * transaction `tx`, and hands `report` the case's facts read in that same transaction with the
+   * case row locked: the report is built and stored from exactly what is closed, and nothing can
+   * join the case in between. `report` stores the report row in `tx`; if it throws, nothing is closed.
+   *
+   * Refused with an AppException, before `report` runs: CASE_NOT_FOUND; CASE_CLOSED (or
+   * CASE_ALREADY_REPORTED when a report closed it); CASE_DECISION_PENDING; CASE_NOT_ASSIGNED_TO_YOU
+   * (only the case's assignee decides it); CASE_CHANGED (the case is no longer at `expectedVersion`).
    */
-  closeWithSuspicionReport(tx: RawQueryable, caseId: string, reportId: string, actorId: string): Promise<void>;
+  closeWithSuspicionReport(tx: RawQueryable, closing: SuspicionClosing, report: (facts: CaseFacts) => Promise<void>): Promise<void>;
 }

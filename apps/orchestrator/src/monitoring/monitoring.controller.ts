@@ -7,13 +7,14 @@ import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { AuditTarget, AuditedRead } from '../staff-audit/audit-metadata';
 import { CaseActions } from './cases/case-actions.service';
 import { CaseQueries } from './cases/case-queries.service';
-import { AlertPageView, AlertView, CaseDecisionView, CaseDetailView, CasePageView } from './cases/case.views';
+import { AlertPageView, AlertView, CaseDecisionView, CaseDetailView, CaseOperationPageView, CasePageView } from './cases/case.views';
 import {
   AlertsQueryDto,
   AssignCaseDto,
   CaseDecisionDto,
   CaseEvidenceDto,
   CaseNoteDto,
+  CaseOperationsQueryDto,
   CasesQueryDto,
   RuleFailuresQueryDto,
 } from './cases/cases.dto';
@@ -87,13 +88,32 @@ export class MonitoringController {
   @ApiOperation({
     summary: 'One compliance case with everything it holds',
     description:
-      'The subject (name, phone, accounts, link to the 360 view), every alert, every piece of evidence, every operation behind them, ' +
-      'the clock and the full append-only history (opened, alert added, assigned, note, evidence, decision requested or withdrawn, decided).',
+      'The subject (name, phone, accounts, link to the 360 view), its first 50 alerts (alertCount: all of them; the rest at ' +
+      'GET /api/v1/compliance/alerts?caseId=), every piece of evidence, its first 100 operations with operationsTotal (the rest at ' +
+      'GET /api/v1/compliance/cases/{caseId}/operations), the clock, the full append-only history (opened, alert added, assigned, ' +
+      'note, evidence, decision requested or withdrawn, decided) and `version`, the number of history events, which a decision or ' +
+      'a suspicion report sends back as `expectedVersion`.',
   })
   @ApiOkResponse({ type: CaseDetailView })
   @ApiErrors('VALIDATION_ERROR', 'CASE_NOT_FOUND')
   case(@Param('caseId', uuid('caseId')) caseId: string): Promise<CaseDetailView> {
     return this.queries.detail(caseId.toLowerCase());
+  }
+
+  @Get('cases/:caseId/operations')
+  @Officer()
+  @AuditedRead(CASE_TARGET)
+  @CaseParam()
+  @ApiOperation({
+    summary: 'The operations of a compliance case, oldest first',
+    description:
+      'Every operation its alerts name and every operation attached as evidence, as the monitoring feed received it, in keyset ' +
+      'pages of `limit` (20 by default); the case view shows the first 100 and gives the cursor of the next ones.',
+  })
+  @ApiOkResponse({ type: CaseOperationPageView })
+  @ApiErrors('VALIDATION_ERROR', 'CASE_NOT_FOUND')
+  operations(@Param('caseId', uuid('caseId')) caseId: string, @Query() query: CaseOperationsQueryDto): Promise<CaseOperationPageView> {
+    return this.queries.operations(caseId.toLowerCase(), query.cursor, query.limit ?? 20);
   }
 
   @Post('cases/:caseId/assignment')
@@ -143,10 +163,18 @@ export class MonitoringController {
       'TRANSACTION: an operation the monitoring feed received, by its ledger reference (it then counts among the case’s operations). ' +
       'PERSON_360: a person’s 360 view (the subject by default), read now with the caller’s rights and kept whole as the snapshot ' +
       '(at most 64 KiB of JSON: longer lists are shortened to their newest items and named in `snapshotCut`), with the link to the ' +
-      'live view. Who attached it and when are kept.',
+      'live view. Who attached it and when are kept. Reading a 360 view is recorded in the staff audit trail naming the person ' +
+      '(target `person`, the case in its details), besides the records of this write naming the case.',
   })
   @ApiOkResponse({ type: CaseDetailView, description: 'the case with the evidence' })
-  @ApiErrors('VALIDATION_ERROR', 'CASE_NOT_FOUND', 'CASE_CLOSED', 'MONITORED_OPERATION_NOT_FOUND', 'PERSON_NOT_FOUND')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'CASE_NOT_FOUND',
+    'CASE_CLOSED',
+    'MONITORED_OPERATION_NOT_FOUND',
+    'PERSON_NOT_FOUND',
+    'AUDIT_TRAIL_UNAVAILABLE',
+  )
   evidence(
     @Param('caseId', uuid('caseId')) caseId: string,
     @Body() body: CaseEvidenceDto,
@@ -162,13 +190,14 @@ export class MonitoringController {
   @ApiOperation({
     summary: 'Decide a case',
     description:
-      'By the officer the case is assigned to. NO_ACTION closes the case now (200). FREEZE submits a CASE_FREEZE request (202): the ' +
-      'case waits in DECISION_PENDING until another holder of compliance.monitoring approves it at /api/backoffice/approvals, which ' +
+      'By the officer the case is assigned to, on the case as they last read it: `expectedVersion` is the `version` of that read, and ' +
+      'a case that moved since (a new alert joined it, a note, evidence, an assignment) is refused with 409 CASE_CHANGED, nothing ' +
+      'changed. NO_ACTION closes the case now (200). FREEZE submits a CASE_FREEZE request (202), always on four eyes: the case ' +
+      'waits in DECISION_PENDING until another holder of compliance.monitoring approves it at /api/backoffice/approvals, which ' +
       'freezes the person and closes the case FREEZE linked to the request; a rejected or expired request puts the case back in ' +
-      'review. 200 with the case closed when APPROVALS_ONE_PERSON_ACTIONS lists CASE_FREEZE. A suspicion report closes a case from ' +
-      'the regulatory reports module.',
+      'review. A suspicion report closes a case from the regulatory reports module.',
   })
-  @ApiOkResponse({ type: CaseDecisionView, description: 'the case closed (NO_ACTION, or FREEZE configured one-person)' })
+  @ApiOkResponse({ type: CaseDecisionView, description: 'NO_ACTION: the case closed' })
   @ApiAcceptedResponse({ type: CaseDecisionView, description: 'FREEZE: the case waits for the CASE_FREEZE request' })
   @ApiErrors(
     'VALIDATION_ERROR',
@@ -176,6 +205,7 @@ export class MonitoringController {
     'CASE_CLOSED',
     'CASE_DECISION_PENDING',
     'CASE_NOT_ASSIGNED_TO_YOU',
+    'CASE_CHANGED',
     'CASE_SUBJECT_ALREADY_FROZEN',
     'CASE_SUBJECT_NOT_FREEZABLE',
     'APPROVAL_DUPLICATE_PENDING',
@@ -186,7 +216,7 @@ export class MonitoringController {
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CaseDecisionView> {
-    const { view, pending } = await this.actions.decide(caseId.toLowerCase(), body.decision, body.note, user);
+    const { view, pending } = await this.actions.decide(caseId.toLowerCase(), body.decision, body.note, body.expectedVersion, user);
     reply.status(pending ? 202 : 200);
     return view;
   }
@@ -197,7 +227,8 @@ export class MonitoringController {
     summary: 'The monitoring rules in force',
     description:
       'The version of the monitoring configuration section in force, who made it and why, each rule on or off, and every threshold. ' +
-      'Administrators change it with POST /api/config/monitoring/versions (CONFIG_CHANGE, four eyes).',
+      'Compliance officers and administrators propose a change with POST /api/config/monitoring/versions (CONFIG_CHANGE), which ' +
+      'only a compliance officer approves.',
   })
   @ApiOkResponse({ type: MonitoringRulesView })
   @ApiErrors('INTERNAL_ERROR')

@@ -86,12 +86,23 @@ export class RegulatoryReportsController {
   @ApiOperation({
     summary: 'Make a suspicion report from a compliance case, closing the case',
     description:
-      'Built from the case’s facts (subject, every operation with both parties, totals, each alert’s rule and reason) with the ' +
-      'officer’s grounds and narrative, stored, and the case closed with the decision SUSPICION_REPORT in the same database ' +
-      'transaction. Then file it (by phone or electronically) and confirm it in writing within 48 hours.',
+      'By the officer the case is assigned to (CASE_NOT_ASSIGNED_TO_YOU otherwise), on the case as they last read it: ' +
+      '`expectedVersion` is the `version` of GET /api/v1/compliance/cases/{caseId}, and a case that moved since (a new alert ' +
+      'joined it) is refused with 409 CASE_CHANGED, nothing stored. Built from the case’s facts read with the case locked ' +
+      '(subject, every operation with both parties, totals, each alert’s rule and reason) with the officer’s grounds and ' +
+      'narrative, stored, and the case closed with the decision SUSPICION_REPORT in the same database transaction. Then file ' +
+      'it (by phone or electronically) and confirm it in writing within 48 hours.',
   })
   @ApiCreatedResponse({ type: RegulatoryReportDetailView })
-  @ApiErrors('VALIDATION_ERROR', 'CASE_NOT_FOUND', 'CASE_ALREADY_REPORTED', 'CASE_CLOSED', 'CASE_DECISION_PENDING')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'CASE_NOT_FOUND',
+    'CASE_ALREADY_REPORTED',
+    'CASE_CLOSED',
+    'CASE_DECISION_PENDING',
+    'CASE_NOT_ASSIGNED_TO_YOU',
+    'CASE_CHANGED',
+  )
   suspicion(@Body() body: SuspicionReportBody, @CurrentUser() user: AuthUser): Promise<RegulatoryReportDetailView> {
     return this.reports.suspicion(body, user);
   }

@@ -119,50 +119,52 @@ export class RegulatoryReportsService {
   // --- suspicion reports -----------------------------------------------------------------------
 
   /**
-   * A suspicion report from a case: built from the case's facts, stored, and the case closed with
-   * the decision SUSPICION_REPORT in the same database transaction (both or neither).
+   * A suspicion report from a case, made by the officer the case is assigned to on the case version
+   * they read: in one database transaction the case row is locked, its facts read under that lock,
+   * the report built from them and stored, and the case closed with the decision SUSPICION_REPORT
+   * (both or neither). An alert that comes meanwhile waits and opens a new case.
    */
   async suspicion(body: SuspicionReportBody, actor: ReportActor): Promise<RegulatoryReportDetailView> {
-    const cases = this.cases;
-    const facts = await cases.factsOf(body.caseId);
-    const now = this.clock.now();
     const id = randomUUID();
-    const subject = UUID.test(facts.subject.userId) ? await this.identities.subject(facts.subject.userId) : null;
-    const party = await this.identities.resolver(
-      [],
-      facts.operations.flatMap((op) => [op.sourceAccountId, op.destinationAccountId]),
-    );
-    const content = buildSuspicionContent(
-      facts,
-      {
-        reference: suspicionReference(businessDayOf(now), id),
-        generatedAt: now.toISOString(),
-        generatedBy: actor,
-        grounds: body.grounds,
-        narrative: body.narrative,
-      },
-      subject,
-      party,
-    );
     await this.store.db.transaction(async (tx) => {
-      try {
-        await this.store.insert(tx, {
-          id,
-          kind: 'SUSPICION',
-          reference: content.reference,
-          periodDate: businessDayOf(now),
-          caseId: facts.caseId,
-          ...this.hashed(content),
-          operationCount: content.operations.length,
-          generatedBy: actor.userId,
-          generatedByRole: actor.role,
-          trigger: 'ON_DEMAND',
-        });
-      } catch (error) {
-        if ((error as { code?: string }).code === '23505') throw new AppException('CASE_ALREADY_REPORTED');
-        throw error;
-      }
-      await cases.closeWithSuspicionReport(tx, facts.caseId, id, actor.userId);
+      const closing = { caseId: body.caseId.toLowerCase(), expectedVersion: body.expectedVersion, reportId: id, actorId: actor.userId };
+      await this.cases.closeWithSuspicionReport(tx, closing, async (facts) => {
+        const now = this.clock.now();
+        const subject = UUID.test(facts.subject.userId) ? await this.identities.subject(facts.subject.userId) : null;
+        const party = await this.identities.resolver(
+          [],
+          facts.operations.flatMap((op) => [op.sourceAccountId, op.destinationAccountId]),
+        );
+        const content = buildSuspicionContent(
+          facts,
+          {
+            reference: suspicionReference(businessDayOf(now), id),
+            generatedAt: now.toISOString(),
+            generatedBy: actor,
+            grounds: body.grounds,
+            narrative: body.narrative,
+          },
+          subject,
+          party,
+        );
+        try {
+          await this.store.insert(tx, {
+            id,
+            kind: 'SUSPICION',
+            reference: content.reference,
+            periodDate: businessDayOf(now),
+            caseId: facts.caseId,
+            ...this.hashed(content),
+            operationCount: content.operations.length,
+            generatedBy: actor.userId,
+            generatedByRole: actor.role,
+            trigger: 'ON_DEMAND',
+          });
+        } catch (error) {
+          if ((error as { code?: string }).code === '23505') throw new AppException('CASE_ALREADY_REPORTED');
+          throw error;
+        }
+      });
     });
     return this.get(id);
   }

@@ -9,6 +9,7 @@ import { CaseStore } from './case.store';
 import type { CaseRow } from './case.types';
 import type { CaseDecisionView, CaseDetailView } from './case.views';
 import { OfficersClient } from './officers.client';
+import { PersonReadAudit } from './person-read.audit';
 import { boundSnapshot } from './person-snapshot';
 
 /** A case that can still change: not closed (and, for a decision, not waiting for one). */
@@ -22,6 +23,16 @@ export function assertDecidable(row: CaseRow, userId: string): void {
     throw new AppException('CASE_DECISION_PENDING', `Case ${row.reference} waits for the FREEZE request ${row.pending_request_id}`);
   }
   if (row.assignee_id !== userId) throw new AppException('CASE_NOT_ASSIGNED_TO_YOU', `Case ${row.reference} is not assigned to you`);
+}
+
+/**
+ * The case is still at the version the officer read (its number of history events, locked with the
+ * row): a decision on a case that moved since, say a new alert joined it, would close what nobody saw.
+ */
+export function assertVersion(row: CaseRow, version: number, expected: number): void {
+  if (version !== expected) {
+    throw new AppException('CASE_CHANGED', `Case ${row.reference} is at version ${version}, not ${expected}: read it again, then decide`);
+  }
 }
 
 export interface EvidenceInput {
@@ -45,6 +56,7 @@ export class CaseActions {
     private readonly officers: OfficersClient,
     private readonly approvals: ApprovalsService,
     private readonly people: Person360Service,
+    private readonly audit: PersonReadAudit,
   ) {}
 
   /** To the caller when `assigneeId` is absent; to another officer otherwise. Assigning to the current assignee changes nothing. */
@@ -80,26 +92,35 @@ export class CaseActions {
     const details =
       input.kind === 'TRANSACTION'
         ? await this.transactionEvidence(input)
-        : await this.personEvidence(input.userId ?? current.subject_user_id, user);
+        : await this.personEvidence(caseId, input.userId ?? current.subject_user_id, user);
     return this.change(caseId, async (tx, row) => {
       assertOpen(row);
       await this.store.event(tx, caseId, 'EVIDENCE', user.userId, { ...details, note: input.note ?? null });
     });
   }
 
-  /** NO_ACTION closes the case now; FREEZE submits CASE_FREEZE (the case waits, DECISION_PENDING, for a second officer). */
+  /**
+   * NO_ACTION closes the case now; FREEZE submits CASE_FREEZE (the case waits, DECISION_PENDING, for
+   * a second officer). Both only on the case at `expectedVersion`, the version the officer read.
+   */
   async decide(
     caseId: string,
     decision: 'NO_ACTION' | 'FREEZE',
     note: string,
+    expectedVersion: number,
     user: AuthUser,
   ): Promise<{ view: CaseDecisionView; pending: boolean }> {
     if (decision === 'FREEZE') {
-      const request = await this.approvals.submit(user, { action: 'CASE_FREEZE', payload: { caseId, reason: note }, reason: note });
+      const request = await this.approvals.submit(user, {
+        action: 'CASE_FREEZE',
+        payload: { caseId, reason: note, expectedVersion },
+        reason: note,
+      });
       return { view: { case: await this.queries.detail(caseId), approvalRequest: request }, pending: request.status === 'PENDING' };
     }
     const detail = await this.change(caseId, async (tx, row) => {
       assertDecidable(row, user.userId);
+      assertVersion(row, await this.store.version(caseId, tx), expectedVersion);
       await tx.query(
         `UPDATE orchestrator.monitoring_cases
             SET status = 'CLOSED', decision = 'NO_ACTION', decision_note = $2, decided_by = $3, decided_at = now() WHERE id = $1`,
@@ -125,12 +146,15 @@ export class CaseActions {
    * The person's 360 view as the officer sees it now (`/api/backoffice/people/{userId}`, read with
    * the officer's own rights), kept whole as the snapshot up to MAX_SNAPSHOT_BYTES, with when it
    * was read and which lists had to be shortened; the event's actor says who. The link still leads
-   * to the live view, which changes as the person does.
+   * to the live view, which changes as the person does. The read is recorded in the staff audit
+   * trail naming the person (`person-read.audit.ts`).
    */
-  private async personEvidence(personId: string, user: AuthUser): Promise<Record<string, unknown>> {
+  private async personEvidence(caseId: string, personId: string, user: AuthUser): Promise<Record<string, unknown>> {
     const userId = personId.toLowerCase();
     const takenAt = new Date().toISOString();
-    const { snapshot, cut, bytes } = boundSnapshot(await this.people.view(userId, user));
+    const view = await this.people.view(userId, user);
+    await this.audit.record(caseId, userId, user);
+    const { snapshot, cut, bytes } = boundSnapshot(view);
     return {
       kind: 'PERSON_360',
       userId,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
-import { type RawQueryable, queryRows } from '@mm/platform';
-import type { CaseFacts, CaseFactsSource, CaseOperationFact } from '../case-facts';
+import type { RawQueryable } from '@mm/platform';
+import type { CaseFacts, CaseFactsSource, CaseOperationFact, SuspicionClosing } from '../case-facts';
+import { assertDecidable, assertVersion } from './case-actions.service';
 import { CaseStore } from './case.store';
 import type { OperationRow } from './case.types';
 
@@ -27,17 +28,16 @@ export function operationFact(row: OperationRow): CaseOperationFact {
 export class CaseFactsService implements CaseFactsSource {
   constructor(private readonly store: CaseStore) {}
 
-  async factsOf(caseId: string): Promise<CaseFacts> {
-    const row = await this.store.get(caseId);
-    const [alerts, events, person] = await Promise.all([
-      this.store.alertsOfCase(caseId),
-      this.store.events(caseId),
-      this.person(row.subject_user_id),
-    ]);
+  /** Read one query after another: inside a transaction they share one connection. */
+  async factsOf(caseId: string, db: RawQueryable = this.store.db): Promise<CaseFacts> {
+    const row = await this.store.get(caseId, db);
+    const alerts = await this.store.alertsOfCase(caseId, db);
+    const events = await this.store.events(caseId, db);
+    const person = await this.store.identity(row.subject_user_id, db);
     const evidence = events
       .filter((e) => e.kind === 'EVIDENCE' && e.details.kind === 'TRANSACTION')
       .map((e) => String(e.details.transactionId));
-    const operations = await this.store.operations([...new Set([...alerts.flatMap((a) => a.transaction_ids), ...evidence])]);
+    const operations = await this.store.operations([...new Set([...alerts.flatMap((a) => a.transaction_ids), ...evidence])], db);
     const referenceOf = new Map(operations.map((op) => [op.transaction_id, op.reference]));
     return {
       caseId: row.id,
@@ -45,6 +45,7 @@ export class CaseFactsService implements CaseFactsSource {
       status: row.status,
       assigneeId: row.assignee_id,
       openedAt: row.opened_at.toISOString(),
+      version: events.length,
       subject: { kind: row.subject_kind, userId: row.subject_user_id, ...person },
       alerts: alerts.map((a) => ({
         alertId: a.id,
@@ -61,13 +62,20 @@ export class CaseFactsService implements CaseFactsSource {
     };
   }
 
-  /** Closes the case SUSPICION_REPORT in the caller's transaction: the report and the closing commit together. */
-  async closeWithSuspicionReport(tx: RawQueryable, caseId: string, reportId: string, actorId: string): Promise<void> {
+  /**
+   * Locks the case row, checks that the actor may decide it at the version they saw, gives its
+   * facts (read under the lock) to `report`, then closes it SUSPICION_REPORT: all in `tx`. An alert
+   * raised meanwhile waits for the lock and then joins a closed case's successor, never this one.
+   */
+  async closeWithSuspicionReport(tx: RawQueryable, closing: SuspicionClosing, report: (facts: CaseFacts) => Promise<void>): Promise<void> {
+    const { caseId, expectedVersion, reportId, actorId } = closing;
     const row = await this.store.get(caseId, tx, true);
-    if (row.status === 'CLOSED') throw new AppException('CASE_CLOSED', `Case ${row.reference} is already closed (${row.decision})`);
-    if (row.status === 'DECISION_PENDING') {
-      throw new AppException('CASE_DECISION_PENDING', `Case ${row.reference} waits for the FREEZE request ${row.pending_request_id}`);
+    if (row.status === 'CLOSED' && row.decision === 'SUSPICION_REPORT') {
+      throw new AppException('CASE_ALREADY_REPORTED', `Case ${row.reference} was closed by the suspicion report ${row.decision_report_id}`);
     }
+    assertDecidable(row, actorId);
+    assertVersion(row, await this.store.version(caseId, tx), expectedVersion);
+    await report(await this.factsOf(caseId, tx));
     await tx.query(
       `UPDATE orchestrator.monitoring_cases
           SET status = 'CLOSED', decision = 'SUSPICION_REPORT', decision_report_id = $2, decided_by = $3, decided_at = now()
@@ -75,18 +83,5 @@ export class CaseFactsService implements CaseFactsSource {
       [caseId, reportId, actorId],
     );
     await this.store.event(tx, caseId, 'DECIDED', actorId, { decision: 'SUSPICION_REPORT', reportId });
-  }
-
-  /** Name, phone and ledger accounts of the person, as the orchestrator's identities hold them. */
-  private async person(userId: string): Promise<{ name: string | null; phone: string | null; accountIds: string[] }> {
-    const [row] = await queryRows<{ name: string | null; phone: string | null; account_ids: string[] | null }>(
-      this.store.db,
-      `SELECT p.first_name || ' ' || p.last_name AS name, c.phone,
-              (SELECT array_agg(a.account_id::text ORDER BY a.currency, a.purpose) FROM orchestrator.ledger_accounts a WHERE a.customer_id = c.id) AS account_ids
-         FROM orchestrator.customers c LEFT JOIN orchestrator.profiles p ON p.customer_id = c.id
-        WHERE c.user_id = $1`,
-      [userId],
-    );
-    return { name: row?.name ?? null, phone: row?.phone ?? null, accountIds: row?.account_ids ?? [] };
   }
 }

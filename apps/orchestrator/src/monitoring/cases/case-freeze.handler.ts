@@ -1,18 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { AppException } from '@mm/errors';
+import { AppException, type FieldError } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import type { AuthUser } from '../../access/permissions';
 import { AdminUsersService } from '../../admin/admin-users.service';
 import type { ApprovalHandler, PreparedState } from '../../approvals/approval-handler';
 import { CustomersService } from '../../customers/customers.service';
 import { readPayload } from '../../backoffice/people/approval-payload';
-import { assertDecidable } from './case-actions.service';
+import { assertDecidable, assertVersion } from './case-actions.service';
 import { CaseStore } from './case.store';
 
 export interface CaseFreezePayload {
   caseId: string;
   /** the deciding officer's words: the case's decision note and the freeze's reason */
   reason: string;
+  /** the case version the officer decided on (`version` of the case view) */
+  expectedVersion: number;
 }
 
 interface Prepared {
@@ -28,13 +30,23 @@ const REASON = {
   message: 'must be 3 to 500 characters',
 };
 
+const MAX_VERSION = 2_147_483_647;
+
+function versionError(value: unknown): FieldError | null {
+  if (value === undefined) return { field: 'payload.expectedVersion', code: 'REQUIRED', message: 'is required' };
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_VERSION) {
+    return { field: 'payload.expectedVersion', code: 'INVALID_VERSION', message: `must be an integer from 0 to ${MAX_VERSION}` };
+  }
+  return null;
+}
+
 function preparedOf(state: PreparedState): Prepared {
   return state as unknown as Prepared;
 }
 
 /**
- * CASE_FREEZE: a compliance case closed with the decision FREEZE. Submitting it (the officer the
- * case is assigned to) puts the case in DECISION_PENDING with the request's id, so nobody closes it
+ * CASE_FREEZE: a compliance case closed with the decision FREEZE, always on four eyes. Submitting
+ * it (the officer the case is assigned to, on the case version they read) puts the case in DECISION_PENDING with the request's id, so nobody closes it
  * otherwise meanwhile; approving it (another holder of `compliance.monitoring`) freezes the person
  * as the checker (AdminUsersService: our status and auth's, sessions ended) and closes the case
  * FREEZE, linked to the request, decided by the maker. A rejected, expired or failed request puts
@@ -45,7 +57,8 @@ export class CaseFreezeHandler implements ApprovalHandler<CaseFreezePayload> {
   readonly action = 'CASE_FREEZE' as const;
   readonly makerPermission = 'compliance.monitoring' as const;
   readonly checkerPermission = 'compliance.monitoring' as const;
-  readonly fourEyesMandatory = false;
+  /** Freezing a person on one officer's word is what this action exists to prevent: APPROVALS_ONE_PERSON_ACTIONS may not list it. */
+  readonly fourEyesMandatory = true;
 
   constructor(
     private readonly store: CaseStore,
@@ -54,11 +67,23 @@ export class CaseFreezeHandler implements ApprovalHandler<CaseFreezePayload> {
   ) {}
 
   parse(payload: unknown): CaseFreezePayload {
-    const { caseId, reason } = readPayload(payload, {
-      caseId: { test: isUuid, code: 'INVALID_UUID', message: 'must be a UUID' },
-      reason: REASON,
-    });
-    return { caseId: caseId.toLowerCase(), reason };
+    const body = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
+    const { expectedVersion, ...fields } = body;
+    const versionRefused = versionError(expectedVersion);
+    let read: { caseId: string; reason: string };
+    try {
+      read = readPayload(fields, { caseId: { test: isUuid, code: 'INVALID_UUID', message: 'must be a UUID' }, reason: REASON });
+    } catch (error) {
+      const errors = (error as AppException).errors;
+      if (!versionRefused || !errors) throw error;
+      throw new AppException('VALIDATION_ERROR', `${(error as Error).message}; payload.expectedVersion ${versionRefused.message}`, {
+        errors: [...errors, versionRefused],
+      });
+    }
+    if (versionRefused) {
+      throw new AppException('VALIDATION_ERROR', `${versionRefused.field} ${versionRefused.message}`, { errors: [versionRefused] });
+    }
+    return { caseId: read.caseId.toLowerCase(), reason: read.reason, expectedVersion: expectedVersion as number };
   }
 
   describe(payload: CaseFreezePayload, prepared?: PreparedState) {
@@ -78,6 +103,7 @@ export class CaseFreezeHandler implements ApprovalHandler<CaseFreezePayload> {
     return this.store.transaction(async (tx) => {
       const row = await this.store.get(payload.caseId, tx, true);
       assertDecidable(row, maker.userId);
+      assertVersion(row, await this.store.version(row.id, tx), payload.expectedVersion);
       const person = await this.customers.findByUserId(row.subject_user_id);
       if (!person || person.status === 'closed') throw new AppException('CASE_SUBJECT_NOT_FREEZABLE');
       if (person.status === 'frozen') throw new AppException('CASE_SUBJECT_ALREADY_FROZEN');

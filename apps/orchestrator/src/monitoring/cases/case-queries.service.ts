@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
-import { type RawQueryable, queryRows } from '@mm/platform';
+import { queryRows } from '@mm/platform';
 import { decodeCursor, encodeCursor } from '../../common/cursor';
-import { CaseFactsService, operationFact } from './case-facts.service';
+import { operationFact } from './case-facts.service';
 import { CaseStore } from './case.store';
 import { ALERT_COLUMNS, type AlertRow, CASE_COLUMNS, type CaseEventRow, type CaseRow } from './case.types';
 import type {
@@ -11,6 +11,7 @@ import type {
   CaseClockView,
   CaseDetailView,
   CaseEvidenceView,
+  CaseOperationPageView,
   CasePageView,
   CaseSummaryView,
 } from './case.views';
@@ -23,6 +24,10 @@ export interface AlertFilter {
   limit: number;
 }
 
+/** How many alerts and operations the case view holds; the rest are paged (`alertCount`, `operationsTotal`). */
+export const CASE_VIEW_ALERTS = 50;
+export const CASE_VIEW_OPERATIONS = 100;
+
 export interface CaseFilter {
   status?: string;
   assigneeId?: string;
@@ -30,6 +35,8 @@ export interface CaseFilter {
   cursor?: string;
   limit: number;
 }
+
+const operationKey = (at: Date, transactionId: string): [string, string] => [new Date(at).toISOString(), transactionId];
 
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 const seconds = (from: Date, to: Date | null): number | null =>
@@ -97,10 +104,7 @@ function historyDetails(event: CaseEventRow): Record<string, unknown> {
 /** Officers' reads of alerts and cases: keyset pages, newest first, and one case with everything it holds. */
 @Injectable()
 export class CaseQueries {
-  constructor(
-    private readonly store: CaseStore,
-    private readonly facts: CaseFactsService,
-  ) {}
+  constructor(private readonly store: CaseStore) {}
 
   async alerts(filter: AlertFilter): Promise<AlertPageView> {
     const after = filter.cursor ? decodeCursor(filter.cursor) : null;
@@ -156,27 +160,52 @@ export class CaseQueries {
     };
   }
 
-  async detail(id: string, db: RawQueryable = this.store.db): Promise<CaseDetailView> {
-    const row = await this.store.get(id, db);
-    const [facts, alerts, events] = await Promise.all([this.facts.factsOf(id), this.store.alertsOfCase(id, db), this.store.events(id, db)]);
-    const evidenceIds = events
-      .filter((e) => e.kind === 'EVIDENCE' && e.details.kind === 'TRANSACTION')
-      .map((e) => String(e.details.transactionId));
-    const operations = await this.store.operations([...new Set([...alerts.flatMap((a) => a.transaction_ids), ...evidenceIds])], db);
+  /**
+   * The case as an officer works it, read once: its first CASE_VIEW_ALERTS alerts and first
+   * CASE_VIEW_OPERATIONS operations (oldest first) with their totals, every piece of evidence, the
+   * whole history, and `version`, the number of history events, which a decision must name.
+   */
+  async detail(id: string): Promise<CaseDetailView> {
+    const row = await this.store.get(id);
+    const [alerts, operations, events, person] = await Promise.all([
+      this.store.alertPage(id, CASE_VIEW_ALERTS),
+      this.store.operationPage(id, CASE_VIEW_OPERATIONS),
+      this.store.events(id),
+      this.store.identity(row.subject_user_id),
+    ]);
+    const lastShown = operations.rows[operations.rows.length - 1];
     return {
-      ...summaryOf({ ...row, alert_count: alerts.length }),
+      ...summaryOf({ ...row, alert_count: alerts.total }),
+      version: events.length,
       subject: {
-        kind: facts.subject.kind,
-        userId: facts.subject.userId,
-        name: facts.subject.name,
-        phone: facts.subject.phone,
-        accountIds: facts.subject.accountIds,
+        kind: row.subject_kind,
+        userId: row.subject_user_id,
+        ...person,
         person360: `/api/backoffice/people/${row.subject_user_id}`,
       },
-      alerts: await this.alertViews(alerts.map((a) => ({ ...a, case_reference: row.reference }))),
+      alerts: await this.alertViews(alerts.rows.map((a) => ({ ...a, case_reference: row.reference }))),
       evidence: events.filter((e) => e.kind === 'EVIDENCE').map(evidenceOf),
-      operations: operations.map(operationFact),
+      operations: operations.rows.map(operationFact),
+      operationsTotal: operations.total,
+      operationsNextCursor:
+        operations.total > operations.rows.length && lastShown
+          ? encodeCursor(operationKey(lastShown.occurred_at, lastShown.transaction_id))
+          : null,
       history: events.map((e) => ({ kind: e.kind, actorId: e.actor_id, details: historyDetails(e), at: e.at.toISOString() })),
+    };
+  }
+
+  /** The case's operations after the view's first ones (or any page of them), oldest first. */
+  async operations(id: string, cursor: string | undefined, limit: number): Promise<CaseOperationPageView> {
+    await this.store.get(id);
+    const after = cursor ? decodeCursor(cursor) : null;
+    const page = await this.store.operationPage(id, limit + 1, after);
+    const rows = page.rows.slice(0, limit);
+    const last = rows[rows.length - 1];
+    return {
+      items: rows.map(operationFact),
+      total: page.total,
+      nextCursor: page.rows.length > limit && last ? encodeCursor(operationKey(last.occurred_at, last.transaction_id)) : null,
     };
   }
 

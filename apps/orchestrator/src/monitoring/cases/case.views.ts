@@ -309,18 +309,55 @@ export class CaseOperationView {
   destinationAccountId: string;
 }
 
+export class CaseOperationPageView {
+  @ApiProperty({ type: [CaseOperationView], description: 'oldest first' })
+  items: CaseOperationView[];
+
+  @ApiProperty({ description: 'operations of the case in all (its alerts’ and its evidence’s)', example: 3 })
+  total: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'pass as `cursor` for the next page; null on the last page', example: null })
+  nextCursor: string | null;
+}
+
 export class CaseDetailView extends CaseSummaryView {
+  @ApiProperty({
+    description:
+      'the case’s version: how many history events it has. Any change (an alert joining, a note, evidence, an assignment) moves ' +
+      'it. A decision and a suspicion report send the version they were taken on as `expectedVersion` (409 CASE_CHANGED if it moved)',
+    example: 5,
+  })
+  version: number;
+
   @ApiProperty({ type: CaseSubjectView })
   subject: CaseSubjectView;
 
-  @ApiProperty({ type: [AlertView], description: 'oldest first' })
+  @ApiProperty({
+    type: [AlertView],
+    description: 'oldest first, at most the first 50 (`alertCount` says how many there are; all: GET /api/v1/compliance/alerts?caseId=)',
+  })
   alerts: AlertView[];
 
   @ApiProperty({ type: [CaseEvidenceView], description: 'oldest first' })
   evidence: CaseEvidenceView[];
 
-  @ApiProperty({ type: [CaseOperationView], description: 'every operation of the alerts and the evidence, oldest first' })
+  @ApiProperty({
+    type: [CaseOperationView],
+    description: 'the operations of the alerts and the evidence, oldest first, at most the first 100 (the rest: `operationsNextCursor`)',
+  })
   operations: CaseOperationView[];
+
+  @ApiProperty({ description: 'how many operations the case has in all', example: 3 })
+  operationsTotal: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'when the case has more operations than shown: `cursor` of GET /api/v1/compliance/cases/{caseId}/operations for the next ones',
+    example: null,
+  })
+  operationsNextCursor: string | null;
 
   @ApiProperty({ type: [CaseEventView], description: 'the full history, oldest first (append-only)' })
   history: CaseEventView[];
@@ -333,7 +370,7 @@ export class CaseDecisionView {
   @ApiProperty({
     type: ApprovalRequestView,
     nullable: true,
-    description: 'FREEZE: the CASE_FREEZE request (PENDING until a second officer approves it; EXECUTED when configured one-person)',
+    description: 'FREEZE: the CASE_FREEZE request, PENDING until a second officer approves it (never one-person)',
   })
   approvalRequest: ApprovalRequestView | null;
 }

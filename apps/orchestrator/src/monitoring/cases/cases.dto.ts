@@ -81,6 +81,26 @@ export class RuleFailuresQueryDto extends PageQuery {
   rule?: RuleCode;
 }
 
+/** `GET /cases/{caseId}/operations`: pages of `limit` (100 by default) after `cursor`. */
+export class CaseOperationsQueryDto extends PageQuery {}
+
+/** The case version an officer decides on (the `version` of the case view they read). */
+export function ExpectedVersion(what: string): PropertyDecorator {
+  return (target, key) => {
+    ApiProperty({
+      minimum: 0,
+      maximum: 2_147_483_647,
+      example: 5,
+      description:
+        `the \`version\` of the case as the officer last read it (GET /api/v1/compliance/cases/{caseId}); ${what} is refused with ` +
+        '409 CASE_CHANGED and nothing changes if the case moved since (a new alert, note, evidence, assignment) (field code INVALID_VERSION)',
+    })(target, key);
+    IsInt({ context: { code: 'INVALID_VERSION' } })(target, key);
+    Min(0, { context: { code: 'INVALID_VERSION' } })(target, key);
+    Max(2_147_483_647, { context: { code: 'INVALID_VERSION' } })(target, key);
+  };
+}
+
 export class AssignCaseDto {
   @ApiProperty({
     required: false,
@@ -178,4 +198,7 @@ export class CaseDecisionDto {
   })
   @ApprovalReason()
   note: string;
+
+  @ExpectedVersion('the decision')
+  expectedVersion: number;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { ExpectedVersion } from '../../monitoring/cases/cases.dto';
 
 /** `POST /api/v1/compliance/reports/suspicion`. */
 export class SuspicionReportBody {
@@ -10,6 +11,9 @@ export class SuspicionReportBody {
   })
   @IsUUID()
   caseId: string;
+
+  @ExpectedVersion('the report')
+  expectedVersion: number;
 
   @ApiProperty({
     type: [String],
