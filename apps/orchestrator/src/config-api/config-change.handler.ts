@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AppException, flattenValidationErrors } from '@mm/errors';
+import type { Permission } from '../access/permission-list';
 import type { AuthUser } from '../access/permissions';
 import type { ApprovalHandler, PreparedState } from '../approvals/approval-handler';
 import { ApprovalRegistry } from '../approvals/approval-registry';
@@ -26,16 +27,36 @@ const SECTION_MESSAGE = `must be one of ${CONFIG_SECTIONS.join(', ')}`;
 const DTO_OF = { pricing: ChangePricingDto, limits: ChangeLimitsDto, risk: ChangeRiskDto, monitoring: ChangeMonitoringDto } as const;
 
 /**
+ * Who may propose a change of each section (any one of the permissions). The monitoring rules are
+ * compliance's tool as much as the administrators': compliance officers propose changes too.
+ */
+const SECTION_MAKERS: Record<ConfigSection, readonly Permission[]> = {
+  pricing: ['config.manage'],
+  limits: ['config.manage'],
+  risk: ['config.manage'],
+  monitoring: ['config.manage', 'compliance.monitoring'],
+};
+
+/**
  * CONFIG_CHANGE: a new version of a configuration section through the maker-checker engine. The
  * change is checked when it is submitted (the same rules as a direct change, on the version in
  * force) and appended with the maker as its author when it is approved; a change that landed in
  * between makes the execution fail with CONFIG_VERSION_CONFLICT (submit it again on the new base).
+ *
+ * Who decides depends on the section (docs/approvals.md): pricing, limits and risk need
+ * `config.manage` on both sides; a monitoring change may be proposed by holders of `config.manage`
+ * or `compliance.monitoring` and is approved only by a compliance officer (`requiresCompliance`), so
+ * administrators alone can never switch monitoring rules off. The engine checks one permission per
+ * side, the one every possible maker or checker holds; `prepare` and `refuseChecker` then apply the
+ * section's own rule.
  */
 @Injectable()
 export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>, OnModuleInit {
   readonly action = 'CONFIG_CHANGE' as const;
-  readonly makerPermission = 'config.manage' as const;
-  readonly checkerPermission = 'config.manage' as const;
+  /** held by everyone in SECTION_MAKERS (administrators hold it too); `prepare` checks the section's own */
+  readonly makerPermission = 'compliance.monitoring' as const;
+  /** held by administrators and compliance officers; `refuseChecker` checks the section's own */
+  readonly checkerPermission = 'transactions.approve' as const;
   readonly fourEyesMandatory = false;
 
   constructor(
@@ -84,8 +105,35 @@ export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>
   }
 
   async prepare(payload: ConfigChangePayload, maker: AuthUser): Promise<PreparedState> {
+    const makers = SECTION_MAKERS[payload.section];
+    if (!makers.some((p) => maker.permissions.includes(p))) {
+      throw new AppException(
+        'FORBIDDEN',
+        `A change of the ${payload.section} configuration requires the ${makers.join(' or ')} permission`,
+      );
+    }
     await this.versions.check(payload.section, payload);
     return { authorId: maker.userId };
+  }
+
+  /** A monitoring change waits for a compliance officer, whoever proposed it. */
+  requiresCompliance(payload: ConfigChangePayload): boolean {
+    return payload.section === 'monitoring';
+  }
+
+  /**
+   * Pricing, limits and risk are decided (approved or rejected) by holders of `config.manage`, as
+   * before; a monitoring change by compliance officers (approving) or administrators (rejecting).
+   */
+  refuseChecker(payload: ConfigChangePayload, _prepared: PreparedState, checker: AuthUser): AppException | null {
+    if (payload.section === 'monitoring') {
+      return checker.permissions.includes('compliance.monitoring')
+        ? null
+        : new AppException('FORBIDDEN', 'This requires the compliance.monitoring permission');
+    }
+    return checker.permissions.includes('config.manage')
+      ? null
+      : new AppException('FORBIDDEN', 'This requires the config.manage permission');
   }
 
   async preview(payload: ConfigChangePayload): Promise<unknown> {
