@@ -170,18 +170,23 @@ export class ConfigVersionsController {
   }
 
   @Post('monitoring/versions')
-  @RequirePermission('config.manage')
-  @ApiAdminRoute('config.manage')
+  // compliance officers tune the rules they work with; administrators hold this permission too
+  @RequirePermission('compliance.monitoring')
+  @ApiAdminRoute('compliance.monitoring')
   @ApiOperation({
     summary:
       'New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules.' +
-      THROUGH_APPROVAL,
+      ' Proposed by a compliance officer or an administrator, the change goes through the maker-checker engine (CONFIG_CHANGE) and is always approved by a compliance officer other than its maker (APPROVAL_COMPLIANCE_REQUIRED for anyone else): 202 with the pending request, whatever APPROVALS_ONE_PERSON_ACTIONS says.',
   })
   @ApiBody({
     type: ChangeMonitoringDto,
     examples: { complete: { summary: 'a complete monitoring section', value: MONITORING_CHANGE_EXAMPLE } },
   })
-  @ApiConfigChangeAnswers()
+  @ApiAcceptedResponse({
+    type: ApprovalRequestView,
+    description: 'the change waits for a compliance officer (GET /api/backoffice/approvals/{id})',
+  })
+  @ApiErrors('VALIDATION_ERROR', 'CONFIG_VERSION_CONFLICT', 'APPROVAL_DUPLICATE_PENDING')
   changeMonitoring(
     @Body() body: ChangeMonitoringDto,
     @CurrentUser() user: AuthUser,
