@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SETTLEMENT_CSV_COLUMNS } from '@mm/contracts';
+import { SETTLEMENT_CSV_COLUMNS, addCalendarDays, businessDayBounds, businessDayOf } from '@mm/contracts';
 import { type Json, PartnersPlatform } from '../../../test/e2e/partners-platform';
 import { E2E_ADMIN } from '../../../test/e2e/partners-support';
 import { callerKey } from '../../../test/support/test-env';
@@ -13,15 +13,18 @@ import { staffToken } from './backoffice-transactions-support';
  * to the ledger to the franc: opening, every line and closing compared with SQL over the ledger's
  * own tables; then who may read it, and the CSV.
  */
-const OFFSET_MS = 3_600_000; // statements default to UTC+01:00
-const localDay = (ms: number) => new Date(ms + OFFSET_MS).toISOString().slice(0, 10);
-const dayStart = (day: string) => Date.parse(`${day}T00:00:00+01:00`);
+const dayStart = (day: string) => Date.parse(businessDayBounds(day).from);
 
 const p = new PartnersPlatform();
+/** the business day the operations began on, and the day before: from one clock reading */
 let today: string;
 let yesterday: string;
+/** the business day the operations ended on: `today`, unless the setup ran past midnight (WAT) */
+let lastDay: string;
+/** the query covering every operation of the setup: one day, or two when the setup crossed midnight */
+let opsDays: string;
 let admin: string;
-let merchant: { token: string; merchantId: string; account: string };
+let merchant: { token: string; merchantId: string; account: string; xofAccount: string };
 let otherMerchant: { token: string; merchantId: string };
 let keys: { reader: string; writerOnly: string; stranger: string; readerTest: string };
 const qrPayments: Array<{ orderId: string; externalReference: string; transactionId: string }> = [];
@@ -119,11 +122,11 @@ async function ledgerFacts(accountId: string, start: number, end: number) {
 
 beforeAll(async () => {
   await p.start();
-  today = localDay(Date.now());
-  yesterday = localDay(Date.now() - 86_400_000);
+  today = businessDayOf(new Date());
+  yesterday = addCalendarDays(today, -1);
   admin = await p.login(E2E_ADMIN.phone, E2E_ADMIN.pin);
   const m = await register('merchant', '+237690610001');
-  merchant = { token: m.token, merchantId: m.merchantId!, account: m.accounts.XAF };
+  merchant = { token: m.token, merchantId: m.merchantId!, account: m.accounts.XAF, xofAccount: m.accounts.XOF };
   const m2 = await register('merchant', '+237690610002');
   otherMerchant = { token: m2.token, merchantId: m2.merchantId! };
 
@@ -228,6 +231,8 @@ beforeAll(async () => {
     if (n === 3) break;
     await new Promise((r) => setTimeout(r, 100));
   }
+  lastDay = businessDayOf(new Date());
+  opsDays = lastDay === today ? `date=${today}` : `from=${today}&to=${lastDay}`;
 }, 120_000);
 
 afterAll(() => p.stop());
@@ -236,14 +241,14 @@ const mine = (query: string) => p.call('GET', `/api/orchestrator/merchants/me/st
 
 describe('a day of hundreds of operations on one merchant', () => {
   it('ties to the ledger to the franc: opening, every line, closing', async () => {
-    const res = await mine(`date=${today}`);
+    const res = await mine(opsDays);
     expect(res.status).toBe(200);
     const s = res.body;
     const start = dayStart(today);
-    const end = start + 86_400_000;
+    const end = Date.parse(businessDayBounds(lastDay).to);
     expect(s.period).toEqual({
       fromDate: today,
-      toDate: today,
+      toDate: lastDay,
       utcOffset: '+01:00',
       start: new Date(start).toISOString(),
       end: new Date(end).toISOString(),
@@ -252,20 +257,28 @@ describe('a day of hundreds of operations on one merchant', () => {
     expect(facts.opening).toBe(250_000);
     expect(s.openingBalance).toBe(facts.opening);
     expect(s.closingBalance).toBe(facts.closing);
-    // the day is not over: its closing is the balance stored now
+    // the day is not over: its closing is the balance stored now, and it is not final
     expect(s.closingBalance).toBe(facts.stored);
+    expect(s.final).toBe(false);
     expect(s.lines).toHaveLength(facts.entries.length);
     expect(s.lines.length).toBeGreaterThan(300);
     const lines = [...s.lines].sort((a: Json, b: Json) => (a.entryId < b.entryId ? -1 : 1));
     expect(lines.map((l: Json) => [l.entryId, l.direction, l.amount, l.transactionId, l.referenceId])).toEqual(
       facts.entries.map((e: Json) => [e.id, e.kind, Number(e.amount), e.transaction_id, e.reference_id]),
     );
-    // each balanceAfter is the opening plus every line up to it, in the statement's order
+    // each balanceAfter is the opening plus every line up to it, in the statement's order, which is
+    // the order the ledger applied them (chain_seq): never below zero
     let running = s.openingBalance;
     for (const l of s.lines) {
       running += l.direction === 'CREDIT' ? l.amount : -l.amount;
       expect(l.balanceAfter).toBe(running);
+      expect(l.balanceAfter).toBeGreaterThanOrEqual(0);
     }
+    const chain = await p.sql.query(`SELECT id FROM ledger.ledgers WHERE account_id = $1 AND created_at >= $2 ORDER BY chain_seq`, [
+      merchant.account,
+      new Date(start),
+    ]);
+    expect(s.lines.map((l: Json) => l.entryId)).toEqual(chain.rows.map((r) => r.id));
     expect(running).toBe(s.closingBalance);
     expect(s.openingBalance + s.totalCredits - s.totalDebits).toBe(s.closingBalance);
     const count = (c: string) => s.totals.find((t: Json) => t.category === c).count;
@@ -283,7 +296,7 @@ describe('a day of hundreds of operations on one merchant', () => {
   });
 
   it('names the partner order and external reference of each QR payment, and no order on the others', async () => {
-    const s = (await mine(`date=${today}`)).body;
+    const s = (await mine(opsDays)).body;
     const withOrder = s.lines.filter((l: Json) => l.order !== null);
     expect(
       withOrder
@@ -303,8 +316,8 @@ describe('a day of hundreds of operations on one merchant', () => {
     expect(before.lines).toEqual([
       expect.objectContaining({ referenceId: 'MMPTX000000YESTRDY', category: 'CORRECTION', balanceAfter: 250_000 }),
     ]);
-    const both = (await mine(`from=${yesterday}&to=${today}`)).body;
-    const day = (await mine(`date=${today}`)).body;
+    const both = (await mine(`from=${yesterday}&to=${lastDay}`)).body;
+    const day = (await mine(opsDays)).body;
     expect(both.openingBalance).toBe(0);
     expect(both.closingBalance).toBe(day.closingBalance);
     expect(both.lines.map((l: Json) => l.entryId)).toEqual([before.lines[0].entryId, ...day.lines.map((l: Json) => l.entryId)]);
@@ -322,12 +335,38 @@ describe('who may read a statement', () => {
     expect({ status: staffRoute.status, code: staffRoute.body.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
   });
 
-  it('a connected partner with orders.read gets the same statement; without the scope, a connection or a live key it is refused', async () => {
-    const path = `/api/partners-public/merchants/${merchant.merchantId}/statements?date=${today}`;
-    const own = (await mine(`date=${today}`)).body;
-    const partner = await p.call('GET', path, { key: keys.reader });
+  it("a connected partner with orders.read sees the account from its connection's activation, and only its own orders", async () => {
+    const own = (await mine(opsDays)).body;
+    const partner = await p.call('GET', `/api/partners-public/merchants/${merchant.merchantId}/statements?${opsDays}`, {
+      key: keys.reader,
+    });
     expect(partner.status).toBe(200);
-    expect(partner.body).toEqual(own);
+    const [reader] = (
+      await p.sql.query(
+        `SELECT activated_at FROM partners.connections WHERE merchant_id = $1 AND status = 'active' AND livemode AND 'orders.read' = ANY(scopes)`,
+        [merchant.merchantId],
+      )
+    ).rows;
+    // the period starts at the activation; yesterday's carried balance is its opening
+    expect(partner.body.period).toEqual({ ...own.period, start: reader.activated_at.toISOString() });
+    expect(partner.body).toMatchObject({ openingBalance: 250_000, closingBalance: own.closingBalance, final: false });
+    // every movement since is listed (the account ties), but only this partner's orders are named:
+    // the order the other integration created paid the merchant too, and shows as order null
+    expect(partner.body.lines.map((l: Json) => l.entryId)).toEqual(own.lines.map((l: Json) => l.entryId));
+    const named = partner.body.lines.filter((l: Json) => l.order !== null).map((l: Json) => l.order.orderId);
+    expect(named.sort()).toEqual([qrPayments[0].orderId, qrPayments[1].orderId].sort());
+    const otherPartners = partner.body.lines.find((l: Json) => l.transactionId === qrPayments[2].transactionId);
+    expect(otherPartners).toMatchObject({ category: 'PAYMENT', amount: 750, order: null });
+    expect(own.lines.find((l: Json) => l.transactionId === qrPayments[2].transactionId).order.orderId).toBe(qrPayments[2].orderId);
+    // a period over before the connection existed is refused
+    const before = await p.call('GET', `/api/partners-public/merchants/${merchant.merchantId}/statements?date=${yesterday}`, {
+      key: keys.reader,
+    });
+    expect({ status: before.status, code: before.body.code }).toEqual({ status: 403, code: 'SETTLEMENT_PERIOD_BEFORE_CONNECTION' });
+  });
+
+  it('a partner without the scope, a connection or a live key is refused', async () => {
+    const path = `/api/partners-public/merchants/${merchant.merchantId}/statements?date=${today}`;
     const refused = async (key: string, url = path) => {
       const res = await p.call('GET', url, { key });
       return { status: res.status, code: res.body.code };
@@ -355,10 +394,14 @@ describe('who may read a statement', () => {
     const refused = await p.call('GET', path, { token: support });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
     const audit = await p.sql.query(
-      `SELECT outcome_status FROM orchestrator.staff_audit_trail WHERE action = 'GET /api/backoffice/merchants/:merchantId/statements' AND target_id = $1`,
+      `SELECT outcome_status, target_type FROM orchestrator.staff_audit_trail
+        WHERE action = 'GET /api/backoffice/merchants/:merchantId/statements' AND target_id = $1`,
       [merchant.merchantId],
     );
-    expect(audit.rows.map((r) => r.outcome_status).sort()).toEqual([200, 403]);
+    expect(audit.rows.map((r) => [r.outcome_status, r.target_type]).sort()).toEqual([
+      [200, 'merchant'],
+      [403, 'merchant'],
+    ]);
   });
 });
 
@@ -407,16 +450,10 @@ describe('CSV', () => {
       expect(r[col('order_id')]).toBe(l.order?.orderId ?? '');
     });
     expect(text).toContain(`"'=HYPERLINK(""x""),till 2"`);
-    // again, through the partner API and the back office: the same bytes
+    // not final (today is not over): said on the OPENING and CLOSING rows
+    expect([cells[0][col('final')], last[col('final')]]).toEqual(['false', 'false']);
+    // again, and through the back office: the same bytes
     expect((await mine(`from=${yesterday}&to=${today}&format=csv`)).body).toBe(text);
-    const partner = await p.call(
-      'GET',
-      `/api/partners-public/merchants/${merchant.merchantId}/statements?from=${yesterday}&to=${today}&format=csv`,
-      {
-        key: keys.reader,
-      },
-    );
-    expect(partner.text).toBe(text);
     const staff = await p.call(
       'GET',
       `/api/backoffice/merchants/${merchant.merchantId}/statements?from=${yesterday}&to=${today}&format=csv`,
@@ -425,6 +462,20 @@ describe('CSV', () => {
       },
     );
     expect(staff.text).toBe(text);
+  });
+
+  it('a final statement (ten days ago, over for days) says so and is the same bytes through both routes', async () => {
+    const day = addCalendarDays(today, -10);
+    const json = (await p.call('GET', `/api/orchestrator/merchants/me/statements?date=${day}`, { token: otherMerchant.token })).body;
+    expect(json).toMatchObject({ final: true, openingBalance: 0, closingBalance: 0, lines: [] });
+    const csv = (await p.call('GET', `/api/orchestrator/merchants/me/statements?date=${day}&format=csv`, { token: otherMerchant.token }))
+      .text;
+    const rows = csv.split('\r\n');
+    expect([rows[1].split(',').at(-1), rows[2].split(',').at(-1)]).toEqual(['true', 'true']);
+    const staff = await p.call('GET', `/api/backoffice/merchants/${otherMerchant.merchantId}/statements?date=${day}&format=csv`, {
+      token: admin,
+    });
+    expect(staff.text).toBe(csv);
   });
 });
 
@@ -449,15 +500,16 @@ describe('bad periods and options are refused with stable codes', () => {
     if (field) expect(res.body.errors[0].code).toBe(field);
   });
 
-  it('a currency the merchant has no account in is 404 SETTLEMENT_CURRENCY_UNAVAILABLE, or the XOF statement when it has one', async () => {
+  it("currency=XOF is the merchant's XOF account (every merchant has one), empty here", async () => {
+    expect(merchant.xofAccount).toEqual(expect.any(String));
     const res = await mine(`date=${today}&currency=XOF`);
-    const accounts = (
-      await p.sql.query(`SELECT currency FROM ledger.accounts WHERE wallet_id = (SELECT wallet_id FROM ledger.accounts WHERE id = $1)`, [
-        merchant.account,
-      ])
-    ).rows;
-    if (accounts.some((a) => a.currency === 'XOF')) expect(res.body).toMatchObject({ currency: 'XOF', lines: [] });
-    else expect({ status: res.status, code: res.body.code }).toEqual({ status: 404, code: 'SETTLEMENT_CURRENCY_UNAVAILABLE' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ currency: 'XOF', accountId: merchant.xofAccount, openingBalance: 0, closingBalance: 0, lines: [] });
+  });
+
+  it('a period starting more than 400 days back is 400 SETTLEMENT_PERIOD_TOO_OLD', async () => {
+    const res = await mine(`date=${addCalendarDays(today, -402)}`);
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'SETTLEMENT_PERIOD_TOO_OLD' });
   });
 
   it('a day at another offset covers other instants', async () => {
