@@ -175,6 +175,14 @@ export class OrchestratorConfig extends DatabaseConfig {
   @Min(1_000)
   COMPLIANCE_LEDGER_TIMEOUT_MS: number = 120_000;
 
+  /**
+   * How often the orchestrator copies the ledger chain's newest anchor into its own database and
+   * checks that the ledger still holds the last one it copied (docs/ledger-chain.md#the-witness); 0: off.
+   */
+  @IsInt()
+  @Min(0)
+  LEDGER_CHAIN_WITNESS_INTERVAL_MS: number = 60_000;
+
   // --- public money flow (intents) ---
   /** one ledger call waits this long before it counts as timed out (and is retried when idempotent) */
   @IsInt()
@@ -322,6 +330,33 @@ export class OrchestratorConfig extends DatabaseConfig {
   @Min(1)
   @Max(366)
   REGULATORY_DAILY_CATCH_UP_DAYS: number = 7;
+
+  /**
+   * A day's daily report is made only this long after the day's end (job and officer alike). The
+   * ledger stamps completed_at before its commit and a confirm keeps that stamp through its lock
+   * waits and replays (about 15 s at worst, docs/statements.md), so a report made at the stroke of
+   * midnight could miss a payment stamped 23:59:59 that commits a moment later, and a stored report
+   * never changes. Ten minutes is far above that lag.
+   */
+  @IsInt()
+  @Min(60_000)
+  @Max(21_600_000)
+  REGULATORY_DAY_SETTLE_MS: number = 600_000;
+
+  /** a suspicion report not filed (by phone or electronically) this many hours after it was made is overdue and alerted */
+  @IsInt()
+  @Min(1)
+  @Max(168)
+  REGULATORY_FILING_DUE_HOURS: number = 24;
+
+  /**
+   * The compliance channel (a chat webhook taking JSON) that overdue regulatory reports are sent to,
+   * the same one the ledger's integrity and correction alerts go to; unset or empty: log and metric only.
+   */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @OptionalField()
+  @IsUrl(URL_RULE)
+  COMPLIANCE_ALERT_URL?: string;
 
   /** how often filed suspicion reports are checked against their 48-hour written confirmation deadline; 0: off */
   @IsInt()
