@@ -48,9 +48,8 @@ const RELAY_PHONE = '+237690950012';
 const MERCHANT_PHONE = '+237690950013';
 const MERCHANT_NAME = 'Boutique Akwa';
 const TRUST_ACCOUNT = 'CM2110005000010123456789012';
+/** the agent's float, deposited once at the bank and funded twice on the platform by mistake: the difference to find */
 const FLOAT_AMOUNT = 250_000;
-/** what the agent deposited at the bank without the platform funding it: the difference to find */
-const UNFUNDED_DEPOSIT = 10_000;
 /** The platform's days (statements, bank statements, reports): West Africa Time, UTC+01:00. */
 const watDay = () => new Date(Date.now() + 3_600_000).toISOString().slice(0, 10);
 
@@ -217,8 +216,9 @@ describe('the compliance screens of the operators console, in a browser', () => 
   let payer: { userId: string; token: string };
   let relay: { userId: string; token: string };
   let merchant: { userId: string; merchantId: string; token: string };
-  /** the float funding the set-up makes, as the ledger recorded it */
+  /** the float funding the set-up makes, as the ledger recorded it, and the same funding made again by mistake */
   let funding: { transactionId: string; referenceId: string };
+  let duplicate: { transactionId: string; referenceId: string };
   let cashIn: { referenceId: string };
 
   const adminToken = () => staff.token(E2E_ADMIN.phone, E2E_ADMIN.pin);
@@ -286,17 +286,22 @@ describe('the compliance screens of the operators console, in a browser', () => 
     const m = await register('merchant', MERCHANT_PHONE, 'Brice');
     merchant = { userId: m.userId, merchantId: m.merchantId, token: m.token };
 
-    // the agent's opening float, on four eyes: the administrator asks, the officer approves
-    const submitted = await p.call('POST', `/api/backoffice/ledger/agents/${agent.agentId}/float-fundings`, {
-      token: adminApi,
-      body: { amount: FLOAT_AMOUNT, currency: 'XAF', reason: 'Opening float, bank deposit slip 5521' },
-    });
-    expect(submitted.status).toBe(202);
-    await approveAs(await officerToken(), submitted.body.id);
-    const corrections = await p.call('GET', '/api/backoffice/ledger/corrections?status=EXECUTED', { token: adminApi });
-    const executed = (corrections.body as Json[]).find((x) => x.accountId === agent.floatAccount && x.amount === FLOAT_AMOUNT);
-    funding = { transactionId: executed.transactionId, referenceId: executed.referenceId };
-    expect(funding.referenceId).toEqual(expect.any(String));
+    // the agent's opening float, on four eyes: the administrator asks, the officer approves; then the
+    // same funding once more by mistake (the bank received the money once)
+    const fund = async (reason: string) => {
+      const submitted = await p.call('POST', `/api/backoffice/ledger/agents/${agent.agentId}/float-fundings`, {
+        token: adminApi,
+        body: { amount: FLOAT_AMOUNT, currency: 'XAF', reason },
+      });
+      expect(submitted.status).toBe(202);
+      await approveAs(await officerToken(), submitted.body.id);
+      const corrections = await p.call('GET', '/api/backoffice/ledger/corrections?status=EXECUTED', { token: adminApi });
+      const executed = (corrections.body as Json[]).find((x) => x.accountId === agent.floatAccount && x.reason === reason);
+      expect(executed.referenceId).toEqual(expect.any(String));
+      return { transactionId: executed.transactionId as string, referenceId: executed.referenceId as string };
+    };
+    funding = await fund('Opening float, bank deposit slip 5521');
+    duplicate = await fund('Opening float of agent Kofi (slip 5521)');
   }, 180_000);
 
   afterAll(async () => {
@@ -321,16 +326,13 @@ describe('the compliance screens of the operators console, in a browser', () => 
     await staff.signIn(page, OFFICER.phone, PIN);
     await staff.open(page, /^Float reconciliation$/);
 
-    // the bank saw the float deposit, and a second deposit of the agent that nobody funded on the platform
+    // the bank saw the float deposit once; the platform funded it twice
     const statement = camt053({
       id: `STMT-${watDay()}-01`,
       opening: 0,
-      closing: FLOAT_AMOUNT + UNFUNDED_DEPOSIT,
+      closing: FLOAT_AMOUNT,
       day: watDay(),
-      entries: [
-        { amount: FLOAT_AMOUNT, remittance: `Versement float agent ${funding.referenceId}` },
-        { amount: UNFUNDED_DEPOSIT, remittance: 'Depot especes agent Kofi Ndongo, Akwa' },
-      ],
+      entries: [{ amount: FLOAT_AMOUNT, remittance: `Versement float agent Kofi ${funding.referenceId}` }],
     });
     await page.getByLabel('Statement file').setInputFiles({ name: 'statement.xml', mimeType: 'text/xml', buffer: Buffer.from(statement) });
     await saysSo(page.getByText(/statement\.xml, \d+ characters/), 'statement.xml');
@@ -347,37 +349,37 @@ describe('the compliance screens of the operators console, in a browser', () => 
     await page.getByRole('button', { name: `Reconcile STMT-${watDay()}-01` }).click();
     await shows(page.getByTestId('recon-run'));
     await saysExactly(page.getByTestId('run-status'), 'differences');
-    await saysSo(page.getByTestId('recon-difference'), /^\+10[\s\u202f]000 XAF$/);
-    await saysSo(page.getByTestId('unmatched-bank-lines'), 'Depot especes agent Kofi Ndongo');
+    await saysSo(page.getByTestId('recon-difference'), /^−250[\s\u202f]000 XAF$/);
     await saysSo(page.getByTestId('matches'), funding.referenceId);
+    await saysSo(page.getByTestId('unmatched-movements'), duplicate.referenceId);
     const runId = /runs\/([0-9a-f-]{36})/.exec(page.url())![1];
     const run = (await p.call('GET', `/api/v1/compliance/reconciliation/runs/${runId}`, { token: await officerToken() })).body;
     expect([run.status, run.bankClosing, run.circulation, run.difference]).toEqual([
       'DIFFERENCES',
-      FLOAT_AMOUNT + UNFUNDED_DEPOSIT,
       FLOAT_AMOUNT,
-      UNFUNDED_DEPOSIT,
+      2 * FLOAT_AMOUNT,
+      -FLOAT_AMOUNT,
     ]);
     await screenshotFor(page, 'reconciliation-run', 'compliance-reconciliation-run');
 
     // each alert acknowledged: someone is on it
-    for (const kind of ['BALANCE_GAP', 'UNMATCHED_BANK_LINE']) {
+    for (const kind of ['BALANCE_GAP', 'UNMATCHED_LEDGER_MOVEMENT']) {
       const row = page.getByTestId(`recon-alert-${kind}`);
       await row.getByRole('button', { name: 'Acknowledge…' }).click();
       const form = page.getByRole('form', { name: 'Acknowledge the alert' });
-      await form.getByLabel(/^Note/).fill('Asking the agent for the deposit slip');
+      await form.getByLabel(/^Note/).fill('Looking for a second deposit slip');
       await form.getByRole('button', { name: 'Submit' }).click();
       await page.getByRole('button', { name: 'Close' }).click();
       await saysSo(row, 'Acknowledged');
     }
 
-    // the correction: the officer asks for it, the administrator approves it
+    // the fix: the officer asks for the duplicate funding to be reversed, the administrator approves it
     await staff.open(page, /^Corrections and float$/);
     await page.getByRole('button', { name: 'New correction or reversal…' }).click();
     const form = page.getByRole('form', { name: 'Submit a ledger correction' });
-    await form.getByLabel(/^Account id/).fill(agent.floatAccount);
-    await form.getByLabel(/^Amount/).fill(String(UNFUNDED_DEPOSIT));
-    await form.getByLabel(/^Reason/).fill('Agent cash deposit at the bank never credited as float (statement line 2)');
+    await form.getByText('Reverse a transaction').click();
+    await form.getByLabel(/^Transaction reference or id/).fill(duplicate.referenceId);
+    await form.getByLabel(/^Reason/).fill('Float funded twice for one bank deposit (statement line 1)');
     await form.getByRole('button', { name: 'Submit' }).click();
     await saysSo(page.getByTestId('submitted-approval'), 'another person must approve it');
     const approvalPath = (await page.getByTestId('approval-link').getAttribute('href'))!;
@@ -387,46 +389,55 @@ describe('the compliance screens of the operators console, in a browser', () => 
     await staff.signIn(admin.page, E2E_ADMIN.phone, E2E_ADMIN.pin);
     await admin.page.goto(approvalPath);
     await saysExactly(admin.page.getByTestId('approval-status'), 'Waiting for a checker');
-    await admin.page.getByLabel(/^Reason for your decision/).fill('Deposit slip 5530 seen');
+    await admin.page.getByLabel(/^Reason for your decision/).fill('One slip only: 5521');
     await admin.page.getByRole('button', { name: 'Approve' }).click();
     await saysExactly(admin.page.getByTestId('approval-status'), 'Carried out');
-    const correction = await until('the executed correction', async () => {
+    const correction = await until('the executed reversal', async () => {
       const list = await p.call('GET', '/api/backoffice/ledger/corrections?status=EXECUTED', { token: await officerToken() });
-      return (list.body as Json[]).find((x) => x.accountId === agent.floatAccount && x.amount === UNFUNDED_DEPOSIT);
+      return (list.body as Json[]).find((x) => x.kind === 'REVERSAL' && x.reversalOf?.referenceId === duplicate.referenceId);
     });
     expect(correction.checker.id).not.toBe(correction.maker.id);
 
-    // back on the run: the bank line resolved by that correction, the gap accepted with a note
+    // back on the run: the movement resolved by that reversal, the gap accepted with a note
     await page.goto(`/console/compliance/reconciliation/runs/${runId}`);
-    const lineRow = page.getByTestId('recon-alert-UNMATCHED_BANK_LINE');
-    await lineRow.getByRole('button', { name: 'Resolve…' }).click();
+    const movementRow = page.getByTestId('recon-alert-UNMATCHED_LEDGER_MOVEMENT');
+    await movementRow.getByRole('button', { name: 'Resolve…' }).click();
     const resolve = page.getByRole('form', { name: 'Resolve the alert' });
-    await staff.choose(resolve, /^Carried-out correction/, /CREDIT 10[\s\u202f]000/);
-    await resolve.getByLabel(/^Reason/).fill('Float credited by the approved correction');
+    await staff.choose(resolve, /^Carried-out correction/, /^Reversal — Float funded twice/);
+    await resolve.getByLabel(/^Reason/).fill('The duplicate funding is reversed');
     await screenshotFor(page, 'reconciliation-resolve', 'compliance-reconciliation-resolve');
     await resolve.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('button', { name: 'Close' }).click();
-    await saysSo(lineRow, 'Resolved');
-    await saysSo(lineRow, `by correction ${correction.id.slice(0, 8)}`);
+    await saysSo(movementRow, 'Resolved');
+    await saysSo(movementRow, `by correction ${correction.id.slice(0, 8)}`);
 
     const gapRow = page.getByTestId('recon-alert-BALANCE_GAP');
     await gapRow.getByRole('button', { name: 'Resolve…' }).click();
     const accept = page.getByRole('form', { name: 'Resolve the alert' });
     await accept.getByText('Accept with a note').click();
-    await accept.getByLabel(/^Reason/).fill(`The gap is the unfunded deposit, corrected by ${correction.referenceId}`);
+    await accept.getByLabel(/^Reason/).fill(`The gap is the duplicate funding, reversed by ${correction.referenceId}`);
     await accept.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('button', { name: 'Close' }).click();
     await saysSo(gapRow, 'Resolved');
     await screenshotFor(page, 'reconciliation-resolved', 'compliance-reconciliation-resolved');
 
-    // what the platform recorded: both alerts resolved, one by the four-eyes correction
+    // what the platform recorded: both alerts resolved, one by the four-eyes reversal
     const alerts = (await p.call('GET', `/api/v1/compliance/reconciliation/alerts?runId=${runId}`, { token: await officerToken() }))
       .body as Json[];
     const byKind = Object.fromEntries(alerts.map((x) => [x.kind, x]));
-    expect(byKind.UNMATCHED_BANK_LINE.status).toBe('RESOLVED');
-    expect(byKind.UNMATCHED_BANK_LINE.decisions.map((d: Json) => d.decision)).toEqual(['ACKNOWLEDGED', 'CORRECTED']);
-    expect(byKind.UNMATCHED_BANK_LINE.decisions[1].correctionId).toBe(correction.id);
+    expect(byKind.UNMATCHED_LEDGER_MOVEMENT.status).toBe('RESOLVED');
+    expect(byKind.UNMATCHED_LEDGER_MOVEMENT.decisions.map((d: Json) => d.decision)).toEqual(['ACKNOWLEDGED', 'CORRECTED']);
+    expect(byKind.UNMATCHED_LEDGER_MOVEMENT.decisions[1].correctionId).toBe(correction.id);
     expect(byKind.BALANCE_GAP.decisions.map((d: Json) => d.decision)).toEqual(['ACKNOWLEDGED', 'ACCEPTED']);
+
+    // the same statement reconciled again: the funding and its reversal cancel out, nothing differs
+    await page.getByRole('link', { name: 'All statements, runs and alerts' }).click();
+    await page.getByRole('button', { name: `Reconcile STMT-${watDay()}-01` }).click();
+    await saysExactly(page.getByTestId('run-status'), 'balanced');
+    await saysSo(page.getByTestId('recon-difference'), /^0 XAF$/);
+    await saysSo(page.getByTestId('matches'), duplicate.referenceId);
+    await counts(page.getByTestId('recon-alerts-table').locator('tbody tr'), 0);
+    await screenshotFor(page, 'reconciliation-balanced', 'compliance-reconciliation-balanced');
   });
 
   it('2. the officer works a monitoring alert into a case and produces a suspicion report, filed then confirmed in writing', async () => {
