@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { addCalendarDays, businessDayBounds, businessDayOf } from '@mm/contracts';
 import { TEST_CHECKER, TEST_MAKER, correctBalance } from '../../../test/support/funding';
+import { ReconciliationSettings } from '../src/reconciliation/trust-accounts';
 import type { ResponseBody } from './ledger-harness';
 import { type OperatorLedger, SUPPORT, startOperatorLedger } from './operators';
 
@@ -11,6 +12,8 @@ const R = '/v1/internal/reconciliation';
 const today = businessDayOf(new Date());
 const tomorrow = addCalendarDays(today, 1);
 const afterTomorrow = addCalendarDays(today, 2);
+// Statements close on days that are over: the reconciliation's clock is moved past the last day these tests use.
+const later = new Date(businessDayBounds(addCalendarDays(today, 3)).to);
 
 interface Entry {
   amount: number;
@@ -50,6 +53,7 @@ function camt(o: {
 describe('ledger: float reconciliation against the trust bank account', () => {
   let t: OperatorLedger;
   let officer: Record<string, string>;
+  let settings: ReconciliationSettings;
 
   const call = (method: string, path: string, body?: unknown, as = officer) => t.h.call(method, path, body, as);
   const counts = async () =>
@@ -79,6 +83,8 @@ describe('ledger: float reconciliation against the trust bank account', () => {
   beforeAll(async () => {
     t = await startOperatorLedger({ env: { LEDGER_TRUST_ACCOUNTS: `XAF:${XAF_TRUST},XOF:${XOF_TRUST}`, RECON_DATE_TOLERANCE_DAYS: '2' } });
     officer = await t.as(TEST_CHECKER);
+    settings = t.h.app.app.get(ReconciliationSettings);
+    settings.now = () => later;
   }, 60_000);
   afterAll(() => t.close());
 
@@ -307,6 +313,34 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     expect([broken.status, broken.body.code]).toEqual([422, 'BANK_STATEMENT_MALFORMED']);
     const badFormat = await call('POST', `${R}/statements`, { format: 'MT940', content: 'x' });
     expect([badFormat.status, badFormat.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+
+    // a day not over yet in West Africa Time: the next statement in order, but dated in the future by mistake, then
+    // (with the real clock) closing today; neither is imported, so the account still takes its real next statement
+    const nextInOrder = (id: string, closingDate: string) =>
+      importCamt(camt({ id, opening: 575_000, openingDate: tomorrow, closing: 575_000, closingDate, entries: [] }));
+    const future = await nextInOrder('XAF-2027', addCalendarDays(today, 400));
+    expect([future.status, future.body.code]).toEqual([422, 'BANK_STATEMENT_DAY_NOT_OVER']);
+    settings.now = () => new Date();
+    try {
+      const open = await importCamt(
+        camt({
+          id: 'XOF-TODAY',
+          account: XOF_TRUST,
+          ccy: 'XOF',
+          opening: 0,
+          openingDate: today,
+          closing: 0,
+          closingDate: today,
+          entries: [],
+        }),
+      );
+      expect([open.status, open.body.code]).toEqual([422, 'BANK_STATEMENT_DAY_NOT_OVER']);
+      // a statement imported earlier whose closing day (tomorrow) has not ended yet: no run either
+      const early = await call('POST', `${R}/runs`, { statementId: second.body.id });
+      expect([early.status, early.body.code]).toEqual([409, 'RECONCILIATION_DAY_NOT_OVER']);
+    } finally {
+      settings.now = () => later;
+    }
 
     expect(await counts()).toEqual(before);
   });

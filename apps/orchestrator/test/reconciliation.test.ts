@@ -1,4 +1,5 @@
-import { businessDayOf } from '@mm/contracts';
+import { businessDayBounds, businessDayOf } from '@mm/contracts';
+import { ReconciliationSettings } from '../../ledger-wallets/src/reconciliation/trust-accounts';
 import { type Answer, type Json, MoneyPlatform, newPhone } from '../../../test/e2e/money-platform';
 
 const TRUST = 'CM2110005000010123456789012';
@@ -51,6 +52,8 @@ describe('compliance: float reconciliation through /api/v1/compliance/reconcilia
       orchestratorEnv: { APPROVALS_ONE_PERSON_ACTIONS: 'STAFF_CREATE' },
       ledgerEnv: { LEDGER_TRUST_ACCOUNTS: `XAF:${TRUST}` },
     });
+    // a statement is imported once its day is over: the ledger's reconciliation clock is moved to the end of today
+    p.ledger.app.get(ReconciliationSettings).now = () => new Date(businessDayBounds(today).to);
     admin = await p.adminToken();
     officer = await staff('COMPLIANCE', 'Clara');
     support = await staff('SUPPORT', 'Sam');

@@ -6,6 +6,7 @@ import {
   type ReconciliationRunsQueryDto,
   addCalendarDays,
   businessDayBounds,
+  isDayOver,
 } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import type { DbSession } from '../db/db-session';
@@ -63,6 +64,13 @@ export class ReconciliationRunsService {
     const { row, opened, seen } = await this.db.withSession(async (s) => {
       const statement = await s.one<StatementRow>(`SELECT ${STATEMENT_COLUMNS} FROM ledger.bank_statements WHERE id = $1`, [statementId]);
       if (!statement) throw new AppException('BANK_STATEMENT_NOT_FOUND');
+      // The circulation is taken at the end of the closing day: before that instant it is not final.
+      if (!isDayOver(statement.closing_date, this.settings.now())) {
+        throw new AppException(
+          'RECONCILIATION_DAY_NOT_OVER',
+          `Statement ${statement.statement_ref} closes on ${statement.closing_date}, which ends at ${businessDayBounds(statement.closing_date).to}`,
+        );
+      }
       // One run per trust account at a time, and the lock is held before the snapshot is taken (a
       // session lock, released when the session ends): a run sees every alert and every pairing the
       // previous one committed, so it neither alerts a difference twice nor pairs a movement that

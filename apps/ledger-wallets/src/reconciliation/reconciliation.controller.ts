@@ -50,6 +50,7 @@ export class ReconciliationController {
     'BANK_STATEMENT_MALFORMED',
     'BANK_STATEMENT_DUPLICATE',
     'BANK_STATEMENT_OUT_OF_ORDER',
+    'BANK_STATEMENT_DAY_NOT_OVER',
     'BANK_STATEMENT_WRONG_CURRENCY',
     'BANK_ACCOUNT_NOT_TRUST_ACCOUNT',
   )
@@ -92,7 +93,7 @@ export class ReconciliationController {
     summary: 'Reconcile one imported statement with the ledger: matches, circulation, an alert per difference not already alerted',
   })
   @ApiResponse({ status: 201, type: ReconciliationRunView })
-  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND', 'CONCURRENCY_CONFLICT')
+  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND', 'RECONCILIATION_DAY_NOT_OVER', 'CONCURRENCY_CONFLICT')
   async run(
     @Body() dto: RunReconciliationDto,
     @Headers('authorization') authorization: string | undefined,

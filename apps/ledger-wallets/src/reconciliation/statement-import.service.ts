@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import type { BankStatementView, ImportBankStatementDto } from '@mm/contracts';
+import { type BankStatementView, type ImportBankStatementDto, businessDayBounds, isDayOver } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { constraintName, isUniqueViolation, sqlState } from '../db/sql-errors';
@@ -33,6 +33,14 @@ export class StatementImportService {
       throw new AppException(
         'BANK_STATEMENT_WRONG_CURRENCY',
         `The statement is in ${parsed.currency}; trust account ${parsed.account} holds ${expected}`,
+      );
+    }
+    // A statement of a day still running would close on a balance the bank has not finished, and,
+    // dated ahead by mistake, would block every real statement after it (each must follow the last).
+    if (!isDayOver(parsed.closing.date, this.settings.now())) {
+      throw new AppException(
+        'BANK_STATEMENT_DAY_NOT_OVER',
+        `Statement ${parsed.statementId} closes on ${parsed.closing.date}, which ends at ${businessDayBounds(parsed.closing.date).to}; nothing was imported`,
       );
     }
     const hash = createHash('sha256').update(dto.content, 'utf8').digest('hex');

@@ -6,6 +6,12 @@ import { LedgerWalletsConfig } from '../ledger-wallets.config';
 export class ReconciliationSettings {
   readonly trustAccounts: ReadonlyMap<string, string>;
   readonly toleranceDays: number;
+  /**
+   * The present, for the "is the closing day over" checks. A field rather than `new Date()` inline
+   * so an in-process test can move the reconciliation's idea of today without faking every clock
+   * of the process (the database and the payments keep the real time).
+   */
+  now: () => Date = () => new Date();
 
   constructor(config: LedgerWalletsConfig) {
     this.trustAccounts = parseTrustAccounts(config.LEDGER_TRUST_ACCOUNTS);

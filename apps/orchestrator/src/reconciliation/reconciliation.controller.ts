@@ -71,7 +71,8 @@ export class ReconciliationController {
       'format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), ' +
       'content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). ' +
       'The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance ' +
-      'of the last one imported for that account and be dated after it. Any refusal leaves nothing written; the same statement again ' +
+      'of the last one imported for that account and be dated after it, and its closing day must be over in West Africa Time ' +
+      '(422 BANK_STATEMENT_DAY_NOT_OVER otherwise). Any refusal leaves nothing written; the same statement again ' +
       '(same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.',
   })
   @ApiResponse({ status: 201, type: BankStatementView, description: 'the statement imported' })
@@ -80,6 +81,7 @@ export class ReconciliationController {
     'BANK_STATEMENT_MALFORMED',
     'BANK_STATEMENT_DUPLICATE',
     'BANK_STATEMENT_OUT_OF_ORDER',
+    'BANK_STATEMENT_DAY_NOT_OVER',
     'BANK_STATEMENT_WRONG_CURRENCY',
     'BANK_ACCOUNT_NOT_TRUST_ACCOUNT',
     'PAYLOAD_TOO_LARGE',
@@ -107,10 +109,11 @@ export class ReconciliationController {
       'business days, grouped by business day both ways, a movement and its reversal cancelling out), compares the closing balance with the ' +
       'e-money in circulation at the end of the closing day in West Africa Time (UTC+01:00), and opens an alert, with its evidence, for the gap ' +
       'and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved gets no second alert: the ' +
-      'run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns. Changes no money.',
+      'run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns; a statement whose closing day is not over ' +
+      'yet is 409 RECONCILIATION_DAY_NOT_OVER. Changes no money.',
   })
   @ApiResponse({ status: 201, type: ReconciliationRunView, description: 'the run, BALANCED or DIFFERENCES' })
-  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND', 'CONCURRENCY_CONFLICT')
+  @ApiErrors('VALIDATION_ERROR', 'BANK_STATEMENT_NOT_FOUND', 'RECONCILIATION_DAY_NOT_OVER', 'CONCURRENCY_CONFLICT')
   run(@Body() body: RunReconciliationDto, @CurrentUser() user: AuthUser): Promise<ReconciliationRunView> {
     return this.ledger.run(body.statementId, user.accessToken);
   }

@@ -20,9 +20,18 @@ export const RECONCILIATION_ERRORS = {
     message: 'The bank account of this statement is not a configured trust account (LEDGER_TRUST_ACCOUNTS); nothing was imported',
   },
   BANK_STATEMENT_NOT_FOUND: { status: 404, message: 'Bank statement not found' },
+  BANK_STATEMENT_DAY_NOT_OVER: {
+    status: 422,
+    message:
+      "The bank statement closes on a day that is not over yet in the trust account's business day (West Africa Time); import it once that day has ended. Nothing was imported",
+  },
 
   // Runs and alerts
   RECONCILIATION_RUN_NOT_FOUND: { status: 404, message: 'Reconciliation run not found' },
+  RECONCILIATION_DAY_NOT_OVER: {
+    status: 409,
+    message: "The statement's closing day is not over yet in the trust account's business day: no run before it has ended",
+  },
   RECONCILIATION_ALERT_NOT_FOUND: { status: 404, message: 'Reconciliation alert not found' },
   RECONCILIATION_ALERT_ALREADY_ACKNOWLEDGED: { status: 409, message: 'This reconciliation alert has already been acknowledged' },
   RECONCILIATION_ALERT_NOT_ACKNOWLEDGED: {
