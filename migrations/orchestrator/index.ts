@@ -10,6 +10,7 @@ import { StaffAuditTrail1765500100000 } from './1765500100000-staff-audit-trail'
 import { AuditorStaff1765500200000 } from './1765500200000-auditor-staff';
 import { TransactionMonitoring1765600000000 } from './1765600000000-transaction-monitoring';
 import { RegulatoryReports1765600100000 } from './1765600100000-regulatory-reports';
+import { LedgerChainWitness1765600400000 } from './1765600400000-ledger-chain-witness';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -24,4 +25,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   AuditorStaff1765500200000,
   TransactionMonitoring1765600000000,
   RegulatoryReports1765600100000,
+  LedgerChainWitness1765600400000,
 ];

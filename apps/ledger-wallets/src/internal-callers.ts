@@ -41,6 +41,9 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /v1/internal/integrity-checks': ['orchestrator', OPS_CALLER],
   'POST /v1/internal/ledger-chain/verifications': ['orchestrator', OPS_CALLER],
   'GET /v1/internal/ledger-chain/verifications': ['orchestrator', OPS_CALLER],
+  // the orchestrator's witness of the chain's anchors (no operator token: it runs unattended)
+  'GET /v1/internal/ledger-chain/anchors/latest': ['orchestrator'],
+  'GET /v1/internal/ledger-chain/anchors/:n': ['orchestrator'],
   // corrections and holds: staff reach them through the orchestrator's /api/backoffice/ledger routes
   // (its maker-checker engine relays the maker's or the checker's token); `ops` is break-glass only
   'POST /v1/internal/corrections': ['orchestrator', OPS_CALLER],

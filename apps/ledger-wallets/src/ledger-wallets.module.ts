@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
 import { AccountAuditService } from './audit/account-audit.service';
 import { AuditController } from './audit/audit.controller';
+import { ChainAnchorsController } from './chain/chain-anchors.controller';
 import { ChainAnchors } from './chain/chain-anchors.service';
 import { ChainVerifier } from './chain/chain-verifier.service';
 import { ChainController } from './chain/chain.controller';
@@ -64,6 +65,7 @@ export class LedgerWalletsModule {
         AuditController,
         IntegrityController,
         ChainController,
+        ChainAnchorsController,
         CorrectionsController,
         StatementsController,
         SettlementStatementController,

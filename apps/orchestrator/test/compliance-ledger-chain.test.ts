@@ -1,4 +1,6 @@
 import { internalListenerOf } from '@mm/platform';
+import { ChainAnchors } from '../../ledger-wallets/src/chain/chain-anchors.service';
+import { LedgerChainWitness } from '../src/compliance/ledger-chain-witness.service';
 import { MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
 import { type OpenApiDocument, undocumented } from '../../../test/support/openapi-departures';
 
@@ -17,7 +19,7 @@ describe('compliance: ledger chain verifications through the gateway', () => {
   let doc: OpenApiDocument;
 
   beforeAll(async () => {
-    await p.start();
+    await p.start({ orchestratorEnv: { LEDGER_CHAIN_WITNESS_INTERVAL_MS: '0' } });
     [officer, customer] = [await p.register('COMPLIANCE'), await p.register('CUSTOMER')];
     await p.fund(customer.accounts.XAF, 5_000);
     doc = (await fetch(`${internalListenerOf(p.gateway.app)!.url}/openapi.json`).then((r) => r.json())) as OpenApiDocument;
@@ -76,5 +78,92 @@ describe('compliance: ledger chain verifications through the gateway', () => {
     expect([refused.status, refused.body.code]).toEqual([403, 'FORBIDDEN']);
     const bad = await p.call('GET', `${VERIFICATIONS}?limit=0`, { token: officer.token });
     expect([bad.status, bad.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+
+  /** Runs `sql` as a superuser with every trigger off, as someone rewriting history would. */
+  const raw = async (sql: string, params: unknown[] = []) => {
+    const c = await p.sql.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('SET LOCAL session_replication_role = replica');
+      const res = await c.query(sql, params);
+      await c.query('COMMIT');
+      return res.rows;
+    } finally {
+      c.release();
+    }
+  };
+
+  /** What an attacker who knows the algorithm does after an edit: recomputes the account's whole chain and its head. */
+  const rechain = (account: string) =>
+    raw(
+      `DO $$
+       DECLARE r record; head bytea := '\\x${'00'.repeat(32)}'::bytea; n bigint := 0;
+       BEGIN
+         FOR r IN SELECT l.*, t.reference_id, t.type, t.amount AS tx_amount, t.fee, t.currency AS tx_currency, t.completed_at, t.intent_id, t.reversal_of
+                    FROM ledger.ledgers l JOIN ledger.transactions t ON t.id = l.transaction_id
+                   WHERE l.account_id = '${account}' ORDER BY l.chain_seq LOOP
+           n := n + 1;
+           UPDATE ledger.ledgers SET chain_seq = n, chain_prev = head,
+             chain_hash = ledger.chain_link(head, n, r.id, r.transaction_id, r.account_id, r.kind, r.amount, r.currency::text, r.counterparty_ledger_id,
+               r.created_at, r.reference_id, r.type, r.tx_amount, r.fee, r.tx_currency::text, r.completed_at, r.intent_id, r.reversal_of)
+           WHERE id = r.id RETURNING chain_hash INTO head;
+         END LOOP;
+         UPDATE ledger.accounts SET chain_seq = n, chain_head = head WHERE id = '${account}';
+       END $$`,
+    );
+
+  // Last: it deletes anchors for good (this file's database is its own copy).
+  it("catches anchors rolled back under a rewrite through the orchestrator's witness", async () => {
+    const anchors = p.ledger.app.get(ChainAnchors);
+    const witness = p.gateway.app.get(LedgerChainWitness);
+    expect(await anchors.anchorNow()).toMatchObject({ status: 'WRITTEN', n: 1 });
+    expect(await witness.runNow()).toEqual({ status: 'RECORDED', n: 1 });
+    await p.fund(customer.accounts.XAF, 7_000);
+    expect(await anchors.anchorNow()).toMatchObject({ status: 'WRITTEN', n: 2 });
+    expect(await witness.runNow()).toEqual({ status: 'RECORDED', n: 2 });
+    expect(await witness.runNow()).toEqual({ status: 'UNCHANGED', n: 2 });
+    const intact = await p.call('POST', VERIFICATIONS, { token: officer.token });
+    expect(intact.body).toMatchObject({ status: 'INTACT', anchor: { status: 'VERIFIED', n: 2 } });
+
+    // A superuser deletes the newest anchor, turns the 7 000 into 70 000 and recomputes the chain:
+    // the ledger's anchors look complete, and its next pass signs the rewrite as a new anchor 2.
+    await raw(`DELETE FROM ledger.chain_anchor_heads WHERE anchor_n = 2`);
+    await raw(`DELETE FROM ledger.chain_anchors WHERE n = 2`);
+    const [entry] = await raw(`SELECT id FROM ledger.ledgers WHERE account_id = $1 ORDER BY chain_seq DESC LIMIT 1`, [
+      customer.accounts.XAF,
+    ]);
+    await raw(`UPDATE ledger.ledgers SET amount = 70000 WHERE id = $1`, [entry.id]);
+    await rechain(customer.accounts.XAF);
+    expect(await anchors.anchorNow()).toMatchObject({ status: 'WRITTEN', n: 2 });
+
+    const rolledBack = await p.call('POST', VERIFICATIONS, { token: officer.token });
+    expect(rolledBack.status).toBe(200);
+    expect(rolledBack.body).toMatchObject({
+      status: 'BROKEN',
+      anchor: { status: 'MISMATCH', n: 2 },
+      firstBreak: { kind: 'ANCHOR_ROLLED_BACK', accountId: null, detail: expect.stringContaining('anchor 2') },
+    });
+    expect(undocumented(doc, 'POST', VERIFICATIONS, rolledBack)).toEqual([]);
+    // the ledger alone would have said INTACT: its own record of the run says so, the list shows the witness's verdict
+    const [stored] = await p.sql
+      .query(`SELECT status FROM ledger.chain_verifications WHERE id = $1`, [rolledBack.body.id])
+      .then((r) => r.rows);
+    expect(stored.status).toBe('INTACT');
+    const listed = await p.call('GET', `${VERIFICATIONS}?limit=1`, { token: officer.token });
+    expect(listed.body[0]).toMatchObject({ id: rolledBack.body.id, status: 'BROKEN', firstBreak: { kind: 'ANCHOR_ROLLED_BACK' } });
+    // the scheduled witness pass sees it too, and copies nothing
+    expect(await witness.runNow()).toMatchObject({ status: 'ROLLED_BACK', witnessed: { n: 2 } });
+
+    // Every anchor deleted: the ledger reports none, which after anchors existed is a rollback too.
+    await raw(`DELETE FROM ledger.chain_anchor_heads`);
+    await raw(`DELETE FROM ledger.chain_anchors`);
+    const none = await p.call('POST', VERIFICATIONS, { token: officer.token });
+    expect(none.body).toMatchObject({
+      status: 'BROKEN',
+      anchor: { status: 'NONE' },
+      firstBreak: { kind: 'ANCHOR_ROLLED_BACK', detail: expect.stringContaining('no anchor at all') },
+    });
+    expect(await witness.runNow()).toMatchObject({ status: 'ROLLED_BACK', found: 'no anchor at all' });
   });
 });

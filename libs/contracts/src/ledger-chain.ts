@@ -11,7 +11,7 @@ import { OptionalField } from '@mm/errors';
  */
 
 /** What a broken link is: see docs/ledger-chain.md for how each is told apart. */
-export const LEDGER_CHAIN_BREAK_KINDS = ['EDITED', 'INSERTED', 'DELETED', 'ANCHOR_MISMATCH'] as const;
+export const LEDGER_CHAIN_BREAK_KINDS = ['EDITED', 'INSERTED', 'DELETED', 'ANCHOR_MISMATCH', 'ANCHOR_ROLLED_BACK', 'UNTRACEABLE'] as const;
 export type LedgerChainBreakKind = (typeof LEDGER_CHAIN_BREAK_KINDS)[number];
 
 export const LEDGER_CHAIN_ANCHOR_STATUSES = ['VERIFIED', 'MISMATCH', 'NONE'] as const;
@@ -194,4 +194,28 @@ export class LedgerChainIntegrityView {
 
   @ApiProperty({ enum: LEDGER_CHAIN_ANCHOR_STATUSES, example: 'VERIFIED' })
   anchorStatus: LedgerChainAnchorStatus;
+}
+
+/** A chain anchor as the ledger stores it: what the orchestrator's witness copies outside the ledger's database. */
+export class LedgerChainAnchorView {
+  @ApiProperty({ type: 'integer', example: 17, description: 'its number, from 1, without gaps' })
+  n: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T01:55:00.000Z', description: 'when it was signed' })
+  at: string;
+
+  @ApiProperty({ type: 'integer', example: 48_211, description: 'accounts whose head it signed' })
+  accounts: number;
+
+  @ApiProperty({ type: 'integer', example: 1_250_433, description: 'entries it covers (the sum of those heads)' })
+  entries: number;
+
+  @ApiProperty({
+    example: '5f1d3c0a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a392817060504',
+    description: 'its HMAC-SHA256 in hex (chained to the MAC of the anchor before it)',
+  })
+  mac: string;
+
+  @ApiProperty({ example: '3fa2c1d0', description: 'which key signed it' })
+  keyId: string;
 }

@@ -3,6 +3,7 @@ import type {
   AccountAuditReportView,
   IntegrityCheckRecordView,
   IntegrityCheckResultView,
+  LedgerChainAnchorView,
   LedgerChainVerificationRecordView,
   LedgerChainVerificationView,
 } from '@mm/contracts';
@@ -91,6 +92,19 @@ export class ComplianceLedgerClient {
         this.http.get<LedgerChainVerificationRecordView[]>(`/v1/internal/ledger-chain/verifications?limit=${limit}`, as(accessToken)),
       ),
     );
+  }
+
+  /**
+   * The ledger chain's anchor `n`, or its newest (`latest`), for the witness: service key only, a
+   * cheap read with the money path's retries. Null when the ledger has no such anchor.
+   */
+  async chainAnchor(n: number | 'latest'): Promise<LedgerChainAnchorView | null> {
+    try {
+      return await withRetries(this.retry, () => this.http.get<LedgerChainAnchorView>(`/v1/internal/ledger-chain/anchors/${n}`));
+    } catch (error) {
+      if (error instanceof AppException && error.code === 'LEDGER_CHAIN_ANCHOR_NOT_FOUND') return null;
+      throw error;
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '
 import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
 import { uuid } from '../common/validators';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
+import { LedgerChainWitness } from './ledger-chain-witness.service';
 
 const ERROR = { schema: { $ref: '#/components/schemas/ErrorBody' } };
 
@@ -53,7 +54,10 @@ const ComplianceRoute = (permission: Permission) =>
 @ApiTags('compliance')
 @Controller('v1/compliance')
 export class ComplianceController {
-  constructor(private readonly ledger: ComplianceLedgerClient) {}
+  constructor(
+    private readonly ledger: ComplianceLedgerClient,
+    private readonly witness: LedgerChainWitness,
+  ) {}
 
   @Get('accounts/:accountId/audit')
   @ComplianceRoute('compliance.audit')
@@ -104,28 +108,31 @@ export class ComplianceController {
     summary: "Verify the ledger's hash chain now",
     description:
       "Every ledger entry is chained to the one before it on its account (docs/ledger-chain.md). The ledger recomputes every hash, checks every account's " +
-      'head and the last anchor signed with its key, and names the first broken link: EDITED, INSERTED, DELETED or ANCHOR_MISMATCH, with the ' +
-      'account, entry, transaction and reference, what was expected and what was found. Read-only, recorded with the caller as `requestedBy`; ' +
-      'one at a time. It reads the whole ledger: expect seconds.',
+      'head and every anchor signed with its key, and names the earliest broken link: EDITED, INSERTED, DELETED, ANCHOR_MISMATCH or UNTRACEABLE, ' +
+      'with the account, entry, transaction and reference, what was expected and what was found. The orchestrator then compares the anchors with ' +
+      'its own copy of the newest one it witnessed: a ledger whose anchors fall behind it, or hold it with another MAC, is BROKEN with ' +
+      'ANCHOR_ROLLED_BACK. Read-only, recorded with the caller as `requestedBy`; one at a time. It reads the whole ledger: expect seconds.',
   })
   @ApiOkResponse({ type: LedgerChainVerificationView, description: 'the verification just run (INTACT or BROKEN: both are a 200)' })
   @ApiErrors('LEDGER_CHAIN_VERIFICATION_RUNNING')
-  verifyLedgerChain(@CurrentUser() user: AuthUser): Promise<LedgerChainVerificationView> {
-    return this.ledger.verifyLedgerChain(user.accessToken);
+  async verifyLedgerChain(@CurrentUser() user: AuthUser): Promise<LedgerChainVerificationView> {
+    return this.witness.judge(await this.ledger.verifyLedgerChain(user.accessToken));
   }
 
   @Get('ledger-chain/verifications')
   @ComplianceRoute('compliance.integrity')
   @ApiOperation({
     summary: 'The latest ledger chain verifications, newest first',
-    description: 'Each run with who asked (an officer, or `scheduler` for the nightly integrity check it was part of) and what it found.',
+    description:
+      'Each run with who asked (an officer, or `scheduler` for the nightly integrity check it was part of) and what it found, ' +
+      "with the orchestrator's witness check added to the runs asked through it (an anchor rollback makes a run BROKEN).",
   })
   @ApiOkResponse({ type: [LedgerChainVerificationRecordView], description: 'at most `limit` verifications (default 20)' })
   @ApiErrors('VALIDATION_ERROR')
-  ledgerChainVerifications(
+  async ledgerChainVerifications(
     @Query() query: LedgerChainVerificationsQueryDto,
     @CurrentUser() user: AuthUser,
   ): Promise<LedgerChainVerificationRecordView[]> {
-    return this.ledger.ledgerChainVerifications(query.limit ?? 20, user.accessToken);
+    return this.witness.overlay(await this.ledger.ledgerChainVerifications(query.limit ?? 20, user.accessToken));
   }
 }

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
 import { ComplianceController } from './compliance.controller';
+import { LedgerChainWitness } from './ledger-chain-witness.service';
 
-/** Compliance officers' account audits and integrity checks, run by the ledger on their behalf. */
+/** Compliance officers' account audits, integrity checks and chain verifications, run by the ledger on their behalf; the witness of the chain's anchors. */
 @Module({
   controllers: [ComplianceController],
-  providers: [ComplianceLedgerClient],
+  providers: [ComplianceLedgerClient, LedgerChainWitness],
 })
 export class ComplianceModule {}
