@@ -255,6 +255,33 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     await expect(t.h.admin.query(`DELETE FROM ledger.reconciliation_alerts`)).rejects.toThrow(/append-only/);
     const resolvedOnly = await call('GET', `${R}/alerts?status=RESOLVED`);
     expect(resolvedOnly.body.map((a: ResponseBody) => a.id).sort()).toEqual([movementAlert, lineAlert].sort());
+
+    // the -125000 shortfall is fixed only by a correction made for it: not the earlier 500000 funding, not a later
+    // unrelated 500, not an issuance of 125000 (the wrong way); a redemption of 125000 submitted after the alert is
+    const gapAlert = byKind.BALANCE_GAP.id;
+    await call('POST', `${R}/alerts/${gapAlert}/acknowledge`, {});
+    const resolveWith = (correctionId: string) =>
+      call('POST', `${R}/alerts/${gapAlert}/resolve`, { resolution: 'CORRECTION', correctionId, reason: 'Fixed' });
+    const earlierOne = await resolveWith(f1.correctionId);
+    expect([earlierOne.status, earlierOne.body.code]).toEqual([422, 'RECONCILIATION_CORRECTION_PREDATES_ALERT']);
+    const small = await floatFunding(500);
+    const unrelated = await resolveWith(small.correctionId);
+    expect([unrelated.status, unrelated.body.code]).toEqual([422, 'RECONCILIATION_CORRECTION_MISMATCH']);
+    expect(unrelated.body.message).toMatch(/moves a CREDIT of 500 on the trust account; this alert calls for a DEBIT of 125000/);
+    const wrongWay = await correctBalance(t.h.call, t.operators, f1.account, 125_000, 'CREDIT');
+    expect((await resolveWith(wrongWay.id)).body.code).toBe('RECONCILIATION_CORRECTION_MISMATCH');
+    // whoever writes the decision, the database refuses the same
+    const rawDecision = (correctionId: string) =>
+      t.h.admin.query(
+        `INSERT INTO ledger.reconciliation_alert_decisions (alert_id, decision, correction_id, note, decided_by, decided_roles)
+         VALUES ($1, 'CORRECTED', $2, 'raw', 'someone', '{COMPLIANCE}')`,
+        [gapAlert, correctionId],
+      );
+    await expect(rawDecision(small.correctionId)).rejects.toThrow(/alert .* calls for -125000/);
+    await expect(rawDecision(f1.correctionId)).rejects.toThrow(/submitted before alert/);
+    const redemption = await correctBalance(t.h.call, t.operators, f1.account, 125_000, 'DEBIT');
+    const fixed = await resolveWith(redemption.id);
+    expect([fixed.status, fixed.body.status, fixed.body.decisions[1].correctionId]).toEqual([200, 'RESOLVED', redemption.id]);
   });
 
   it('refuses a duplicate, an out-of-order, a wrong-currency, an unknown-account and a malformed statement, writing nothing', async () => {

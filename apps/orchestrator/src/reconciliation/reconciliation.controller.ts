@@ -211,8 +211,10 @@ export class ReconciliationController {
     summary: 'Resolve a reconciliation alert: by a four-eyes correction, or accepted with a note',
     description:
       'resolution CORRECTION names a ledger correction (correctionId) that is executed, was approved by someone other than its maker ' +
-      '(POST /api/backoffice/ledger/corrections, then the approvals inbox) and is in the currency of the alert; a correction resolves one ' +
-      'alert. resolution ACCEPTED explains the difference in reason. Recorded with the officer; final.',
+      '(POST /api/backoffice/ledger/corrections, then the approvals inbox), is in the currency of the alert, was submitted after the alert was ' +
+      'raised (422 RECONCILIATION_CORRECTION_PREDATES_ALERT) and moves on the trust account what the difference calls for: the direction and ' +
+      'amount of an unmatched bank line, the undoing of an unmatched movement, the amount of a gap (422 RECONCILIATION_CORRECTION_MISMATCH); ' +
+      'a correction resolves one alert. resolution ACCEPTED explains the difference in reason. Recorded with the officer; final.',
   })
   @ApiOkResponse({ type: ReconciliationAlertView, description: 'the alert, RESOLVED' })
   @ApiErrors(
@@ -221,6 +223,8 @@ export class ReconciliationController {
     'RECONCILIATION_ALERT_NOT_ACKNOWLEDGED',
     'RECONCILIATION_ALERT_ALREADY_RESOLVED',
     'RECONCILIATION_CORRECTION_NOT_ELIGIBLE',
+    'RECONCILIATION_CORRECTION_PREDATES_ALERT',
+    'RECONCILIATION_CORRECTION_MISMATCH',
     'RECONCILIATION_CORRECTION_ALREADY_USED',
   )
   resolve(

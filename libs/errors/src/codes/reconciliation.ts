@@ -44,6 +44,15 @@ export const RECONCILIATION_ERRORS = {
     message:
       'The correction named does not resolve a reconciliation alert: it must exist, be executed, have been approved by someone other than its maker, and be in the currency of the alert',
   },
+  RECONCILIATION_CORRECTION_PREDATES_ALERT: {
+    status: 422,
+    message: 'The correction named was submitted before the alert was raised: it cannot be the fix of that difference',
+  },
+  RECONCILIATION_CORRECTION_MISMATCH: {
+    status: 422,
+    message:
+      "The correction named does not fix this difference: its effect on the trust account must be the bank line's direction and amount, the opposite of the unmatched movement, or the gap's amount",
+  },
   RECONCILIATION_CORRECTION_ALREADY_USED: {
     status: 409,
     message: 'This correction already resolved another reconciliation alert; a correction resolves one alert',
