@@ -183,14 +183,6 @@ export class OrchestratorConfig extends DatabaseConfig {
   @Min(0)
   LEDGER_CHAIN_WITNESS_INTERVAL_MS: number = 60_000;
 
-  /**
-   * How often the orchestrator copies the ledger chain's newest anchor into its own database and
-   * checks that the ledger still holds the last one it copied (docs/ledger-chain.md#the-witness); 0: off.
-   */
-  @IsInt()
-  @Min(0)
-  LEDGER_CHAIN_WITNESS_INTERVAL_MS: number = 60_000;
-
   // --- public money flow (intents) ---
   /** one ledger call waits this long before it counts as timed out (and is retried when idempotent) */
   @IsInt()
