@@ -6,7 +6,7 @@ import { StatementSourcesClient } from './statement-sources.client';
 /** A stand-in ledger on loopback: answers each request with the next reply (status, body), counting them. */
 async function ledger(replies: Array<[number, unknown]>): Promise<{ server: Server; url: string; hits: () => number }> {
   let hits = 0;
-  const server = createServer((req, res) => {
+  const server = createServer((_req, res) => {
     const [status, body] = replies[Math.min(hits, replies.length - 1)];
     hits += 1;
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
