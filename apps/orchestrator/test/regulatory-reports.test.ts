@@ -32,6 +32,9 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
   const below: string[] = [];
   const transferIds = new Map<string, string>();
   let dailyId: string;
+  /** an operation above the threshold reversed the same day, and its reversal's reference */
+  let reversed: { reference: string; transactionId: string };
+  let reversalReference: string;
 
   const clock = () => p.gateway.app.get(ReportClock);
   /** moves the reports' clock `ms` from the real one */
@@ -58,6 +61,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
         REGULATORY_DAILY_CATCH_UP_DAYS: '3',
         REGULATORY_DEADLINE_CHECK_INTERVAL_MS: '0',
         REGULATORY_CONFIRMATION_DUE_SOON_HOURS: '12',
+        REGULATORY_DAY_SETTLE_MS: '600000',
       },
     });
     [officer, agent, alice, bob, shop] = await Promise.all([
@@ -71,6 +75,12 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     // an adjustment above the threshold: an operator's act, never in the report
     await p.fund(alice.accounts.XAF, 300_000);
 
+    // `day` is read once, before the payments, and the payments must all complete on it: never start
+    // them in the last two minutes of a business day (23:00 UTC), wait for the next one instead
+    const untilDayEnd = Date.parse(businessDayBounds(businessDayOf(new Date())).to) - Date.now();
+    if (untilDayEnd < 2 * 60_000) await new Promise((resolve) => setTimeout(resolve, untilDayEnd + 1_000));
+    day = businessDayOf(new Date());
+
     const cashIn = await done(agent, { type: 'CASH_IN', amount: 100_000, clientPhone: alice.phone, clientCountryCode: '+237' });
     above.CASH_FUNDED.push(cashIn.reference);
     below.push((await done(agent, { type: 'CASH_IN', amount: 20_000, clientPhone: alice.phone, clientCountryCode: '+237' })).reference);
@@ -79,13 +89,27 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     transferIds.set(transfer.reference, transfer.transactionId);
     // exactly the threshold is reported; a merchant payment is an e-money transfer
     above.E_MONEY_TRANSFER.push((await done(alice, { type: 'TRANSFER', amount: 50_000, clientPhone: shop.phone })).reference);
+    // reversed below by a four-eyes REVERSAL: it happened, so it is reported; the reversal is an adjustment and is not
+    reversed = await done(alice, { type: 'TRANSFER', amount: 80_000, clientPhone: bob.phone });
+    above.E_MONEY_TRANSFER.push(reversed.reference);
     below.push((await done(alice, { type: 'TRANSFER', amount: 49_999, clientPhone: bob.phone })).reference);
     above.CASH_WITHDRAWAL.push((await cashOut(alice, 70_000)).reference);
     below.push((await cashOut(alice, 5_000)).reference);
-    day = businessDayOf(new Date());
+    const submitted = await p.call('POST', '/api/backoffice/ledger/corrections', {
+      token: await p.adminToken(),
+      body: { kind: 'REVERSAL', referenceId: reversed.reference, reason: 'Sent to the wrong person, refunded the same day' },
+    });
+    const approved = await p.call('POST', `/api/backoffice/approvals/${submitted.body.id}/approve`, {
+      token: officer.token,
+      body: { reason: 'Checked with both customers' },
+    });
+    if (approved.body.status !== 'EXECUTED') throw new Error(`reversal ${approved.status} ${JSON.stringify(approved.body)}`);
+    const reversal = await p.sql.query(`SELECT reference_id FROM ledger.transactions WHERE reversal_of = $1`, [reversed.transactionId]);
+    reversalReference = reversal.rows[0].reference_id;
+    if (businessDayOf(new Date()) !== day) throw new Error('the payments ran past the end of their business day');
     // the reports now live on the next day: the day of these payments is over
     shiftClock(24 * HOUR);
-  }, 180_000);
+  }, 300_000);
   afterAll(() => p.stop());
   afterEach(() => jest.restoreAllMocks());
 
@@ -136,13 +160,19 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     expect(listed('CASH_FUNDED')).toEqual(above.CASH_FUNDED);
     expect(listed('CASH_WITHDRAWAL')).toEqual(above.CASH_WITHDRAWAL);
     expect(listed('E_MONEY_TRANSFER')).toEqual(above.E_MONEY_TRANSFER);
-    expect(content.operations).toHaveLength(4);
-    expect(res.body.operationCount).toBe(4);
-    for (const reference of below) expect(JSON.stringify(content)).not.toContain(reference);
+    expect(content.operations).toHaveLength(5);
+    expect(res.body.operationCount).toBe(5);
+    for (const reference of [...below, reversalReference]) expect(JSON.stringify(content)).not.toContain(reference);
+    // the transfer reversed later that day is listed as it happened
+    expect(content.operations.find((op: { reference: string }) => op.reference === reversed.reference)).toMatchObject({
+      type: 'TRANSFER',
+      amount: 80_000,
+      transactionId: reversed.transactionId,
+    });
     expect(content.categories).toEqual([
       { category: 'CASH_FUNDED', operationType: 'CASH_IN', totals: [{ currency: 'XAF', count: 1, amount: '100000' }] },
       { category: 'CASH_WITHDRAWAL', operationType: 'CASH_OUT', totals: [{ currency: 'XAF', count: 1, amount: '70000' }] },
-      { category: 'E_MONEY_TRANSFER', operationType: 'TRANSFER', totals: [{ currency: 'XAF', count: 2, amount: '110000' }] },
+      { category: 'E_MONEY_TRANSFER', operationType: 'TRANSFER', totals: [{ currency: 'XAF', count: 3, amount: '190000' }] },
     ]);
     const cashIn = content.operations[0];
     expect(cashIn).toMatchObject({
@@ -173,7 +203,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     const lines = text.split('\r\n');
     expect(lines.pop()).toBe('');
     expect(lines[0]).toBe(DAILY_CSV_COLUMNS.join(','));
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
     const header = lines[0].split(',');
     const row = Object.fromEntries(lines[1].split(',').map((v, i) => [header[i], v]));
     expect(row).toMatchObject({
@@ -247,9 +277,42 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       identical: true,
       storedSha256: again.body.contentSha256,
       recomputedSha256: again.body.contentSha256,
+      storedOperationsSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      recomputedOperationsSha256: verification.body.storedOperationsSha256,
       differences: { added: [], removed: [], changed: [] },
+      identityDrift: [],
     });
     expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE period_date = $1`, [day])).toBe(1);
+  });
+
+  it("a party's phone and KYC tier changed since: still identical (the operations part), the change listed as identity drift", async () => {
+    const before = (await p.sql.query(`SELECT phone, kyc_tier FROM orchestrator.customers WHERE user_id = $1`, [bob.userId])).rows[0];
+    const newPhone = `+2376${String(Date.now()).slice(-8)}`;
+    await p.sql.query(`UPDATE orchestrator.customers SET phone = $2, kyc_tier = 'TIER_2' WHERE user_id = $1`, [bob.userId, newPhone]);
+    try {
+      const verification = await p.call('GET', `${REPORTS}/${dailyId}/verification`, { token: officer.token });
+      const bobsTransfers = [above.E_MONEY_TRANSFER[0], reversed.reference];
+      expect(verification.body).toMatchObject({
+        storedIntact: true,
+        identical: true,
+        recomputedOperationsSha256: verification.body.storedOperationsSha256,
+        differences: { added: [], removed: [], changed: [] },
+        identityDrift: bobsTransfers.map((reference) => ({
+          reference,
+          party: 'destination',
+          accountId: bob.accounts.XAF,
+          fields: ['phone', 'kycTier'],
+        })),
+      });
+      // the whole content, parties included, is what changed
+      expect(verification.body.recomputedSha256).not.toBe(verification.body.storedSha256);
+    } finally {
+      await p.sql.query(`UPDATE orchestrator.customers SET phone = $2, kyc_tier = $3 WHERE user_id = $1`, [
+        bob.userId,
+        before.phone,
+        before.kyc_tier,
+      ]);
+    }
   });
 
   it("the ledger's read of one day goes through the BRIN index on transactions.completed_at, not the whole table", async () => {
@@ -405,6 +468,80 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     }
     const verification = await p.call('GET', `${REPORTS}/${dailyId}/verification`, { token: officer.token });
     expect(verification.body).toMatchObject({ storedIntact: true, identical: true });
+  });
+
+  it('a day is reported only once the settle margin (10 minutes here, the default) has passed after its end, by an officer or the job', async () => {
+    // a day after the one of the payments, so that nothing of the other tests depends on it
+    const later = addCalendarDays(day, 5);
+    const end = Date.parse(businessDayBounds(later).to);
+    const job = p.gateway.app.get(DailyReportJob);
+    const at = (ms: number) => (clock().now = () => new Date(ms));
+    try {
+      at(end + 10 * 60_000 - 1_000);
+      const early = await p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: later } });
+      expect([early.status, early.body.code]).toEqual([409, 'REPORT_DAY_NOT_OVER']);
+      expect(early.body.message).toContain(new Date(end + 10 * 60_000).toISOString());
+      const beforeSettled = await job.runNow();
+      const days = async (ids: string[]) =>
+        (
+          await p.sql.query(`SELECT period_date::text AS d FROM orchestrator.regulatory_reports WHERE id = ANY($1::uuid[])`, [ids])
+        ).rows.map((r) => r.d);
+      expect(await days(beforeSettled)).not.toContain(later);
+      expect(await count(`SELECT count(*) AS n FROM orchestrator.regulatory_reports WHERE period_date = $1`, [later])).toBe(0);
+
+      at(end + 10 * 60_000);
+      expect(await days(await job.runNow())).toContain(later);
+      const stored = await p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: later } });
+      expect(stored.status).toBe(200);
+      expect(stored.body).toMatchObject({ periodDate: later, trigger: 'SCHEDULED' });
+    } finally {
+      shiftClock(24 * HOUR);
+    }
+  });
+
+  it("the ledger's day is [00:00, 24:00) in UTC+01:00 to the microsecond: an operation at 23:00:00.000000 UTC is the next day's", async () => {
+    // Real payments cannot be stamped at a chosen instant, so the ledger's query runs on copies of its
+    // two tables holding an operation on each side of both bounds; rolled back.
+    const client = await p.sql.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('CREATE SCHEMA bounds_h5d');
+      for (const table of ['transactions', 'transaction_intents']) {
+        await client.query(`CREATE TABLE bounds_h5d.${table} (LIKE ledger.${table} INCLUDING DEFAULTS)`);
+      }
+      const { from, to } = businessDayBounds('2026-03-15');
+      const instants = {
+        MMPTXBEFORESTART: `timestamptz '${from}' - interval '1 microsecond'`,
+        MMPTXATSTART0000: `timestamptz '${from}'`,
+        MMPTXBEFOREEND00: `timestamptz '${to}' - interval '1 microsecond'`,
+        MMPTXATEND000000: `timestamptz '${to}'`,
+      };
+      for (const [reference, at] of Object.entries(instants)) {
+        await client.query(
+          `INSERT INTO bounds_h5d.transaction_intents (id, type, status, idempotency_key, source_account_id, destination_account_id, amount,
+                                                      frozen_amount, currency, initiated_by, expires_at, created_at)
+           VALUES (md5($1)::uuid, 'TRANSFER', 'SUCCEEDED', $1, $2, $3, 60000, 0, 'XAF', 'x', ${at}, ${at})`,
+          [reference, alice.accounts.XAF, bob.accounts.XAF],
+        );
+        await client.query(
+          `INSERT INTO bounds_h5d.transactions (reference_id, type, intent_id, amount, currency, created_by, initiated_at, completed_at)
+           VALUES ($1, 'TRANSFER', md5($1)::uuid, 60000, 'XAF', 'x', ${at}, ${at})`,
+          [reference],
+        );
+      }
+      const sql = REGULATORY_OPERATIONS_SQL.replace('FROM ledger.transactions t', 'FROM bounds_h5d.transactions t').replace(
+        'JOIN ledger.transaction_intents i',
+        'JOIN bounds_h5d.transaction_intents i',
+      );
+      const { rows } = await client.query(sql, ['XAF', 50_000, from, to, null, null, 501]);
+      expect(rows.map((r) => [r.reference_id, r.completed_key])).toEqual([
+        ['MMPTXATSTART0000', '2026-03-14T23:00:00.000000Z'],
+        ['MMPTXBEFOREEND00', '2026-03-15T22:59:59.999999Z'],
+      ]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   describe('suspicion reports', () => {

@@ -11,7 +11,8 @@ import { RegulatoryReportsService, SYSTEM_ACTOR } from './regulatory-reports.ser
 /**
  * The daily threshold reports, generated without anyone asking. Every
  * REGULATORY_DAILY_REPORT_INTERVAL_MS, one replica (a session advisory lock) looks at the last
- * REGULATORY_DAILY_CATCH_UP_DAYS days that are over (UTC+01:00), yesterday included, and generates
+ * REGULATORY_DAILY_CATCH_UP_DAYS days that are over (UTC+01:00) since at least REGULATORY_DAY_SETTLE_MS,
+ * yesterday included once that margin has passed after midnight, and generates
  * each missing report, oldest first: a day missed while the platform was down, or whose report
  * failed, is made by a later tick without an officer having to notice. Oldest first, so reports are
  * stored in the order of their days; a failure (the ledger unreachable) ends the pass, the reports
@@ -51,7 +52,9 @@ export class DailyReportJob implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async pass(): Promise<string[]> {
-    const days = daysEndingOn(addCalendarDays(businessDayOf(this.clock.now()), -1), this.config.REGULATORY_DAILY_CATCH_UP_DAYS);
+    // the last day reported is the last one settled: over for REGULATORY_DAY_SETTLE_MS
+    const settledNow = new Date(this.clock.now().getTime() - this.config.REGULATORY_DAY_SETTLE_MS);
+    const days = daysEndingOn(addCalendarDays(businessDayOf(settledNow), -1), this.config.REGULATORY_DAILY_CATCH_UP_DAYS);
     const generated: string[] = [];
     await this.store.withJobLock('regulatory-daily-report', async () => {
       const stored = await this.store.dailyDaysBetween(days[0], days[days.length - 1]);

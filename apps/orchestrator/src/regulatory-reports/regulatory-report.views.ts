@@ -179,8 +179,30 @@ export class ReportDifferencesView {
   @ApiProperty({ type: [String], example: [], description: 'operations the stored report lists that are not found now' })
   removed: string[];
 
-  @ApiProperty({ type: [String], example: [], description: 'operations in both whose lines differ (a party renamed, a phone changed)' })
+  @ApiProperty({
+    type: [String],
+    example: [],
+    description: 'operations in both whose ledger part differs (amount, fee, time, type, accounts); a party renamed is identityDrift',
+  })
   changed: string[];
+}
+
+export class IdentityDriftView {
+  @ApiProperty({ example: 'MMPTX2611270A1B2C3', description: 'the operation whose party is described differently now' })
+  reference: string;
+
+  @ApiProperty({ enum: ['source', 'destination'] })
+  party: 'source' | 'destination';
+
+  @ApiProperty({ format: 'uuid', example: '2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c' })
+  accountId: string;
+
+  @ApiProperty({
+    type: [String],
+    example: ['phone'],
+    description: 'the attributes the orchestrator holds differently now: role, name, phone, kycTier, agentCode',
+  })
+  fields: string[];
 }
 
 export class ReportVerificationView {
@@ -196,16 +218,43 @@ export class ReportVerificationView {
   @ApiProperty({
     example: true,
     description:
-      'a daily report rebuilt now from the ledger gives the same content (same SHA-256); a suspicion report: same as storedIntact',
+      'storedIntact, and for a daily report its operations part (everything but the parties’ names, phones, roles, KYC tiers and ' +
+      'agent codes) rebuilt now from the ledger is the same, byte for byte; a suspicion report: same as storedIntact',
   })
   identical: boolean;
 
-  @ApiProperty({ example: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b' })
+  @ApiProperty({ example: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b', description: 'of the stored content' })
   storedSha256: string;
 
-  @ApiProperty({ example: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b' })
+  @ApiProperty({
+    example: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b',
+    description: 'of the whole content rebuilt now (parties as known now): differs from storedSha256 when there is identity drift',
+  })
   recomputedSha256: string;
 
-  @ApiProperty({ type: ReportDifferencesView, description: 'by operation reference (empty for a suspicion report)' })
+  @ApiProperty({
+    example: '9f2c0b4e7d1a3f5e6c8b2a4d0e1f3c5b7a9d8e6f4c2b0a1e3d5f7c9b8a6e4d2c',
+    description: 'of the stored operations part (daily report; for a suspicion report the stored content’s)',
+  })
+  storedOperationsSha256: string;
+
+  @ApiProperty({
+    example: '9f2c0b4e7d1a3f5e6c8b2a4d0e1f3c5b7a9d8e6f4c2b0a1e3d5f7c9b8a6e4d2c',
+    description: 'of the operations part rebuilt now from the ledger: equal to storedOperationsSha256 when identical',
+  })
+  recomputedOperationsSha256: string;
+
+  @ApiProperty({
+    type: ReportDifferencesView,
+    description: 'of the operations part, by operation reference (empty for a suspicion report)',
+  })
   differences: ReportDifferencesView;
+
+  @ApiProperty({
+    type: [IdentityDriftView],
+    description:
+      'parties the orchestrator describes differently now than the report does (a phone changed, a KYC tier raised): expected over ' +
+      'time, not a fault of the report, and not counted against `identical`',
+  })
+  identityDrift: IdentityDriftView[];
 }

@@ -63,7 +63,9 @@ export class RegulatoryReportsController {
     description:
       'Every succeeded cash-in, cash-out and transfer (merchant payments included) of the day (UTC+01:00) at or above ' +
       'REGULATORY_THRESHOLD_REPORT_MIN in its currency, read from the ledger, with both parties as the platform knows them. ' +
-      'Stored once: asking again for the same day answers the stored report (200), unchanged. A job generates yesterday’s report by itself.',
+      'A day is reported only once REGULATORY_DAY_SETTLE_MS (default 10 minutes) has passed after its end, so that payments ' +
+      'committed just after midnight are in it (409 REPORT_DAY_NOT_OVER before). Stored once: asking again for the same day ' +
+      'answers the stored report (200), unchanged. A job generates yesterday’s report by itself.',
   })
   @ApiCreatedResponse({ type: RegulatoryReportDetailView, description: 'generated now' })
   @ApiOkResponse({ type: RegulatoryReportDetailView, description: 'already generated: the stored report' })
@@ -167,7 +169,9 @@ export class RegulatoryReportsController {
     summary: 'Check a stored report: its hashes, and for a daily report a rebuild from the ledger',
     description:
       'The stored texts against their SHA-256 and the stored content rendered again; a daily report is also rebuilt from the ledger ' +
-      'with the thresholds it states and compared by SHA-256, the operations found now against those stored listed by reference. Read-only.',
+      'with the thresholds it states: its operations part (amounts, fees, times, types, accounts) must be the same byte for byte ' +
+      '(`identical`), the operations found now against those stored listed by reference; parties the orchestrator now describes ' +
+      'differently (a phone changed, a KYC tier raised) are listed in `identityDrift`, which does not make the report non-identical. Read-only.',
   })
   @ApiOkResponse({ type: ReportVerificationView })
   @ApiErrors('VALIDATION_ERROR', 'REPORT_NOT_FOUND')

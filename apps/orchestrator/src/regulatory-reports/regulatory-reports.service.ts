@@ -18,7 +18,7 @@ import type { ListReportsQuery } from './dto/report-queries';
 import type { SuspicionReportBody } from './dto/suspicion-report.body';
 import { PartyIdentities } from './party-identities';
 import { ReportClock } from './report-clock';
-import type { DailyReportContent, ReportContent, ReportKind } from './report-content';
+import type { DailyReportContent, ReportContent, ReportKind, ReportParty } from './report-content';
 import { dailyCsv, dailyHtml, suspicionCsv, suspicionHtml } from './report-documents';
 import { RegulatoryLedgerClient } from './regulatory-ledger.client';
 import type {
@@ -41,6 +41,15 @@ export const SYSTEM_ACTOR: ReportActor = { userId: 'system', role: 'SYSTEM' };
 /** A declared time may run ahead of the server's clock by this much (another device's clock) before it is "in the future". */
 const CLOCK_SKEW_MS = 5 * 60_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether `day` can be reported at `now`: over in UTC+01:00 for at least `settleMs`. The ledger stamps
+ * completed_at before its commit, so the last payments of a day become visible only a moment after
+ * its end; a report made before they are would miss them for good (docs/regulatory-reports.md, "Days").
+ */
+export function isDaySettled(day: string, now: Date, settleMs: number): boolean {
+  return isDayOver(day, new Date(now.getTime() - settleMs));
+}
 
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -72,16 +81,19 @@ export class RegulatoryReportsService {
   // --- daily threshold report ------------------------------------------------------------------
 
   /**
-   * The daily report of a day that is over: the stored one when there is one (idempotent, `created`
-   * false), else built from the ledger and stored. Two concurrent generations store one report and
-   * both answer it.
+   * The daily report of a day that is over and settled: the stored one when there is one
+   * (idempotent, `created` false), else built from the ledger and stored. Two concurrent generations
+   * store one report and both answer it.
    */
   async generateDaily(
     day: string,
     actor: ReportActor,
     trigger: ReportTrigger,
   ): Promise<{ report: RegulatoryReportDetailView; created: boolean }> {
-    if (!isDayOver(day, this.clock.now())) throw new AppException('REPORT_DAY_NOT_OVER');
+    if (!isDaySettled(day, this.clock.now(), this.config.REGULATORY_DAY_SETTLE_MS)) {
+      const from = new Date(Date.parse(businessDayBounds(day).to) + this.config.REGULATORY_DAY_SETTLE_MS).toISOString();
+      throw new AppException('REPORT_DAY_NOT_OVER', `the report of ${day} can be made from ${from}`);
+    }
     const existing = await this.store.dailyOf(day);
     if (existing) return { report: await this.get(existing), created: false };
     const content = await this.buildDaily(day, this.config.regulatoryThresholds);
@@ -296,7 +308,9 @@ export class RegulatoryReportsService {
   /**
    * Checks a stored report: its texts against their hashes and the stored content against a fresh
    * rendering of the CSV and HTML; then, for a daily report, the content against a rebuild from the
-   * ledger with the thresholds the report states (the configuration may have changed since).
+   * ledger with the thresholds the report states (the configuration may have changed since). Only
+   * the operations part must be the same: the parties' names, phones, roles, KYC tiers and agent
+   * codes are the orchestrator's records, which move on, so they are listed as identity drift.
    */
   async verify(id: string): Promise<ReportVerificationView> {
     const docs = await this.store.documents(id);
@@ -317,19 +331,26 @@ export class RegulatoryReportsService {
         identical: storedIntact,
         storedSha256: docs.content_sha256,
         recomputedSha256: sha256(rendered.content),
+        storedOperationsSha256: docs.content_sha256,
+        recomputedOperationsSha256: sha256(rendered.content),
         differences: { added: [], removed: [], changed: [] },
+        identityDrift: [],
       };
     }
     const thresholds = Object.fromEntries(stored.thresholds.map((t) => [t.currency, t.minAmount])) as Record<Currency, number>;
     const fresh = await this.buildDaily(stored.reportDate, thresholds);
-    const recomputed = sha256(JSON.stringify(fresh));
+    const storedPart = sha256(JSON.stringify(operationsPart(stored)));
+    const freshPart = sha256(JSON.stringify(operationsPart(fresh)));
     return {
       reportId: id,
       storedIntact,
-      identical: storedIntact && recomputed === docs.content_sha256,
+      identical: storedIntact && storedPart === freshPart,
       storedSha256: docs.content_sha256,
-      recomputedSha256: recomputed,
+      recomputedSha256: sha256(JSON.stringify(fresh)),
+      storedOperationsSha256: storedPart,
+      recomputedOperationsSha256: freshPart,
       differences: differences(stored, fresh),
+      identityDrift: identityDrift(stored, fresh),
     };
   }
 
@@ -350,9 +371,37 @@ function requireKind(row: ReportRow, kind: ReportKind, message: string): void {
   if (row.kind !== kind) throw new AppException('REPORT_KIND_MISMATCH', message);
 }
 
+/** A party as the ledger states it: its account and the account's type, nothing the orchestrator's records may change. */
+const ledgerSide = (p: ReportParty) => ({ accountId: p.accountId, accountType: p.accountType });
+const DRIFTING = ['role', 'name', 'phone', 'kycTier', 'agentCode'] as const satisfies readonly (keyof ReportParty)[];
+
+/** What a daily report says from the ledger alone: the content with each party cut down to its account. */
+export function operationsPart(c: DailyReportContent): DailyReportContent {
+  return {
+    ...c,
+    operations: c.operations.map((op) => ({
+      ...op,
+      source: ledgerSide(op.source) as ReportParty,
+      destination: ledgerSide(op.destination) as ReportParty,
+    })),
+  };
+}
+
+function identityDrift(stored: DailyReportContent, fresh: DailyReportContent): ReportVerificationView['identityDrift'] {
+  const now = new Map(fresh.operations.map((op) => [op.reference, op]));
+  return stored.operations.flatMap((op) =>
+    (['source', 'destination'] as const).flatMap((party) => {
+      const later = now.get(op.reference)?.[party];
+      if (!later || later.accountId !== op[party].accountId) return [];
+      const fields = DRIFTING.filter((f) => op[party][f] !== later[f]);
+      return fields.length ? [{ reference: op.reference, party, accountId: op[party].accountId, fields: [...fields] }] : [];
+    }),
+  );
+}
+
 function differences(stored: DailyReportContent, fresh: DailyReportContent): ReportVerificationView['differences'] {
-  const before = new Map(stored.operations.map((op) => [op.reference, JSON.stringify(op)]));
-  const after = new Map(fresh.operations.map((op) => [op.reference, JSON.stringify(op)]));
+  const before = new Map(operationsPart(stored).operations.map((op) => [op.reference, JSON.stringify(op)]));
+  const after = new Map(operationsPart(fresh).operations.map((op) => [op.reference, JSON.stringify(op)]));
   return {
     added: [...after.keys()].filter((r) => !before.has(r)),
     removed: [...before.keys()].filter((r) => !after.has(r)),

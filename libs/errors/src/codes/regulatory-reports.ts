@@ -3,7 +3,8 @@ export const REGULATORY_REPORTS_ERRORS = {
   REPORT_NOT_FOUND: { status: 404, message: 'No regulatory report has this id' },
   REPORT_DAY_NOT_OVER: {
     status: 409,
-    message: 'A daily report covers a whole day that is over in the reports’ time zone (UTC+01:00); this day is not',
+    message:
+      'A daily report covers a whole day that is over in the reports’ time zone (UTC+01:00), once the settle margin after its end has passed; this day is not there yet',
   },
   REPORT_PERIOD_INVALID: { status: 400, message: 'The period asked for is empty or too long' },
   REPORT_KIND_MISMATCH: { status: 409, message: 'This step does not apply to this kind of report' },
