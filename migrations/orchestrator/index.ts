@@ -10,6 +10,7 @@ import { StaffAuditTrail1765500100000 } from './1765500100000-staff-audit-trail'
 import { AuditorStaff1765500200000 } from './1765500200000-auditor-staff';
 import { TransactionMonitoring1765600000000 } from './1765600000000-transaction-monitoring';
 import { RegulatoryReports1765600100000 } from './1765600100000-regulatory-reports';
+import { MonitoringFeedFixes1765600300000 } from './1765600300000-monitoring-feed-fixes';
 import { LedgerChainWitness1765600400000 } from './1765600400000-ledger-chain-witness';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
@@ -25,5 +26,6 @@ export const orchestratorMigrations: MigrationClass[] = [
   AuditorStaff1765500200000,
   TransactionMonitoring1765600000000,
   RegulatoryReports1765600100000,
+  MonitoringFeedFixes1765600300000,
   LedgerChainWitness1765600400000,
 ];
