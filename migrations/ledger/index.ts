@@ -21,6 +21,7 @@ import { StatementEntryIndex1765600200000 } from './1765600200000-statement-entr
 import { TransactionsCompletedBrin1765600300000 } from './1765600300000-transactions-completed-brin';
 import { ChainAnchorMovedDigest1765600400000 } from './1765600400000-chain-anchor-moved-digest';
 import { ReconciliationAlertIdentity1765600500000 } from './1765600500000-reconciliation-alert-identity';
+import { OutboxMonitoringCursor1765600600000 } from './1765600600000-outbox-monitoring-cursor';
 import { ReconciliationCorrectionFit1765600800000 } from './1765600800000-reconciliation-correction-fit';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
@@ -47,5 +48,6 @@ export const ledgerMigrations: MigrationClass[] = [
   TransactionsCompletedBrin1765600300000,
   ChainAnchorMovedDigest1765600400000,
   ReconciliationAlertIdentity1765600500000,
+  OutboxMonitoringCursor1765600600000,
   ReconciliationCorrectionFit1765600800000,
 ];
