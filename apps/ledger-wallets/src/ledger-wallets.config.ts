@@ -137,6 +137,25 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @IsBoolean()
   LEDGER_OUTBOX_BATCH_JOBS: boolean = true;
 
+  /**
+   * How often the relay's second loop hands outbox rows to `monitoring-events` (its own cursor,
+   * `monitoring_published_at`: it never holds back `ledger-events`); 0 turns only that loop off
+   * (LEDGER_OUTBOX_POLL_MS=0 turns both off). Monitoring is not in a hurry: fewer, fuller batches.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  LEDGER_MONITORING_POLL_MS: number = 2_000;
+
+  /**
+   * Unfinished jobs (waiting, delayed, active) `monitoring-events` may hold before the relay stops
+   * adding: Redis evicts nothing, so a monitoring worker down for hours must not fill it. Rows wait
+   * in `ledger.outbox` meanwhile and follow once the worker catches up (docs/monitoring.md, "The feed").
+   */
+  @IsInt()
+  @Min(1)
+  LEDGER_MONITORING_BACKLOG_MAX_JOBS: number = 5_000;
+
   // --- consent proofs (issue 14): PIN_VERIFIED / OTP_VERIFIED need a proof signed by auth ---
   /** Auth's base URL; its key set verifies consent proofs (fetched once, cached, refetched on an unknown key id). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
