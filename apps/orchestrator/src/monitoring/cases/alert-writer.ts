@@ -4,8 +4,11 @@ import { type RawQueryable, queryRows } from '@mm/platform';
 import type { RuleCode, RuleHit } from '../rules/monitoring-rule';
 import { CaseStore } from './case.store';
 
-/** The most operations an alert names (a fan-in over a day can gather hundreds; the first ones tell the story). */
-const MAX_OPERATIONS = 200;
+/**
+ * The most transactions an alert names (a fan-in over a day can gather hundreds; the first ones tell
+ * the story). Past it the alert keeps the first ones and the trigger, and says it was cut.
+ */
+export const MAX_ALERT_OPERATIONS = 200;
 
 export interface RaisedAlert {
   alertId: string;
@@ -17,10 +20,13 @@ export interface RaisedAlert {
  * Turns a rule's hit into an alert in the person's open case, in the feed's transaction (which
  * holds the person's advisory lock, so two batches never open two cases or two alerts at once).
  *
- * Deduplication: an alert of the same rule, subject, currency and scope whose window reaches into
- * this hit's window already covers it, so none is opened (at most one alert per rule and subject
- * per window length); the unique key on the window's end makes a re-run of the same operation a
- * no-op even without that check.
+ * Deduplication (docs/monitoring.md#alerts): an alert of the same rule, subject, currency and scope
+ * whose window reaches into this hit's window already covers it, so none is opened (at most one
+ * alert per rule and subject per window length), unless that alert's case was closed before the
+ * hit's window starts: what the officer decided then did not see any of this window. The same hit
+ * again (same window end: the feed re-judges operations after one stored late) is never a new
+ * alert, whatever became of its case; that is checked before a case is opened, so a re-judged hit
+ * leaves no trace.
  */
 @Injectable()
 export class AlertWriter {
@@ -29,21 +35,23 @@ export class AlertWriter {
   async raise(tx: RawQueryable, rule: RuleCode, hit: RuleHit, configVersion: number, triggerEventId: string): Promise<RaisedAlert | null> {
     const covered = await queryRows<{ id: string }>(
       tx,
-      `SELECT id FROM orchestrator.monitoring_alerts
-        WHERE rule = $1 AND subject_user_id = $2 AND currency = $3 AND scope = $4 AND window_end > $5 LIMIT 1`,
-      [rule, hit.subject.userId, hit.currency, hit.scope, new Date(hit.windowStart).toISOString()],
+      `SELECT a.id FROM orchestrator.monitoring_alerts a JOIN orchestrator.monitoring_cases c ON c.id = a.case_id
+        WHERE a.rule = $1 AND a.subject_user_id = $2 AND a.currency = $3 AND a.scope = $4
+          AND (a.window_end = $6 OR (a.window_end > $5 AND (c.status <> 'CLOSED' OR c.decided_at >= $5)))
+        LIMIT 1`,
+      [rule, hit.subject.userId, hit.currency, hit.scope, new Date(hit.windowStart).toISOString(), new Date(hit.windowEnd).toISOString()],
     );
     if (covered.length > 0) return null;
 
     const { caseId, opened } = await this.openCase(tx, hit);
     const alertId = randomUUID();
-    const operations = hit.operations.slice(0, MAX_OPERATIONS);
+    const named = namedTransactions(hit, triggerEventId);
     const inserted = await queryRows<{ id: string }>(
       tx,
       `INSERT INTO orchestrator.monitoring_alerts
          (id, rule, subject_user_id, subject_kind, currency, scope, window_start, window_end, config_version, reason, figures,
-          transaction_ids, trigger_event_id, case_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::uuid[], $13, $14)
+          transaction_ids, operations_total, truncated, trigger_event_id, case_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::uuid[], $13, $14, $15, $16)
        ON CONFLICT (rule, subject_user_id, currency, scope, window_end) DO NOTHING
        RETURNING id`,
       [
@@ -58,7 +66,9 @@ export class AlertWriter {
         configVersion,
         hit.reason.slice(0, 1000),
         JSON.stringify(hit.figures),
-        [...new Set(operations.map((op) => op.transactionId))],
+        named.ids,
+        named.total,
+        named.ids.length < named.total,
         triggerEventId,
         caseId,
       ],
@@ -85,4 +95,17 @@ export class AlertWriter {
     await this.store.event(tx, caseId, 'OPENED', null, { subjectUserId: hit.subject.userId, subjectKind: hit.subject.kind });
     return { caseId, opened: true };
   }
+}
+
+/**
+ * The transactions an alert names: all of the hit's, or past MAX_ALERT_OPERATIONS the first ones
+ * and the trigger's (the operation that completed the pattern is never the one left out).
+ */
+export function namedTransactions(hit: RuleHit, triggerEventId: string): { ids: string[]; total: number } {
+  const all = [...new Set(hit.operations.map((op) => op.transactionId))];
+  if (all.length <= MAX_ALERT_OPERATIONS) return { ids: all, total: all.length };
+  const trigger = hit.operations.find((op) => op.eventId === triggerEventId)?.transactionId;
+  const first = all.slice(0, MAX_ALERT_OPERATIONS);
+  if (trigger && !first.includes(trigger)) first[MAX_ALERT_OPERATIONS - 1] = trigger;
+  return { ids: first, total: all.length };
 }

@@ -1,6 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { amountIn, type MonitoringDocument } from './monitoring-document';
-import { type MonitoringRule, type RuleContext, type RuleHit, SECOND, agentOf, duration, money, sum } from './monitoring-rule';
+import {
+  type Candidate,
+  type MonitoredOperation,
+  type MonitoringRule,
+  type RuleContext,
+  type RuleHit,
+  SECOND,
+  agentOf,
+  duration,
+  money,
+  sum,
+} from './monitoring-rule';
 
 /**
  * AGENT_VELOCITY: more cash operations through one agent in the window than `maxOperations` (all
@@ -15,35 +26,40 @@ export class AgentVelocityRule implements MonitoringRule {
     return config.agentVelocity.windowSeconds * SECOND;
   }
 
-  evaluate(ctx: RuleContext): RuleHit[] {
+  candidates(t: MonitoredOperation, config: MonitoringDocument): Candidate[] {
+    const rule = config.agentVelocity;
+    const agent = agentOf(t);
+    if (!rule.enabled || !agent || amountIn(rule.maxAmount, t.currency) === undefined) return [];
+    return [{ subject: agent, history: { from: t.at - rule.windowSeconds * SECOND, side: 'either' } }];
+  }
+
+  evaluate(ctx: RuleContext): RuleHit | null {
     const rule = ctx.config.agentVelocity;
     const t = ctx.trigger;
-    const agent = agentOf(t);
+    const agent = ctx.subject;
     const maxAmount = amountIn(rule.maxAmount, t.currency);
-    if (!rule.enabled || !agent || maxAmount === undefined) return [];
+    if (maxAmount === undefined) return null;
 
     const from = t.at - rule.windowSeconds * SECOND;
-    const ops = ctx.operationsOf(agent.userId, from).filter((op) => agentOf(op)?.userId === agent.userId);
+    const ops = ctx.history(from).filter((op) => agentOf(op)?.userId === agent.userId);
     const inCurrency = ops.filter((op) => op.currency === t.currency);
     const total = sum(inCurrency);
     const tooMany = ops.length > rule.maxOperations;
     const tooMuch = total > maxAmount;
-    if (!tooMany && !tooMuch) return [];
+    if (!tooMany && !tooMuch) return null;
     const what = [
       tooMany ? `${ops.length} cash operations (more than ${rule.maxOperations})` : null,
       tooMuch ? `${money(total, t.currency)} handled (more than ${money(maxAmount, t.currency)})` : null,
     ].filter(Boolean);
-    return [
-      {
-        subject: agent,
-        currency: t.currency,
-        scope: '',
-        windowStart: from,
-        windowEnd: t.at,
-        reason: `${what.join(' and ')} within ${duration(rule.windowSeconds)}`,
-        figures: { operations: ops.length, total, maxOperations: rule.maxOperations, maxAmount },
-        operations: tooMany ? ops : inCurrency,
-      },
-    ];
+    return {
+      subject: agent,
+      currency: t.currency,
+      scope: '',
+      windowStart: from,
+      windowEnd: t.at,
+      reason: `${what.join(' and ')} within ${duration(rule.windowSeconds)}`,
+      figures: { operations: ops.length, total, maxOperations: rule.maxOperations, maxAmount },
+      operations: tooMany ? ops : inCurrency,
+    };
   }
 }

@@ -29,17 +29,45 @@ export interface MonitoredOperation {
   at: number;
 }
 
-/** What a rule may read while judging one operation: the persons' recent operations, never the database itself. */
+/** Which of its stored operations a judgement reads about its subject. */
+export interface HistoryNeed {
+  /** from this time up to the trigger's (epoch ms) */
+  from: number;
+  /** the subject's side of the operations read: sent, received, or both */
+  side: 'source' | 'destination' | 'either';
+  /** only the operations between the subject and this person (AGENT_CYCLING: the customer) */
+  counterpart?: string;
+}
+
+/**
+ * One judgement a rule would make on an operation: about whom, and what it reads. The feed loads
+ * exactly that (docs/monitoring.md#what-the-feed-loads) before calling `evaluate`.
+ */
+export interface Candidate {
+  subject: Party;
+  /** the subject's operations the rule reads; absent: none */
+  history?: HistoryNeed;
+  /** the rule reads when the subject was last active before the trigger (DORMANT_REACTIVATION) */
+  lastActivity?: boolean;
+}
+
+/** What a rule may read while judging one operation for one subject: what its candidate asked for, never the database itself. */
 export interface RuleContext {
-  /** the operation being judged (just stored) */
+  /** the operation being judged */
   readonly trigger: MonitoredOperation;
+  /** the person judged (one of the rule's candidates for this trigger) */
+  readonly subject: Party;
   readonly config: MonitoringDocument;
-  /** the person's operations (either side) from `from` up to the trigger's time, oldest first */
-  operationsOf(userId: string, from: number): MonitoredOperation[];
-  /** when the person last took part in an operation before the trigger (any currency); null: never seen */
-  lastActivityBefore(userId: string): number | null;
-  /** when the person finished registering; null when unknown */
-  registeredAt(userId: string): number | null;
+  /**
+   * The subject's operations (either side) from `from` up to the trigger's time, oldest first: at
+   * least every one the candidate's history asked for (more may be there; the rule filters). Reading
+   * earlier than the candidate asked throws, so a rule cannot judge on history it did not load.
+   */
+  history(from: number): MonitoredOperation[];
+  /** when the subject last took part in an operation before the trigger (any currency); null: never seen */
+  lastActivityBefore(): number | null;
+  /** when the subject finished registering; null when unknown */
+  registeredAt(): number | null;
   /** the time of the oldest operation the feed holds (how far back "never seen" means anything) */
   readonly feedStartedAt: number | null;
 }
@@ -55,16 +83,23 @@ export interface RuleHit {
   /** why, in words, with the figures seen */
   reason: string;
   figures: Record<string, number | string>;
-  /** the operations behind the hit, oldest first */
+  /** the operations behind the hit, oldest first (the trigger among them) */
   operations: MonitoredOperation[];
 }
 
-/** A monitoring rule: a pure judgement of one operation against its subjects' recent operations. */
+/**
+ * A monitoring rule: a pure judgement of one operation for one subject against that subject's
+ * recent operations. `candidates` is cheap and reads nothing: it tells whether the operation can
+ * make the rule fire at all, and for whom.
+ */
 export interface MonitoringRule {
   readonly code: RuleCode;
-  /** the longest look-back it needs from the trigger (ms), so the feed loads enough history */
+  /** how long after an operation a judgement of this rule may still read it (ms): the feed re-judges that far */
   lookbackMs(config: MonitoringDocument): number;
-  evaluate(ctx: RuleContext): RuleHit[];
+  /** the judgements this operation calls for ([] when it cannot make the rule fire) */
+  candidates(trigger: MonitoredOperation, config: MonitoringDocument): Candidate[];
+  /** one judgement: a hit about `ctx.subject`, or null */
+  evaluate(ctx: RuleContext): RuleHit | null;
 }
 
 export const SECOND = 1_000;

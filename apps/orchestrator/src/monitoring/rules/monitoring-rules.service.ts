@@ -42,9 +42,18 @@ export class MonitoringRulesService {
         errors: [{ field: 'cursor', code: 'INVALID_CURSOR', message: 'not a cursor this API issued' }],
       });
     }
-    const rows = await queryRows<{ id: string; rule: string; event_id: string; config_version: number; error: string; at: Date }>(
+    const rows = await queryRows<{
+      id: string;
+      rule: string;
+      event_id: string;
+      config_version: number;
+      error: string;
+      occurrences: number;
+      batch_id: string | null;
+      at: Date;
+    }>(
       this.db,
-      `SELECT id::text, rule, event_id, config_version, error, at FROM orchestrator.monitoring_rule_failures
+      `SELECT id::text, rule, event_id, config_version, error, occurrences, batch_id, at FROM orchestrator.monitoring_rule_failures
         WHERE ($1::text IS NULL OR rule = $1) AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
       [filter.rule ?? null, filter.cursor ?? null, filter.limit + 1],
     );
@@ -56,6 +65,8 @@ export class MonitoringRulesService {
         eventId: r.event_id,
         configVersion: r.config_version,
         error: r.error,
+        occurrences: r.occurrences,
+        batchId: r.batch_id,
         at: r.at.toISOString(),
       })),
       nextCursor: rows.length > filter.limit ? page[page.length - 1].id : null,

@@ -42,7 +42,7 @@ export class RuleFailureView {
 
   @ApiProperty({
     format: 'uuid',
-    description: 'the ledger event (outbox row) being judged',
+    description: 'the ledger event (outbox row) being judged when the rule first failed in this batch',
     example: '0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d',
   })
   eventId: string;
@@ -52,6 +52,17 @@ export class RuleFailureView {
 
   @ApiProperty({ example: "Cannot read properties of undefined (reading 'amount')" })
   error: string;
+
+  @ApiProperty({ description: 'how many judgements of this rule failed in the batch (the error is the first one)', example: 3, minimum: 1 })
+  occurrences: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the monitoring-events job of the batch (null when the feed was called without one)',
+    example: 'batch-3f1c0e5a9b7d2c4e6f8a0b1c2d3e4f5a6b7c8d9e',
+  })
+  batchId: string | null;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:01.000Z' })
   at: string;

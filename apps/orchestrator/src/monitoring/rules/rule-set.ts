@@ -26,7 +26,7 @@ export class RuleSet {
     this.rules = [structuring, passThrough, dormant, cycling, fanIn, velocity];
   }
 
-  /** How far back from an operation the rules look, at most (ms). */
+  /** How far back from an operation the rules look, at most (ms): how long a judgement may still read it. */
   lookbackMs(config: MonitoringDocument): number {
     return Math.max(0, ...this.rules.map((rule) => rule.lookbackMs(config)));
   }
