@@ -23,6 +23,7 @@ import { ChainAnchorMovedDigest1765600400000 } from './1765600400000-chain-ancho
 import { ReconciliationAlertIdentity1765600500000 } from './1765600500000-reconciliation-alert-identity';
 import { OutboxMonitoringCursor1765600600000 } from './1765600600000-outbox-monitoring-cursor';
 import { ReconciliationCorrectionFit1765600800000 } from './1765600800000-reconciliation-correction-fit';
+import { LedgerChainReviewFixes1765600700000 } from './1765600700000-ledger-chain-review-fixes';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -50,4 +51,5 @@ export const ledgerMigrations: MigrationClass[] = [
   ReconciliationAlertIdentity1765600500000,
   OutboxMonitoringCursor1765600600000,
   ReconciliationCorrectionFit1765600800000,
+  LedgerChainReviewFixes1765600700000,
 ];

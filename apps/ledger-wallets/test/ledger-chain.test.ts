@@ -263,6 +263,36 @@ describe('ledger hash chain', () => {
     expect((await verify()).status).toBe('INTACT');
   });
 
+  it('names the earliest tampering first, whatever the account ids, and lists every broken account', async () => {
+    // Two fresh accounts: the one with the higher id gets its entries first.
+    const [x, y] = [await fundedAccount(t.h, 50_000), await fundedAccount(t.h, 50_000)];
+    const [late, early] = x < y ? [x, y] : [y, x];
+    const second = await t.h.call('PUT', `/v1/accounts/${early}/balance/add`, { amount: 1_000, reason: 'test funding', createdBy: 'test' });
+    expect(second.status).toBe(200);
+    await t.h.admin.query(`SELECT pg_sleep(0.01)`);
+    expect(
+      (await t.h.call('PUT', `/v1/accounts/${late}/balance/add`, { amount: 2_000, reason: 'test funding', createdBy: 'test' })).status,
+    ).toBe(200);
+    const [real] = (await chainOf(early)).slice(-1);
+    const [decoy] = (await chainOf(late)).slice(-1);
+    // the real rewrite is of an entry written before the decoy's, on the account with the higher id
+    await raw(`UPDATE ledger.ledgers SET amount = amount + 9 WHERE id = ANY($1::uuid[])`, [[real.id, decoy.id]]);
+    try {
+      const run = await verify();
+      expect(run).toMatchObject({ status: 'BROKEN', brokenAccounts: 2 });
+      expect(run.firstBreak).toMatchObject({ kind: 'EDITED', accountId: early, entryId: real.id });
+      expect(run.breaks.map((b: { accountId: string; entryId: string }) => [b.accountId, b.entryId])).toEqual([
+        [early, real.id],
+        [late, decoy.id],
+      ]);
+      const [stored] = (await t.h.admin.query(`SELECT breaks FROM ledger.chain_verifications WHERE id = $1`, [run.id])).rows;
+      expect(stored.breaks).toEqual(run.breaks);
+    } finally {
+      await raw(`UPDATE ledger.ledgers SET amount = amount - 9 WHERE id = ANY($1::uuid[])`, [[real.id, decoy.id]]);
+    }
+    expect((await verify()).status).toBe('INTACT');
+  });
+
   it('catches an edit whose every later hash and head were recomputed through the signed anchor, not before', async () => {
     const anchored = await anchorNow();
     expect(anchored).toMatchObject({ status: 'WRITTEN', n: expect.any(Number) });

@@ -119,9 +119,18 @@ class LedgerChainVerificationFields {
     type: LedgerChainBreakView,
     nullable: true,
     description:
-      'the first broken link, by account id then place in the chain; an anchor mismatch only when no chain breaks; null when intact',
+      'the earliest tampering found: of every broken account, the break whose entry was written first (chain and anchor breaks alike); ' +
+      'breaks[0]; null when intact',
   })
   firstBreak: LedgerChainBreakView | null;
+
+  @ApiProperty({
+    type: [LedgerChainBreakView],
+    description:
+      "each broken account's earliest break (and the anchors' own records, when they fail), earliest first, at most 50; " +
+      '`brokenAccounts` counts them all. Runs recorded before this list existed show their first break alone',
+  })
+  breaks: LedgerChainBreakView[];
 
   @ApiProperty({ type: LedgerChainAnchorCheckView })
   anchor: LedgerChainAnchorCheckView;

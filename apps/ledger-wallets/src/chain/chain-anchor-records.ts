@@ -82,8 +82,8 @@ export interface AnchorRecordsCheck {
   last: AnchorFields | null;
   /** anchors 1..trustedThrough are signed with the key and their rows are the ones they signed */
   trustedThrough: number;
-  /** the first anchor whose signature or rows fail, and how */
-  problem: { n: number; detail: string } | null;
+  /** the first anchor whose signature or rows fail, how, and when it was signed (µs since the epoch; null: unknown) */
+  problem: { n: number; detail: string; atUs: string | null } | null;
 }
 
 /**
@@ -100,7 +100,8 @@ export async function checkAnchorRecords(s: DbSession, key: Buffer): Promise<Anc
   const last = anchors[anchors.length - 1];
   let problem: AnchorRecordsCheck['problem'] = null;
   const fail = (n: number, detail: string) => {
-    if (!problem || n < problem.n) problem = { n, detail };
+    const signed = anchors.find((a) => a.n === n);
+    if (!problem || n < problem.n) problem = { n, detail, atUs: signed ? String(BigInt(Date.parse(signed.at)) * 1000n) : null };
   };
 
   let prevMac = NO_MAC;

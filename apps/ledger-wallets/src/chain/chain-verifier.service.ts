@@ -15,6 +15,8 @@ import { AccountWalk, type AnchorPoint, type ChainBreak, type ChainHead } from '
 const VERIFY_LOCK = 0x6c7665726966;
 /** Rows per FETCH from the walk's cursor: the ledger is never held in memory whole. */
 const FETCH_ROWS = 5_000;
+/** Broken accounts listed (and stored) per run, earliest first; the count covers them all. */
+export const BREAKS_LISTED = 50;
 
 export interface ChainVerificationResult {
   id: string;
@@ -27,6 +29,7 @@ export interface ChainVerificationResult {
   entriesChecked: number;
   brokenAccounts: number;
   firstBreak: ChainBreak | null;
+  breaks: ChainBreak[];
   anchor: { status: LedgerChainAnchorStatus; n: number | null; at: string | null; accounts: number; entries: number };
   requestedBy: string;
 }
@@ -43,8 +46,8 @@ export interface VerifyOptions {
 /**
  * Walks every account's chain in one read-only snapshot, recomputing each entry's hash in this
  * process (chain-link.ts), checks each account's head and every head each signed anchor recorded
- * (as the walk passes its place), and names the first broken link (by account id, then place in
- * the chain). Each run is appended to
+ * (as the walk passes its place), and lists each broken account's earliest break, the earliest
+ * tampering first (by when the broken entry was written). Each run is appended to
  * `ledger.chain_verifications` with who asked. Reads only: the entries are streamed through a
  * cursor, FETCH_ROWS at a time.
  */
@@ -107,24 +110,28 @@ export class ChainVerifier {
     const { walk, anchored } = walked;
     const { last, problem } = anchored;
     const anchorBroken = problem !== null;
-    // An anchor whose own records do not verify is a break of the whole ledger, named at no account.
-    const anchorBreak: ChainBreak | null =
-      problem !== null
-        ? {
-            kind: 'ANCHOR_MISMATCH',
-            accountId: null,
-            entryId: null,
-            chainSeq: null,
-            transactionId: null,
-            referenceId: null,
-            expected: 'a signed anchor',
-            found: 'none',
-            detail: problem.detail,
-          }
-        : null;
-    const firstBreak = walk.firstChainBreak ?? walk.firstAnchorBreak ?? anchorBreak;
+    // An anchor whose own records do not verify is a break of the whole ledger, named at no account,
+    // dated by that anchor: history after it can no longer be vouched for.
+    if (problem !== null) {
+      walk.found.add(
+        {
+          kind: 'ANCHOR_MISMATCH',
+          accountId: null,
+          entryId: null,
+          chainSeq: null,
+          transactionId: null,
+          referenceId: null,
+          expected: 'a signed anchor',
+          found: 'none',
+          detail: problem.detail,
+        },
+        problem.atUs,
+      );
+    }
+    const breaks = walk.found.list();
+    const firstBreak = breaks[0] ?? null;
     const brokenAccounts = walk.brokenAccounts.size;
-    const status = firstBreak || anchorBroken ? 'BROKEN' : 'INTACT';
+    const status = firstBreak ? 'BROKEN' : 'INTACT';
     const result: ChainVerificationResult = {
       id: randomUUID(),
       correlationId,
@@ -136,11 +143,12 @@ export class ChainVerifier {
       entriesChecked: walk.entriesChecked,
       brokenAccounts,
       firstBreak,
+      breaks,
       anchor:
         last === null
           ? { status: 'NONE', n: null, at: null, accounts: 0, entries: 0 }
           : {
-              status: !anchorBroken && !walk.firstAnchorBreak ? 'VERIFIED' : 'MISMATCH',
+              status: !anchorBroken && !walk.anchorBroken ? 'VERIFIED' : 'MISMATCH',
               n: last.n,
               at: last.at,
               accounts: last.accounts,
@@ -150,8 +158,8 @@ export class ChainVerifier {
     };
     await this.db.query(
       `INSERT INTO ledger.chain_verifications (id, trigger, status, started_at, finished_at, accounts_checked, entries_checked, broken_accounts,
-         first_break, anchor, requested_by, requested_by_roles, caller, request_id, correlation_id, integrity_check_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16)`,
+         first_break, anchor, requested_by, requested_by_roles, caller, request_id, correlation_id, integrity_check_id, breaks)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16, $17::jsonb)`,
       [
         result.id,
         result.trigger,
@@ -169,6 +177,7 @@ export class ChainVerifier {
         requester?.requestId ?? null,
         correlationId,
         options.integrityCheckId ?? null,
+        JSON.stringify(breaks),
       ],
     );
     this.brokenGauge.set(brokenAccounts);
@@ -190,7 +199,8 @@ export class ChainVerifier {
   async recent(limit: number): Promise<Record<string, unknown>[]> {
     const rows = await this.db.query<Record<string, unknown>>(
       `SELECT id, trigger, status, started_at AS "startedAt", finished_at AS "finishedAt", accounts_checked AS "accountsChecked",
-              entries_checked AS "entriesChecked", broken_accounts AS "brokenAccounts", first_break AS "firstBreak", anchor,
+              entries_checked AS "entriesChecked", broken_accounts AS "brokenAccounts", first_break AS "firstBreak",
+              COALESCE(breaks, CASE WHEN first_break IS NULL THEN '[]'::jsonb ELSE jsonb_build_array(first_break) END) AS breaks, anchor,
               requested_by AS "requestedBy", requested_by_roles AS "requestedByRoles", caller, request_id AS "requestId",
               correlation_id AS "correlationId", integrity_check_id AS "integrityCheckId"
          FROM ledger.chain_verifications ORDER BY started_at DESC, id LIMIT $1`,
@@ -207,13 +217,44 @@ export class ChainVerifier {
   }
 }
 
+/**
+ * The earliest breaks of a run, one per broken account, ordered by when the broken entry was written
+ * (then account id): the first is the earliest tampering found, whichever account it is on. Only the
+ * BREAKS_LISTED earliest are kept.
+ */
+export class EarliestBreaks {
+  private items: Array<{ us: bigint; seq: number; at: ChainBreak }> = [];
+  private added = 0;
+
+  add(at: ChainBreak, us: string | null): void {
+    this.items.push({ us: us === null ? LAST : BigInt(us), seq: this.added++, at });
+    if (this.items.length > 4 * BREAKS_LISTED) this.trim();
+  }
+
+  list(): ChainBreak[] {
+    this.trim();
+    return this.items.map((i) => i.at);
+  }
+
+  private trim(): void {
+    this.items.sort((x, y) => (x.us < y.us ? -1 : x.us > y.us ? 1 : byAccount(x.at, y.at) || x.seq - y.seq));
+    this.items.length = Math.min(this.items.length, BREAKS_LISTED);
+  }
+}
+
+/** Dates a break with no entry to date it by after every dated one. */
+const LAST = BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n;
+const byAccount = (x: ChainBreak, y: ChainBreak): number =>
+  (x.accountId ?? '') < (y.accountId ?? '') ? -1 : (x.accountId ?? '') > (y.accountId ?? '') ? 1 : 0;
+
 /** The walk's state across cursor pages: the account being walked, and what was found so far. */
 class Walk {
   accountsChecked = 0;
   entriesChecked = 0;
   readonly brokenAccounts = new Set<string>();
-  firstChainBreak: ChainBreak | null = null;
-  firstAnchorBreak: ChainBreak | null = null;
+  readonly found = new EarliestBreaks();
+  /** some anchored head is no longer in its chain */
+  anchorBroken = false;
   private current: AccountWalk | null = null;
   private readonly seen = new Set<string>();
 
@@ -259,8 +300,10 @@ class Walk {
     this.current = null;
     this.accountsChecked++;
     const id = walk.accountId;
-    if (walk.chainBreak || walk.anchorBreak) this.brokenAccounts.add(id);
-    if (walk.chainBreak && (!this.firstChainBreak || id < this.firstChainBreak.accountId!)) this.firstChainBreak = walk.chainBreak;
-    if (walk.anchorBreak && (!this.firstAnchorBreak || id < this.firstAnchorBreak.accountId!)) this.firstAnchorBreak = walk.anchorBreak;
+    if (walk.anchorBreak) this.anchorBroken = true;
+    const earliest = walk.earliest();
+    if (!earliest) return;
+    this.brokenAccounts.add(id);
+    this.found.add(earliest.at, earliest.us);
   }
 }

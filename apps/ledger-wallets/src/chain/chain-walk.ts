@@ -66,6 +66,9 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 export class AccountWalk {
   chainBreak: ChainBreak | null = null;
   anchorBreak: ChainBreak | null = null;
+  /** when each break's entry was written (microseconds since the epoch, as text); null: no entry to date it by */
+  chainBreakUs: string | null = null;
+  anchorBreakUs: string | null = null;
   private expectedSeq: number;
   private expectedPrev: string;
   private previous: ChainEntryRow | null = null;
@@ -85,7 +88,10 @@ export class AccountWalk {
     if (e.chain_seq !== null) this.passPoints(Number(e.chain_seq), e);
     if (this.chainBreak) return;
     this.chainBreak = this.link(e);
-    if (this.chainBreak) return;
+    if (this.chainBreak) {
+      this.chainBreakUs = this.timeOf(this.chainBreak, e);
+      return;
+    }
     this.expectedPrev = e.chain_hash;
     this.expectedSeq = Number(e.chain_seq) + 1;
     this.previous = e;
@@ -109,6 +115,7 @@ export class AccountWalk {
         found: `last entry at place ${lastSeq}`,
         detail: `the last ${plural(this.head.seq - lastSeq, 'entry is', 'entries are')} missing`,
       };
+      this.chainBreakUs = last?.created_us ?? null;
     } else if (this.head.hash !== this.expectedPrev) {
       this.chainBreak = last
         ? at('EDITED', last, this.head.hash, this.expectedPrev, "rewritten with its hash recomputed: the account's head names another hash")
@@ -123,8 +130,26 @@ export class AccountWalk {
             found: this.head.hash,
             detail: `the account's head at place ${this.from.seq} is not the hash anchored there: history up to there was rewritten`,
           };
+      this.chainBreakUs = last?.created_us ?? null;
     }
     return this;
+  }
+
+  /**
+   * The account's earliest break: of its chain break and its anchor break, the one at the lower place
+   * of the chain (an anchor break may name an earlier place than a later plain edit), with its time.
+   */
+  earliest(): { at: ChainBreak; us: string | null } | null {
+    const place = (b: ChainBreak) => b.chainSeq ?? Number.MAX_SAFE_INTEGER;
+    const { chainBreak: c, anchorBreak: a } = this;
+    if (c && (!a || place(c) < place(a))) return { at: c, us: this.chainBreakUs };
+    return a ? { at: a, us: this.anchorBreakUs } : null;
+  }
+
+  /** The time of the entry a break names: the entry being read or the one before it. */
+  private timeOf(b: ChainBreak, e: ChainEntryRow | null): string | null {
+    if (e && b.entryId === e.id) return e.created_us;
+    return this.previous?.created_us ?? e?.created_us ?? null;
   }
 
   /** Checks every anchored head at a place up to `seq` against the entry at `seq` (null: past the last entry). */
@@ -134,6 +159,7 @@ export class AccountWalk {
       if (this.anchorBreak) continue;
       if (p.seq < seq || !e) this.anchorBreak = this.anchorMiss(p, null);
       else if (e.chain_hash !== p.hash) this.anchorBreak = this.anchorMiss(p, e);
+      if (this.anchorBreak) this.anchorBreakUs = this.timeOf(this.anchorBreak, e);
     }
   }
 

@@ -28,7 +28,9 @@ export class ChainController {
   @ApiOperation({
     summary: 'Verify the hash chain of every account now',
     description:
-      'Recomputes every entry hash, checks every account head and the last signed anchor, and names the first broken link (EDITED, INSERTED, DELETED or ANCHOR_MISMATCH). Reads only; the run is recorded under the operator the access token names. One at a time.',
+      "Recomputes every entry hash, checks every account head and every signed anchor, and lists each broken account's earliest break " +
+      '(EDITED, INSERTED, DELETED, ANCHOR_MISMATCH, UNTRACEABLE), the earliest tampering first. Reads only; the run is recorded under the ' +
+      'operator the access token names. One at a time.',
   })
   @ApiOkResponse({ type: LedgerChainVerificationView })
   @ApiErrors('LEDGER_CHAIN_VERIFICATION_RUNNING')

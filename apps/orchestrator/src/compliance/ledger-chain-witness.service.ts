@@ -222,5 +222,11 @@ function rolledBackBreak(witnessed: WitnessedAnchor, found: string, why: string)
 }
 
 function withBreak<T extends LedgerChainVerificationView | LedgerChainVerificationRecordView>(r: T, b: LedgerChainBreakView): T {
-  return { ...r, status: 'BROKEN', firstBreak: b, anchor: { ...r.anchor, status: r.anchor.status === 'NONE' ? 'NONE' : 'MISMATCH' } };
+  return {
+    ...r,
+    status: 'BROKEN',
+    firstBreak: b,
+    breaks: [b, ...(r.breaks ?? [])],
+    anchor: { ...r.anchor, status: r.anchor.status === 'NONE' ? 'NONE' : 'MISMATCH' },
+  };
 }
