@@ -16,7 +16,12 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * Raised as `CHK_reconciliation_alert_decisions_correction_time` and
  * `CHK_reconciliation_alert_decisions_correction_fit`, whoever writes the row. Decisions already
- * recorded are history and are not re-checked. No table changes, no new privileges.
+ * recorded are history and are not re-checked.
+ *
+ * An accepted balance gap carries over: a run may see again (`reconciliation_alert_sightings`) an
+ * ACCEPTED `BALANCE_GAP` alert of an earlier statement of the same trust account, not only an
+ * alert of its own statement, so the same accepted gap is not alerted afresh each day
+ * (docs/reconciliation.md, "Running a statement again"). No table changes, no new privileges.
  */
 export class ReconciliationCorrectionFit1765600800000 implements MigrationInterface {
   name = 'ReconciliationCorrectionFit1765600800000';
@@ -60,6 +65,24 @@ export class ReconciliationCorrectionFit1765600800000 implements MigrationInterf
         END IF;
         RETURN NEW;
       END $$`);
+    await q.query(`
+      CREATE OR REPLACE FUNCTION ledger.reconciliation_sighting_allowed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NOT EXISTS (SELECT 1 FROM ledger.reconciliation_runs r JOIN ledger.reconciliation_alert_keys k ON k.statement_id = r.statement_id
+                         JOIN ledger.reconciliation_alerts a ON a.id = k.alert_id
+                        WHERE r.id = NEW.run_id AND k.alert_id = NEW.alert_id AND a.run_id <> NEW.run_id)
+           AND NOT EXISTS (
+             SELECT 1 FROM ledger.reconciliation_runs r JOIN ledger.bank_statements b ON b.id = r.statement_id,
+                           ledger.reconciliation_alert_keys k JOIN ledger.bank_statements kb ON kb.id = k.statement_id
+                     WHERE r.id = NEW.run_id AND k.alert_id = NEW.alert_id AND k.kind = 'BALANCE_GAP'
+                       AND kb.account = b.account AND kb.closing_date < b.closing_date
+                       AND EXISTS (SELECT 1 FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = k.alert_id AND d.decision = 'ACCEPTED')) THEN
+          RAISE EXCEPTION 'run % cannot see alert % again: not an earlier alert of its statement, nor an accepted gap of an earlier statement of its account',
+            NEW.run_id, NEW.alert_id
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'CHK_reconciliation_alert_sightings_statement';
+        END IF;
+        RETURN NEW;
+      END $$`);
   }
 
   async down(q: QueryRunner): Promise<void> {
@@ -76,6 +99,17 @@ export class ReconciliationCorrectionFit1765600800000 implements MigrationInterf
                 AND c.checker_id IS NOT NULL AND c.checker_id <> c.maker_id) THEN
           RAISE EXCEPTION 'correction % is not an executed four-eyes correction', NEW.correction_id
             USING ERRCODE = 'check_violation', CONSTRAINT = 'CHK_reconciliation_alert_decisions_four_eyes';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await q.query(`
+      CREATE OR REPLACE FUNCTION ledger.reconciliation_sighting_allowed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NOT EXISTS (SELECT 1 FROM ledger.reconciliation_runs r JOIN ledger.reconciliation_alert_keys k ON k.statement_id = r.statement_id
+                         JOIN ledger.reconciliation_alerts a ON a.id = k.alert_id
+                        WHERE r.id = NEW.run_id AND k.alert_id = NEW.alert_id AND a.run_id <> NEW.run_id) THEN
+          RAISE EXCEPTION 'run % cannot see alert % again: not an earlier alert of its statement', NEW.run_id, NEW.alert_id
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'CHK_reconciliation_alert_sightings_statement';
         END IF;
         RETURN NEW;
       END $$`);

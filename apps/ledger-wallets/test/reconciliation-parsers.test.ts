@@ -4,7 +4,7 @@ import { businessDayOf } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { parseCamt053 } from '../src/reconciliation/camt053-parser';
 import { parseCsvStatement } from '../src/reconciliation/csv-statement-parser';
-import { type FloatMovement, matchStatement } from '../src/reconciliation/matching';
+import { type FloatMovement, matchStatement, pairByDate } from '../src/reconciliation/matching';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../../../test/fixtures/reconciliation', name), 'utf8');
 const camt = fixture('camt053-sample.xml');
@@ -29,6 +29,19 @@ describe('bank statement readers', () => {
     opening: { amount: 12_500_000, date: '2026-11-20' },
     closing: { amount: 13_175_000, date: '2026-11-20' },
   };
+
+  it('takes the previous closing balance (PRCD) as the opening one when OPBD is absent: the statement opens the day after it', () => {
+    const prcd = camt
+      .replace(/<Cd>OPBD<\/Cd>/, '<Cd>PRCD</Cd>')
+      .replace(/(<Cd>PRCD<\/Cd>[\s\S]*?<Dt>)2026-11-20(<\/Dt>)/, '$12026-11-19$2');
+    expect(prcd).toContain('PRCD');
+    expect(parseCamt053(prcd)).toMatchObject({ opening: { amount: 12_500_000, date: '2026-11-20' }, closing: expected.closing });
+    const neither = camt.replace(/<Cd>OPBD<\/Cd>/, '<Cd>ITBD</Cd>');
+    expect(refusal(() => parseCamt053(neither))).toMatchObject({
+      code: 'BANK_STATEMENT_MALFORMED',
+      message: expect.stringMatching(/OPBD, or PRCD/),
+    });
+  });
 
   it('reads a realistic camt.053: account, balances (OPBD, CLBD; CLAV ignored), entries with references and remittance text', () => {
     const s = parseCamt053(camt);
@@ -197,6 +210,61 @@ describe('matching rules', () => {
     expect(r.matches.map((m) => [m.rule, m.movements.map((x) => x.transactionId)])).toEqual([['REVERSED', ['c', 'r']]]);
     expect(r.unmatchedBankLines.map((l) => l.lineNo)).toEqual([1, 2]);
     expect(r.unmatchedMovements.map((m) => m.transactionId)).toEqual(['a', 'b']);
+  });
+
+  it('DATE pairs as many lines as it can: lines of days 12 and 10, movements of days 11 and 13, two days apart at most', () => {
+    const lines = [line(1, 100, '2026-11-12'), line(2, 100, '2026-11-10')];
+    const moves = [move('m11', 100, '2026-11-11'), move('m13', 100, '2026-11-13')];
+    const r = matchStatement(lines, moves, 2, always);
+    expect(r.matches.map((m) => [m.rule, m.bankLines[0].lineNo, m.movements[0].transactionId]).sort()).toEqual([
+      ['DATE', 1, 'm13'],
+      ['DATE', 2, 'm11'],
+    ]);
+    expect([r.unmatchedBankLines, r.unmatchedMovements]).toEqual([[], []]);
+    // with as many pairs either way, the nearer dates win: a line of day 10 takes the movement of day 10, not of day 9
+    const near = pairByDate([line(1, 100, '2026-11-10')], [move('m9', 100, '2026-11-09'), move('m10', 100, '2026-11-10')], 1);
+    expect(near.map(([l, m]) => [l.lineNo, m.transactionId])).toEqual([[1, 'm10']]);
+  });
+
+  it('a funding and its refund that both went through the bank match their lines; without bank lines they cancel out', () => {
+    const funding = move('f', 100, '2026-11-20');
+    const refund = move('r', 100, '2026-11-20', { direction: 'DEBIT', reversalOf: 'f' });
+    const banked = matchStatement(
+      [line(1, 100, '2026-11-20'), { ...line(2, 100, '2026-11-20'), direction: 'DEBIT' as const }],
+      [funding, refund],
+      2,
+      always,
+    );
+    expect(banked.matches.map((m) => [m.rule, m.bankLines[0]?.lineNo, m.movements[0].transactionId])).toEqual([
+      ['DATE', 1, 'f'],
+      ['DATE', 2, 'r'],
+    ]);
+    const unbanked = matchStatement([], [funding, refund], 2, always);
+    expect(unbanked.matches.map((m) => m.rule)).toEqual(['REVERSED']);
+  });
+
+  it("officers' corrections: one made for a bank line matches that line (CORRECTED); a reversal that fixed a movement cancels it; the rest are set aside", () => {
+    const forLine = move('fix', 10_000, '2026-11-25'); // days after the line: beyond the tolerance, still that line's
+    const unpaid = move('topup', 50, '2026-11-20');
+    const undo = move('undo', 50, '2026-11-21', { direction: 'DEBIT', reversalOf: 'topup' });
+    const gapFix = move('gapfix', 70, '2026-11-21', { direction: 'DEBIT' });
+    const r = matchStatement(
+      [line(1, 10_000, '2026-11-20'), { ...line(2, 70, '2026-11-21'), direction: 'DEBIT' as const }],
+      [forLine, unpaid, undo, gapFix],
+      0,
+      always,
+      {
+        lineFixes: new Map([['fix', 1]]),
+        ledgerFixes: new Set(['undo', 'gapfix']),
+      },
+    );
+    expect(r.matches.map((m) => [m.rule, m.bankLines.map((l) => l.lineNo), m.movements.map((x) => x.transactionId)])).toEqual([
+      ['CORRECTED', [1], ['fix']],
+      ['REVERSED', [], ['topup', 'undo']],
+    ]);
+    // the gap's fix is not a bank movement, even with a bank line of its amount on its day
+    expect(r.setAside.map((m) => m.transactionId)).toEqual(['gapfix']);
+    expect(r.unmatchedBankLines.map((l) => l.lineNo)).toEqual([2]);
   });
 
   it('compares bank dates with business days: a movement of 23:30 UTC belongs to the next day in West Africa Time', () => {

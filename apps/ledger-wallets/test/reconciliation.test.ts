@@ -239,14 +239,14 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     // a second run of the statement: the funding and its reversal cancel out, the gap is now the extra deposit
     const rerun = await call('POST', `${R}/runs`, { statementId: second.body.id });
     expect(rerun.body).toMatchObject({ circulation: 500_000, difference: 75_000, unmatchedLedgerCount: 0, unmatchedBankCount: 1 });
-    // a new gap amount is a new difference; the bank line's alert was resolved, so finding it again opens its second occurrence;
-    // the first gap alert (-125000) is not this run's difference and is not seen again
+    // a new gap amount is a new difference; the bank line was accepted, and an accepted difference stays accepted: seen
+    // again, not reopened; the first gap alert (-125000) is not this run's difference and is not seen again
     const rerunAlerts = await call('GET', `${R}/alerts?runId=${rerun.body.id}`);
     expect(rerunAlerts.body.map((a: ResponseBody) => [a.kind, a.evidenceKey, a.occurrence, a.runId === rerun.body.id]).sort()).toEqual([
       ['BALANCE_GAP', 'gap:75000', 1, true],
-      ['UNMATCHED_BANK_LINE', 'line:1', 2, true],
+      ['UNMATCHED_BANK_LINE', 'line:1', 1, false],
     ]);
-    expect(rerun.body.seenAlertIds).toEqual([]);
+    expect(rerun.body.seenAlertIds).toEqual([lineAlert]);
     const rerunReport = await call('GET', `${R}/runs/${rerun.body.id}/report`);
     expect(rerunReport.body.matches.map((m: ResponseBody) => m.rule)).toEqual(['REVERSED']);
 
@@ -452,7 +452,7 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     const report = await call('GET', `${R}/runs/${second.id}/report`);
     expect(report.body.alerts.map((a: ResponseBody) => a.id).sort()).toEqual([...first.alertIds].sort());
 
-    // acknowledged is not resolved: still seen again; the bank line accepted, then found again: its second occurrence
+    // acknowledged is not resolved: still seen again; the bank line accepted, then found again: seen again, not reopened
     const alerts = Object.fromEntries(seen.body.map((a: ResponseBody) => [a.kind, a]));
     await call('POST', `${R}/alerts/${alerts.UNMATCHED_LEDGER_MOVEMENT.id}/acknowledge`, { reason: 'Asked the agent' });
     await call('POST', `${R}/alerts/${alerts.UNMATCHED_BANK_LINE.id}/acknowledge`, {});
@@ -466,10 +466,9 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     expect(third.difference).toBe(5_000);
     expect(await keysOf(third.alertIds)).toEqual([
       'BALANCE_GAP gap:5000 #1',
-      'UNMATCHED_BANK_LINE line:1 #2',
       `UNMATCHED_LEDGER_MOVEMENT movement:${another.transactionId} #1`,
     ]);
-    expect(third.seenAlertIds).toEqual([alerts.UNMATCHED_LEDGER_MOVEMENT.id]);
+    expect([...third.seenAlertIds].sort()).toEqual([alerts.UNMATCHED_LEDGER_MOVEMENT.id, alerts.UNMATCHED_BANK_LINE.id].sort());
 
     // two runs at once after a new difference: one alerts it, the other sees that alert; neither fails
     const third2 = await floatFunding(1_000, 'XOF');
@@ -503,5 +502,58 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     ).rejects.toThrow(/has no difference key/);
     await expect(t.h.admin.query(`UPDATE ledger.reconciliation_alert_keys SET occurrence = 9`)).rejects.toThrow(/append-only/);
     await expect(t.h.admin.query(`DELETE FROM ledger.reconciliation_alert_sightings`)).rejects.toThrow(/append-only/);
+  });
+
+  it('a deposit the agent was never credited for: the funding made for it resolves the line, and the line then matches it; an accepted gap carries to the next day', async () => {
+    const day3 = addCalendarDays(today, 3);
+    const statement = await importCamt(
+      camt({
+        id: 'XAF-3',
+        opening: 575_000,
+        openingDate: afterTomorrow,
+        closing: 585_000,
+        closingDate: afterTomorrow,
+        entries: [{ amount: 10_000, direction: 'CRDT', date: afterTomorrow, remittance: 'Cash deposit agent' }],
+      }),
+    );
+    expect(statement.status).toBe(201);
+    const first = await call('POST', `${R}/runs`, { statementId: statement.body.id });
+    const firstAlerts = (await call('GET', `${R}/alerts?runId=${first.body.id}`)).body as ResponseBody[];
+    const lineAlert = firstAlerts.find((a) => a.kind === 'UNMATCHED_BANK_LINE')!;
+    expect(lineAlert).toMatchObject({ evidenceKey: 'line:1', amount: 10_000 });
+    await call('POST', `${R}/alerts/${lineAlert.id}/acknowledge`, { reason: 'Which agent paid this in?' });
+    const funding = await floatFunding(10_000);
+    const resolved = await call('POST', `${R}/alerts/${lineAlert.id}/resolve`, {
+      resolution: 'CORRECTION',
+      correctionId: funding.correctionId,
+      reason: 'Agent credited for his deposit',
+    });
+    expect([resolved.status, resolved.body.status]).toEqual([200, 'RESOLVED']);
+
+    // run again: the line is matched by the correction made for it, and no alert about it opens
+    const again = await call('POST', `${R}/runs`, { statementId: statement.body.id });
+    expect(again.body.unmatchedBankCount).toBe(0);
+    const report = await call('GET', `${R}/runs/${again.body.id}/report`);
+    expect(
+      report.body.matches
+        .filter((m: ResponseBody) => m.rule === 'CORRECTED')
+        .map((m: ResponseBody) => [m.bankLines.map((l: ResponseBody) => l.lineNo), m.movements.map((x: ResponseBody) => x.transactionId)]),
+    ).toEqual([[[1], [funding.transactionId]]]);
+    expect(report.body.resolutionCorrections.map((m: ResponseBody) => m.transactionId)).not.toContain(funding.transactionId);
+    const opened = await Promise.all(again.body.alertIds.map(async (id: string) => (await call('GET', `${R}/alerts/${id}`)).body.kind));
+    expect(opened).not.toContain('UNMATCHED_BANK_LINE');
+
+    // the gap that is left is accepted; the next day's statement has the same gap: the accepted alert is seen again
+    const gap = (await call('GET', `${R}/alerts?runId=${again.body.id}`)).body.find((a: ResponseBody) => a.kind === 'BALANCE_GAP');
+    expect(gap).toBeDefined();
+    if (gap.status === 'OPEN') await call('POST', `${R}/alerts/${gap.id}/acknowledge`, {});
+    const accepted = await call('POST', `${R}/alerts/${gap.id}/resolve`, { resolution: 'ACCEPTED', reason: 'Test fundings of the day' });
+    expect(accepted.body.status).toBe('RESOLVED');
+    const next = await importCamt(
+      camt({ id: 'XAF-4', opening: 585_000, openingDate: day3, closing: 585_000, closingDate: day3, entries: [] }),
+    );
+    const nextRun = await call('POST', `${R}/runs`, { statementId: next.body.id });
+    expect(nextRun.body.difference).toBe(again.body.difference);
+    expect([nextRun.body.alertIds, nextRun.body.seenAlertIds]).toEqual([[], [gap.id]]);
   });
 });

@@ -21,7 +21,7 @@ export const RECONCILIATION_ALERT_STATUSES = ['OPEN', 'ACKNOWLEDGED', 'RESOLVED'
 export type ReconciliationAlertStatus = (typeof RECONCILIATION_ALERT_STATUSES)[number];
 export const RECONCILIATION_DECISIONS = ['ACKNOWLEDGED', 'CORRECTED', 'ACCEPTED'] as const;
 export const RECONCILIATION_RESOLUTIONS = ['CORRECTION', 'ACCEPTED'] as const;
-export const RECONCILIATION_MATCH_RULES = ['REFERENCE', 'DATE', 'GROUPED_LEDGER', 'GROUPED_BANK', 'REVERSED'] as const;
+export const RECONCILIATION_MATCH_RULES = ['CORRECTED', 'REFERENCE', 'DATE', 'GROUPED_LEDGER', 'GROUPED_BANK', 'REVERSED'] as const;
 /** The largest statement accepted, in characters: below the gateway's 1 MiB body limit (BODY_LIMIT_BYTES) with room for the JSON around it. */
 export const BANK_STATEMENT_MAX_CHARS = 1_000_000;
 
@@ -488,7 +488,8 @@ export class ReconciliationReportView {
 
   @ApiProperty({
     type: [FloatMovementView],
-    description: 'corrections that resolved an earlier alert: not bank movements, left out of the matching',
+    description:
+      'corrections that resolved a movement or gap alert and reverse nothing in view: not bank movements, left out of the matching',
   })
   resolutionCorrections: FloatMovementView[];
 

@@ -1,3 +1,4 @@
+import { addCalendarDays } from '@mm/contracts';
 import {
   type ParsedBalance,
   type ParsedLine,
@@ -14,7 +15,7 @@ import { type XmlElement, all, at, readXml, required } from './xml-reader';
 /**
  * ISO 20022 camt.053 (BankToCustomerStatement), the subset docs/reconciliation.md lists: one
  * Document/BkToCstmrStmt holding exactly one Stmt; its Id, the account (Acct/Id/IBAN or
- * Acct/Id/Othr/Id, Acct/Ccy), the OPBD and CLBD balances, and every Ntry (Amt with Ccy, CdtDbtInd,
+ * Acct/Id/Othr/Id, Acct/Ccy), the OPBD (else PRCD) and CLBD balances, and every Ntry (Amt with Ccy, CdtDbtInd,
  * BookgDt, ValDt, NtryRef / AcctSvcrRef, RmtInf/Ustrd and AddtlNtryInf). Other elements are
  * ignored; a required one missing, a pending entry, a reversal indicator or an amount in another
  * currency than the account's is refused. Any version of the message (001.02 to 001.13) is read:
@@ -62,7 +63,7 @@ export function parseCamt053(content: string): ParsedStatement {
     const where = `Bal ${i + 1}`;
     const code = at(bal, 'Tp/CdOrPrtry/Cd', where)?.text.trim() ?? at(bal, 'Tp/CdOrPrtry/Prtry', where)?.text.trim();
     if (!code) throw malformed(where, 'Tp/CdOrPrtry/Cd is missing');
-    if (code !== 'OPBD' && code !== 'CLBD') continue;
+    if (code !== 'OPBD' && code !== 'CLBD' && code !== 'PRCD') continue;
     if (balances.has(code)) throw malformed(where, `a second ${code} balance`);
     const amount = amountOf(bal, where);
     const sign = parseDirection(required(bal, 'CdtDbtInd', where), where) === 'DEBIT' ? -1 : 1;
@@ -70,10 +71,14 @@ export function parseCamt053(content: string): ParsedStatement {
     if (!date) throw malformed(where, 'Dt is missing');
     balances.set(code, { amount: sign * amount, date });
   }
-  const opening = balances.get('OPBD');
   const closing = balances.get('CLBD');
-  if (!opening) throw malformed('Stmt', 'no opening booked balance (Bal with Tp/CdOrPrtry/Cd OPBD)');
   if (!closing) throw malformed('Stmt', 'no closing booked balance (Bal with Tp/CdOrPrtry/Cd CLBD)');
+  // Many banks send the previous statement's closing balance (PRCD) instead of an opening one: the
+  // same amount, dated on the day it closed, so this statement opens the day after.
+  const previous = balances.get('PRCD');
+  const opening =
+    balances.get('OPBD') ?? (previous && { amount: previous.amount, date: minDate(addCalendarDays(previous.date, 1), closing.date) });
+  if (!opening) throw malformed('Stmt', 'no opening booked balance (Bal with Tp/CdOrPrtry/Cd OPBD, or PRCD)');
 
   const lines: ParsedLine[] = all(stmt, 'Ntry').map((ntry, i) => {
     const where = `Ntry ${i + 1}`;
@@ -112,3 +117,5 @@ export function parseCamt053(content: string): ParsedStatement {
   }
   return checkStatement({ format: 'CAMT053', statementId, account, currency, opening, closing, lines });
 }
+
+const minDate = (a: string, b: string): string => (a < b ? a : b);

@@ -18,7 +18,25 @@ export async function readFloatMovements(
   from: Date,
   to: Date,
   excluded: readonly string[],
+  /** transactions read wherever they fall (corrections an officer made for a bank line, perhaps days later) */
+  included: readonly string[] = [],
 ): Promise<FloatMovement[]> {
+  const window = await floatMovementRows(
+    s,
+    // a range of IDX_ledgers_account_booked, not the account's whole history: an entry is written
+    // in the same database transaction as its ledger transaction (a day of slack for any clock)
+    `l.created_at >= $2::timestamptz - interval '1 day' AND l.created_at < $3::timestamptz + interval '1 day'
+        AND t.completed_at >= $2 AND t.completed_at < $3 AND NOT (t.id = ANY($4::uuid[]))`,
+    [currency, from, to, excluded],
+  );
+  const seen = new Set(window.map((m) => m.transactionId));
+  const wanted = included.filter((id) => !seen.has(id) && !excluded.includes(id));
+  if (wanted.length === 0) return window;
+  const extra = await floatMovementRows(s, `l.transaction_id = ANY($2::uuid[])`, [currency, wanted]);
+  return [...window, ...extra].sort((a, b) => a.completedAt.localeCompare(b.completedAt) || a.transactionId.localeCompare(b.transactionId));
+}
+
+async function floatMovementRows(s: DbSession, filter: string, params: unknown[]): Promise<FloatMovement[]> {
   const rows = await s.query<{
     transaction_id: string;
     reference_id: string;
@@ -40,13 +58,10 @@ export async function readFloatMovements(
        JOIN ledger.ledgers o ON o.id = l.counterparty_ledger_id
        JOIN ledger.accounts a ON a.id = o.account_id
       WHERE sa.account_type = 'suspense' AND sa.currency = $1
-        -- a range of IDX_ledgers_account_booked, not the account's whole history: an entry is written
-        -- in the same database transaction as its ledger transaction (a day of slack for any clock)
-        AND l.created_at >= $2::timestamptz - interval '1 day' AND l.created_at < $3::timestamptz + interval '1 day'
-        AND t.completed_at >= $2 AND t.completed_at < $3 AND NOT (t.id = ANY($4::uuid[]))
+        AND ${filter}
       GROUP BY t.id
       ORDER BY t.completed_at, t.id`,
-    [currency, from, to, excluded],
+    params,
   );
   return rows
     .map((r) => ({ ...r, net: toMoney(r.net) }))

@@ -15,7 +15,7 @@ import { stringLockKey } from '../db/lock-keys';
 import { toMoney } from '../db/money';
 import { isUniqueViolation } from '../db/sql-errors';
 import { circulationAt, readFloatMovements } from './float-ledger';
-import { type BankLine, type FloatMovement, matchStatement } from './matching';
+import { type BankLine, type FloatMovement, type Resolutions, matchStatement } from './matching';
 import type { Reconciler } from './reconcilers';
 import {
   ALERT_COLUMNS,
@@ -120,27 +120,32 @@ export class ReconciliationRunsService {
         [statementId],
       )
     ).map((l) => ({ ...l, amount: toMoney(l.amount) }));
+    // Every date of a statement is a business day in West Africa Time, the bank's local day.
+    const opening = statement.opening_date;
+    const closing = statement.closing_date;
+    const resolutions = await this.resolutions(s, statement);
     // Movements a run of another statement of this account paired with a bank line are that statement's.
+    // Such a statement's movements lie within the tolerance of its own days, so only statements that
+    // come within twice the tolerance of this one can have paired a movement this run reads.
     const [{ ids: elsewhere }] = await s.query<{ ids: string[] }>(
       `SELECT COALESCE(array_agg(DISTINCT m), '{}') AS ids
          FROM ledger.reconciliation_runs r JOIN ledger.bank_statements b ON b.id = r.statement_id,
               unnest(r.matched_transaction_ids) AS m
-        WHERE b.account = $1 AND b.id <> $2`,
-      [statement.account, statementId],
+        WHERE b.account = $1 AND b.id <> $2 AND b.closing_date >= $3::date AND b.opening_date <= $4::date`,
+      [statement.account, statementId, addCalendarDays(opening, -2 * tolerance), addCalendarDays(closing, 2 * tolerance)],
     );
-    const [{ ids: resolutions }] = await s.query<{ ids: string[] }>(
-      `SELECT COALESCE(array_agg(c.transaction_id), '{}') AS ids
-         FROM ledger.reconciliation_alert_decisions d JOIN ledger.corrections c ON c.id = d.correction_id
-        WHERE d.correction_id IS NOT NULL AND c.transaction_id IS NOT NULL`,
-    );
-    // Every date of a statement is a business day in West Africa Time, the bank's local day.
-    const opening = statement.opening_date;
-    const closing = statement.closing_date;
     const from = new Date(businessDayBounds(addCalendarDays(opening, -tolerance)).from);
     const to = new Date(businessDayBounds(addCalendarDays(closing, tolerance)).to);
-    const movements = await readFloatMovements(s, currency, from, to, elsewhere);
+    const movements = await readFloatMovements(
+      s,
+      currency,
+      from,
+      to,
+      [...elsewhere, ...resolutions.otherStatements],
+      [...resolutions.lineFixes.keys()],
+    );
     const inPeriod = (m: FloatMovement) => m.businessDay >= opening && m.businessDay <= closing;
-    const result = matchStatement(lines, movements, tolerance, inPeriod, new Set(resolutions));
+    const result = matchStatement(lines, movements, tolerance, inPeriod, resolutions);
     const cutoff = new Date(businessDayBounds(closing).to);
     const { circulation, platformAccounts } = await circulationAt(s, currency, cutoff);
     const bankClosing = toMoney(statement.closing_balance);
@@ -173,7 +178,7 @@ export class ReconciliationRunsService {
         evidence: { ...about, movement },
       });
     }
-    const { fresh, seen } = await this.sortOut(s, statementId, differences);
+    const { fresh, seen } = await this.sortOut(s, statement, differences);
 
     const stored: RunResult = {
       circulationDetail,
@@ -232,36 +237,87 @@ export class ReconciliationRunsService {
   }
 
   /**
+   * What the CORRECTED decisions of this currency say about the movements (docs/reconciliation.md,
+   * "Matching rules"): a correction that resolved the alert of one of this statement's bank lines is
+   * that line's movement; one that resolved a bank line of another statement belongs to that
+   * statement; one that resolved a movement or gap alert moved no money at the bank.
+   */
+  private async resolutions(s: DbSession, statement: StatementRow): Promise<Resolutions & { otherStatements: string[] }> {
+    const rows = await s.query<{ transaction_id: string; kind: string; statement_id: string; evidence_key: string }>(
+      `SELECT c.transaction_id, k.kind, k.statement_id, k.evidence_key
+         FROM ledger.reconciliation_alert_decisions d
+         JOIN ledger.corrections c ON c.id = d.correction_id
+         JOIN ledger.reconciliation_alert_keys k ON k.alert_id = d.alert_id
+         JOIN ledger.reconciliation_alerts a ON a.id = d.alert_id
+        WHERE d.correction_id IS NOT NULL AND c.transaction_id IS NOT NULL AND a.currency = $1`,
+      [statement.currency],
+    );
+    const lineFixes = new Map<string, number>();
+    const ledgerFixes = new Set<string>();
+    const otherStatements: string[] = [];
+    for (const r of rows) {
+      if (r.kind !== 'UNMATCHED_BANK_LINE') ledgerFixes.add(r.transaction_id);
+      else if (r.statement_id === statement.id) lineFixes.set(r.transaction_id, Number(r.evidence_key.slice('line:'.length)));
+      else otherStatements.push(r.transaction_id);
+    }
+    return { lineFixes, ledgerFixes, otherStatements };
+  }
+
+  /**
    * Which differences get a new alert and which are already covered: a difference (same statement,
    * kind and evidence key) whose latest alert is not resolved is seen again, not alerted twice; one
    * never alerted, or whose alerts were all resolved, gets a new alert, the next occurrence.
    */
   private async sortOut(
     s: DbSession,
-    statementId: string,
+    statement: StatementRow,
     differences: Difference[],
   ): Promise<{ fresh: (Difference & { occurrence: number })[]; seen: string[] }> {
-    const known = await s.query<{ alert_id: string; kind: string; evidence_key: string; occurrence: number; resolved: boolean }>(
+    const known = await s.query<{ alert_id: string; kind: string; evidence_key: string; occurrence: number; resolution: string | null }>(
       `SELECT k.alert_id, k.kind, k.evidence_key, k.occurrence,
-              EXISTS (SELECT 1 FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = k.alert_id AND d.stage = 2) AS resolved
+              (SELECT d.decision FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = k.alert_id AND d.stage = 2) AS resolution
          FROM ledger.reconciliation_alert_keys k WHERE k.statement_id = $1`,
-      [statementId],
+      [statement.id],
     );
     const identity = (kind: string, evidenceKey: string) => `${kind} ${evidenceKey}`;
-    const latest = new Map<string, { alertId: string; occurrence: number; resolved: boolean }>();
+    const latest = new Map<string, { alertId: string; occurrence: number; resolution: string | null }>();
     for (const k of known) {
       const id = identity(k.kind, k.evidence_key);
       if ((latest.get(id)?.occurrence ?? 0) < k.occurrence)
-        latest.set(id, { alertId: k.alert_id, occurrence: k.occurrence, resolved: k.resolved });
+        latest.set(id, { alertId: k.alert_id, occurrence: k.occurrence, resolution: k.resolution });
     }
     const fresh: (Difference & { occurrence: number })[] = [];
     const seen: string[] = [];
     for (const d of differences) {
       const last = latest.get(identity(d.kind, d.evidenceKey));
-      if (last && !last.resolved) seen.push(last.alertId);
+      // Open or acknowledged: still being worked. Accepted: the officer's explanation stands for
+      // that very difference. Corrected and found again: the correction did not explain it.
+      const carried = !last && d.kind === 'BALANCE_GAP' ? await this.acceptedGapOfPreviousDay(s, statement, d.evidenceKey) : undefined;
+      if (last && last.resolution !== 'CORRECTED') seen.push(last.alertId);
+      else if (carried) seen.push(carried);
       else fresh.push({ ...d, occurrence: (last?.occurrence ?? 0) + 1 });
     }
     return { fresh, seen };
+  }
+
+  /**
+   * A gap that stays the same from one statement to the next (fees not swept yet, say) is one
+   * difference: when the latest run of the account's previous statement had a gap of the same
+   * amount whose alert was accepted, that alert is seen again instead of a new one opened every day.
+   */
+  private async acceptedGapOfPreviousDay(s: DbSession, statement: StatementRow, evidenceKey: string): Promise<string | undefined> {
+    const [row] = await s.query<{ id: string }>(
+      `WITH prev AS (
+         SELECT r.id FROM ledger.reconciliation_runs r JOIN ledger.bank_statements b ON b.id = r.statement_id
+          WHERE b.account = $1 AND b.closing_date < $2::date ORDER BY b.closing_date DESC, r.created_at DESC LIMIT 1)
+       SELECT a.id FROM prev, ledger.reconciliation_alerts a JOIN ledger.reconciliation_alert_keys k ON k.alert_id = a.id
+        WHERE k.kind = 'BALANCE_GAP' AND k.evidence_key = $3
+          AND (a.run_id = prev.id OR EXISTS (SELECT 1 FROM ledger.reconciliation_alert_sightings x WHERE x.run_id = prev.id AND x.alert_id = a.id))
+          AND EXISTS (SELECT 1 FROM ledger.reconciliation_alert_decisions d WHERE d.alert_id = a.id AND d.decision = 'ACCEPTED')
+        LIMIT 1`,
+      [statement.account, statement.closing_date, evidenceKey],
+    );
+    return row?.id;
   }
 
   async get(id: string): Promise<ReconciliationRunView> {
