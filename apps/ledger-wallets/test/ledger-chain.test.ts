@@ -484,4 +484,50 @@ describe('ledger hash chain', () => {
     // the runs are a journal: its trigger refuses a rewrite even to the table's owner
     await expect(t.h.admin.query(`UPDATE ledger.chain_verifications SET status = 'INTACT'`)).rejects.toThrow(/append-only/);
   });
+
+  // Last: it leaves a refused anchor pass behind (counted, alerted).
+  it('names a balanced raw insert made with the triggers on UNTRACEABLE, and the anchor job refuses to sign it', async () => {
+    const heads = (await t.h.admin.query(`SELECT id, chain_seq, chain_head FROM ledger.accounts WHERE id = ANY($1::uuid[])`, [[a, b]]))
+      .rows;
+    const tx = randomUUID();
+    const [debit, credit] = [randomUUID(), randomUUID()];
+    // one transaction, every trigger on: the chain trigger links both entries at their accounts' heads
+    await t.h.admin.query('BEGIN');
+    await t.h.admin.query(
+      `INSERT INTO ledger.transactions (id, reference_id, type, amount, fee, currency, created_by, initiated_at, completed_at)
+       VALUES ($1, 'MMPTX261122YYYYYYY', 'TRANSFER', 500, 0, 'XAF', 'intruder', now(), now())`,
+      [tx],
+    );
+    await t.h.admin.query(
+      `INSERT INTO ledger.ledgers (id, transaction_id, account_id, kind, amount, currency, counterparty_ledger_id, created_by)
+       VALUES ($2, $1, $4, 'DEBIT', 500, 'XAF', $3, 'intruder'), ($3, $1, $5, 'CREDIT', 500, 'XAF', $2, 'intruder')`,
+      [tx, debit, credit, a, b],
+    );
+    await t.h.admin.query(
+      `UPDATE ledger.accounts SET balance = balance + d.delta, available_balance = available_balance + d.delta
+         FROM (VALUES ($1::uuid, -500), ($2::uuid, 500)) AS d (id, delta) WHERE accounts.id = d.id`,
+      [a, b],
+    );
+    await t.h.admin.query('COMMIT');
+    try {
+      const linked = (await t.h.admin.query(`SELECT chain_hash FROM ledger.ledgers WHERE transaction_id = $1`, [tx])).rows;
+      expect(linked.every((r) => r.chain_hash !== null)).toBe(true);
+      const run = await verify();
+      expect(run).toMatchObject({ status: 'BROKEN', brokenAccounts: 2 });
+      expect(run.firstBreak).toMatchObject({ kind: 'UNTRACEABLE', transactionId: tx, referenceId: 'MMPTX261122YYYYYYY' });
+      expect(run.breaks.map((x: { entryId: string }) => x.entryId).sort()).toEqual([debit, credit].sort());
+      expect(await anchorNow()).toMatchObject({ status: 'REFUSED', firstBreak: { kind: 'UNTRACEABLE', transactionId: tx } });
+    } finally {
+      await raw(`DELETE FROM ledger.ledgers WHERE transaction_id = $1`, [tx]);
+      await raw(`DELETE FROM ledger.transactions WHERE id = $1`, [tx]);
+      await raw(
+        `UPDATE ledger.accounts SET balance = balance + d.delta, available_balance = available_balance + d.delta
+                   FROM (VALUES ($1::uuid, 500), ($2::uuid, -500)) AS d (id, delta) WHERE accounts.id = d.id`,
+        [a, b],
+      );
+      for (const h of heads)
+        await raw(`UPDATE ledger.accounts SET chain_seq = $2, chain_head = $3 WHERE id = $1`, [h.id, h.chain_seq, h.chain_head]);
+    }
+    expect((await verify()).status).toBe('INTACT');
+  });
 });

@@ -1,5 +1,6 @@
 import type { DbSession } from '../db/db-session';
 import { CHAIN_ENTRY_COLUMNS, type ChainEntryRow } from './chain-link';
+import { untraceableAmong, untraceableBreak } from './chain-sources';
 import { AccountWalk, type ChainBreak, type ChainHead } from './chain-walk';
 
 /** Rows per FETCH of the segments' cursor. */
@@ -26,17 +27,35 @@ export interface ChainSegment {
  * broken account, in account order). Entries are looked up by account and time through
  * `IDX_ledgers_account_booked`, from `since` (the previous anchor's time less the margin), so only
  * the entries written since are read; an account whose segment does not add up is read again
- * without the time bound before it is called broken.
+ * without the time bound before it is called broken. Every transaction of the entries read must have
+ * a source (chain-sources.ts): an entry of one that has none is UNTRACEABLE, after any link break.
  */
 export async function checkSegments(s: DbSession, segments: ChainSegment[], since: Date | null): Promise<ChainBreak[]> {
-  if (!since) return [...(await walkSegments(s, segments, null)).values()];
-  const bounded = await walkSegments(s, segments, new Date(since.getTime() - SEGMENT_TIME_MARGIN_MS));
-  if (bounded.size === 0) return [];
-  const again = segments.filter((g) => bounded.has(g.accountId));
-  return [...(await walkSegments(s, again, null)).values()];
+  // the first entry read of each transaction: each must have a source, checked once the links hold
+  const written = new Map<string, ChainEntryRow>();
+  let breaks: Map<string, ChainBreak>;
+  if (!since) {
+    breaks = await walkSegments(s, segments, null, written);
+  } else {
+    breaks = await walkSegments(s, segments, new Date(since.getTime() - SEGMENT_TIME_MARGIN_MS), written);
+    if (breaks.size > 0) {
+      const again = segments.filter((g) => breaks.has(g.accountId));
+      breaks = await walkSegments(s, again, null, written);
+    }
+  }
+  for (const id of await untraceableAmong(s, [...written.keys()])) {
+    const e = written.get(id)!;
+    if (!breaks.has(e.account_id)) breaks.set(e.account_id, untraceableBreak(e));
+  }
+  return [...breaks.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, b]) => b);
 }
 
-async function walkSegments(s: DbSession, segments: ChainSegment[], since: Date | null): Promise<Map<string, ChainBreak>> {
+async function walkSegments(
+  s: DbSession,
+  segments: ChainSegment[],
+  since: Date | null,
+  written: Map<string, ChainEntryRow>,
+): Promise<Map<string, ChainBreak>> {
   const breaks = new Map<string, ChainBreak>();
   if (segments.length === 0) return breaks;
   const byAccount = new Map(segments.map((g) => [g.accountId, g]));
@@ -65,6 +84,7 @@ async function walkSegments(s: DbSession, segments: ChainSegment[], since: Date 
         current = new AccountWalk(segment.accountId, segment.head, [], segment.from);
       }
       current.add(row);
+      if (!written.has(row.transaction_id)) written.set(row.transaction_id, row);
     }
     if (rows.length < FETCH_ROWS) break;
   }
@@ -72,5 +92,5 @@ async function walkSegments(s: DbSession, segments: ChainSegment[], since: Date 
   await s.exec('CLOSE chain_segments');
   // A segment without a new entry: its head must still be the anchored one.
   for (const g of segments) if (!walked.has(g.accountId)) close(new AccountWalk(g.accountId, g.head, [], g.from));
-  return new Map([...breaks.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return breaks;
 }

@@ -9,6 +9,7 @@ import { LedgerDb } from '../db/ledger-db.service';
 import { AnchorPointStream } from './chain-anchor-points';
 import { ChainAnchors } from './chain-anchors.service';
 import { CHAIN_WALK_SQL, type ChainEntryRow, GENESIS_HASH } from './chain-link';
+import { untraceableTransactions } from './chain-sources';
 import { AccountWalk, type AnchorPoint, type ChainBreak, type ChainHead } from './chain-walk';
 
 /** Advisory lock ("lverif"): one verification at a time across replicas, each is a full walk. */
@@ -89,7 +90,7 @@ export class ChainVerifier {
         const heads = new Map<string, ChainHead>(headRows.map((h) => [h.id, { seq: Number(h.seq), hash: h.hash }]));
         // Only the heads of anchors whose signature and records hold are checked against the chain.
         const points = await AnchorPointStream.open(s, anchored.trustedThrough);
-        const walk = new Walk(heads, points);
+        const walk = new Walk(heads, points, await untraceableTransactions(s));
         await s.exec(`DECLARE chain_walk NO SCROLL CURSOR FOR ${CHAIN_WALK_SQL}`);
         for (;;) {
           const rows = await s.query<ChainEntryRow>(`FETCH ${FETCH_ROWS} FROM chain_walk`);
@@ -261,6 +262,7 @@ class Walk {
   constructor(
     private readonly heads: Map<string, ChainHead>,
     private readonly points: AnchorPointStream,
+    private readonly untraceable: ReadonlySet<string>,
   ) {}
 
   /** Rows in the cursor's order; the anchored heads of their accounts must be buffered (fillThrough) first. */
@@ -291,7 +293,7 @@ class Walk {
 
   private open(accountId: string, points: AnchorPoint[]): AccountWalk {
     this.seen.add(accountId);
-    return new AccountWalk(accountId, this.heads.get(accountId) ?? { seq: 0, hash: GENESIS_HASH }, points);
+    return new AccountWalk(accountId, this.heads.get(accountId) ?? { seq: 0, hash: GENESIS_HASH }, points, undefined, this.untraceable);
   }
 
   private close(): void {

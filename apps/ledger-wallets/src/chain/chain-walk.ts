@@ -1,5 +1,6 @@
 import type { LedgerChainBreakKind } from '@mm/contracts';
 import { type ChainEntryRow, GENESIS_HASH, chainLink } from './chain-link';
+import { untraceableBreak } from './chain-sources';
 
 export interface ChainBreak {
   kind: LedgerChainBreakKind;
@@ -24,6 +25,8 @@ export interface ChainHead {
 export interface AnchorPoint extends ChainHead {
   n: number;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** Where a chain starts: its first place, or a head an anchor signed (the anchor job checks only what came after it). */
 export const CHAIN_START: ChainHead = { seq: 0, hash: GENESIS_HASH };
@@ -55,6 +58,7 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
  * - an entry that hashes right but whose predecessor's hash is not the one it links to, or a head
  *   that names another hash than the last entry's: the predecessor was rewritten and its hash
  *   recomputed, EDITED (named: the predecessor);
+ * - an entry whose links hold but whose transaction no writer of the ledger names: UNTRACEABLE;
  * - an anchored head no longer the hash at its place: ANCHOR_MISMATCH, named at the earliest anchor
  *   that fails (history before it was rewritten and every hash after it recomputed; later anchors
  *   may have signed the rewrite).
@@ -79,6 +83,8 @@ export class AccountWalk {
     private readonly head: ChainHead,
     private readonly points: readonly AnchorPoint[] = [],
     private readonly from: ChainHead = CHAIN_START,
+    /** transactions no writer of the ledger names (chain-sources.ts): an entry of one is UNTRACEABLE */
+    private readonly untraceable: ReadonlySet<string> = NONE,
   ) {
     this.expectedSeq = from.seq + 1;
     this.expectedPrev = from.hash;
@@ -87,7 +93,7 @@ export class AccountWalk {
   add(e: ChainEntryRow): void {
     if (e.chain_seq !== null) this.passPoints(Number(e.chain_seq), e);
     if (this.chainBreak) return;
-    this.chainBreak = this.link(e);
+    this.chainBreak = this.link(e) ?? (this.untraceable.has(e.transaction_id) ? untraceableBreak(e) : null);
     if (this.chainBreak) {
       this.chainBreakUs = this.timeOf(this.chainBreak, e);
       return;
