@@ -23,7 +23,8 @@ export interface RaisedAlert {
  * Deduplication (docs/monitoring.md#alerts): an alert of the same rule, subject, currency and scope
  * whose window reaches into this hit's window already covers it, so none is opened (at most one
  * alert per rule and subject per window length), unless that alert's case was closed before the
- * hit's window starts: what the officer decided then did not see any of this window. The same hit
+ * hit's trigger happened: the officer's decision could not weigh it. (A decision always comes after
+ * its alert's window, so "closed before the new window starts" would never apply.) The same hit
  * again (same window end: the feed re-judges operations after one stored late) is never a new
  * alert, whatever became of its case; that is checked before a case is opened, so a re-judged hit
  * leaves no trace.
@@ -37,7 +38,7 @@ export class AlertWriter {
       tx,
       `SELECT a.id FROM orchestrator.monitoring_alerts a JOIN orchestrator.monitoring_cases c ON c.id = a.case_id
         WHERE a.rule = $1 AND a.subject_user_id = $2 AND a.currency = $3 AND a.scope = $4
-          AND (a.window_end = $6 OR (a.window_end > $5 AND (c.status <> 'CLOSED' OR c.decided_at >= $5)))
+          AND (a.window_end = $6 OR (a.window_end > $5 AND (c.status <> 'CLOSED' OR c.decided_at >= $6)))
         LIMIT 1`,
       [rule, hit.subject.userId, hit.currency, hit.scope, new Date(hit.windowStart).toISOString(), new Date(hit.windowEnd).toISOString()],
     );
