@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { SERVICES, addCalendarDays, businessDayBounds, businessDayOf } from '@mm/contracts';
 import { MetricsService } from '@mm/platform';
@@ -36,6 +38,10 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
   let reversed: { reference: string; transactionId: string };
   let reversalReference: string;
 
+  /** what the compliance channel (COMPLIANCE_ALERT_URL, a local stand-in) received */
+  const channel: Record<string, unknown>[] = [];
+  let channelServer: Server;
+
   const clock = () => p.gateway.app.get(ReportClock);
   /** moves the reports' clock `ms` from the real one */
   const shiftClock = (ms: number) => (clock().now = () => new Date(Date.now() + ms));
@@ -54,8 +60,19 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
   }
 
   beforeAll(async () => {
+    channelServer = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        channel.push(JSON.parse(body) as Record<string, unknown>);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => channelServer.listen(0, '127.0.0.1', resolve));
     await p.start({
       orchestratorEnv: {
+        COMPLIANCE_ALERT_URL: `http://127.0.0.1:${(channelServer.address() as AddressInfo).port}/hook`,
+        REGULATORY_FILING_DUE_HOURS: '24',
         REGULATORY_THRESHOLD_REPORT_MIN: 'XAF:50000,XOF:50000',
         REGULATORY_DAILY_REPORT_INTERVAL_MS: '0',
         REGULATORY_DAILY_CATCH_UP_DAYS: '3',
@@ -110,7 +127,10 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     // the reports now live on the next day: the day of these payments is over
     shiftClock(24 * HOUR);
   }, 300_000);
-  afterAll(() => p.stop());
+  afterAll(async () => {
+    await p.stop();
+    await new Promise((resolve) => channelServer.close(resolve));
+  });
   afterEach(() => jest.restoreAllMocks());
 
   it('the job generates every missing report of the last 3 days by itself, oldest first, as the system; a stored one is left as it is', async () => {
@@ -687,8 +707,10 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       expect(row.rows).toEqual([{ status: 'IN_REVIEW', decision: null }]);
     });
 
-    it('filed by phone 49 hours ago and not confirmed: overdue, listed, alerted once with an ERROR line and the metric', async () => {
+    it('filed by phone 49 hours ago and not confirmed: overdue, listed, alerted once with an ERROR line, the metric and the compliance channel', async () => {
       const errors = jest.spyOn(Logger.prototype, 'error');
+      // the report was made now: 50 hours on, a filing 49 hours ago comes after it
+      shiftClock(50 * HOUR);
       const filedAt = new Date(clock().now().getTime() - 49 * HOUR).toISOString();
       const filed = await p.call('POST', `${REPORTS}/${strId}/filing`, { token: officer.token, body: { channel: 'PHONE', filedAt } });
       expect(filed.status).toBe(200);
@@ -710,8 +732,13 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       expect(alerts).toHaveLength(1);
       expect(alerts[0][0]).toMatchObject({ reportId: strId, reference: filed.body.reference });
       expect((await metric()).values).toEqual([expect.objectContaining({ labels: { deadline: 'OVERDUE' }, value: 1 })]);
+      expect(channel).toEqual([
+        expect.objectContaining({ code: 'REGULATORY_CONFIRMATION_OVERDUE', reportId: strId, deadline: 'WRITTEN_CONFIRMATION' }),
+      ]);
       const again = await p.call('GET', `${REPORTS}/${strId}`, { token: officer.token });
       expect(again.body.alertsRaised).toEqual(['OVERDUE_ALERTED']);
+      // recorded 50 hours after the report was made: late for its 24-hour filing deadline, whatever time it declares
+      expect(again.body.filing.late).toBe(true);
     });
 
     it('the written confirmation records who, when and its reference, and ends the deadline', async () => {
@@ -734,13 +761,81 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       expect(confirmed.status).toBe(200);
       expect(confirmed.body).toMatchObject({
         state: 'CONFIRMED',
-        writtenConfirmation: { sentAt, sentBy: officer.userId, reference: 'ANIF/2026/0412' },
+        writtenConfirmation: { sentAt, sentBy: officer.userId, reference: 'ANIF/2026/0412', late: true },
+        deadline: null,
         confirmationDueAt: null,
         overdue: false,
       });
       expect((await p.call('GET', `${REPORTS}?deadline=OVERDUE`, { token: officer.token })).body.items).toEqual([]);
       const sent = await p.call('POST', `${REPORTS}/${strId}/sent`, { token: officer.token, body: { channel: 'PAPER' } });
       expect([sent.status, sent.body.code]).toEqual([409, 'REPORT_KIND_MISMATCH']);
+    });
+
+    it('a report made and never filed is overdue REGULATORY_FILING_DUE_HOURS (24) after it was made: alerted once, due soon first', async () => {
+      shiftClock(0);
+      const caseId = await openCase(await p.register('CUSTOMER'), above.E_MONEY_TRANSFER[0]);
+      const made = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: await reportOn(caseId) });
+      expect(made.status).toBe(201);
+      const id = made.body.id;
+      const filingDueAt = new Date(Date.parse(made.body.generatedAt) + 24 * HOUR).toISOString();
+      expect(made.body).toMatchObject({ deadline: 'FILING', filingDueAt, confirmationDueAt: null, overdue: false, dueSoon: false });
+
+      const deadlines = p.gateway.app.get(ReportDeadlines);
+      const errors = jest.spyOn(Logger.prototype, 'error');
+      const sentBefore = channel.length;
+      shiftClock(20 * HOUR);
+      expect(await deadlines.runNow()).toEqual([{ reportId: id, reference: made.body.reference, alert: 'FILING_DUE_SOON_ALERTED' }]);
+      expect(channel).toHaveLength(sentBefore);
+      shiftClock(25 * HOUR);
+      const due = await p.call('GET', `${REPORTS}?deadline=OVERDUE`, { token: officer.token });
+      expect(due.body.items.map((r: { id: string; deadline: string }) => [r.id, r.deadline])).toEqual([[id, 'FILING']]);
+      expect(await deadlines.runNow()).toEqual([{ reportId: id, reference: made.body.reference, alert: 'FILING_OVERDUE_ALERTED' }]);
+      expect(await deadlines.runNow()).toEqual([]);
+      expect(errors.mock.calls.filter(([fields]) => (fields as { code?: string })?.code === 'REGULATORY_FILING_OVERDUE')).toHaveLength(1);
+      expect(channel.slice(sentBefore)).toEqual([
+        expect.objectContaining({ code: 'REGULATORY_FILING_OVERDUE', reportId: id, deadline: 'FILING', dueAt: filingDueAt }),
+      ]);
+      const read = await p.call('GET', `${REPORTS}/${id}`, { token: officer.token });
+      expect(read.body).toMatchObject({ overdue: true, alertsRaised: ['FILING_DUE_SOON_ALERTED', 'FILING_OVERDUE_ALERTED'] });
+
+      // filed at last: the written confirmation's deadline follows, with its own alerts
+      const filed = await p.call('POST', `${REPORTS}/${id}/filing`, { token: officer.token, body: { channel: 'ELECTRONIC' } });
+      expect(filed.body).toMatchObject({ state: 'FILED', deadline: 'WRITTEN_CONFIRMATION', overdue: false, filing: { late: true } });
+    });
+
+    it('a declared time is never before the report was made; late is judged on the time it is recorded, not the one declared', async () => {
+      shiftClock(0);
+      const caseId = await openCase(await p.register('CUSTOMER'), above.E_MONEY_TRANSFER[0]);
+      const made = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body: await reportOn(caseId) });
+      const id = made.body.id;
+      const generatedAt = Date.parse(made.body.generatedAt);
+      const early = await p.call('POST', `${REPORTS}/${id}/filing`, {
+        token: officer.token,
+        body: { channel: 'PHONE', filedAt: new Date(generatedAt - 60_000).toISOString() },
+      });
+      expect([early.status, early.body.code]).toEqual([422, 'REPORT_TIME_BEFORE_GENERATION']);
+      expect(early.body.message).toContain('filedAt is before the report was made');
+
+      // recorded 30 hours after the report was made, declaring a filing one hour after it: late all the same
+      shiftClock(30 * HOUR);
+      const filedAt = new Date(generatedAt + HOUR).toISOString();
+      const filed = await p.call('POST', `${REPORTS}/${id}/filing`, { token: officer.token, body: { channel: 'PHONE', filedAt } });
+      expect(filed.status).toBe(200);
+      expect(filed.body.filing).toMatchObject({ filedAt, late: true });
+      // its confirmation, sent and recorded within 48 hours of that filing: on time
+      const confirmed = await p.call('POST', `${REPORTS}/${id}/written-confirmation`, {
+        token: officer.token,
+        body: { reference: 'ANIF/7' },
+      });
+      expect(confirmed.body).toMatchObject({ state: 'CONFIRMED', writtenConfirmation: { late: false } });
+
+      // a daily report's sending is bounded the same way
+      const report = (await p.call('POST', `${REPORTS}/daily`, { token: officer.token, body: { date: addCalendarDays(day, -10) } })).body;
+      const before = await p.call('POST', `${REPORTS}/${report.id}/sent`, {
+        token: officer.token,
+        body: { channel: 'PAPER', sentAt: new Date(Date.parse(report.generatedAt) - 1).toISOString() },
+      });
+      expect([before.status, before.body.code]).toEqual([422, 'REPORT_TIME_BEFORE_GENERATION']);
     });
   });
 });

@@ -17,6 +17,12 @@ export class ReportFilingView {
 
   @ApiProperty({ format: 'date-time', example: '2026-11-27T10:20:31.412Z', description: 'when the filing was recorded here' })
   recordedAt: string;
+
+  @ApiProperty({
+    example: false,
+    description: 'filed, or recorded, after the filing deadline (REGULATORY_FILING_DUE_HOURS after the report was made)',
+  })
+  late: boolean;
 }
 
 export class ReportWrittenConfirmationView {
@@ -29,8 +35,15 @@ export class ReportWrittenConfirmationView {
   @ApiProperty({ example: 'ANIF/2026/11/0412', description: 'the reference of the letter or of its acknowledgement' })
   reference: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-28T09:05:12.003Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-28T09:05:12.003Z', description: 'when it was recorded here' })
   recordedAt: string;
+
+  @ApiProperty({
+    example: false,
+    description:
+      'sent, or recorded, after its deadline: 48 hours after the filing (the filing deadline when it came with no filing before it)',
+  })
+  late: boolean;
 }
 
 export class ReportSentView {
@@ -121,6 +134,25 @@ export class RegulatoryReportView {
 
   @ApiProperty({
     type: String,
+    enum: ['FILING', 'WRITTEN_CONFIRMATION'],
+    nullable: true,
+    example: null,
+    description:
+      'the step a suspicion report waits for (its deadline is filingDueAt or confirmationDueAt); null once confirmed, and for a daily report',
+  })
+  deadline: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-28T10:15:00.000Z',
+    description: 'a suspicion report: REGULATORY_FILING_DUE_HOURS (default 24) after it was made; null for a daily report',
+  })
+  filingDueAt: string | null;
+
+  @ApiProperty({
+    type: String,
     format: 'date-time',
     nullable: true,
     example: '2026-11-29T10:15:00.000Z',
@@ -128,10 +160,10 @@ export class RegulatoryReportView {
   })
   confirmationDueAt: string | null;
 
-  @ApiProperty({ example: false, description: 'confirmationDueAt has passed' })
+  @ApiProperty({ example: false, description: 'the deadline of the step it waits for (filing or written confirmation) has passed' })
   overdue: boolean;
 
-  @ApiProperty({ example: false, description: 'confirmationDueAt is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS' })
+  @ApiProperty({ example: false, description: 'that deadline is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS' })
   dueSoon: boolean;
 
   @ApiProperty({

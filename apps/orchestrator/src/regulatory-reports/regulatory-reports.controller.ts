@@ -45,8 +45,9 @@ export class RegulatoryReportsController {
   @ApiOperation({
     summary: 'List regulatory reports, newest first',
     description:
-      'Filtered by kind, state, the day they cover (periodDate) and their written confirmation deadline: `deadline=OVERDUE` lists the ' +
-      'filed suspicion reports not confirmed in writing 48 hours after their filing, `DUE_SOON` those whose deadline is near. Keyset pages.',
+      'Filtered by kind, state, the day they cover (periodDate) and their deadline: `deadline=OVERDUE` lists the suspicion reports ' +
+      'not filed REGULATORY_FILING_DUE_HOURS after they were made and the filed ones not confirmed in writing 48 hours after their ' +
+      'filing (`deadline` on each says which), `DUE_SOON` those whose deadline is near. Keyset pages.',
   })
   @ApiOkResponse({ type: RegulatoryReportPageView })
   @ApiErrors('VALIDATION_ERROR')
@@ -187,10 +188,19 @@ export class RegulatoryReportsController {
   @AuditTarget(REPORT_TARGET)
   @ApiOperation({
     summary: 'Record that a suspicion report was filed by phone or electronically',
-    description: 'Records the channel, the time (default now) and the officer. Its written confirmation is due 48 hours after that time.',
+    description:
+      'Records the channel, the time (default now; not before the report was made, not more than 5 minutes ahead) and the officer. ' +
+      'Its written confirmation is due 48 hours after that time. `filing.late` when filed or recorded after filingDueAt.',
   })
   @ApiOkResponse({ type: RegulatoryReportDetailView, description: 'the report, FILED, with confirmationDueAt' })
-  @ApiErrors('VALIDATION_ERROR', 'REPORT_NOT_FOUND', 'REPORT_KIND_MISMATCH', 'REPORT_STATE_CONFLICT', 'REPORT_TIME_IN_FUTURE')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'REPORT_NOT_FOUND',
+    'REPORT_KIND_MISMATCH',
+    'REPORT_STATE_CONFLICT',
+    'REPORT_TIME_IN_FUTURE',
+    'REPORT_TIME_BEFORE_GENERATION',
+  )
   file(
     @Param('id', uuid('id')) id: string,
     @Body() body: ReportFilingBody,
@@ -207,7 +217,8 @@ export class RegulatoryReportsController {
   @ApiOperation({
     summary: 'Record the written confirmation of a suspicion report',
     description:
-      'Who sent it, when (default now; not before the filing) and its reference. Ends the 48-hour deadline; also valid with no filing before it.',
+      'Who sent it, when (default now; not before the filing nor the report, not more than 5 minutes ahead) and its reference. Ends ' +
+      'the 48-hour deadline; also valid with no filing before it. `writtenConfirmation.late` when sent or recorded after its deadline.',
   })
   @ApiOkResponse({ type: RegulatoryReportDetailView, description: 'the report, CONFIRMED' })
   @ApiErrors(
@@ -216,6 +227,7 @@ export class RegulatoryReportsController {
     'REPORT_KIND_MISMATCH',
     'REPORT_STATE_CONFLICT',
     'REPORT_TIME_IN_FUTURE',
+    'REPORT_TIME_BEFORE_GENERATION',
     'REPORT_TIME_BEFORE_FILING',
   )
   confirm(
@@ -233,10 +245,18 @@ export class RegulatoryReportsController {
   @AuditTarget(REPORT_TARGET)
   @ApiOperation({
     summary: 'Record that a daily report was sent to the financial intelligence unit',
-    description: 'Who sent it, how, when (default now) and any acknowledgement.',
+    description:
+      'Who sent it, how, when (default now; not before the report was made, not more than 5 minutes ahead) and any acknowledgement.',
   })
   @ApiOkResponse({ type: RegulatoryReportDetailView, description: 'the report, SENT' })
-  @ApiErrors('VALIDATION_ERROR', 'REPORT_NOT_FOUND', 'REPORT_KIND_MISMATCH', 'REPORT_STATE_CONFLICT', 'REPORT_TIME_IN_FUTURE')
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'REPORT_NOT_FOUND',
+    'REPORT_KIND_MISMATCH',
+    'REPORT_STATE_CONFLICT',
+    'REPORT_TIME_IN_FUTURE',
+    'REPORT_TIME_BEFORE_GENERATION',
+  )
   markSent(
     @Param('id', uuid('id')) id: string,
     @Body() body: ReportSentBody,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MonitoringModule } from '../monitoring/monitoring.module';
+import { ComplianceChannel } from './compliance-channel';
 import { DailyReportJob } from './daily-report.job';
 import { PartyIdentities } from './party-identities';
 import { ReportClock } from './report-clock';
@@ -25,6 +26,7 @@ import { RegulatoryReportsStore } from './regulatory-reports.store';
     RegulatoryReportsService,
     DailyReportJob,
     ReportDeadlines,
+    ComplianceChannel,
   ],
 })
 export class RegulatoryReportsModule {}

@@ -188,7 +188,7 @@ export class RegulatoryReportsService {
     return this.record(id, (row) => {
       requireKind(row, 'SUSPICION', 'only a suspicion report is filed by phone or electronically (a daily report is marked sent)');
       if (row.state !== 'GENERATED') throw new AppException('REPORT_STATE_CONFLICT', `the report is ${row.state}: it was filed already`);
-      const at = this.declared(body.filedAt, 'filedAt');
+      const at = this.declared(body.filedAt, 'filedAt', row);
       return { event: 'FILED', actor, channel: body.channel, externalReference: null, note: body.note ?? null, occurredAt: at };
     });
   }
@@ -198,7 +198,7 @@ export class RegulatoryReportsService {
     return this.record(id, (row) => {
       requireKind(row, 'SUSPICION', 'only a suspicion report is confirmed in writing (a daily report is marked sent)');
       if (row.state === 'CONFIRMED') throw new AppException('REPORT_STATE_CONFLICT', 'the report was confirmed in writing already');
-      const at = this.declared(body.sentAt, 'sentAt');
+      const at = this.declared(body.sentAt, 'sentAt', row);
       if (row.f_at && at.getTime() < new Date(row.f_at).getTime()) throw new AppException('REPORT_TIME_BEFORE_FILING');
       return {
         event: 'WRITTEN_CONFIRMATION',
@@ -216,7 +216,7 @@ export class RegulatoryReportsService {
     return this.record(id, (row) => {
       requireKind(row, 'DAILY_THRESHOLD', 'a suspicion report is filed and confirmed in writing, not marked sent');
       if (row.state !== 'GENERATED') throw new AppException('REPORT_STATE_CONFLICT', 'the report was sent already');
-      const at = this.declared(body.sentAt, 'sentAt');
+      const at = this.declared(body.sentAt, 'sentAt', row);
       return { event: 'SENT', actor, channel: body.channel, externalReference: body.reference ?? null, note: null, occurredAt: at };
     });
   }
@@ -237,19 +237,30 @@ export class RegulatoryReportsService {
       const row = await this.store.get(id, this.clock.now(), this.config.REGULATORY_CONFIRMATION_DUE_SOON_HOURS, tx);
       if (!row) throw new AppException('REPORT_NOT_FOUND');
       const e = decide(row);
-      await this.store.addEvent(tx, { reportId: id, ...e, actorId: e.actor.userId, actorRole: e.actor.role });
+      await this.store.addEvent(tx, { reportId: id, ...e, actorId: e.actor.userId, actorRole: e.actor.role, recordedAt: this.clock.now() });
     });
     return this.get(id);
   }
 
-  /** A time the officer declares, or now; never in the future. */
-  private declared(value: string | undefined, field: string): Date {
+  /**
+   * A time the officer declares, or now: never in the future (beyond CLOCK_SKEW_MS) and never before
+   * the report was made. Within those bounds it may be earlier than now (a phone call recorded an
+   * hour later); the event's recorded time is the server's, and a step recorded after its deadline
+   * is `late` whatever time it declares.
+   */
+  private declared(value: string | undefined, field: string, row: ReportRow): Date {
     const now = this.clock.now();
     if (value === undefined) return now;
     const at = new Date(value);
     if (at.getTime() > now.getTime() + CLOCK_SKEW_MS) {
       throw new AppException('REPORT_TIME_IN_FUTURE', `${field} is in the future`, {
         errors: [{ field, code: 'REPORT_TIME_IN_FUTURE', message: 'is in the future' }],
+      });
+    }
+    const generatedAt = new Date(row.generated_at);
+    if (at.getTime() < generatedAt.getTime()) {
+      throw new AppException('REPORT_TIME_BEFORE_GENERATION', `${field} is before the report was made (${generatedAt.toISOString()})`, {
+        errors: [{ field, code: 'REPORT_TIME_BEFORE_GENERATION', message: `is before ${generatedAt.toISOString()}` }],
       });
     }
     return at;
@@ -427,10 +438,16 @@ export function toView(r: ReportRow): RegulatoryReportView {
     contentSha256: r.content_sha256,
     csvSha256: r.csv_sha256,
     htmlSha256: r.html_sha256,
-    filing: r.f_at ? { channel: r.f_channel!, filedAt: iso(r.f_at)!, filedBy: r.f_by!, recordedAt: iso(r.f_rec)! } : null,
-    writtenConfirmation: r.w_at ? { sentAt: iso(r.w_at)!, sentBy: r.w_by!, reference: r.w_ref!, recordedAt: iso(r.w_rec)! } : null,
+    filing: r.f_at
+      ? { channel: r.f_channel!, filedAt: iso(r.f_at)!, filedBy: r.f_by!, recordedAt: iso(r.f_rec)!, late: r.f_late === true }
+      : null,
+    writtenConfirmation: r.w_at
+      ? { sentAt: iso(r.w_at)!, sentBy: r.w_by!, reference: r.w_ref!, recordedAt: iso(r.w_rec)!, late: r.w_late === true }
+      : null,
     sent: r.s_at ? { channel: r.s_channel!, sentAt: iso(r.s_at)!, sentBy: r.s_by!, reference: r.s_ref, recordedAt: iso(r.s_rec)! } : null,
-    confirmationDueAt: iso(r.due_at),
+    deadline: r.deadline,
+    filingDueAt: r.kind === 'SUSPICION' ? iso(r.filing_due_at) : null,
+    confirmationDueAt: r.deadline === 'WRITTEN_CONFIRMATION' ? iso(r.due_at) : null,
     overdue: r.overdue,
     dueSoon: r.due_soon,
     alertsRaised: r.alerts,

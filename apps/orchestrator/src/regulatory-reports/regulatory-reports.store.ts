@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type RawQueryable, queryRows } from '@mm/platform';
+import { OrchestratorConfig } from '../orchestrator.config';
 import type { ReportKind } from './report-content';
 
 /** The written confirmation of a report filed by phone or electronically is due this long after the filing. */
@@ -8,8 +9,12 @@ export const CONFIRMATION_DEADLINE_HOURS = 48;
 
 export const REPORT_STATES = ['GENERATED', 'FILED', 'CONFIRMED', 'SENT'] as const;
 export type ReportState = (typeof REPORT_STATES)[number];
-export const REPORT_EVENTS = ['FILED', 'WRITTEN_CONFIRMATION', 'SENT', 'DUE_SOON_ALERTED', 'OVERDUE_ALERTED'] as const;
+export const DEADLINE_ALERTS = ['DUE_SOON_ALERTED', 'OVERDUE_ALERTED', 'FILING_DUE_SOON_ALERTED', 'FILING_OVERDUE_ALERTED'] as const;
+export type DeadlineAlertEvent = (typeof DEADLINE_ALERTS)[number];
+export const REPORT_EVENTS = ['FILED', 'WRITTEN_CONFIRMATION', 'SENT', ...DEADLINE_ALERTS] as const;
 export type ReportEvent = (typeof REPORT_EVENTS)[number];
+/** The step a suspicion report waits for: its filing (by phone or electronically), then its written confirmation. */
+export type ReportDeadline = 'FILING' | 'WRITTEN_CONFIRMATION';
 export type ReportTrigger = 'SCHEDULED' | 'ON_DEMAND';
 
 export interface NewReport {
@@ -39,6 +44,8 @@ export interface NewEvent {
   externalReference: string | null;
   note: string | null;
   occurredAt: Date;
+  /** the server's time of the recording (the reports' clock), never the officer's */
+  recordedAt: Date;
 }
 
 export interface ReportRow {
@@ -60,15 +67,19 @@ export interface ReportRow {
   f_at: Date | null;
   f_by: string | null;
   f_rec: Date | null;
+  f_late: boolean | null;
   w_at: Date | null;
   w_by: string | null;
   w_ref: string | null;
   w_rec: Date | null;
+  w_late: boolean | null;
   s_channel: string | null;
   s_at: Date | null;
   s_by: string | null;
   s_ref: string | null;
   s_rec: Date | null;
+  deadline: ReportDeadline | null;
+  filing_due_at: Date;
   due_at: Date | null;
   overdue: boolean;
   due_soon: boolean;
@@ -97,35 +108,55 @@ export interface ReportFilter {
 }
 
 /**
- * A report with its state and deadline as of `$1` (now) and `$2` (the due-soon window in hours):
- * a daily report is GENERATED until SENT; a suspicion report is GENERATED, FILED (by phone or
+ * A report with its state and deadline as of `$1` (now), `$2` (the due-soon window in hours) and `$3`
+ * (the hours a suspicion report has to be filed): a daily report is GENERATED until SENT; a
+ * suspicion report is GENERATED (its filing due `$3` hours after it was made), FILED (by phone or
  * electronically: its written confirmation is due 48 hours after the filing) and CONFIRMED once
- * confirmed in writing (which may also come first, with no filing before it).
+ * confirmed in writing (which may also come first, with no filing before it, and then is its
+ * filing). A step is `late` when it happened or was recorded after its deadline: the recorded time
+ * is the server's, which the officer cannot set back.
  */
 const REPORTS = `
   SELECT x.*, (x.due_at IS NOT NULL AND x.due_at <= $1::timestamptz) AS overdue,
          (x.due_at IS NOT NULL AND x.due_at > $1::timestamptz AND x.due_at <= $1::timestamptz + make_interval(hours => $2::int)) AS due_soon
     FROM (
-      SELECT r.id, r.kind, r.reference, r.period_date::text AS period_date, r.case_id, r.operation_count, r.generated_by, r.generated_by_role,
-             r.trigger, r.generated_at, r.content_sha256, r.csv_sha256, r.html_sha256,
-             CASE WHEN r.kind = 'DAILY_THRESHOLD' THEN CASE WHEN s.id IS NULL THEN 'GENERATED' ELSE 'SENT' END
-                  WHEN w.id IS NOT NULL THEN 'CONFIRMED' WHEN f.id IS NOT NULL THEN 'FILED' ELSE 'GENERATED' END AS state,
-             f.channel AS f_channel, f.occurred_at AS f_at, f.actor_id AS f_by, f.recorded_at AS f_rec,
-             w.occurred_at AS w_at, w.actor_id AS w_by, w.external_reference AS w_ref, w.recorded_at AS w_rec,
-             s.channel AS s_channel, s.occurred_at AS s_at, s.actor_id AS s_by, s.external_reference AS s_ref, s.recorded_at AS s_rec,
-             CASE WHEN f.id IS NOT NULL AND w.id IS NULL THEN f.occurred_at + interval '${CONFIRMATION_DEADLINE_HOURS} hours' END AS due_at,
-             ARRAY(SELECT e.event FROM orchestrator.regulatory_report_events e
-                    WHERE e.report_id = r.id AND e.event IN ('DUE_SOON_ALERTED', 'OVERDUE_ALERTED') ORDER BY e.event) AS alerts
-        FROM orchestrator.regulatory_reports r
-        LEFT JOIN orchestrator.regulatory_report_events f ON f.report_id = r.id AND f.event = 'FILED'
-        LEFT JOIN orchestrator.regulatory_report_events w ON w.report_id = r.id AND w.event = 'WRITTEN_CONFIRMATION'
-        LEFT JOIN orchestrator.regulatory_report_events s ON s.report_id = r.id AND s.event = 'SENT'
+      SELECT y.*,
+             CASE WHEN y.kind = 'SUSPICION' AND y.f_at IS NULL AND y.w_at IS NULL THEN 'FILING'
+                  WHEN y.f_at IS NOT NULL AND y.w_at IS NULL THEN 'WRITTEN_CONFIRMATION' END AS deadline,
+             CASE WHEN y.kind = 'SUSPICION' AND y.f_at IS NULL AND y.w_at IS NULL THEN y.filing_due_at
+                  WHEN y.f_at IS NOT NULL AND y.w_at IS NULL THEN y.f_at + interval '${CONFIRMATION_DEADLINE_HOURS} hours' END AS due_at,
+             CASE WHEN y.f_at IS NOT NULL THEN greatest(y.f_at, y.f_rec) > y.filing_due_at END AS f_late,
+             CASE WHEN y.w_at IS NOT NULL THEN greatest(y.w_at, y.w_rec) >
+                  coalesce(y.f_at + interval '${CONFIRMATION_DEADLINE_HOURS} hours', y.filing_due_at) END AS w_late
+        FROM (
+          SELECT r.id, r.kind, r.reference, r.period_date::text AS period_date, r.case_id, r.operation_count, r.generated_by, r.generated_by_role,
+                 r.trigger, r.generated_at, r.content_sha256, r.csv_sha256, r.html_sha256,
+                 CASE WHEN r.kind = 'DAILY_THRESHOLD' THEN CASE WHEN s.id IS NULL THEN 'GENERATED' ELSE 'SENT' END
+                      WHEN w.id IS NOT NULL THEN 'CONFIRMED' WHEN f.id IS NOT NULL THEN 'FILED' ELSE 'GENERATED' END AS state,
+                 f.channel AS f_channel, f.occurred_at AS f_at, f.actor_id AS f_by, f.recorded_at AS f_rec,
+                 w.occurred_at AS w_at, w.actor_id AS w_by, w.external_reference AS w_ref, w.recorded_at AS w_rec,
+                 s.channel AS s_channel, s.occurred_at AS s_at, s.actor_id AS s_by, s.external_reference AS s_ref, s.recorded_at AS s_rec,
+                 r.generated_at + make_interval(hours => $3::int) AS filing_due_at,
+                 ARRAY(SELECT e.event FROM orchestrator.regulatory_report_events e
+                        WHERE e.report_id = r.id AND e.event LIKE '%ALERTED' ORDER BY e.event) AS alerts
+            FROM orchestrator.regulatory_reports r
+            LEFT JOIN orchestrator.regulatory_report_events f ON f.report_id = r.id AND f.event = 'FILED'
+            LEFT JOIN orchestrator.regulatory_report_events w ON w.report_id = r.id AND w.event = 'WRITTEN_CONFIRMATION'
+            LEFT JOIN orchestrator.regulatory_report_events s ON s.report_id = r.id AND s.event = 'SENT'
+        ) y
     ) x`;
 
 /** The reports' tables (migration 1765600100000): inserts and reads only, both tables being immutable. */
 @Injectable()
 export class RegulatoryReportsStore {
-  constructor(readonly db: DataSource) {}
+  constructor(
+    readonly db: DataSource,
+    private readonly config: OrchestratorConfig,
+  ) {}
+
+  private get filingHours(): number {
+    return this.config.REGULATORY_FILING_DUE_HOURS;
+  }
 
   /** Stores a report; false when a daily report of that day is already stored (the caller returns that one). */
   async insert(db: RawQueryable, r: NewReport): Promise<boolean> {
@@ -178,12 +209,12 @@ export class RegulatoryReportsStore {
   }
 
   async get(id: string, now: Date, dueSoonHours: number, db: RawQueryable = this.db): Promise<ReportRow | null> {
-    const [row] = await queryRows<ReportRow>(db, `${REPORTS} WHERE x.id = $3`, [now, dueSoonHours, id]);
+    const [row] = await queryRows<ReportRow>(db, `${REPORTS} WHERE x.id = $4`, [now, dueSoonHours, this.filingHours, id]);
     return row ?? null;
   }
 
   async list(f: ReportFilter, now: Date, dueSoonHours: number): Promise<ReportRow[]> {
-    const params: unknown[] = [now, dueSoonHours];
+    const params: unknown[] = [now, dueSoonHours, this.filingHours];
     const param = (value: unknown) => {
       params.push(value);
       return `$${params.length}`;
@@ -216,9 +247,10 @@ export class RegulatoryReportsStore {
 
   async addEvent(db: RawQueryable, e: NewEvent): Promise<void> {
     await db.query(
-      `INSERT INTO orchestrator.regulatory_report_events (report_id, event, actor_id, actor_role, channel, external_reference, note, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [e.reportId, e.event, e.actorId, e.actorRole, e.channel, e.externalReference, e.note, e.occurredAt],
+      `INSERT INTO orchestrator.regulatory_report_events (report_id, event, actor_id, actor_role, channel, external_reference, note, occurred_at,
+                                                         recorded_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('milliseconds', $9::timestamptz))`,
+      [e.reportId, e.event, e.actorId, e.actorRole, e.channel, e.externalReference, e.note, e.occurredAt, e.recordedAt],
     );
   }
 
@@ -227,12 +259,12 @@ export class RegulatoryReportsStore {
     await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('regulatory-report:' || $1::text, 0))`, [id]);
   }
 
-  /** Filed suspicion reports not confirmed in writing whose deadline falls before `$1 + due-soon window`, oldest deadline first. */
+  /** Suspicion reports not filed or not confirmed in writing whose deadline falls before `$1 + due-soon window`, oldest deadline first. */
   async unconfirmed(now: Date, dueSoonHours: number): Promise<ReportRow[]> {
     return queryRows<ReportRow>(
       this.db,
       `${REPORTS} WHERE x.due_at <= $1::timestamptz + make_interval(hours => $2::int) ORDER BY x.due_at, x.id`,
-      [now, dueSoonHours],
+      [now, dueSoonHours, this.filingHours],
     );
   }
 

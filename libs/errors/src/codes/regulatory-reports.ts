@@ -10,6 +10,7 @@ export const REGULATORY_REPORTS_ERRORS = {
   REPORT_KIND_MISMATCH: { status: 409, message: 'This step does not apply to this kind of report' },
   REPORT_STATE_CONFLICT: { status: 409, message: 'The report is not in a state that allows this step' },
   REPORT_TIME_IN_FUTURE: { status: 422, message: 'The time given is in the future' },
+  REPORT_TIME_BEFORE_GENERATION: { status: 422, message: 'The time given is before the report was made' },
   REPORT_TIME_BEFORE_FILING: { status: 422, message: 'The written confirmation cannot be sent before the report was filed' },
   CASE_ALREADY_REPORTED: { status: 409, message: 'A suspicion report was already made from this case' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -30,7 +30,8 @@ export class ListReportsQuery {
 
   @ApiPropertyOptional({
     enum: ['OVERDUE', 'DUE_SOON'],
-    description: 'filed suspicion reports whose written confirmation is overdue, or due within REGULATORY_CONFIRMATION_DUE_SOON_HOURS',
+    description:
+      'suspicion reports whose pending step (filing, then written confirmation) is overdue, or due within REGULATORY_CONFIRMATION_DUE_SOON_HOURS',
   })
   @OptionalField()
   @IsIn(['OVERDUE', 'DUE_SOON'])
