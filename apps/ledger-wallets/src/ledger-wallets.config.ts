@@ -104,12 +104,25 @@ export class LedgerWalletsConfig extends DatabaseConfig {
    * Signs the ledger chain's anchors (HMAC-SHA256, docs/ledger-chain.md): the database stores them but
    * never sees this key, so a rewritten history cannot be re-anchored. Required in production (the
    * ledger refuses to boot without it: assertLedgerProductionConfig); elsewhere a fixed development
-   * key. Changing it makes the anchors signed before fail the verification.
+   * key. When it changes, the old key goes to LEDGER_CHAIN_ANCHOR_RETIRED_KEYS, or the anchors it
+   * signed fail the verification.
    */
   @OptionalField()
   @IsString()
   @MinLength(32, { message: 'LEDGER_CHAIN_ANCHOR_KEY must be at least 32 characters' })
   LEDGER_CHAIN_ANCHOR_KEY?: string;
+
+  /**
+   * Keys that signed earlier anchors, kept to verify them after LEDGER_CHAIN_ANCHOR_KEY changed; never
+   * used to sign. Comma-separated `keyId:key`, the key id being the one the anchors record (the first
+   * 8 hex digits of the key's sha256; the ledger refuses to boot on an id that does not match its key).
+   */
+  @OptionalField()
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @Matches(/^[0-9a-f]{8}:[^,]{32,}(,[0-9a-f]{8}:[^,]{32,})*$/, {
+    message: 'LEDGER_CHAIN_ANCHOR_RETIRED_KEYS must be comma-separated keyId:key pairs (8 hex digits, a key of at least 32 characters)',
+  })
+  LEDGER_CHAIN_ANCHOR_RETIRED_KEYS?: string;
 
   /** How often the chain heads are anchored (one replica at a time, only when a head moved); 0: never by timer. */
   @IsInt()

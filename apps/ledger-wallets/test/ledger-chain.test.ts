@@ -3,6 +3,11 @@ import { MetricsService } from '@mm/platform';
 import { TEST_CHECKER, TEST_MAKER } from '../../../test/support/funding';
 import { ANCHOR_COLUMNS, type AnchorRow, anchorFields, anchorMac, headsDigest } from '../src/chain/chain-anchor-records';
 import { ChainAnchors } from '../src/chain/chain-anchors.service';
+import { AnchorKeyring, keyIdOf } from '../src/chain/chain-keyring';
+import { ChainVerifier } from '../src/chain/chain-verifier.service';
+import { LedgerDb } from '../src/db/ledger-db.service';
+import { ComplianceChannel } from '../src/integrity/compliance-channel.service';
+import { LedgerWalletsConfig } from '../src/ledger-wallets.config';
 import { CHAIN_WALK_SQL, type ChainEntryRow, chainLink } from '../src/chain/chain-link';
 import { type ResponseBody, fundedAccount, transfer } from './ledger-harness';
 import { SUPPORT, recordAlerts, reverseApproved, useOperatorLedger } from './operators';
@@ -529,5 +534,46 @@ describe('ledger hash chain', () => {
         await raw(`UPDATE ledger.accounts SET chain_seq = $2, chain_head = $3 WHERE id = $1`, [h.id, h.chain_seq, h.chain_head]);
     }
     expect((await verify()).status).toBe('INTACT');
+  });
+
+  // Last: the anchors it writes are signed with a key the file's ledger does not hold.
+  it('keeps every anchor verifiable across a change of key, with the old key kept to verify only', async () => {
+    const NEW_KEY = 'rotated-ledger-chain-anchor-key-fedcba9876543210';
+    const app = t.h.app.app;
+    /** The ledger's anchor job and verification as a ledger configured with these keys runs them. */
+    const ledgerWith = (keys: Partial<LedgerWalletsConfig>) => {
+      const config = Object.assign(Object.create(app.get(LedgerWalletsConfig)) as LedgerWalletsConfig, keys);
+      const anchors = new ChainAnchors(app.get(LedgerDb), config, app.get(ComplianceChannel), new MetricsService());
+      return { anchors, verifier: new ChainVerifier(app.get(LedgerDb), anchors, new MetricsService()) };
+    };
+    const oldId = keyIdOf(Buffer.from(ANCHOR_KEY));
+    expect(() => new AnchorKeyring(Buffer.from(NEW_KEY), `deadbeef:${ANCHOR_KEY}`)).toThrow(/key id deadbeef for a key whose id is/);
+
+    const rotated = ledgerWith({ LEDGER_CHAIN_ANCHOR_KEY: NEW_KEY, LEDGER_CHAIN_ANCHOR_RETIRED_KEYS: `${oldId}:${ANCHOR_KEY}` });
+    expect((await transfer(t.h, a, c, 300, 0)).status).toBe(200);
+    const written = await rotated.anchors.anchorNow();
+    expect(written).toMatchObject({ status: 'WRITTEN' });
+    const n = written.status === 'WRITTEN' ? written.n : 0;
+    const keyIds = (await t.h.admin.query<{ key_id: string }>(`SELECT DISTINCT key_id FROM ledger.chain_anchors`)).rows.map(
+      (r) => r.key_id,
+    );
+    expect(keyIds.sort()).toEqual([oldId, keyIdOf(Buffer.from(NEW_KEY))].sort());
+    expect(await rotated.verifier.verify()).toMatchObject({ status: 'INTACT', anchor: { status: 'VERIFIED', n } });
+
+    // without the retired key, the anchors it signed cannot be checked: broken, and nothing more is signed
+    const forgetful = ledgerWith({ LEDGER_CHAIN_ANCHOR_KEY: NEW_KEY, LEDGER_CHAIN_ANCHOR_RETIRED_KEYS: undefined });
+    const run = await forgetful.verifier.verify();
+    expect(run).toMatchObject({ status: 'BROKEN', anchor: { status: 'MISMATCH' } });
+    expect(run.firstBreak).toMatchObject({
+      kind: 'ANCHOR_MISMATCH',
+      accountId: null,
+      detail: expect.stringContaining(`names key ${oldId}`),
+    });
+    expect((await transfer(t.h, a, c, 300, 0)).status).toBe(200);
+    expect(await ledgerWith({ LEDGER_CHAIN_ANCHOR_KEY: ANCHOR_KEY }).anchors.anchorNow()).toMatchObject({
+      status: 'REFUSED',
+      firstBreak: { kind: 'ANCHOR_MISMATCH', detail: expect.stringContaining('which this ledger does not hold') },
+    });
+    expect(await rotated.anchors.anchorNow()).toMatchObject({ status: 'WRITTEN', n: n + 1 });
   });
 });

@@ -1,5 +1,6 @@
 import { type Hash, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { DbSession } from '../db/db-session';
+import type { AnchorKeyring } from './chain-keyring';
 
 /** What the first anchor's MAC chains to. */
 export const NO_MAC = '00'.repeat(32);
@@ -87,13 +88,13 @@ export interface AnchorRecordsCheck {
 }
 
 /**
- * Checks every anchor's MAC in turn (each chains the one before), then, in one pass over
+ * Checks every anchor's MAC in turn (each chains the one before) with the key it names, then, in one pass over
  * `chain_anchor_heads` in primary-key order (account, anchor), every anchor's rows against the
  * digest it signed (one running sha256 per anchor: rows of one anchor arrive in account order),
  * and the last anchor's whole state (per account, its latest row) against its heads digest. Read in
  * the caller's snapshot, with a cursor: the rows are never all in memory.
  */
-export async function checkAnchorRecords(s: DbSession, key: Buffer): Promise<AnchorRecordsCheck> {
+export async function checkAnchorRecords(s: DbSession, keys: AnchorKeyring): Promise<AnchorRecordsCheck> {
   const rows = await s.query<AnchorRow>(`SELECT ${ANCHOR_COLUMNS} FROM ledger.chain_anchors ORDER BY n`);
   const anchors = rows.map(anchorFields);
   if (anchors.length === 0) return { last: null, trustedThrough: 0, problem: null };
@@ -110,8 +111,13 @@ export async function checkAnchorRecords(s: DbSession, key: Buffer): Promise<Anc
       fail(i + 1, `anchor ${a.n} follows anchor ${i}: anchors are missing`);
       break;
     }
+    const key = keys.get(rows[i].key_id);
+    if (!key) {
+      fail(a.n, `anchor ${a.n} names key ${rows[i].key_id}, neither LEDGER_CHAIN_ANCHOR_KEY nor one of LEDGER_CHAIN_ANCHOR_RETIRED_KEYS`);
+      break;
+    }
     if (!sameHex(anchorMac(key, a, prevMac), rows[i].mac)) {
-      fail(a.n, `anchor ${a.n} is not signed with LEDGER_CHAIN_ANCHOR_KEY`);
+      fail(a.n, `anchor ${a.n} is not signed with the key it names (${rows[i].key_id})`);
       break;
     }
     prevMac = rows[i].mac;

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import type { ErrorCode } from '@mm/errors';
@@ -19,6 +19,7 @@ import {
   headsDigest,
   sameHex,
 } from './chain-anchor-records';
+import { AnchorKeyring } from './chain-keyring';
 import { type ChainSegment, checkSegments } from './chain-segments';
 import { CHAIN_START, type ChainBreak, type ChainHead } from './chain-walk';
 
@@ -65,7 +66,7 @@ export type AnchorOutcome =
 @Injectable()
 export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ChainAnchors.name);
-  private readonly key: Buffer;
+  private readonly keys: AnchorKeyring;
   private readonly refusals: Counter;
   /** the break last sent to the compliance channel: a forgery still there at the next pass is logged and counted, not sent again */
   private lastAlerted: string | null = null;
@@ -82,7 +83,10 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
   ) {
     if (!config.LEDGER_CHAIN_ANCHOR_KEY)
       this.logger.warn('LEDGER_CHAIN_ANCHOR_KEY is not set: using the development key (never in production)');
-    this.key = Buffer.from(config.LEDGER_CHAIN_ANCHOR_KEY ?? DEVELOPMENT_KEY, 'utf8');
+    this.keys = new AnchorKeyring(
+      Buffer.from(config.LEDGER_CHAIN_ANCHOR_KEY ?? DEVELOPMENT_KEY, 'utf8'),
+      config.LEDGER_CHAIN_ANCHOR_RETIRED_KEYS,
+    );
     this.refusals = metrics.counter(
       'ledger_chain_anchor_refusals_total',
       'Anchor passes that wrote nothing because the ledger chain since the previous anchor did not verify',
@@ -105,7 +109,7 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** Every anchor's signature and records, read in the caller's snapshot (the verification's). */
   checkRecords(s: DbSession): Promise<AnchorRecordsCheck> {
-    return checkAnchorRecords(s, this.key);
+    return checkAnchorRecords(s, this.keys);
   }
 
   private async anchor(): Promise<AnchorOutcome> {
@@ -157,11 +161,11 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
       digest: headsDigest(heads),
       movedDigest: headsDigest(moved),
     };
-    const mac = anchorMac(this.key, fields, last ? last.mac : NO_MAC);
+    const mac = anchorMac(this.keys.current, fields, last ? last.mac : NO_MAC);
     await s.query(
       `INSERT INTO ledger.chain_anchors (n, at, accounts, entries, heads_digest, moved_digest, mac, key_id)
        VALUES ($1, $2, $3, $4, decode($5, 'hex'), decode($6, 'hex'), decode($7, 'hex'), $8)`,
-      [fields.n, fields.at, fields.accounts, fields.entries, fields.digest, fields.movedDigest, mac, this.keyId()],
+      [fields.n, fields.at, fields.accounts, fields.entries, fields.digest, fields.movedDigest, mac, this.keys.currentId],
     );
     await s.query(
       `INSERT INTO ledger.chain_anchor_heads (account_id, anchor_n, seq, hash)
@@ -175,9 +179,9 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * Whether the previous anchor still says what it signed: its MAC (when signed with the current key;
-   * after a change of key it cannot be checked here, and the verification reports it) and the heads
-   * its records give, against the digest it signed. Null when it holds.
+   * Whether the previous anchor still says what it signed: its MAC, with the key it names (current or
+   * retired; a key the ledger does not hold is a refusal), and the heads its records give, against
+   * the digest it signed. Null when it holds.
    */
   private baseProblem(lastRow: AnchorRow, beforeRow: AnchorRow | undefined, anchored: Map<string, ChainHead>): ChainBreak | null {
     const last = anchorFields(lastRow);
@@ -193,12 +197,13 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
       detail,
     });
     if (last.n > 1 && Number(beforeRow?.n) !== last.n - 1) return problem(`anchor ${last.n - 1} is missing`);
-    if (lastRow.key_id === this.keyId()) {
-      if (!sameHex(anchorMac(this.key, last, beforeRow ? beforeRow.mac : NO_MAC), lastRow.mac)) {
-        return problem(`anchor ${last.n} is not signed with LEDGER_CHAIN_ANCHOR_KEY`);
-      }
-    } else {
-      this.logger.warn({ anchor: last.n, keyId: lastRow.key_id }, 'the previous ledger chain anchor was signed with another key');
+    const key = this.keys.get(lastRow.key_id);
+    if (!key)
+      return problem(
+        `anchor ${last.n} names key ${lastRow.key_id}, which this ledger does not hold (a retired key missing from LEDGER_CHAIN_ANCHOR_RETIRED_KEYS?)`,
+      );
+    if (!sameHex(anchorMac(key, last, beforeRow ? beforeRow.mac : NO_MAC), lastRow.mac)) {
+      return problem(`anchor ${last.n} is not signed with the key it names (${lastRow.key_id})`);
     }
     const rows = [...anchored.entries()].map(([account_id, h]) => ({ account_id, seq: h.seq, hash: h.hash }));
     const entries = rows.reduce((sum, h) => sum + h.seq, 0);
@@ -223,11 +228,6 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
       firstBreak,
     };
     if (await this.channel.send(this.config.LEDGER_INTEGRITY_ALERT_URL, message, correlationId)) this.lastAlerted = key;
-  }
-
-  /** Which key signed (the first 8 hex of its sha256): tells a rotated key from a forged anchor in the records. */
-  private keyId(): string {
-    return createHash('sha256').update(this.key).digest('hex').slice(0, 8);
   }
 }
 
