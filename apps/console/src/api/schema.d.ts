@@ -321,7 +321,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules. The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE. */
+    /** New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules. Proposed by a compliance officer or an administrator, the change goes through the maker-checker engine (CONFIG_CHANGE) and is always approved by a compliance officer other than its maker (APPROVAL_COMPLIANCE_REQUIRED for anyone else): 202 with the pending request, whatever APPROVALS_ONE_PERSON_ACTIONS says. */
     post: operations['ConfigVersionsController_changeMonitoring'];
     delete?: never;
     options?: never;
@@ -451,13 +451,13 @@ export interface paths {
     };
     /**
      * The latest ledger chain verifications, newest first
-     * @description Each run with who asked (an officer, or `scheduler` for the nightly integrity check it was part of) and what it found.
+     * @description Each run with who asked (an officer, or `scheduler` for the nightly integrity check it was part of) and what it found, with the orchestrator's witness check added to the runs asked through it (an anchor rollback makes a run BROKEN).
      */
     get: operations['ComplianceController_ledgerChainVerifications'];
     put?: never;
     /**
      * Verify the ledger's hash chain now
-     * @description Every ledger entry is chained to the one before it on its account (docs/ledger-chain.md). The ledger recomputes every hash, checks every account's head and the last anchor signed with its key, and names the first broken link: EDITED, INSERTED, DELETED or ANCHOR_MISMATCH, with the account, entry, transaction and reference, what was expected and what was found. Read-only, recorded with the caller as `requestedBy`; one at a time. It reads the whole ledger: expect seconds.
+     * @description Every ledger entry is chained to the one before it on its account (docs/ledger-chain.md). The ledger recomputes every hash, checks every account's head and every anchor signed with its key, and names the earliest broken link: EDITED, INSERTED, DELETED, ANCHOR_MISMATCH or UNTRACEABLE, with the account, entry, transaction and reference, what was expected and what was found. The orchestrator then compares the anchors with its own copy of the newest one it witnessed: a ledger whose anchors fall behind it, or hold it with another MAC, is BROKEN with ANCHOR_ROLLED_BACK. Read-only, recorded with the caller as `requestedBy`; one at a time. It reads the whole ledger: expect seconds.
      */
     post: operations['ComplianceController_verifyLedgerChain'];
     delete?: never;
@@ -478,7 +478,7 @@ export interface paths {
     put?: never;
     /**
      * Import a trust-account bank statement
-     * @description format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance of the last one imported for that account and be dated after it. Any refusal leaves nothing written; the same statement again (same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.
+     * @description format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance of the last one imported for that account and be dated after it, and its closing day must be over in West Africa Time (422 BANK_STATEMENT_DAY_NOT_OVER otherwise). Any refusal leaves nothing written; the same statement again (same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.
      */
     post: operations['ReconciliationController_importStatement'];
     delete?: never;
@@ -499,7 +499,7 @@ export interface paths {
     put?: never;
     /**
      * Reconcile an imported statement with the ledger
-     * @description Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS business days, grouped by business day both ways, a movement and its reversal cancelling out), compares the closing balance with the e-money in circulation at the end of the closing day in West Africa Time (UTC+01:00), and opens an alert, with its evidence, for the gap and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved gets no second alert: the run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns. Changes no money.
+     * @description Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS business days, grouped by business day both ways, a movement and its reversal cancelling out), compares the closing balance with the e-money in circulation at the end of the closing day in West Africa Time (UTC+01:00), and opens an alert, with its evidence, for the gap and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved gets no second alert: the run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns; a statement whose closing day is not over yet is 409 RECONCILIATION_DAY_NOT_OVER. Changes no money.
      */
     post: operations['ReconciliationController_run'];
     delete?: never;
@@ -2184,9 +2184,29 @@ export interface paths {
     };
     /**
      * One compliance case with everything it holds
-     * @description The subject (name, phone, accounts, link to the 360 view), every alert, every piece of evidence, every operation behind them, the clock and the full append-only history (opened, alert added, assigned, note, evidence, decision requested or withdrawn, decided).
+     * @description The subject (name, phone, accounts, link to the 360 view), its first 50 alerts (alertCount: all of them; the rest at GET /api/v1/compliance/alerts?caseId=), every piece of evidence, its first 100 operations with operationsTotal (the rest at GET /api/v1/compliance/cases/{caseId}/operations), the clock, the full append-only history (opened, alert added, assigned, note, evidence, decision requested or withdrawn, decided) and `version`, the number of history events, which a decision or a suspicion report sends back as `expectedVersion`.
      */
     get: operations['MonitoringController_case'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/compliance/cases/{caseId}/operations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The operations of a compliance case, oldest first
+     * @description Every operation its alerts name and every operation attached as evidence, as the monitoring feed received it, in keyset pages of `limit` (20 by default); the case view shows the first 100 and gives the cursor of the next ones.
+     */
+    get: operations['MonitoringController_operations'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2246,7 +2266,7 @@ export interface paths {
     put?: never;
     /**
      * Attach evidence to a case
-     * @description TRANSACTION: an operation the monitoring feed received, by its ledger reference (it then counts among the case’s operations). PERSON_360: a person’s 360 view (the subject by default), read now with the caller’s rights and kept whole as the snapshot (at most 64 KiB of JSON: longer lists are shortened to their newest items and named in `snapshotCut`), with the link to the live view. Who attached it and when are kept.
+     * @description TRANSACTION: an operation the monitoring feed received, by its ledger reference (it then counts among the case’s operations). PERSON_360: a person’s 360 view (the subject by default), read now with the caller’s rights and kept whole as the snapshot (at most 64 KiB of JSON: longer lists are shortened to their newest items and named in `snapshotCut`), with the link to the live view. Who attached it and when are kept. Reading a 360 view is recorded in the staff audit trail naming the person (target `person`, the case in its details), besides the records of this write naming the case.
      */
     post: operations['MonitoringController_evidence'];
     delete?: never;
@@ -2266,7 +2286,7 @@ export interface paths {
     put?: never;
     /**
      * Decide a case
-     * @description By the officer the case is assigned to. NO_ACTION closes the case now (200). FREEZE submits a CASE_FREEZE request (202): the case waits in DECISION_PENDING until another holder of compliance.monitoring approves it at /api/backoffice/approvals, which freezes the person and closes the case FREEZE linked to the request; a rejected or expired request puts the case back in review. 200 with the case closed when APPROVALS_ONE_PERSON_ACTIONS lists CASE_FREEZE. A suspicion report closes a case from the regulatory reports module.
+     * @description By the officer the case is assigned to, on the case as they last read it: `expectedVersion` is the `version` of that read, and a case that moved since (a new alert joined it, a note, evidence, an assignment) is refused with 409 CASE_CHANGED, nothing changed. NO_ACTION closes the case now (200). FREEZE submits a CASE_FREEZE request (202), always on four eyes: the case waits in DECISION_PENDING until another holder of compliance.monitoring approves it at /api/backoffice/approvals, which freezes the person and closes the case FREEZE linked to the request; a rejected or expired request puts the case back in review. A suspicion report closes a case from the regulatory reports module.
      */
     post: operations['MonitoringController_decide'];
     delete?: never;
@@ -2284,7 +2304,7 @@ export interface paths {
     };
     /**
      * The monitoring rules in force
-     * @description The version of the monitoring configuration section in force, who made it and why, each rule on or off, and every threshold. Administrators change it with POST /api/config/monitoring/versions (CONFIG_CHANGE, four eyes).
+     * @description The version of the monitoring configuration section in force, who made it and why, each rule on or off, and every threshold. Compliance officers and administrators propose a change with POST /api/config/monitoring/versions (CONFIG_CHANGE), which only a compliance officer approves.
      */
     get: operations['MonitoringController_monitoringRules'];
     put?: never;
@@ -2346,7 +2366,7 @@ export interface paths {
     put?: never;
     /**
      * Generate the daily threshold report of a past day (or get the one already generated)
-     * @description Every succeeded cash-in, cash-out and transfer (merchant payments included) of the day (UTC+01:00) at or above REGULATORY_THRESHOLD_REPORT_MIN in its currency, read from the ledger, with both parties as the platform knows them. Stored once: asking again for the same day answers the stored report (200), unchanged. A job generates yesterday’s report by itself.
+     * @description Every succeeded cash-in, cash-out and transfer (merchant payments included) of the day (UTC+01:00) at or above REGULATORY_THRESHOLD_REPORT_MIN in its currency, read from the ledger, with both parties as the platform knows them. A day is reported only once REGULATORY_DAY_SETTLE_MS (default 10 minutes) has passed after its end, so that payments committed just after midnight are in it (409 REPORT_DAY_NOT_OVER before). Stored once: asking again for the same day answers the stored report (200), unchanged. A job generates yesterday’s report by itself.
      */
     post: operations['RegulatoryReportsController_generateDaily'];
     delete?: never;
@@ -2366,7 +2386,7 @@ export interface paths {
     put?: never;
     /**
      * Make a suspicion report from a compliance case, closing the case
-     * @description Built from the case’s facts (subject, every operation with both parties, totals, each alert’s rule and reason) with the officer’s grounds and narrative, stored, and the case closed with the decision SUSPICION_REPORT in the same database transaction. Then file it (by phone or electronically) and confirm it in writing within 48 hours.
+     * @description By the officer the case is assigned to (CASE_NOT_ASSIGNED_TO_YOU otherwise), on the case as they last read it: `expectedVersion` is the `version` of GET /api/v1/compliance/cases/{caseId}, and a case that moved since (a new alert joined it) is refused with 409 CASE_CHANGED, nothing stored. Built from the case’s facts read with the case locked (subject, every operation with both parties, totals, each alert’s rule and reason) with the officer’s grounds and narrative, stored, and the case closed with the decision SUSPICION_REPORT in the same database transaction. Then file it (by phone or electronically) and confirm it in writing within 48 hours.
      */
     post: operations['RegulatoryReportsController_suspicion'];
     delete?: never;
@@ -2501,7 +2521,7 @@ export interface paths {
     };
     /**
      * The signed-in merchant's settlement statement for a day or a period: opening balance, every movement, closing balance
-     * @description Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00, West Africa Time, when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). Each line is one ledger entry on the merchant account (payments, deposits, fees, payouts, reversals, corrections), oldest first, with the balance after it; a payment that paid a partner order names the order and its external reference. openingBalance + totalCredits − totalDebits = closingBalance. format=csv answers text/csv (columns in docs/statements.md): the same bytes for the same period once it is over.
+     * @description Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00, West Africa Time, when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day); one starting more than 400 days back (the ledger setting LEDGER_STATEMENT_MAX_AGE_DAYS) is 400 SETTLEMENT_PERIOD_TOO_OLD. Each line is one ledger entry on the merchant account (payments, deposits, fees, payouts, reversals, corrections), in the order the ledger applied them, with the balance after it; a payment that paid a partner order names the order and its external reference. openingBalance + totalCredits − totalDebits = closingBalance. final is true once the period ended more than 5 minutes ago and partners has applied every QR payment in it: from then on the same request gives the same answer, and with format=csv (columns in docs/statements.md) the same bytes. More than 20000 entries is 422 SETTLEMENT_STATEMENT_TOO_LARGE (ask for shorter periods); a read the ledger cancelled after its time limit is 503 SETTLEMENT_STATEMENT_TIMEOUT.
      */
     get: operations['MerchantStatementsController_mine'];
     put?: never;
@@ -2521,7 +2541,7 @@ export interface paths {
     };
     /**
      * A merchant's settlement statement for a day or a period, as the merchant sees it (recorded in the staff audit trail)
-     * @description Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00, West Africa Time, when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). Each line is one ledger entry on the merchant account (payments, deposits, fees, payouts, reversals, corrections), oldest first, with the balance after it; a payment that paid a partner order names the order and its external reference. openingBalance + totalCredits − totalDebits = closingBalance. format=csv answers text/csv (columns in docs/statements.md): the same bytes for the same period once it is over.
+     * @description Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00, West Africa Time, when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day); one starting more than 400 days back (the ledger setting LEDGER_STATEMENT_MAX_AGE_DAYS) is 400 SETTLEMENT_PERIOD_TOO_OLD. Each line is one ledger entry on the merchant account (payments, deposits, fees, payouts, reversals, corrections), in the order the ledger applied them, with the balance after it; a payment that paid a partner order names the order and its external reference. openingBalance + totalCredits − totalDebits = closingBalance. final is true once the period ended more than 5 minutes ago and partners has applied every QR payment in it: from then on the same request gives the same answer, and with format=csv (columns in docs/statements.md) the same bytes. More than 20000 entries is 422 SETTLEMENT_STATEMENT_TOO_LARGE (ask for shorter periods); a read the ledger cancelled after its time limit is 503 SETTLEMENT_STATEMENT_TIMEOUT.
      */
     get: operations['BackofficeStatementsController_statement'];
     put?: never;
@@ -2952,7 +2972,7 @@ export interface paths {
     };
     /**
      * A connected merchant's settlement statement for a day or a period: opening balance, every movement, closing balance
-     * @description Needs a live key and an active connection to merchantId with the scope orders.read (403 SETTLEMENT_LIVE_KEY_REQUIRED, NO_ACTIVE_CONNECTION, MISSING_SCOPE; a merchantId that is not a UUID answers like one without a connection). Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00 when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). Every line is one ledger entry on the merchant account; a payment that paid an order of any partner names it (order). openingBalance + totalCredits − totalDebits = closingBalance. format=csv answers text/csv (columns in docs/statements.md), the same bytes for the same period once it is over.
+     * @description Needs a live key and an active connection to merchantId with the scope orders.read (403 SETTLEMENT_LIVE_KEY_REQUIRED, NO_ACTIVE_CONNECTION, MISSING_SCOPE; a merchantId that is not a UUID answers like one without a connection). Give date, or from and to (days, inclusive, at most 31), at utcOffset (+01:00 when absent); a period that has not begun, an impossible day or a longer span is 400 SETTLEMENT_PERIOD_INVALID (top level, or the field code of a malformed day). A period starting more than 400 days back is 400 SETTLEMENT_PERIOD_TOO_OLD. The statement starts no earlier than the activation of the partner's connection (period.start is then that instant); a period ending by then is 403 SETTLEMENT_PERIOD_BEFORE_CONNECTION. Every line is one ledger entry on the merchant account, in the order applied; a payment that paid one of the partner's own orders names it (order), other lines have order null. openingBalance + totalCredits − totalDebits = closingBalance. final is true once the period ended more than 5 minutes ago and every QR payment in it was applied: then the same request gives the same answer, and format=csv (columns in docs/statements.md) the same bytes. More than 20000 entries is 422 SETTLEMENT_STATEMENT_TOO_LARGE; a read the ledger cancelled after its time limit is 503 SETTLEMENT_STATEMENT_TIMEOUT.
      */
     get: operations['PartnerStatementsController_statement'];
     put?: never;
@@ -3019,22 +3039,27 @@ export interface components {
       currency: 'XAF' | 'XOF';
       period: components['schemas']['StatementPeriodView'];
       /**
-       * @description the ledger balance at period.start
+       * @description the balance before the first entry of the period
        * @example 100000
        */
       openingBalance: number;
       /**
-       * @description the ledger balance at period.end (or now, for a period not over yet)
+       * @description the balance after the last entry of the period (now, for a period not over yet)
        * @example 1485500
        */
       closingBalance: number;
+      /**
+       * @description true once the period ended more than the ledger grace ago (5 minutes by default) and partners has applied every QR payment in it: the same request then always gets the same answer. false before: lines may still be added or gain their order
+       * @example true
+       */
+      final: boolean;
       /** @example 1404000 */
       totalCredits: number;
       /** @example 18500 */
       totalDebits: number;
       /** @description one per category, always all of them, in the order of the enum */
       totals: components['schemas']['SettlementCategoryTotalView'][];
-      /** @description oldest first (bookedAt, then reference, then entry id) */
+      /** @description in the order the ledger applied them to the account (its chain order) */
       lines: components['schemas']['SettlementStatementLineView'][];
     };
     SettlementStatementLineView: {
@@ -3145,7 +3170,7 @@ export interface components {
       utcOffset: string;
       /**
        * Format: date-time
-       * @description first instant covered
+       * @description first instant covered: the start of fromDate, or on the partner route the activation of the partner's connection when later
        * @example 2026-11-26T23:00:00.000Z
        */
       start: string;
@@ -4122,6 +4147,11 @@ export interface components {
        */
       caseId: string;
       /**
+       * @description the `version` of the case as the officer last read it (GET /api/v1/compliance/cases/{caseId}); the report is refused with 409 CASE_CHANGED and nothing changes if the case moved since (a new alert, note, evidence, assignment) (field code INVALID_VERSION)
+       * @example 5
+       */
+      expectedVersion: number;
+      /**
        * @description the grounds for suspicion, one per item (3 to 500 characters each)
        * @example [
        *       "Cash deposits split below the reporting threshold",
@@ -4456,7 +4486,7 @@ export interface components {
     CaseDecisionView: {
       /** @description the case after the decision */
       case: components['schemas']['CaseDetailView'];
-      /** @description FREEZE: the CASE_FREEZE request (PENDING until a second officer approves it; EXECUTED when configured one-person) */
+      /** @description FREEZE: the CASE_FREEZE request, PENDING until a second officer approves it (never one-person) */
       approvalRequest: components['schemas']['ApprovalRequestView'] | null;
     };
     ApprovalRequestView: {
@@ -4651,13 +4681,28 @@ export interface components {
        */
       alertCount: number;
       clock: components['schemas']['CaseClockView'];
+      /**
+       * @description the case’s version: how many history events it has. Any change (an alert joining, a note, evidence, an assignment) moves it. A decision and a suspicion report send the version they were taken on as `expectedVersion` (409 CASE_CHANGED if it moved)
+       * @example 5
+       */
+      version: number;
       subject: components['schemas']['CaseSubjectView'];
-      /** @description oldest first */
+      /** @description oldest first, at most the first 50 (`alertCount` says how many there are; all: GET /api/v1/compliance/alerts?caseId=) */
       alerts: components['schemas']['AlertView'][];
       /** @description oldest first */
       evidence: components['schemas']['CaseEvidenceView'][];
-      /** @description every operation of the alerts and the evidence, oldest first */
+      /** @description the operations of the alerts and the evidence, oldest first, at most the first 100 (the rest: `operationsNextCursor`) */
       operations: components['schemas']['CaseOperationView'][];
+      /**
+       * @description how many operations the case has in all
+       * @example 3
+       */
+      operationsTotal: number;
+      /**
+       * @description when the case has more operations than shown: `cursor` of GET /api/v1/compliance/cases/{caseId}/operations for the next ones
+       * @example null
+       */
+      operationsNextCursor: string | null;
       /** @description the full history, oldest first (append-only) */
       history: components['schemas']['CaseEventView'][];
     };
@@ -4954,6 +4999,11 @@ export interface components {
        * @example Receipts of the shop match every deposit: ordinary trade
        */
       note: string;
+      /**
+       * @description the `version` of the case as the officer last read it (GET /api/v1/compliance/cases/{caseId}); the decision is refused with 409 CASE_CHANGED and nothing changes if the case moved since (a new alert, note, evidence, assignment) (field code INVALID_VERSION)
+       * @example 5
+       */
+      expectedVersion: number;
     };
     CaseEvidenceDto: {
       /**
@@ -4993,6 +5043,20 @@ export interface components {
        * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
        */
       assigneeId?: string;
+    };
+    CaseOperationPageView: {
+      /** @description oldest first */
+      items: components['schemas']['CaseOperationView'][];
+      /**
+       * @description operations of the case in all (its alerts’ and its evidence’s)
+       * @example 3
+       */
+      total: number;
+      /**
+       * @description pass as `cursor` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
     };
     CasePageView: {
       items: components['schemas']['CaseSummaryView'][];
@@ -9081,7 +9145,7 @@ export interface components {
        * @example EDITED
        * @enum {string}
        */
-      kind: 'EDITED' | 'INSERTED' | 'DELETED' | 'ANCHOR_MISMATCH';
+      kind: 'EDITED' | 'INSERTED' | 'DELETED' | 'ANCHOR_MISMATCH' | 'ANCHOR_ROLLED_BACK' | 'UNTRACEABLE';
       /**
        * Format: uuid
        * @description the account whose chain breaks; null when the anchors' own records fail (no account's chain is at fault)
@@ -9654,6 +9718,20 @@ export interface components {
        */
       gridVersion: number;
     };
+    ChangeMonitoringDto: {
+      /** @description the complete new monitoring section (it replaces the previous one) */
+      document: components['schemas']['MonitoringDocumentDto'];
+      /**
+       * @description the active version the change was made from; if another change landed since, 409 CONFIG_VERSION_CONFLICT
+       * @example 1
+       */
+      baseVersion: number;
+      /**
+       * @description why the configuration changes (kept with the version)
+       * @example Lower transfer fees from 1 March
+       */
+      reason: string;
+    };
     ConfigVersionView: {
       /**
        * @example pricing
@@ -9847,20 +9925,6 @@ export interface components {
        * @example 100
        */
       rateBps: number;
-    };
-    ChangeMonitoringDto: {
-      /** @description the complete new monitoring section (it replaces the previous one) */
-      document: components['schemas']['MonitoringDocumentDto'];
-      /**
-       * @description the active version the change was made from; if another change landed since, 409 CONFIG_VERSION_CONFLICT
-       * @example 1
-       */
-      baseVersion: number;
-      /**
-       * @description why the configuration changes (kept with the version)
-       * @example Lower transfer fees from 1 March
-       */
-      reason: string;
     };
     ChangeRiskDto: {
       /** @description the complete new risk section (it replaces the previous one) */
@@ -11556,16 +11620,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description the new version, in force (CONFIG_CHANGE configured one-person) */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConfigVersionView'];
-        };
-      };
-      /** @description the change waits for a second administrator (GET /api/backoffice/approvals/{id}) */
+      /** @description the change waits for a compliance officer (GET /api/backoffice/approvals/{id}) */
       202: {
         headers: {
           [name: string]: unknown;
@@ -11592,7 +11647,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `FORBIDDEN`: the caller lacks the `config.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12363,7 +12418,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `BANK_STATEMENT_MALFORMED`: The bank statement could not be read (format, structure, amounts, dates or balances); nothing was imported; `BANK_STATEMENT_WRONG_CURRENCY`: The bank statement's currency is not the currency of this trust account; nothing was imported; `BANK_ACCOUNT_NOT_TRUST_ACCOUNT`: The bank account of this statement is not a configured trust account (LEDGER_TRUST_ACCOUNTS); nothing was imported */
+      /** @description `BANK_STATEMENT_MALFORMED`: The bank statement could not be read (format, structure, amounts, dates or balances); nothing was imported; `BANK_STATEMENT_DAY_NOT_OVER`: The bank statement closes on a day that is not over yet in the trust account's business day (West Africa Time); import it once that day has ended. Nothing was imported; `BANK_STATEMENT_WRONG_CURRENCY`: The bank statement's currency is not the currency of this trust account; nothing was imported; `BANK_ACCOUNT_NOT_TRUST_ACCOUNT`: The bank account of this statement is not a configured trust account (LEDGER_TRUST_ACCOUNTS); nothing was imported */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12520,7 +12575,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `CONCURRENCY_CONFLICT`: Concurrent update conflict, retry later */
+      /** @description `RECONCILIATION_DAY_NOT_OVER`: The statement's closing day is not over yet in the trust account's business day: no run before it has ended; `CONCURRENCY_CONFLICT`: Concurrent update conflict, retry later */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19872,6 +19927,69 @@ export interface operations {
       };
     };
   };
+  MonitoringController_operations: {
+    parameters: {
+      query?: {
+        /** @description page size (field code INVALID_LIMIT) */
+        limit?: number;
+        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the case (its id, not its MC- reference) */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaseOperationPageView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CASE_NOT_FOUND`: No compliance case has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   MonitoringController_assign: {
     parameters: {
       query?: never;
@@ -20104,6 +20222,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `AUDIT_TRAIL_UNAVAILABLE`: The staff audit trail could not record this request: a write is then not carried out, and a read’s answer is withheld */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   MonitoringController_decide: {
@@ -20122,7 +20249,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description the case closed (NO_ACTION, or FREEZE configured one-person) */
+      /** @description NO_ACTION: the case closed */
       200: {
         headers: {
           [name: string]: unknown;
@@ -20176,7 +20303,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `CASE_CLOSED`: The case is closed: its decision is final; `CASE_DECISION_PENDING`: A FREEZE decision on this case waits for a second officer: approve or reject that request first; `CASE_NOT_ASSIGNED_TO_YOU`: Only the officer the case is assigned to decides it: assign it to yourself first; `CASE_SUBJECT_ALREADY_FROZEN`: The person this case is about is already frozen: close the case with NO_ACTION; `CASE_SUBJECT_NOT_FREEZABLE`: The person this case is about can no longer be frozen (closed, or not found); `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      /** @description `CASE_CLOSED`: The case is closed: its decision is final; `CASE_DECISION_PENDING`: A FREEZE decision on this case waits for a second officer: approve or reject that request first; `CASE_NOT_ASSIGNED_TO_YOU`: Only the officer the case is assigned to decides it: assign it to yourself first; `CASE_CHANGED`: The case changed since you read it (a new alert, note, evidence or assignment): read it again, then decide; `CASE_SUBJECT_ALREADY_FROZEN`: The person this case is about is already frozen: close the case with NO_ACTION; `CASE_SUBJECT_NOT_FREEZABLE`: The person this case is about can no longer be frozen (closed, or not found); `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20402,7 +20529,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `REPORT_DAY_NOT_OVER`: A daily report covers a whole day that is over in the reports’ time zone (UTC+01:00); this day is not */
+      /** @description `REPORT_DAY_NOT_OVER`: A daily report covers a whole day that is over in the reports’ time zone (UTC+01:00), once the settle margin after its end has passed; this day is not there yet */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20488,7 +20615,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `CASE_ALREADY_REPORTED`: A suspicion report was already made from this case; `CASE_CLOSED`: The case is closed: its decision is final; `CASE_DECISION_PENDING`: A FREEZE decision on this case waits for a second officer: approve or reject that request first */
+      /** @description `CASE_ALREADY_REPORTED`: A suspicion report was already made from this case; `CASE_CLOSED`: The case is closed: its decision is final; `CASE_DECISION_PENDING`: A FREEZE decision on this case waits for a second officer: approve or reject that request first; `CASE_NOT_ASSIGNED_TO_YOU`: Only the officer the case is assigned to decides it: assign it to yourself first; `CASE_CHANGED`: The case changed since you read it (a new alert, note, evidence or assignment): read it again, then decide */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20974,7 +21101,7 @@ export interface operations {
           'text/csv': components['schemas']['SettlementStatementView'];
         };
       };
-      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
+      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_PERIOD_TOO_OLD`: The statement period starts further back than statements go: ask for a more recent period; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -21034,6 +21161,16 @@ export interface operations {
           'text/csv': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `SETTLEMENT_STATEMENT_TIMEOUT`: The statement took longer to read than allowed and was abandoned (nothing changed): ask for a shorter period, or later; `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
       504: {
         headers: {
@@ -21080,7 +21217,7 @@ export interface operations {
           'text/csv': components['schemas']['SettlementStatementView'];
         };
       };
-      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
+      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_PERIOD_TOO_OLD`: The statement period starts further back than statements go: ask for a more recent period; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -21132,6 +21269,16 @@ export interface operations {
       };
       /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_STATEMENT_TIMEOUT`: The statement took longer to read than allowed and was abandoned (nothing changed): ask for a shorter period, or later; `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -22704,7 +22851,7 @@ export interface operations {
           'text/csv': components['schemas']['SettlementStatementView'];
         };
       };
-      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
+      /** @description `VALIDATION_ERROR`: The request is invalid; `SETTLEMENT_PERIOD_INVALID`: The statement period is not valid: give a day, or a from and to date no more than the allowed span apart; `SETTLEMENT_PERIOD_TOO_OLD`: The statement period starts further back than statements go: ask for a more recent period; `SETTLEMENT_FORMAT_INVALID`: The statement format must be json or csv; `UNSUPPORTED_CURRENCY`: Currency not supported (XAF or XOF) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -22723,7 +22870,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `SETTLEMENT_LIVE_KEY_REQUIRED`: A statement shows real money: ask with a live-mode key (test mode moves no money); `NO_ACTIVE_CONNECTION`: No active connection to this merchant; `MISSING_SCOPE`: The connection lacks the required scope */
+      /** @description `SETTLEMENT_PERIOD_BEFORE_CONNECTION`: The period ends before your connection to the merchant was activated: a partner sees the account only from then on; `SETTLEMENT_LIVE_KEY_REQUIRED`: A statement shows real money: ask with a live-mode key (test mode moves no money); `NO_ACTIVE_CONNECTION`: No active connection to this merchant; `MISSING_SCOPE`: The connection lacks the required scope */
       403: {
         headers: {
           [name: string]: unknown;
@@ -22784,6 +22931,16 @@ export interface operations {
       };
       /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SETTLEMENT_STATEMENT_TIMEOUT`: The statement took longer to read than allowed and was abandoned (nothing changed): ask for a shorter period, or later; `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
         headers: {
           [name: string]: unknown;
         };

@@ -11,8 +11,11 @@ import { useLoad } from '../../ui/useLoad';
 type Verification = components['schemas']['LedgerChainVerificationRecordView'];
 type Break = components['schemas']['LedgerChainBreakView'];
 
-/** What each kind of broken link means, in words (docs/ledger-chain.md tells how they are told apart). */
-const BREAK_LABELS: Record<Break['kind'], string> = {
+/**
+ * What the usual kinds of broken link mean, in words (docs/ledger-chain.md tells how they are told
+ * apart); any other kind the ledger names is shown with its own description (`detail`).
+ */
+const BREAK_LABELS: Partial<Record<Break['kind'], string>> = {
   EDITED: 'an entry was changed after it was written',
   INSERTED: 'an entry was added outside the ledger’s own writers',
   DELETED: 'an entry was removed',
@@ -148,7 +151,7 @@ function ChainBroken({ verification }: { verification: Pick<Verification, 'first
             <Text span fw={700} ff="monospace" data-testid="ledger-chain-break-kind">
               {b.kind}
             </Text>{' '}
-            — {BREAK_LABELS[b.kind] ?? b.kind} ({b.detail}).
+            — {BREAK_LABELS[b.kind] ? `${BREAK_LABELS[b.kind]} (${b.detail})` : b.detail}.
           </Text>
           <Table withTableBorder variant="vertical" maw={900} data-testid="ledger-chain-break">
             <Table.Tbody>

@@ -45,10 +45,15 @@ const COLUMNS: Column<MonitoringAlert>[] = [
  * the rules in force and the rules that failed are below.
  */
 export function Alerts({ query }: ScreenProps) {
-  const [form, setForm] = useState({ rule: query.get('rule') ?? '', subjectUserId: query.get('subjectUserId') ?? '', caseId: '' });
+  const [form, setForm] = useState({
+    rule: query.get('rule') ?? '',
+    subjectUserId: query.get('subjectUserId') ?? '',
+    caseId: query.get('caseId') ?? '',
+  });
   const [filters, setFilters] = useState<Filters>(() => ({
     rule: (form.rule || undefined) as RuleCode | undefined,
     subjectUserId: form.subjectUserId || undefined,
+    caseId: form.caseId || undefined,
   }));
   const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
 

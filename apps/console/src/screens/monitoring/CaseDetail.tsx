@@ -1,4 +1,4 @@
-import { Alert, Badge, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import { can, useSession } from '../../session/session';
@@ -119,9 +119,16 @@ export function CaseDetail({ params }: ScreenProps) {
         </Part>
       </SimpleGrid>
       <Part title="Alerts">
+        {item.alertCount > item.alerts.length && (
+          <Link to={`/compliance/alerts?caseId=${item.id}`}>All {item.alertCount} alerts of the case</Link>
+        )}
         <SimpleTable
           rows={item.alerts}
-          caption={`The ${item.alerts.length} alerts of the case`}
+          caption={
+            item.alertCount > item.alerts.length
+              ? `The first ${item.alerts.length} of the ${item.alertCount} alerts of the case`
+              : `The ${item.alertCount} alerts of the case`
+          }
           testId="case-alerts"
           columns={[
             { label: 'Raised', cell: (a) => when(a.raisedAt) },
@@ -132,22 +139,7 @@ export function CaseDetail({ params }: ScreenProps) {
         />
       </Part>
       <Part title="Operations">
-        <SimpleTable
-          rows={item.operations}
-          caption="Every operation behind the alerts or attached as evidence, oldest first"
-          testId="case-operations"
-          columns={[
-            { label: 'When', cell: (o) => when(o.occurredAt) },
-            {
-              label: 'Reference',
-              cell: (o) => <Link to={`/payments/${encodeURIComponent(o.reference)}`}>{o.reference}</Link>,
-            },
-            { label: 'Type', cell: (o) => o.type },
-            { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
-            { label: 'From account', cell: (o) => shortId(o.sourceAccountId) },
-            { label: 'To account', cell: (o) => shortId(o.destinationAccountId) },
-          ]}
-        />
+        <CaseOperations item={item} />
       </Part>
       <Part title="Evidence">
         <SimpleTable
@@ -194,6 +186,54 @@ export function CaseDetail({ params }: ScreenProps) {
         </Text>
       )}
     </Stack>
+  );
+}
+
+type Operation = Detail['operations'][number];
+
+/** The case's operations: the first 100 come with the case, "Load more" pages through the rest. */
+function CaseOperations({ item }: { item: Detail }) {
+  const [more, setMore] = useState<{ items: Operation[]; cursor: string | null }>({ items: [], cursor: item.operationsNextCursor });
+  const [error, setError] = useState<unknown>();
+  const rows = item.operations.concat(more.items);
+  async function loadMore() {
+    if (!more.cursor) return;
+    try {
+      const page = await ok(
+        api.GET('/api/v1/compliance/cases/{caseId}/operations', { params: { path: { caseId: item.id }, query: { cursor: more.cursor } } }),
+      );
+      setMore((m) => ({ items: m.items.concat(page.items), cursor: page.nextCursor }));
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+  return (
+    <>
+      <SimpleTable
+        rows={rows}
+        caption={`${rows.length} of the ${item.operationsTotal} operations behind the alerts or attached as evidence, oldest first`}
+        testId="case-operations"
+        columns={[
+          { label: 'When', cell: (o) => when(o.occurredAt) },
+          {
+            label: 'Reference',
+            cell: (o) => <Link to={`/payments/${encodeURIComponent(o.reference)}`}>{o.reference}</Link>,
+          },
+          { label: 'Type', cell: (o) => o.type },
+          { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
+          { label: 'From account', cell: (o) => shortId(o.sourceAccountId) },
+          { label: 'To account', cell: (o) => shortId(o.destinationAccountId) },
+        ]}
+      />
+      <ErrorNotice error={error} />
+      {more.cursor && (
+        <Group>
+          <Button variant="default" size="xs" onClick={() => void loadMore()}>
+            Load more operations
+          </Button>
+        </Group>
+      )}
+    </>
   );
 }
 
@@ -326,7 +366,12 @@ function Decisions({ item, done }: { item: Detail; done: () => void }) {
         title="Close the case with no action"
         closed={done}
         submit={() =>
-          ok(api.POST('/api/v1/compliance/cases/{caseId}/decision', { params: path, body: { decision: 'NO_ACTION', note: note.trim() } }))
+          ok(
+            api.POST('/api/v1/compliance/cases/{caseId}/decision', {
+              params: path,
+              body: { decision: 'NO_ACTION', note: note.trim(), expectedVersion: item.version },
+            }),
+          )
         }
       >
         {noteField}
@@ -338,7 +383,10 @@ function Decisions({ item, done }: { item: Detail; done: () => void }) {
         closed={done}
         submit={async () => {
           const answer = await ok(
-            api.POST('/api/v1/compliance/cases/{caseId}/decision', { params: path, body: { decision: 'FREEZE', note: note.trim() } }),
+            api.POST('/api/v1/compliance/cases/{caseId}/decision', {
+              params: path,
+              body: { decision: 'FREEZE', note: note.trim(), expectedVersion: item.version },
+            }),
           );
           // pending: the request another officer approves (the dialog links to it); one-person: the closed case
           return answer.approvalRequest ?? answer;
@@ -367,6 +415,7 @@ function Decisions({ item, done }: { item: Detail; done: () => void }) {
               api.POST('/api/v1/compliance/reports/suspicion', {
                 body: {
                   caseId: item.id,
+                  expectedVersion: item.version,
                   grounds: grounds
                     .split('\n')
                     .map((g) => g.trim())
