@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const BEFORE = `'FILED', 'WRITTEN_CONFIRMATION', 'SENT', 'DUE_SOON_ALERTED', 'OVERDUE_ALERTED'`;
 
 /**
- * A suspicion report has a filing deadline too (docs/regulatory-reports.md "Deadlines"): the
+ * A suspicion report has a filing deadline too (docs/regulatory-reports.md "Lifecycle and deadlines"): the
  * deadline job records its alerts as two more events of the report, FILING_DUE_SOON_ALERTED and
  * FILING_OVERDUE_ALERTED, once each (the existing unique key on report and event). The written
  * confirmation's alerts keep their names. Only the list of events a row may hold changes: no row is

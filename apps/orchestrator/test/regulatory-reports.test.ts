@@ -235,7 +235,8 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       currency: 'XAF',
       source_role: 'AGENT',
       destination_name: 'Alice Test',
-      destination_phone: alice.phone,
+      // the formula guard: a spreadsheet keeps the phone as text, + included
+      destination_phone: `'${alice.phone}`,
     });
 
     const html = await fetch(`${p.gateway.url}${REPORTS}/${dailyId}/document?format=html`, {

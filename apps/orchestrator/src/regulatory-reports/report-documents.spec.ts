@@ -39,11 +39,21 @@ describe('daily report documents', () => {
     expect(JSON.stringify(buildDailyContent('2026-11-27', { XOF: 5_000_000, XAF: 5_000_000 }, ops, party))).toBe(JSON.stringify(content));
   });
 
-  it('writes RFC 4180 CSV with CRLF, integer amounts, quoted fields and a formula guard on names', () => {
+  it('writes RFC 4180 CSV with CRLF, integer amounts, quoted fields and a formula guard on every text cell', () => {
     const lines = dailyCsv(content).split('\r\n');
     expect(lines[0]).toBe(DAILY_CSV_COLUMNS.join(','));
     expect(lines[1]).toContain(',5000000,0,XAF,');
-    expect(lines[1]).toContain(`,"'=HYPERLINK(""http://x"",""y""), <b>""Bad""</b>",+237690000001,`);
+    expect(lines[1]).toContain(`,"'=HYPERLINK(""http://x"",""y""), <b>""Bad""</b>",'+237690000001,TIER_1,`);
+    // a phone, KYC tier or agent code shaped as a formula is guarded as a name is
+    const shaped = (accountId: string): ReportParty => ({
+      ...party(accountId),
+      phone: '-1+cmd|calc',
+      kycTier: '@SUM(1)',
+      agentCode: '=1+1',
+    });
+    const row = dailyCsv(buildDailyContent('2026-11-27', { XAF: 5_000_000, XOF: 5_000_000 }, ops, shaped)).split('\r\n')[1];
+    expect(row).toContain(`,'-1+cmd|calc,'@SUM(1),'=1+1,`);
+    expect(row.split(',').filter((cell) => /^[=+\-@]/.test(cell))).toEqual([]);
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
   });

@@ -5,9 +5,12 @@ import { CATEGORY_TITLES, type DailyReportContent, type ReportParty, type Suspic
  * or the database), so the same content always gives the same bytes.
  *
  * CSV (docs/regulatory-reports.md "CSV"): RFC 4180, UTF-8 without BOM, CRLF line ends, a header row
- * always present, amounts as plain integers in the smallest unit, times in UTC. A text field that a
- * spreadsheet would read as a formula (it starts with =, +, -, @, a tab or a carriage return) is
- * prefixed with an apostrophe, except phone numbers, which are E.164 (+…) by validation.
+ * always present, amounts as plain integers in the smallest unit, times in UTC. Every text cell that
+ * a spreadsheet would read as a formula (it starts with =, +, -, @, a tab or a carriage return) is
+ * prefixed with an apostrophe: names, but also phones, KYC tiers, agent codes and references, which
+ * come from records an attacker may have shaped. An E.164 phone (+237…) therefore reads '+237… in
+ * the file, which a spreadsheet keeps as text instead of turning it into the number 237…
+ * (docs/regulatory-reports.md "CSV"). Numbers (amounts, fees) are written as they are.
  *
  * HTML: one self-contained page (inline CSS with print rules, A4; no script, image, font or link to
  * fetch), every value escaped.
@@ -49,13 +52,13 @@ export const SUSPICION_CSV_COLUMNS = [
 
 type Cell = string | number | null;
 
-function text(value: string | null): string {
-  if (value === null) return '';
+/** A text cell with the formula guard. */
+function text(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
 function csvCell(value: Cell): string {
-  const s = value === null ? '' : String(value);
+  const s = value === null ? '' : typeof value === 'string' ? text(value) : String(value);
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
@@ -64,7 +67,7 @@ function csv(header: readonly string[], rows: Cell[][]): string {
 }
 
 function partyCells(p: ReportParty): Cell[] {
-  return [p.accountId, p.role, text(p.name), p.phone, p.kycTier, p.agentCode];
+  return [p.accountId, p.role, p.name, p.phone, p.kycTier, p.agentCode];
 }
 
 export function dailyCsv(c: DailyReportContent): string {
@@ -94,7 +97,7 @@ export function suspicionCsv(c: SuspicionReportContent): string {
       c.reference,
       c.case.reference,
       c.subject.userId,
-      text(c.subject.name),
+      c.subject.name,
       c.subject.phone,
       op.reference,
       op.transactionId,
