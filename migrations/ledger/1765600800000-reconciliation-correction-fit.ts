@@ -21,12 +21,22 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * An accepted balance gap carries over: a run may see again (`reconciliation_alert_sightings`) an
  * ACCEPTED `BALANCE_GAP` alert of an earlier statement of the same trust account, not only an
  * alert of its own statement, so the same accepted gap is not alerted afresh each day
- * (docs/reconciliation.md, "Running a statement again"). No table changes, no new privileges.
+ * (docs/reconciliation.md, "Running a statement again").
+ *
+ * `bank_statements.utc_offset`: the offset of the days the trust account's bank books in, from
+ * LEDGER_TRUST_ACCOUNTS at import (West Africa Time, +01:00, for the statements already imported and
+ * unless configured; a UEMOA bank in Senegal books in +00:00). A run reads the statement's days,
+ * its cutoff and its movements' days at that offset, so a later change of configuration does not
+ * change how an imported statement is read. A constant default adds the column without rewriting
+ * the append-only table; the runtime role's INSERT already covers the new column.
  */
 export class ReconciliationCorrectionFit1765600800000 implements MigrationInterface {
   name = 'ReconciliationCorrectionFit1765600800000';
 
   async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      ALTER TABLE ledger.bank_statements ADD COLUMN utc_offset text NOT NULL DEFAULT '+01:00'
+        CONSTRAINT "CHK_bank_statements_utc_offset" CHECK (utc_offset ~ '^[+-](0[0-9]|1[0-4]):[0-5][0-9]$')`);
     await q.query(`
       CREATE OR REPLACE FUNCTION ledger.reconciliation_decision_allowed() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE alert ledger.reconciliation_alerts; fix ledger.corrections; expected bigint; effect bigint;
@@ -86,6 +96,7 @@ export class ReconciliationCorrectionFit1765600800000 implements MigrationInterf
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE ledger.bank_statements DROP COLUMN IF EXISTS utc_offset`);
     await q.query(`
       CREATE OR REPLACE FUNCTION ledger.reconciliation_decision_allowed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

@@ -225,11 +225,14 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   /**
    * The trust (escrow) bank accounts whose statements are reconciled, as CURRENCY:ACCOUNT pairs
    * separated by commas (`XAF:CM2110005000010123456789012,XOF:SN08SN0100152000048500003035`); the
-   * account is the IBAN (or the bank's other account id) without spaces. Empty: no trust account,
-   * every statement is refused with BANK_ACCOUNT_NOT_TRUST_ACCOUNT.
+   * account is the IBAN (or the bank's other account id) without spaces, optionally followed by
+   * `@±HH:MM`, the UTC offset of the days the bank books in (default +01:00, West Africa Time; a
+   * bank in Senegal or Côte d'Ivoire books in +00:00). Empty: no trust account, every statement is
+   * refused with BANK_ACCOUNT_NOT_TRUST_ACCOUNT.
    */
-  @Matches(/^([A-Z]{3}:[A-Z0-9]{5,34}(,[A-Z]{3}:[A-Z0-9]{5,34})*)?$/, {
-    message: 'LEDGER_TRUST_ACCOUNTS must be CURRENCY:ACCOUNT pairs separated by commas (XAF:CM21…,XOF:SN08…)',
+  @Matches(/^([A-Z]{3}:[A-Z0-9]{5,34}(@[+-](0\d|1[0-4]):[0-5]\d)?(,[A-Z]{3}:[A-Z0-9]{5,34}(@[+-](0\d|1[0-4]):[0-5]\d)?)*)?$/, {
+    message:
+      'LEDGER_TRUST_ACCOUNTS must be CURRENCY:ACCOUNT pairs separated by commas, each optionally followed by @±HH:MM, the bank day offset (XAF:CM21…,XOF:SN08…@+00:00)',
   })
   LEDGER_TRUST_ACCOUNTS: string = '';
 

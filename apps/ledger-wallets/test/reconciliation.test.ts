@@ -7,6 +7,8 @@ import { type OperatorLedger, SUPPORT, startOperatorLedger } from './operators';
 
 const XAF_TRUST = 'CM2110005000010123456789012';
 const XOF_TRUST = 'SN08SN0100152000048500003035';
+// a second XOF account whose bank books in UTC+00:00 (Senegal), configured with its offset
+const XOF_UTC = 'SN08SN0100152000048500009999';
 const R = '/v1/internal/reconciliation';
 // Statement dates are business days in West Africa Time, as the bank books them.
 const today = businessDayOf(new Date());
@@ -81,7 +83,9 @@ describe('ledger: float reconciliation against the trust bank account', () => {
   const importCamt = (content: string, as = officer) => call('POST', `${R}/statements`, { format: 'CAMT053', content }, as);
 
   beforeAll(async () => {
-    t = await startOperatorLedger({ env: { LEDGER_TRUST_ACCOUNTS: `XAF:${XAF_TRUST},XOF:${XOF_TRUST}`, RECON_DATE_TOLERANCE_DAYS: '2' } });
+    t = await startOperatorLedger({
+      env: { LEDGER_TRUST_ACCOUNTS: `XAF:${XAF_TRUST},XOF:${XOF_TRUST},XOF:${XOF_UTC}@+00:00`, RECON_DATE_TOLERANCE_DAYS: '2' },
+    });
     officer = await t.as(TEST_CHECKER);
     settings = t.h.app.app.get(ReconciliationSettings);
     settings.now = () => later;
@@ -555,5 +559,35 @@ describe('ledger: float reconciliation against the trust bank account', () => {
     const nextRun = await call('POST', `${R}/runs`, { statementId: next.body.id });
     expect(nextRun.body.difference).toBe(again.body.difference);
     expect([nextRun.body.alertIds, nextRun.body.seenAlertIds]).toEqual([[], [gap.id]]);
+  });
+
+  it("a trust account configured with its bank's offset (+00:00) is read in its own days: dates, the day's end and the cutoff", async () => {
+    const day = addCalendarDays(today, 5);
+    const next = addCalendarDays(day, 1);
+    // 23:30 UTC: the day is over in West Africa Time, not yet in UTC+00:00
+    const content = camt({
+      id: 'XOF-UTC-1',
+      account: XOF_UTC,
+      ccy: 'XOF',
+      opening: 0,
+      openingDate: day,
+      closing: 7_000,
+      closingDate: day,
+      entries: [{ amount: 7_000, direction: 'CRDT', date: day }],
+    }).replace(`<BookgDt><Dt>${day}</Dt></BookgDt>`, `<BookgDt><DtTm>${day}T23:30:00Z</DtTm></BookgDt>`);
+    settings.now = () => new Date(`${day}T23:30:00Z`);
+    try {
+      const early = await importCamt(content);
+      expect([early.status, early.body.code]).toEqual([422, 'BANK_STATEMENT_DAY_NOT_OVER']);
+      expect(early.body.message).toContain(`${next}T00:00:00.000Z`);
+      settings.now = () => new Date(`${next}T00:30:00Z`);
+      // booked at 23:30 UTC: that is still `day` for this bank (it would be the next day in West Africa Time)
+      const imported = await importCamt(content);
+      expect([imported.status, imported.body.utcOffset, imported.body.closingDate]).toEqual([201, '+00:00', day]);
+      const run = await call('POST', `${R}/runs`, { statementId: imported.body.id });
+      expect([run.status, run.body.circulationDetail.cutoff]).toEqual([201, `${next}T00:00:00.000Z`]);
+    } finally {
+      settings.now = () => later;
+    }
   });
 });

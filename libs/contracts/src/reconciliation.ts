@@ -186,6 +186,13 @@ export class BankStatementView {
   @ApiProperty({ format: 'date', example: '2026-11-20' })
   closingDate: string;
 
+  @ApiProperty({
+    example: '+01:00',
+    description:
+      "the UTC offset of the bank's days, from LEDGER_TRUST_ACCOUNTS at import: the statement's dates, cutoff and matching use it",
+  })
+  utcOffset: string;
+
   @ApiProperty({ type: 'integer', example: 12 })
   lineCount: number;
 

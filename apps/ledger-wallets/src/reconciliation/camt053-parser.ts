@@ -1,4 +1,4 @@
-import { addCalendarDays } from '@mm/contracts';
+import { PLATFORM_UTC_OFFSET, addCalendarDays } from '@mm/contracts';
 import {
   type ParsedBalance,
   type ParsedLine,
@@ -21,7 +21,7 @@ import { type XmlElement, all, at, readXml, required } from './xml-reader';
  * currency than the account's is refused. Any version of the message (001.02 to 001.13) is read:
  * the elements used have not changed.
  */
-export function parseCamt053(content: string): ParsedStatement {
+export function parseCamt053(content: string, utcOffsetOf: (account: string) => string = () => PLATFORM_UTC_OFFSET): ParsedStatement {
   const root = readXml(content);
   if (root.name !== 'Document') throw malformed('camt.053', `the root element is ${root.name}, not Document`);
   const namespace = root.attributes.xmlns ?? Object.entries(root.attributes).find(([k]) => k.startsWith('xmlns:'))?.[1];
@@ -40,6 +40,7 @@ export function parseCamt053(content: string): ParsedStatement {
   const account = (iban || other || '').replace(/\s+/g, '').toUpperCase();
   if (!account) throw malformed('Acct', 'Id/IBAN or Id/Othr/Id is missing');
   const declared = at(acct, 'Ccy', 'Acct')?.text.trim();
+  const utcOffset = utcOffsetOf(account);
 
   const currencies = new Set<string>();
   const amountOf = (parent: XmlElement, where: string): number => {
@@ -55,7 +56,7 @@ export function parseCamt053(content: string): ParsedStatement {
     if (!el) return undefined;
     const text = at(el, 'Dt', where)?.text ?? at(el, 'DtTm', where)?.text;
     if (!text) throw malformed(where, `${path} has neither Dt nor DtTm`);
-    return parseDate(text, `${where} ${path}`);
+    return parseDate(text, `${where} ${path}`, utcOffset);
   };
 
   const balances = new Map<string, ParsedBalance>();

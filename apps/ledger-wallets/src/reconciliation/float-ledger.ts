@@ -15,6 +15,8 @@ import type { FloatMovement } from './matching';
 export async function readFloatMovements(
   s: DbSession,
   currency: string,
+  /** the bank's day offset: a movement's `businessDay` is its day there */
+  utcOffset: string,
   from: Date,
   to: Date,
   excluded: readonly string[],
@@ -28,15 +30,16 @@ export async function readFloatMovements(
     `l.created_at >= $2::timestamptz - interval '1 day' AND l.created_at < $3::timestamptz + interval '1 day'
         AND t.completed_at >= $2 AND t.completed_at < $3 AND NOT (t.id = ANY($4::uuid[]))`,
     [currency, from, to, excluded],
+    utcOffset,
   );
   const seen = new Set(window.map((m) => m.transactionId));
   const wanted = included.filter((id) => !seen.has(id) && !excluded.includes(id));
   if (wanted.length === 0) return window;
-  const extra = await floatMovementRows(s, `l.transaction_id = ANY($2::uuid[])`, [currency, wanted]);
+  const extra = await floatMovementRows(s, `l.transaction_id = ANY($2::uuid[])`, [currency, wanted], utcOffset);
   return [...window, ...extra].sort((a, b) => a.completedAt.localeCompare(b.completedAt) || a.transactionId.localeCompare(b.transactionId));
 }
 
-async function floatMovementRows(s: DbSession, filter: string, params: unknown[]): Promise<FloatMovement[]> {
+async function floatMovementRows(s: DbSession, filter: string, params: unknown[], utcOffset: string): Promise<FloatMovement[]> {
   const rows = await s.query<{
     transaction_id: string;
     reference_id: string;
@@ -70,7 +73,7 @@ async function floatMovementRows(s: DbSession, filter: string, params: unknown[]
       transactionId: r.transaction_id,
       referenceId: r.reference_id,
       completedAt: iso(r.completed_at)!,
-      businessDay: businessDayOf(r.completed_at),
+      businessDay: businessDayOf(r.completed_at, utcOffset),
       direction: r.net > 0 ? ('CREDIT' as const) : ('DEBIT' as const),
       amount: Math.abs(r.net),
       correctionId: r.correction_id,

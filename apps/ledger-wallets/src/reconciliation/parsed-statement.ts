@@ -1,4 +1,4 @@
-import { businessDayOf, isCalendarDate } from '@mm/contracts';
+import { PLATFORM_UTC_OFFSET, businessDayOf, isCalendarDate } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 
 /** A bank movement as the statement states it, from the trust account's side: CREDIT money in, DEBIT money out. */
@@ -47,16 +47,17 @@ export function malformed(where: string, problem: string): AppException {
 
 /**
  * A calendar date written YYYY-MM-DD. A date-time keeps the bank's local date as written, unless it
- * names its zone (`Z`, `+00:00`): then it is the platform's business day of that instant, the day
- * the bank's West Africa Time books it on (docs/reconciliation.md, "Business days").
+ * names its zone (`Z`, `+00:00`): then it is the day of that instant at the trust account's offset
+ * (West Africa Time unless configured), the day the bank books it on (docs/reconciliation.md,
+ * "Business days").
  */
-export function parseDate(value: string, where: string): string {
+export function parseDate(value: string, where: string, utcOffset: string = PLATFORM_UTC_OFFSET): string {
   const text = value.trim();
   const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/i.exec(text);
   if (dateTime && (!isCalendarDate(text.slice(0, 10)) || Number.isNaN(Date.parse(text)))) {
     throw malformed(where, `"${value}" is not a date-time`);
   }
-  if (dateTime?.[3]) return businessDayOf(text);
+  if (dateTime?.[3]) return businessDayOf(text, utcOffset);
   const date = dateTime ? text.slice(0, 10) : text;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw malformed(where, `"${value}" is not a date (YYYY-MM-DD)`);
   if (!isCalendarDate(date)) throw malformed(where, `"${value}" is not a calendar date`);

@@ -65,10 +65,10 @@ export class ReconciliationRunsService {
       const statement = await s.one<StatementRow>(`SELECT ${STATEMENT_COLUMNS} FROM ledger.bank_statements WHERE id = $1`, [statementId]);
       if (!statement) throw new AppException('BANK_STATEMENT_NOT_FOUND');
       // The circulation is taken at the end of the closing day: before that instant it is not final.
-      if (!isDayOver(statement.closing_date, this.settings.now())) {
+      if (!isDayOver(statement.closing_date, this.settings.now(), statement.utc_offset)) {
         throw new AppException(
           'RECONCILIATION_DAY_NOT_OVER',
-          `Statement ${statement.statement_ref} closes on ${statement.closing_date}, which ends at ${businessDayBounds(statement.closing_date).to}`,
+          `Statement ${statement.statement_ref} closes on ${statement.closing_date}, which ends at ${businessDayBounds(statement.closing_date, statement.utc_offset).to}`,
         );
       }
       // One run per trust account at a time, and the lock is held before the snapshot is taken (a
@@ -120,7 +120,8 @@ export class ReconciliationRunsService {
         [statementId],
       )
     ).map((l) => ({ ...l, amount: toMoney(l.amount) }));
-    // Every date of a statement is a business day in West Africa Time, the bank's local day.
+    // Every date of a statement is a day of the bank's own offset (West Africa Time unless configured).
+    const offset = statement.utc_offset;
     const opening = statement.opening_date;
     const closing = statement.closing_date;
     const resolutions = await this.resolutions(s, statement);
@@ -134,11 +135,12 @@ export class ReconciliationRunsService {
         WHERE b.account = $1 AND b.id <> $2 AND b.closing_date >= $3::date AND b.opening_date <= $4::date`,
       [statement.account, statementId, addCalendarDays(opening, -2 * tolerance), addCalendarDays(closing, 2 * tolerance)],
     );
-    const from = new Date(businessDayBounds(addCalendarDays(opening, -tolerance)).from);
-    const to = new Date(businessDayBounds(addCalendarDays(closing, tolerance)).to);
+    const from = new Date(businessDayBounds(addCalendarDays(opening, -tolerance), offset).from);
+    const to = new Date(businessDayBounds(addCalendarDays(closing, tolerance), offset).to);
     const movements = await readFloatMovements(
       s,
       currency,
+      offset,
       from,
       to,
       [...elsewhere, ...resolutions.otherStatements],
@@ -146,7 +148,7 @@ export class ReconciliationRunsService {
     );
     const inPeriod = (m: FloatMovement) => m.businessDay >= opening && m.businessDay <= closing;
     const result = matchStatement(lines, movements, tolerance, inPeriod, resolutions);
-    const cutoff = new Date(businessDayBounds(closing).to);
+    const cutoff = new Date(businessDayBounds(closing, offset).to);
     const { circulation, platformAccounts } = await circulationAt(s, currency, cutoff);
     const bankClosing = toMoney(statement.closing_balance);
     const difference = bankClosing - circulation;

@@ -10,7 +10,7 @@ import { iso, toMoney } from '../db/money';
 const day = (value: Date | string): string => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10));
 
 export const STATEMENT_COLUMNS = `id, account, currency, statement_ref, format, content_hash, opening_balance::text, opening_date::text,
-  closing_balance::text, closing_date::text, line_count, imported_by, imported_at`;
+  closing_balance::text, closing_date::text, utc_offset, line_count, imported_by, imported_at`;
 
 export interface StatementRow {
   id: string;
@@ -23,6 +23,8 @@ export interface StatementRow {
   opening_date: string;
   closing_balance: string;
   closing_date: string;
+  /** the bank's day offset the statement was imported with */
+  utc_offset: string;
   line_count: number;
   imported_by: string;
   imported_at: Date;
@@ -40,6 +42,7 @@ export function toStatementView(r: StatementRow): BankStatementView {
     openingDate: day(r.opening_date),
     closingBalance: toMoney(r.closing_balance),
     closingDate: day(r.closing_date),
+    utcOffset: r.utc_offset,
     lineCount: r.line_count,
     importedBy: r.imported_by,
     importedAt: iso(r.imported_at)!,

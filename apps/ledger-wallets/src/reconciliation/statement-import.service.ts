@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { type BankStatementView, type ImportBankStatementDto, businessDayBounds, isDayOver } from '@mm/contracts';
+import { type BankStatementView, type ImportBankStatementDto, PLATFORM_UTC_OFFSET, businessDayBounds, isDayOver } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { constraintName, isUniqueViolation, sqlState } from '../db/sql-errors';
@@ -26,7 +26,9 @@ export class StatementImportService {
   ) {}
 
   async import(dto: ImportBankStatementDto, by: Reconciler): Promise<BankStatementView> {
-    const parsed = dto.format === 'CAMT053' ? parseCamt053(dto.content) : parseCsvStatement(dto.content);
+    const offsetOf = (account: string) => this.settings.utcOffsets.get(account) ?? PLATFORM_UTC_OFFSET;
+    const parsed = dto.format === 'CAMT053' ? parseCamt053(dto.content, offsetOf) : parseCsvStatement(dto.content);
+    const utcOffset = offsetOf(parsed.account);
     const expected = this.settings.trustAccounts.get(parsed.account);
     if (!expected) throw new AppException('BANK_ACCOUNT_NOT_TRUST_ACCOUNT', `Account ${parsed.account} is not a configured trust account`);
     if (parsed.currency !== expected) {
@@ -37,10 +39,10 @@ export class StatementImportService {
     }
     // A statement of a day still running would close on a balance the bank has not finished, and,
     // dated ahead by mistake, would block every real statement after it (each must follow the last).
-    if (!isDayOver(parsed.closing.date, this.settings.now())) {
+    if (!isDayOver(parsed.closing.date, this.settings.now(), utcOffset)) {
       throw new AppException(
         'BANK_STATEMENT_DAY_NOT_OVER',
-        `Statement ${parsed.statementId} closes on ${parsed.closing.date}, which ends at ${businessDayBounds(parsed.closing.date).to}; nothing was imported`,
+        `Statement ${parsed.statementId} closes on ${parsed.closing.date}, which ends at ${businessDayBounds(parsed.closing.date, utcOffset).to}; nothing was imported`,
       );
     }
     const hash = createHash('sha256').update(dto.content, 'utf8').digest('hex');
@@ -55,8 +57,8 @@ export class StatementImportService {
         const [created] = await s.query<StatementRow>(
           `WITH st AS (
              INSERT INTO ledger.bank_statements (account, currency, statement_ref, format, content_hash, opening_balance, opening_date,
-                                                 closing_balance, closing_date, line_count, imported_by, imported_roles, caller, request_id, correlation_id)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *),
+                                                 closing_balance, closing_date, line_count, imported_by, imported_roles, caller, request_id, correlation_id, utc_offset)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17) RETURNING *),
            li AS (
              INSERT INTO ledger.bank_statement_lines (statement_id, line_no, direction, amount, booking_date, value_date, reference, remittance)
              SELECT st.id, l."lineNo", l.direction, l.amount, l."bookingDate", l."valueDate", l.reference, l.remittance
@@ -80,6 +82,7 @@ export class StatementImportService {
             by.requestId,
             by.correlationId,
             JSON.stringify(parsed.lines),
+            utcOffset,
           ],
         );
         await s.exec('COMMIT');
