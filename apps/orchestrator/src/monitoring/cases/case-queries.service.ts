@@ -225,6 +225,8 @@ export class CaseQueries {
       reason: r.reason,
       figures: r.figures,
       transactionReferences: r.transaction_ids.map((id) => referenceOf.get(id) ?? id),
+      operationsTotal: r.operations_total,
+      truncated: r.truncated,
       caseId: r.case_id,
       caseReference: r.case_reference ?? '',
       raisedAt: r.raised_at.toISOString(),

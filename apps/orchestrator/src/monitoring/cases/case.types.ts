@@ -54,6 +54,8 @@ export interface AlertRow {
   reason: string;
   figures: Record<string, number | string>;
   transaction_ids: string[];
+  operations_total: number;
+  truncated: boolean;
   trigger_event_id: string;
   case_id: string;
   case_reference?: string;
@@ -91,4 +93,4 @@ export const CASE_COLUMNS = `c.id, c.reference, c.subject_user_id, c.subject_kin
   c.decision_request_id, c.decision_report_id`;
 
 export const ALERT_COLUMNS = `a.id, a.rule, a.subject_user_id, a.subject_kind, a.currency, a.scope, a.window_start, a.window_end,
-  a.config_version, a.reason, a.figures, a.transaction_ids, a.trigger_event_id, a.case_id, a.raised_at`;
+  a.config_version, a.reason, a.figures, a.transaction_ids, a.operations_total, a.truncated, a.trigger_event_id, a.case_id, a.raised_at`;

@@ -62,6 +62,15 @@ export class AlertView {
   })
   transactionReferences: string[];
 
+  @ApiProperty({ description: 'how many operations were behind the hit (more than named when truncated)', example: 3, minimum: 1 })
+  operationsTotal: number;
+
+  @ApiProperty({
+    description: 'true: the hit had more than 200 operations; the first ones and the one that raised the alert are named',
+    example: false,
+  })
+  truncated: boolean;
+
   @ApiProperty({ format: 'uuid', description: 'the case the alert belongs to', example: UUID_EXAMPLE })
   caseId: string;
 
