@@ -12,6 +12,7 @@ import { TransactionMonitoring1765600000000 } from './1765600000000-transaction-
 import { RegulatoryReports1765600100000 } from './1765600100000-regulatory-reports';
 import { MonitoringFeedFixes1765600300000 } from './1765600300000-monitoring-feed-fixes';
 import { LedgerChainWitness1765600400000 } from './1765600400000-ledger-chain-witness';
+import { MonitoredOperationsTransactionIndex1765600500000 } from './1765600500000-monitored-operations-transaction-index';
 import { RegulatoryFilingDeadline1765600900000 } from './1765600900000-regulatory-filing-deadline';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
@@ -29,5 +30,6 @@ export const orchestratorMigrations: MigrationClass[] = [
   RegulatoryReports1765600100000,
   MonitoringFeedFixes1765600300000,
   LedgerChainWitness1765600400000,
+  MonitoredOperationsTransactionIndex1765600500000,
   RegulatoryFilingDeadline1765600900000,
 ];
