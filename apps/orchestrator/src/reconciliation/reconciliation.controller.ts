@@ -68,10 +68,10 @@ export class ReconciliationController {
   @ApiOperation({
     summary: 'Import a trust-account bank statement',
     description:
-      'format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), ' +
+      'format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD (or PRCD) and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), ' +
       'content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). ' +
       'The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance ' +
-      'of the last one imported for that account and be dated after it, and its closing day must be over in West Africa Time ' +
+      'of the last one imported for that account and be dated after it, and its closing day must be over in the bank's days (West Africa Time unless the trust account names its offset) ' +
       '(422 BANK_STATEMENT_DAY_NOT_OVER otherwise). Any refusal leaves nothing written; the same statement again ' +
       '(same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.',
   })
@@ -105,10 +105,11 @@ export class ReconciliationController {
   @ApiOperation({
     summary: 'Reconcile an imported statement with the ledger',
     description:
-      "Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS " +
-      'business days, grouped by business day both ways, a movement and its reversal cancelling out), compares the closing balance with the ' +
-      'e-money in circulation at the end of the closing day in West Africa Time (UTC+01:00), and opens an alert, with its evidence, for the gap ' +
-      'and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved gets no second alert: the ' +
+      "Matches the statement's lines with the platform's float movements (a correction that resolved one of its bank lines with that line, " +
+      'one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS business days, a movement and its reversal cancelling out, grouped ' +
+      "by business day both ways), compares the closing balance with the e-money in circulation at the end of the closing day in the bank's " +
+      'days (West Africa Time, UTC+01:00, unless the trust account names its offset), and opens an alert, with its evidence, for the gap ' +
+      'and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved, or was accepted, gets no second alert: the ' +
       'run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns; a statement whose closing day is not over ' +
       'yet is 409 RECONCILIATION_DAY_NOT_OVER. Changes no money.',
   })
