@@ -71,7 +71,7 @@ export class ReconciliationController {
       'format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD (or PRCD) and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), ' +
       'content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). ' +
       'The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance ' +
-      'of the last one imported for that account and be dated after it, and its closing day must be over in the bank's days (West Africa Time unless the trust account names its offset) ' +
+      'of the last one imported for that account and be dated after it, and its closing day must be over in the bank days (West Africa Time unless the trust account names its offset) ' +
       '(422 BANK_STATEMENT_DAY_NOT_OVER otherwise). Any refusal leaves nothing written; the same statement again ' +
       '(same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.',
   })
