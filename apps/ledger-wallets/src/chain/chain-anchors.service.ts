@@ -138,12 +138,16 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
     const heads = await s.query<HeadRow>(
       `SELECT id AS account_id, chain_seq::text AS seq, encode(chain_head, 'hex') AS hash FROM ledger.accounts WHERE chain_seq > 0 ORDER BY id`,
     );
-    const anchored = last ? await anchoredHeads(s, Number(last.n)) : new Map<string, ChainHead>();
+    const anchored = await anchoredHeads(s);
     const moved = heads.filter((h) => anchored.get(h.account_id)?.seq !== Number(h.seq) || anchored.get(h.account_id)?.hash !== h.hash);
     if (moved.length === 0) return { status: 'UNCHANGED' };
 
     // What is about to be signed builds on the previous anchor: its own records first, then the links since.
-    const base = last ? this.baseProblem(last, before, anchored) : null;
+    const base = last
+      ? this.baseProblem(last, before, anchored)
+      : anchored.size > 0
+        ? recordsProblem('heads are recorded as anchored, but no anchor exists: anchors were deleted')
+        : null;
     if (base) return { status: 'REFUSED', code: ANCHOR_REFUSED, brokenAccounts: 0, firstBreak: base };
     const segments: ChainSegment[] = moved.map((h) => ({
       accountId: h.account_id,
@@ -172,7 +176,13 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
        SELECT h.account_id, $1, h.seq, decode(h.hash, 'hex') FROM unnest($2::uuid[], $3::bigint[], $4::text[]) AS h (account_id, seq, hash)`,
       [fields.n, moved.map((h) => h.account_id), moved.map((h) => h.seq), moved.map((h) => h.hash)],
     );
-    // A copy outside the database: the log keeps what the newest anchor was.
+    await s.query(
+      `INSERT INTO ledger.chain_anchored_heads (account_id, anchor_n, seq, hash)
+       SELECT h.account_id, $1, h.seq, decode(h.hash, 'hex') FROM unnest($2::uuid[], $3::bigint[], $4::text[]) AS h (account_id, seq, hash)
+       ON CONFLICT (account_id) DO UPDATE SET anchor_n = EXCLUDED.anchor_n, seq = EXCLUDED.seq, hash = EXCLUDED.hash`,
+      [fields.n, moved.map((h) => h.account_id), moved.map((h) => h.seq), moved.map((h) => h.hash)],
+    );
+    // A copy outside the database: the log keeps what the newest anchor was (and the orchestrator's witness copies it).
     this.logger.log({ anchor: { ...fields, mac, moved: moved.length } }, 'ledger chain anchored');
     const { n, at, accounts, entries } = fields;
     return { status: 'WRITTEN', n, at, accounts, entries, moved: moved.length };
@@ -185,17 +195,7 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
    */
   private baseProblem(lastRow: AnchorRow, beforeRow: AnchorRow | undefined, anchored: Map<string, ChainHead>): ChainBreak | null {
     const last = anchorFields(lastRow);
-    const problem = (detail: string): ChainBreak => ({
-      kind: 'ANCHOR_MISMATCH',
-      accountId: null,
-      entryId: null,
-      chainSeq: null,
-      transactionId: null,
-      referenceId: null,
-      expected: 'a signed anchor',
-      found: 'none',
-      detail,
-    });
+    const problem = recordsProblem;
     if (last.n > 1 && Number(beforeRow?.n) !== last.n - 1) return problem(`anchor ${last.n - 1} is missing`);
     const key = this.keys.get(lastRow.key_id);
     if (!key)
@@ -231,12 +231,30 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
   }
 }
 
-/** Per account, the latest head recorded at or before anchor `n`: the state that anchor signed. */
-async function anchoredHeads(s: DbSession, n: number): Promise<Map<string, ChainHead>> {
+/** A break of the anchors' own records, which is no account's. */
+function recordsProblem(detail: string): ChainBreak {
+  return {
+    kind: 'ANCHOR_MISMATCH',
+    accountId: null,
+    entryId: null,
+    chainSeq: null,
+    transactionId: null,
+    referenceId: null,
+    expected: 'a signed anchor',
+    found: 'none',
+    detail,
+  };
+}
+
+/**
+ * Per account, the head the latest anchor recorded: `chain_anchored_heads`, which the job keeps in
+ * step with the anchors (one row per account, not the whole history). Only trusted once checked
+ * against the last anchor's signed digest (baseProblem); a row of a later anchor than `n` (anchors
+ * deleted under it) makes that check fail.
+ */
+async function anchoredHeads(s: DbSession): Promise<Map<string, ChainHead>> {
   const rows = await s.query<HeadRow>(
-    `SELECT DISTINCT ON (account_id) account_id, seq::text AS seq, encode(hash, 'hex') AS hash
-       FROM ledger.chain_anchor_heads WHERE anchor_n <= $1 ORDER BY account_id, anchor_n DESC`,
-    [n],
+    `SELECT account_id, seq::text AS seq, encode(hash, 'hex') AS hash FROM ledger.chain_anchored_heads ORDER BY account_id`,
   );
   return new Map(rows.map((r) => [r.account_id, { seq: Number(r.seq), hash: r.hash }]));
 }
