@@ -332,7 +332,8 @@ class IntegrityCheckFields {
   @ApiProperty({
     type: LedgerChainIntegrityView,
     nullable: true,
-    description: "the hash chain's verification run with the check (docs/ledger-chain.md); null for checks stored before it was part of them",
+    description:
+      "the hash chain's verification run with the check (docs/ledger-chain.md); null for checks stored before it was part of them",
   })
   ledgerChain: LedgerChainIntegrityView | null;
 }
