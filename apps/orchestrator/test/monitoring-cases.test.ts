@@ -321,7 +321,9 @@ describe('compliance cases', () => {
       assigneeId: alice.userId,
       version: 4, // OPENED, ALERT_ADDED, ASSIGNED, NOTE
       subject: { kind: 'CUSTOMER', userId: payer.userId, name: 'Test Person', accountIds: [payer.account] },
-      alerts: [{ rule: 'STRUCTURING', configVersion: 1, transactionReferences: references }],
+      alerts: [
+        { rule: 'STRUCTURING', configVersion: 1, transactionReferences: references, operationsTotal: references.length, truncated: false },
+      ],
       notes: [{ authorId: alice.userId, text: 'Cash from an unknown source' }],
     });
     expect(found.version).toBe(await versionOf(caseId));

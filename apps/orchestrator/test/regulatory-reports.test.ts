@@ -641,6 +641,8 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
             rule: 'PASS_THROUGH',
             reason: '100 000 XAF in, 60 000 XAF out within the hour',
             transactionReferences: [above.E_MONEY_TRANSFER[0]],
+            operationsTotal: 1,
+            truncated: false,
           },
         ],
         operations: [
@@ -674,7 +676,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
       const lines = (await csv.text()).split('\r\n');
       expect(lines[0]).toBe(SUSPICION_CSV_COLUMNS.join(','));
       expect(lines[1]).toContain(`${above.E_MONEY_TRANSFER[0]},`);
-      expect(lines[1].endsWith(',PASS_THROUGH')).toBe(true);
+      expect(lines[1].endsWith(',PASS_THROUGH,"PASS_THROUGH: 1 operation, all listed"')).toBe(true);
 
       const again = await p.call('POST', `${REPORTS}/suspicion`, { token: officer.token, body });
       expect([again.status, again.body.code]).toEqual([409, 'CASE_ALREADY_REPORTED']);

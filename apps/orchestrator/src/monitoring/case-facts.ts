@@ -29,7 +29,12 @@ export interface CaseAlertFact {
   /** why the rule fired, in plain words with the figures it saw */
   reason: string;
   raisedAt: string;
+  /** the operations the alert names: all of them, or the first ones and the trigger when `truncated` */
   transactionReferences: string[];
+  /** how many operations were behind the hit (more than `transactionReferences` when `truncated`) */
+  operationsTotal: number;
+  /** the alert was cut at its first operations (docs/monitoring.md): a report must not call the list complete */
+  truncated: boolean;
 }
 
 export interface CaseOperationFact {

@@ -86,6 +86,30 @@ export interface SuspicionOperation {
   alertRules: string[];
 }
 
+export interface SuspicionAlert {
+  alertId: string;
+  rule: string;
+  configVersion: number;
+  reason: string;
+  raisedAt: string;
+  /** the operations the alert names, every one of them in `operations` */
+  transactionReferences: string[];
+  /** how many operations were behind the hit: more than it names when `truncated` */
+  operationsTotal: number;
+  /** the alert named only its first operations and the one that raised it (docs/monitoring.md) */
+  truncated: boolean;
+}
+
+/**
+ * How much of an alert's operations the report lists, in words: "211 operations, 200 listed,
+ * including the one that raised the alert" when it was cut, "3 operations, all listed" otherwise.
+ */
+export function alertListing(a: Pick<SuspicionAlert, 'transactionReferences' | 'operationsTotal' | 'truncated'>): string {
+  const total = `${a.operationsTotal} operation${a.operationsTotal === 1 ? '' : 's'}`;
+  if (!a.truncated) return `${total}, all listed`;
+  return `${total}, ${a.transactionReferences.length} listed, including the one that raised the alert`;
+}
+
 export interface SuspicionReportContent {
   format: 'mm.regulatory.suspicion.v1';
   reference: string;
@@ -105,7 +129,7 @@ export interface SuspicionReportContent {
   };
   grounds: string[];
   narrative: string;
-  alerts: { alertId: string; rule: string; configVersion: number; reason: string; raisedAt: string; transactionReferences: string[] }[];
+  alerts: SuspicionAlert[];
   operations: SuspicionOperation[];
   totals: CurrencyTotal[];
 }

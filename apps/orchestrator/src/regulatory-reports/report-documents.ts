@@ -1,4 +1,4 @@
-import { CATEGORY_TITLES, type DailyReportContent, type ReportParty, type SuspicionReportContent } from './report-content';
+import { CATEGORY_TITLES, type DailyReportContent, type ReportParty, type SuspicionReportContent, alertListing } from './report-content';
 
 /*
  * The exported documents of a report, rendered from its stored content only (never from the clock
@@ -48,6 +48,7 @@ export const SUSPICION_CSV_COLUMNS = [
   ...PARTY_COLUMNS.map((c) => `source_${c}`),
   ...PARTY_COLUMNS.map((c) => `destination_${c}`),
   'alert_rules',
+  'alert_operations',
 ] as const;
 
 type Cell = string | number | null;
@@ -108,8 +109,19 @@ export function suspicionCsv(c: SuspicionReportContent): string {
       ...partyCells(op.source),
       ...partyCells(op.destination),
       op.alertRules.join(';'),
+      alertsListing(c, op.reference),
     ]),
   );
+}
+
+/**
+ * For each alert naming the operation, how much of that alert's operations the report lists
+ * ("FAN_IN: 211 operations, 200 listed, including the one that raised the alert"), `;`-separated:
+ * a file cut from a truncated alert must not read as all of it.
+ */
+function alertsListing(c: SuspicionReportContent, reference: string): string {
+  const listings = c.alerts.filter((a) => a.transactionReferences.includes(reference)).map((a) => `${a.rule}: ${alertListing(a)}`);
+  return [...new Set(listings)].join(';');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,11 +252,17 @@ export function suspicionHtml(c: SuspicionReportContent): string {
           .map(
             (a) =>
               `<tr><td>${escapeHtml(a.rule)} (v${a.configVersion})</td><td>${escapeHtml(a.raisedAt)}</td><td>${escapeHtml(a.reason)}</td>` +
-              `<td>${escapeHtml(a.transactionReferences.join(', '))}</td></tr>`,
+              `<td>${escapeHtml(`${alertListing(a)}: ${a.transactionReferences.join(', ')}`)}</td></tr>`,
           )
           .join('') +
         '</tbody></table>\n';
-  body += '<h2>Operations</h2>\n' + totalsHtml(c.totals);
+  body += '<h2>Operations</h2>\n';
+  if (c.alerts.some((a) => a.truncated)) {
+    body +=
+      '<p>Some alerts named only their first operations and the one that raised them (see the alerts above): ' +
+      'this list and its totals cover the operations named, not every operation behind those alerts.</p>\n';
+  }
+  body += totalsHtml(c.totals);
   if (c.operations.length > 0) {
     body +=
       '<table><thead><tr><th>Reference</th><th>Type</th><th>Occurred (UTC)</th><th>Amount</th><th>Currency</th><th>From</th><th>To</th><th>Alerts</th></tr></thead><tbody>' +

@@ -63,6 +63,8 @@ export function buildSuspicionContent(
       reason: a.reason,
       raisedAt: a.raisedAt,
       transactionReferences: [...a.transactionReferences],
+      operationsTotal: a.operationsTotal,
+      truncated: a.truncated,
     })),
     operations: facts.operations.map((op) => ({
       reference: op.reference,

@@ -54,6 +54,8 @@ export class CaseFactsService implements CaseFactsSource {
         reason: a.reason,
         raisedAt: a.raised_at.toISOString(),
         transactionReferences: a.transaction_ids.map((id) => referenceOf.get(id) ?? id),
+        operationsTotal: a.operations_total,
+        truncated: a.truncated,
       })),
       operations: operations.map(operationFact),
       notes: events
