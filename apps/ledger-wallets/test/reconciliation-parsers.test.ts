@@ -5,6 +5,7 @@ import { AppException } from '@mm/errors';
 import { parseCamt053 } from '../src/reconciliation/camt053-parser';
 import { parseCsvStatement } from '../src/reconciliation/csv-statement-parser';
 import { type FloatMovement, matchStatement, pairByDate } from '../src/reconciliation/matching';
+import { parseTrustAccountOffsets, parseTrustAccounts } from '../src/reconciliation/trust-accounts';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../../../test/fixtures/reconciliation', name), 'utf8');
 const camt = fixture('camt053-sample.xml');
@@ -29,6 +30,23 @@ describe('bank statement readers', () => {
     opening: { amount: 12_500_000, date: '2026-11-20' },
     closing: { amount: 13_175_000, date: '2026-11-20' },
   };
+
+  it("reads each trust account's currency and bank day offset from LEDGER_TRUST_ACCOUNTS (+01:00 unless written)", () => {
+    const value = 'XAF:CM2110005000010123456789012,XOF:SN08SN0100152000048500003035@+00:00';
+    expect([...parseTrustAccounts(value)]).toEqual([
+      ['CM2110005000010123456789012', 'XAF'],
+      ['SN08SN0100152000048500003035', 'XOF'],
+    ]);
+    expect([...parseTrustAccountOffsets(value)]).toEqual([
+      ['CM2110005000010123456789012', '+01:00'],
+      ['SN08SN0100152000048500003035', '+00:00'],
+    ]);
+    // a zoned date-time is the day of that instant at the account's offset
+    const zoned = camt.replace(/<BookgDt>\s*<Dt>2026-11-20<\/Dt>/, '<BookgDt><DtTm>2026-11-20T23:30:00Z</DtTm>');
+    expect(zoned).toContain('DtTm>2026-11-20T23:30:00Z');
+    expect(parseCamt053(zoned, () => '+00:00').lines[0].bookingDate).toBe('2026-11-20');
+    expect(refusal(() => parseCamt053(zoned)).code).toBe('BANK_STATEMENT_MALFORMED'); // the 21st in West Africa Time: after the statement
+  });
 
   it('takes the previous closing balance (PRCD) as the opening one when OPBD is absent: the statement opens the day after it', () => {
     const prcd = camt
