@@ -1,7 +1,8 @@
-import { Badge, Button, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { type FormEvent, useCallback, useState } from 'react';
 import { api, ok } from '../../api/client';
-import type { paths } from '../../api/schema';
+import type { components, paths } from '../../api/schema';
+import { ActionDialog } from '../../ui/ActionForm';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Link } from '../../ui/Link';
 import { type Column, ListView } from '../../ui/ListView';
@@ -11,6 +12,7 @@ import { useLoad } from '../../ui/useLoad';
 import type { ScreenProps } from '../registry';
 import { type MonitoringAlert, RULE_LABELS, type RuleCode, ruleLabel, shortId } from './labels';
 
+type Document = components['schemas']['MonitoringDocumentDto'];
 type Filters = Omit<NonNullable<paths['/api/v1/compliance/alerts']['get']['parameters']['query']>, 'cursor' | 'limit'>;
 
 const COLUMNS: Column<MonitoringAlert>[] = [
@@ -114,9 +116,13 @@ export function Alerts({ query }: ScreenProps) {
   );
 }
 
-/** The version of the rules in force and which rules are on (the thresholds are on the Configuration screen). */
+/**
+ * The version of the rules in force, which rules are on, and a new version proposed: compliance
+ * officers (and administrators) propose one, another compliance officer approves it in the inbox
+ * (CONFIG_CHANGE, docs/monitoring.md); alerts raised after it name the new version.
+ */
 function RulesInForce() {
-  const { data, error } = useLoad(() => ok(api.GET('/api/v1/compliance/monitoring/rules')), []);
+  const { data, error, reload } = useLoad(() => ok(api.GET('/api/v1/compliance/monitoring/rules')), []);
   return (
     <Stack gap="xs" component="section" aria-labelledby="rules-in-force">
       <Title order={2} size="h4" id="rules-in-force">
@@ -125,9 +131,8 @@ function RulesInForce() {
       <ErrorNotice error={error} />
       {data && (
         <>
-          <Text size="sm">
-            Version {data.version}, {when(data.createdAt)} by {data.createdBy}: {data.reason}. Administrators change the thresholds in{' '}
-            <Link to="/config?section=monitoring">Configuration</Link> (four eyes).
+          <Text size="sm" data-testid="rules-version">
+            Version {data.version}, {when(data.createdAt)} by {data.createdBy}: {data.reason}.
           </Text>
           <Group gap="xs">
             {data.rules.map((r) => (
@@ -136,9 +141,48 @@ function RulesInForce() {
               </Badge>
             ))}
           </Group>
+          <Group>
+            <ProposeRules document={data.document} version={data.version} closed={() => void reload()} />
+          </Group>
         </>
       )}
     </Stack>
+  );
+}
+
+function ProposeRules(props: { document: unknown; version: number; closed: () => void }) {
+  const [text, setText] = useState(() => JSON.stringify(props.document, null, 2));
+  const [reason, setReason] = useState('');
+  return (
+    <ActionDialog
+      label="Propose new thresholds…"
+      title="Propose a new version of the monitoring rules"
+      closed={props.closed}
+      submit={async () => {
+        let document: Document;
+        try {
+          document = JSON.parse(text) as Document;
+        } catch (failure) {
+          throw new Error(`The rules are not valid JSON: ${(failure as Error).message}`, { cause: failure });
+        }
+        return ok(api.POST('/api/config/monitoring/versions', { body: { document, baseVersion: props.version, reason: reason.trim() } }));
+      }}
+    >
+      <Text size="sm">
+        The whole section, edited as JSON (amounts are integers in the smallest unit, windows in seconds; each rule is described in
+        docs/monitoring.md). Another compliance officer must approve it before it applies.
+      </Text>
+      <Textarea
+        label="Rules"
+        value={text}
+        onChange={(e) => setText(e.currentTarget.value)}
+        autosize
+        minRows={8}
+        maxRows={16}
+        styles={{ input: { fontFamily: 'monospace', fontSize: 12 } }}
+      />
+      <Textarea label="Reason" required value={reason} onChange={(e) => setReason(e.currentTarget.value)} />
+    </ActionDialog>
   );
 }
 
