@@ -116,6 +116,24 @@ export function migrationDataSource(adminUrl: string, service: ServiceName): Dat
   });
 }
 
+/**
+ * Reverts the last applied migration of `source` (a `migrationDataSource`), in a transaction unless
+ * the migration opted out (`transaction = false`, e.g. an index built CONCURRENTLY): TypeORM honours
+ * that flag when it runs migrations, but its `undoLastMigration` wraps every `down()` it is given
+ * in one transaction, where `DROP INDEX CONCURRENTLY` is refused.
+ */
+export async function undoLastMigration(source: DataSource): Promise<void> {
+  const table = source.options.migrationsTableName ?? MIGRATIONS_TABLE;
+  const schema = (source.options as { schema?: string }).schema;
+  const [last] = (await source.query(
+    `SELECT name FROM ${schema ? `${quoteIdent(schema)}.` : ''}${quoteIdent(table)} ORDER BY timestamp DESC, id DESC LIMIT 1`,
+  )) as {
+    name: string;
+  }[];
+  const migration = last ? source.migrations.find((m) => m.name === last.name) : undefined;
+  await source.undoLastMigration({ transaction: migration?.transaction === false ? 'none' : 'each' });
+}
+
 /** Runs pending migrations of one service in its schema, as the owner role. */
 export async function migrateService(adminUrl: string, service: ServiceName): Promise<string[]> {
   const dataSource = migrationDataSource(adminUrl, service);

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { SERVICES, SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { MIGRATIONS_TABLE } from '../../migrations/runtime-role';
-import { OWNER_ROLE, migrateAll, migrationDataSource } from '../../tools/db';
+import { OWNER_ROLE, migrateAll, migrationDataSource, undoLastMigration } from '../../tools/db';
 import { type TestDatabase, createTestDatabase } from '../support/test-env';
 
 /** The migration that took ownership away from the runtime roles (issue 30 item 14). */
@@ -86,7 +86,7 @@ async function revertHandover(db: TestDatabase, service: ServiceName): Promise<v
       (await source.query(`SELECT name FROM ${SERVICES[service].schema}.${MIGRATIONS_TABLE}`)).some(
         (r: { name: string }) => r.name === HANDOVER,
       );
-    while (await applied()) await source.undoLastMigration({ transaction: 'each' });
+    while (await applied()) await undoLastMigration(source);
   } finally {
     await source.destroy();
   }

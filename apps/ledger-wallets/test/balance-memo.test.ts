@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SERVICES } from '@mm/contracts';
 import { MIGRATIONS_TABLE } from '../../../migrations/runtime-role';
-import { migrateAll, migrationDataSource } from '../../../tools/db';
+import { migrateAll, migrationDataSource, undoLastMigration } from '../../../tools/db';
 import { type TestDatabase, createTestDatabase } from '../../../test/support/test-env';
 
 /** The setting in which the double-entry check remembers the transactions it found balanced. */
@@ -35,7 +35,7 @@ async function revertThrough(db: TestDatabase, name: string): Promise<void> {
       ((await source.query(`SELECT name FROM ${SERVICES['ledger-wallets'].schema}.${MIGRATIONS_TABLE}`)) as { name: string }[]).some(
         (r) => r.name === name,
       );
-    while (await applied()) await source.undoLastMigration({ transaction: 'each' });
+    while (await applied()) await undoLastMigration(source);
   } finally {
     await source.destroy();
   }
