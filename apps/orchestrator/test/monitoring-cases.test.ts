@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CASE_FACTS, type CaseFacts, type CaseFactsSource, type SuspicionClosing } from '../src/monitoring/case-facts';
+import { CaseStore } from '../src/monitoring/cases/case.store';
 import { MonitoringFeed } from '../src/monitoring/feed/monitoring-feed.service';
 import { callerKey } from '../../../test/support/test-env';
 import { ADMIN_PHONE, ADMIN_PIN, type Answer, OrchestratorHarness } from './pricing-harness';
@@ -472,6 +473,44 @@ describe('compliance cases', () => {
     // all 51 alerts are in the list of the case
     const listed = await call('GET', `/api/v1/compliance/alerts?caseId=${caseId}&limit=100`, alice.token);
     expect(listed.json<{ items: unknown[] }>().items).toHaveLength(51);
+  });
+
+  it('a case’s operations are found through the transaction_id index, not by reading every monitored operation', async () => {
+    // The planner reads a table of a few rows whole whatever its indexes, so 20 000 other operations
+    // are added first, in a transaction rolled back at the end. The store's own SQL is explained.
+    const payer = await subject();
+    const { caseId } = await caseAbout(payer);
+    const store = h.get(CaseStore);
+    const plans: string[] = [];
+    const explain = {
+      query: async (text: string, params?: unknown[]) => {
+        const { rows } = await h.sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, params);
+        plans.push(rows.map((r) => r['QUERY PLAN']).join('\n'));
+        return [{ total: 0 }]; // what the store reads of a count: the plan is all this test wants
+      },
+    };
+    // read before the transaction: the app's own connection would wait on its locks
+    const ids = (await h.get<CaseFactsSource>(CASE_FACTS as never).factsOf(caseId)).operations.map((o) => o.transactionId);
+    await h.sql.query('BEGIN');
+    try {
+      await h.sql.query(
+        `INSERT INTO orchestrator.monitored_operations (event_id, transaction_id, reference, intent_type, amount, fee, currency,
+                                                       source_account_id, destination_account_id, occurred_at)
+         SELECT gen_random_uuid(), gen_random_uuid(), 'EXPLAIN' || g, 'TRANSFER', 1000, 0, 'XAF', gen_random_uuid(), gen_random_uuid(),
+                now() - g * interval '1 minute'
+           FROM generate_series(1, 20000) g`,
+      );
+      await h.sql.query('ANALYZE orchestrator.monitored_operations');
+      await store.operations(ids, explain);
+      await store.operationPage(caseId, 100, null, explain);
+    } finally {
+      await h.sql.query('ROLLBACK');
+    }
+    expect(plans).toHaveLength(3); // the facts' operations, the case view's page and its count
+    for (const plan of plans) {
+      expect(plan).toContain('monitored_operations_transaction_idx');
+      expect(plan).not.toMatch(/Seq Scan on monitored_operations/);
+    }
   });
 
   it('the staff audit trail names the case or the alert each officer read or write is about', async () => {
