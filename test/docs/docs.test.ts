@@ -52,7 +52,7 @@ const RUN: Array<{ file: string; blocks: number; outputs: number }> = [
   { file: 'docs/statements.md', blocks: 10, outputs: 9 },
   { file: 'docs/monitoring.md', blocks: 10, outputs: 9 },
   { file: 'docs/regulatory-reports.md', blocks: 11, outputs: 10 },
-  { file: 'docs/reconciliation.md', blocks: 10, outputs: 9 },
+  { file: 'docs/reconciliation.md', blocks: 11, outputs: 10 },
 ];
 
 /**
