@@ -478,7 +478,7 @@ export interface paths {
     put?: never;
     /**
      * Import a trust-account bank statement
-     * @description format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance of the last one imported for that account and be dated after it, and its closing day must be over in West Africa Time (422 BANK_STATEMENT_DAY_NOT_OVER otherwise). Any refusal leaves nothing written; the same statement again (same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.
+     * @description format CAMT053 (ISO 20022 camt.053 XML: one Stmt, OPBD (or PRCD) and CLBD balances, booked entries) or CSV (the columns of docs/reconciliation.md), content the file as text, at most 1,000,000 characters (the gateway accepts bodies up to BODY_LIMIT_BYTES, 1 MiB by default). The account must be a trust account of LEDGER_TRUST_ACCOUNTS, in its currency; the statement must open with the closing balance of the last one imported for that account and be dated after it, and its closing day must be over in the bank days (West Africa Time unless the trust account names its offset) (422 BANK_STATEMENT_DAY_NOT_OVER otherwise). Any refusal leaves nothing written; the same statement again (same account and statement id, or the same content) is 409 BANK_STATEMENT_DUPLICATE.
      */
     post: operations['ReconciliationController_importStatement'];
     delete?: never;
@@ -499,7 +499,7 @@ export interface paths {
     put?: never;
     /**
      * Reconcile an imported statement with the ledger
-     * @description Matches the statement's lines with the platform's float movements (one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS business days, grouped by business day both ways, a movement and its reversal cancelling out), compares the closing balance with the e-money in circulation at the end of the closing day in West Africa Time (UTC+01:00), and opens an alert, with its evidence, for the gap and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved gets no second alert: the run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns; a statement whose closing day is not over yet is 409 RECONCILIATION_DAY_NOT_OVER. Changes no money.
+     * @description Matches the statement's lines with the platform's float movements (a correction that resolved one of its bank lines with that line, one-to-one by reference or by date within RECON_DATE_TOLERANCE_DAYS business days, a movement and its reversal cancelling out, grouped by business day both ways), compares the closing balance with the e-money in circulation at the end of the closing day in the bank's days (West Africa Time, UTC+01:00, unless the trust account names its offset), and opens an alert, with its evidence, for the gap and for each unmatched item. A difference already covered by an alert of an earlier run that is not resolved, or was accepted, gets no second alert: the run lists that alert in seenAlertIds. Every run is recorded with the officer; runs of one trust account take turns; a statement whose closing day is not over yet is 409 RECONCILIATION_DAY_NOT_OVER. Changes no money.
      */
     post: operations['ReconciliationController_run'];
     delete?: never;
@@ -613,7 +613,7 @@ export interface paths {
     put?: never;
     /**
      * Resolve a reconciliation alert: by a four-eyes correction, or accepted with a note
-     * @description resolution CORRECTION names a ledger correction (correctionId) that is executed, was approved by someone other than its maker (POST /api/backoffice/ledger/corrections, then the approvals inbox) and is in the currency of the alert; a correction resolves one alert. resolution ACCEPTED explains the difference in reason. Recorded with the officer; final.
+     * @description resolution CORRECTION names a ledger correction (correctionId) that is executed, was approved by someone other than its maker (POST /api/backoffice/ledger/corrections, then the approvals inbox), is in the currency of the alert, was submitted after the alert was raised (422 RECONCILIATION_CORRECTION_PREDATES_ALERT) and moves on the trust account what the difference calls for: the direction and amount of an unmatched bank line, the undoing of an unmatched movement, the amount of a gap (422 RECONCILIATION_CORRECTION_MISMATCH); a correction resolves one alert. resolution ACCEPTED explains the difference in reason. Recorded with the officer; final.
      */
     post: operations['ReconciliationController_resolve'];
     delete?: never;
@@ -2344,7 +2344,7 @@ export interface paths {
     };
     /**
      * List regulatory reports, newest first
-     * @description Filtered by kind, state, the day they cover (periodDate) and their written confirmation deadline: `deadline=OVERDUE` lists the filed suspicion reports not confirmed in writing 48 hours after their filing, `DUE_SOON` those whose deadline is near. Keyset pages.
+     * @description Filtered by kind, state, the day they cover (periodDate) and their deadline: `deadline=OVERDUE` lists the suspicion reports not filed REGULATORY_FILING_DUE_HOURS after they were made and the filed ones not confirmed in writing 48 hours after their filing (`deadline` on each says which), `DUE_SOON` those whose deadline is near. Keyset pages.
      */
     get: operations['RegulatoryReportsController_list'];
     put?: never;
@@ -2441,7 +2441,7 @@ export interface paths {
     };
     /**
      * Check a stored report: its hashes, and for a daily report a rebuild from the ledger
-     * @description The stored texts against their SHA-256 and the stored content rendered again; a daily report is also rebuilt from the ledger with the thresholds it states and compared by SHA-256, the operations found now against those stored listed by reference. Read-only.
+     * @description The stored texts against their SHA-256 and the stored content rendered again; a daily report is also rebuilt from the ledger with the thresholds it states: its operations part (amounts, fees, times, types, accounts) must be the same byte for byte (`identical`), the operations found now against those stored listed by reference; parties the orchestrator now describes differently (a phone changed, a KYC tier raised) are listed in `identityDrift`, which does not make the report non-identical. Read-only.
      */
     get: operations['RegulatoryReportsController_verify'];
     put?: never;
@@ -2463,7 +2463,7 @@ export interface paths {
     put?: never;
     /**
      * Record that a suspicion report was filed by phone or electronically
-     * @description Records the channel, the time (default now) and the officer. Its written confirmation is due 48 hours after that time.
+     * @description Records the channel, the time (default now; not before the report was made, not more than 5 minutes ahead) and the officer. Its written confirmation is due 48 hours after that time. `filing.late` when filed or recorded after filingDueAt.
      */
     post: operations['RegulatoryReportsController_file'];
     delete?: never;
@@ -2483,7 +2483,7 @@ export interface paths {
     put?: never;
     /**
      * Record the written confirmation of a suspicion report
-     * @description Who sent it, when (default now; not before the filing) and its reference. Ends the 48-hour deadline; also valid with no filing before it.
+     * @description Who sent it, when (default now; not before the filing nor the report, not more than 5 minutes ahead) and its reference. Ends the 48-hour deadline; also valid with no filing before it. `writtenConfirmation.late` when sent or recorded after its deadline.
      */
     post: operations['RegulatoryReportsController_confirm'];
     delete?: never;
@@ -2503,7 +2503,7 @@ export interface paths {
     put?: never;
     /**
      * Record that a daily report was sent to the financial intelligence unit
-     * @description Who sent it, how, when (default now) and any acknowledgement.
+     * @description Who sent it, how, when (default now; not before the report was made, not more than 5 minutes ahead) and any acknowledgement.
      */
     post: operations['RegulatoryReportsController_markSent'];
     delete?: never;
@@ -3946,18 +3946,30 @@ export interface components {
       /** @description daily reports sent to the financial intelligence unit */
       sent: components['schemas']['ReportSentView'] | null;
       /**
+       * @description the step a suspicion report waits for (its deadline is filingDueAt or confirmationDueAt); null once confirmed, and for a daily report
+       * @example null
+       * @enum {string|null}
+       */
+      deadline: 'FILING' | 'WRITTEN_CONFIRMATION' | null;
+      /**
+       * Format: date-time
+       * @description a suspicion report: REGULATORY_FILING_DUE_HOURS (default 24) after it was made; null for a daily report
+       * @example 2026-11-28T10:15:00.000Z
+       */
+      filingDueAt: string | null;
+      /**
        * Format: date-time
        * @description a filed suspicion report not yet confirmed in writing: 48 hours after its filing
        * @example 2026-11-29T10:15:00.000Z
        */
       confirmationDueAt: string | null;
       /**
-       * @description confirmationDueAt has passed
+       * @description the deadline of the step it waits for (filing or written confirmation) has passed
        * @example false
        */
       overdue: boolean;
       /**
-       * @description confirmationDueAt is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS
+       * @description that deadline is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS
        * @example false
        */
       dueSoon: boolean;
@@ -3965,7 +3977,7 @@ export interface components {
        * @description the deadline alerts already raised for this report (each once)
        * @example []
        */
-      alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED')[];
+      alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED' | 'FILING_DUE_SOON_ALERTED' | 'FILING_OVERDUE_ALERTED')[];
       /**
        * @description the report as stored (docs/regulatory-reports.md "Content"): format mm.regulatory.daily-threshold.v1 (window, thresholds, categories with totals, operations with both parties) or mm.regulatory.suspicion.v1 (case, subject, grounds, narrative, alerts, operations, totals)
        * @example {
@@ -4021,9 +4033,15 @@ export interface components {
       reference: string;
       /**
        * Format: date-time
+       * @description when it was recorded here
        * @example 2026-11-28T09:05:12.003Z
        */
       recordedAt: string;
+      /**
+       * @description sent, or recorded, after its deadline: 48 hours after the filing (the filing deadline when it came with no filing before it)
+       * @example false
+       */
+      late: boolean;
     };
     ReportFilingView: {
       /**
@@ -4048,6 +4066,11 @@ export interface components {
        * @example 2026-11-27T10:20:31.412Z
        */
       recordedAt: string;
+      /**
+       * @description filed, or recorded, after the filing deadline (REGULATORY_FILING_DUE_HOURS after the report was made)
+       * @example false
+       */
+      late: boolean;
     };
     ReportSentBody: {
       /**
@@ -4109,16 +4132,55 @@ export interface components {
        */
       storedIntact: boolean;
       /**
-       * @description a daily report rebuilt now from the ledger gives the same content (same SHA-256); a suspicion report: same as storedIntact
+       * @description storedIntact, and for a daily report its operations part (everything but the parties’ names, phones, roles, KYC tiers and agent codes) rebuilt now from the ledger is the same, byte for byte; a suspicion report: same as storedIntact
        * @example true
        */
       identical: boolean;
-      /** @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b */
+      /**
+       * @description of the stored content
+       * @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b
+       */
       storedSha256: string;
-      /** @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b */
+      /**
+       * @description of the whole content rebuilt now (parties as known now): differs from storedSha256 when there is identity drift
+       * @example 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b
+       */
       recomputedSha256: string;
-      /** @description by operation reference (empty for a suspicion report) */
+      /**
+       * @description of the stored operations part (daily report; for a suspicion report the stored content’s)
+       * @example 9f2c0b4e7d1a3f5e6c8b2a4d0e1f3c5b7a9d8e6f4c2b0a1e3d5f7c9b8a6e4d2c
+       */
+      storedOperationsSha256: string;
+      /**
+       * @description of the operations part rebuilt now from the ledger: equal to storedOperationsSha256 when identical
+       * @example 9f2c0b4e7d1a3f5e6c8b2a4d0e1f3c5b7a9d8e6f4c2b0a1e3d5f7c9b8a6e4d2c
+       */
+      recomputedOperationsSha256: string;
+      /** @description of the operations part, by operation reference (empty for a suspicion report) */
       differences: components['schemas']['ReportDifferencesView'];
+      /** @description parties the orchestrator describes differently now than the report does (a phone changed, a KYC tier raised): expected over time, not a fault of the report, and not counted against `identical` */
+      identityDrift: components['schemas']['IdentityDriftView'][];
+    };
+    IdentityDriftView: {
+      /**
+       * @description the operation whose party is described differently now
+       * @example MMPTX2611270A1B2C3
+       */
+      reference: string;
+      /** @enum {string} */
+      party: 'source' | 'destination';
+      /**
+       * Format: uuid
+       * @example 2c9e4f7a-8b1d-4e3c-a5f6-7d8e9f0a1b2c
+       */
+      accountId: string;
+      /**
+       * @description the attributes the orchestrator holds differently now: role, name, phone, kycTier, agentCode
+       * @example [
+       *       "phone"
+       *     ]
+       */
+      fields: string[];
     };
     ReportDifferencesView: {
       /**
@@ -4134,7 +4196,7 @@ export interface components {
        */
       removed: string[];
       /**
-       * @description operations in both whose lines differ (a party renamed, a phone changed)
+       * @description operations in both whose ledger part differs (amount, fee, time, type, accounts); a party renamed is identityDrift
        * @example []
        */
       changed: string[];
@@ -4262,18 +4324,30 @@ export interface components {
       /** @description daily reports sent to the financial intelligence unit */
       sent: components['schemas']['ReportSentView'] | null;
       /**
+       * @description the step a suspicion report waits for (its deadline is filingDueAt or confirmationDueAt); null once confirmed, and for a daily report
+       * @example null
+       * @enum {string|null}
+       */
+      deadline: 'FILING' | 'WRITTEN_CONFIRMATION' | null;
+      /**
+       * Format: date-time
+       * @description a suspicion report: REGULATORY_FILING_DUE_HOURS (default 24) after it was made; null for a daily report
+       * @example 2026-11-28T10:15:00.000Z
+       */
+      filingDueAt: string | null;
+      /**
        * Format: date-time
        * @description a filed suspicion report not yet confirmed in writing: 48 hours after its filing
        * @example 2026-11-29T10:15:00.000Z
        */
       confirmationDueAt: string | null;
       /**
-       * @description confirmationDueAt has passed
+       * @description the deadline of the step it waits for (filing or written confirmation) has passed
        * @example false
        */
       overdue: boolean;
       /**
-       * @description confirmationDueAt is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS
+       * @description that deadline is within REGULATORY_CONFIRMATION_DUE_SOON_HOURS
        * @example false
        */
       dueSoon: boolean;
@@ -4281,7 +4355,7 @@ export interface components {
        * @description the deadline alerts already raised for this report (each once)
        * @example []
        */
-      alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED')[];
+      alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED' | 'FILING_DUE_SOON_ALERTED' | 'FILING_OVERDUE_ALERTED')[];
     };
     RuleFailurePageView: {
       /** @description newest first */
@@ -4302,7 +4376,7 @@ export interface components {
       rule: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
       /**
        * Format: uuid
-       * @description the ledger event (outbox row) being judged
+       * @description the ledger event (outbox row) being judged when the rule first failed in this batch
        * @example 0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d
        */
       eventId: string;
@@ -4310,6 +4384,16 @@ export interface components {
       configVersion: number;
       /** @example Cannot read properties of undefined (reading 'amount') */
       error: string;
+      /**
+       * @description how many judgements of this rule failed in the batch (the error is the first one)
+       * @example 3
+       */
+      occurrences: number;
+      /**
+       * @description the monitoring-events job of the batch (null when the feed was called without one)
+       * @example batch-3f1c0e5a9b7d2c4e6f8a0b1c2d3e4f5a6b7c8d9e
+       */
+      batchId: string | null;
       /**
        * Format: date-time
        * @example 2026-11-22T10:00:01.000Z
@@ -4903,6 +4987,16 @@ export interface components {
        *     ]
        */
       transactionReferences: string[];
+      /**
+       * @description how many operations were behind the hit (more than named when truncated)
+       * @example 3
+       */
+      operationsTotal: number;
+      /**
+       * @description true: the hit had more than 200 operations; the first ones and the one that raised the alert are named
+       * @example false
+       */
+      truncated: boolean;
       /**
        * Format: uuid
        * @description the case the alert belongs to
@@ -8754,7 +8848,7 @@ export interface components {
       unmatchedBankLines: components['schemas']['BankLineView'][];
       /** @description the platform's float movements of the statement's days that no bank line explains */
       unmatchedMovements: components['schemas']['FloatMovementView'][];
-      /** @description corrections that resolved an earlier alert: not bank movements, left out of the matching */
+      /** @description corrections that resolved a movement or gap alert and reverse nothing in view: not bank movements, left out of the matching */
       resolutionCorrections: components['schemas']['FloatMovementView'][];
       /** @description the alerts the run opened and those it saw again */
       alerts: components['schemas']['ReconciliationAlertView'][];
@@ -8842,7 +8936,7 @@ export interface components {
        * @example REFERENCE
        * @enum {string}
        */
-      rule: 'REFERENCE' | 'DATE' | 'GROUPED_LEDGER' | 'GROUPED_BANK' | 'REVERSED';
+      rule: 'CORRECTED' | 'REFERENCE' | 'DATE' | 'GROUPED_LEDGER' | 'GROUPED_BANK' | 'REVERSED';
       /** @description the bank lines (none for REVERSED) */
       bankLines: components['schemas']['BankLineView'][];
       movements: components['schemas']['FloatMovementView'][];
@@ -8898,6 +8992,11 @@ export interface components {
        * @example 2026-11-20
        */
       closingDate: string;
+      /**
+       * @description the UTC offset of the bank's days, from LEDGER_TRUST_ACCOUNTS at import: the statement's dates, cutoff and matching use it
+       * @example +01:00
+       */
+      utcOffset: string;
       /** @example 12 */
       lineCount: number;
       /**
@@ -9081,8 +9180,10 @@ export interface components {
        * @example 0
        */
       brokenAccounts: number;
-      /** @description the first broken link, by account id then place in the chain; an anchor mismatch only when no chain breaks; null when intact */
+      /** @description the earliest tampering found: of every broken account, the break whose entry was written first (chain and anchor breaks alike); breaks[0]; null when intact */
       firstBreak: components['schemas']['LedgerChainBreakView'] | null;
+      /** @description each broken account's earliest break (and the anchors' own records, when they fail), earliest first, at most 50; `brokenAccounts` counts them all. Runs recorded before this list existed show their first break alone */
+      breaks: components['schemas']['LedgerChainBreakView'][];
       anchor: components['schemas']['LedgerChainAnchorCheckView'];
       /**
        * @description `scheduler` for the nightly integrity check's run, else the id of the operator whose access token came with the request
@@ -9231,8 +9332,10 @@ export interface components {
        * @example 0
        */
       brokenAccounts: number;
-      /** @description the first broken link, by account id then place in the chain; an anchor mismatch only when no chain breaks; null when intact */
+      /** @description the earliest tampering found: of every broken account, the break whose entry was written first (chain and anchor breaks alike); breaks[0]; null when intact */
       firstBreak: components['schemas']['LedgerChainBreakView'] | null;
+      /** @description each broken account's earliest break (and the anchors' own records, when they fail), earliest first, at most 50; `brokenAccounts` counts them all. Runs recorded before this list existed show their first break alone */
+      breaks: components['schemas']['LedgerChainBreakView'][];
       anchor: components['schemas']['LedgerChainAnchorCheckView'];
       /**
        * @description `scheduler` for the nightly integrity check's run, else the id of the operator whose access token came with the request
@@ -13074,7 +13177,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `RECONCILIATION_CORRECTION_NOT_ELIGIBLE`: The correction named does not resolve a reconciliation alert: it must exist, be executed, have been approved by someone other than its maker, and be in the currency of the alert */
+      /** @description `RECONCILIATION_CORRECTION_NOT_ELIGIBLE`: The correction named does not resolve a reconciliation alert: it must exist, be executed, have been approved by someone other than its maker, and be in the currency of the alert; `RECONCILIATION_CORRECTION_PREDATES_ALERT`: The correction named was submitted before the alert was raised: it cannot be the fix of that difference; `RECONCILIATION_CORRECTION_MISMATCH`: The correction named does not fix this difference: its effect on the trust account must be the bank line's direction and amount, the opposite of the unmatched movement, or the gap's amount */
       422: {
         headers: {
           [name: string]: unknown;
@@ -20422,7 +20525,7 @@ export interface operations {
         dateFrom?: string;
         /** @description periodDate on or before this day */
         dateTo?: string;
-        /** @description filed suspicion reports whose written confirmation is overdue, or due within REGULATORY_CONFIRMATION_DUE_SOON_HOURS */
+        /** @description suspicion reports whose pending step (filing, then written confirmation) is overdue, or due within REGULATORY_CONFIRMATION_DUE_SOON_HOURS */
         deadline?: 'OVERDUE' | 'DUE_SOON';
         limit?: number;
         /** @description nextCursor of the previous page (field code INVALID_CURSOR) */
@@ -20896,7 +20999,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future */
+      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future; `REPORT_TIME_BEFORE_GENERATION`: The time given is before the report was made */
       422: {
         headers: {
           [name: string]: unknown;
@@ -20977,7 +21080,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future; `REPORT_TIME_BEFORE_FILING`: The written confirmation cannot be sent before the report was filed */
+      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future; `REPORT_TIME_BEFORE_GENERATION`: The time given is before the report was made; `REPORT_TIME_BEFORE_FILING`: The written confirmation cannot be sent before the report was filed */
       422: {
         headers: {
           [name: string]: unknown;
@@ -21058,7 +21161,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future */
+      /** @description `REPORT_TIME_IN_FUTURE`: The time given is in the future; `REPORT_TIME_BEFORE_GENERATION`: The time given is before the report was made */
       422: {
         headers: {
           [name: string]: unknown;

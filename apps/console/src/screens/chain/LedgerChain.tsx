@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ErrorNotice } from '../../ui/ErrorNotice';
+import { SimpleTable } from '../../ui/SimpleTable';
 import { Link } from '../../ui/Link';
 import { downloadCsv, toCsv } from '../../ui/csv';
 import { when } from '../../ui/format';
@@ -140,7 +141,11 @@ export function LedgerChain() {
 }
 
 /** A broken chain: the first broken link, named so that someone can go and look at it. */
-function ChainBroken({ verification }: { verification: Pick<Verification, 'firstBreak' | 'brokenAccounts' | 'entriesChecked'> }) {
+function ChainBroken({
+  verification,
+}: {
+  verification: Pick<Verification, 'firstBreak' | 'breaks' | 'brokenAccounts' | 'entriesChecked'>;
+}) {
   const b = verification.firstBreak;
   return (
     <Alert color="red" title="The ledger chain is broken" role="alert" data-testid="ledger-chain-broken">
@@ -189,6 +194,23 @@ function ChainBroken({ verification }: { verification: Pick<Verification, 'first
               </Table.Tr>
             </Table.Tbody>
           </Table>
+          {verification.breaks.length > 1 && (
+            <SimpleTable
+              rows={verification.breaks.slice(1)}
+              caption="The other broken accounts, each at its earliest break, earliest first"
+              testId="ledger-chain-other-breaks"
+              columns={[
+                { label: 'Kind', cell: (x) => x.kind },
+                {
+                  label: 'Transaction',
+                  cell: (x) => (x.referenceId ? <Link to={`/payments/${encodeURIComponent(x.referenceId)}`}>{x.referenceId}</Link> : '—'),
+                },
+                { label: 'Account', cell: (x) => x.accountId ?? '—' },
+                { label: 'Link', cell: (x) => x.chainSeq ?? '—' },
+                { label: 'What', cell: (x) => x.detail },
+              ]}
+            />
+          )}
           <Text size="sm">
             {verification.brokenAccounts} account{verification.brokenAccounts === 1 ? '' : 's'} with a broken link among{' '}
             {verification.entriesChecked} entries checked. Treat the ledger as tampered with: see docs/ledger-chain.md.
