@@ -29,11 +29,7 @@ export const MATCH_RULE_LABELS: Record<string, string> = {
   REVERSED: 'a movement and its reversal',
 };
 
-/**
- * A nullable text field of the reconciliation answers (a line's reference, a decision's note): the
- * API document types them loosely (no `type: String` on those nullable properties), so they are read
- * as unknown and shown as text.
- */
+/** A nullable text field of the reconciliation answers (a line's reference, a decision's note) as text: '' for null. */
 export const str = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
 
 export const alertKind = (kind: string) => ALERT_KIND_LABELS[kind] ?? kind;
