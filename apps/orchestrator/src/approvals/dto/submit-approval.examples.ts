@@ -116,10 +116,12 @@ const PAYLOADS: Record<ApprovalAction, { summary: string; payload: Record<string
     reason: 'Secret pasted in a support ticket',
   },
   CASE_FREEZE: {
-    summary: 'close a compliance case with the decision FREEZE, freezing the person it is about (the maker is the assigned officer)',
+    summary:
+      'close a compliance case with the decision FREEZE, freezing the person it is about (the maker is the assigned officer; expectedVersion is the case version it read)',
     payload: {
       caseId: '3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b',
       reason: 'Structuring confirmed: five deposits under the threshold in a day',
+      expectedVersion: 5,
     },
     reason: 'Structuring confirmed: five deposits under the threshold in a day',
   },
