@@ -75,6 +75,15 @@ export class CasesQueryDto extends PageQuery {
 }
 
 export class RuleFailuresQueryDto extends PageQuery {
+  // failures are paged by their numeric id, not by the (time, id) keys of the other monitoring lists
+  @ApiProperty({
+    required: false,
+    pattern: '^[1-9][0-9]{0,17}$',
+    description: 'nextCursor of the previous page (the id of its last failure), with the same filters (field code INVALID_CURSOR)',
+    example: '1042',
+  })
+  declare cursor?: string;
+
   @ApiProperty({ required: false, enum: RULE_CODES, description: 'only this rule’s failures (field code INVALID_RULE)' })
   @OptionalField()
   @IsIn(RULE_CODES, { context: { code: 'INVALID_RULE' } })
