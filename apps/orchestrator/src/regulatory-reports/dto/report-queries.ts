@@ -18,12 +18,22 @@ export class ListReportsQuery {
   @IsIn(REPORT_STATES)
   state?: ReportState;
 
-  @ApiPropertyOptional({ example: '2026-11-01', pattern: REPORT_DAY_PATTERN, description: 'periodDate on or after this day' })
+  @ApiPropertyOptional({
+    example: '2026-11-01',
+    format: 'date',
+    pattern: REPORT_DAY_PATTERN,
+    description: 'periodDate on or after this day',
+  })
   @OptionalField()
   @IsReportDay()
   dateFrom?: string;
 
-  @ApiPropertyOptional({ example: '2026-11-30', pattern: REPORT_DAY_PATTERN, description: 'periodDate on or before this day' })
+  @ApiPropertyOptional({
+    example: '2026-11-30',
+    format: 'date',
+    pattern: REPORT_DAY_PATTERN,
+    description: 'periodDate on or before this day',
+  })
   @OptionalField()
   @IsReportDay()
   dateTo?: string;
@@ -47,7 +57,8 @@ export class ListReportsQuery {
 
   @ApiPropertyOptional({
     maxLength: 200,
-    example: 'MjAyNi0xMS0yOFQwMDoxNTowMi4xMThafDZhMWYwYzJl',
+    // what the list issues: base64url of `<generated_at ISO>|<report id>` (regulatory-reports.service)
+    example: Buffer.from('2026-11-28T00:15:02.118Z|6a1f0c2e-4b3d-4c5e-8f90-1a2b3c4d5e6f', 'utf8').toString('base64url'),
     description: 'nextCursor of the previous page (field code INVALID_CURSOR)',
   })
   @OptionalField()
