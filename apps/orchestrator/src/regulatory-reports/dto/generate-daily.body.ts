@@ -5,6 +5,7 @@ import { IsReportDay, REPORT_DAY_PATTERN } from './report-fields';
 export class GenerateDailyReportBody {
   @ApiProperty({
     example: '2026-11-27',
+    format: 'date',
     pattern: REPORT_DAY_PATTERN,
     description: 'the day to report, in UTC+01:00; it must be over (field code INVALID_DATE)',
   })
