@@ -11,6 +11,8 @@ export type Operation = {
   operationId?: string;
   deprecated?: boolean;
   security?: Array<Record<string, unknown>>;
+  /** the roles the role matrix lets call the operation (orchestrator routes with a required permission) */
+  'x-allowed-roles'?: string[];
   parameters?: Array<{ name: string; in: string; required?: boolean; schema?: Schema; example?: unknown }>;
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema; examples?: Record<string, { value?: unknown }> }> };
   responses?: Record<

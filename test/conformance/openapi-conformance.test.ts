@@ -51,6 +51,15 @@ const CROSS_FIELD_RULES: Record<string, CrossFieldRule> = {
     rule: 'bounds for every type and currency, single ≤ daily ≤ monthly, an IANA time zone',
     fields: ['document.timezone', 'document.amounts', 'document.tiers', 'document.agents'],
   },
+  'POST /api/config/monitoring/versions': {
+    rule: 'each per-currency amount list of the rules names every currency exactly once',
+    fields: [
+      'document.structuring.thresholds',
+      'document.passThrough.minAmountIn',
+      'document.dormantReactivation.minAmount',
+      'document.agentVelocity.maxAmount',
+    ],
+  },
   'POST /auth/send-otp': { rule: '`intent` is given with purpose INTENT and only with it', fields: ['intent'] },
   'POST /api/v1/intents': { rule: 'clientCountryCode is a served country and starts clientPhone', fields: ['clientCountryCode'] },
   'POST /v1/internal/corrections': {
@@ -172,19 +181,42 @@ describe('conformance to the OpenAPI documents', () => {
   }, 120_000);
   afterAll(() => p.stop());
 
-  /** The bearer token a client of this path would hold. */
-  function bearerFor(target: string, path: string): string {
-    if (path.includes('/partners-public/')) return partnerKey;
+  type Caller = { role: string; token: string };
+
+  /** The caller a client of this path would be, from the path and the credentials the operation asks. */
+  function callerByPath(target: string, path: string, operation: Operation): Caller {
+    if (path.includes('/partners-public/')) return { role: 'PARTNER', token: partnerKey };
     // calls that end a session or change a PIN get users of their own, so the others keep theirs
     const ending = /\/(logout|logout-all|change-pin|check-pin)$/.exec(path)?.[1] as Ending | undefined;
-    if (ending) return own[target][ending].token;
-    if (/\/merchants?\//.test(path)) return merchant.token;
-    if (path.includes('/agents/me/agents')) return masterAgent.token;
-    if (path.includes('/agents/me')) return agent.token;
+    if (ending) return own[target][ending];
+    // an internal route that asks for a user's token besides the service key is an operator's (the
+    // ledger's corrections, holds, audit, chain verifications, reconciliation: 403 OPERATOR_ROLE_REQUIRED to others)
+    const requirement = operation.security?.[0] ?? {};
+    if ('serviceKey' in requirement && 'bearer' in requirement) return { role: 'ADMIN', token: admin };
+    if (/\/merchants?\//.test(path)) return merchant;
+    if (path.includes('/agents/me/agents')) return masterAgent;
+    if (path.includes('/agents/me')) return agent;
     // the ledger's operator routes (corrections, holds) verify an operator's token besides the service key
     if (/\/(admin|backoffice|config|risk|compliance|corrections|holds|integrity-checks|audit|register\/admin|staff)(\/|$)/.test(path))
-      return admin;
-    return customer.token;
+      return { role: 'ADMIN', token: admin };
+    return customer;
+  }
+
+  /**
+   * The bearer token a client of this operation would hold. The path's caller, unless the operation
+   * names the roles the matrix lets call it (`x-allowed-roles`, from its `x-required-permissions`)
+   * and that caller's role is not one of them: then the first caller of this file who has one. A
+   * path says who a route is about, not always who calls it: staff read a merchant's statements
+   * under /backoffice/merchants/{merchantId}/ with statements.read, which no merchant holds.
+   */
+  function bearerFor(target: string, path: string, operation: Operation): string {
+    const byPath = callerByPath(target, path, operation);
+    const allowed = operation['x-allowed-roles'];
+    if (!allowed?.length || allowed.includes(byPath.role)) return byPath.token;
+    const callers: Caller[] = [customer, merchant, agent, masterAgent, { role: 'ADMIN', token: admin }];
+    const holder = callers.find((caller) => allowed.includes(caller.role));
+    if (!holder) throw new Error(`no caller of this file has one of the roles ${allowed.join(', ')} of ${path}`);
+    return holder.token;
   }
 
   let addresses = 0;
@@ -192,7 +224,7 @@ describe('conformance to the OpenAPI documents', () => {
   function headersFor(target: Target, operation: Operation, method: string, path: string, url: string): Record<string, string> {
     const headers: Record<string, string> = {};
     const requirement = operation.security?.[0] ?? {};
-    if ('bearer' in requirement) headers.authorization = `Bearer ${bearerFor(target.name, path)}`;
+    if ('bearer' in requirement) headers.authorization = `Bearer ${bearerFor(target.name, path, operation)}`;
     if ('serviceKey' in requirement && target.service)
       headers['x-service-key'] = allowedCallerKey(target.service, method, url.split('?')[0]);
     // A client address of its own per call (auth trusts X-Forwarded-For here, as behind the gateway):

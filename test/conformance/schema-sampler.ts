@@ -3,7 +3,7 @@ import fc from 'fast-check';
 /**
  * Values for an OpenAPI 3.0 schema (the dialect `@nestjs/swagger` emits): the document's own
  * example, and random values the schema allows, drawn with fast-check. Only what the documents use
- * is known: type, format (uuid, date-time, uri, email), enum, pattern, min/max, lengths, items,
+ * is known: type, format (uuid, date, date-time, uri, email), enum, pattern, min/max, lengths, items,
  * required, additionalProperties, nullable, allOf/oneOf/anyOf and `$ref` into components.
  */
 export type Schema = {
@@ -114,6 +114,13 @@ export class SchemaSampler {
     switch (schema.format) {
       case 'uuid':
         return fc.uuid({ version: 4 });
+      case 'date': {
+        // a day that exists (a full-date of RFC 3339): a pattern alone allows 2026-02-31
+        const days = fc
+          .date({ min: new Date('2020-01-01T00:00:00.000Z'), max: new Date('2030-12-31T23:59:59.999Z'), noInvalidDate: true })
+          .map((d) => d.toISOString().slice(0, 10));
+        return schema.pattern === undefined ? days : days.filter((day) => new RegExp(schema.pattern!).test(day));
+      }
       case 'date-time':
         return fc
           .date({ min: new Date('2020-01-01T00:00:00.000Z'), max: new Date('2030-12-31T23:59:59.999Z'), noInvalidDate: true })
