@@ -4229,6 +4229,7 @@ export interface components {
     };
     GenerateDailyReportBody: {
       /**
+       * Format: date
        * @description the day to report, in UTC+01:00; it must be over (field code INVALID_DATE)
        * @example 2026-11-27
        */
@@ -20468,7 +20469,7 @@ export interface operations {
       query?: {
         /** @description page size (field code INVALID_LIMIT) */
         limit?: number;
-        /** @description nextCursor of the previous page, with the same filters (field code INVALID_CURSOR) */
+        /** @description nextCursor of the previous page (the id of its last failure), with the same filters (field code INVALID_CURSOR) */
         cursor?: string;
         /** @description only this rule’s failures (field code INVALID_RULE) */
         rule?: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
