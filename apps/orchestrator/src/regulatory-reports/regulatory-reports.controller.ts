@@ -30,6 +30,19 @@ const REPORT_ID = ApiParam({ name: 'id', format: 'uuid', description: 'a regulat
  */
 const REPORT_TARGET = { type: 'regulatory-report', param: 'id' } as const;
 
+/** What happened to a stored report afterwards (filed, confirmed in writing, sent): a 200 write on one report. */
+const LifecycleRoute = () => applyDecorators(HttpCode(200), ReportsRoute(), REPORT_ID, AuditTarget(REPORT_TARGET));
+
+/** The refusals every lifecycle record shares; the written confirmation adds one of its own. */
+const LIFECYCLE_ERRORS = [
+  'VALIDATION_ERROR',
+  'REPORT_NOT_FOUND',
+  'REPORT_KIND_MISMATCH',
+  'REPORT_STATE_CONFLICT',
+  'REPORT_TIME_IN_FUTURE',
+  'REPORT_TIME_BEFORE_GENERATION',
+] as const;
+
 /**
  * `/api/v1/compliance/reports`: the daily threshold report and suspicion reports
  * (docs/regulatory-reports.md). Compliance officers generate them, download their CSV and printable
@@ -182,10 +195,7 @@ export class RegulatoryReportsController {
   }
 
   @Post(':id/filing')
-  @HttpCode(200)
-  @ReportsRoute()
-  @REPORT_ID
-  @AuditTarget(REPORT_TARGET)
+  @LifecycleRoute()
   @ApiOperation({
     summary: 'Record that a suspicion report was filed by phone or electronically',
     description:
@@ -193,14 +203,7 @@ export class RegulatoryReportsController {
       'Its written confirmation is due 48 hours after that time. `filing.late` when filed or recorded after filingDueAt.',
   })
   @ApiOkResponse({ type: RegulatoryReportDetailView, description: 'the report, FILED, with confirmationDueAt' })
-  @ApiErrors(
-    'VALIDATION_ERROR',
-    'REPORT_NOT_FOUND',
-    'REPORT_KIND_MISMATCH',
-    'REPORT_STATE_CONFLICT',
-    'REPORT_TIME_IN_FUTURE',
-    'REPORT_TIME_BEFORE_GENERATION',
-  )
+  @ApiErrors(...LIFECYCLE_ERRORS)
   file(
     @Param('id', uuid('id')) id: string,
     @Body() body: ReportFilingBody,
@@ -210,10 +213,7 @@ export class RegulatoryReportsController {
   }
 
   @Post(':id/written-confirmation')
-  @HttpCode(200)
-  @ReportsRoute()
-  @REPORT_ID
-  @AuditTarget(REPORT_TARGET)
+  @LifecycleRoute()
   @ApiOperation({
     summary: 'Record the written confirmation of a suspicion report',
     description:
@@ -221,15 +221,7 @@ export class RegulatoryReportsController {
       'the 48-hour deadline; also valid with no filing before it. `writtenConfirmation.late` when sent or recorded after its deadline.',
   })
   @ApiOkResponse({ type: RegulatoryReportDetailView, description: 'the report, CONFIRMED' })
-  @ApiErrors(
-    'VALIDATION_ERROR',
-    'REPORT_NOT_FOUND',
-    'REPORT_KIND_MISMATCH',
-    'REPORT_STATE_CONFLICT',
-    'REPORT_TIME_IN_FUTURE',
-    'REPORT_TIME_BEFORE_GENERATION',
-    'REPORT_TIME_BEFORE_FILING',
-  )
+  @ApiErrors(...LIFECYCLE_ERRORS, 'REPORT_TIME_BEFORE_FILING')
   confirm(
     @Param('id', uuid('id')) id: string,
     @Body() body: WrittenConfirmationBody,
@@ -239,24 +231,14 @@ export class RegulatoryReportsController {
   }
 
   @Post(':id/sent')
-  @HttpCode(200)
-  @ReportsRoute()
-  @REPORT_ID
-  @AuditTarget(REPORT_TARGET)
+  @LifecycleRoute()
   @ApiOperation({
     summary: 'Record that a daily report was sent to the financial intelligence unit',
     description:
       'Who sent it, how, when (default now; not before the report was made, not more than 5 minutes ahead) and any acknowledgement.',
   })
   @ApiOkResponse({ type: RegulatoryReportDetailView, description: 'the report, SENT' })
-  @ApiErrors(
-    'VALIDATION_ERROR',
-    'REPORT_NOT_FOUND',
-    'REPORT_KIND_MISMATCH',
-    'REPORT_STATE_CONFLICT',
-    'REPORT_TIME_IN_FUTURE',
-    'REPORT_TIME_BEFORE_GENERATION',
-  )
+  @ApiErrors(...LIFECYCLE_ERRORS)
   markSent(
     @Param('id', uuid('id')) id: string,
     @Body() body: ReportSentBody,
