@@ -11,6 +11,7 @@ import { AppException } from '@mm/errors';
 import { InternalHttpClient } from '@mm/platform';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
+import { ONCE, bearer, relayOperatorTokenFaults } from '../ledger-client/operator-token';
 import { OrchestratorConfig } from '../orchestrator.config';
 
 /**
@@ -48,7 +49,7 @@ export class ComplianceLedgerClient {
     return this.relay(() =>
       withRetries(ONCE, () =>
         this.http.get<AccountAuditReportView>(`/v1/internal/accounts/${accountId}/audit`, {
-          ...as(accessToken),
+          ...bearer(accessToken),
           timeoutMs: this.longTimeoutMs,
         }),
       ),
@@ -59,7 +60,7 @@ export class ComplianceLedgerClient {
     return this.relay(() =>
       withRetries(ONCE, () =>
         this.http.post<IntegrityCheckResultView>('/v1/internal/integrity-checks', undefined, {
-          ...as(accessToken),
+          ...bearer(accessToken),
           timeoutMs: this.longTimeoutMs,
         }),
       ),
@@ -69,7 +70,7 @@ export class ComplianceLedgerClient {
   integrityChecks(limit: number, accessToken: string): Promise<IntegrityCheckRecordView[]> {
     return this.relay(() =>
       withRetries(this.retry, () =>
-        this.http.get<IntegrityCheckRecordView[]>(`/v1/internal/integrity-checks?limit=${limit}`, as(accessToken)),
+        this.http.get<IntegrityCheckRecordView[]>(`/v1/internal/integrity-checks?limit=${limit}`, bearer(accessToken)),
       ),
     );
   }
@@ -79,7 +80,7 @@ export class ComplianceLedgerClient {
     return this.relay(() =>
       withRetries(ONCE, () =>
         this.http.post<LedgerChainVerificationView>('/v1/internal/ledger-chain/verifications', undefined, {
-          ...as(accessToken),
+          ...bearer(accessToken),
           timeoutMs: this.longTimeoutMs,
         }),
       ),
@@ -89,7 +90,7 @@ export class ComplianceLedgerClient {
   ledgerChainVerifications(limit: number, accessToken: string): Promise<LedgerChainVerificationRecordView[]> {
     return this.relay(() =>
       withRetries(this.retry, () =>
-        this.http.get<LedgerChainVerificationRecordView[]>(`/v1/internal/ledger-chain/verifications?limit=${limit}`, as(accessToken)),
+        this.http.get<LedgerChainVerificationRecordView[]>(`/v1/internal/ledger-chain/verifications?limit=${limit}`, bearer(accessToken)),
       ),
     );
   }
@@ -107,35 +108,8 @@ export class ComplianceLedgerClient {
     }
   }
 
-  /**
-   * The ledger refusing as missing or invalid a token the access guard here accepted
-   * (TOKEN_INVALID, OPERATOR_TOKEN_REQUIRED) means the two services disagree on auth's keys, issuer
-   * or audience: the platform's fault, not the officer's, so 502 UPSTREAM_UNAVAILABLE, logged at
-   * ERROR with the ledger's code. (The ledger refusing the orchestrator's own service credential is
-   * mapped the same way by InternalHttpClient, for every upstream.) An expired token (it lapsed in
-   * between) and the ledger's role refusal are relayed as they are.
-   */
-  private async relay<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof AppException) {
-        if (TOKEN_FAULTS.has(error.code)) {
-          this.logger.error(
-            { code: error.code, status: error.status },
-            "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
-          );
-          throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger could not verify the access token');
-        }
-      }
-      throw error;
-    }
+  /** The token faults of the ledger are the platform's: see relayOperatorTokenFaults. */
+  private relay<T>(call: () => Promise<T>): Promise<T> {
+    return relayOperatorTokenFaults(this.logger, call);
   }
 }
-
-/** A single try: withRetries still maps the ledger's bare 500 to 502 UPSTREAM_UNAVAILABLE. */
-const ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0 };
-
-const TOKEN_FAULTS: ReadonlySet<string> = new Set(['TOKEN_INVALID', 'OPERATOR_TOKEN_REQUIRED']);
-
-const as = (accessToken: string) => ({ headers: { authorization: `Bearer ${accessToken}` } });

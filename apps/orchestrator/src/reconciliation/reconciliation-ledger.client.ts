@@ -8,10 +8,10 @@ import type {
   ReconciliationRunView,
   ResolveReconciliationAlertDto,
 } from '@mm/contracts';
-import { AppException } from '@mm/errors';
 import { InternalHttpClient } from '@mm/platform';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
+import { ONCE, bearer, relayOperatorTokenFaults } from '../ledger-client/operator-token';
 import { OrchestratorConfig } from '../orchestrator.config';
 
 /**
@@ -67,31 +67,17 @@ export class ReconciliationLedgerClient {
       | ReconciliationAlertView[]
       | ReconciliationReportView,
   >(path: string, token: string): Promise<T> {
-    return this.relay(() => withRetries(this.retry, () => this.http.get<T>(`${BASE}${path}`, as(token))));
+    return this.relay(() => withRetries(this.retry, () => this.http.get<T>(`${BASE}${path}`, bearer(token))));
   }
 
   private write<T>(path: string, body: unknown, token: string): Promise<T> {
-    return this.relay(() => withRetries(ONCE, () => this.http.post<T>(path, body, { ...as(token), timeoutMs: this.longTimeoutMs })));
+    return this.relay(() => withRetries(ONCE, () => this.http.post<T>(path, body, { ...bearer(token), timeoutMs: this.longTimeoutMs })));
   }
 
   /** A token the ledger cannot verify although the access guard here accepted it is the platform's fault: 502 (as for audits). */
-  private async relay<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof AppException && TOKEN_FAULTS.has(error.code)) {
-        this.logger.error(
-          { code: error.code, status: error.status },
-          "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
-        );
-        throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger could not verify the access token');
-      }
-      throw error;
-    }
+  private relay<T>(call: () => Promise<T>): Promise<T> {
+    return relayOperatorTokenFaults(this.logger, call);
   }
 }
 
 const BASE = '/v1/internal/reconciliation';
-const ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0 };
-const TOKEN_FAULTS: ReadonlySet<string> = new Set(['TOKEN_INVALID', 'OPERATOR_TOKEN_REQUIRED']);
-const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
