@@ -21,7 +21,7 @@ import {
 } from './chain-anchor-records';
 import { AnchorKeyring } from './chain-keyring';
 import { type ChainSegment, checkSegments } from './chain-segments';
-import { CHAIN_START, type ChainBreak, type ChainHead } from './chain-walk';
+import { CHAIN_START, type ChainBreak, type ChainHead, anchorRecordsBreak } from './chain-walk';
 
 /** Development-only key: production refuses to boot without LEDGER_CHAIN_ANCHOR_KEY (assertLedgerProductionConfig). */
 const DEVELOPMENT_KEY = 'development-only-ledger-chain-anchor-key-not-for-production';
@@ -146,7 +146,7 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
     const base = last
       ? this.baseProblem(last, before, anchored)
       : anchored.size > 0
-        ? recordsProblem('heads are recorded as anchored, but no anchor exists: anchors were deleted')
+        ? anchorRecordsBreak('heads are recorded as anchored, but no anchor exists: anchors were deleted')
         : null;
     if (base) return { status: 'REFUSED', code: ANCHOR_REFUSED, brokenAccounts: 0, firstBreak: base };
     const segments: ChainSegment[] = moved.map((h) => ({
@@ -195,7 +195,7 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
    */
   private baseProblem(lastRow: AnchorRow, beforeRow: AnchorRow | undefined, anchored: Map<string, ChainHead>): ChainBreak | null {
     const last = anchorFields(lastRow);
-    const problem = recordsProblem;
+    const problem = anchorRecordsBreak;
     if (last.n > 1 && Number(beforeRow?.n) !== last.n - 1) return problem(`anchor ${last.n - 1} is missing`);
     const key = this.keys.get(lastRow.key_id);
     if (!key)
@@ -229,21 +229,6 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
     };
     if (await this.channel.send(this.config.LEDGER_INTEGRITY_ALERT_URL, message, correlationId)) this.lastAlerted = key;
   }
-}
-
-/** A break of the anchors' own records, which is no account's. */
-function recordsProblem(detail: string): ChainBreak {
-  return {
-    kind: 'ANCHOR_MISMATCH',
-    accountId: null,
-    entryId: null,
-    chainSeq: null,
-    transactionId: null,
-    referenceId: null,
-    expected: 'a signed anchor',
-    found: 'none',
-    detail,
-  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { AnchorPointStream } from './chain-anchor-points';
 import { ChainAnchors } from './chain-anchors.service';
 import { CHAIN_WALK_SQL, type ChainEntryRow, GENESIS_HASH } from './chain-link';
 import { untraceableTransactions } from './chain-sources';
-import { AccountWalk, type AnchorPoint, type ChainBreak, type ChainHead } from './chain-walk';
+import { AccountWalk, type AnchorPoint, type ChainBreak, type ChainHead, anchorRecordsBreak } from './chain-walk';
 
 /** Advisory lock ("lverif"): one verification at a time across replicas, each is a full walk. */
 const VERIFY_LOCK = 0x6c7665726966;
@@ -114,20 +114,7 @@ export class ChainVerifier {
     // An anchor whose own records do not verify is a break of the whole ledger, named at no account,
     // dated by that anchor: history after it can no longer be vouched for.
     if (problem !== null) {
-      walk.found.add(
-        {
-          kind: 'ANCHOR_MISMATCH',
-          accountId: null,
-          entryId: null,
-          chainSeq: null,
-          transactionId: null,
-          referenceId: null,
-          expected: 'a signed anchor',
-          found: 'none',
-          detail: problem.detail,
-        },
-        problem.atUs,
-      );
+      walk.found.add(anchorRecordsBreak(problem.detail), problem.atUs);
     }
     const breaks = walk.found.list();
     const firstBreak = breaks[0] ?? null;

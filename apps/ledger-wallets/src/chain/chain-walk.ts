@@ -31,6 +31,21 @@ const NONE: ReadonlySet<string> = new Set();
 /** Where a chain starts: its first place, or a head an anchor signed (the anchor job checks only what came after it). */
 export const CHAIN_START: ChainHead = { seq: 0, hash: GENESIS_HASH };
 
+/** A break of the anchors' own records, which is no account's (the anchor job and a verification both report it). */
+export function anchorRecordsBreak(detail: string): ChainBreak {
+  return {
+    kind: 'ANCHOR_MISMATCH',
+    accountId: null,
+    entryId: null,
+    chainSeq: null,
+    transactionId: null,
+    referenceId: null,
+    expected: 'a signed anchor',
+    found: 'none',
+    detail,
+  };
+}
+
 function at(kind: LedgerChainBreakKind, e: ChainEntryRow, expected: string, found: string, detail: string): ChainBreak {
   return {
     kind,
