@@ -11,6 +11,7 @@ import { LedgerWalletsConfig } from '../src/ledger-wallets.config';
 import { CHAIN_WALK_SQL, type ChainEntryRow, chainLink } from '../src/chain/chain-link';
 import { type ResponseBody, fundedAccount, transfer } from './ledger-harness';
 import { SUPPORT, recordAlerts, reverseApproved, useOperatorLedger } from './operators';
+import { rechainSql } from '../../../test/support/ledger-chain-tamper';
 
 const ANCHOR_KEY = 'test-ledger-chain-anchor-key-0123456789abcdef';
 
@@ -54,23 +55,7 @@ describe('ledger hash chain', () => {
     ).rows;
 
   /** What an attacker who knows the algorithm does after an edit: recomputes the account's whole chain and its head. */
-  const rechain = (account: string) =>
-    raw(
-      `DO $$
-       DECLARE r record; head bytea := '\\x${'00'.repeat(32)}'::bytea; n bigint := 0;
-       BEGIN
-         FOR r IN SELECT l.*, t.reference_id, t.type, t.amount AS tx_amount, t.fee, t.currency AS tx_currency, t.completed_at, t.intent_id, t.reversal_of
-                    FROM ledger.ledgers l JOIN ledger.transactions t ON t.id = l.transaction_id
-                   WHERE l.account_id = '${account}' ORDER BY l.chain_seq LOOP
-           n := n + 1;
-           UPDATE ledger.ledgers SET chain_seq = n, chain_prev = head,
-             chain_hash = ledger.chain_link(head, n, r.id, r.transaction_id, r.account_id, r.kind, r.amount, r.currency::text, r.counterparty_ledger_id,
-               r.created_at, r.reference_id, r.type, r.tx_amount, r.fee, r.tx_currency::text, r.completed_at, r.intent_id, r.reversal_of)
-           WHERE id = r.id RETURNING chain_hash INTO head;
-         END LOOP;
-         UPDATE ledger.accounts SET chain_seq = n, chain_head = head WHERE id = '${account}';
-       END $$`,
-    );
+  const rechain = (account: string) => raw(rechainSql(account));
 
   /** A raw delete that keeps the row aside, exactly (to the microsecond), for `restoreEntry`. */
   const deleteEntry = (id: string) =>

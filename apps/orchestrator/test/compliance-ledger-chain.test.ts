@@ -3,6 +3,7 @@ import { ChainAnchors } from '../../ledger-wallets/src/chain/chain-anchors.servi
 import { LedgerChainWitness } from '../src/compliance/ledger-chain-witness.service';
 import { MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
 import { type OpenApiDocument, undocumented } from '../../../test/support/openapi-departures';
+import { rechainSql } from '../../../test/support/ledger-chain-tamper';
 
 const VERIFICATIONS = '/api/v1/compliance/ledger-chain/verifications';
 
@@ -95,23 +96,7 @@ describe('compliance: ledger chain verifications through the gateway', () => {
   };
 
   /** What an attacker who knows the algorithm does after an edit: recomputes the account's whole chain and its head. */
-  const rechain = (account: string) =>
-    raw(
-      `DO $$
-       DECLARE r record; head bytea := '\\x${'00'.repeat(32)}'::bytea; n bigint := 0;
-       BEGIN
-         FOR r IN SELECT l.*, t.reference_id, t.type, t.amount AS tx_amount, t.fee, t.currency AS tx_currency, t.completed_at, t.intent_id, t.reversal_of
-                    FROM ledger.ledgers l JOIN ledger.transactions t ON t.id = l.transaction_id
-                   WHERE l.account_id = '${account}' ORDER BY l.chain_seq LOOP
-           n := n + 1;
-           UPDATE ledger.ledgers SET chain_seq = n, chain_prev = head,
-             chain_hash = ledger.chain_link(head, n, r.id, r.transaction_id, r.account_id, r.kind, r.amount, r.currency::text, r.counterparty_ledger_id,
-               r.created_at, r.reference_id, r.type, r.tx_amount, r.fee, r.tx_currency::text, r.completed_at, r.intent_id, r.reversal_of)
-           WHERE id = r.id RETURNING chain_hash INTO head;
-         END LOOP;
-         UPDATE ledger.accounts SET chain_seq = n, chain_head = head WHERE id = '${account}';
-       END $$`,
-    );
+  const rechain = (account: string) => raw(rechainSql(account));
 
   // Last: it deletes anchors for good (this file's database is its own copy).
   it("catches anchors rolled back under a rewrite through the orchestrator's witness", async () => {
