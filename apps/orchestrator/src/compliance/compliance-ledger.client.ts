@@ -9,6 +9,7 @@ import type {
 } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { InternalHttpClient } from '@mm/platform';
+import { ledgerHttpClient } from '../ledger-client/ledger-http';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
 import { ONCE, bearer, relayOperatorTokenFaults } from '../ledger-client/operator-token';
@@ -37,12 +38,7 @@ export class ComplianceLedgerClient {
     const settings = ledgerClientSettings(config);
     this.retry = settings.retry;
     this.longTimeoutMs = config.COMPLIANCE_LEDGER_TIMEOUT_MS;
-    this.http = new InternalHttpClient({
-      name: 'ledger-wallets',
-      baseUrl: config.LEDGER_URL,
-      serviceKey: config.INTERNAL_SERVICE_KEY,
-      timeoutMs: settings.timeoutMs,
-    });
+    this.http = ledgerHttpClient(config, settings.timeoutMs);
   }
 
   audit(accountId: string, accessToken: string): Promise<AccountAuditReportView> {

@@ -9,6 +9,7 @@ import type {
   ResolveReconciliationAlertDto,
 } from '@mm/contracts';
 import { InternalHttpClient } from '@mm/platform';
+import { ledgerHttpClient } from '../ledger-client/ledger-http';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
 import { ONCE, bearer, relayOperatorTokenFaults } from '../ledger-client/operator-token';
@@ -32,12 +33,7 @@ export class ReconciliationLedgerClient {
     const settings = ledgerClientSettings(config);
     this.retry = settings.retry;
     this.longTimeoutMs = config.COMPLIANCE_LEDGER_TIMEOUT_MS;
-    this.http = new InternalHttpClient({
-      name: 'ledger-wallets',
-      baseUrl: config.LEDGER_URL,
-      serviceKey: config.INTERNAL_SERVICE_KEY,
-      timeoutMs: settings.timeoutMs,
-    });
+    this.http = ledgerHttpClient(config, settings.timeoutMs);
   }
 
   importStatement(body: ImportBankStatementDto, token: string): Promise<BankStatementView> {

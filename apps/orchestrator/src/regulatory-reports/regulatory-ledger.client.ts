@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Currency, type RegulatoryOperationPageView, type RegulatoryOperationView } from '@mm/contracts';
 import { InternalHttpClient } from '@mm/platform';
+import { ledgerHttpClient } from '../ledger-client/ledger-http';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
 import { OrchestratorConfig } from '../orchestrator.config';
@@ -22,12 +23,7 @@ export class RegulatoryLedgerClient {
     const settings = ledgerClientSettings(config);
     this.retry = settings.retry;
     this.timeoutMs = config.COMPLIANCE_LEDGER_TIMEOUT_MS;
-    this.http = new InternalHttpClient({
-      name: 'ledger-wallets',
-      baseUrl: config.LEDGER_URL,
-      serviceKey: config.INTERNAL_SERVICE_KEY,
-      timeoutMs: settings.timeoutMs,
-    });
+    this.http = ledgerHttpClient(config, settings.timeoutMs);
   }
 
   /** Every operation of `currency` completed in [from, to) at or above `minAmount`, oldest first, all pages. */

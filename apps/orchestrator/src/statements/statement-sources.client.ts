@@ -8,6 +8,7 @@ import {
 } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { InternalHttpClient } from '@mm/platform';
+import { ledgerHttpClient } from '../ledger-client/ledger-http';
 import { ledgerClientSettings } from '../ledger-client/ledger.client';
 import { type RetryPolicy, withRetries } from '../ledger-client/ledger-retry';
 import { OrchestratorConfig } from '../orchestrator.config';
@@ -39,13 +40,8 @@ export class StatementSourcesClient {
   constructor(config: OrchestratorConfig) {
     const settings = ledgerClientSettings(config);
     this.retry = settings.retry;
-    this.ledger = new InternalHttpClient({
-      name: 'ledger-wallets',
-      baseUrl: config.LEDGER_URL,
-      serviceKey: config.INTERNAL_SERVICE_KEY,
-      // a month of a busy merchant is thousands of entries: the compliance reads' budget, not a payment's
-      timeoutMs: Math.max(settings.timeoutMs, config.UPSTREAM_TIMEOUT_MS),
-    });
+    // a month of a busy merchant is thousands of entries: the compliance reads' budget, not a payment's
+    this.ledger = ledgerHttpClient(config, Math.max(settings.timeoutMs, config.UPSTREAM_TIMEOUT_MS));
     this.partners = new InternalHttpClient({
       name: 'partners',
       baseUrl: config.PARTNERS_URL,
