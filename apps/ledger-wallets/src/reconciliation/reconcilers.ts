@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiErrors, currentContext } from '@mm/platform';
+import { currentContext } from '@mm/platform';
+import { ApiAuditorErrors } from '../audit/auditors';
 import { type OperatorIdentity, OperatorTokens } from '../corrections/operator-tokens.service';
 
 /**
@@ -29,13 +30,8 @@ export async function identifyReconciler(
   return { operator, caller: request.serviceCaller ?? null, requestId: ctx?.requestId ?? null, correlationId: ctx?.correlationId ?? null };
 }
 
-/** The refusals every reconciliation route may answer before its own work: the service key, then the operator's token and role. */
-export const ApiReconcilerErrors = () =>
-  ApiErrors(
-    'INVALID_SERVICE_CREDENTIALS',
-    'SERVICE_NOT_ALLOWED',
-    'OPERATOR_TOKEN_REQUIRED',
-    'TOKEN_INVALID',
-    'TOKEN_EXPIRED',
-    'OPERATOR_ROLE_REQUIRED',
-  );
+/**
+ * The refusals every reconciliation route may answer before its own work: the service key, then the
+ * operator's token and role, the same checks (and so the same list) as the audit routes.
+ */
+export const ApiReconcilerErrors = ApiAuditorErrors;
