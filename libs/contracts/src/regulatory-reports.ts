@@ -98,5 +98,11 @@ export function encodeRegulatoryCursor(completedAt: string, reference: string): 
 export function decodeRegulatoryCursor(cursor: string): [string, string] | null {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([A-Z]{3}TX\d{6}[A-Z0-9]{7})$/.exec(text);
-  return match ? [match[1], match[2]] : null;
+  if (!match) return null;
+  // The shape alone lets through a day or hour that does not exist (2026-13-45T99:…), which PostgreSQL
+  // would refuse as a timestamptz with a 500; the instant must round-trip through Date to the millisecond.
+  const millis = `${match[1].slice(0, 23)}Z`;
+  const at = new Date(millis);
+  if (Number.isNaN(at.getTime()) || at.toISOString() !== millis || at.getUTCFullYear() < 1000) return null;
+  return [match[1], match[2]];
 }
