@@ -4,7 +4,7 @@ import type { RetryPolicy } from './ledger-retry';
 
 /**
  * Helpers for the ledger clients that forward the staff member's own access token besides the
- * service key (compliance audits and checks, reconciliation), so that the ledger verifies it again
+ * service key (compliance audits and checks, reconciliation, staff corrections and holds), so that the ledger verifies it again
  * and records the officer rather than the orchestrator.
  */
 

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppException } from '@mm/errors';
-import { InternalHttpClient } from '@mm/platform';
+import type { InternalHttpClient } from '@mm/platform';
 import { ledgerClientSettings } from '../../ledger-client/ledger.client';
+import { ledgerHttpClient } from '../../ledger-client/ledger-http';
 import { type RetryPolicy, withRetries } from '../../ledger-client/ledger-retry';
+import { ONCE, bearer, relayOperatorTokenFaults } from '../../ledger-client/operator-token';
 import type { LedgerAccountView } from '../../ledger-client/ledger.types';
 import { OrchestratorConfig } from '../../orchestrator.config';
 import type { LedgerCorrection, LedgerCorrectionPreview, LedgerHold } from './ledger-operations.types';
@@ -33,24 +34,19 @@ export class LedgerOperationsClient {
   constructor(config: OrchestratorConfig) {
     const settings = ledgerClientSettings(config);
     this.retry = settings.retry;
-    this.http = new InternalHttpClient({
-      name: 'ledger-wallets',
-      baseUrl: config.LEDGER_URL,
-      serviceKey: config.INTERNAL_SERVICE_KEY,
-      timeoutMs: settings.timeoutMs,
-    });
+    this.http = ledgerHttpClient(config, settings.timeoutMs);
   }
 
   submitCorrection(token: string, body: LedgerCorrectionRequest): Promise<LedgerCorrection> {
-    return this.relay(() => this.http.post<LedgerCorrection>('/v1/internal/corrections', body, as(token)));
+    return this.relay(() => this.http.post<LedgerCorrection>('/v1/internal/corrections', body, bearer(token)));
   }
 
   correction(token: string, id: string): Promise<LedgerCorrection> {
-    return this.relay(() => this.http.get<LedgerCorrection>(`/v1/internal/corrections/${id}`, as(token)));
+    return this.relay(() => this.http.get<LedgerCorrection>(`/v1/internal/corrections/${id}`, bearer(token)));
   }
 
   corrections(token: string, query: { status?: string; limit?: number }): Promise<LedgerCorrection[]> {
-    return this.relay(() => this.http.get<LedgerCorrection[]>(`/v1/internal/corrections${search(query)}`, as(token)));
+    return this.relay(() => this.http.get<LedgerCorrection[]>(`/v1/internal/corrections${search(query)}`, bearer(token)));
   }
 
   /** The correction submitted under `key` (an approval request's id), with the orchestrator's credential alone: the engine settling without a person. */
@@ -59,16 +55,16 @@ export class LedgerOperationsClient {
   }
 
   preview(token: string, id: string): Promise<LedgerCorrectionPreview> {
-    return this.relay(() => this.http.get<LedgerCorrectionPreview>(`/v1/internal/corrections/${id}/preview`, as(token)));
+    return this.relay(() => this.http.get<LedgerCorrectionPreview>(`/v1/internal/corrections/${id}/preview`, bearer(token)));
   }
 
   /** Tried once: a second approval of the same correction is refused (CORRECTION_ALREADY_DECIDED), which the handler reads back. */
   approve(token: string, id: string, reason: string): Promise<LedgerCorrection> {
-    return this.relay(() => this.http.post<LedgerCorrection>(`/v1/internal/corrections/${id}/approve`, { reason }, as(token)), ONCE);
+    return this.relay(() => this.http.post<LedgerCorrection>(`/v1/internal/corrections/${id}/approve`, { reason }, bearer(token)), ONCE);
   }
 
   reject(token: string, id: string, reason: string): Promise<LedgerCorrection> {
-    return this.relay(() => this.http.post<LedgerCorrection>(`/v1/internal/corrections/${id}/reject`, { reason }, as(token)), ONCE);
+    return this.relay(() => this.http.post<LedgerCorrection>(`/v1/internal/corrections/${id}/reject`, { reason }, bearer(token)), ONCE);
   }
 
   /** No operator token: the request expired, nobody decided (the ledger journals `system:orchestrator`). */
@@ -80,15 +76,15 @@ export class LedgerOperationsClient {
     token: string,
     body: { idempotencyKey: string; accountId: string; amount: number; reason: string; requestedBy?: string },
   ): Promise<LedgerHold> {
-    return this.relay(() => this.http.post<LedgerHold>('/v1/internal/holds', body, as(token)));
+    return this.relay(() => this.http.post<LedgerHold>('/v1/internal/holds', body, bearer(token)));
   }
 
   releaseHold(token: string, id: string, body: { idempotencyKey: string; reason: string; requestedBy?: string }): Promise<LedgerHold> {
-    return this.relay(() => this.http.post<LedgerHold>(`/v1/internal/holds/${id}/release`, body, as(token)));
+    return this.relay(() => this.http.post<LedgerHold>(`/v1/internal/holds/${id}/release`, body, bearer(token)));
   }
 
   hold(token: string, id: string): Promise<LedgerHold> {
-    return this.relay(() => this.http.get<LedgerHold>(`/v1/internal/holds/${id}`, as(token)));
+    return this.relay(() => this.http.get<LedgerHold>(`/v1/internal/holds/${id}`, bearer(token)));
   }
 
   /** The hold placed or released under `key` (an approval request's id), with the orchestrator's credential alone. */
@@ -97,7 +93,7 @@ export class LedgerOperationsClient {
   }
 
   holds(token: string, query: { accountId?: string; status?: string; limit?: number }): Promise<LedgerHold[]> {
-    return this.relay(() => this.http.get<LedgerHold[]>(`/v1/internal/holds${search(query)}`, as(token)));
+    return this.relay(() => this.http.get<LedgerHold[]>(`/v1/internal/holds${search(query)}`, bearer(token)));
   }
 
   /** An account's balances, with the orchestrator's own credential (the money path's read). */
@@ -105,27 +101,10 @@ export class LedgerOperationsClient {
     return this.relay(() => this.http.get<LedgerAccountView>(`/v1/internal/accounts/${id}`));
   }
 
-  private async relay<T>(call: () => Promise<T>, retry: RetryPolicy = this.retry): Promise<T> {
-    try {
-      return await withRetries(retry, call);
-    } catch (error) {
-      if (error instanceof AppException && TOKEN_FAULTS.has(error.code)) {
-        this.logger.error(
-          { code: error.code },
-          "the ledger refused an access token the orchestrator accepted: check the ledger's auth settings",
-        );
-        throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger could not verify the access token');
-      }
-      throw error;
-    }
+  private relay<T>(call: () => Promise<T>, retry: RetryPolicy = this.retry): Promise<T> {
+    return relayOperatorTokenFaults(this.logger, () => withRetries(retry, call));
   }
 }
-
-const ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0 };
-
-const TOKEN_FAULTS: ReadonlySet<string> = new Set(['TOKEN_INVALID', 'OPERATOR_TOKEN_REQUIRED']);
-
-const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 function search(query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
