@@ -1,7 +1,8 @@
-import { Alert, Badge, Button, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Group, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import { can, useSession } from '../../session/session';
+import { FactsTable } from '../../ui/FactsTable';
 import { ActionDialog } from '../../ui/ActionForm';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Link } from '../../ui/Link';
@@ -73,49 +74,31 @@ export function CaseDetail({ params }: ScreenProps) {
       <DecisionState item={item} />
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Part title="Subject" testId="case-subject">
-          <Table withTableBorder variant="vertical">
-            <Table.Tbody>
-              {(
-                [
-                  ['Name', subject.name ?? '—'],
-                  ['Phone', subject.phone ?? '—'],
-                  ['Kind', subject.kind],
-                  ['Accounts', subject.accountIds.join(', ') || '—'],
-                ] as const
-              ).map(([label, value]) => (
-                <Table.Tr key={label}>
-                  <Table.Th scope="row">{label}</Table.Th>
-                  <Table.Td>{value}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <FactsTable
+            facts={[
+              ['Name', subject.name ?? '—'],
+              ['Phone', subject.phone ?? '—'],
+              ['Kind', subject.kind],
+              ['Accounts', subject.accountIds.join(', ') || '—'],
+            ]}
+          />
           <Link to={`/people/${subject.userId}`} testId="case-subject-link">
             Open {subject.name ?? 'the person'}&apos;s 360 view
           </Link>
         </Part>
         <Part title="Clock" testId="case-clock">
-          <Table withTableBorder variant="vertical">
-            <Table.Tbody>
-              {(
-                [
-                  ['Opened', when(clock.openedAt)],
-                  ['First alert', when(clock.firstAlertAt)],
-                  ['Last alert', when(clock.lastAlertAt)],
-                  ['First assigned', when(clock.firstAssignedAt) || '—'],
-                  ['Decided', when(clock.decidedAt) || '—'],
-                  ['Time to assignment', duration(clock.timeToAssignmentSeconds)],
-                  ['Time to decision', duration(clock.timeToDecisionSeconds)],
-                  ['Age', duration(clock.ageSeconds)],
-                ] as const
-              ).map(([label, value]) => (
-                <Table.Tr key={label}>
-                  <Table.Th scope="row">{label}</Table.Th>
-                  <Table.Td>{value}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <FactsTable
+            facts={[
+              ['Opened', when(clock.openedAt)],
+              ['First alert', when(clock.firstAlertAt)],
+              ['Last alert', when(clock.lastAlertAt)],
+              ['First assigned', when(clock.firstAssignedAt) || '—'],
+              ['Decided', when(clock.decidedAt) || '—'],
+              ['Time to assignment', duration(clock.timeToAssignmentSeconds)],
+              ['Time to decision', duration(clock.timeToDecisionSeconds)],
+              ['Age', duration(clock.ageSeconds)],
+            ]}
+          />
         </Part>
       </SimpleGrid>
       <Part title="Alerts">

@@ -1,8 +1,9 @@
-import { Badge, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Badge, Group, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { type ReactNode, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { can, useSession } from '../../session/session';
+import { FactsTable } from '../../ui/FactsTable';
 import { ActionDialog } from '../../ui/ActionForm';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Link } from '../../ui/Link';
@@ -77,25 +78,16 @@ export function Person360({ params }: ScreenProps) {
       )}
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Part title="Identity">
-          <Table withTableBorder variant="vertical">
-            <Table.Tbody>
-              {(
-                [
-                  ['Phone', identity.phone],
-                  ['Email', identity.email ?? '—'],
-                  ['Country', identity.countryCode ?? '—'],
-                  ['User id', person.userId],
-                  ['Customer id', identity.customerId ?? '—'],
-                  ['Since', when(identity.createdAt)],
-                ] as const
-              ).map(([label, value]) => (
-                <Table.Tr key={label}>
-                  <Table.Th scope="row">{label}</Table.Th>
-                  <Table.Td>{value}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <FactsTable
+            facts={[
+              ['Phone', identity.phone],
+              ['Email', identity.email ?? '—'],
+              ['Country', identity.countryCode ?? '—'],
+              ['User id', person.userId],
+              ['Customer id', identity.customerId ?? '—'],
+              ['Since', when(identity.createdAt)],
+            ]}
+          />
         </Part>
         {person.wallet && (
           <Part title="Wallet" unavailable={person.wallet.unavailable}>

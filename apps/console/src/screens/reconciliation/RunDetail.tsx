@@ -1,6 +1,7 @@
-import { Button, Group, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import { Button, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { api, ok } from '../../api/client';
+import { FactsTable } from '../../ui/FactsTable';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Link } from '../../ui/Link';
 import { Part } from '../../ui/Part';
@@ -67,27 +68,19 @@ export function RunDetail({ params }: ScreenProps) {
       <ErrorNotice error={csvError} title="The CSV could not be downloaded" />
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Part title="Bank against circulation">
-          <Table withTableBorder variant="vertical" data-testid="recon-balances">
-            <Table.Tbody>
-              {(
-                [
-                  ['Bank closing balance', money(run.bankClosing, c), 'recon-bank-closing'],
-                  [`E-money in circulation at ${when(run.circulationDetail.cutoff)}`, money(run.circulation, c), 'recon-circulation'],
-                  ['Difference (bank − circulation)', signed(run.difference, c), 'recon-difference'],
-                  ['Matched', String(run.matchedCount), 'recon-matched'],
-                  ['Unmatched bank lines', String(run.unmatchedBankCount), 'recon-unmatched-bank'],
-                  ['Unmatched platform movements', String(run.unmatchedLedgerCount), 'recon-unmatched-ledger'],
-                  ['Date tolerance', `${run.toleranceDays} days`, 'recon-tolerance'],
-                  ['Run', `${when(run.createdAt)} by ${run.runBy}`, 'recon-run-by'],
-                ] as const
-              ).map(([label, value, testId]) => (
-                <Table.Tr key={label}>
-                  <Table.Th scope="row">{label}</Table.Th>
-                  <Table.Td data-testid={testId}>{value}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <FactsTable
+            testId="recon-balances"
+            facts={[
+              ['Bank closing balance', money(run.bankClosing, c), 'recon-bank-closing'],
+              [`E-money in circulation at ${when(run.circulationDetail.cutoff)}`, money(run.circulation, c), 'recon-circulation'],
+              ['Difference (bank − circulation)', signed(run.difference, c), 'recon-difference'],
+              ['Matched', String(run.matchedCount), 'recon-matched'],
+              ['Unmatched bank lines', String(run.unmatchedBankCount), 'recon-unmatched-bank'],
+              ['Unmatched platform movements', String(run.unmatchedLedgerCount), 'recon-unmatched-ledger'],
+              ['Date tolerance', `${run.toleranceDays} days`, 'recon-tolerance'],
+              ['Run', `${when(run.createdAt)} by ${run.runBy}`, 'recon-run-by'],
+            ]}
+          />
         </Part>
         <Part title="Platform accounts behind the circulation">
           <SimpleTable

@@ -1,7 +1,8 @@
-import { Alert, Badge, Button, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Group, Select, SimpleGrid, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { type ReactNode, useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
+import { FactsTable } from '../../ui/FactsTable';
 import { ActionDialog } from '../../ui/ActionForm';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Link } from '../../ui/Link';
@@ -88,16 +89,7 @@ export function ReportDetail({ params }: ScreenProps) {
       {verification && <VerificationNotice verification={verification} />}
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Part title="Report">
-          <Table withTableBorder variant="vertical" data-testid="report-facts">
-            <Table.Tbody>
-              {reportFacts(report).map(([label, value]) => (
-                <Table.Tr key={label}>
-                  <Table.Th scope="row">{label}</Table.Th>
-                  <Table.Td>{value}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <FactsTable testId="report-facts" facts={reportFacts(report)} />
         </Part>
         {report.kind === 'SUSPICION' ? <SuspicionSummary content={content} /> : <DailySummary content={content} />}
       </SimpleGrid>
