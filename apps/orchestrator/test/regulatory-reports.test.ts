@@ -410,6 +410,15 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
     expect([res.status, res.body.code]).toEqual([status, code]);
   });
 
+  it.each(['2026-13-45T10:00:00.000Z', '2026-02-30T10:00:00.000Z'])(
+    'a list cursor of the right shape whose instant does not exist (%s) is a 400 INVALID_CURSOR, not a 500',
+    async (instant) => {
+      const cursor = Buffer.from(`${instant}|7b0e4f9a-1b2d-4e3f-8a5b-6c7d8e9f0a1b`, 'utf8').toString('base64url');
+      const res = await p.call('GET', `${REPORTS}?cursor=${cursor}`, { token: officer.token });
+      expect([res.status, res.body.code, res.body.errors?.[0]?.code]).toEqual([400, 'VALIDATION_ERROR', 'INVALID_CURSOR']);
+    },
+  );
+
   it('a customer is refused; an officer generating a report leaves started and outcome records in the staff audit trail', async () => {
     const res = await p.call('POST', `${REPORTS}/daily`, { token: alice.token, body: { date: day } });
     expect([res.status, res.body.code]).toEqual([403, 'FORBIDDEN']);

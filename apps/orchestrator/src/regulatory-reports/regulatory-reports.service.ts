@@ -9,6 +9,7 @@ import {
   isDayOver,
 } from '@mm/contracts';
 import { AppException } from '@mm/errors';
+import { isIsoInstant } from '@mm/platform';
 import { CASE_FACTS, type CaseFactsSource } from '../monitoring/case-facts';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { buildDailyContent } from './daily-report.builder';
@@ -460,5 +461,6 @@ function encodeCursor(at: Date, id: string): string {
 
 function decodeCursor(cursor: string): [string, string] | null {
   const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([0-9a-f-]{36})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  return match && UUID.test(match[2]) ? [match[1], match[2]] : null;
+  // isIsoInstant: the shape alone lets a month 13 or a February 30 through to PostgreSQL, a 500 there
+  return match && isIsoInstant(match[1]) && UUID.test(match[2]) ? [match[1], match[2]] : null;
 }
