@@ -1,9 +1,10 @@
-import { Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, Stack, Text } from '@mantine/core';
 import { useCallback, useEffect, useState } from 'react';
 import { api, ok } from '../api/client';
 import type { components } from '../api/schema';
 import { can, useSession } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
+import { RecordsTable, type TextColumn } from '../ui/RecordsTable';
 import { toCsv, downloadCsv } from '../ui/csv';
 import { when } from '../ui/format';
 import { LedgerChain } from './chain/LedgerChain';
@@ -20,7 +21,7 @@ export function IntegrityStatus({ check }: { check: Pick<Check, 'status' | 'gapC
   );
 }
 
-const COLUMNS: Array<{ label: string; text: (c: Check) => string }> = [
+const COLUMNS: TextColumn<Check>[] = [
   { label: 'Started', text: (c) => when(c.startedAt) },
   { label: 'Trigger', text: (c) => c.trigger },
   { label: 'Status', text: (c) => c.status },
@@ -80,27 +81,7 @@ export function IntegrityChecks() {
           Export CSV
         </Button>
       </Group>
-      <Table striped data-testid="integrity-checks-table">
-        <Table.Caption>The last 50 integrity checks, newest first</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            {COLUMNS.map((c) => (
-              <Table.Th key={c.label} scope="col">
-                {c.label}
-              </Table.Th>
-            ))}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {checks.map((check) => (
-            <Table.Tr key={check.id}>
-              {COLUMNS.map((c) => (
-                <Table.Td key={c.label}>{c.text(check)}</Table.Td>
-              ))}
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <RecordsTable rows={checks} columns={COLUMNS} caption="The last 50 integrity checks, newest first" testId="integrity-checks-table" />
       <LedgerChain />
     </Stack>
   );

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ErrorNotice } from '../../ui/ErrorNotice';
+import { RecordsTable, type TextColumn } from '../../ui/RecordsTable';
 import { SimpleTable } from '../../ui/SimpleTable';
 import { Link } from '../../ui/Link';
 import { downloadCsv, toCsv } from '../../ui/csv';
@@ -23,7 +24,7 @@ const BREAK_LABELS: Partial<Record<Break['kind'], string>> = {
   ANCHOR_MISMATCH: 'the chain no longer matches the last signed anchor (hashes recomputed after an edit?)',
 };
 
-const COLUMNS: Array<{ label: string; text: (v: Verification) => string }> = [
+const COLUMNS: TextColumn<Verification>[] = [
   { label: 'Started', text: (v) => when(v.startedAt) },
   { label: 'Trigger', text: (v) => (v.trigger === 'SCHEDULED' ? 'nightly check' : 'on demand') },
   { label: 'Status', text: (v) => v.status },
@@ -107,35 +108,21 @@ export function LedgerChain() {
           <ChainBroken verification={result} />
         ))}
       <ErrorNotice error={error} />
-      <Table striped data-testid="ledger-chain-table">
-        <Table.Caption>The last 20 chain verifications, newest first</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            {COLUMNS.map((c) => (
-              <Table.Th key={c.label} scope="col">
-                {c.label}
-              </Table.Th>
-            ))}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {runs.map((run) => (
-            <Table.Tr key={run.id}>
-              {COLUMNS.map((c) => (
-                <Table.Td key={c.label}>
-                  {c.label === 'Status' ? (
-                    <Text size="sm" fw={700} c={run.status === 'INTACT' ? 'green.8' : 'red.8'}>
-                      {run.status}
-                    </Text>
-                  ) : (
-                    c.text(run)
-                  )}
-                </Table.Td>
-              ))}
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <RecordsTable
+        rows={runs}
+        columns={COLUMNS}
+        caption="The last 20 chain verifications, newest first"
+        testId="ledger-chain-table"
+        cell={(c, run) =>
+          c.label === 'Status' ? (
+            <Text size="sm" fw={700} c={run.status === 'INTACT' ? 'green.8' : 'red.8'}>
+              {run.status}
+            </Text>
+          ) : (
+            c.text(run)
+          )
+        }
+      />
     </Stack>
   );
 }
