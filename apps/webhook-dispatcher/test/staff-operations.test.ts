@@ -83,6 +83,14 @@ describe('dispatcher: staff webhook operations', () => {
       status: 400,
       body: { code: 'VALIDATION_ERROR', errors: [{ field: 'cursor', code: 'INVALID_CURSOR' }] },
     });
+    // the right shape, but a day or an hour that does not exist: refused before PostgreSQL's cast
+    for (const at of ['2026-13-45 10:00:00.012+00', '2026-02-30 10:00:00+00', '2026-11-22 25:00:00+00']) {
+      const impossible = await search({ endpointIds: [a], cursor: Buffer.from(`${at}|${ofB}`).toString('base64url') });
+      expect(impossible).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', errors: [{ field: 'cursor', code: 'INVALID_CURSOR' }] },
+      });
+    }
     const none = await search({ endpointIds: [] });
     expect(none).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR' } });
   });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { DispatcherEventView, Page, WebhookEventSearch, WebhookEventStatus } from '@mm/contracts';
+import { type DispatcherEventView, type Page, type WebhookEventSearch, type WebhookEventStatus, isCalendarDate } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 
@@ -28,15 +28,21 @@ function badCursor(): AppException {
   });
 }
 
-/** timestamptz as PostgreSQL prints it (`2026-11-22 10:00:00.012345+00`) */
-const PG_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+/**
+ * timestamptz as PostgreSQL prints it (`2026-11-22 10:00:00.012345+00`), with hours, minutes and
+ * seconds in range; the day is checked by isCalendarDate. A month 13 or an hour 25 would otherwise
+ * reach the `::timestamptz` cast and fail there as a 500.
+ */
+const PG_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?[+-](0\d|1[0-5])(:[0-5]\d)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Opaque to callers: base64url of `<received_at text>|<id>` of the last row of the page. */
 function decodeCursor(raw: string | undefined): { at: string; id: string } | undefined {
   if (!raw) return undefined;
   const [at, id, extra] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
-  if (extra !== undefined || !PG_TIMESTAMPTZ.test(at ?? '') || !UUID.test(id ?? '')) throw badCursor();
+  if (extra !== undefined || !PG_TIMESTAMPTZ.test(at ?? '') || !isCalendarDate(at.slice(0, 10)) || !UUID.test(id ?? '')) {
+    throw badCursor();
+  }
   return { at, id };
 }
 
