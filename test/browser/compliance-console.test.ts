@@ -4,11 +4,10 @@ import { Client } from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { authApp } from '../../apps/auth/src/auth.app';
 import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
-import { orchestratorApp } from '../../apps/orchestrator/src/orchestrator.app';
-import { partnersApp } from '../../apps/partners/src/partners.app';
+import { bootPartnersAndGateway } from '../../apps/orchestrator/test/backoffice-webhooks-platform';
 import { ReconciliationSettings } from '../../apps/ledger-wallets/src/reconciliation/trust-accounts';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
-import { DeferredForwarder, E2E_ADMIN, orchestratorInternalUrl } from '../e2e/partners-support';
+import { DeferredForwarder, E2E_ADMIN } from '../e2e/partners-support';
 import { type RunningApp, boot } from '../support/boot';
 import { TEST_ADMIN_TOTP_SECRET, enrolmentCodeIn } from '../support/staff-sign-in';
 import { type TestDatabase, callerKey, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
@@ -98,26 +97,7 @@ class CompliancePlatform {
     // today, so the reconciliation's idea of now (and only it: payments and the database keep the
     // real time) is moved two days on, as apps/ledger-wallets/test/reconciliation.test.ts does.
     ledger.app.get(ReconciliationSettings).now = () => new Date(Date.now() + 2 * 86_400_000);
-    const partners = keep(
-      await boot(
-        partnersApp,
-        env('partners', { ORCHESTRATOR_URL: this.forwarder.url, WEBHOOK_DISPATCHER_URL: dispatcher.url, PARTNERS_SWEEP_INTERVAL_MS: '0' }),
-        { listen: true },
-      ),
-    );
-    this.gateway = keep(
-      await boot(
-        orchestratorApp,
-        env('orchestrator', {
-          AUTH_URL: auth.url,
-          PARTNERS_URL: partners.url,
-          LEDGER_URL: ledger.url,
-          WEBHOOK_DISPATCHER_URL: dispatcher.url,
-        }),
-        { listen: true },
-      ),
-    );
-    this.forwarder.target = orchestratorInternalUrl(this.gateway);
+    this.gateway = await bootPartnersAndGateway({ env, keep, forwarder: this.forwarder, auth, ledger, dispatcher });
     this.sql = new Client({ connectionString: this.db.adminUrl });
     await this.sql.connect();
   }

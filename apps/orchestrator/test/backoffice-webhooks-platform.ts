@@ -112,26 +112,7 @@ export class WebhookOpsPlatform {
         { listen: true },
       ),
     );
-    const partners = keep(
-      await boot(
-        partnersApp,
-        env('partners', { ORCHESTRATOR_URL: this.forwarder.url, WEBHOOK_DISPATCHER_URL: dispatcher.url, PARTNERS_SWEEP_INTERVAL_MS: '0' }),
-        { listen: true },
-      ),
-    );
-    this.gateway = keep(
-      await boot(
-        orchestratorApp,
-        env('orchestrator', {
-          AUTH_URL: auth.url,
-          PARTNERS_URL: partners.url,
-          LEDGER_URL: ledger.url,
-          WEBHOOK_DISPATCHER_URL: dispatcher.url,
-        }),
-        { listen: true },
-      ),
-    );
-    this.forwarder.target = orchestratorInternalUrl(this.gateway);
+    this.gateway = await bootPartnersAndGateway({ env, keep, forwarder: this.forwarder, auth, ledger, dispatcher });
     this.sql = new Client({ connectionString: this.db.adminUrl });
     await this.sql.connect();
     return this;
@@ -219,4 +200,40 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * Boots partners, then the orchestrator in front of the already running auth, ledger and dispatcher,
+ * and points the forwarder (partners' way back to the orchestrator) at it. Returns the orchestrator.
+ */
+export async function bootPartnersAndGateway(services: {
+  env: (service: Parameters<typeof serviceEnv>[0], extra?: Record<string, string>) => Record<string, string | undefined>;
+  keep: <A extends RunningApp>(a: A) => A;
+  forwarder: DeferredForwarder;
+  auth: RunningApp;
+  ledger: RunningApp;
+  dispatcher: RunningApp;
+}): Promise<RunningApp> {
+  const { env, keep, forwarder, auth, ledger, dispatcher } = services;
+  const partners = keep(
+    await boot(
+      partnersApp,
+      env('partners', { ORCHESTRATOR_URL: forwarder.url, WEBHOOK_DISPATCHER_URL: dispatcher.url, PARTNERS_SWEEP_INTERVAL_MS: '0' }),
+      { listen: true },
+    ),
+  );
+  const gateway = keep(
+    await boot(
+      orchestratorApp,
+      env('orchestrator', {
+        AUTH_URL: auth.url,
+        PARTNERS_URL: partners.url,
+        LEDGER_URL: ledger.url,
+        WEBHOOK_DISPATCHER_URL: dispatcher.url,
+      }),
+      { listen: true },
+    ),
+  );
+  forwarder.target = orchestratorInternalUrl(gateway);
+  return gateway;
 }
