@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+import { REDIS } from '@mm/platform';
 import { DevSmsSender } from '../src/notifications/dev-sms-sender';
 import { AuthHarness } from './support/auth-harness';
 
@@ -41,5 +43,23 @@ describe('auth: GET /auth/dev/sms shows one phone at a time', () => {
     expect(res.json<{ messages: Array<{ to: string; text: string }> }>().messages).toEqual([
       expect.objectContaining({ to: awa, text: '111111 is your code for Awa' }),
     ]);
+  });
+
+  it('is one box for every replica: a code sent by one auth process is read through another', async () => {
+    // A second replica: its own sender on its own Redis connection, under the same REDIS_PREFIX.
+    const connection = h.app.get<Redis>(REDIS).duplicate();
+    try {
+      if (connection.status !== 'ready') await new Promise((resolve) => connection.once('ready', resolve));
+      const other = new DevSmsSender(connection);
+      await other.send(awa, '333333 is your new code for Awa');
+      const res = await h.request('GET', `/auth/dev/sms?phone=${encodeURIComponent(awa)}`);
+      expect(res.json<{ messages: Array<{ text: string }> }>().messages.map((m) => m.text)).toEqual([
+        '333333 is your new code for Awa',
+        '111111 is your code for Awa',
+      ]);
+      expect((await other.list(jean)).map((m) => m.text)).toEqual(['222222 is your code for Jean']);
+    } finally {
+      connection.disconnect();
+    }
   });
 });

@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+import { REDIS } from '@mm/platform';
 import { DevSmsSender } from '../src/notifications/dev-sms-sender';
 import { OrchestratorHarness } from './pricing-harness';
 
@@ -37,5 +39,23 @@ describe('orchestrator: GET /api/dev/sms shows one phone at a time', () => {
     const res = await get(`/api/dev/sms?phone=${encodeURIComponent(jean)}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().messages).toEqual([expect.objectContaining({ to: jean, text: 'You received 5 000 XAF, Jean' })]);
+  });
+
+  it('is one box for every replica: a message sent by one orchestrator process is read through another', async () => {
+    // A second replica: its own sender on its own Redis connection, under the same REDIS_PREFIX.
+    const connection = h.running.app.get<Redis>(REDIS).duplicate();
+    try {
+      if (connection.status !== 'ready') await new Promise((resolve) => connection.once('ready', resolve));
+      const other = new DevSmsSender(connection);
+      await other.send(jean, 'Your PIN was changed, Jean');
+      const res = await get(`/api/dev/sms?phone=${encodeURIComponent(jean)}`);
+      expect(res.json<{ messages: Array<{ text: string }> }>().messages.map((m) => m.text)).toEqual([
+        'Your PIN was changed, Jean',
+        'You received 5 000 XAF, Jean',
+      ]);
+      expect((await other.list(awa)).map((m) => m.text)).toEqual(['Welcome Awa']);
+    } finally {
+      connection.disconnect();
+    }
   });
 });

@@ -25,3 +25,4 @@ export * from './validation.pipe';
 export * from './instant';
 export * from './english';
 export * from './totp';
+export * from './dev-sms-box';

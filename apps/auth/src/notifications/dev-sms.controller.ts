@@ -18,7 +18,7 @@ export class DevSmsController {
   constructor(private readonly outbox: DevSmsSender) {}
 
   @Get('sms')
-  list(@Query() query: DevSmsQuery): { messages: DevSms[] } {
-    return { messages: this.outbox.list(query.phone) };
+  async list(@Query() query: DevSmsQuery): Promise<{ messages: DevSms[] }> {
+    return { messages: await this.outbox.list(query.phone) };
   }
 }

@@ -1,33 +1,33 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { type DevSms, DevSmsBox, REDIS } from '@mm/platform';
 import { maskPhone } from '../common/validators';
 import { SmsSender } from './sms-sender';
 
-export interface DevSms {
-  to: string;
-  text: string;
-  at: string;
-}
-
-const KEEP = 200;
+export type { DevSms };
 
 /**
- * Development driver: nothing leaves the machine. The last messages stay in memory, readable at
- * `GET /api/dev/sms?phone=…`, one phone at a time (a route that does not exist in production); logs
- * never carry the text.
+ * Development driver: nothing leaves the machine. The last messages of each phone are kept in the
+ * service's Redis (DevSmsBox: every replica reads the same box), readable at `GET /api/dev/sms?phone=…`,
+ * one phone at a time (a route that does not exist in production); logs never carry the text.
  */
 @Injectable()
 export class DevSmsSender extends SmsSender {
   private readonly logger = new Logger(DevSmsSender.name);
-  private readonly messages: DevSms[] = [];
+  private readonly box: DevSmsBox;
+
+  constructor(@Inject(REDIS) redis: Redis) {
+    super();
+    this.box = new DevSmsBox(redis, 'orchestrator');
+  }
 
   async send(to: string, text: string): Promise<void> {
-    this.messages.push({ to, text, at: new Date().toISOString() });
-    if (this.messages.length > KEEP) this.messages.shift();
+    await this.box.keep(to, text);
     this.logger.log({ msg: 'dev SMS stored (not sent)', to: maskPhone(to), chars: text.length });
   }
 
   /** The messages of one phone, newest first: there is deliberately no way to read them all. */
-  list(to: string): DevSms[] {
-    return this.messages.filter((m) => m.to === to).reverse();
+  list(to: string): Promise<DevSms[]> {
+    return this.box.list(to);
   }
 }

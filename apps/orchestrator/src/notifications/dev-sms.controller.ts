@@ -20,7 +20,7 @@ export class DevSmsController {
 
   @Get('sms')
   @PublicRoute()
-  list(@Query() query: DevSmsQuery): { messages: DevSms[] } {
-    return { messages: this.outbox.list(query.phone) };
+  async list(@Query() query: DevSmsQuery): Promise<{ messages: DevSms[] }> {
+    return { messages: await this.outbox.list(query.phone) };
   }
 }
