@@ -70,12 +70,18 @@ async function api(method: string, path: string, options: { token?: string; body
 const phone = () => `+2376${randomInt(10_000_000, 99_999_999)}`;
 
 /**
- * Staff sign in with a second factor (docs/auth-limits.md "Staff sign-in"): the demo computes the
- * codes, and reads an enrolment's SMS code from the development SMS box (SMS_DRIVER=dev).
+ * Where the demo reads the SMS the platform sends: auth's development SMS box through the gateway
+ * (SMS_DRIVER=dev), or, when the platform sends real SMS (containers, SMS_DRIVER=http), the box of the
+ * provider it sends to, DEMO_SMS_BOX_URL (answering `GET <url>/dev/sms?phone=…` as auth's box does).
  */
-const staff = new StaffSignIn(async (path, body) => http(GATEWAY, 'POST', path, { body })).readSmsCodesWith(
-  devOutboxReader(async (path) => http(GATEWAY, 'GET', path)),
-);
+const SMS_BOX = process.env.DEMO_SMS_BOX_URL;
+const readSmsBox = (path: string) => (SMS_BOX ? http(SMS_BOX, 'GET', path.replace(/^\/api\/auth/, '')) : http(GATEWAY, 'GET', path));
+
+/**
+ * Staff sign in with a second factor (docs/auth-limits.md "Staff sign-in"): the demo computes the
+ * codes, and reads an enrolment's SMS code from the SMS box.
+ */
+const staff = new StaffSignIn(async (path, body) => http(GATEWAY, 'POST', path, { body })).readSmsCodesWith(devOutboxReader(readSmsBox));
 const adminTotpSecret =
   process.env.BOOTSTRAP_ADMIN_TOTP_SECRET ||
   (process.env.MM_SERVICE_KEY_SEED ? bootstrapAdminTotpSecret(process.env.MM_SERVICE_KEY_SEED) : '');
@@ -128,9 +134,11 @@ async function payment(initiator: Person, body: Record<string, unknown>, otpFor?
   const id = created.intentId;
   if (created.requiresOtp) {
     const sent = await api('POST', `/v1/intents/${id}/send-otp`, { token: initiator.token });
-    const sms = await api('GET', `/auth/dev/sms?phone=${encodeURIComponent(otpFor!.phone)}`);
-    const code = /\b(\d{6})\b/.exec(sms.messages[0]?.text ?? '')?.[1];
-    if (!code) throw new DemoError('no code in the development SMS box: is SMS_DRIVER=dev?');
+    const sms = (await readSmsBox(`/api/auth/dev/sms?phone=${encodeURIComponent(otpFor!.phone)}`)).body;
+    // a provider's box also holds the orchestrator's payment messages: the newest that starts with a code
+    const code = (sms?.messages as Array<{ text: string }> | undefined)?.map((m) => /^(\d{6})\b/.exec(m.text)?.[1]).find(Boolean);
+    if (!code)
+      throw new DemoError(`no code in the SMS box for ${otpFor!.phone}: is SMS_DRIVER=dev, or DEMO_SMS_BOX_URL the provider's box?`);
     say(`    otp sent  to ${sent.sentTo}; ${otpFor!.name} reads out ${code}`);
     await api('POST', `/v1/intents/${id}/verify-otp`, { token: initiator.token, body: { otpCode: code } });
   }
