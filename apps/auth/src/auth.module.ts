@@ -1,8 +1,10 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
-import { INTERNAL_CALLER_TABLE, PlatformModule } from '@mm/platform';
+import type { Redis } from 'ioredis';
+import { INTERNAL_CALLER_TABLE, PlatformModule, REDIS } from '@mm/platform';
 import { type AuthConfig, assertProductionSecrets } from './auth.config';
 import { BootstrapAdminService } from './bootstrap/bootstrap-admin.service';
 import { AuthSecrets } from './crypto/auth-secrets';
+import { resolveAuthSecrets } from './crypto/shared-dev-keys';
 import { PinHasher } from './crypto/pin-hasher.service';
 import { IdentityProvider } from './identity/identity-provider';
 import { LocalIdentityProvider } from './identity/local-identity-provider';
@@ -49,7 +51,8 @@ export class AuthModule {
     const devSms = config.SMS_DRIVER === 'dev';
     const providers: Provider[] = [
       { provide: INTERNAL_CALLER_TABLE, useValue: AUTH_INTERNAL_CALLERS },
-      { provide: AuthSecrets, useFactory: () => AuthSecrets.fromConfig(config) },
+      // Keys left unset outside production are shared by the replicas through Redis (shared-dev-keys.ts).
+      { provide: AuthSecrets, useFactory: (redis: Redis) => resolveAuthSecrets(config, redis), inject: [REDIS] },
       PinHasher,
       { provide: IdentityProvider, useClass: LocalIdentityProvider },
       LocalUserStore,
