@@ -6,7 +6,8 @@ import { publishedKeyProblem } from './crypto/auth-secrets';
 
 /**
  * Auth settings. Secrets (pepper, OTP key, signing key) have no default: development and test
- * fall back to a per-boot or clearly-marked development value with a warning, production refuses
+ * fall back to keys shared by the replicas through Redis or a clearly-marked development value with a
+ * warning (crypto/shared-dev-keys.ts), production refuses
  * to start without them (see `assertProductionSecrets`).
  */
 export class AuthConfig extends DatabaseConfig {
