@@ -22,13 +22,13 @@ export const REDIS_PREFIX = 'mmfault';
 const NOWHERE = 'http://127.0.0.1:9';
 
 /** The order services start in: each after those it calls at boot or first (auth's key set, the ledger). */
-const START_ORDER: ServiceName[] = ['auth', 'ledger-wallets', 'webhook-dispatcher', 'partners', 'orchestrator'];
+export const START_ORDER: ServiceName[] = ['auth', 'ledger-wallets', 'webhook-dispatcher', 'partners', 'orchestrator'];
 
-interface EnvContext {
+export interface EnvContext {
   signer: ConsentSigner;
   /** the started services' URLs (the orchestrator's public listener) */
   urls: Partial<Record<ServiceName, string>>;
-  /** the orchestrator's internal listener (`/api/internal/*`, where partners finds merchants) */
+  /** the orchestrator's internal listener (`/api/internal/*`, where partners finds merchants); with replicas, their comma-separated list */
   orchestratorInternalUrl: string;
   dedupRedisUrl?: string;
   webhookKey: string;
@@ -74,7 +74,8 @@ const SERVICE_ENV: Record<ServiceName, (c: EnvContext) => Record<string, string>
     PARTNERS_RATE_LIMIT_MAX: '1000000',
   }),
   orchestrator: (c) => ({
-    INTERNAL_PORT: new URL(c.orchestratorInternalUrl).port,
+    // with replicas each one is given its own INTERNAL_PORT on top (replica-platform.ts)
+    INTERNAL_PORT: new URL(c.orchestratorInternalUrl.split(',')[0]).port,
     AUTH_URL: url(c, 'auth'),
     LEDGER_URL: url(c, 'ledger-wallets'),
     PARTNERS_URL: url(c, 'partners'),
@@ -92,7 +93,7 @@ const SERVICE_ENV: Record<ServiceName, (c: EnvContext) => Record<string, string>
  * service presents its own key and recognises its callers' by digest (`serviceCredentialEnv`, as
  * `npm start` builds them), and a test presents the key of the caller it acts as (`keyOf`).
  */
-function environmentOf(
+export function environmentOf(
   name: ServiceName,
   infra: { pg: PrivatePostgres; redis: PrivateRedis },
   keys: ServiceKeys,

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { ServiceName } from '@mm/contracts';
 
 export const DIST = process.env.MM_TEST_DIST ?? join(__dirname, '..', '..', '..', 'dist');
@@ -14,6 +15,7 @@ export class ServiceProcess {
   private child?: ChildProcess;
   private exited?: Promise<void>;
   private logTail: string[] = [];
+  private readonly watchers: { marker: string; onLine: (line: string) => void }[] = [];
   /** how many times this service was killed with SIGKILL */
   kills = 0;
 
@@ -34,6 +36,14 @@ export class ServiceProcess {
   /** The last lines the service printed (JSON logs), for assertions and diagnosis. */
   logs(): string[] {
     return this.logTail;
+  }
+
+  /**
+   * Hands every whole stdout line containing `marker` to `onLine`, in this run and every later start:
+   * for counts over a whole case, which the bounded log tail cannot give.
+   */
+  watch(marker: string, onLine: (line: string) => void): void {
+    this.watchers.push({ marker, onLine });
   }
 
   /** Waits for `/health`; the bound is generous because a 2-core machine running other tests boots slowly. */
@@ -58,6 +68,11 @@ export class ServiceProcess {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
+    // Line by line (a chunk may end mid-line), and only when someone watches.
+    if (this.watchers.length > 0)
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        for (const w of this.watchers) if (line.includes(w.marker)) w.onLine(line);
+      });
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     const deadline = Date.now() + timeoutMs;
