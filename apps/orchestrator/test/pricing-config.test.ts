@@ -1,4 +1,6 @@
-import { ConfigVersionsService } from '../src/config-api/config-versions.service';
+import { DataSource } from 'typeorm';
+import { ConfigVersionsService, MAX_CACHED_VERSIONS } from '../src/config-api/config-versions.service';
+import { OrchestratorConfig } from '../src/orchestrator.config';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { LimitsDocumentDto } from '../src/limits/limits-document';
@@ -225,6 +227,37 @@ describe('versioned fee, limit and risk configuration', () => {
         `INSERT INTO orchestrator.config_versions (section, version, document, created_by, reason) VALUES ('risk', 99, '{}', 'x', 'skip')`,
       ),
     ).rejects.toThrow(/risk version must be/);
+  });
+
+  // Two instances of the service on the harness' pool are two replicas sharing one database.
+  const replica = () => new ConfigVersionsService(h.get(DataSource), h.get(OrchestratorConfig));
+
+  it('a change appended through one replica is the version in force at another at its next read', async () => {
+    const [a, b] = [replica(), replica()];
+    const before = await a.active('risk');
+    expect((await b.active('risk')).version).toBe(before.version);
+    const created = await b.append('risk', {
+      baseVersion: before.version,
+      document: before.document,
+      createdBy: 'test',
+      reason: 'replicas',
+    });
+    expect((await a.active('risk')).version).toBe(created.version);
+  });
+
+  it('keeps at most MAX_CACHED_VERSIONS versions in memory, however long the history read', async () => {
+    const service = replica();
+    const { version: from } = await service.active('risk');
+    await h.sql.query(
+      `DO $$ BEGIN FOR i IN ${from + 1}..${from + MAX_CACHED_VERSIONS + 6} LOOP
+         INSERT INTO orchestrator.config_versions (section, version, document, created_by, reason)
+           SELECT 'risk', i, document, 'test', 'cache bound' FROM orchestrator.config_versions WHERE section = 'risk' AND version = 1;
+       END LOOP; END $$`,
+    );
+    for (let v = 1; v <= from + MAX_CACHED_VERSIONS + 6; v++) expect((await service.get('risk', v)).version).toBe(v);
+    expect(service.cachedVersions).toBe(MAX_CACHED_VERSIONS);
+    // An evicted version is read again, whole.
+    expect((await service.get('risk', 1)).createdBy).toBe('system:migration');
   });
 });
 

@@ -28,13 +28,22 @@ export interface ConfigChange<S extends ConfigSection> {
 const COLUMNS = 'section, version, document, created_by, reason, created_at';
 
 /**
+ * Versions kept in memory at most (least recently read dropped first): the ones in force and those
+ * staff look at. Without a bound, reading a long history would keep every version ever approved.
+ */
+export const MAX_CACHED_VERSIONS = 64;
+
+/**
  * The versioned configuration store. A change appends version N+1 of a section (a database trigger
  * forbids updating or deleting a version and skipping a number); the active version is the
- * highest. Versions never change, so each one is cached in memory once read.
+ * highest. Versions never change, so each one is cached in memory once read (never stale; bounded by
+ * MAX_CACHED_VERSIONS); which version is in force is read from the database on every call, so a
+ * change approved through one replica applies on every replica at its next read.
  */
 @Injectable()
 export class ConfigVersionsService {
   private readonly logger = new Logger(ConfigVersionsService.name);
+  /** least recently read first (a hit moves its entry to the end) */
   private readonly cache = new Map<string, ConfigVersion>();
 
   constructor(
@@ -56,7 +65,11 @@ export class ConfigVersionsService {
   async get<S extends ConfigSection>(section: S, version: number): Promise<ConfigVersion<S>> {
     const key = `${section}/${version}`;
     const cached = this.cache.get(key);
-    if (cached) return cached as ConfigVersion<S>;
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached as ConfigVersion<S>;
+    }
     const [row] = await queryRows<VersionRow>(
       this.db,
       `SELECT ${COLUMNS} FROM orchestrator.config_versions WHERE section = $1 AND version = $2`,
@@ -64,8 +77,14 @@ export class ConfigVersionsService {
     );
     if (!row) throw new AppException('CONFIG_VERSION_NOT_FOUND', `No version ${version} of the ${section} configuration`);
     const found = toVersion<S>(row);
+    if (this.cache.size >= MAX_CACHED_VERSIONS) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, found);
     return found;
+  }
+
+  /** How many versions this instance holds in memory (at most MAX_CACHED_VERSIONS). */
+  get cachedVersions(): number {
+    return this.cache.size;
   }
 
   /** Newest first, without the documents; `before` pages backwards. */
