@@ -20,6 +20,8 @@ export * from './api-errors';
 export * from './service-credentials';
 export * from './with-timeout';
 export * from './periodic-job';
+export * from './job-lease';
+export * from './job-lease.postgres';
 export * from './storable-text.pipe';
 export * from './validation.pipe';
 export * from './instant';

@@ -1,20 +1,36 @@
+import { Logger, type LoggerService } from '@nestjs/common';
+import { ALWAYS_LEADER, type JobLease } from './job-lease';
 import { PeriodicJob } from './periodic-job';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The `periodic job run` lines, by the fields the fault suite counts. */
+const runLines: Array<{ level: string; job: string; slot: number; everyMs: number }> = [];
+const capture = (level: string) => (message: unknown, text?: unknown) => {
+  if (text === 'periodic job run') runLines.push({ level, ...(message as { job: string; slot: number; everyMs: number }) });
+};
+const quiet: LoggerService = { log: capture('info'), debug: capture('debug'), error: () => undefined, warn: () => undefined };
+Logger.overrideLogger(quiet);
+
 describe('PeriodicJob', () => {
+  beforeEach(() => (runLines.length = 0));
+
   it('ticks, never runs twice at once, and runNow joins the run in progress', async () => {
     let active = 0;
     let most = 0;
     let runs = 0;
-    const job = new PeriodicJob(async () => {
-      active++;
-      most = Math.max(most, active);
-      await sleep(30);
-      active--;
-      return ++runs;
-    }, fail);
-    job.start(5);
+    const job = new PeriodicJob(
+      'test.overlap',
+      async () => {
+        active++;
+        most = Math.max(most, active);
+        await sleep(30);
+        active--;
+        return ++runs;
+      },
+      fail,
+    );
+    job.start(5, ALWAYS_LEADER);
     await sleep(100);
     const [a, b] = [job.runNow(), job.runNow()];
     expect(a).toBe(b);
@@ -31,6 +47,7 @@ describe('PeriodicJob', () => {
     let calls = 0;
     let finished = false;
     const job = new PeriodicJob(
+      'test.errors',
       async () => {
         calls++;
         if (calls === 1) throw new Error('boom');
@@ -39,7 +56,7 @@ describe('PeriodicJob', () => {
       },
       (e) => errors.push(e),
     );
-    job.start(5);
+    job.start(5, ALWAYS_LEADER);
     while (calls < 2) await sleep(2);
     await job.stop();
     expect(finished).toBe(true);
@@ -47,19 +64,83 @@ describe('PeriodicJob', () => {
   });
 
   it('refuses an interval Node would turn into a 1 ms loop', async () => {
-    const job = new PeriodicJob(async () => 1, fail);
-    expect(() => job.start(2 ** 31)).toThrow(/at most 2147483647/);
+    const job = new PeriodicJob('test.huge', async () => 1, fail);
+    expect(() => job.start(2 ** 31, ALWAYS_LEADER)).toThrow(/at most 2147483647/);
     await job.stop();
   });
 
   it('everyMs 0 leaves it off; runNow still runs it', async () => {
     let runs = 0;
-    const job = new PeriodicJob(async () => ++runs, fail);
-    job.start(0);
+    const job = new PeriodicJob('test.off', async () => ++runs, fail);
+    job.start(0, ALWAYS_LEADER);
     await sleep(20);
     expect(runs).toBe(0);
     expect(await job.runNow()).toBe(1);
     await job.stop();
+  });
+
+  it('runs at wall-clock slot boundaries, each slot once, and logs each run with its slot', async () => {
+    const everyMs = 40;
+    const starts: number[] = [];
+    const job = new PeriodicJob('test.slots', async () => void starts.push(Date.now()), fail);
+    job.start(everyMs, ALWAYS_LEADER);
+    await sleep(260);
+    await job.stop();
+    const slots = starts.map((t) => Math.floor(t / everyMs));
+    expect(starts.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(slots).size).toBe(slots.length);
+    // each run starts just after its boundary, never before it
+    for (const t of starts) expect(t % everyMs).toBeLessThan(everyMs / 2);
+    expect(runLines.map((l) => l.slot)).toEqual(slots);
+    expect(runLines.every((l) => l.job === 'test.slots' && l.everyMs === everyMs && l.level === 'debug')).toBe(true);
+  });
+
+  it('a lease taken during a slot, even at its boundary, runs from the next boundary on; no lease, no run; stop gives it back', async () => {
+    const everyMs = 40;
+    const asked: string[] = [];
+    /** the lease is free from this time on; the first ask after it takes it */
+    let freeFrom = Infinity;
+    let since: number | null = null;
+    let released = 0;
+    let counted = 0;
+    const lease: JobLease = {
+      hold: (job) => {
+        asked.push(job);
+        if (since === null && Date.now() >= freeFrom) since = Date.now();
+        return Promise.resolve(since);
+      },
+      release: () => Promise.resolve(void released++),
+      ran: () => void counted++,
+    };
+    const starts: number[] = [];
+    const job = new PeriodicJob('test.lease', async () => void starts.push(Date.now()), fail);
+    job.start(everyMs, lease);
+    await sleep(3 * everyMs);
+    expect(starts).toEqual([]); // another replica leads
+    expect(asked.length).toBeGreaterThan(3); // a follower asks several times per slot
+    expect(new Set(asked)).toEqual(new Set(['test.lease']));
+
+    // freed 1 ms before a boundary: most likely taken by the ask at that boundary, which must not run it
+    freeFrom = (Math.floor(Date.now() / everyMs) + 2) * everyMs - 1;
+    await sleep(5 * everyMs);
+    await job.stop();
+    expect(since).not.toBeNull();
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+    expect(Math.min(...starts.map((t) => Math.floor(t / everyMs)))).toBe(Math.floor(since! / everyMs) + 1);
+    expect(counted).toBe(starts.length);
+    expect(released).toBe(1);
+  });
+
+  it('a daily job runs in the slot that starts at its time of day', async () => {
+    const job = new PeriodicJob('test.daily', async () => 1, fail);
+    const day = 86_400_000;
+    // slots start at 02:00 UTC: started at 01:59:59.9 the boundary is 100 ms away
+    const now = Date.now();
+    const offsetMs = (now % day) + 100;
+    job.start(day, ALWAYS_LEADER, { offsetMs });
+    await sleep(250);
+    await job.stop();
+    expect(runLines).toEqual([{ level: 'info', job: 'test.daily', slot: Math.floor((now + 100 - offsetMs) / day), everyMs: day }]);
   });
 });
 

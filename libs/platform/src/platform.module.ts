@@ -4,6 +4,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import { type BaseConfig, CONFIG, type DatabaseConfig } from './config';
 import { EXTRA_HEALTH_CHECKS, HEALTH_HAS_DATABASE, PlatformHealthService } from './health';
+import { JOB_LEASE } from './job-lease';
+import { PostgresJobLease } from './job-lease.postgres';
 import { MetricsService } from './metrics';
 import { REDIS, createRedis } from './redis';
 import { ServiceKeyGuard } from './service-key.guard';
@@ -56,6 +58,12 @@ export class PlatformModule {
     }
     if (options.database) {
       const db = config as DatabaseConfig;
+      // Who runs each periodic job among the replicas: one lease connection per process.
+      providers.push({
+        provide: JOB_LEASE,
+        inject: [MetricsService],
+        useFactory: (metrics: MetricsService) => new PostgresJobLease({ service: options.service, databaseUrl: db.DATABASE_URL, metrics }),
+      });
       imports.push(
         TypeOrmModule.forRoot({
           type: 'postgres',
@@ -83,6 +91,7 @@ export class PlatformModule {
         PlatformHealthService,
         ServiceKeyGuard,
         ...(options.redis ? [REDIS] : []),
+        ...(options.database ? [JOB_LEASE] : []),
         ...imports,
       ],
     };

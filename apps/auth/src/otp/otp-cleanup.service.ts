@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PeriodicJob, queryRows } from '@mm/platform';
+import { PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
 
 /** Rows deleted by one statement, and statements per table and run: a run deletes at most 20 000 rows of each. */
@@ -27,6 +27,7 @@ const BATCHES_PER_RUN = 20;
 export class AuthCleanup implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AuthCleanup.name);
   private readonly job = new PeriodicJob(
+    'auth.cleanup',
     () => this.run(),
     (error) => this.logger.error({ msg: 'auth clean-up failed', err: error }),
   );
@@ -34,10 +35,11 @@ export class AuthCleanup implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly db: DataSource,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.OTP_CLEANUP_INTERVAL_MS);
+    this.job.start(this.config.OTP_CLEANUP_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

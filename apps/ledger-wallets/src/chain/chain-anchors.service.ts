@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import type { ErrorCode } from '@mm/errors';
-import { MetricsService, PeriodicJob, currentContext } from '@mm/platform';
+import { MetricsService, PeriodicJob, currentContext, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
 import { ComplianceChannel } from '../integrity/compliance-channel.service';
@@ -71,6 +71,7 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
   /** the break last sent to the compliance channel: a forgery still there at the next pass is logged and counted, not sent again */
   private lastAlerted: string | null = null;
   private readonly job = new PeriodicJob<AnchorOutcome>(
+    'ledger.chain-anchors',
     () => this.anchor(),
     (error: unknown) => this.logger.error({ err: error }, 'ledger chain anchoring failed; next tick'),
   );
@@ -80,6 +81,7 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly config: LedgerWalletsConfig,
     private readonly channel: ComplianceChannel,
     metrics: MetricsService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     if (!config.LEDGER_CHAIN_ANCHOR_KEY)
       this.logger.warn('LEDGER_CHAIN_ANCHOR_KEY is not set: using the development key (never in production)');
@@ -95,7 +97,7 @@ export class ChainAnchors implements OnApplicationBootstrap, OnApplicationShutdo
 
   onApplicationBootstrap(): void {
     if (this.config.LEDGER_OUTBOX_POLL_MS <= 0) return;
-    this.job.start(this.config.LEDGER_CHAIN_ANCHOR_INTERVAL_MS);
+    this.job.start(this.config.LEDGER_CHAIN_ANCHOR_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

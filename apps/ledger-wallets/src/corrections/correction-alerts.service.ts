@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob, currentContext } from '@mm/platform';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicJob, currentContext, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { ComplianceChannel } from '../integrity/compliance-channel.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
@@ -20,6 +20,7 @@ const RETRY_EVERY_MS = 60_000;
 export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(CorrectionAlerts.name);
   private readonly job = new PeriodicJob(
+    'ledger.correction-alerts',
     () => this.retryPending(),
     (error) => this.logger.warn({ err: error }, 'correction alert retry failed'),
   );
@@ -29,11 +30,12 @@ export class CorrectionAlerts implements OnApplicationBootstrap, OnApplicationSh
     private readonly config: LedgerWalletsConfig,
     private readonly settings: CorrectionsSettings,
     private readonly channel: ComplianceChannel,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
     if (this.config.LEDGER_OUTBOX_POLL_MS <= 0 || !this.settings.alertUrl) return;
-    this.job.start(RETRY_EVERY_MS);
+    this.job.start(RETRY_EVERY_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

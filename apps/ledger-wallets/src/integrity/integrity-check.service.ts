@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
-import { MetricsService, PeriodicJob, currentContext } from '@mm/platform';
+import { MetricsService, PeriodicJob, currentContext, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import type { LedgerChainIntegrityView } from '@mm/contracts';
 import type { AuditRequester } from '../audit/auditors';
 import { ChainVerifier } from '../chain/chain-verifier.service';
@@ -104,6 +104,7 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
   private readonly logger = new Logger(IntegrityCheckService.name);
   private readonly gapGauge: Gauge;
   private readonly resender = new PeriodicJob(
+    'ledger.integrity-alert-resend',
     () => this.resendPass(),
     (error) => this.logger.warn({ err: error }, 'integrity alert re-send failed'),
   );
@@ -114,13 +115,14 @@ export class IntegrityCheckService implements OnApplicationBootstrap, OnApplicat
     private readonly channel: ComplianceChannel,
     metrics: MetricsService,
     private readonly chain: ChainVerifier,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     this.gapGauge = metrics.gauge('ledger_integrity_gap_count', 'Gaps found by the last ledger integrity check (accounts + currencies)');
   }
 
   onApplicationBootstrap(): void {
     if (this.config.LEDGER_OUTBOX_POLL_MS <= 0 || !this.config.LEDGER_INTEGRITY_ALERT_URL) return;
-    this.resender.start(ALERT_RESEND_EVERY_MS);
+    this.resender.start(ALERT_RESEND_EVERY_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,47 +1,38 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { requestContext } from '@mm/platform';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ALWAYS_LEADER, JOB_LEASE, type JobLease, PeriodicJob, requestContext } from '@mm/platform';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
-import { msUntilNextDailyRun } from './daily-schedule';
 import { IntegrityCheckService } from './integrity-check.service';
 
-/** Runs the integrity check every day at LEDGER_INTEGRITY_TIME_UTC (02:00 by default). */
+const DAY_MS = 86_400_000;
+
+/**
+ * Runs the integrity check every day at LEDGER_INTEGRITY_TIME_UTC (02:00 by default), on the one
+ * replica that leads `ledger.integrity-check`: a daily slot that starts at that time.
+ */
 @Injectable()
 export class IntegrityScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(IntegrityScheduler.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
-  private stopped = false;
+  private readonly job = new PeriodicJob(
+    'ledger.integrity-check',
+    // Its own ids, so every log line of the run carries the check's correlation id.
+    () => requestContext.run({ requestId: randomUUID(), correlationId: randomUUID() }, () => this.checks.run()),
+    (error: unknown) => this.logger.error({ err: error }, 'scheduled integrity check failed'),
+  );
 
   constructor(
     private readonly checks: IntegrityCheckService,
     private readonly config: LedgerWalletsConfig,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.LEDGER_INTEGRITY_SCHEDULE_ENABLED) this.schedule();
+    if (!this.config.LEDGER_INTEGRITY_SCHEDULE_ENABLED) return;
+    const [hh, mm] = this.config.LEDGER_INTEGRITY_TIME_UTC.split(':').map(Number);
+    this.job.start(DAY_MS, this.leases, { offsetMs: (hh * 60 + mm) * 60_000 });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    const wait = msUntilNextDailyRun(this.config.LEDGER_INTEGRITY_TIME_UTC);
-    this.timer = setTimeout(() => {
-      // Its own ids, so every log line of the run carries the check's correlation id.
-      const ids = { requestId: randomUUID(), correlationId: randomUUID() };
-      this.running = requestContext
-        .run(ids, () => this.checks.run())
-        .catch((error: unknown) => this.logger.error({ err: error }, 'scheduled integrity check failed'))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, wait);
-    this.timer.unref();
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 }

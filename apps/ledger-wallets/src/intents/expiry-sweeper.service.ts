@@ -1,6 +1,6 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppException } from '@mm/errors';
-import { PeriodicJob } from '@mm/platform';
+import { PeriodicJob, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
@@ -15,6 +15,7 @@ import { IntentTransitionService } from './intent-transition.service';
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExpirySweeper.name);
   private readonly job = new PeriodicJob(
+    'ledger.expiry-sweep',
     () => this.sweep(),
     (error) => this.logger.error({ err: error }, 'expiry sweep failed'),
   );
@@ -24,10 +25,11 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     private readonly transitions: IntentTransitionService,
     private readonly idempotency: IdempotencyService,
     private readonly config: LedgerWalletsConfig,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.LEDGER_EXPIRY_SWEEP_INTERVAL_MS);
+    this.job.start(this.config.LEDGER_EXPIRY_SWEEP_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

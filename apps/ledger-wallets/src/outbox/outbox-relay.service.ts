@@ -1,8 +1,8 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Counter } from 'prom-client';
 import { LEDGER_EVENT_BATCH_JOB, QUEUES } from '@mm/contracts';
-import { MetricsService, PeriodicJob, withTimeout } from '@mm/platform';
+import { MetricsService, PeriodicJob, withTimeout, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { MonitoringPublisher } from './monitoring-publisher';
@@ -38,6 +38,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly singleJobOptions = jobOptions(1);
   // A failed poll is logged and answers 0 here, so the job itself never fails.
   private readonly job = new PeriodicJob(
+    'ledger.outbox-relay',
     () =>
       this.publishPending().catch((error: unknown) => {
         this.logger.warn({ err: error }, 'outbox relay poll failed; rows stay pending');
@@ -46,6 +47,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     () => undefined,
   );
   private readonly monitoringJob = new PeriodicJob(
+    'ledger.monitoring-relay',
     () =>
       this.monitoring.publishPending().catch((error: unknown) => {
         this.logger.warn({ err: error }, 'monitoring-events poll failed; rows stay pending for monitoring (partners are not held)');
@@ -60,6 +62,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly db: LedgerDb,
     private readonly config: LedgerWalletsConfig,
     metrics: MetricsService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     this.batchJobOptions = jobOptions(config.LEDGER_OUTBOX_BATCH_SIZE);
     this.monitoring = new MonitoringPublisher(db, config, metrics);
@@ -72,8 +75,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   onApplicationBootstrap(): void {
     if (this.config.LEDGER_OUTBOX_POLL_MS <= 0) return;
-    this.job.start(this.config.LEDGER_OUTBOX_POLL_MS);
-    this.monitoringJob.start(this.config.LEDGER_MONITORING_POLL_MS);
+    this.job.start(this.config.LEDGER_OUTBOX_POLL_MS, this.leases);
+    this.monitoringJob.start(this.config.LEDGER_MONITORING_POLL_MS, this.leases);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '@mm/platform';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicJob, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { ApprovalRequestsStore } from './approval-requests.store';
 import { ApprovalsService } from './approvals.service';
@@ -29,6 +29,7 @@ export interface SweepOutcome {
 export class ApprovalSweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ApprovalSweep.name);
   private readonly job = new PeriodicJob<SweepOutcome>(
+    'orchestrator.approval-sweep',
     () => this.pass(),
     (error: unknown) => this.logger.error({ msg: 'approval sweep failed; next tick', err: error }),
   );
@@ -37,10 +38,11 @@ export class ApprovalSweep implements OnApplicationBootstrap, OnApplicationShutd
     private readonly config: OrchestratorConfig,
     private readonly store: ApprovalRequestsStore,
     private readonly approvals: ApprovalsService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.APPROVAL_SWEEP_INTERVAL_MS);
+    this.job.start(this.config.APPROVAL_SWEEP_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

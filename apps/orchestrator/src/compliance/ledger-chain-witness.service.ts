@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type {
@@ -8,7 +8,7 @@ import type {
   LedgerChainVerificationView,
 } from '@mm/contracts';
 import type { ErrorCode } from '@mm/errors';
-import { MetricsService, PeriodicJob, queryRows } from '@mm/platform';
+import { MetricsService, PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
 
@@ -62,6 +62,7 @@ export class LedgerChainWitness implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger(LedgerChainWitness.name);
   private readonly rollbacks: Counter;
   private readonly job = new PeriodicJob<WitnessOutcome>(
+    'orchestrator.ledger-chain-witness',
     () => this.pass(),
     (error: unknown) => this.logger.error({ err: error }, 'ledger chain witness pass failed; next tick'),
   );
@@ -71,6 +72,7 @@ export class LedgerChainWitness implements OnApplicationBootstrap, OnApplication
     private readonly ledger: ComplianceLedgerClient,
     private readonly config: OrchestratorConfig,
     metrics: MetricsService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     this.rollbacks = metrics.counter(
       'ledger_chain_witness_rollbacks_total',
@@ -79,7 +81,7 @@ export class LedgerChainWitness implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.LEDGER_CHAIN_WITNESS_INTERVAL_MS);
+    this.job.start(this.config.LEDGER_CHAIN_WITNESS_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

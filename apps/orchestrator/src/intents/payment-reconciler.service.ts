@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '@mm/platform';
+import { PeriodicJob, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { LedgerClient } from '../ledger-client/ledger.client';
 import { TERMINAL_STATUSES } from '../ledger-client/ledger.types';
@@ -23,6 +23,7 @@ export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationS
   private readonly quietMs: number;
   // The interval's passes ignore their errors: each intent's failure is logged where it happens.
   private readonly job = new PeriodicJob<number, number>(
+    'orchestrator.payment-reconciler',
     (quietMs = this.quietMs) => this.pass(quietMs),
     () => undefined,
   );
@@ -33,12 +34,13 @@ export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationS
     private readonly ledger: LedgerClient,
     private readonly limits: LimitsService,
     @Inject(IntentConfirmService) private readonly confirms: IntentConfirmService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     this.quietMs = config.LEDGER_TIMEOUT_MS * config.LEDGER_RETRY_ATTEMPTS + 5_000;
   }
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.PAYMENTS_RECONCILE_INTERVAL_MS);
+    this.job.start(this.config.PAYMENTS_RECONCILE_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CONFIG, queryRows, requestContext } from '@mm/platform';
+import { ALWAYS_LEADER, CONFIG, JOB_LEASE, type JobLease, PeriodicJob, queryRows, requestContext } from '@mm/platform';
 import { randomUUID } from 'node:crypto';
 import { maskPhone } from '../common/validators';
 import type { OrchestratorConfig } from '../orchestrator.config';
@@ -18,7 +18,8 @@ const BATCH = 20;
 const BASE_BACKOFF_SEC = 5;
 
 /**
- * Sends pending outbox rows: claims a batch with SKIP LOCKED (several instances share the work),
+ * Sends pending outbox rows every SMS_RELAY_POLL_MS on the replica leading `orchestrator.sms-relay`
+ * (`relayOnce` may run anywhere: rows are claimed with SKIP LOCKED, so passes never share a row),
  * sends each, marks it sent, or schedules a retry with doubling backoff until SMS_MAX_ATTEMPTS,
  * then marks it failed. At-least-once: a crash after the provider accepted and before the row was
  * marked sends that message again.
@@ -26,35 +27,25 @@ const BASE_BACKOFF_SEC = 5;
 @Injectable()
 export class SmsRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SmsRelay.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly job = new PeriodicJob(
+    'orchestrator.sms-relay',
+    () => this.relayOnce(),
+    (error: unknown) => this.logger.error({ msg: 'SMS relay pass failed', err: error }),
+  );
 
   constructor(
     @Inject(CONFIG) private readonly config: OrchestratorConfig,
     private readonly db: DataSource,
     private readonly sender: SmsSender,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.SMS_RELAY_POLL_MS > 0) this.schedule();
+    this.job.start(this.config.SMS_RELAY_POLL_MS, this.leases);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.relayOnce()
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.error({ msg: 'SMS relay pass failed', err: error }))
-        .finally(() => this.schedule());
-    }, this.config.SMS_RELAY_POLL_MS);
-    this.timer.unref();
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CONFIG, requestContext } from '@mm/platform';
+import { ALWAYS_LEADER, CONFIG, JOB_LEASE, type JobLease, PeriodicJob, requestContext } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import { SagaLog } from '../workflows/saga-log.service';
 import { SagaRunner, toSagaError } from '../workflows/saga-runner.service';
@@ -13,7 +13,8 @@ const INTERRUPTED = new AppException('SERVICE_UNAVAILABLE', 'The registration wa
 
 /**
  * Finishes or undoes the registration runs a dead process left behind (status running or
- * compensating, log quiet for SAGA_RECOVERY_STALE_MS), once at start and then periodically:
+ * compensating, log quiet for SAGA_RECOVERY_STALE_MS), once at start and then every
+ * SAGA_RECOVERY_INTERVAL_MS on the replica leading `orchestrator.registration-recovery`:
  * - the identity-provider user exists (step done): the remaining steps are run forward (each is
  *   idempotent and none needs the PIN); if one fails, the run is compensated as usual;
  * - otherwise (the PIN is gone with the request, step 1 cannot be replayed): every step that may
@@ -24,7 +25,11 @@ const INTERRUPTED = new AppException('SERVICE_UNAVAILABLE', 'The registration wa
 @Injectable()
 export class RegistrationRecovery implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RegistrationRecovery.name);
-  private timer?: NodeJS.Timeout;
+  private readonly job = new PeriodicJob(
+    'orchestrator.registration-recovery',
+    () => this.recoverAll(),
+    () => undefined,
+  );
   private pass?: Promise<number>;
   private stopped = false;
 
@@ -33,31 +38,24 @@ export class RegistrationRecovery implements OnApplicationBootstrap, OnApplicati
     private readonly log: SagaLog,
     private readonly runner: SagaRunner,
     private readonly steps: RegistrationSteps,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
     // Not awaited: a slow upstream must not hold the app's start; the pass runs in the background.
-    this.pass = this.recoverAll();
-    if (this.config.SAGA_RECOVERY_INTERVAL_MS > 0) this.schedule();
+    // On every replica that starts: a run is claimed by one UPDATE ... SKIP LOCKED, so passes never share one.
+    this.pass = this.job.runNow();
+    this.job.start(this.config.SAGA_RECOVERY_INTERVAL_MS, this.leases);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.pass?.catch(() => undefined);
+    await this.job.stop();
   }
 
   /** The pass started at boot (tests wait for it). */
   startupPass(): Promise<number> {
     return this.pass ?? Promise.resolve(0);
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => {
-      if (this.stopped) return;
-      this.pass = this.recoverAll().finally(() => this.schedule());
-    }, this.config.SAGA_RECOVERY_INTERVAL_MS);
-    this.timer.unref();
   }
 
   /** One pass: answers how many runs it took over. Never throws. */

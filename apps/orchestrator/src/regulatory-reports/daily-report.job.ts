@@ -1,6 +1,6 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { addCalendarDays, businessDayOf } from '@mm/contracts';
-import { PeriodicJob } from '@mm/platform';
+import { PeriodicJob, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { ReportClock } from './report-clock';
 import { daysEndingOn } from './report-day';
@@ -23,6 +23,7 @@ import { RegulatoryReportsService, SYSTEM_ACTOR } from './regulatory-reports.ser
 export class DailyReportJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DailyReportJob.name);
   private readonly job = new PeriodicJob<string[]>(
+    'orchestrator.regulatory-daily-report',
     () => this.pass(),
     (error: unknown) =>
       this.logger.error(
@@ -36,10 +37,11 @@ export class DailyReportJob implements OnApplicationBootstrap, OnApplicationShut
     private readonly store: RegulatoryReportsStore,
     private readonly clock: ReportClock,
     private readonly config: OrchestratorConfig,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.REGULATORY_DAILY_REPORT_INTERVAL_MS);
+    this.job.start(this.config.REGULATORY_DAILY_REPORT_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,6 +1,6 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { MetricsService, PeriodicJob } from '@mm/platform';
+import { MetricsService, PeriodicJob, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { ComplianceChannel } from './compliance-channel';
 import { ReportClock } from './report-clock';
@@ -60,6 +60,7 @@ export class ReportDeadlines implements OnApplicationBootstrap, OnApplicationShu
   private readonly alerts: Counter<'deadline'>;
   private readonly filingAlerts: Counter<'deadline'>;
   private readonly job = new PeriodicJob<DeadlineAlert[] | null>(
+    'orchestrator.regulatory-report-deadlines',
     () => this.pass(),
     (error: unknown) => this.logger.error({ msg: 'regulatory report deadline check failed; next tick', err: error }),
   );
@@ -70,6 +71,7 @@ export class ReportDeadlines implements OnApplicationBootstrap, OnApplicationShu
     private readonly config: OrchestratorConfig,
     private readonly channel: ComplianceChannel,
     metrics: MetricsService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     this.alerts = metrics.counter(
       'regulatory_report_confirmation_alerts_total',
@@ -84,7 +86,7 @@ export class ReportDeadlines implements OnApplicationBootstrap, OnApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.REGULATORY_DEADLINE_CHECK_INTERVAL_MS);
+    this.job.start(this.config.REGULATORY_DEADLINE_CHECK_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,7 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PeriodicJob, queryRows } from '@mm/platform';
+import { PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import type { AuditAnchorView, AuditChainCheckView, ChainProblem } from './staff-audit.views';
 
@@ -57,6 +57,7 @@ export class StaffAuditAnchors implements OnApplicationBootstrap, OnApplicationS
   private readonly logger = new Logger(StaffAuditAnchors.name);
   private readonly key: Buffer;
   private readonly job = new PeriodicJob<AuditChainCheckView | null>(
+    'orchestrator.staff-audit-anchors',
     () => this.pass(),
     (error: unknown) => this.logger.error({ msg: 'staff audit anchoring failed; next tick', err: error }),
   );
@@ -64,6 +65,7 @@ export class StaffAuditAnchors implements OnApplicationBootstrap, OnApplicationS
   constructor(
     private readonly db: DataSource,
     private readonly config: OrchestratorConfig,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     if (!config.STAFF_AUDIT_ANCHOR_KEY) {
       this.logger.warn('STAFF_AUDIT_ANCHOR_KEY is not set: using the development key (refused in production)');
@@ -72,7 +74,7 @@ export class StaffAuditAnchors implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.STAFF_AUDIT_ANCHOR_INTERVAL_MS);
+    this.job.start(this.config.STAFF_AUDIT_ANCHOR_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,8 +1,8 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, webhookJobOptions } from '@mm/contracts';
-import { MetricsService, bullOptions, queryRows, withTimeout } from '@mm/platform';
+import { ALWAYS_LEADER, JOB_LEASE, type JobLease, MetricsService, PeriodicJob, bullOptions, queryRows, withTimeout } from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 import { toEnvelope } from './events.service';
 
@@ -26,14 +26,19 @@ const PUBLISH_TIMEOUT_MS = 2_000;
  * lost between our commit and the dispatcher. Rows are claimed with SKIP LOCKED, so several replicas
  * share the work without sending one event twice at the same moment.
  *
- * Besides the poll, `kick()` right after a commit starts a pass at once, which keeps the ledger
- * commit → webhook latency in the low hundreds of milliseconds.
+ * The poll (every PARTNERS_OUTBOX_POLL_MS) runs on the replica leading `partners.event-relay`;
+ * besides it, `kick()` right after a commit starts a pass at once on the replica that committed,
+ * which keeps the ledger commit → webhook latency in the low hundreds of milliseconds.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(EventRelay.name);
   private queue?: Queue;
-  private timer?: NodeJS.Timeout;
+  private readonly job = new PeriodicJob(
+    'partners.event-relay',
+    () => this.tick(),
+    () => undefined,
+  );
   private running?: Promise<number>;
   private again = false;
   private readonly published;
@@ -43,19 +48,18 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly db: DataSource,
     private readonly config: PartnersConfig,
     metrics: MetricsService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {
     this.published = metrics.counter('partners_events_dispatched_total', 'Events handed to the webhook queue');
     this.failures = metrics.counter('partners_events_dispatch_failures_total', 'Relay passes that failed (events kept for the next pass)');
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.PARTNERS_OUTBOX_POLL_MS <= 0) return;
-    this.timer = setInterval(() => void this.tick(), this.config.PARTNERS_OUTBOX_POLL_MS);
-    this.timer.unref();
+    this.job.start(this.config.PARTNERS_OUTBOX_POLL_MS, this.leases);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    await this.job.stop();
     this.again = false;
     await this.running?.catch(() => undefined);
     await this.queue?.close().catch(() => undefined);

@@ -1,7 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type OrderExpiredData, PARTNER_EVENT_TYPES } from '@mm/contracts';
-import { PeriodicJob, queryRows } from '@mm/platform';
+import { PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { money } from '../common/iso';
 import { EventRelay } from '../events/event-relay.service';
 import { EventsService } from '../events/events.service';
@@ -20,6 +20,7 @@ const BATCH = 200;
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExpirySweeper.name);
   private readonly job = new PeriodicJob(
+    'partners.expiry-sweep',
     () => this.sweep(),
     (error) => this.logger.error({ err: error }, 'expiry sweep failed'),
   );
@@ -29,10 +30,11 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     private readonly events: EventsService,
     private readonly relay: EventRelay,
     private readonly config: PartnersConfig,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.PARTNERS_SWEEP_INTERVAL_MS);
+    this.job.start(this.config.PARTNERS_SWEEP_INTERVAL_MS, this.leases);
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { PeriodicJob } from '@mm/platform';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { PeriodicJob, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DeliveryService } from './delivery.service';
@@ -31,6 +31,7 @@ export interface SweepResult {
 export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(PendingSweep.name);
   private readonly job = new PeriodicJob(
+    'dispatcher.pending-sweep',
     () => this.pass(),
     (error) =>
       this.logger.warn({ msg: 'pending webhook sweep failed; next one at the next interval', err: { message: (error as Error).message } }),
@@ -41,10 +42,11 @@ export class PendingSweep implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly events: WebhookEventsRepository,
     private readonly queue: WebhookQueue,
     private readonly delivery: DeliveryService,
+    @Inject(JOB_LEASE) private readonly leases: JobLease = ALWAYS_LEADER,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.job.start(this.config.WEBHOOK_PENDING_SWEEP_INTERVAL_MS);
+    this.job.start(this.config.WEBHOOK_PENDING_SWEEP_INTERVAL_MS, this.leases);
   }
 
   /**
