@@ -5,16 +5,18 @@
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { renderFiles } from './src/render';
+import { format } from 'prettier';
+import { renderDocuments, toYaml } from './src/render';
 
 const OUT = join(__dirname, 'kubernetes');
 
 async function main(): Promise<void> {
-  const files = await renderFiles();
+  const files = renderDocuments();
   rmSync(OUT, { recursive: true, force: true });
-  for (const [path, content] of Object.entries(files)) {
+  for (const [path, documents] of Object.entries(files)) {
     mkdirSync(dirname(join(OUT, path)), { recursive: true });
-    writeFileSync(join(OUT, path), content);
+    // formatted as `prettier --check` (npm run lint) expects it
+    writeFileSync(join(OUT, path), await format(toYaml(documents), { parser: 'yaml', singleQuote: true, printWidth: 140 }));
   }
   const count = readdirSync(OUT, { recursive: true }).filter((p) => String(p).endsWith('.yaml')).length;
   process.stdout.write(`deploy/kubernetes: ${count} files\n`);

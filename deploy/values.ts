@@ -171,7 +171,7 @@ export const values = {
       retentionPolicy: '30d',
       /** six fields, seconds first (CloudNativePG's cron): daily at 01:00 UTC */
       schedule: '0 0 1 * * *',
-      /** where the object storage is: HTTPS to any address by default */
+      /** where the object storage is: HTTPS to any public address by default (set a CIDR for storage inside the cluster's network) */
       egressCidr: '0.0.0.0/0',
     },
   },

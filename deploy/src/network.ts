@@ -71,6 +71,9 @@ export function networkPolicies(values: Values): NetworkPolicy[] {
     }),
   ];
   const outside = { ipBlock: { cidr: '0.0.0.0/0', except: values.network.publicExcept } };
+  // "anywhere" must not include the cluster's own pods (an ipBlock matches pod addresses too)
+  const backupCidr = values.postgres.backup.egressCidr;
+  const backupStore = backupCidr === '0.0.0.0/0' ? outside : { ipBlock: { cidr: backupCidr } };
 
   for (const app of APPS) {
     const ingress: INetworkPolicyIngressRule[] = app.callers.map((c) => ({ from: [pods(sel.app(c.from))], ports: tcp(c.port) }));
@@ -111,7 +114,7 @@ export function networkPolicies(values: Values): NetworkPolicy[] {
         { to: [pods(sel.postgresInstances)], ports: tcp(POSTGRES_PORT, CNPG_STATUS_PORT) },
         { to: [{ ipBlock: { cidr: values.network.apiServer.cidr } }], ports: tcp(...values.network.apiServer.ports) },
         // base backups and the WAL archive (the Barman Cloud plugin's sidecar) go to object storage over HTTPS
-        { to: [{ ipBlock: { cidr: values.postgres.backup.egressCidr } }], ports: tcp(443) },
+        { to: [backupStore], ports: tcp(443) },
       ],
     }),
   );

@@ -1,7 +1,6 @@
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { Namespace } from 'kubernetes-models/v1';
 import { dump } from 'js-yaml';
-import { format } from 'prettier';
 import { values as defaultValues, type Values } from '../values';
 import { APPS, PART_OF } from './apps';
 import { appEnv, migrateEnvNames, readCompose } from './compose-env';
@@ -73,31 +72,31 @@ export function manifests(values: Values = defaultValues): Record<string, Manife
   return files;
 }
 
-const HEADER = '# Rendered by `npm run deploy:render` from deploy/values.ts and deploy/src/: edit those, not this file.\n';
+export const HEADER = '# Rendered by `npm run deploy:render` from deploy/values.ts and deploy/src/: edit those, not this file.\n';
 
-function plain(manifest: Manifest): unknown {
+export function plain(manifest: Manifest): unknown {
   return manifest.toJSON ? manifest.toJSON() : (manifest as CustomObject);
 }
 
-async function yaml(text: string): Promise<string> {
-  return format(text, { parser: 'yaml', singleQuote: true, printWidth: 140 });
-}
-
-/** Every file of deploy/kubernetes/, path relative to it → content. */
-export async function renderFiles(values: Values = defaultValues): Promise<Record<string, string>> {
-  const files = manifests(values);
-  const out: Record<string, string> = {};
-  const folders = new Map<string, string[]>();
-  for (const [path, objects] of Object.entries(files)) {
-    const body = objects.map((o) => dump(plain(o), { noRefs: true, lineWidth: -1 })).join('---\n');
-    out[path] = await yaml(HEADER + body);
-    const [folder, file] = path.split('/');
-    if (folder !== 'examples') folders.set(folder, [...(folders.get(folder) ?? []), file]);
+/**
+ * Every file of deploy/kubernetes/ (path relative to it) and the documents it holds, as plain objects:
+ * the manifests, and one kustomization.yaml per rollout step listing that step's files.
+ */
+export function renderDocuments(values: Values = defaultValues): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  const steps = new Map<string, string[]>();
+  for (const [path, objects] of Object.entries(manifests(values))) {
+    out[path] = objects.map(plain);
+    const [step, file] = path.split('/');
+    if (step !== 'examples') steps.set(step, [...(steps.get(step) ?? []), file]);
   }
-  for (const [folder, resources] of folders) {
-    out[`${folder}/kustomization.yaml`] = await yaml(
-      HEADER + dump({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
-    );
+  for (const [step, resources] of steps) {
+    out[`${step}/kustomization.yaml`] = [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }];
   }
   return out;
+}
+
+/** One file's text before formatting: the header, then its documents. */
+export function toYaml(documents: unknown[]): string {
+  return HEADER + documents.map((d) => dump(d, { noRefs: true, lineWidth: -1 })).join('---\n');
 }
