@@ -39,6 +39,8 @@ const list = (v: string) => v.split(',').map((x) => Number(x.trim()));
 /** Measured seconds of each segment, and the unmeasured warm-up after each start. */
 const SECONDS = Number(process.env.BENCH_REPLICAS_SECONDS ?? 15);
 const WARMUP = Number(process.env.BENCH_REPLICAS_WARMUP ?? 5);
+/** Seconds with no load after the warm-up, to read what the processes spend idle. */
+const IDLE = Number(process.env.BENCH_REPLICAS_IDLE ?? 3);
 /** Measured segments per arm. */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_REPLICAS_ROUNDS ?? 2));
 const CONCURRENCY = Number(process.env.BENCH_REPLICAS_CONCURRENCY ?? 8);
@@ -151,7 +153,7 @@ interface ArmTotals {
   calls: Record<Step, number[]>;
   sec: number;
   spent?: Spent;
-  segments: Array<{ round: number; perSec: number; errors: number; utilisation: Record<string, number> }>;
+  segments: Array<{ round: number; perSec: number; errors: number; utilisation: Record<string, number>; idle: Record<string, number> }>;
 }
 
 async function main(): Promise<void> {
@@ -299,6 +301,10 @@ async function measure(adminUrl: string): Promise<void> {
         segments: [],
       };
       arms.set(replicas, t);
+      // What the processes spend with no load at all (timers, pollers, background jobs of each replica).
+      const idleFrom = await meter.read(metered());
+      await new Promise((r) => setTimeout(r, IDLE * 1000));
+      const idle = utilisation(spentBetween(idleFrom, await meter.read(metered())));
       const before = await meter.read(metered());
       const r = await closedLoop(CONCURRENCY, SECONDS, (w) => flow(w, CONCURRENCY, t.calls));
       const after = await meter.read(metered());
@@ -309,7 +315,7 @@ async function measure(adminUrl: string): Promise<void> {
       t.lat.push(...r.latenciesMs);
       t.sec += r.elapsedSec;
       t.spent = addSpent(t.spent, spent);
-      t.segments.push({ round: segment, perSec: r.perSec, errors: r.errors, utilisation: utilisation(spent) });
+      t.segments.push({ round: segment, perSec: r.perSec, errors: r.errors, utilisation: utilisation(spent), idle });
       log(
         `segment ${segment}: ${replicas} replica(s): ${r.perSec} flows/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, errors ${JSON.stringify(r.errorCodes)}`,
       );
@@ -401,6 +407,10 @@ async function measure(adminUrl: string): Promise<void> {
     printMatrix(
       'CPU by process, % of one core, per measured segment (the machine has 2 cores: 200 %)',
       Object.fromEntries([...arms.values()].flatMap((t) => t.segments.map((s) => [`segment ${s.round} ×${t.replicas}`, s.utilisation]))),
+    );
+    printMatrix(
+      `Idle: CPU % of one core by process over ${IDLE} s with no load, after each warm-up`,
+      Object.fromEntries([...arms.values()].flatMap((t) => t.segments.map((s) => [`segment ${s.round} ×${t.replicas}`, s.idle]))),
     );
     if (sweep.length > 0) {
       printMatrix(
