@@ -3,6 +3,7 @@ export * from './config';
 export * from './health';
 export * from './http-hooks';
 export * from './internal-http-client';
+export * from './upstreams';
 export * from './logger';
 export * from './metrics';
 export * from './platform.module';
