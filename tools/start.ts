@@ -7,7 +7,10 @@
  * 2. Migrates (database, roles, schemas, every service's migrations).
  * 3. Starts the five apps as separate processes, each with its own-role DATABASE_URL, its own
  *    service key and the digests of the other callers' keys (docs/service-credentials.md), and
- *    their output prefixed with the service name. The keys are generated for this run, or derived
+ *    their output prefixed with the service name. MM_REPLICAS (or MM_REPLICAS_<SERVICE>) runs
+ *    several processes of a service (tools/replicas.ts): each on its own port, its callers given
+ *    the list, except the orchestrator's, which share its two ports through node:cluster with this
+ *    process as the primary (it accepts the connections and passes each to one replica). The keys are generated for this run, or derived
  *    from MM_SERVICE_KEY_SEED when set (so `npm run demo` can derive the operators' key); they are
  *    never written to disk, and the seed itself reaches no app.
  * 4. Supervises them: an app that exits on its own is restarted after a backoff (1 s, doubling with
@@ -19,12 +22,24 @@
  * signal npm forwards to its script reaches this process, not an intermediate shell.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SERVICES, SERVICE_NAMES, type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
+import {
+  INTERNAL_PORT_OFFSET,
+  type ReplicaCounts,
+  ReplicaConfigError,
+  layoutPorts,
+  orchestratorInternalUrl,
+  portOf,
+  replicaCounts,
+  replicaPort,
+  serviceUrls,
+} from './replicas';
 import { type ServiceKeys, deriveServiceKeys, generateServiceKeys, serviceCredentialEnv } from '../libs/platform/src/service-credentials';
 import { DEFAULT_ADMIN_URL, migrateAll } from './db';
 import { TOTP_ISSUER, otpauthUri } from '../libs/platform/src/totp';
@@ -58,13 +73,16 @@ const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const COLORS = [36, 33, 35, 32, 34];
 const GREY = 90;
 const BOLD = 1;
-const WIDTH = Math.max(...[...SERVICE_NAMES, 'postgres', 'start'].map((n) => n.length));
+/** Widest label: a service name, or `service#r` once some service runs several replicas. */
+let WIDTH = Math.max(...[...SERVICE_NAMES, 'postgres', 'start'].map((n) => n.length));
 
 function prefixed(name: string, ansi: number): (line: string) => void {
-  const label = `[${name}]`.padEnd(WIDTH + 2);
-  const tag = color ? `\x1b[${ansi}m${label}\x1b[0m` : label;
+  const tag = () => {
+    const label = `[${name}]`.padEnd(WIDTH + 2);
+    return color ? `\x1b[${ansi}m${label}\x1b[0m` : label;
+  };
   return (line) => {
-    process.stdout.write(`${tag} ${line}\n`);
+    process.stdout.write(`${tag()} ${line}\n`);
   };
 }
 
@@ -76,6 +94,12 @@ process.stdout.on('error', () => undefined);
 interface AppProcess {
   service: ServiceName;
   index: number;
+  /** which of the service's replicas, from 0 */
+  replica: number;
+  /** the service's name, with `#replica` when it runs several */
+  label: string;
+  /** a replica of the orchestrator sharing its ports: a cluster worker of this process */
+  clustered: boolean;
   env: NodeJS.ProcessEnv;
   policy: RestartPolicy;
   child: ChildProcess;
@@ -88,6 +112,7 @@ const infra: ManagedProcess[] = [];
 const apps: AppProcess[] = [];
 let stopping = false;
 let restartLimits: RestartLimits;
+let replicas: ReplicaCounts;
 
 function alive(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null && child.pid !== undefined;
@@ -100,10 +125,6 @@ function portBase(): number {
   if (!Number.isInteger(base) || base < 1024 || base > 65_530)
     throw new InfraError(`MM_PORT_BASE must be an integer between 1024 and 65530 (got "${raw}")`);
   return base;
-}
-
-function portOf(service: ServiceName, base: number): number {
-  return base + SERVICES[service].port - SERVICES.orchestrator.port;
 }
 
 /**
@@ -223,12 +244,16 @@ function sayBootstrapAdmin(secret: string | undefined): void {
   say('  if this administrator enrolled another secret before, that one stays');
 }
 
-function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string; secrets: RunSecrets; base: number }): NodeJS.ProcessEnv {
+function appEnv(
+  service: ServiceName,
+  replica: number,
+  ctx: { adminUrl: string; redisUrl: string; secrets: RunSecrets; base: number },
+): NodeJS.ProcessEnv {
   const { role } = SERVICES[service];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: hostOf(service),
-    PORT: String(portOf(service, ctx.base)),
+    PORT: String(replicaPort(service, ctx.base, replica)),
     // The app's own role: it can use its own schema and nothing else.
     DATABASE_URL: serviceDatabaseUrl(ctx.adminUrl, service, process.env[`${role.toUpperCase()}_PASSWORD`]),
     REDIS_URL: ctx.redisUrl,
@@ -243,19 +268,19 @@ function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string;
   if (color && !('FORCE_COLOR' in env)) env.FORCE_COLOR = '1'; // pino-pretty writes to our pipe, not a TTY
   // auth is reached only through the gateway, which appends the client address to X-Forwarded-For.
   if (service === 'auth') env.TRUST_FORWARDED_FOR = 'true';
+  // Every caller gets the list of the callee's replicas (one URL when it runs one).
+  const local = (s: ServiceName) => serviceUrls(s, ctx.base, replicas);
   // The ledger verifies consent proofs with auth's key set: it must find auth on a moved port base too.
-  if (service === 'ledger-wallets') env.AUTH_URL = `http://127.0.0.1:${portOf('auth', ctx.base)}`;
+  if (service === 'ledger-wallets') env.AUTH_URL = local('auth');
   // The orchestrator's internal listener (metrics, /api/internal/*) stays on loopback; partners calls it there.
-  const orchestratorInternalPort = portOf('orchestrator', ctx.base) + 100;
   if (service === 'partners') {
-    env.ORCHESTRATOR_URL = `http://127.0.0.1:${orchestratorInternalPort}`;
-    env.WEBHOOK_DISPATCHER_URL = `http://127.0.0.1:${portOf('webhook-dispatcher', ctx.base)}`;
+    env.ORCHESTRATOR_URL = orchestratorInternalUrl(ctx.base);
+    env.WEBHOOK_DISPATCHER_URL = local('webhook-dispatcher');
   }
   if (service === 'orchestrator') {
-    const local = (s: ServiceName) => `http://127.0.0.1:${portOf(s, ctx.base)}`;
     Object.assign(env, {
       INTERNAL_HOST: '127.0.0.1',
-      INTERNAL_PORT: String(orchestratorInternalPort),
+      INTERNAL_PORT: String(portOf('orchestrator', ctx.base) + INTERNAL_PORT_OFFSET),
       AUTH_URL: local('auth'),
       PARTNERS_URL: local('partners'),
       LEDGER_URL: local('ledger-wallets'),
@@ -265,11 +290,28 @@ function appEnv(service: ServiceName, ctx: { adminUrl: string; redisUrl: string;
   return env;
 }
 
+/**
+ * A cluster worker's environment is ours merged with the one given: a variable the app must not
+ * see (the key seed) is named with no value, which leaves it out of the child's environment.
+ */
+function workerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.keys(process.env).map((k) => [k, undefined])), ...env };
+}
+
+function launch(app: AppProcess, entry: string): ChildProcess {
+  if (!app.clustered) return spawn(process.execPath, [entry], { cwd: ROOT, env: app.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Round robin by this process: it accepts each connection and sends it to the next worker. The
+  // primary only passes the socket's handle; the bytes go straight between client and worker.
+  cluster.schedulingPolicy = cluster.SCHED_RR;
+  cluster.setupPrimary({ exec: entry, cwd: ROOT, silent: true });
+  return cluster.fork(workerEnv(app.env)).process;
+}
+
 function spawnApp(app: AppProcess): void {
   const entry = join(ROOT, 'dist', 'apps', app.service, 'src', 'main.js');
   if (!existsSync(entry)) throw new InfraError(`${entry} is missing: run npm run build`);
-  const child = spawn(process.execPath, [entry], { cwd: ROOT, env: app.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = prefixed(app.service, COLORS[app.index % COLORS.length]);
+  const child = launch(app, entry);
+  const log = prefixed(app.label, COLORS[app.index % COLORS.length]);
   for (const stream of [child.stdout, child.stderr]) {
     if (stream) createInterface({ input: stream }).on('line', log);
   }
@@ -287,8 +329,17 @@ function spawnApp(app: AppProcess): void {
   });
 }
 
-function startApp(service: ServiceName, index: number, env: NodeJS.ProcessEnv): AppProcess {
-  const app = { service, index, env, policy: new RestartPolicy(restartLimits) } as AppProcess;
+function startApp(service: ServiceName, index: number, replica: number, env: NodeJS.ProcessEnv): AppProcess {
+  const several = replicas[service] > 1;
+  const app = {
+    service,
+    index,
+    replica,
+    label: several ? `${service}#${replica}` : service,
+    clustered: several && service === 'orchestrator',
+    env,
+    policy: new RestartPolicy(restartLimits),
+  } as AppProcess;
   spawnApp(app);
   return app;
 }
@@ -302,12 +353,12 @@ function onCrash(app: AppProcess, how: string): void {
   const decision = app.policy.onCrash();
   const window = `${restartLimits.windowMs / 1000} s`;
   if (decision.action === 'give-up') {
-    say(`✖ ${app.service} exited unexpectedly (${how}): ${decision.crashes} crashes within ${window}, giving up: stopping the platform`);
+    say(`✖ ${app.label} exited unexpectedly (${how}): ${decision.crashes} crashes within ${window}, giving up: stopping the platform`);
     void shutdown(1);
     return;
   }
   say(
-    `✖ ${app.service} exited unexpectedly (${how}): restarting in ${(decision.delayMs / 1000).toFixed(1)} s ` +
+    `✖ ${app.label} exited unexpectedly (${how}): restarting in ${(decision.delayMs / 1000).toFixed(1)} s ` +
       `(crash ${decision.crashes} of ${restartLimits.maxCrashes} allowed within ${window})`,
   );
   app.restartTimer = setTimeout(() => {
@@ -316,23 +367,34 @@ function onCrash(app: AppProcess, how: string): void {
     try {
       spawnApp(app);
     } catch (error) {
-      say(`✖ ${app.service} cannot be restarted (${error instanceof Error ? error.message : String(error)}): stopping the platform`);
+      say(`✖ ${app.label} cannot be restarted (${error instanceof Error ? error.message : String(error)}): stopping the platform`);
       void shutdown(1);
       return;
     }
-    say(`↻ ${app.service} restarted (pid ${app.child.pid})`);
+    say(`↻ ${app.label} restarted (pid ${app.child.pid})`);
     void reportBack(app, app.child);
   }, decision.delayMs);
 }
 
 /** Says when a restarted app answers its /health again (or that it did not within the ready timeout). */
 async function reportBack(app: AppProcess, child: ChildProcess): Promise<void> {
+  // Its ports are shared: another replica would answer a probe there. Its own listen is the sign.
+  if (app.clustered) {
+    const onListening = (worker: { process: ChildProcess }) => {
+      if (worker.process !== child) return;
+      cluster.off('listening', onListening);
+      say(`✔ ${app.label} is back (listening)`);
+    };
+    cluster.on('listening', onListening);
+    child.once('exit', () => cluster.off('listening', onListening));
+    return;
+  }
   const url = `http://127.0.0.1:${app.env.PORT}/health`;
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!stopping && app.child === child && alive(child) && Date.now() < deadline) {
     try {
       if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) {
-        say(`✔ ${app.service} is back (healthy)`);
+        say(`✔ ${app.label} is back (healthy)`);
         return;
       }
     } catch {
@@ -341,7 +403,7 @@ async function reportBack(app: AppProcess, child: ChildProcess): Promise<void> {
     await new Promise((r) => setTimeout(r, 250));
   }
   if (!stopping && app.child === child && alive(child))
-    say(`warning: restarted ${app.service} is not healthy after ${READY_TIMEOUT_MS / 1000} s`);
+    say(`warning: restarted ${app.label} is not healthy after ${READY_TIMEOUT_MS / 1000} s`);
 }
 
 async function stopApp(app: AppProcess): Promise<void> {
@@ -353,7 +415,7 @@ async function stopApp(app: AppProcess): Promise<void> {
   app.child.kill('SIGTERM');
   const timer = setTimeout(() => {
     if (!alive(app.child)) return;
-    say(`${app.service} did not stop within ${APP_STOP_GRACE_MS / 1000} s: killing it`);
+    say(`${app.label} did not stop within ${APP_STOP_GRACE_MS / 1000} s: killing it`);
     app.child.kill('SIGKILL');
   }, APP_STOP_GRACE_MS);
   await app.exited;
@@ -422,7 +484,8 @@ async function waitForPlatform(base: number, startedAt: number): Promise<void> {
   while (!stopping && Date.now() - startedAt < READY_TIMEOUT_MS) {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
-      if (res.ok) {
+      // `degraded` is 200 too: ready means every replica of every service up.
+      if (res.ok && ((await res.json()) as { status?: unknown }).status === 'ok') {
         say(`platform ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${url} (Ctrl-C stops everything)`);
         return;
       }
@@ -456,8 +519,15 @@ async function main(): Promise<void> {
     adminTotpSecret: adminTotpSecret(),
   };
   restartLimits = restartLimitsFromEnv();
-  for (const service of SERVICE_NAMES) await assertPortFree(hostOf(service), portOf(service, base), service);
-  await assertPortFree('127.0.0.1', portOf('orchestrator', base) + 100, 'orchestrator');
+  replicas = replicaCounts();
+  if (SERVICE_NAMES.some((s) => replicas[s] > 1)) WIDTH += 2; // `#r`
+  const ports = layoutPorts(base, replicas);
+  const highest = Math.max(...ports.map((p) => p.port));
+  if (highest > 65_535) throw new InfraError(`MM_PORT_BASE ${base} leaves no room for port ${highest}: choose a lower base`);
+  for (const p of ports) {
+    const internal = p.port === portOf('orchestrator', base) + INTERNAL_PORT_OFFSET;
+    await assertPortFree(internal ? '127.0.0.1' : hostOf(p.service), p.port, p.service);
+  }
 
   await ensurePostgres(adminUrl);
   if (stopping) return;
@@ -472,16 +542,35 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   SERVICE_NAMES.forEach((service, index) => {
-    apps.push(startApp(service, index, appEnv(service, { adminUrl, redisUrl, secrets, base })));
+    for (let replica = 0; replica < replicas[service]; replica++)
+      apps.push(startApp(service, index, replica, appEnv(service, replica, { adminUrl, redisUrl, secrets, base })));
   });
-  say(`started ${SERVICE_NAMES.map((s) => `${s} :${portOf(s, base)}`).join(', ')}`);
+  if (SERVICE_NAMES.every((s) => replicas[s] === 1)) say(`started ${SERVICE_NAMES.map((s) => `${s} :${portOf(s, base)}`).join(', ')}`);
+  else sayLayout(base);
   await waitForPlatform(base, startedAt);
   if (!stopping) sayBootstrapAdmin(secrets.adminTotpSecret);
 }
 
+/** Which process listens where, when some service runs several. */
+function sayLayout(base: number): void {
+  say('started:');
+  for (const service of SERVICE_NAMES) {
+    const mine = apps.filter((a) => a.service === service);
+    if (service === 'orchestrator' && mine.length > 1) {
+      const pids = mine.map((a) => `${a.label} (pid ${a.child.pid})`).join(', ');
+      say(`  orchestrator :${portOf(service, base)} and :${portOf(service, base) + INTERNAL_PORT_OFFSET}, shared by ${pids}`);
+      continue;
+    }
+    say(`  ${mine.map((a) => `${a.label} :${a.env.PORT} (pid ${a.child.pid})`).join(', ')}`);
+  }
+}
+
 main().catch((error: unknown) => {
   if (stopping) return; // a failure caused by our own stop
-  const message = error instanceof InfraError ? error.message : `start failed: ${error instanceof Error ? error.message : String(error)}`;
+  const message =
+    error instanceof InfraError || error instanceof ReplicaConfigError
+      ? error.message
+      : `start failed: ${error instanceof Error ? error.message : String(error)}`;
   process.stderr.write(`${message}\n`);
   void shutdown(1);
 });

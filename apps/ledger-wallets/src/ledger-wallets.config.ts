@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { AUTH_JWKS_PATH, AUTH_TOKEN_ISSUER, DEFAULT_AUTH_URL, DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { DatabaseConfig, EnvBoolean } from '@mm/platform';
+import { DatabaseConfig, EnvBoolean, type JwksLocation, type UpstreamUrls, UpstreamsField } from '@mm/platform';
 
 export class LedgerWalletsConfig extends DatabaseConfig {
   override PORT = SERVICES['ledger-wallets'].port;
@@ -171,8 +171,8 @@ export class LedgerWalletsConfig extends DatabaseConfig {
 
   // --- consent proofs (issue 14): PIN_VERIFIED / OTP_VERIFIED need a proof signed by auth ---
   /** Auth's base URL; its key set verifies consent proofs (fetched once, cached, refetched on an unknown key id). */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
-  AUTH_URL: string = DEFAULT_AUTH_URL;
+  @UpstreamsField()
+  AUTH_URL: UpstreamUrls = [DEFAULT_AUTH_URL];
 
   /** Where auth's key set is, when not at the usual path under AUTH_URL. Empty: unset (compose passes "" then). */
   @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
@@ -292,8 +292,11 @@ export function assertLedgerProductionConfig(config: LedgerWalletsConfig): void 
     throw new Error('Invalid configuration: LEDGER_CHAIN_ANCHOR_KEY is required when NODE_ENV=production');
 }
 
-export function consentJwksUrl(config: LedgerWalletsConfig): string {
-  return config.LEDGER_CONSENT_JWKS_URL ?? `${config.AUTH_URL.replace(/\/+$/, '')}${AUTH_JWKS_PATH}`;
+/** auth's key set: the URL set, else the usual path under AUTH_URL (under each of auth's replicas). */
+export function consentJwksUrl(config: LedgerWalletsConfig): JwksLocation {
+  if (config.LEDGER_CONSENT_JWKS_URL) return config.LEDGER_CONSENT_JWKS_URL;
+  const urls = config.AUTH_URL.map((base) => `${base.replace(/\/+$/, '')}${AUTH_JWKS_PATH}`);
+  return urls.length === 1 ? urls[0] : urls;
 }
 
 export function retryDelays(config: LedgerWalletsConfig): number[] {

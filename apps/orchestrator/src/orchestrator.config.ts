@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { type Currency, DEFAULT_DATABASE_NAME, SERVICES, SUPPORTED_CURRENCIES } from '@mm/contracts';
-import { DatabaseConfig, EnvBoolean } from '@mm/platform';
+import { DatabaseConfig, EnvBoolean, type UpstreamUrls, UpstreamsField } from '@mm/platform';
 import { APPROVAL_ACTIONS, type ApprovalAction } from './approvals/approval-handler';
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
@@ -12,17 +12,17 @@ export class OrchestratorConfig extends DatabaseConfig {
   override PORT = SERVICES.orchestrator.port;
   override DATABASE_URL = `postgres://${SERVICES.orchestrator.role}@127.0.0.1:5432/${DEFAULT_DATABASE_NAME}`;
 
-  @IsUrl(URL_RULE)
-  AUTH_URL: string = local(SERVICES.auth.port);
+  @UpstreamsField()
+  AUTH_URL: UpstreamUrls = [local(SERVICES.auth.port)];
 
-  @IsUrl(URL_RULE)
-  PARTNERS_URL: string = local(SERVICES.partners.port);
+  @UpstreamsField()
+  PARTNERS_URL: UpstreamUrls = [local(SERVICES.partners.port)];
 
-  @IsUrl(URL_RULE)
-  LEDGER_URL: string = local(SERVICES['ledger-wallets'].port);
+  @UpstreamsField()
+  LEDGER_URL: UpstreamUrls = [local(SERVICES['ledger-wallets'].port)];
 
-  @IsUrl(URL_RULE)
-  WEBHOOK_DISPATCHER_URL: string = local(SERVICES['webhook-dispatcher'].port);
+  @UpstreamsField()
+  WEBHOOK_DISPATCHER_URL: UpstreamUrls = [local(SERVICES['webhook-dispatcher'].port)];
 
   /** a proxied request with no answer after this long gets 504 UPSTREAM_TIMEOUT */
   @IsInt()

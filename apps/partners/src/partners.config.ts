@@ -1,9 +1,8 @@
-import { IsInt, IsString, IsUrl, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsInt, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { DEFAULT_DATABASE_NAME, SERVICES } from '@mm/contracts';
-import { DatabaseConfig } from '@mm/platform';
+import { DatabaseConfig, type UpstreamUrls, UpstreamsField } from '@mm/platform';
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
-const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
 export class PartnersConfig extends DatabaseConfig {
   override PORT = SERVICES['partners'].port;
@@ -13,12 +12,12 @@ export class PartnersConfig extends DatabaseConfig {
    * The orchestrator's internal listener (its PORT + 100), where the merchant directory lives
    * (phone → merchant, merchant → ledger accounts); never its public port.
    */
-  @IsUrl(URL_RULE)
-  ORCHESTRATOR_URL: string = local(SERVICES.orchestrator.port + 100);
+  @UpstreamsField()
+  ORCHESTRATOR_URL: UpstreamUrls = [local(SERVICES.orchestrator.port + 100)];
 
   /** The dispatcher's internal endpoint API (webhook URL and secret of each integration). */
-  @IsUrl(URL_RULE)
-  WEBHOOK_DISPATCHER_URL: string = local(SERVICES['webhook-dispatcher'].port);
+  @UpstreamsField()
+  WEBHOOK_DISPATCHER_URL: UpstreamUrls = [local(SERVICES['webhook-dispatcher'].port)];
 
   /** Budget of one internal call (directory, dispatcher). */
   @IsInt()

@@ -4,11 +4,13 @@ import { Agent, type Dispatcher } from 'undici';
 import { AppException, isErrorCode, type FieldError } from '@mm/errors';
 import { currentContext } from './request-context';
 import { SERVICE_KEY_HEADER } from './service-key.guard';
+import { type UpstreamUrls, createBalancer } from './upstreams';
 
 export interface InternalClientOptions {
   /** name of the upstream, for messages and logs */
   name: string;
-  baseUrl: string;
+  /** one base URL, or the replicas' (balanced, see createBalancer) */
+  baseUrl: string | UpstreamUrls;
   serviceKey: string;
   timeoutMs: number;
 }
@@ -42,11 +44,24 @@ function agent(): Dispatcher {
   return sharedAgent;
 }
 
-/** Closes the shared pool's sockets (tests, shutdown); the next call opens new ones. */
+/** Replicas of one service are one balancer per list, shared by every client given that list. */
+const balancers = new Map<string, Dispatcher>();
+function balancer(origins: UpstreamUrls): Dispatcher {
+  const key = origins.join(',');
+  let found = balancers.get(key);
+  if (!found) {
+    found = createBalancer(origins);
+    balancers.set(key, found);
+  }
+  return found;
+}
+
+/** Closes the shared pools' sockets (tests, shutdown); the next call opens new ones. */
 export async function closeInternalHttpConnections(): Promise<void> {
-  const closing = sharedAgent;
+  const closing = [sharedAgent, ...balancers.values()];
   sharedAgent = undefined;
-  await closing?.close();
+  balancers.clear();
+  await Promise.all(closing.map((d) => d?.close()));
 }
 
 /** A Retry-After we relay: delay-seconds or an HTTP date, nothing else (it is copied into our answer). */
@@ -73,9 +88,15 @@ const logger = new Logger('InternalHttpClient');
  */
 export class InternalHttpClient {
   private readonly base: URL;
+  /** set when there are several replicas: the requests' origin is then the balancer's choice */
+  private readonly origins?: UpstreamUrls;
 
   constructor(private readonly options: InternalClientOptions) {
-    this.base = new URL(options.baseUrl);
+    const bases = typeof options.baseUrl === 'string' ? [options.baseUrl] : options.baseUrl;
+    if (bases.length === 0) throw new Error(`${options.name}: no base URL`);
+    // Replicas' items are bare origins (the config rule), so paths resolve the same against any.
+    this.base = new URL(bases[0]);
+    if (bases.length > 1) this.origins = bases.map((b) => new URL(b).origin);
   }
 
   get<T>(path: string, req: InternalRequest = {}): Promise<T> {
@@ -117,7 +138,7 @@ export class InternalHttpClient {
     let responseHeaders: IncomingHttpHeaders;
     let text: string;
     try {
-      const res = await agent().request({
+      const res = await (this.origins ? balancer(this.origins) : agent()).request({
         origin: url.origin,
         path: url.pathname + url.search,
         method: method as Dispatcher.HttpMethod,

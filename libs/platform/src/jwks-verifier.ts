@@ -1,9 +1,12 @@
-import { type JWTPayload, type JWTVerifyOptions, createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
+import { type JWTPayload, type JWTVerifyOptions, createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from 'jose';
 import { AppException } from '@mm/errors';
 
+/** auth's key set: one URL, or the same document at each of auth's replicas */
+export type JwksLocation = string | readonly string[];
+
 export interface JwksVerifierOptions {
-  /** auth's key set, e.g. `${AUTH_URL}/auth/.well-known/jwks.json` */
-  jwksUrl: string;
+  /** auth's key set, e.g. `${AUTH_URL}/auth/.well-known/jwks.json` (one per replica when several) */
+  jwksUrl: JwksLocation;
   issuer: string;
   audience: string;
   /** the JWT `typ` header expected (`at+jwt` for access tokens); each kind of token has its own */
@@ -23,10 +26,12 @@ export type JwksVerifier = (token: string) => Promise<JWTPayload>;
  * needs no restart elsewhere. EdDSA only: `alg: none` and HMAC confusion fail here.
  */
 export function createJwksVerifier(options: JwksVerifierOptions): JwksVerifier {
-  const keys = createRemoteJWKSet(new URL(options.jwksUrl), {
+  const urls = typeof options.jwksUrl === 'string' ? [options.jwksUrl] : options.jwksUrl;
+  const keys = createRemoteJWKSet(new URL(urls[0]), {
     cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
     cooldownDuration: 5_000,
     timeoutDuration: 2_000,
+    ...(urls.length > 1 ? { [customFetch]: failover(urls) } : {}),
   });
   const verifyOptions: JWTVerifyOptions = {
     algorithms: ['EdDSA'],
@@ -51,4 +56,28 @@ export function createJwksVerifier(options: JwksVerifierOptions): JwksVerifier {
       throw new AppException('TOKEN_INVALID');
     }
   };
+}
+
+/**
+ * Every replica of auth serves the same key set: a fetch that cannot reach one replica asks the
+ * next, starting from the last one that answered. Only a transport failure moves on; an answer,
+ * whatever its status, is jose's to judge.
+ */
+function failover(urls: readonly string[]): typeof fetch {
+  let current = 0;
+  return (async (_url: string, init: RequestInit) => {
+    let lastError: unknown;
+    for (let tried = 0; tried < urls.length; tried += 1) {
+      const index = (current + tried) % urls.length;
+      try {
+        const res = await fetch(urls[index], init);
+        current = index;
+        return res;
+      } catch (error) {
+        if (init.signal?.aborted) throw error;
+        lastError = error;
+      }
+    }
+    throw lastError;
+  }) as typeof fetch;
 }

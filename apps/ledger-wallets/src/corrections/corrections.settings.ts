@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LedgerWalletsConfig, consentJwksUrl } from '../ledger-wallets.config';
+import type { JwksLocation } from '@mm/platform';
 
 /**
  * The configuration variables of corrections, as `LedgerWalletsConfig` declares them (see
@@ -40,7 +41,7 @@ export class CorrectionsSettings {
   /** who may read corrections and holds: makers, approvers, compliance officers, and the read-only AUDITOR role */
   readonly readerRoles: string[];
   readonly alertUrl: string | undefined;
-  readonly operatorJwksUrl: string;
+  readonly operatorJwksUrl: JwksLocation;
   readonly operatorIssuer: string;
   readonly operatorAudience: string;
   /** whether the legacy add/subtract still move money directly (test funding; never in production) */

@@ -92,7 +92,7 @@ describe('AccessTokens (claims remembered until exp, session answer and marker a
   const tokens = () =>
     new AccessTokens(
       {
-        AUTH_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        AUTH_URL: [`http://127.0.0.1:${(server.address() as AddressInfo).port}`],
         AUTH_JWT_ISSUER: 'mm-auth',
         AUTH_JWT_AUDIENCE: 'mm-platform',
         AUTH_JWKS_CACHE_MS: 600_000,

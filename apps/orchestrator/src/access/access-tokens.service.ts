@@ -58,7 +58,7 @@ export class AccessTokens {
     @Inject(REDIS) private readonly redis: Redis,
   ) {
     this.verifyJwt = createJwksVerifier({
-      jwksUrl: new URL('/auth/.well-known/jwks.json', config.AUTH_URL).toString(),
+      jwksUrl: config.AUTH_URL.map((base) => new URL('/auth/.well-known/jwks.json', base).toString()),
       issuer: config.AUTH_JWT_ISSUER,
       audience: config.AUTH_JWT_AUDIENCE,
       typ: 'at+jwt',

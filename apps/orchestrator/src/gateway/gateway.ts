@@ -1,7 +1,7 @@
 import proxy from '@fastify/http-proxy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppException, sendError } from '@mm/errors';
-import { SERVICE_KEY_HEADER, normaliseRequestPath } from '@mm/platform';
+import { SERVICE_KEY_HEADER, type UpstreamUrls, createBalancer, normaliseRequestPath, primaryUpstream } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import type { GatewayMount } from './public-document';
 import { limitProxiedBody, oversizedBodyAnswer } from './proxied-body';
@@ -41,13 +41,21 @@ export async function registerGateway(fastify: FastifyInstance, config: Orchestr
 interface ProxyRoute {
   name: string;
   prefix: string;
-  upstream: string;
+  upstream: string | UpstreamUrls;
   rewritePrefix: string;
 }
 
+/** The proxy's connections to one upstream: at most 128 sockets, one request on each at a time. */
+const PROXY_POOL = { connections: 128, pipelining: 1, connectTimeout: 2_000 };
+
 async function registerProxy(fastify: FastifyInstance, route: ProxyRoute, config: OrchestratorConfig): Promise<void> {
+  const replicas = typeof route.upstream === 'string' ? [route.upstream] : route.upstream;
+  // Several replicas: one keep-alive pool each behind a balancer (see createBalancer); the proxy
+  // still resolves paths against the first, whose origin the balancer replaces.
+  const balancer = replicas.length > 1 ? createBalancer(replicas, PROXY_POOL) : undefined;
+  if (balancer) fastify.addHook('onClose', async () => balancer.close());
   await fastify.register(proxy, {
-    upstream: route.upstream,
+    upstream: primaryUpstream(route.upstream),
     prefix: route.prefix,
     rewritePrefix: route.rewritePrefix,
     // Nothing is proxied to an upstream's internal endpoints, whatever the listener: the
@@ -61,7 +69,7 @@ async function registerProxy(fastify: FastifyInstance, route: ProxyRoute, config
       }
       limitProxiedBody(req, reply, config.BODY_LIMIT_BYTES);
     },
-    undici: { connections: 128, pipelining: 1, connectTimeout: 2_000 },
+    undici: balancer ?? PROXY_POOL,
     replyOptions: {
       timeout: config.UPSTREAM_TIMEOUT_MS,
       rewriteRequestHeaders: (req, headers) => {
@@ -96,21 +104,28 @@ async function registerProxy(fastify: FastifyInstance, route: ProxyRoute, config
 
 /**
  * `/hz/<service>` (staging and review only, spec 3): each service's own `/health`, reached directly
- * through the entry point, status and body as the service answered them.
+ * through the entry point, status and body as the service answered them. With several replicas,
+ * the first that answers does (`/api/health` reports each of them).
  */
-export function registerServiceHealthRoutes(fastify: FastifyInstance, upstreams: Record<string, string>, timeoutMs: number): void {
+export function registerServiceHealthRoutes(fastify: FastifyInstance, upstreams: Record<string, UpstreamUrls>, timeoutMs: number): void {
   fastify.get<{ Params: { service: string } }>('/hz/:service', async (req, reply) => {
     if (req.params.service === 'orchestrator') {
       const own = await fastify.inject({ method: 'GET', url: '/health' });
       return reply.status(own.statusCode).type('application/json; charset=utf-8').send(own.body);
     }
-    const base = upstreams[req.params.service];
-    if (!base) throw new AppException('NOT_FOUND', `Unknown service ${req.params.service}`);
-    let res: Response;
-    try {
-      res = await fetch(new URL('/health', base), { signal: AbortSignal.timeout(timeoutMs) });
-    } catch (error) {
-      const timedOut = (error as { name?: string }).name === 'TimeoutError';
+    const replicas = Object.hasOwn(upstreams, req.params.service) ? upstreams[req.params.service] : undefined;
+    if (!replicas) throw new AppException('NOT_FOUND', `Unknown service ${req.params.service}`);
+    let res: Response | undefined;
+    let timedOut = false;
+    for (const base of replicas) {
+      try {
+        res = await fetch(new URL('/health', base), { signal: AbortSignal.timeout(timeoutMs) });
+        break;
+      } catch (error) {
+        timedOut = (error as { name?: string }).name === 'TimeoutError';
+      }
+    }
+    if (!res) {
       throw new AppException(
         timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
         `${req.params.service} did not answer its health check`,

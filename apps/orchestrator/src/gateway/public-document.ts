@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { normaliseRequestPath } from '@mm/platform';
+import { type UpstreamUrls, normaliseRequestPath } from '@mm/platform';
 import { isInternalRoute } from './public-surface';
 
 /**
@@ -17,8 +17,8 @@ import { isInternalRoute } from './public-surface';
 export interface GatewayMount {
   /** service name, used for logs and to disambiguate schema names */
   name: string;
-  /** the upstream's base URL (its `/openapi.json` is read there) */
-  baseUrl: string;
+  /** the upstream's base URL, or its replicas' (its `/openapi.json` is read at the first that answers) */
+  baseUrl: string | UpstreamUrls;
   /** path prefix in the upstream (`/auth`) */
   upstreamPrefix: string;
   /** where the gateway mounts it (`/api/auth`) */
@@ -131,13 +131,16 @@ export async function buildMergedPublicDocument(
 ): Promise<{ document: OpenAPIObject; missing: string[] }> {
   const results = await Promise.all(
     mounts.map(async (mount) => {
-      try {
-        const res = await fetch(new URL('/openapi.json', mount.baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
-        if (!res.ok) return { mount, document: undefined };
-        return { mount, document: (await res.json()) as OpenAPIObject };
-      } catch {
-        return { mount, document: undefined };
+      // Every replica serves the same document: one that is down only sends us to the next.
+      for (const base of typeof mount.baseUrl === 'string' ? [mount.baseUrl] : mount.baseUrl) {
+        try {
+          const res = await fetch(new URL('/openapi.json', base), { signal: AbortSignal.timeout(timeoutMs) });
+          if (res.ok) return { mount, document: (await res.json()) as OpenAPIObject };
+        } catch {
+          // unreachable or too slow: the next replica, if any
+        }
       }
+      return { mount, document: undefined };
     }),
   );
   const fetched = results.filter((r): r is { mount: GatewayMount; document: OpenAPIObject } => r.document !== undefined);

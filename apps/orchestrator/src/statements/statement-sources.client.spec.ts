@@ -17,8 +17,8 @@ async function ledger(replies: Array<[number, unknown]>): Promise<{ server: Serv
 
 function client(url: string): StatementSourcesClient {
   return new StatementSourcesClient({
-    LEDGER_URL: url,
-    PARTNERS_URL: url,
+    LEDGER_URL: [url],
+    PARTNERS_URL: [url],
     INTERNAL_SERVICE_KEY: 'k'.repeat(32),
     LEDGER_TIMEOUT_MS: 2_000,
     UPSTREAM_TIMEOUT_MS: 2_000,
