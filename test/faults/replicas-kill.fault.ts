@@ -37,7 +37,7 @@ const KILL_ORDER: ServiceName[] = ['orchestrator', 'auth', 'partners', 'ledger-w
 const every = String(PERIOD_MS);
 const ENV: Partial<Record<ServiceName, Record<string, string>>> = {
   auth: { LOG_LEVEL: 'debug', OTP_CLEANUP_INTERVAL_MS: every },
-  'ledger-wallets': { LOG_LEVEL: 'debug', LEDGER_EXPIRY_SWEEP_INTERVAL_MS: every },
+  'ledger-wallets': { LOG_LEVEL: 'debug', LEDGER_EXPIRY_SWEEP_INTERVAL_MS: every, LEDGER_MONITORING_POLL_MS: every },
   partners: {
     LOG_LEVEL: 'debug',
     PARTNERS_SWEEP_INTERVAL_MS: every,
@@ -45,7 +45,13 @@ const ENV: Partial<Record<ServiceName, Record<string, string>>> = {
     PARTNERS_LEDGER_EVENTS_LOCK_MS: '2000',
   },
   'webhook-dispatcher': { LOG_LEVEL: 'debug', WEBHOOK_PENDING_SWEEP_INTERVAL_MS: every },
-  orchestrator: { LOG_LEVEL: 'debug', PAYMENTS_RECONCILE_INTERVAL_MS: every, APPROVAL_SWEEP_INTERVAL_MS: every },
+  orchestrator: {
+    LOG_LEVEL: 'debug',
+    PAYMENTS_RECONCILE_INTERVAL_MS: every,
+    APPROVAL_SWEEP_INTERVAL_MS: every,
+    SAGA_RECOVERY_INTERVAL_MS: every,
+    SMS_RELAY_POLL_MS: every,
+  },
 };
 
 describe('fault: kill -9 of one replica of each service, two replicas each, under a mixed load', () => {
@@ -143,9 +149,13 @@ describe('fault: kill -9 of one replica of each service, two replicas each, unde
         `${kinds('qr-order')} QR orders (${o.paid} paid, ${orderIds.length - o.undelivered} order.paid received, ${o.redeliveries} redeliveries absorbed); ` +
         `periodic: ${jobs.length} jobs counted over ${jobs.reduce((n, j) => n + j.slots, 0)} slots of ${PERIOD_MS / 1000} s, ` +
         `${duplicateSlots.length} slots run twice, ${jobs.reduce((n, j) => n + j.gaps, 0)} missed (${jobs.reduce((n, j) => n + j.leaderKills, 0)} leader kills allow as many); ` +
-        `errors: ${tally.codeList() || 'none'}`,
+        `errors: ${tally.codeList() || 'none'}` +
+        (verdict.totalsKept
+          ? ''
+          : `; balances per currency ${JSON.stringify(before.totals)} → ${JSON.stringify(verdict.invariants.totals)}`),
     });
-    if (excessGaps.length > 0 || duplicateSlots.length > 0) process.stdout.write(`periodic jobs:\n${JSON.stringify(jobs, null, 1)}\n`);
+    if (excessGaps.length > 0 || duplicateSlots.length > 0) process.stdout.write(`periodic jobs:\n${JSON.stringify(jobs)}\n`);
+    if (!verdict.totalsKept) process.stdout.write(`invariants: ${JSON.stringify(verdict.invariants)}\n`);
 
     // Each service lost one replica to a kill -9 and got it back.
     expect(kills.map((k) => k.service)).toEqual(KILL_ORDER);
