@@ -23,7 +23,7 @@ export const values = {
   namespace: 'mobile-money',
   /** the platform's one image (Dockerfile); each app is the same image with another command */
   image: 'registry.example.com/cemac-mobile-money:0.1.0',
-  imagePullPolicy: 'IfNotPresent',
+  imagePullPolicy: 'IfNotPresent' as 'IfNotPresent' | 'Always' | 'Never',
 
   apps: {
     orchestrator: {

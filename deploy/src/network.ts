@@ -43,7 +43,7 @@ export function networkPolicies(values: Values): NetworkPolicy[] {
       metadata: { name, namespace: values.namespace, labels: { ...PART_OF } },
       spec: {
         podSelector: { matchLabels: podSelector },
-        policyTypes: [...(rules.ingress ? ['Ingress'] : []), ...(rules.egress ? ['Egress'] : [])],
+        policyTypes: [...(rules.ingress ? (['Ingress'] as const) : []), ...(rules.egress ? (['Egress'] as const) : [])],
         ...(rules.ingress ? { ingress: rules.ingress } : {}),
         ...(rules.egress ? { egress: rules.egress } : {}),
       },

@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Service, type IContainer, type IEnvVar, type IPodSecurityContext, type ISecurityContext } from 'kubernetes-models/v1';
+import {
+  ConfigMap,
+  Service,
+  type IContainer,
+  type IContainerPort,
+  type IEnvVar,
+  type IPodSecurityContext,
+  type ISecurityContext,
+  type IServicePort,
+} from 'kubernetes-models/v1';
 import type { Values } from '../values';
 import { type AppEnv } from './compose-env';
 import { type AppShape, LABEL_NAME, configMapNameOf, labelsOf, secretNameOf } from './apps';
@@ -46,7 +55,7 @@ export function appObjects(app: AppShape, env: AppEnv, values: Values) {
     timeoutSeconds: 3,
     failureThreshold,
   });
-  const ports = [{ name: 'http', containerPort: app.port, protocol: 'TCP' }];
+  const ports: IContainerPort[] = [{ name: 'http', containerPort: app.port, protocol: 'TCP' }];
   if (app.internalPort) ports.push({ name: 'internal', containerPort: app.internalPort, protocol: 'TCP' });
   const container: IContainer = {
     name: app.name,
@@ -105,7 +114,7 @@ export function appObjects(app: AppShape, env: AppEnv, values: Values) {
       },
     },
   });
-  const servicePorts = [{ name: 'http', port: app.port, targetPort: 'http', protocol: 'TCP' }];
+  const servicePorts: IServicePort[] = [{ name: 'http', port: app.port, targetPort: 'http', protocol: 'TCP' }];
   if (app.internalPort) servicePorts.push({ name: 'internal', port: app.internalPort, targetPort: 'internal', protocol: 'TCP' });
   const service = new Service({ metadata, spec: { type: 'ClusterIP', selector, ports: servicePorts } });
   const pdb = new PodDisruptionBudget({ metadata, spec: { maxUnavailable: 1, selector: { matchLabels: selector } } });

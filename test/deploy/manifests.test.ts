@@ -126,7 +126,7 @@ describe('every app', () => {
       const d = deployment(name);
       const pod = d.spec.template.spec;
       const [c] = pod.containers;
-      expect(c.command).toEqual(compose.services[name].command ?? (compose as any).services[name].command);
+      expect(c.command).toEqual((compose.services[name] as { command?: string[] }).command);
       expect(c.image).toBe(values.image);
       expect(c.ports.find((p: any) => p.name === 'http').containerPort).toBe(app.port);
       for (const probe of [c.startupProbe, c.readinessProbe, c.livenessProbe])
