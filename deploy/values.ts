@@ -162,7 +162,11 @@ export const values = {
     storage: { size: '100Gi', walSize: '20Gi', storageClass: '' },
     resources: { requests: { cpu: '2', memory: '8Gi' }, limits: { cpu: '4', memory: '8Gi' } },
     maxConnections: 600,
-    pooler: { instances: 2, maxClientConn: 1000, defaultPoolSize: 120, maxDbConnections: 250 },
+    /**
+     * Server connections: each pooler pod opens at most maxDbConnections (all apps together), and the
+     * pods together stay under maxConnections. The test checks that every app at its maxReplicas fits.
+     */
+    pooler: { instances: 2, maxClientConn: 1000, defaultPoolSize: 120, maxDbConnections: 280 },
     backup: {
       /** barman-cloud destination; WAL is archived continuously here too */
       destinationPath: 's3://mm-postgres-backups/',

@@ -96,6 +96,13 @@ export function postgresObjects(values: Values): CustomObject[] {
             // The ledger's statement pool sends statement_timeout as a start-up parameter, which PgBouncer
             // refuses unless told to drop it (deploy/README.md: known gaps).
             ignore_startup_parameters: 'statement_timeout',
+            // A replica that vanishes (node lost) must lose its job leases (session advisory locks) within
+            // a period: PgBouncer then closes the client and resets the server session (DISCARD ALL), which
+            // releases them. Probe silent clients after 10 s idle, every 5 s, 3 times: about 25 s.
+            tcp_keepalive: '1',
+            tcp_keepidle: '10',
+            tcp_keepintvl: '5',
+            tcp_keepcnt: '3',
           },
         },
       },

@@ -273,6 +273,24 @@ describe('PostgreSQL and Redis', () => {
     expect(recovery.spec.bootstrap.recovery.recoveryTarget.targetTime).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
+  it('PostgreSQL connections: every app at its largest scale fits the pooler and the server', () => {
+    // per process: its pool, one job-lease connection (libs/platform job-lease.postgres.ts), and the
+    // ledger's statement pool
+    const perProcess = (app: AppName): number => {
+      const data = configMap(`${app}-config`).data as Record<string, string>;
+      return Number(data.DB_POOL_SIZE) + 1 + (app === 'ledger-wallets' ? Number(data.LEDGER_STATEMENT_POOL_SIZE) : 0);
+    };
+    // one more pod of each app during a rolling update (maxSurge 1)
+    const demand = APPS.reduce((sum, a) => sum + (values.apps[a.name].maxReplicas + 1) * perProcess(a.name), 0);
+    const { pooler, maxConnections } = values.postgres;
+    expect(demand).toBeLessThanOrEqual(pooler.instances * pooler.maxDbConnections);
+    // a few connections stay for the superuser, replication and the operator
+    expect(pooler.instances * pooler.maxDbConnections).toBeLessThanOrEqual(maxConnections - 20);
+    const [rendered] = ofKind<any>('Pooler');
+    expect(rendered.spec.pgbouncer.parameters.max_db_connections).toBe(String(pooler.maxDbConnections));
+    expect(ofKind<any>('Cluster')[0].spec.postgresql.parameters.max_connections).toBe(String(maxConnections));
+  });
+
   it('Redis: AOF on a volume, noeviction, its password from its Secret and never on the command line', () => {
     const [redis] = ofKind<any>('StatefulSet');
     const c = redis.spec.template.spec.containers[0];
