@@ -22,7 +22,7 @@ const BASE_BACKOFF_SEC = 5;
  * (`relayOnce` may run anywhere: rows are claimed with SKIP LOCKED, so passes never share a row),
  * sends each, marks it sent, or schedules a retry with doubling backoff until SMS_MAX_ATTEMPTS,
  * then marks it failed. At-least-once: a crash after the provider accepted and before the row was
- * marked sends that message again.
+ * marked sends that message again, with the row's id as its idempotency key both times (HttpSmsSender).
  */
 @Injectable()
 export class SmsRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -69,7 +69,7 @@ export class SmsRelay implements OnApplicationBootstrap, OnApplicationShutdown {
       const context = { requestId: randomUUID(), correlationId: row.correlation_id ?? randomUUID() };
       await requestContext.run(context, async () => {
         try {
-          await this.sender.send(row.to_phone, row.body);
+          await this.sender.send(row.to_phone, row.body, row.id);
           await queryRows(
             this.db,
             `UPDATE orchestrator.sms_outbox SET status = 'sent', attempts = attempts + 1, sent_at = now() WHERE id = $1 AND status = 'pending'`,
