@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import { Client } from 'pg';
-import { MetricsService, PeriodicJob, PostgresJobLease } from '@mm/platform';
+import { DatabaseConfig, JOB_LEASE, type JobLease, MetricsService, PeriodicJob, PlatformModule, PostgresJobLease } from '@mm/platform';
 import { TEST_ADMIN_URL } from '../../../test/support/infra';
 
 /**
@@ -161,6 +162,23 @@ describe('periodic jobs across replicas (PostgreSQL session advisory locks)', ()
     expect(ofB[0].slot).toBeGreaterThan(lastOfA);
     expect(ofB[0].slot).toBeLessThanOrEqual(lastOfA + 2);
     expect(duplicates(runs)).toEqual([]);
+  });
+});
+
+describe('the lease in an app', () => {
+  it('every app with a database gets one; closing the app frees its locks', async () => {
+    const service = `lease-${randomUUID()}`;
+    const config = Object.assign(new DatabaseConfig(), { DATABASE_URL: TEST_ADMIN_URL, DB_POOL_SIZE: 1 });
+    const app = await Test.createTestingModule({
+      imports: [PlatformModule.forRoot({ service, config, database: { schema: 'public' } })],
+    }).compile();
+    await app.init();
+    const lease = app.get<JobLease>(JOB_LEASE);
+    expect(lease).toBeInstanceOf(PostgresJobLease);
+    expect(await lease.hold('test.job')).not.toBeNull();
+    expect(await holderPid(service)).toBeDefined();
+    await app.close();
+    expect(await holderPid(service)).toBeUndefined();
   });
 });
 
