@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { loadAll } from 'js-yaml';
+import { InternalListenerConfig, loadConfig } from '@mm/platform';
+import { AuthConfig, assertProductionSecrets } from '../../apps/auth/src/auth.config';
+import { LedgerWalletsConfig, assertLedgerProductionConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
+import { OrchestratorConfig, assertOrchestratorProductionConfig } from '../../apps/orchestrator/src/orchestrator.config';
+import { PartnersConfig } from '../../apps/partners/src/partners.config';
+import { WebhookDispatcherConfig } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.config';
 import { values } from '../../deploy/values';
 import { APPS, type AppName, LABEL_NAME } from '../../deploy/src/apps';
 import { readCompose } from '../../deploy/src/compose-env';
@@ -175,6 +181,29 @@ describe('every app', () => {
       }
     },
   );
+
+  // What each app does with its environment at boot (AppDefinition: loadConfig; the module's production checks).
+  const BOOT: Record<AppName, (env: Record<string, string>) => void> = {
+    orchestrator: (env) => {
+      assertOrchestratorProductionConfig(loadConfig(OrchestratorConfig, env));
+      loadConfig(InternalListenerConfig, env);
+    },
+    auth: (env) => assertProductionSecrets(loadConfig(AuthConfig, env)),
+    partners: (env) => loadConfig(PartnersConfig, env),
+    'ledger-wallets': (env) => assertLedgerProductionConfig(loadConfig(LedgerWalletsConfig, env)),
+    'webhook-dispatcher': (env) => loadConfig(WebhookDispatcherConfig, env),
+  };
+
+  it.each(APPS.map((a) => a.name))('%s accepts its rendered ConfigMap with generated Secrets as its production configuration', (name) => {
+    const secrets = Object.fromEntries(
+      generateSecrets(values, { OPS_SERVICE_KEY_SHA256: 'b'.repeat(64) }).map((s) => [s.metadata!.name!, s.stringData!]),
+    );
+    const env = { ...(configMap(`${name}-config`).data as Record<string, string>), ...secrets[`${name}-secrets`] };
+    expect(env.NODE_ENV).toBe('production');
+    expect(() => BOOT[name](env)).not.toThrow();
+    // and refuses it without one of its credentials, so the check means something
+    expect(() => BOOT[name]({ ...env, DATABASE_URL: undefined as never, INTERNAL_SERVICE_KEY: 'short' })).toThrow();
+  });
 
   it('the migration Job gets exactly compose migrate’s variables, from its Secret, and runs tools/migrate', () => {
     const [job] = ofKind<any>('Job');
