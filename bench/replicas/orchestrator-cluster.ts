@@ -18,6 +18,8 @@ if (!main || !Number.isInteger(replicas) || replicas < 1) {
   process.exit(2);
 }
 
+// Round robin, as npm start sets it (tools/start.ts): the primary accepts and passes each connection on.
+cluster.schedulingPolicy = cluster.SCHED_RR;
 cluster.setupPrimary({ exec: main });
 const workers: Worker[] = [];
 let stopping = false;
