@@ -14,6 +14,12 @@ export interface PostgresJobLeaseOptions {
   queryTimeoutMs?: number;
   /** after a failed connection attempt, none again for this long */
   retryAfterMs?: number;
+  /**
+   * PostgreSQL ends the lease session after this long without a statement (`idle_session_timeout`),
+   * freeing its locks: a process that hangs (stopped, its event loop blocked) cannot keep its leases.
+   * A heartbeat every third of it keeps a live process's session.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** The lock's key: a stable 64-bit hash of "<service>:<job>". */
@@ -32,8 +38,8 @@ const GIVE_BACK = `SELECT pg_advisory_unlock(${KEY})`;
  * (not from the app's pool: a pooled connection goes back to the pool, a lease must stay on its
  * session). The process holds a job's lease while its connection holds the job's lock, so a
  * replica killed outright loses its leases as soon as PostgreSQL sees the socket close (TCP
- * keepalive finds a silent peer), and another replica takes them when it next asks (PeriodicJob
- * says which slots a lease taken then may run).
+ * keepalive finds a vanished peer, `idle_session_timeout` a hung one), and another replica takes
+ * them when it next asks (PeriodicJob says which slots a lease taken then may run).
  *
  * The connection failing in any way (an error, its end, a lease query past `queryTimeoutMs`) drops
  * every lease at once, before any further question is answered: nothing runs until a lock is taken
@@ -46,6 +52,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
   private readonly logger = new Logger('JobLease');
   private client?: Client;
   private connecting?: Promise<Client | undefined>;
+  private heartbeat?: NodeJS.Timeout;
   private lastFailure = 0;
   private closed = false;
   /** job → since when this connection has held its lock (epoch ms) */
@@ -85,6 +92,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
   /** Ends the lease connection: every lock it holds is freed. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.heartbeat);
     await Promise.all(this.asking.values());
     await this.connecting;
     const client = this.client;
@@ -143,6 +151,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
   }
 
   private async connect(): Promise<Client | undefined> {
+    const idleMs = this.options.idleTimeoutMs ?? 15_000;
     const client = new Client({
       connectionString: this.options.databaseUrl,
       application_name: `${this.options.service} job leases`,
@@ -156,6 +165,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
     client.on('end', () => this.drop(client));
     try {
       await client.connect();
+      await client.query(`SELECT set_config('idle_session_timeout', $1, false)`, [String(idleMs)]);
     } catch (error) {
       this.lastFailure = Date.now();
       this.logger.warn({ err: error }, 'job lease connection failed; periodic jobs wait for it');
@@ -167,6 +177,8 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
       return undefined;
     }
     this.client = client;
+    this.heartbeat = setInterval(() => void client.query('SELECT 1').catch((error: unknown) => this.drop(client, error)), idleMs / 3);
+    this.heartbeat.unref();
     return client;
   }
 
@@ -174,6 +186,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
   private drop(client: Client, error?: unknown): void {
     if (client !== this.client) return;
     this.client = undefined;
+    clearInterval(this.heartbeat);
     this.lastFailure = Date.now();
     if (!this.closed && this.held.size > 0) {
       this.logger.warn(

@@ -165,6 +165,28 @@ describe('periodic jobs across replicas (PostgreSQL session advisory locks)', ()
   });
 });
 
+describe('a hung leader', () => {
+  it('loses its leases once its session has been silent for the idle timeout; another process takes them', async () => {
+    const service = `lease-${randomUUID()}`;
+    const hung = new PostgresJobLease({ service, databaseUrl: TEST_ADMIN_URL, idleTimeoutMs: 300, retryAfterMs: 60_000 });
+    const other = new PostgresJobLease({ service, databaseUrl: TEST_ADMIN_URL });
+    opened.push(hung, other);
+    expect(await hung.hold('test.job')).not.toBeNull();
+    expect(await other.hold('test.job')).toBeNull();
+    // what a stopped process or a blocked event loop amounts to: nothing more reaches its session
+    clearInterval((hung as unknown as { heartbeat: NodeJS.Timeout }).heartbeat);
+    const silentSince = Date.now();
+    let taken: number | null = null;
+    while (taken === null && Date.now() - silentSince < 3_000) {
+      await sleep(50);
+      taken = await other.hold('test.job');
+    }
+    expect(taken).not.toBeNull();
+    expect(taken! - silentSince).toBeGreaterThanOrEqual(250);
+    expect(await hung.hold('test.job')).toBeNull();
+  });
+});
+
 describe('the lease in an app', () => {
   it('every app with a database gets one; closing the app frees its locks', async () => {
     const service = `lease-${randomUUID()}`;
