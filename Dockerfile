@@ -8,6 +8,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV CI=true
+# Only where the registry is reached through a TLS-intercepting proxy: the path of a CA bundle mounted
+# into the build (npm run test:compose passes it). A build argument, so it never reaches the image.
+ARG NODE_EXTRA_CA_CERTS
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY .swcrc ./
