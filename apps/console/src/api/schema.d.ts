@@ -10207,11 +10207,11 @@ export interface components {
     };
     PlatformHealthView: {
       /**
-       * @description ok (200) when every check is up; error or shutting_down (503) otherwise
+       * @description ok (200) when every check is up; degraded (200) when every service is up but a replica of one is down (see its `replicas`); error or shutting_down (503) otherwise
        * @example ok
        * @enum {string}
        */
-      status: 'ok' | 'error' | 'shutting_down';
+      status: 'ok' | 'degraded' | 'error' | 'shutting_down';
       /** @description the checks that are up */
       info: components['schemas']['PlatformHealthSubset'];
       /** @description the checks that are down (empty when status is ok) */
@@ -10240,6 +10240,25 @@ export interface components {
       /**
        * @description only when down: why
        * @example timeout of 2000ms exceeded
+       */
+      message?: string;
+      /** @description only for a service running several replicas: each of them; the service is up while one is */
+      replicas?: components['schemas']['ReplicaOutcome'][];
+    };
+    ReplicaOutcome: {
+      /**
+       * @description position of the replica in the service's URL list, from 0
+       * @example 1
+       */
+      replica: number;
+      /**
+       * @example up
+       * @enum {string}
+       */
+      status: 'up' | 'down';
+      /**
+       * @description only when down: why
+       * @example ledger-wallets is unavailable
        */
       message?: string;
     };
