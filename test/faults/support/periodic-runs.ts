@@ -75,11 +75,14 @@ export class PeriodicRunLog {
     });
   }
 
-  /** The replica of `service` that ran one of its jobs last before `at` (undefined: none ran yet). */
+  /** The replica of `service` leading most of its jobs at `before` (each job's leader: the replica of its last run). */
   leaderOf(service: ServiceName, before = Date.now()): string | undefined {
-    let last: PeriodicRun | undefined;
-    for (const r of this.runs) if (r.job.startsWith(`${service}/`) && r.at <= before && (!last || r.at >= last.at)) last = r;
-    return last?.replica;
+    const last = new Map<string, PeriodicRun>();
+    for (const r of this.runs)
+      if (r.job.startsWith(`${service}/`) && r.at <= before && r.at >= (last.get(r.job)?.at ?? 0)) last.set(r.job, r);
+    const led = new Map<string, number>();
+    for (const r of last.values()) led.set(r.replica, (led.get(r.replica) ?? 0) + 1);
+    return [...led].sort(([, a], [, b]) => b - a)[0]?.[0];
   }
 
   /**

@@ -101,10 +101,10 @@ export class ServiceProcess {
    * The crash the kill cases inject: `kill -9`, half a second down (clients retrying meanwhile find
    * nothing listening), then a start on the same port, database and Redis.
    */
-  async crashAndRestart(downMs = 500): Promise<void> {
+  async crashAndRestart(downMs = 500, startTimeoutMs?: number): Promise<void> {
     await this.kill9();
     await new Promise((r) => setTimeout(r, downMs));
-    await this.start();
+    await this.start(startTimeoutMs);
   }
 
   async stop(): Promise<void> {
