@@ -1,18 +1,12 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DataSource } from 'typeorm';
-import { JOB_LEASE } from '@mm/platform';
+import { Pool } from 'pg';
+import type { DataSource } from 'typeorm';
+import { HttpSmsSender } from '../src/notifications/http-sms-sender';
 import { SmsOutbox } from '../src/notifications/sms-outbox.service';
 import { SmsRelay } from '../src/notifications/sms-relay.service';
-import { SmsSender } from '../src/notifications/sms-sender';
-import { OrchestratorConfig } from '../src/orchestrator.config';
-import { OrchestratorHarness } from './pricing-harness';
-
-interface Received {
-  to: string;
-  text: string;
-  key: string | undefined;
-}
+import type { OrchestratorConfig } from '../src/orchestrator.config';
+import { type TestDatabase, createTestDatabase } from '../../../test/support/test-env';
 
 /**
  * The SMS outbox relay on two replicas, with the provider's HTTP API played by a server in the
@@ -21,9 +15,14 @@ interface Received {
  * Idempotency-Key as the first, so that a provider honouring it sends the message once.
  */
 describe('orchestrator: SMS outbox relay across replicas', () => {
-  const h = new OrchestratorHarness();
   const received: Received[] = [];
   let provider: Server;
+  let db: TestDatabase;
+  let pool: Pool;
+  let config: OrchestratorConfig;
+  // The relay and the outbox only run statements: the service's own role on the file's database, without booting the app.
+  const database = () =>
+    ({ query: async (text: string, params?: unknown[]) => (await pool.query(text, params)).rows }) as unknown as DataSource;
 
   beforeAll(async () => {
     provider = createServer((req, res) => {
@@ -37,25 +36,32 @@ describe('orchestrator: SMS outbox relay across replicas', () => {
     });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
     const port = (provider.address() as AddressInfo).port;
-    // The harness' own relay stays idle (poll 0): the test runs each replica's pass itself.
-    await h.start({ SMS_DRIVER: 'http', SMS_PROVIDER_URL: `http://127.0.0.1:${port}/sms`, SMS_RELAY_POLL_MS: '0' });
+    db = await createTestDatabase();
+    pool = new Pool({ connectionString: db.urlFor('orchestrator'), max: 2 });
+    config = {
+      SMS_PROVIDER_URL: `http://127.0.0.1:${port}/sms`,
+      SMS_PROVIDER_TIMEOUT_MS: 2_000,
+      SMS_MAX_ATTEMPTS: 3,
+      SMS_RELAY_POLL_MS: 0,
+    } as OrchestratorConfig;
   });
   afterAll(async () => {
-    await h.stop();
+    await pool?.end();
+    await db?.drop();
     await new Promise((resolve) => provider.close(resolve));
   });
 
-  const replica = () =>
-    new SmsRelay(h.get(OrchestratorConfig), h.get(DataSource), h.running.app.get(SmsSender), h.running.app.get(JOB_LEASE));
+  // Two replicas: each its own relay and provider client, on the one database.
+  const replica = () => new SmsRelay(config, database(), new HttpSmsSender(config));
 
   it('a message sent again by another replica after a crash carries the key of its first try', async () => {
-    await h.get(SmsOutbox).enqueue({ dedupeKey: 'replicas:welcome', to: '+237690007301', text: 'Welcome' });
+    await new SmsOutbox(database()).enqueue({ dedupeKey: 'replicas:welcome', to: '+237690007301', text: 'Welcome' });
     expect(await replica().relayOnce()).toBe(1);
-    const [{ id }] = (await h.sql.query<{ id: string }>(`SELECT id FROM orchestrator.sms_outbox WHERE dedupe_key = 'replicas:welcome'`))
+    const [{ id }] = (await pool.query<{ id: string }>(`SELECT id FROM orchestrator.sms_outbox WHERE dedupe_key = 'replicas:welcome'`))
       .rows;
 
     // The first replica died before marking it: the row is pending again once its lease ended.
-    await h.sql.query(`UPDATE orchestrator.sms_outbox SET status = 'pending', sent_at = NULL, next_attempt_at = now() WHERE id = $1`, [id]);
+    await pool.query(`UPDATE orchestrator.sms_outbox SET status = 'pending', sent_at = NULL, next_attempt_at = now() WHERE id = $1`, [id]);
     expect(await replica().relayOnce()).toBe(1);
 
     expect(received).toEqual([
