@@ -70,6 +70,8 @@ const UNRUN: Record<string, Record<string, string>> = {
   },
   'docs/operations.md': {
     'npm ci': 'npm ci reinstalls node_modules under the running suite; npm start is what the test itself starts',
+    'MM_REPLICAS=2 npm start                                   # two of everything':
+      'starts a second platform at two replicas on the default ports; test/faults/start-replicas.fault.ts runs it on a free base',
     'DATABASE_URL=postgres://postgres@127.0.0.1:5499/mobile_money npm start   # embedded PostgreSQL on 5499':
       'each line starts a whole second platform on the default ports (test/e2e/start.test.ts and the supervision tests run npm start)',
     'cp .env.example .env     # replace every "change-me" value, e.g. with `openssl rand -hex 32`':
