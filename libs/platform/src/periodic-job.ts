@@ -128,8 +128,11 @@ export class PeriodicJob<T, A = undefined> {
   private async tick(slot: number, s: Running): Promise<void> {
     // The run of an earlier slot is still going: this slot is skipped.
     if (this.running) return;
+    // A question still out was asked before this boundary: its answer cannot vouch for the slot.
+    await this.asking;
     const since = await this.ask();
-    if (since === null || since > slot * s.everyMs + s.offsetMs || this.schedule !== s || this.running) return;
+    // Held since strictly before the boundary: `since` is read after the lock was granted, to the millisecond.
+    if (since === null || since >= slot * s.everyMs + s.offsetMs || this.schedule !== s || this.running) return;
     s.lease.ran(this.name);
     const fields = { job: this.name, slot, everyMs: s.everyMs };
     if (s.everyMs >= INFO_FROM_MS) PeriodicJob.logger.log(fields, 'periodic job run');
