@@ -59,8 +59,8 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.job.stop();
     this.again = false;
+    await this.job.stop();
     await this.running?.catch(() => undefined);
     await this.queue?.close().catch(() => undefined);
   }
