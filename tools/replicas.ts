@@ -57,14 +57,21 @@ export function replicaPort(service: ServiceName, base: number, replica: number)
   return portOf(service, base) + (service === 'orchestrator' ? 0 : REPLICA_PORT_STEP * replica);
 }
 
+export interface LayoutPort {
+  port: number;
+  service: ServiceName;
+  replica: number;
+}
+
 /** Every port a layout listens on, with what listens there (for the free-port check). */
-export function layoutPorts(base: number, counts: ReplicaCounts): { port: number; service: ServiceName; replica: number }[] {
-  const ports = SERVICE_NAMES.flatMap((service) =>
+export function layoutPorts(base: number, counts: ReplicaCounts): LayoutPort[] {
+  const ports = SERVICE_NAMES.flatMap((service): LayoutPort[] =>
     service === 'orchestrator'
       ? [{ port: portOf(service, base), service, replica: 0 }]
       : Array.from({ length: counts[service] }, (_, replica) => ({ port: replicaPort(service, base, replica), service, replica })),
   );
-  return [...ports, { port: portOf('orchestrator', base) + INTERNAL_PORT_OFFSET, service: 'orchestrator', replica: 0 }];
+  const internal: LayoutPort = { port: portOf('orchestrator', base) + INTERNAL_PORT_OFFSET, service: 'orchestrator', replica: 0 };
+  return [...ports, internal];
 }
 
 /**
