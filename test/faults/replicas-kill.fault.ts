@@ -169,7 +169,11 @@ describe('fault: kill -9 of one replica of each service, two replicas each, unde
           ? ''
           : `; balances per currency ${JSON.stringify(before.totals)} → ${JSON.stringify(verdict.invariants.totals)}`),
     });
-    if (excessGaps.length > 0 || duplicateSlots.length > 0) process.stdout.write(`periodic jobs:\n${JSON.stringify(jobs)}\n`);
+    if (excessGaps.length > 0 || duplicateSlots.length > 0)
+      process.stdout.write(
+        `periodic jobs (kills at ${kills.map((k) => `${k.replica} +${((k.at - loadStart) / 1000).toFixed(1)} s`).join(', ')}):\n` +
+          `${jobs.map((j) => JSON.stringify(j)).join('\n')}\nslots run twice: ${duplicateSlots.join(', ') || 'none'}\n`,
+      );
     if (!verdict.totalsKept) process.stdout.write(`invariants: ${JSON.stringify(verdict.invariants)}\n`);
 
     // Each service lost one replica to a kill -9 and got it back.

@@ -37,6 +37,8 @@ export interface JobVerdict {
   duplicates: number;
   /** slots inside the window nobody ran */
   gaps: number;
+  /** where each of them started, in seconds from the window's start (to set beside the kills') */
+  missedAt: number[];
   /** kills of the replica leading this job: each may cost one slot */
   leaderKills: number;
   /** replicas that ran it at least once (a hand-over shows as 2) */
@@ -108,15 +110,16 @@ export class PeriodicRunLog {
         for (const r of runs) if (r.at <= k.at && (!leader || r.at >= leader.at)) leader = r;
         return leader?.replica === k.replica;
       }).length;
-      let gaps = 0;
-      for (let s = first; s <= last; s++) if (!perSlot.has(s)) gaps += 1;
+      const missedAt: number[] = [];
+      for (let s = first; s <= last; s++) if (!perSlot.has(s)) missedAt.push(Math.round((s * everyMs - window.from) / 100) / 10);
       verdicts.push({
         job,
         everyMs,
         slots: Math.max(0, last - first + 1),
         runs: [...perSlot.values()].reduce((a, b) => a + b, 0),
         duplicates: [...perSlot.values()].filter((c) => c > 1).length,
-        gaps,
+        gaps: missedAt.length,
+        missedAt,
         leaderKills,
         runners: new Set(runs.map((r) => r.replica)).size,
       });
