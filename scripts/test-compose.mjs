@@ -35,6 +35,7 @@ const HEALTH_TIMEOUT_MS = 240_000;
 
 class Failure extends Error {}
 const timings = [];
+const runStarted = new Date();
 const say = (line) => process.stdout.write(`${line}\n`);
 
 async function phase(name, fn) {
@@ -72,15 +73,20 @@ function stream(cmd, args, env) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '0.0.0.0', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+/**
+ * A port free on every address, below the kernel's ephemeral range (32768 and up): a port the kernel
+ * handed out for listen(0) may be given again to an outgoing connection before Podman binds it.
+ */
+async function freePort() {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -410,6 +416,8 @@ async function main() {
       ...(existsSync(ca) ? ['--build-arg', 'NODE_EXTRA_CA_CERTS=/run/mm-host-ca.crt'] : []),
       buildOne,
     ]);
+    // each build leaves the previous one's images untagged: drop those older than this run
+    run('podman', ['image', 'prune', '-f', '--filter', `until=${runStarted.toISOString()}`], { allowFail: true });
     say(
       `  built ${composeFile.services[buildOne].image} (the image of ${Object.keys(composeFile.services)
         .filter((s) => composeFile.services[s].build)
