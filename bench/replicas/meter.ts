@@ -12,10 +12,10 @@
  * each `--count` query, run in the newest bench database (a count of rows the workload creates).
  *
  * Two ways of cutting the run into workloads, both in the report: between consecutive lines of the
- * command's output (a bench logs one line per finished loop), and into phases, stretches in which
- * the same set of counters moves (orders created but none paid: the order API; orders paid: the
- * payment path). Each part lists its totals and, per counter that moved, the CPU ms of every
- * process per unit. Writes bench/results/meter-<name>-<timestamp>.json.
+ * command's output (a bench logs one line per finished loop), and per counter into the stretches
+ * in which it moves (orders paid: the payment path, whatever else moves with it). Each part lists
+ * its totals and, per counter that moved, the CPU ms of every process, write transactions, commits,
+ * WAL and rows written per schema, per unit. Writes bench/results/meter-<name>-<timestamp>.json.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -35,6 +35,8 @@ interface Sample {
   commits: number;
   walBytes: number;
   walSyncs: number;
+  /** rows inserted, updated or deleted so far per schema of the bench database (table statistics, up to a second late) */
+  rows: Record<string, number>;
 }
 
 function parseArgs(argv: string[]): { counters: Array<[string, string]>; command: string[] } {
@@ -152,8 +154,17 @@ async function main(): Promise<void> {
       );
       if (value !== undefined) counted[label] = value;
     }
+    const tables = await benchDb?.client
+      .query<{ schema: string; n: string }>(
+        `SELECT schemaname AS schema, sum(n_tup_ins + n_tup_upd + n_tup_del)::text AS n FROM pg_stat_user_tables GROUP BY schemaname`,
+      )
+      .then(
+        (r) => r.rows,
+        () => [],
+      );
     return {
       at: performance.now(),
+      rows: Object.fromEntries((tables ?? []).map((r) => [r.schema, Number(r.n)])),
       cpu,
       counters: counted,
       writeTransactions: Number(db.rows[0].xid),
@@ -235,6 +246,10 @@ function between(a: Sample, b: Sample, kind: Part['kind'], label: string): Part 
     unit.commits = r2(part.commits / n);
     unit['WAL bytes'] = Math.round(part.walBytes / n);
     unit['WAL flushes'] = r2(part.walSyncs / n);
+    for (const [schema, rows] of Object.entries(b.rows)) {
+      const written = rows - (a.rows[schema] ?? 0);
+      if (written > 0) unit[`rows ${schema}`] = r2(written / n);
+    }
     part.perUnit[k] = unit;
   }
   return part;
@@ -252,20 +267,29 @@ function byLines(samples: Sample[], lines: Array<{ at: number; text: string }>):
   return out;
 }
 
-/** Stretches of at least 3 s in which the same counters move (a counter that moves in none is ignored). */
+/**
+ * Per counter, the stretches in which it moves: from its first rise to its last, a pause of up to
+ * 2 s not ending one (a slow workload does not raise its counter at every sample). A stretch of
+ * orders paid is the payment workload, whatever else moves with it.
+ */
 function byPhases(samples: Sample[], labels: string[]): Part[] {
   const out: Part[] = [];
-  const moving = (a: Sample, b: Sample) => labels.filter((l) => (b.counters[l] ?? 0) > (a.counters[l] ?? 0)).join('+');
-  let start = 0;
-  for (let i = 1; i <= samples.length; i++) {
-    const sig = i < samples.length ? moving(samples[i - 1], samples[i]) : undefined;
-    const startSig = start + 1 < samples.length ? moving(samples[start], samples[start + 1]) : '';
-    if (sig !== startSig) {
-      const a = samples[start];
-      const b = samples[i - 1];
-      if (startSig && b.at - a.at >= 3000) out.push(between(a, b, 'phase', startSig));
-      start = i - 1;
+  for (const label of labels) {
+    const value = (i: number) => samples[i].counters[label] ?? 0;
+    let first: number | undefined;
+    let last = 0;
+    const close = () => {
+      if (first !== undefined && samples[last].at - samples[first].at >= 2000)
+        out.push(between(samples[first], samples[last], 'phase', label));
+      first = undefined;
+    };
+    for (let i = 1; i < samples.length; i++) {
+      if (value(i) > value(i - 1)) {
+        if (first === undefined) first = i - 1;
+        last = i;
+      } else if (first !== undefined && samples[i].at - samples[last].at > 2000) close();
     }
+    close();
   }
   return out;
 }
