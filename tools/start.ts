@@ -10,9 +10,10 @@
  *    their output prefixed with the service name. MM_REPLICAS (or MM_REPLICAS_<SERVICE>) runs
  *    several processes of a service (tools/replicas.ts): each on its own port, its callers given
  *    the list, except the orchestrator's, which share its two ports through node:cluster with this
- *    process as the primary (it accepts the connections and passes each to one replica). The keys are generated for this run, or derived
- *    from MM_SERVICE_KEY_SEED when set (so `npm run demo` can derive the operators' key); they are
- *    never written to disk, and the seed itself reaches no app.
+ *    process as the primary (it accepts the connections and passes each to one replica). The keys
+ *    are generated for this run, or derived from MM_SERVICE_KEY_SEED when set (so `npm run demo`
+ *    can derive the operators' key); they are never written to disk, and the seed itself reaches no
+ *    app (nor a cluster worker: see workerEnv).
  * 4. Supervises them: an app that exits on its own is restarted after a backoff (1 s, doubling with
  *    each crash inside a sliding minute) while the others keep serving; the fifth crash within that
  *    minute gives up, stops everything and exits 1 (MM_RESTART_* change these numbers).
