@@ -49,8 +49,8 @@ export function appObjects(app: AppShape, env: AppEnv, values: Values) {
     metadata: { ...metadata, name: configMapNameOf(app.name) },
     data: env.config,
   });
-  const probe = (periodSeconds: number, failureThreshold: number) => ({
-    httpGet: { path: '/health', port: 'http' },
+  const probe = (path: '/health' | '/health/live', periodSeconds: number, failureThreshold: number) => ({
+    httpGet: { path, port: 'http' },
     periodSeconds,
     timeoutSeconds: 3,
     failureThreshold,
@@ -66,12 +66,15 @@ export function appObjects(app: AppShape, env: AppEnv, values: Values) {
     envFrom: [{ configMapRef: { name: configMapNameOf(app.name) } }],
     env: secretEnv(app.name, env.secrets),
     resources: size.resources,
-    // Boot may take a while (migrations already ran, but pools and queues connect): until then no other probe runs.
-    startupProbe: probe(5, 24),
-    // /health checks the database and Redis: a pod that cannot reach them takes no traffic...
-    readinessProbe: probe(10, 3),
-    // ...and is restarted only after two minutes of failures, longer than a database failover.
-    livenessProbe: probe(20, 6),
+    // Boot may take a while (migrations already ran, but pools and queues connect): the app listens
+    // only once it has, and until then no other probe runs. /health/live, so that a database down
+    // during a rollout leaves new pods unready rather than crash-looping.
+    startupProbe: probe('/health/live', 5, 24),
+    // Readiness: /health checks the database and Redis, so a pod that cannot reach them takes no traffic...
+    readinessProbe: probe('/health', 10, 3),
+    // ...but is never restarted for it (a restart cures no outage): liveness checks only that the
+    // process still answers, and restarts a hung one after 30 s.
+    livenessProbe: probe('/health/live', 10, 3),
     lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SECONDS)] } } },
     securityContext: CONTAINER_SECURITY,
     volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],

@@ -127,7 +127,7 @@ describe('rendered manifests (deploy/kubernetes)', () => {
 
 describe('every app', () => {
   it.each(APPS.map((a) => [a.name, a] as const))(
-    '%s: probes on /health, resources, non-root, graceful stop, PDB and CPU HPA',
+    '%s: readiness on /health, startup and liveness on /health/live, resources, non-root, graceful stop, PDB and CPU HPA',
     (name, app) => {
       const d = deployment(name);
       const pod = d.spec.template.spec;
@@ -135,8 +135,12 @@ describe('every app', () => {
       expect(c.command).toEqual((compose.services[name] as { command?: string[] }).command);
       expect(c.image).toBe(values.image);
       expect(c.ports.find((p: any) => p.name === 'http').containerPort).toBe(app.port);
-      for (const probe of [c.startupProbe, c.readinessProbe, c.livenessProbe])
-        expect(probe.httpGet).toEqual({ path: '/health', port: 'http' });
+      // liveness must not depend on PostgreSQL or Redis: an outage would restart every pod
+      expect([c.startupProbe, c.readinessProbe, c.livenessProbe].map((p: any) => p.httpGet)).toEqual([
+        { path: '/health/live', port: 'http' },
+        { path: '/health', port: 'http' },
+        { path: '/health/live', port: 'http' },
+      ]);
       expect(c.resources.requests).toEqual(expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }));
       expect(c.resources.limits).toEqual(expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }));
       expect(pod.securityContext.runAsNonRoot).toBe(true);

@@ -21,7 +21,9 @@ export const orchestratorApp: AppDefinition<OrchestratorConfig> = {
     publicSurface: {
       ...orchestratorPublicSurface(config.hzRoutesEnabled),
       // the operators' console (apps/console) is served beside the API it calls
-      isPublic: (path) => isConsolePath(path) || orchestratorPublicSurface(config.hzRoutesEnabled).isPublic(path),
+      // and the liveness probe beside the root /health the public surface already allows
+      isPublic: (path) =>
+        path === '/health/live' || isConsolePath(path) || orchestratorPublicSurface(config.hzRoutesEnabled).isPublic(path),
       extendDocument: mergedDocumentProvider(gatewayMounts(config), { timeoutMs: config.HEALTH_TIMEOUT_MS, ttlMs: 60_000 }),
     },
     configure: async (_app, fastify) => {

@@ -102,10 +102,14 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
   });
 
   const health = app.get(PlatformHealthService);
+  // Readiness: the database and Redis (a pod that cannot reach them should take no traffic).
   fastify.get('/health', async (_req, reply) => {
     const result = await health.check();
     return reply.status(result.status).send(result.body);
   });
+  // Liveness: answered by the event loop alone, so a database or Redis outage never restarts the
+  // process (restarting cannot fix them); only a hung or dead process fails it.
+  fastify.get('/health/live', async (_req, reply) => reply.send({ status: 'ok' }));
   fastify.get('/metrics', async (_req, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });

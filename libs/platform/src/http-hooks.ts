@@ -87,7 +87,7 @@ export function registerHttpHooks(fastify: FastifyInstance, options: HttpHookOpt
     const route = req.routeOptions.url ?? 'unmatched';
     const durationMs = Math.round(reply.elapsedTime * 10) / 10;
     options.metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, durationMs / 1000);
-    if (route !== '/health' && route !== '/metrics') {
+    if (route !== '/health' && route !== '/health/live' && route !== '/metrics') {
       // `caller` is left out of the line (pino skips undefined) on requests no service made.
       const caller = req.serviceCaller ?? undefined;
       req.log.info({ method: req.method, url: req.url.split('?')[0], route, status: reply.statusCode, durationMs, caller }, 'request');
