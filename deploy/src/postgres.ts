@@ -93,9 +93,8 @@ export function postgresObjects(values: Values): CustomObject[] {
             max_client_conn: String(pg.pooler.maxClientConn),
             default_pool_size: String(pg.pooler.defaultPoolSize),
             max_db_connections: String(pg.pooler.maxDbConnections),
-            // The ledger's statement pool sends statement_timeout as a start-up parameter, which PgBouncer
-            // refuses unless told to drop it (deploy/README.md: known gaps).
-            ignore_startup_parameters: 'statement_timeout',
+            // No ignore_startup_parameters: the apps send only application_name at start-up (PgBouncer
+            // tracks it); anything else would be dropped silently, so it is SET after connecting instead.
             // A replica that vanishes (node lost) must lose its job leases (session advisory locks) within
             // a period: PgBouncer then closes the client and resets the server session (DISCARD ALL), which
             // releases them. Probe silent clients after 10 s idle, every 5 s, 3 times: about 25 s.

@@ -19,6 +19,9 @@ const BUSY = 'Statements are at capacity: the read was not started; retry after 
 @Injectable()
 export class StatementReadPool implements OnModuleDestroy {
   private readonly pool: Pool;
+  private readonly timeoutMs: number;
+  /** connections whose session already carries the statement_timeout */
+  private readonly timed = new WeakSet<PoolClient>();
 
   constructor(config: LedgerWalletsConfig) {
     this.pool = new Pool({
@@ -26,9 +29,11 @@ export class StatementReadPool implements OnModuleDestroy {
       max: config.LEDGER_STATEMENT_POOL_SIZE,
       connectionTimeoutMillis: CONNECT_WAIT_MS,
       idleTimeoutMillis: 30_000,
-      statement_timeout: config.LEDGER_STATEMENT_TIMEOUT_MS,
+      // application_name is a start-up parameter PgBouncer knows; statement_timeout is not (it refuses
+      // the connection, or drops the setting when told to ignore it), so that one is SET below.
       application_name: 'ledger-wallets statements',
     });
+    this.timeoutMs = config.LEDGER_STATEMENT_TIMEOUT_MS;
     // An idle connection the server dropped must not take the process down.
     this.pool.on('error', () => undefined);
   }
@@ -44,6 +49,12 @@ export class StatementReadPool implements OnModuleDestroy {
     }
     let broken: Error | undefined;
     try {
+      if (!this.timed.has(client)) {
+        // Once per connection, for the whole session: the pooler runs in session mode, so the
+        // setting stays with this client until it disconnects (and PgBouncer's reset drops it then).
+        await client.query(`SELECT set_config('statement_timeout', $1, false)`, [`${this.timeoutMs}ms`]);
+        this.timed.add(client);
+      }
       return await fn(client);
     } catch (error) {
       // 57014 query_canceled: the statement_timeout struck
