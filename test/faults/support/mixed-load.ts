@@ -71,6 +71,8 @@ export interface Operation {
 
 export interface Outcome {
   op: Operation;
+  /** when its first request left (epoch ms) */
+  startedAt: number;
   /** the order the partner created (a QR order) */
   order?: { orderId: string; qrToken: string; amount: number };
   intentId?: string;
@@ -112,7 +114,7 @@ function answerText(a: Answer): string {
 
 /** One operation from the first request to the confirm's answer, through whatever is killed meanwhile. */
 export async function runOperation(gateway: HttpCaller, partner: PartnerFixture, op: Operation, deadline: number): Promise<Outcome> {
-  const outcome: Outcome = { op };
+  const outcome: Outcome = { op, startedAt: Date.now() };
   let body: Record<string, unknown>;
   if (op.kind === 'qr-order') {
     const created = await untilDefinite(
@@ -146,8 +148,10 @@ export async function runOperation(gateway: HttpCaller, partner: PartnerFixture,
 }
 
 /**
- * `clients` clients, each running operations one after another (a pause between two) until the
- * planner has none left or `until` has passed; an operation started before `until` runs to its end.
+ * `clients` clients, each running operations one after another, starting one at most every
+ * `cycleMs` (so a fast machine does not use up the parties' velocity allowance before the faults
+ * are over), until the planner has none left or `until` has passed; an operation started before
+ * `until` runs to its end.
  */
 export async function runMixedLoad(options: {
   gateway: HttpCaller;
@@ -155,7 +159,7 @@ export async function runMixedLoad(options: {
   next: () => Operation | undefined;
   clients: number;
   until: number;
-  pauseMs: number;
+  cycleMs: number;
   /** how long one operation may keep retrying after `until` */
   graceMs: number;
 }): Promise<Outcome[]> {
@@ -165,8 +169,9 @@ export async function runMixedLoad(options: {
       while (Date.now() < options.until) {
         const op = options.next();
         if (!op) return;
+        const started = Date.now();
         outcomes.push(await runOperation(options.gateway, options.partner, op, options.until + options.graceMs));
-        await new Promise((r) => setTimeout(r, options.pauseMs));
+        await new Promise((r) => setTimeout(r, Math.max(0, started + options.cycleMs - Date.now())));
       }
     }),
   );
