@@ -147,7 +147,7 @@ describe('fault: kill -9 of one replica of each service, two replicas each, unde
 
     const jobs = runs.verdicts({ from: loadStart, to: windowEnd }, kills, { min: 1_000, max: 10_000 });
     const duplicateSlots = runs.duplicateSlots();
-    const excessGaps = jobs.filter((j) => j.gaps > j.leaderKills);
+    const excessGaps = jobs.filter((j) => j.unexcused > 0);
     const judgedServices = new Set(jobs.map((j) => j.job.split('/')[0]));
     const kinds = (k: string) => outcomes.filter((o) => o.op.kind === k && o.confirmed).length;
     const o = verdict.orders;
@@ -165,13 +165,13 @@ describe('fault: kill -9 of one replica of each service, two replicas each, unde
         `${((loadEnd - loadStart) / 1000).toFixed(0)} s of load: ${kinds('transfer')} transfers, ${kinds('cash-in')} cash-ins, ` +
         `${kinds('qr-order')} QR orders (${o.paid} paid, ${orderIds.length - o.undelivered} order.paid received, ${o.redeliveries} redeliveries absorbed); ` +
         `periodic: ${jobs.length} jobs counted over ${jobs.reduce((n, j) => n + j.slots, 0)} slots of ${PERIOD_MS / 1000} s, ` +
-        `${duplicateSlots.length} slots run twice, ${jobs.reduce((n, j) => n + j.gaps, 0)} missed (${jobs.reduce((n, j) => n + j.leaderKills, 0)} leader kills allow as many); ` +
+        `${duplicateSlots.length} slots run twice, ${jobs.reduce((n, j) => n + j.gaps, 0)} missed (${jobs.reduce((n, j) => n + j.leaderKills, 0)} leader kills allow one each in their slot or the next; ${jobs.reduce((n, j) => n + j.unexcused, 0)} elsewhere); ` +
         `errors: ${tally.codeList() || 'none'}` +
         (verdict.totalsKept
           ? ''
           : `; balances per currency ${JSON.stringify(before.totals)} → ${JSON.stringify(verdict.invariants.totals)}`),
     });
-    if (excessGaps.length > 0 || duplicateSlots.length > 0)
+    if (jobs.some((j) => j.gaps > 0) || duplicateSlots.length > 0)
       process.stdout.write(
         `periodic jobs (kills at ${kills.map((k) => `${k.replica} +${((k.at - loadStart) / 1000).toFixed(1)} s`).join(', ')}):\n` +
           `${jobs.map((j) => JSON.stringify(j)).join('\n')}\nslots run twice: ${duplicateSlots.join(', ') || 'none'}\n`,
@@ -202,7 +202,7 @@ describe('fault: kill -9 of one replica of each service, two replicas each, unde
       anomalies: 0,
     });
     expect(sink.refused).toBe(0);
-    // Periodic jobs: at most once per slot everywhere; exactly once per slot but for one slot per leader killed.
+    // Periodic jobs: at most once per slot everywhere; exactly once per slot but for one slot per leader killed (its own or the next).
     expect(runs.malformed).toBe(0);
     expect(duplicateSlots).toEqual([]);
     expect(excessGaps).toEqual([]);

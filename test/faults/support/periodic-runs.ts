@@ -2,9 +2,9 @@
  * Counts the runs of the periodic jobs across every replica of the platform, from the line each
  * run logs (`periodic job run`, with the job's name, its wall-clock slot `floor(now / everyMs)` and
  * `everyMs`). A job elected through a lease must run at most once per slot whatever happens, and
- * exactly once per slot except in the slot after its leader was killed, when the lease may be
- * picked up one slot late. The leader at a kill is the replica that logged the job's last run
- * before it.
+ * exactly once per slot except once per kill of its leader: the slot the kill fell in (cut before
+ * its run) or the next one (the lease picked up after that slot's boundary). The leader at a kill is
+ * the replica that logged the job's last run before it.
  */
 import type { ServiceName } from '@mm/contracts';
 import type { ServiceProcess } from './service-process';
@@ -39,8 +39,10 @@ export interface JobVerdict {
   gaps: number;
   /** where each of them started, in seconds from the window's start (to set beside the kills') */
   missedAt: number[];
-  /** kills of the replica leading this job: each may cost one slot */
+  /** kills of the replica leading this job: each may cost one slot, its own or the next */
   leaderKills: number;
+  /** missed slots that are no killed leader's (must be 0) */
+  unexcused: number;
   /** replicas that ran it at least once (a hand-over shows as 2) */
   runners: number;
 }
@@ -104,23 +106,37 @@ export class PeriodicRunLog {
       const perSlot = new Map<number, number>();
       for (const r of runs) if (r.slot >= first && r.slot <= last) perSlot.set(r.slot, (perSlot.get(r.slot) ?? 0) + 1);
       const service = job.split('/')[0] as ServiceName;
-      const leaderKills = kills.filter((k) => {
-        if (k.service !== service) return false;
-        let leader: PeriodicRun | undefined;
-        for (const r of runs) if (r.at <= k.at && (!leader || r.at >= leader.at)) leader = r;
-        return leader?.replica === k.replica;
-      }).length;
-      const missedAt: number[] = [];
-      for (let s = first; s <= last; s++) if (!perSlot.has(s)) missedAt.push(Math.round((s * everyMs - window.from) / 100) / 10);
+      // the slot each kill of this job's leader fell in
+      const killSlots = kills
+        .filter((k) => {
+          if (k.service !== service) return false;
+          let leader: PeriodicRun | undefined;
+          for (const r of runs) if (r.at <= k.at && (!leader || r.at >= leader.at)) leader = r;
+          return leader?.replica === k.replica;
+        })
+        .map((k) => Math.floor(k.at / everyMs));
+      // A missed slot is the hand-over's when it is the killed leader's slot or the next one, one per kill.
+      const unused = [...killSlots];
+      const missed: number[] = [];
+      let unexcused = 0;
+      for (let s = first; s <= last; s++) {
+        if (perSlot.has(s)) continue;
+        missed.push(s);
+        const k = unused.findIndex((ks) => s === ks || s === ks + 1);
+        if (k >= 0) unused.splice(k, 1);
+        else unexcused += 1;
+      }
       verdicts.push({
         job,
         everyMs,
         slots: Math.max(0, last - first + 1),
         runs: [...perSlot.values()].reduce((a, b) => a + b, 0),
         duplicates: [...perSlot.values()].filter((c) => c > 1).length,
-        gaps: missedAt.length,
-        missedAt,
-        leaderKills,
+        gaps: missed.length,
+        // the jobs judged here start their slots at multiples of everyMs (no offset)
+        missedAt: missed.map((m) => Math.round((m * everyMs - window.from) / 100) / 10),
+        unexcused,
+        leaderKills: killSlots.length,
         runners: new Set(runs.map((r) => r.replica)).size,
       });
     }
