@@ -8,6 +8,12 @@ import { SmsRelay } from '../src/notifications/sms-relay.service';
 import type { OrchestratorConfig } from '../src/orchestrator.config';
 import { type TestDatabase, createTestDatabase } from '../../../test/support/test-env';
 
+interface Received {
+  to: string;
+  text: string;
+  key: string | undefined;
+}
+
 /**
  * The SMS outbox relay on two replicas, with the provider's HTTP API played by a server in the
  * test. A replica that dies after the provider accepted a message and before the row was marked
