@@ -35,7 +35,6 @@ const HEALTH_TIMEOUT_MS = 240_000;
 
 class Failure extends Error {}
 const timings = [];
-const runStarted = new Date();
 const say = (line) => process.stdout.write(`${line}\n`);
 
 async function phase(name, fn) {
@@ -416,8 +415,6 @@ async function main() {
       ...(existsSync(ca) ? ['--build-arg', 'NODE_EXTRA_CA_CERTS=/run/mm-host-ca.crt'] : []),
       buildOne,
     ]);
-    // each build leaves the previous one's images untagged: drop those older than this run
-    run('podman', ['image', 'prune', '-f', '--filter', `until=${runStarted.toISOString()}`], { allowFail: true });
     say(
       `  built ${composeFile.services[buildOne].image} (the image of ${Object.keys(composeFile.services)
         .filter((s) => composeFile.services[s].build)
