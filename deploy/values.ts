@@ -17,6 +17,14 @@ export interface AppValues {
   resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
 }
 
+/**
+ * The addresses the ingress controller's pods connect from: the cluster's pod network. The orchestrator
+ * believes X-Forwarded-For only from these (TRUSTED_PROXIES), and its NetworkPolicy admits no other pod
+ * to its public port. The private ranges fit any cluster; narrow them to the pod CIDR when it is known,
+ * since a client that itself has a private address could otherwise name another one.
+ */
+const ingressControllerAddresses = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10'];
+
 const smallApp: AppValues['resources'] = { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '1', memory: '512Mi' } };
 
 export const values = {
@@ -55,7 +63,11 @@ export const values = {
   config: {
     all: {},
     auth: { SMS_PROVIDER_URL: 'https://sms.example.com/v1/messages' },
-    orchestrator: { SMS_PROVIDER_URL: 'https://sms.example.com/v1/messages' },
+    orchestrator: {
+      SMS_PROVIDER_URL: 'https://sms.example.com/v1/messages',
+      // behind the Ingress every connection comes from the controller: the client is the address it appended
+      TRUSTED_PROXIES: ingressControllerAddresses.join(','),
+    },
     partners: {},
     'ledger-wallets': {},
     'webhook-dispatcher': {},

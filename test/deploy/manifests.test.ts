@@ -253,6 +253,9 @@ describe('exposure and network', () => {
     expect(ingresses).toHaveLength(1);
     const backends = ingresses[0].spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.backend.service));
     expect(backends).toEqual([{ name: 'orchestrator', port: { name: 'http' } }]);
+    // behind it the orchestrator takes the client from the controller's X-Forwarded-For, else every
+    // client would share the controller's address in the per-address limits
+    expect(configMap('orchestrator-config').data.TRUSTED_PROXIES).toMatch(/\S/);
   });
 
   it('NetworkPolicies allow exactly the intended edges', () => {

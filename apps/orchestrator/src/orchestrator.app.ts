@@ -15,6 +15,8 @@ export const orchestratorApp: AppDefinition<OrchestratorConfig> = {
     globalPrefix: 'api',
     // The public entry point creates the correlation id of every public request.
     trustIncomingCorrelationId: false,
+    // behind an ingress controller, the client is the address it saw (TRUSTED_PROXIES)
+    trustedProxies: config.TRUSTED_PROXIES,
     // The Internet reaches only the public surface; /metrics, the full document and /api/internal/*
     // are served on the internal listener (INTERNAL_HOST/INTERNAL_PORT).
     // `/api/openapi.json` is one document: the orchestrator's public routes and those it proxies.

@@ -2,8 +2,9 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { type Currency, DEFAULT_DATABASE_NAME, SERVICES, SUPPORTED_CURRENCIES } from '@mm/contracts';
-import { DatabaseConfig, EnvBoolean, type UpstreamUrls, UpstreamsField } from '@mm/platform';
+import { ConfigRule, DatabaseConfig, EnvBoolean, type UpstreamUrls, UpstreamsField } from '@mm/platform';
 import { APPROVAL_ACTIONS, type ApprovalAction } from './approvals/approval-handler';
+import { parseTrustedProxies, trustedProxiesProblem } from './trusted-proxies';
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
 const URL_RULE = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
@@ -46,6 +47,18 @@ export class OrchestratorConfig extends DatabaseConfig {
   get hzRoutesEnabled(): boolean {
     return this.HZ_ROUTES_ENABLED ?? this.NODE_ENV !== 'production';
   }
+
+  /**
+   * The proxies in front of the public listener (an ingress controller, a load balancer) whose
+   * X-Forwarded-For is believed: a comma list of addresses, CIDRs, or `loopback`, `linklocal`,
+   * `uniquelocal`. The client's address (per-address limits, audit, what the gateway forwards) is then
+   * the rightmost entry not added by a trusted proxy; a connection from any other address is taken at
+   * its own address, the header ignored. Empty (the default): X-Forwarded-For never counts. Addresses,
+   * not a hop count: Fastify 5 trusts nothing for a number, and a count would believe any direct caller.
+   */
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => parseTrustedProxies(obj[key]))
+  @ConfigRule('trustedProxies', trustedProxiesProblem)
+  TRUSTED_PROXIES: string[] = [];
 
   // --- access guard (access tokens issued by auth) ---
   /** must equal auth's JWT_ISSUER */

@@ -45,6 +45,11 @@ export interface AppOptions {
   publicSurface?: PublicSurfaceOptions;
   /** where the internal listener binds (see InternalListenerConfig); loopback, ephemeral port by default */
   internalListener?: InternalListenerAddress;
+  /**
+   * Addresses or CIDRs of the proxies whose X-Forwarded-For sets `req.ip` (Fastify's trustProxy);
+   * none by default, so the socket's peer is the client.
+   */
+  trustedProxies?: string[];
 }
 
 /**
@@ -65,6 +70,7 @@ export async function createApp(module: unknown, options: AppOptions): Promise<N
     childLoggerFactory: (parent: FastifyBaseLogger, _bindings: unknown, childOptions: object) =>
       Object.keys(childOptions).length === 0 ? parent : parent.child({}, childOptions),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    ...(options.trustedProxies?.length ? { trustProxy: options.trustedProxies } : {}),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // A URL the router cannot even decode (or an over-long parameter) is refused before any hook
