@@ -18,7 +18,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { type ServiceName, serviceDatabaseUrl } from '@mm/contracts';
@@ -162,6 +162,8 @@ async function main(): Promise<void> {
 
 async function measure(adminUrl: string): Promise<void> {
   const started = Date.now();
+  // Above the number of cores, something else was running: the numbers are not from a quiet machine.
+  const loadAtStart = loadavg();
   await migrateAll(adminUrl);
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
@@ -441,7 +443,7 @@ async function measure(adminUrl: string): Promise<void> {
       spent: Object.fromEntries([...arms.values()].map((t) => [t.replicas, t.spent])),
       ...(sweep.length > 0 ? { sweep } : {}),
       invariants: inv,
-      loadAverageAtEnd: (await import('node:os')).loadavg(),
+      loadAverage: { atStart: loadAtStart, atEnd: loadavg() },
       elapsedSec: (Date.now() - started) / 1000,
     });
     log(`results: ${file}`);
