@@ -165,7 +165,7 @@ describe('fault: kill -9 of one replica of each service, two replicas each, unde
         `${((loadEnd - loadStart) / 1000).toFixed(0)} s of load: ${kinds('transfer')} transfers, ${kinds('cash-in')} cash-ins, ` +
         `${kinds('qr-order')} QR orders (${o.paid} paid, ${orderIds.length - o.undelivered} order.paid received, ${o.redeliveries} redeliveries absorbed); ` +
         `periodic: ${jobs.length} jobs counted over ${jobs.reduce((n, j) => n + j.slots, 0)} slots of ${PERIOD_MS / 1000} s, ` +
-        `${duplicateSlots.length} slots run twice, ${jobs.reduce((n, j) => n + j.gaps, 0)} missed (${jobs.reduce((n, j) => n + j.leaderKills, 0)} leader kills allow one each in their slot or the next; ${jobs.reduce((n, j) => n + j.unexcused, 0)} elsewhere); ` +
+        `${duplicateSlots.length} slots run twice, ${jobs.reduce((n, j) => n + j.gaps, 0)} missed (${jobs.reduce((n, j) => n + j.leaderKills, 0)} leader kills allow one each in their slot or the next; ${jobs.reduce((n, j) => n + j.unexcused, 0)} elsewhere), ${jobs.reduce((n, j) => n + j.skipped, 0)} skipped by their leader; ` +
         `errors: ${tally.codeList() || 'none'}` +
         (verdict.totalsKept
           ? ''

@@ -6,14 +6,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The `periodic job run` lines, by the fields the fault suite counts. */
 const runLines: Array<{ level: string; job: string; slot: number; everyMs: number }> = [];
+/** The `periodic job slot skipped` lines. */
+const skipLines: Array<{ job: string; slot: number; reason: string }> = [];
 const capture = (level: string) => (message: unknown, text?: unknown) => {
   if (text === 'periodic job run') runLines.push({ level, ...(message as { job: string; slot: number; everyMs: number }) });
+  if (text === 'periodic job slot skipped') skipLines.push(message as { job: string; slot: number; reason: string });
 };
 const quiet: LoggerService = { log: capture('info'), debug: capture('debug'), error: () => undefined, warn: () => undefined };
 Logger.overrideLogger(quiet);
 
 describe('PeriodicJob', () => {
-  beforeEach(() => (runLines.length = 0));
+  beforeEach(() => {
+    runLines.length = 0;
+    skipLines.length = 0;
+  });
 
   it('ticks, never runs twice at once, and runNow joins the run in progress', async () => {
     let active = 0;
@@ -93,6 +99,28 @@ describe('PeriodicJob', () => {
     // a run never starts before its slot's boundary (on a loaded machine it may start late)
     starts.forEach((t, i) => expect(t).toBeGreaterThanOrEqual(slots[i] * everyMs));
     expect(runLines.every((l) => l.job === 'test.slots' && l.everyMs === everyMs && l.level === 'debug')).toBe(true);
+  });
+
+  it('a slot whose boundary finds the previous run still going is skipped and says so; each slot is run or skipped', async () => {
+    const everyMs = 40;
+    // every run lasts two and a half periods: the boundaries inside it are skipped
+    const job = new PeriodicJob('test.busy', () => sleep(100), fail);
+    job.start(everyMs, ALWAYS_LEADER);
+    await sleep(420);
+    await job.stop();
+    expect(runLines.length).toBeGreaterThanOrEqual(2);
+    expect(skipLines.length).toBeGreaterThanOrEqual(2);
+    // a loaded machine may also fire a timer past a whole period ('late'); the run in progress is what this case makes
+    expect(skipLines.every((l) => l.job === 'test.busy' && ['busy', 'late'].includes(l.reason))).toBe(true);
+    expect(skipLines.some((l) => l.reason === 'busy')).toBe(true);
+    const ran = new Set(runLines.map((l) => l.slot));
+    const skipped = skipLines.map((l) => l.slot);
+    expect(skipped.some((slot) => ran.has(slot))).toBe(false);
+    // no boundary goes unaccounted between the first run and the last one
+    const all = [...ran, ...skipped].sort((a, b) => a - b);
+    const first = Math.min(...ran);
+    const last = Math.max(...ran);
+    for (let slot = first; slot <= last; slot++) expect(all).toContain(slot);
   });
 
   it('a lease taken during a slot, even at its boundary, runs from the next boundary on; no lease, no run; stop gives it back', async () => {

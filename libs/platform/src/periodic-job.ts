@@ -7,6 +7,8 @@ export const MAX_INTERVAL_MS = 2_147_483_647;
 export const MAX_PROBE_MS = 5_000;
 /** Periods from this length up log their runs at info. */
 const INFO_FROM_MS = 10_000;
+/** A timer late by many periods logs this many of the slots it jumped over, not all of them. */
+const MAX_SKIPS_LOGGED = 10;
 
 export interface PeriodicJobSchedule {
   /** Where the slots start, after each multiple of `everyMs` since the epoch (a daily job at 02:00 UTC: 2 h). */
@@ -45,7 +47,8 @@ interface Running {
  *
  * Each scheduled run logs `periodic job run` with `{ job, slot, everyMs }` (at info from 10 s up, at
  * debug below: the outbox relays tick twice a second) and is counted by the lease
- * (`periodic_job_runs_total{job}`).
+ * (`periodic_job_runs_total{job}`). A slot the leader lets pass (its previous run still going, or a
+ * timer so late it jumped a boundary) logs `periodic job slot skipped` with the same fields and a `reason`.
  */
 export class PeriodicJob<T, A = undefined> {
   private static readonly logger = new Logger('PeriodicJob');
@@ -117,6 +120,9 @@ export class PeriodicJob<T, A = undefined> {
     // A timer that fires a little early is only a probe: the boundary comes at the next wake.
     const slot = slotAt(Date.now(), s.everyMs, s.offsetMs);
     if (slot > s.lastSlot) {
+      // The timer fired after more than one boundary (a blocked event loop, a suspended process):
+      // the boundaries in between were never seen. Said by the leader, so a missing run is explained.
+      for (let missed = s.lastSlot + 1; missed < slot && missed <= s.lastSlot + MAX_SKIPS_LOGGED; missed++) this.skipped(missed, s, 'late');
       s.lastSlot = slot;
       void this.tick(slot, s);
     } else if (this.leaderSince === null) {
@@ -127,7 +133,10 @@ export class PeriodicJob<T, A = undefined> {
 
   private async tick(slot: number, s: Running): Promise<void> {
     // The run of an earlier slot is still going: this slot is skipped.
-    if (this.running) return;
+    if (this.running) {
+      this.skipped(slot, s, 'busy');
+      return;
+    }
     // A question still out was asked before this boundary: its answer cannot vouch for the slot.
     await this.asking;
     const since = await this.ask();
@@ -138,6 +147,17 @@ export class PeriodicJob<T, A = undefined> {
     if (s.everyMs >= INFO_FROM_MS) PeriodicJob.logger.log(fields, 'periodic job run');
     else PeriodicJob.logger.debug(fields, 'periodic job run');
     this.runNow().catch(this.onError);
+  }
+
+  /**
+   * A slot this process, as the leader, let pass without a run: logged beside the runs (same level
+   * rule) so that a slot nobody ran is told from a lost lease. Followers say nothing: another replica runs it.
+   */
+  private skipped(slot: number, s: Running, reason: 'busy' | 'late'): void {
+    if (this.leaderSince === null) return;
+    const fields = { job: this.name, slot, everyMs: s.everyMs, reason };
+    if (s.everyMs >= INFO_FROM_MS) PeriodicJob.logger.log(fields, 'periodic job slot skipped');
+    else PeriodicJob.logger.debug(fields, 'periodic job slot skipped');
   }
 
   /** Asks the lease (one question in flight at a time); a leader that lost it goes back to probing at once. */

@@ -10,6 +10,8 @@ import type { ServiceName } from '@mm/contracts';
 import type { ServiceProcess } from './service-process';
 
 export const PERIODIC_RUN_MSG = 'periodic job run';
+/** What the leader logs for a slot it let pass: its previous run still going, or a timer that jumped the boundary. */
+export const PERIODIC_SKIP_MSG = 'periodic job slot skipped';
 
 export interface PeriodicRun {
   /** `service/job`: two services may name a job alike */
@@ -35,8 +37,10 @@ export interface JobVerdict {
   runs: number;
   /** slots run more than once (must be 0) */
   duplicates: number;
-  /** slots inside the window nobody ran */
+  /** slots inside the window nobody ran and no leader said it skipped */
   gaps: number;
+  /** slots the leader let pass and said so (its previous run still going, or a late timer) */
+  skipped: number;
   /** where each of them started, in seconds from the window's start (to set beside the kills') */
   missedAt: number[];
   /** kills of the replica leading this job: each may cost one slot, its own or the next */
@@ -49,11 +53,22 @@ export interface JobVerdict {
 
 export class PeriodicRunLog {
   readonly runs: PeriodicRun[] = [];
+  /** `service/job@slot` of every slot a leader said it skipped */
+  readonly skips = new Set<string>();
   /** lines with the marker that did not parse as a run (must stay 0: the format is the contract) */
   malformed = 0;
 
   /** Watches one replica's output from its next start on. */
   attach(process: ServiceProcess, replica: string): void {
+    process.watch(PERIODIC_SKIP_MSG, (line) => {
+      try {
+        const l = JSON.parse(line) as { msg?: unknown; job?: unknown; slot?: unknown };
+        if (l.msg === PERIODIC_SKIP_MSG && typeof l.job === 'string' && Number.isInteger(l.slot))
+          this.skips.add(`${process.service}/${l.job}@${l.slot as number}`);
+      } catch {
+        this.malformed += 1;
+      }
+    });
     process.watch(PERIODIC_RUN_MSG, (line) => {
       try {
         const l = JSON.parse(line) as {
@@ -119,8 +134,14 @@ export class PeriodicRunLog {
       const unused = [...killSlots];
       const missed: number[] = [];
       let unexcused = 0;
+      let skipped = 0;
       for (let s = first; s <= last; s++) {
         if (perSlot.has(s)) continue;
+        // the leader held the lease and said why it let this slot pass: nobody else could run it
+        if (this.skips.has(`${job}@${s}`)) {
+          skipped += 1;
+          continue;
+        }
         missed.push(s);
         const k = unused.findIndex((ks) => s === ks || s === ks + 1);
         if (k >= 0) unused.splice(k, 1);
@@ -133,6 +154,7 @@ export class PeriodicRunLog {
         runs: [...perSlot.values()].reduce((a, b) => a + b, 0),
         duplicates: [...perSlot.values()].filter((c) => c > 1).length,
         gaps: missed.length,
+        skipped,
         // the jobs judged here start their slots at multiples of everyMs (no offset)
         missedAt: missed.map((m) => Math.round((m * everyMs - window.from) / 100) / 10),
         unexcused,
