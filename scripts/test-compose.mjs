@@ -289,9 +289,15 @@ async function checkReachability(services, env) {
     if (ports.join('').trim() && !['orchestrator', 'sms-standin'].includes(service))
       problems.push(`${service} publishes ${ports.join(' ')}`);
   }
+  // a published port is held open on the host by the container's conmon process
+  const conmons = run('podman', ['ps', '-q', '--filter', `label=io.podman.compose.project=${project}`])
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map((id) => run('podman', ['inspect', '--format', '{{.State.ConmonPid}}', id]).stdout.trim());
   const held = run('ss', ['-Hltnp'], { allowFail: true })
     .stdout.split('\n')
-    .filter((l) => /"(conmon|podman|netavark|rootlessport)"/.test(l));
+    .filter((l) => conmons.some((pid) => l.includes(`pid=${pid},`)));
+  if (held.length === 0) problems.push('no host socket holds the published port (ss saw nothing of the stack)');
   for (const line of held) {
     const port = /:(\d+)\s/.exec(line.split(/\s+/).slice(3, 4).join(' ') + ' ')?.[1];
     if (port && !expected.has(port)) problems.push(`the host listens on ${port} for the stack: ${line.trim()}`);
@@ -456,6 +462,15 @@ async function main() {
   });
 
   await phase('5. reachability', () => checkReachability({ ...merged, migrate: composeFile.services.migrate }, env));
+}
+
+// CI's time limit or ^C: the containers still go (the next run would also sweep them first)
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    say(`\n${signal}: tearing down`);
+    teardown();
+    process.exit(1);
+  });
 }
 
 let failed;
