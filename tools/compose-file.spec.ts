@@ -8,6 +8,7 @@ import { LedgerWalletsConfig } from '../apps/ledger-wallets/src/ledger-wallets.c
 import { OrchestratorConfig } from '../apps/orchestrator/src/orchestrator.config';
 import { PartnersConfig } from '../apps/partners/src/partners.config';
 import { WebhookDispatcherConfig } from '../apps/webhook-dispatcher/src/webhook-dispatcher.config';
+import { egressApps, linkNetwork, outsideNetwork, platformEdges } from '../deploy/src/edges';
 
 /**
  * docker-compose.yml against what the apps read. A container only sees the variables its service's
@@ -145,5 +146,46 @@ describe('docker-compose.yml', () => {
     expect(pointsOutside('http://auth:3001')).toBe(false);
     expect(pointsOutside('postgres://svc_auth:${SVC_AUTH_PASSWORD:?x}@postgres:5432/mobile_money')).toBe(false);
     expect(pointsOutside('redis://:${REDIS_PASSWORD:?x}@redis:6379')).toBe(false);
+  });
+});
+
+/**
+ * The compose networks against deploy/src/edges.ts, the table the Kubernetes NetworkPolicies are built
+ * from (test/deploy/manifests.test.ts pins what those allow), so the two layouts cannot drift apart.
+ * `npm run test:compose` then tries every pair of containers for real.
+ */
+describe('docker-compose.yml networks', () => {
+  const members = (network: string): string =>
+    Object.entries(compose.services)
+      .filter(([, s]) => (s.networks ?? []).includes(network))
+      .map(([name]) => name)
+      .sort()
+      .join(' ');
+  const networks = Object.keys(compose.networks);
+  const isolated = networks.filter((n) => compose.networks[n]?.internal === true);
+  const edges = platformEdges();
+
+  it('declares every network a service joins', () => {
+    const undeclared = Object.entries(compose.services).flatMap(([name, s]) =>
+      (s.networks ?? []).filter((n) => !(n in compose.networks)).map((n) => `${name}: ${n}`),
+    );
+    expect(undeclared).toEqual([]);
+  });
+
+  it('links exactly the two ends of each edge of deploy/, one network per pair', () => {
+    const pairs = new Set(edges.map((e) => [e.from, e.to].sort().join(' ')));
+    expect(isolated.map(members).sort()).toEqual([...pairs].sort());
+  });
+
+  it('names each link <caller>-to-<callee> after an edge it carries', () => {
+    const named = new Map(edges.map((e) => [linkNetwork(e.from, e.to), [e.from, e.to].sort().join(' ')]));
+    expect(isolated.filter((n) => named.get(n) !== members(n))).toEqual([]);
+  });
+
+  it('gives a route outside to the apps the NetworkPolicies let out, each on its own network', () => {
+    const routed = networks.filter((n) => compose.networks[n]?.internal !== true);
+    expect(Object.fromEntries(routed.map((n) => [n, members(n)]))).toEqual(
+      Object.fromEntries(egressApps().map((app) => [outsideNetwork(app), app])),
+    );
   });
 });
