@@ -390,7 +390,7 @@ async function checkReachability(composeFile, env) {
     const back = byName.filter((t) => !needs[service].has(t) && t !== 'mirror');
     table.push(
       `  ${service.padEnd(19)} reaches ${[...needs[service]].filter((t) => open.has(t)).join(' ') || 'nothing'}` +
-        `${open.has('mirror') ? ' (+ the apt mirror)' : ''}${back.length ? `; back to its callers: ${back.join(' ')}` : ''}`,
+        `${open.has('mirror') ? ' (+ the apt mirror)' : ''}${back.length ? `; over the same links (a network has no direction): ${back.join(' ')}` : ''}`,
     );
   }
   say(table.join('\n'));

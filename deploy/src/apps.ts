@@ -11,7 +11,7 @@ export interface AppShape {
   command: string[];
   /** which apps call this one, on which of its ports (read from the apps' *_URL settings) */
   callers: { from: AppName; port: number }[];
-  /** compose puts it on `egress`: it may open connections outside the cluster */
+  /** compose gives it an `<app>-out` network: it may open connections outside the cluster */
   egress: boolean;
   /** reachable from the ingress controller (the Internet) */
   public: boolean;

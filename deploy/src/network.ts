@@ -9,10 +9,11 @@ import type { Values } from '../values';
 import { APPS, type AppName, LABEL_NAME, PART_OF } from './apps';
 
 /**
- * The compose networks, as NetworkPolicies. Compose's `internal` network lets every container reach
- * every other; here each edge is named: a caller reaches a callee only on the port its *_URL setting
- * points at, the databases only from the pods that use them, and only the apps compose puts on
- * `egress` leave the cluster. Everything else is refused by the default-deny policy; DNS is allowed.
+ * The compose networks, as NetworkPolicies. Both come from one table (`APPS`, listed as edges in
+ * edges.ts): compose has a network per edge, which cannot say a direction or a port; here a caller
+ * reaches a callee only on the port its *_URL setting points at, the databases only from the pods
+ * that use them, and only the apps compose gives an `<app>-out` network leave the cluster. Everything
+ * else is refused by the default-deny policy; DNS is allowed.
  */
 export const POSTGRES_PORT = 5432;
 export const REDIS_PORT = 6379;
