@@ -387,7 +387,7 @@ async function checkReachability(composeFile, env) {
     const routedOnly = byAddress.filter((t) => routed.has(t.slice(t.indexOf('@') + 1)));
     if (holes.length) problems.push(`${service} reaches ${holes.join(', ')} by address, which no edge allows`);
     if (routedOnly.length) notes.push(`${service} -> ${routedOnly.join(' ')}`);
-    const back = byName.filter((t) => !needs[service].has(t) && t !== 'mirror');
+    const back = byName.filter((t) => allowed[service].has(t) && !needs[service].has(t));
     table.push(
       `  ${service.padEnd(19)} reaches ${[...needs[service]].filter((t) => open.has(t)).join(' ') || 'nothing'}` +
         `${open.has('mirror') ? ' (+ the apt mirror)' : ''}${back.length ? `; over the same links (a network has no direction): ${back.join(' ')}` : ''}`,
