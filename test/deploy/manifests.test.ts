@@ -271,7 +271,7 @@ describe('exposure and network', () => {
       'partners -> webhook-dispatcher tcp/3004',
       'ledger-wallets -> auth tcp/3001',
       ...apps.flatMap((a) => [`${a} -> pooler tcp/5432`, `${a} -> redis tcp/6379`]),
-      // compose's `egress` network: orchestrator, auth, ledger-wallets, webhook-dispatcher; never partners
+      // the apps compose gives a route-out network (<app>-out): orchestrator, auth, ledger-wallets, webhook-dispatcher; never partners
       // (any port: a partner's endpoint or an alert webhook may listen anywhere)
       ...['orchestrator', 'auth', 'ledger-wallets', 'webhook-dispatcher'].flatMap((a) =>
         PROBED_PORTS.map((port) => `${a} -> internet ${port}`),
