@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ALWAYS_LEADER, JOB_LEASE } from '@mm/platform';
 import { WebhookEventsRepository } from '../events/webhook-events.repository';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DeliveryService } from './delivery.service';
@@ -24,6 +25,7 @@ describe('PendingSweep shutdown', () => {
         { provide: WebhookEventsRepository, useValue: stubEvents },
         { provide: DeliveryService, useValue: {} },
         { provide: WebhookQueue, useValue: { onModuleDestroy: async () => void order.push('queue closed') } },
+        { provide: JOB_LEASE, useValue: ALWAYS_LEADER },
         PendingSweep,
       ],
     })
