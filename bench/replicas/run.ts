@@ -36,9 +36,13 @@ import { type MeteredService, ProcessMeter, type Spent, addSpent, perOperation, 
 const ADMIN = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = runDatabaseName('replicas');
 const list = (v: string) => v.split(',').map((x) => Number(x.trim()));
-/** Measured seconds of each segment, and the unmeasured warm-up after each start. */
+/**
+ * Measured seconds of each segment, and the unmeasured warm-up after each start. The warm-up is long
+ * because a cluster's workers each warm up (JIT, per-process caches) on their share of the traffic:
+ * after 5 s, two fresh workers measured 0.875 × one process; after 15 s, 1.12 × (docs/scaling.md).
+ */
 const SECONDS = Number(process.env.BENCH_REPLICAS_SECONDS ?? 15);
-const WARMUP = Number(process.env.BENCH_REPLICAS_WARMUP ?? 5);
+const WARMUP = Number(process.env.BENCH_REPLICAS_WARMUP ?? 15);
 /** Seconds with no load after the warm-up, to read what the processes spend idle. */
 const IDLE = Number(process.env.BENCH_REPLICAS_IDLE ?? 3);
 /** Measured segments per arm. */
