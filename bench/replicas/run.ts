@@ -39,7 +39,8 @@ const list = (v: string) => v.split(',').map((x) => Number(x.trim()));
 /**
  * Measured seconds of each segment, and the unmeasured warm-up after each start. The warm-up is long
  * because a cluster's workers each warm up (JIT, per-process caches) on their share of the traffic:
- * after 5 s, two fresh workers measured 0.875 × one process; after 15 s, 1.12 × (docs/scaling.md).
+ * after 5 s, two fresh workers measured 0.875 × one process; after 15 s, 0.99–1.12 × in three runs
+ * (docs/scaling.md).
  */
 const SECONDS = Number(process.env.BENCH_REPLICAS_SECONDS ?? 15);
 const WARMUP = Number(process.env.BENCH_REPLICAS_WARMUP ?? 15);
