@@ -91,6 +91,9 @@ export class MoneyPlatform {
         PAYMENTS_FAULT_INJECTION: 'true',
         SMS_RELAY_POLL_MS: '0',
         PAYMENTS_RECONCILE_INTERVAL_MS: '0',
+        // Off unless a test asks: the periodic jobs elect one runner per database, so a gateway
+        // sweeping every minute would keep the lease from a second gateway booted to sweep fast.
+        APPROVAL_SWEEP_INTERVAL_MS: '0',
         ...this.orchestratorEnv,
         ...env,
       }),
