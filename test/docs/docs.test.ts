@@ -79,6 +79,10 @@ const UNRUN: Record<string, Record<string, string>> = {
     'pg_dump --format=custom --file=mobile_money-$(date -u +%Y%m%dT%H%MZ).dump "$DATABASE_URL"':
       'a backup and a restore of the whole database, against production: not something a test does to a shared server',
   },
+  'docs/scaling.md': {
+    'node dist/bench/replicas/meter.js \\':
+      'runs bench:partners and bench:webhooks under the meter: minutes of load that want a quiet machine, not a test',
+  },
   'docs/contributing.md': {
     'npm run lint        # tsc --noEmit, eslint, prettier --check':
       'the checks CI runs on the whole repository, not a documented behaviour',
