@@ -1,5 +1,5 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
+import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import type { Counter, Gauge } from 'prom-client';
 import type { JobLease } from './job-lease';
 import type { MetricsService } from './metrics';
@@ -58,6 +58,8 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
   /** job → since when this connection has held its lock (epoch ms) */
   private readonly held = new Map<string, number>();
   private readonly asking = new Map<string, Promise<number | null>>();
+  /** the lease connection's statements, one after another (pg deprecates queueing them on a client) */
+  private queue: Promise<unknown> = Promise.resolve();
   private readonly runs?: Counter<'job'>;
   private readonly leader?: Gauge<'job'>;
 
@@ -82,7 +84,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
     if (!this.held.delete(job)) return;
     this.leader?.set({ job }, 0);
     if (!client) return;
-    await client.query(GIVE_BACK, [this.key(job)]).catch((error: unknown) => this.drop(client, error));
+    await this.query(client, GIVE_BACK, [this.key(job)]).catch((error: unknown) => this.drop(client, error));
   }
 
   ran(job: string): void {
@@ -111,7 +113,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
     const key = this.key(job);
     try {
       const wasHeld = this.held.get(job);
-      const { rows } = await client.query<{ held: boolean }>(wasHeld === undefined ? TAKE : CONFIRM, [key]);
+      const { rows } = await this.query<{ held: boolean }>(client, wasHeld === undefined ? TAKE : CONFIRM, [key]);
       // Dropped while the query was out: whatever it said belongs to a connection that is gone.
       if (client !== this.client) return this.answer(job, null);
       if (wasHeld !== undefined && !rows[0].held) {
@@ -132,6 +134,13 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
       this.drop(client, error);
       return this.answer(job, null);
     }
+  }
+
+  /** Several jobs ask at one slot boundary: their statements take turns on the one connection. */
+  private query<R extends QueryResultRow = QueryResultRow>(client: Client, text: string, params?: unknown[]): Promise<QueryResult<R>> {
+    const result = this.queue.then(() => client.query<R>(text, params));
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   private answer(job: string, since: number | null): number | null {
@@ -177,7 +186,7 @@ export class PostgresJobLease implements JobLease, OnApplicationShutdown {
       return undefined;
     }
     this.client = client;
-    this.heartbeat = setInterval(() => void client.query('SELECT 1').catch((error: unknown) => this.drop(client, error)), idleMs / 3);
+    this.heartbeat = setInterval(() => void this.query(client, 'SELECT 1').catch((error: unknown) => this.drop(client, error)), idleMs / 3);
     this.heartbeat.unref();
     return client;
   }
