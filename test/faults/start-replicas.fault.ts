@@ -167,6 +167,10 @@ describe('fault: npm start with MM_REPLICAS=2', () => {
 
     process.kill(orchestratorPid, 'SIGKILL');
     process.kill(ledgerPid, 'SIGKILL');
+    // Once the supervisor has seen the worker die. Before that, Node's cluster primary may still hand
+    // a new connection to the dead worker, and that connection is never answered (a window of a few
+    // milliseconds after the kill: docs/operations.md "Several replicas on one machine").
+    await until('orchestrator#0 death seen', () => say(/✖ orchestrator#0 exited unexpectedly/) ?? undefined);
 
     // Right away: the public port is served by the other worker, /api/health says which replica is down.
     const during = await health();
