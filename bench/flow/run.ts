@@ -38,6 +38,7 @@ import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
 import { migrateAll } from '../../tools/db';
 import { formatSummary, readProfile, summariseProfile } from './profile-summary';
 import { must, reviseConfig } from '../lib/admin-config';
+import { registerFundedCustomers } from '../lib/customers';
 import { stopWithRun } from '../lib/run-children';
 import { runDatabaseName, withRunDatabase } from '../lib/run-database';
 import type { Tally, Trace } from './trace-preload';
@@ -371,33 +372,9 @@ async function measure(adminUrl: string): Promise<void> {
       document.velocity = { ...document.velocity, windowSeconds: 60, maxPerCustomer: 10_000, maxPerDevice: 10_000 };
     });
     log(`registering ${2 * CONCURRENCY} customers`);
-    const customers: Customer[] = [];
-    for (let i = 0; i < 2 * CONCURRENCY; i++) {
-      const phone = `+2376${String(80_000_000 + i)}`;
-      const reg = must(
-        await gateway.call('POST', '/api/orchestrator/auth/register', {
-          phone,
-          pin: PIN,
-          firstName: `Bench${i}`,
-          lastName: 'User',
-          countryCode: 'CM',
-        }),
-        201,
-        'register',
-      );
-      const token = must(await gateway.call('POST', '/api/auth/login', { phone, pin: PIN }), 200, 'login').body.token as string;
-      const account = (reg.body.accounts as Record<string, string>).XAF;
-      must(
-        await ledgerOps.call('PUT', `/v1/accounts/${account}/balance/add`, {
-          amount: 150_000,
-          reason: 'bench funding',
-          createdBy: 'bench',
-        }),
-        200,
-        'fund',
-      );
-      customers.push({ phone, token, userId: subjectOf(token), account });
-    }
+    const customers: Customer[] = (
+      await registerFundedCustomers(gateway, ledgerOps, { count: 2 * CONCURRENCY, firstPhone: 80_000_000, pin: PIN })
+    ).map((c) => ({ ...c, userId: subjectOf(c.token) }));
     const feeAccount = (await admin.query(`SELECT id FROM ledger.accounts WHERE account_type = 'fee_collection' AND currency = 'XAF'`))
       .rows[0].id as string;
 

@@ -26,6 +26,7 @@ import { OPS_CALLER, generateServiceKeys, serviceCredentialEnv } from '@mm/platf
 import { BenchClient } from '../ledger/http-client';
 import { type BenchRow, closedLoop, percentile, printTable, stopProcess, writeResults } from '../lib/bench';
 import { must, reviseConfig } from '../lib/admin-config';
+import { registerFundedCustomers } from '../lib/customers';
 import { stopWithRun } from '../lib/run-children';
 import { runDatabaseName, withRunDatabase } from '../lib/run-database';
 import { checkInvariants } from '../../apps/ledger-wallets/test/invariants';
@@ -233,33 +234,7 @@ async function measure(adminUrl: string): Promise<void> {
     });
     const most = Math.max(CONCURRENCY, ...SWEEP);
     log(`registering ${2 * most} customers`);
-    const customers: Customer[] = [];
-    for (let i = 0; i < 2 * most; i++) {
-      const phone = `+2376${String(81_000_000 + i)}`;
-      const reg = must(
-        await client.call('POST', '/api/orchestrator/auth/register', {
-          phone,
-          pin: PIN,
-          firstName: `Bench${i}`,
-          lastName: 'User',
-          countryCode: 'CM',
-        }),
-        201,
-        'register',
-      );
-      const token = must(await client.call('POST', '/api/auth/login', { phone, pin: PIN }), 200, 'login').body.token as string;
-      const account = (reg.body.accounts as Record<string, string>).XAF;
-      must(
-        await ledgerOps.call('PUT', `/v1/accounts/${account}/balance/add`, {
-          amount: 150_000,
-          reason: 'bench funding',
-          createdBy: 'bench',
-        }),
-        200,
-        'fund',
-      );
-      customers.push({ phone, token, account });
-    }
+    const customers: Customer[] = await registerFundedCustomers(client, ledgerOps, { count: 2 * most, firstPhone: 81_000_000, pin: PIN });
     ledgerOps.close();
 
     // ---- F1, as bench:flow runs it: worker w pays from customer w to customer w + concurrency.
