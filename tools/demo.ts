@@ -67,7 +67,13 @@ async function api(method: string, path: string, options: { token?: string; body
   return res.body;
 }
 
-const phone = () => `+2376${randomInt(10_000_000, 99_999_999)}`;
+/** A fresh Cameroon mobile number; never one ending in the demo PIN, which auth would refuse as too guessable. */
+const phone = (): string => {
+  for (;;) {
+    const p = `+2376${randomInt(10_000_000, 100_000_000)}`;
+    if (!p.endsWith(PIN)) return p;
+  }
+};
 
 /**
  * Where the demo reads the SMS the platform sends: auth's development SMS box through the gateway

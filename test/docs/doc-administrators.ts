@@ -9,8 +9,8 @@
  * code from auth's development outbox); each document then runs with its own administrator in the
  * variables it already reads. A reader on a fresh platform still signs in as the bootstrap one.
  */
-import { randomInt } from 'node:crypto';
 import { type SignInAnswer, StaffSignIn, devOutboxReader } from '../support/staff-sign-in';
+import { newPhone as randomPhone } from '../support/phones';
 
 /** What a document's session gets instead of the bootstrap administrator's values. */
 export interface DocAdministrator {
@@ -34,7 +34,7 @@ async function call(method: 'GET' | 'POST', url: string, body?: unknown, token?:
 /** A Cameroonian mobile number nobody in the documents uses, whose end is not the PIN (PIN rule). */
 function newPhone(taken: Set<string>): string {
   for (;;) {
-    const phone = `+2376${randomInt(10_000_000, 99_999_999)}`;
+    const phone = randomPhone();
     if (!taken.has(phone) && !phone.endsWith(PIN)) {
       taken.add(phone);
       return phone;

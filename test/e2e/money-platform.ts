@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type Client, Pool } from 'pg';
 import { authApp } from '../../apps/auth/src/auth.app';
 import { ledgerWalletsApp } from '../../apps/ledger-wallets/src/ledger-wallets.app';
@@ -48,10 +48,9 @@ export interface PlatformOptions {
   authEnv?: Record<string, string>;
 }
 
-/** A phone number no other test of this run uses (Cameroon mobile range). */
-export function newPhone(): string {
-  return `+2376${randomInt(10_000_000, 99_999_999)}`;
-}
+import { newPhone } from '../support/phones';
+
+export { newPhone };
 
 /** The bootstrap administrator of every test platform. */
 const ADMIN = { phone: '+237699000001', pin: '4826' };

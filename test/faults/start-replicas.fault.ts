@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { SERVICE_NAMES } from '@mm/contracts';
 import { layoutPorts, replicaCounts, replicaPort } from '../../tools/replicas';
 import { type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from './support/infra';
+import { newPhone } from '../support/phones';
 
 const ROOT = join(__dirname, '..', '..');
 const START = join(process.env.MM_TEST_DIST ?? join(ROOT, 'dist'), 'tools', 'start.js');
@@ -159,7 +160,7 @@ describe('fault: npm start with MM_REPLICAS=2', () => {
     expect(readFileSync(`/proc/${orchestratorPid}/environ`, 'utf8')).not.toContain('MM_SERVICE_KEY_SEED');
 
     // A customer registered through the gateway: the orchestrator creates the wallet at the ledger.
-    const phone = `+2376${randomInt(10_000_000, 99_999_999)}`;
+    const phone = newPhone();
     expect(
       (
         await fresh(
@@ -196,7 +197,7 @@ describe('fault: npm start with MM_REPLICAS=2', () => {
       expect(res.status).toBe(200);
       expect(res.body.balances.length).toBeGreaterThan(0);
     }
-    const second = `+2376${randomInt(10_000_000, 99_999_999)}`;
+    const second = newPhone();
     expect(
       (
         await fresh(

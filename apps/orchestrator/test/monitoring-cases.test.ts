@@ -6,6 +6,7 @@ import { MonitoringFeed } from '../src/monitoring/feed/monitoring-feed.service';
 import { callerKey } from '../../../test/support/test-env';
 import { ADMIN_PHONE, ADMIN_PIN, type Answer, OrchestratorHarness } from './pricing-harness';
 import { HOUR, MINUTE, type Person, completed, createPersons } from './monitoring-support';
+import { newPhone } from '../../../test/support/phones';
 
 const PIN = '4826';
 
@@ -54,7 +55,7 @@ describe('compliance cases', () => {
       const res = await fetch(`${h.auth!.url}${path}`, { method: 'POST', headers: key, body: JSON.stringify(body) });
       return (await res.json()) as Record<string, string>;
     };
-    const phone = `+2376${Math.floor(10_000_000 + Math.random() * 89_999_999)}`;
+    const phone = newPhone();
     const { idpUserId } = await post('/auth/internal/create-idp-user', { phone, pin: PIN });
     const { id } = await post('/auth/internal/create-local-user', { idpUserId, roles: ['CUSTOMER'] });
     const [person] = await createPersons(h.sql, 1, 'CUSTOMER');

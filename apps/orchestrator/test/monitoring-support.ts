@@ -1,6 +1,7 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import type { TransactionCompletedEvent } from '@mm/contracts';
+import { newPhone } from '../../../test/support/phones';
 
 export type Kind = 'CUSTOMER' | 'MERCHANT' | 'AGENT';
 
@@ -26,7 +27,7 @@ export async function createPersons(sql: Client, count: number, kind: Kind, regi
     customerId: randomUUID(),
     account: randomUUID(),
     wallet: randomUUID(),
-    phone: `+2376${randomInt(10_000_000, 99_999_999)}`,
+    phone: newPhone(),
     kind,
   }));
   const role = kind === 'AGENT' ? 'AGENT' : kind;

@@ -3,10 +3,11 @@
  * webhook endpoint is the case's receiver, a merchant connected to it, and orders whose QR tokens
  * customers then pay at the ledger (partners turns each payment's ledger event into `order.paid`).
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import { createMerchant, type TestMerchant } from '../../e2e/partners-support';
 import type { WebhookSink } from './webhook-load';
+import { newPhone } from '../../support/phones';
 
 async function send(
   method: string,
@@ -54,7 +55,7 @@ export async function connectPartner(
   const apiKey = (created.apiKeys as { live: { key: string } }).live.key;
   sink.setSecret((created.webhookSecrets as { live: string }).live);
 
-  const merchant = await createMerchant(sql, { ledger: urls.ledger, serviceKey }, `+2376${randomInt(10_000_000, 99_999_999)}`);
+  const merchant = await createMerchant(sql, { ledger: urls.ledger, serviceKey }, newPhone());
   const requested = await send(
     'POST',
     `${urls.partners}/partners-public/connections/request`,

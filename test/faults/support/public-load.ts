@@ -4,15 +4,15 @@
  * confirm). Every write is retried the way a well-behaved app retries it: the same request (same
  * Idempotency-Key, same intent) until a definite answer.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type Answer, type HttpCaller, untilDefinite } from './ledger-load';
 
 export const PIN = '2580';
 const PERSON = { lastName: 'Faults', countryCode: 'CM' };
 
-export function newPhone(): string {
-  return `+2376${randomInt(10_000_000, 99_999_999)}`;
-}
+import { newPhone } from '../../support/phones';
+
+export { newPhone };
 
 export type RegistrationKind = 'customer' | 'merchant' | 'agent';
 
