@@ -75,8 +75,6 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'POST /v1/internal/reconciliation/alerts/:id/acknowledge': ['orchestrator', OPS_CALLER],
   'POST /v1/internal/reconciliation/alerts/:id/resolve': ['orchestrator', OPS_CALLER],
 
-  // deprecated: a direct transfer moves money, so it stays the orchestrator's; holds are an operator's
-  // (operator token required), as is the test-funding add (NODE_ENV=test only)
-  'POST /v1/transactions': ['orchestrator'],
+  // test funding (NODE_ENV=test only; 403 elsewhere): the operators' key, as the tests and benches use it
   'PUT /v1/accounts/:id/balance/:operation': [OPS_CALLER],
 };

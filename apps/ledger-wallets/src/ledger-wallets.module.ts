@@ -29,9 +29,6 @@ import { IntentsController } from './intents/intents.controller';
 import { IntentsService } from './intents/intents.service';
 import { LEDGER_INTERNAL_CALLERS } from './internal-callers';
 import { type LedgerWalletsConfig, assertLedgerProductionConfig } from './ledger-wallets.config';
-import { BalanceAdjustmentsService } from './legacy/balance-adjustments.service';
-import { LegacyController } from './legacy/legacy.controller';
-import { LegacyTransactionsService } from './legacy/legacy-transactions.service';
 import { OperatorSearchController } from './operator-search/operator-search.controller';
 import { OperatorSearchService } from './operator-search/operator-search.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
@@ -47,6 +44,8 @@ import { StatementsController } from './statements/statements.controller';
 import { SettlementStatementController } from './statements/settlement-statement.controller';
 import { SettlementStatementService } from './statements/settlement-statement.service';
 import { StatementReadPool } from './statements/statement-read-pool';
+import { TestFundingController } from './test-funding/test-funding.controller';
+import { TestFundingService } from './test-funding/test-funding.service';
 import { TechnicalAccountsService } from './wallets/technical-accounts.service';
 import { WalletsController } from './wallets/wallets.controller';
 import { WalletsService } from './wallets/wallets.service';
@@ -61,7 +60,7 @@ export class LedgerWalletsModule {
       controllers: [
         WalletsController,
         IntentsController,
-        LegacyController,
+        TestFundingController,
         AuditController,
         IntegrityController,
         ChainController,
@@ -85,8 +84,7 @@ export class LedgerWalletsModule {
         ConsentProofVerifier,
         TransferExecutor,
         ExpirySweeper,
-        LegacyTransactionsService,
-        BalanceAdjustmentsService,
+        TestFundingService,
         AccountAuditService,
         IntegrityCheckService,
         IntegrityScheduler,
