@@ -214,16 +214,17 @@ describe('ledger: intents and atomic execution (spec 2)', () => {
     expect((await h.call('POST', '/v1/internal/wallets', { ownerType: 'SYSTEM', ownerId: 'x' })).status).toBe(400);
   });
 
-  it('requires the service key on internal and legacy routes, not on /health', async () => {
+  it('requires the service key on internal and test-funding routes, not on /health', async () => {
     const res = await fetch(`${h.app.url}/v1/internal/technical-accounts`);
     expect(res.status).toBe(401);
     expect(((await res.json()) as { code: string }).code).toBe('INVALID_SERVICE_CREDENTIALS');
-    expect((await fetch(`${h.app.url}/v1/transactions`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${h.app.url}/v1/accounts/6a0c2b1e-7d3f-4e5a-9b8c-1d2e3f4a5b6c/balance/add`, { method: 'PUT' })).status).toBe(401);
     expect(
       (await fetch(`${h.app.url}/v1/internal/integrity-checks`, { method: 'POST', headers: { 'x-service-key': 'wrong' } })).status,
     ).toBe(401);
     expect((await fetch(`${h.app.url}/health`)).status).toBe(200);
+    // The retired direct transfer: money moves through intents only, even with a valid key.
+    expect((await h.call('POST', '/v1/transactions', { sourceAccountId: 'x', amount: 1 })).status).toBe(404);
     const tech = await h.call('GET', '/v1/internal/technical-accounts?currency=XAF');
     expect(tech.body.map((a: { accountType: string }) => a.accountType).sort()).toEqual([
       'agent_commission',

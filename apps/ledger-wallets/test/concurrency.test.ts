@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 const BUSINESS_CODES = new Set(['INSUFFICIENT_BALANCE']);
@@ -177,58 +176,5 @@ describe('ledger: real concurrency and idempotency', () => {
     const other = await h.call('POST', '/v1/internal/intents', { ...body, amount: 251 });
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('IDEMPOTENCY_KEY_CONFLICT');
-  });
-
-  it('20 concurrent legacy POST /v1/transactions with one key: one transaction, Deprecation header', async () => {
-    const a = await fundedAccount(h, 1_000);
-    const b = await fundedAccount(h, 0);
-    const key = randomUUID();
-    const body = { sourceAccountId: a, destinationAccountId: b, amount: 400, currency: 'XAF', createdBy: 'legacy-client' };
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => h.call('POST', '/v1/transactions', body, { 'x-idempotency-key': key })),
-    );
-    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
-    expect(new Set(answers.map((r) => JSON.stringify(r.body))).size).toBe(1);
-    expect(answers[0].headers.get('deprecation')).toBe('true');
-    expect(answers[0].body).toMatchObject({ status: 'SUCCEEDED', amount: 400 });
-    const txs = await h.admin.query(
-      `SELECT count(*)::int AS n FROM ledger.transactions t JOIN ledger.ledgers l ON l.transaction_id = t.id WHERE l.account_id = $1 AND t.type = 'TRANSFER'`,
-      [b],
-    );
-    expect(txs.rows[0].n).toBe(1);
-    expect((await h.call('GET', `/v1/internal/accounts/${b}`)).body.balance).toBe(400);
-    const overdraft = await h.call('POST', '/v1/transactions', { ...body, amount: 10_000 });
-    expect(overdraft.status).toBe(422);
-    expect(overdraft.body.code).toBe('INSUFFICIENT_BALANCE');
-    expect((await invariants(h.admin)).ledgerGaps).toBe(0);
-  }, 30_000);
-
-  it('the legacy POST /v1/transactions answers what its OpenAPI document says, first time and replayed', async () => {
-    const doc = await openApiOf(h.app.app);
-    const a = await fundedAccount(h, 1_000);
-    const b = await fundedAccount(h, 0);
-    const key = randomUUID();
-    const body = {
-      sourceAccountId: a,
-      destinationAccountId: b,
-      amount: 300,
-      fee: 20,
-      currency: 'XAF',
-      createdBy: 'legacy-client',
-      description: 'documented shape check',
-    };
-    const first = await h.call('POST', '/v1/transactions', body, { 'x-idempotency-key': key });
-    const replayed = await h.call('POST', '/v1/transactions', body, { 'x-idempotency-key': key });
-    expect([first.status, replayed.status]).toEqual([201, 201]);
-    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-    expect(first.body).toMatchObject({
-      status: 'SUCCEEDED',
-      fee: 20,
-      description: 'documented shape check',
-      referenceId: expect.any(String),
-    });
-    expect([...undocumented(doc, 'POST', '/v1/transactions', first), ...undocumented(doc, 'POST', '/v1/transactions', replayed)]).toEqual(
-      [],
-    );
   });
 });

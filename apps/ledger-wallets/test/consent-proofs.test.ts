@@ -166,22 +166,6 @@ describe('ledger: consent proofs', () => {
     expect(fresh.body.code).toBe('INVALID_INTENT_TRANSITION');
   });
 
-  it('the deprecated direct transfer still runs in-process, and its event says so', async () => {
-    const res = await h.call('POST', '/v1/transactions', {
-      sourceAccountId: a,
-      destinationAccountId: b,
-      amount: 50,
-      currency: 'XAF',
-      createdBy: 'legacy',
-    });
-    expect(res.status).toBe(201);
-    const events = (await h.call('GET', `/v1/internal/intents/${res.body.intentId}/events`)).body as {
-      event: string;
-      metadata: Record<string, unknown>;
-    }[];
-    expect(events.find((e) => e.event === 'pin_ok')!.metadata.consent).toBe('in-process');
-  });
-
   it('documents the consent fields and the 403 codes in the OpenAPI document', async () => {
     const doc = (await h.call('GET', '/openapi.json')).body;
     const op = doc.paths['/v1/internal/intents/{id}/transition'].post;

@@ -14,7 +14,7 @@ describe('ledger: named holds, correction preview and expiry', () => {
   const place = async (accountId: string, amount: number, key = randomUUID()) =>
     t.h.call('POST', '/v1/internal/holds', { idempotencyKey: key, accountId, amount, reason: 'case 4411' }, await t.as(TEST_CHECKER));
 
-  it('a hold moves available to frozen and back, once per key; the legacy unfreeze cannot release it', async () => {
+  it('a hold moves available to frozen and back, once per key; only its own release frees it', async () => {
     const account = await fundedAccount(t.h, 10_000);
     const key = randomUUID();
     const placed = await place(account, 4_000, key);
@@ -24,14 +24,15 @@ describe('ledger: named holds, correction preview and expiry', () => {
     expect([replay.status, replay.body.id]).toEqual([200, placed.body.id]);
     expect((await balanceOf(t.h, account)).frozenBalance).toBe(4_000);
 
-    // an operator's legacy unfreeze releases what no named hold keeps, and nothing more
-    const legacy = await t.h.call(
+    // the retired anonymous unfreeze is no way around the named hold
+    const unnamed = await t.h.call(
       'PUT',
       `/v1/accounts/${account}/balance/unfreeze`,
-      { amount: 1, reason: 'legacy unfreeze' },
+      { amount: 1, reason: 'unnamed unfreeze' },
       await t.as(TEST_MAKER),
     );
-    expect([legacy.status, legacy.body.code]).toEqual([422, 'INSUFFICIENT_BALANCE']);
+    expect([unnamed.status, unnamed.body.code]).toEqual([404, 'NOT_FOUND']);
+    expect((await balanceOf(t.h, account)).frozenBalance).toBe(4_000);
 
     const releaseKey = randomUUID();
     const release = async (k: string) =>

@@ -10,7 +10,7 @@ import { type OperatorSigner, TEST_CHECKER, TEST_MAKER, bearer, startOperatorSig
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { type Harness, balanceOf, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
 
-describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy balance endpoints', () => {
+describe('ledger: expiry sweeper, outbox relay, integrity job, audit, test funding', () => {
   let h: Harness;
   let alerts: { body: any; headers: Record<string, unknown> }[];
   let receiver: Server;
@@ -227,9 +227,8 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     );
   }, 20_000);
 
-  it("legacy balance endpoints: add/subtract only as test funding (signed adjustment against suspense); freeze/unfreeze are an operator's journaled holds", async () => {
+  it('test funding: add/subtract are a journaled, signed adjustment against suspense; freeze/unfreeze are gone (named holds only)', async () => {
     const a = await fundedAccount(h, 0);
-    const b = await fundedAccount(h, 0);
     const add = await h.call('PUT', `/v1/accounts/${a}/balance/add`, { amount: 900, reason: 'reconciliation', createdBy: 'ops-1' });
     expect(add.status).toBe(200);
     expect(add.headers.get('deprecation')).toBe('true');
@@ -250,28 +249,17 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
       (await h.call('PUT', `/v1/accounts/${a}/balance/subtract`, { amount: 5_000, reason: 'too much', createdBy: 'ops-1' })).body.code,
     ).toBe('INSUFFICIENT_BALANCE');
 
-    // A hold needs an operator proven by auth's token, with a maker role; a name in the body proves nothing.
-    const hold = { amount: 300, reason: 'court order', createdBy: 'ops-1' };
-    const anonymous = await h.call('PUT', `/v1/accounts/${a}/balance/freeze`, hold);
-    expect([anonymous.status, anonymous.body.code]).toEqual([401, 'OPERATOR_TOKEN_REQUIRED']);
-    const customer = await h.call(
-      'PUT',
-      `/v1/accounts/${a}/balance/freeze`,
-      hold,
-      bearer(await operators.token({ id: 'u-1', roles: ['CUSTOMER'] })),
-    );
-    expect([customer.status, customer.body.code]).toEqual([403, 'OPERATOR_ROLE_REQUIRED']);
+    // Holds are named holds only (POST /v1/internal/holds): the anonymous freeze / unfreeze are retired.
     const operator = bearer(await operators.token(TEST_MAKER));
-    const freeze = await h.call('PUT', `/v1/accounts/${a}/balance/freeze`, hold, operator);
-    expect(freeze.body.account).toMatchObject({ balance: 800, availableBalance: 500, frozenBalance: 300 });
-    expect(freeze.body.transactionId).toBeNull();
-    await h.call('POST', '/v1/internal/intents', intentBody(a, b, 200));
-    // 500 frozen now, 200 of it held by the intent: only 300 can be unfrozen.
-    const tooMuch = await h.call('PUT', `/v1/accounts/${a}/balance/unfreeze`, { amount: 301, reason: 'lifted' }, operator);
-    expect(tooMuch.status).toBe(422);
-    expect(tooMuch.body.message).toMatch(/releasable 300, required 301/);
-    const unfreeze = await h.call('PUT', `/v1/accounts/${a}/balance/unfreeze`, { amount: 300, reason: 'lifted' }, operator);
-    expect(unfreeze.body.account).toMatchObject({ balance: 800, availableBalance: 600, frozenBalance: 200 });
+    for (const op of ['freeze', 'unfreeze']) {
+      const res = await h.call('PUT', `/v1/accounts/${a}/balance/${op}`, { amount: 300, reason: 'court order' }, operator);
+      expect([res.status, res.body.code]).toEqual([404, 'NOT_FOUND']);
+    }
+    expect((await h.call('GET', `/v1/internal/accounts/${a}`)).body).toMatchObject({
+      balance: 800,
+      availableBalance: 800,
+      frozenBalance: 0,
+    });
     const journal = await h.admin.query(
       `SELECT action, amount::int, operator_id, operator_roles, reason FROM ledger.operator_actions WHERE account_id = $1 ORDER BY created_at, action`,
       [a],
@@ -279,8 +267,6 @@ describe('ledger: expiry sweeper, outbox relay, integrity job, audit, legacy bal
     expect(journal.rows).toEqual([
       { action: 'TEST_FUNDING_ADD', amount: 900, operator_id: 'ops-1', operator_roles: [], reason: 'reconciliation' },
       { action: 'TEST_FUNDING_SUBTRACT', amount: 100, operator_id: 'ops-1', operator_roles: [], reason: 'reconciliation' },
-      { action: 'FREEZE', amount: 300, operator_id: TEST_MAKER.id, operator_roles: TEST_MAKER.roles, reason: 'court order' },
-      { action: 'UNFREEZE', amount: 300, operator_id: TEST_MAKER.id, operator_roles: TEST_MAKER.roles, reason: 'lifted' },
     ]);
     expect((await h.call('PUT', `/v1/accounts/${a}/balance/steal`, { amount: 1, reason: 'nope', createdBy: 'x' })).status).toBe(404);
     expect((await invariants(h.admin)).ledgerGaps).toBe(0);
