@@ -22,3 +22,4 @@ export * from './settlement-statement-csv';
 export * from './reconciliation';
 export * from './ledger-chain';
 export * from './business-day';
+export * from './intents';

@@ -1,20 +1,7 @@
-/** Intent lifecycle of spec 2 "States and transitions". */
-export const INTENT_STATUSES = [
-  'CREATED',
-  'OTP_SENT',
-  'OTP_VERIFIED',
-  'PIN_VERIFIED',
-  'SUCCEEDED',
-  'FAILED',
-  'EXPIRED',
-  'CANCELED',
-] as const;
-export type IntentStatus = (typeof INTENT_STATUSES)[number];
+import { INTENT_STATUSES, type IntentStatus, RELEASING_STATUSES, TERMINAL_STATUSES } from '@mm/contracts';
 
-export const ACTIVE_STATUSES: readonly IntentStatus[] = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED'];
-export const TERMINAL_STATUSES: readonly IntentStatus[] = ['SUCCEEDED', 'FAILED', 'EXPIRED', 'CANCELED'];
-/** Moves that end an intent without a transaction: the frozen amount goes back to available. */
-export const RELEASING_STATUSES: readonly IntentStatus[] = ['FAILED', 'EXPIRED', 'CANCELED'];
+// The statuses are the contract's (libs/contracts intents.ts): the orchestrator reads the same list.
+export { ACTIVE_STATUSES, INTENT_STATUSES, type IntentStatus, RELEASING_STATUSES, TERMINAL_STATUSES } from '@mm/contracts';
 
 const FORWARD: Record<string, { to: IntentStatus; event: string; otp?: boolean }[]> = {
   CREATED: [

@@ -1,3 +1,4 @@
+import type { Currency, IntentType, LedgerIntentView } from '@mm/contracts';
 import { iso, toMoney } from '../db/money';
 import type { IntentStatus } from './intent-state-machine';
 
@@ -26,31 +27,8 @@ export interface IntentRow {
   reference_id?: string | null;
 }
 
-/** What the internal intent routes answer (JSON-ready: replays return the stored copy byte for byte). */
-export interface IntentView {
-  intentId: string;
-  type: string;
-  status: IntentStatus;
-  requiresOtp: boolean;
-  sourceAccountId: string;
-  destinationAccountId: string;
-  amount: number;
-  fee: number;
-  frozenAmount: number;
-  currency: string;
-  qrToken: string | null;
-  description: string | null;
-  /** who created the intent (whose PIN it needs) */
-  initiatedBy: string;
-  /** OTP branch only: the user the OTP goes to (whose OTP it needs) */
-  otpUserId: string | null;
-  transactionId: string | null;
-  referenceId: string | null;
-  failureReason: string | null;
-  expiresAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** What the internal intent routes answer (the contract's view; replays return the stored copy byte for byte). */
+export type IntentView = LedgerIntentView;
 
 /** One row of an intent's journal (`GET /internal/intents/:id/events`), oldest first. */
 export interface IntentEventView {
@@ -69,7 +47,7 @@ export interface IntentEventView {
 export function toIntentView(row: IntentRow): IntentView {
   return {
     intentId: row.id,
-    type: row.type,
+    type: row.type as IntentType,
     status: row.status,
     requiresOtp: row.requires_otp,
     sourceAccountId: row.source_account_id,
@@ -77,7 +55,7 @@ export function toIntentView(row: IntentRow): IntentView {
     amount: toMoney(row.amount),
     fee: toMoney(row.fee),
     frozenAmount: toMoney(row.frozen_amount),
-    currency: row.currency,
+    currency: row.currency as Currency,
     qrToken: row.qr_token,
     description: row.description,
     initiatedBy: row.initiated_by,

@@ -1,3 +1,4 @@
+import type { Currency, LedgerAccountView } from '@mm/contracts';
 import { iso, toMoney } from '../db/money';
 
 export interface AccountRow {
@@ -13,18 +14,8 @@ export interface AccountRow {
   updated_at: Date;
 }
 
-export interface AccountView {
-  id: string;
-  walletId: string;
-  accountType: string;
-  currency: string;
-  holder: string;
-  balance: number;
-  availableBalance: number;
-  frozenBalance: number;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The contract's account view (the orchestrator reads the same shape). */
+export type AccountView = LedgerAccountView;
 
 export const ACCOUNT_COLUMNS =
   'id, wallet_id, account_type, currency, holder, balance, available_balance, frozen_balance, created_at, updated_at';
@@ -34,7 +25,7 @@ export function toAccountView(row: AccountRow): AccountView {
     id: row.id,
     walletId: row.wallet_id,
     accountType: row.account_type,
-    currency: row.currency,
+    currency: row.currency as Currency,
     holder: row.holder,
     balance: toMoney(row.balance),
     availableBalance: toMoney(row.available_balance),

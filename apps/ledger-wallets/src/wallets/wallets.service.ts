@@ -1,20 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { type LedgerWalletView, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { iso } from '../db/money';
 import { LedgerDb } from '../db/ledger-db.service';
 import { ACCOUNT_COLUMNS, type AccountRow, type AccountView, toAccountView } from './account-view';
 import type { CreateWalletDto, WalletOwnerType } from './dto/create-wallet.dto';
 
-export interface WalletView {
-  id: string;
-  ownerType: string;
-  ownerId: string;
-  holderName: string | null;
-  status: string;
-  createdAt: string;
-  accounts: AccountView[];
-}
+/** The contract's wallet view (the orchestrator reads the same shape). */
+export type WalletView = LedgerWalletView;
 
 /** Main account type per owner; agents also get a commission account per currency. */
 const ACCOUNT_TYPES: Record<WalletOwnerType, string[]> = {

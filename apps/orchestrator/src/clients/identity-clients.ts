@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AUTH_INTERNAL_ROUTES, type AppRole, type CreateIdpUserResponse, type Currency, type InternalUserView } from '@mm/contracts';
+import {
+  AUTH_INTERNAL_ROUTES,
+  type AppRole,
+  type CreateIdpUserResponse,
+  type InternalUserView,
+  type LedgerWalletView,
+} from '@mm/contracts';
 import { CONFIG, InternalHttpClient } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
 
@@ -61,23 +67,6 @@ export class AuthIdentityClient {
 }
 
 export type WalletOwnerType = 'USER' | 'AGENT' | 'MERCHANT' | 'ORGANISATION';
-
-export interface LedgerAccountView {
-  id: string;
-  accountType: string;
-  currency: Currency;
-  balance: number;
-  availableBalance: number;
-  frozenBalance: number;
-}
-
-export interface LedgerWalletView {
-  id: string;
-  ownerType: string;
-  ownerId: string;
-  status: string;
-  accounts: LedgerAccountView[];
-}
 
 /** The ledger's wallet endpoints (private network, service key). */
 @Injectable()

@@ -1,5 +1,5 @@
-import type { LedgerExecutionContext } from '../ledger-client/ledger.types';
 import type { PaymentIntentRecord } from './payment-intent.types';
+import type { IntentExecutionContext } from '@mm/contracts';
 
 /** Business type codes kept in the transaction's metadata (spec 2: "the transaction type code"). */
 export const TYPE_CODES: Record<PaymentIntentRecord['operationType'], string> = {
@@ -22,7 +22,7 @@ export interface Charged {
  * from TREASURY to that agent's commission account (the ledger refuses any other shape). The
  * correlation id travels in X-Correlation-Id and lands in the transaction metadata there.
  */
-export function executionContext(intent: PaymentIntentRecord, charged: Charged, initiatorUserId: string): LedgerExecutionContext {
+export function executionContext(intent: PaymentIntentRecord, charged: Charged, initiatorUserId: string): IntentExecutionContext {
   const cash = intent.type === 'CASH_IN' || intent.type === 'CASH_OUT';
   return {
     sourceAccountId: intent.sourceAccountId,

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type LedgerIntentView, type TransitionRequest, TERMINAL_STATUSES } from '@mm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
 import { isRetryable } from '../ledger-client/ledger-retry';
-import { type LedgerIntentView, type LedgerTransition, TERMINAL_STATUSES } from '../ledger-client/ledger.types';
 import { LimitsService } from '../limits/limits.service';
 import type { IncomingOutcome, PayeeLedger } from '../limits/limits.types';
 import { PricingService } from '../pricing/pricing.service';
@@ -205,7 +205,12 @@ export class IntentConfirmService {
     return decision;
   }
 
-  private async confirmRequest(record: PaymentIntentRecord, charge: Charge, user: AuthUser, client: ClientInfo): Promise<LedgerTransition> {
+  private async confirmRequest(
+    record: PaymentIntentRecord,
+    charge: Charge,
+    user: AuthUser,
+    client: ClientInfo,
+  ): Promise<TransitionRequest> {
     const [feeAccountId, treasuryAccountId] = await Promise.all([
       this.ledger.technicalAccount('fee_collection', record.currency),
       this.ledger.technicalAccount('treasury', record.currency),

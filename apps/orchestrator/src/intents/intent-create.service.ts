@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { CreateIntentRequest } from '@mm/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
-import type { LedgerCreateIntent } from '../ledger-client/ledger.types';
 import { LimitsService } from '../limits/limits.service';
 import { PricingService } from '../pricing/pricing.service';
 import { RiskService } from '../risk/risk.service';
@@ -225,7 +225,7 @@ export class IntentCreateService {
     fee: number,
     client: ClientInfo,
     metadata: Record<string, unknown>,
-  ): LedgerCreateIntent {
+  ): CreateIntentRequest {
     return {
       idempotencyKey: key,
       type: plan.type,

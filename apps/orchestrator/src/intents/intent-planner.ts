@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Currency } from '@mm/contracts';
+import type { Currency, IntentType } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { withArticle } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
 import { roleName } from '../access/role-names';
 import type { OperationType } from '../pricing/operation-type';
-import type { LedgerIntentType } from '../ledger-client/ledger.types';
 import { WITHDRAWAL_QR, WithdrawalQrService } from '../withdrawal-qr/withdrawal-qr.service';
 import type { CreateIntentDto } from './dto/create-intent.dto';
 import { MerchantQrClient, PARTNER_QR } from './merchant-qr.client';
@@ -14,11 +13,11 @@ import type { AgentSnapshot, PartySnapshot } from './payment-intent.types';
 import { normaliseCountryCode } from './phone-prefixes';
 
 /** How messages name an intent type ("an agent cannot start a transfer"). */
-const OPERATION_NAMES: Record<LedgerIntentType, string> = { TRANSFER: 'transfer', CASH_IN: 'cash-in', CASH_OUT: 'cash-out' };
+const OPERATION_NAMES: Record<IntentType, string> = { TRANSFER: 'transfer', CASH_IN: 'cash-in', CASH_OUT: 'cash-out' };
 
 /** Who pays whom for one create request, resolved and checked; nothing stored yet. */
 export interface IntentPlan {
-  type: LedgerIntentType;
+  type: IntentType;
   operationType: OperationType;
   amount: number;
   currency: Currency;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type IntentActor, type IntentStatus, type LedgerIntentView, TERMINAL_STATUSES } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
-import { type LedgerActor, type LedgerIntentStatus, type LedgerIntentView, TERMINAL_STATUSES } from '../ledger-client/ledger.types';
 import { LimitsService } from '../limits/limits.service';
 import { AuthConsentClient } from './auth-consent.client';
 import type { ClientInfo } from './client-info';
@@ -13,7 +13,7 @@ import type { PaymentIntentRecord } from './payment-intent.types';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
 import { maskPhone } from './phone-prefixes';
 
-const actorOf = (user: AuthUser, client: ClientInfo): LedgerActor => ({
+const actorOf = (user: AuthUser, client: ClientInfo): IntentActor => ({
   id: user.userId,
   ...(client.ip ? { ip: client.ip } : {}),
   ...(client.userAgent ? { userAgent: client.userAgent } : {}),
@@ -140,8 +140,8 @@ export class IntentStepsService {
    * Refuses early what the ledger would refuse anyway, before a PIN or an OTP is spent on it:
    * a final intent, a step out of order, an intent past its lifetime.
    */
-  private assertOpen(record: PaymentIntentRecord, expected: LedgerIntentStatus[]): void {
-    if (TERMINAL_STATUSES.includes(record.status as LedgerIntentStatus) || !expected.includes(record.status as LedgerIntentStatus)) {
+  private assertOpen(record: PaymentIntentRecord, expected: IntentStatus[]): void {
+    if (TERMINAL_STATUSES.includes(record.status as IntentStatus) || !expected.includes(record.status as IntentStatus)) {
       throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${record.status}; this step needs ${expected.join(' or ')}`);
     }
     if (record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
@@ -167,7 +167,7 @@ export class IntentStepsService {
   private async move(
     record: PaymentIntentRecord,
     body: Parameters<LedgerClient['transition']>[1],
-    reached?: LedgerIntentStatus,
+    reached?: IntentStatus,
   ): Promise<LedgerIntentView> {
     const intentId = record.ledgerIntentId!;
     try {
@@ -183,8 +183,8 @@ export class IntentStepsService {
   }
 }
 
-const ORDER: LedgerIntentStatus[] = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED', 'SUCCEEDED'];
+const ORDER: IntentStatus[] = ['CREATED', 'OTP_SENT', 'OTP_VERIFIED', 'PIN_VERIFIED', 'SUCCEEDED'];
 
-function statusAtOrAfter(status: LedgerIntentStatus, target: LedgerIntentStatus): boolean {
+function statusAtOrAfter(status: IntentStatus, target: IntentStatus): boolean {
   return ORDER.indexOf(status) >= ORDER.indexOf(target) && ORDER.indexOf(target) >= 0;
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { type IntentStatus, type TransitionRequest, TERMINAL_STATUSES } from '@mm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import { toSafeInteger } from '../pricing/operation-type';
-import type { LedgerIntentStatus, LedgerTransition } from '../ledger-client/ledger.types';
-import { TERMINAL_STATUSES } from '../ledger-client/ledger.types';
 import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
 import type { NewPaymentIntent, PaymentIntentRecord } from './payment-intent.types';
 
@@ -42,7 +41,7 @@ export interface PaymentIntentRow {
   otp_attempts: number;
   ledger_request: PaymentIntentRecord['ledgerRequest'];
   create_response: CreatedIntentView | null;
-  confirm_request: LedgerTransition | null;
+  confirm_request: TransitionRequest | null;
   charged_fee: string | null;
   charged_commission: string | null;
   charge_rule: string | null;
@@ -273,7 +272,7 @@ export class PaymentIntentStore {
   }
 
   /** Mirrors a status the ledger reported (never leaves a final status, never marks SUCCEEDED: see `markSucceeded`). */
-  async mirrorStatus(id: string, status: LedgerIntentStatus, failureReason?: string | null): Promise<void> {
+  async mirrorStatus(id: string, status: IntentStatus, failureReason?: string | null): Promise<void> {
     if (status === 'SUCCEEDED') return;
     await queryRows(
       this.db,
@@ -295,8 +294,8 @@ export class PaymentIntentStore {
   }
 
   /** The first confirm fixes the ledger request; every retry sends exactly that one. `db`: the caller's transaction, if any. */
-  async fixConfirmRequest(id: string, request: LedgerTransition, db: Db = this.db): Promise<LedgerTransition> {
-    const [row] = await queryRows<{ confirm_request: LedgerTransition }>(
+  async fixConfirmRequest(id: string, request: TransitionRequest, db: Db = this.db): Promise<TransitionRequest> {
+    const [row] = await queryRows<{ confirm_request: TransitionRequest }>(
       db,
       `UPDATE orchestrator.payment_intents SET confirm_request = COALESCE(confirm_request, $2::jsonb), updated_at = now()
         WHERE id = $1 RETURNING confirm_request`,

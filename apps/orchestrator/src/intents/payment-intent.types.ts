@@ -1,6 +1,5 @@
-import type { Currency, CustomerRole } from '@mm/contracts';
+import type { CreateIntentRequest, Currency, CustomerRole, IntentStatus, IntentType, TransitionRequest } from '@mm/contracts';
 import type { OperationType } from '../pricing/operation-type';
-import type { LedgerCreateIntent, LedgerIntentStatus, LedgerIntentType, LedgerTransition } from '../ledger-client/ledger.types';
 import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
 
 /** A party as it was when the intent was created: receipts show who it was then. */
@@ -24,7 +23,7 @@ export interface AgentSnapshot extends PartySnapshot {
 }
 
 /** `PENDING` until the ledger answered the creation; the ledger's statuses after that. */
-export type RecordStatus = 'PENDING' | LedgerIntentStatus;
+export type RecordStatus = 'PENDING' | IntentStatus;
 
 /** The orchestrator's record of one public intent (orchestrator.payment_intents). */
 export interface PaymentIntentRecord {
@@ -34,7 +33,7 @@ export interface PaymentIntentRecord {
   requestHash: string;
   initiatorUserId: string;
   initiatorRole: string;
-  type: LedgerIntentType;
+  type: IntentType;
   operationType: OperationType;
   amount: number;
   currency: Currency;
@@ -57,9 +56,9 @@ export interface PaymentIntentRecord {
   status: RecordStatus;
   pinAttempts: number;
   otpAttempts: number;
-  ledgerRequest: LedgerCreateIntent;
+  ledgerRequest: CreateIntentRequest;
   createResponse: CreatedIntentView | null;
-  confirmRequest: LedgerTransition | null;
+  confirmRequest: TransitionRequest | null;
   chargedFee: number | null;
   chargedCommission: number | null;
   chargeRule: string | null;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { TERMINAL_STATUSES } from '@mm/contracts';
 import { PeriodicJob, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { LedgerClient } from '../ledger-client/ledger.client';
-import { TERMINAL_STATUSES } from '../ledger-client/ledger.types';
 import { LimitsService } from '../limits/limits.service';
 import { IntentConfirmService } from './intent-confirm.service';
 import { PaymentIntentStore } from './payment-intent.store';

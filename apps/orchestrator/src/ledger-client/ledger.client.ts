@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { Currency } from '@mm/contracts';
+import type {
+  CreateIntentRequest,
+  Currency,
+  LedgerAccountView,
+  LedgerIntentView,
+  LedgerWalletView,
+  TransitionRequest,
+} from '@mm/contracts';
 import { InternalHttpClient } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { type RetryPolicy, withRetries } from './ledger-retry';
-import type { LedgerAccountView, LedgerCreateIntent, LedgerIntentView, LedgerTransition, LedgerWalletView } from './ledger.types';
 
 export interface LedgerClientSettings {
   timeoutMs: number;
@@ -39,7 +45,7 @@ export class LedgerClient {
   }
 
   /** Idempotent on `body.idempotencyKey`: the same body again answers the first intent. */
-  createIntent(body: LedgerCreateIntent): Promise<LedgerIntentView> {
+  createIntent(body: CreateIntentRequest): Promise<LedgerIntentView> {
     return withRetries(this.settings.retry, () => this.http.post<LedgerIntentView>('/v1/internal/intents', body));
   }
 
@@ -51,7 +57,7 @@ export class LedgerClient {
    * With `idempotencyKey` the move is retried on timeouts and 5xx (the ledger replays its stored
    * answer, so it happens once); without one it is tried once.
    */
-  transition(intentId: string, body: LedgerTransition, idempotencyKey?: string): Promise<LedgerIntentView> {
+  transition(intentId: string, body: TransitionRequest, idempotencyKey?: string): Promise<LedgerIntentView> {
     const call = () => this.http.post<LedgerIntentView>(`/v1/internal/intents/${intentId}/transition`, body, { idempotencyKey });
     return idempotencyKey ? withRetries(this.settings.retry, call) : call();
   }

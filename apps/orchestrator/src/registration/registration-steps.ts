@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { type AppRole, type Currency, STAFF_ROLES, type StaffRole } from '@mm/contracts';
+import { type AppRole, type Currency, type LedgerWalletView, STAFF_ROLES, type StaffRole } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { AgentsService } from '../agents/agents.service';
-import { AuthIdentityClient, type LedgerWalletView, LedgerWalletsClient } from '../clients/identity-clients';
+import { AuthIdentityClient, LedgerWalletsClient } from '../clients/identity-clients';
 import { CustomersService } from '../customers/customers.service';
 import { MerchantsService } from '../merchants/merchants.service';
 import { SmsOutbox } from '../notifications/sms-outbox.service';

@@ -1,14 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsObject, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { type CreateIntentRequest, INTENT_TYPES, type IntentType } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 import { ActorDto } from './actor.dto';
 import { IsMoney } from './money';
 import { TransferTermsDto } from './transfer-terms.dto';
 
-export const INTENT_TYPES = ['TRANSFER', 'CASH_IN', 'CASH_OUT'] as const;
-export type IntentType = (typeof INTENT_TYPES)[number];
+export { INTENT_TYPES, type IntentType } from '@mm/contracts';
 
 /**
  * `POST /v1/internal/intents`. The orchestrator has already resolved the recipient, checked limits
@@ -103,3 +103,7 @@ export class CreateIntentDto extends TransferTermsDto {
   @IsInstant()
   createBy?: string;
 }
+
+/** Compile-time check: every request the contract allows fits this DTO (fails to build when they drift). */
+export type CreateIntentAcceptsContract = Accepts<CreateIntentRequest, CreateIntentDto>;
+type Accepts<Request extends Dto, Dto> = Request;

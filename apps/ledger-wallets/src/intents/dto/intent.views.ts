@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { type Currency, INTENT_TYPES, type IntentType, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { INTENT_STATUSES, type IntentStatus } from '../intent-state-machine';
 import type { IntentEventView, IntentView } from '../intent-view';
-import { INTENT_TYPES } from './create-intent.dto';
 
 /*
  * OpenAPI shapes of what the intent routes answer. Each class `implements` the view the code
@@ -27,7 +26,7 @@ export class IntentViewDto implements IntentView {
   intentId: string;
 
   @ApiProperty({ enum: INTENT_TYPES, example: 'TRANSFER' })
-  type: string;
+  type: IntentType;
 
   @ApiProperty({ enum: INTENT_STATUSES, example: 'CREATED' })
   status: IntentStatus;
@@ -56,7 +55,7 @@ export class IntentViewDto implements IntentView {
   frozenAmount: number;
 
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
-  currency: string;
+  currency: Currency;
 
   @ApiProperty({
     type: String,

@@ -1,3 +1,4 @@
+import type { TransitionRequest } from '@mm/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
@@ -52,3 +53,7 @@ export class TransitionIntentDto {
   @MaxLength(4096)
   consentProof?: string;
 }
+
+/** Compile-time check: every request the contract allows fits this DTO (fails to build when they drift). */
+export type TransitionAcceptsContract = Accepts<TransitionRequest, TransitionIntentDto>;
+type Accepts<Request extends Dto, Dto> = Request;

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LEDGER_ACCOUNT_TYPES, SUPPORTED_CURRENCIES } from '@mm/contracts';
+import { type Currency, LEDGER_ACCOUNT_TYPES, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import type { AccountView } from '../account-view';
 import type { WalletView } from '../wallets.service';
 
@@ -24,7 +24,7 @@ export class AccountViewDto implements AccountView {
   accountType: string;
 
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })
-  currency: string;
+  currency: Currency;
 
   @ApiProperty({ example: 'Awa Ndiaye', description: "the wallet's holder name (its owner id when none was given)" })
   holder: string;

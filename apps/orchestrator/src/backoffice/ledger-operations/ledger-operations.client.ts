@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { LedgerAccountView } from '@mm/contracts';
 import type { InternalHttpClient } from '@mm/platform';
 import { ledgerClientSettings } from '../../ledger-client/ledger.client';
 import { ledgerHttpClient } from '../../ledger-client/ledger-http';
 import { type RetryPolicy, withRetries } from '../../ledger-client/ledger-retry';
 import { ONCE, bearer, relayOperatorTokenFaults } from '../../ledger-client/operator-token';
-import type { LedgerAccountView } from '../../ledger-client/ledger.types';
 import { OrchestratorConfig } from '../../orchestrator.config';
 import type { LedgerCorrection, LedgerCorrectionPreview, LedgerHold } from './ledger-operations.types';
 

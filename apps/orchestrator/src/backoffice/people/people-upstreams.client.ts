@@ -1,7 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AUTH_INTERNAL_ROUTES, type SecondFactorReset, type SessionsRevoked, type UserSecurityView } from '@mm/contracts';
+import {
+  AUTH_INTERNAL_ROUTES,
+  type SecondFactorReset,
+  type SessionsRevoked,
+  type UserSecurityView,
+  type LedgerWalletView,
+} from '@mm/contracts';
 import type { InternalHttpClient } from '@mm/platform';
-import type { LedgerWalletView } from '../../clients/identity-clients';
 import { UPSTREAMS, type Upstreams } from '../../gateway/upstreams';
 
 /** A ledger account as `GET /v1/internal/accounts/:id` answers it (the fields read here). */

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
-import { SUPPORTED_CURRENCIES, type Currency } from '@mm/contracts';
-import { LEDGER_INTENT_TYPES, type LedgerIntentType } from '../../ledger-client/ledger.types';
+import { type Currency, INTENT_TYPES, type IntentType, SUPPORTED_CURRENCIES } from '@mm/contracts';
 
 const E164 = /^\+[1-9]\d{7,14}$/;
 
@@ -13,13 +12,13 @@ const E164 = /^\+[1-9]\d{7,14}$/;
  */
 export class CreateIntentDto {
   @ApiProperty({
-    enum: LEDGER_INTENT_TYPES,
+    enum: INTENT_TYPES,
     example: 'TRANSFER',
     description:
       "TRANSFER: a customer pays another customer or a merchant (by phone, or a merchant order by qrToken). CASH_IN: an agent credits a customer from its float. CASH_OUT: an agent pays out cash and debits the customer (consent by the customer's withdrawal QR, or else by an OTP sent to the customer). Field code INVALID_INTENT_TYPE.",
   })
-  @IsIn(LEDGER_INTENT_TYPES, { context: { code: 'INVALID_INTENT_TYPE' } })
-  type: LedgerIntentType;
+  @IsIn(INTENT_TYPES, { context: { code: 'INVALID_INTENT_TYPE' } })
+  type: IntentType;
 
   @ApiProperty({
     description: 'whole amount in the smallest unit of the currency (XAF and XOF have none below the franc); field code INVALID_AMOUNT',

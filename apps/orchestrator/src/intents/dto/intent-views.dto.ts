@@ -1,11 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SUPPORTED_CURRENCIES, type Currency } from '@mm/contracts';
-import {
-  LEDGER_INTENT_STATUSES,
-  LEDGER_INTENT_TYPES,
-  type LedgerIntentStatus,
-  type LedgerIntentType,
-} from '../../ledger-client/ledger.types';
+import { type Currency, INTENT_STATUSES, INTENT_TYPES, type IntentStatus, type IntentType, SUPPORTED_CURRENCIES } from '@mm/contracts';
 
 export class CounterpartyView {
   @ApiProperty({ example: 'Awa N.', description: 'a person as first name and initial, a merchant by its business name' })
@@ -32,8 +26,8 @@ export class CreatedIntentView {
   })
   expiresAt: string;
 
-  @ApiProperty({ enum: LEDGER_INTENT_TYPES, example: 'TRANSFER' })
-  type: LedgerIntentType;
+  @ApiProperty({ enum: INTENT_TYPES, example: 'TRANSFER' })
+  type: IntentType;
 
   @ApiProperty({ example: 5000 })
   amount: number;
@@ -56,8 +50,8 @@ export class IntentStepView {
   @ApiProperty({ format: 'uuid', example: '0d5e2f9a-7c1b-4a3e-9f8d-2b6c4e1a0f37' })
   intentId: string;
 
-  @ApiProperty({ enum: LEDGER_INTENT_STATUSES, example: 'PIN_VERIFIED', description: 'the status reached' })
-  status: LedgerIntentStatus;
+  @ApiProperty({ enum: INTENT_STATUSES, example: 'PIN_VERIFIED', description: 'the status reached' })
+  status: IntentStatus;
 }
 
 /** 200 of send-otp. */
@@ -104,11 +98,11 @@ export class IntentView {
   @ApiProperty({ format: 'uuid', example: '0d5e2f9a-7c1b-4a3e-9f8d-2b6c4e1a0f37' })
   intentId: string;
 
-  @ApiProperty({ enum: LEDGER_INTENT_TYPES, example: 'CASH_OUT' })
-  type: LedgerIntentType;
+  @ApiProperty({ enum: INTENT_TYPES, example: 'CASH_OUT' })
+  type: IntentType;
 
-  @ApiProperty({ enum: LEDGER_INTENT_STATUSES, example: 'OTP_SENT' })
-  status: LedgerIntentStatus;
+  @ApiProperty({ enum: INTENT_STATUSES, example: 'OTP_SENT' })
+  status: IntentStatus;
 
   @ApiProperty({ example: true })
   requiresOtp: boolean;
