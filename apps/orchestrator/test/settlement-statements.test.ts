@@ -8,7 +8,7 @@ import { staffToken } from './backoffice-transactions-support';
 /**
  * Settlement statements (docs/statements.md) on a day of hundreds of operations on one merchant,
  * every service real: payments by customers (three through partner orders paid by QR on the public
- * intent path, the rest as direct ledger transfers), payouts with their fees, corrections, a
+ * intent path, the rest as transfers on the ledger's intent path), payouts with their fees, corrections, a
  * reversal under maker-checker, and a balance carried from the day before. The statement must tie
  * to the ledger to the franc: opening, every line and closing compared with SQL over the ledger's
  * own tables; then who may read it, and the CSV.
@@ -61,19 +61,55 @@ async function fund(accountId: string, amount: number): Promise<void> {
   if (res.status !== 200) throw new Error(`fund ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-/** A direct ledger transfer (the deprecated route the orchestrator keeps): the money path's execution without its intent steps. */
+/** Who initiates the direct ledger transfers: a registered customer whose PIN auth checks (set in beforeAll). */
+let initiator: { id: string; token: string };
+
+/**
+ * A transfer on the ledger's intent path, as the orchestrator drives it: intent (hold), PIN_VERIFIED
+ * with the consent proof auth's check-pin issues to the initiator, then SUCCEEDED with its context.
+ */
 async function transfer(source: string, destination: string, amount: number, fee = 0): Promise<string> {
-  const res = await ledger('POST', '/v1/transactions', {
+  const actor = { id: initiator.id };
+  const created = await ledger('POST', '/v1/internal/intents', {
+    idempotencyKey: randomUUID(),
+    type: 'TRANSFER',
     sourceAccountId: source,
     destinationAccountId: destination,
     amount,
     fee,
     currency: 'XAF',
-    createdBy: 'statement-test',
+    actor,
   });
-  if (res.status !== 201) throw new Error(`transfer ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.transactionId as string;
+  if (created.status !== 201) throw new Error(`intent ${created.status} ${JSON.stringify(created.body)}`);
+  const intentId = created.body.intentId as string;
+  const check = await fetch(`${p.auth.url}/auth/check-pin`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${initiator.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ pin: '2580', intentId }),
+  });
+  const { consentProof } = (await check.json()) as { consentProof?: string };
+  if (check.status !== 200 || !consentProof) throw new Error(`check-pin ${check.status}`);
+  const pin = await ledger('POST', `/v1/internal/intents/${intentId}/transition`, { toStatus: 'PIN_VERIFIED', actor, consentProof });
+  if (pin.status !== 200) throw new Error(`pin ${pin.status} ${JSON.stringify(pin.body)}`);
+  const done = await ledger('POST', `/v1/internal/intents/${intentId}/transition`, {
+    toStatus: 'SUCCEEDED',
+    actor,
+    executionContext: {
+      sourceAccountId: source,
+      destinationAccountId: destination,
+      amount,
+      currency: 'XAF',
+      ...(fee ? { fee: { amount: fee } } : {}),
+      createdBy: 'statement-test',
+      metadata: { typeCode: 'P2P' },
+    },
+  });
+  if (done.status !== 200) throw new Error(`transfer ${done.status} ${JSON.stringify(done.body)}`);
+  return done.body.transactionId as string;
 }
+
+/** The user id an access token was issued to (its `sub`). */
+const subjectOf = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sub as string;
 
 async function integration(name: string): Promise<{ id: string; live: string; test: string }> {
   const res = await p.call('POST', '/api/admin/partners/integrations', {
@@ -166,6 +202,7 @@ beforeAll(async () => {
   // Three payments through partner orders, on the public path: order → QR → intent → PIN → confirm.
   const payer = await register('customer', '+237690610003');
   await fund(payer.accounts.XAF, 100_000);
+  initiator = { id: subjectOf(payer.token), token: payer.token };
   for (const [i, amount] of [4_500, 12_000, 750].entries()) {
     const externalReference = i === 1 ? '=HYPERLINK("x"),till 2' : `TILL1-00${i}`;
     const order = await p.call('POST', '/api/partners-public/orders', {
