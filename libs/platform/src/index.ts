@@ -21,6 +21,7 @@ export * from './api-errors';
 export * from './service-credentials';
 export * from './with-timeout';
 export * from './periodic-job';
+export * from './pg-notify-listener';
 export * from './job-lease';
 export * from './job-lease.postgres';
 export * from './storable-text.pipe';

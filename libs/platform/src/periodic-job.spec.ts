@@ -1,6 +1,6 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { ALWAYS_LEADER, type JobLease } from './job-lease';
-import { PeriodicJob } from './periodic-job';
+import { MAX_INTERVAL_MS, PeriodicJob } from './periodic-job';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -157,6 +157,79 @@ describe('PeriodicJob', () => {
     expect(runLines[0].slot).toBe(Math.floor(since! / everyMs) + 1);
     expect(counted).toBe(starts.length);
     expect(released).toBe(1);
+  });
+
+  it('runSoon runs at once on the leader; a burst during a run costs one more run; off before start and after stop', async () => {
+    let runs = 0;
+    let release: () => void = () => undefined;
+    const job = new PeriodicJob(
+      'test.wake',
+      async () => {
+        runs++;
+        await new Promise<void>((r) => (release = r));
+      },
+      fail,
+    );
+    job.runSoon();
+    await sleep(5);
+    expect(runs).toBe(0); // not started: nothing
+    job.start(MAX_INTERVAL_MS, ALWAYS_LEADER); // no boundary during the test
+    await sleep(5); // the lease answered
+    job.runSoon();
+    await sleep(5);
+    expect(runs).toBe(1);
+    for (let i = 0; i < 10; i++) job.runSoon();
+    release();
+    await sleep(5);
+    expect(runs).toBe(2); // the follow-up, started after the burst
+    release();
+    await sleep(5);
+    expect(runs).toBe(2); // and no more
+    await job.stop();
+    job.runSoon();
+    await sleep(5);
+    expect(runs).toBe(2);
+  });
+
+  it('runSoon: a follower does nothing and does not ask; a new leader waits for its first boundary; a lost lease stops it', async () => {
+    const everyMs = 400;
+    let since: number | null = null;
+    let asked = 0;
+    const lease: JobLease = {
+      hold: () => Promise.resolve(void asked++).then(() => since),
+      release: () => Promise.resolve(),
+      ran: () => undefined,
+    };
+    let runs = 0;
+    const job = new PeriodicJob('test.wake-lease', async () => void runs++, fail);
+    // started just after a boundary, so the checks below fall inside one slot
+    while (Date.now() % everyMs > 10) await sleep(1);
+    job.start(everyMs, lease);
+    await sleep(5);
+    const probes = asked;
+    for (let i = 0; i < 20; i++) job.runSoon();
+    await sleep(5);
+    expect(runs).toBe(0);
+    expect(asked).toBe(probes); // a follower's wake-ups cost no lease query
+
+    // taken now, in the middle of a slot: not before that slot's end
+    since = Date.now();
+    while (asked === probes) await sleep(1); // its next probe learns it leads
+    job.runSoon();
+    await sleep(10);
+    expect(runs).toBe(0);
+    const boundary = (Math.floor(since / everyMs) + 1) * everyMs;
+    while (Date.now() < boundary + 10) await sleep(2);
+    const ticked = runs; // the boundary's own run
+    job.runSoon();
+    await sleep(10);
+    expect(runs).toBe(ticked + 1);
+
+    since = null; // lost: the confirmation before the run says so
+    job.runSoon();
+    await sleep(10);
+    expect(runs).toBe(ticked + 1);
+    await job.stop();
   });
 
   it('a daily job runs in the slot that starts at its time of day', async () => {

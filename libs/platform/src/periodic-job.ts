@@ -41,7 +41,15 @@ interface Running {
  * Within a process, never two runs at once: a boundary that finds the previous run still going
  * skips that slot, and `runNow` (a test) joins the run in progress instead of starting a second
  * one. `runNow` runs here whoever leads: it is the caller's business to keep it safe beside the
- * leader's run. The timer does not keep the process alive, and `stop` (from the module's shutdown
+ * leader's run.
+ *
+ * `runSoon` is the wake-up (work has just been committed, e.g. a PostgreSQL NOTIFY): a run now,
+ * between boundaries, on the leader only and under the same rule as a boundary's run (the lease,
+ * confirmed first, held since before the current slot began; a replica that just took over waits
+ * for its first boundary as it would for a tick). Wake-ups coalesce: those arriving while a run or
+ * its lease check is under way ask for one more run after it, so a burst costs at most two runs
+ * and every wake-up is followed by a run that started after it. A follower ignores them (the
+ * leader is woken too), and a lost one only leaves the work to the next boundary. The timer does not keep the process alive, and `stop` (from the module's shutdown
  * hook) waits for a run in progress, then gives the lease back, so another replica leads from its
  * next boundary.
  *
@@ -58,6 +66,10 @@ export class PeriodicJob<T, A = undefined> {
   /** what the lease last answered: held since (epoch ms), or null */
   private leaderSince: number | null = null;
   private asking?: Promise<number | null>;
+  /** a `runSoon` is checking the lease before its run */
+  private waking = false;
+  /** a `runSoon` came during a run (or its lease check): one more run after it */
+  private again = false;
 
   /**
    * `name`: the job's stable name across replicas and releases (`ledger.outbox-relay`): its lease
@@ -87,13 +99,46 @@ export class PeriodicJob<T, A = undefined> {
 
   /** One run now, or the one in progress (whose argument stands). */
   runNow(arg?: A): Promise<T> {
-    this.running ??= this.run(arg).finally(() => (this.running = undefined));
+    this.running ??= this.run(arg).finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.runSoon();
+      }
+    });
     return this.running;
+  }
+
+  /**
+   * Work is waiting: a run as soon as possible if this process leads (see the class comment), else
+   * nothing. Never throws; a failed run goes to `onError` like a tick's. Off until `start`.
+   */
+  runSoon(): void {
+    const s = this.schedule;
+    // A follower does not even ask: at a notification per commit that would be a lease query per commit.
+    if (!s || this.leaderSince === null) return;
+    if (this.running || this.waking) {
+      this.again = true;
+      return;
+    }
+    this.waking = true;
+    void this.leadsNow(s)
+      .then((leads) => {
+        this.waking = false;
+        if (!leads || this.schedule !== s) {
+          this.again = false;
+          return;
+        }
+        if (this.running) return void (this.again = true);
+        this.runNow().catch(this.onError);
+      })
+      .catch(() => (this.waking = false));
   }
 
   async stop(): Promise<void> {
     const schedule = this.schedule;
     this.schedule = undefined;
+    this.again = false;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
@@ -129,6 +174,13 @@ export class PeriodicJob<T, A = undefined> {
       void this.ask();
     }
     this.arm();
+  }
+
+  /** The tick's rule, between boundaries: the lease confirmed now, and held since before the current slot began. */
+  private async leadsNow(s: Running): Promise<boolean> {
+    await this.asking;
+    const since = await this.ask();
+    return since !== null && since < slotAt(Date.now(), s.everyMs, s.offsetMs) * s.everyMs + s.offsetMs;
   }
 
   private async tick(slot: number, s: Running): Promise<void> {
