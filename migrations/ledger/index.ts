@@ -24,6 +24,7 @@ import { ReconciliationAlertIdentity1765600500000 } from './1765600500000-reconc
 import { OutboxMonitoringCursor1765600600000 } from './1765600600000-outbox-monitoring-cursor';
 import { ReconciliationCorrectionFit1765600800000 } from './1765600800000-reconciliation-correction-fit';
 import { LedgerChainReviewFixes1765600700000 } from './1765600700000-ledger-chain-review-fixes';
+import { OutboxWakeNotify1765601370000 } from './1765601370000-outbox-wake-notify';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -52,4 +53,5 @@ export const ledgerMigrations: MigrationClass[] = [
   OutboxMonitoringCursor1765600600000,
   ReconciliationCorrectionFit1765600800000,
   LedgerChainReviewFixes1765600700000,
+  OutboxWakeNotify1765601370000,
 ];
