@@ -2,13 +2,16 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { Queue } from 'bullmq';
 import type { Counter } from 'prom-client';
 import { LEDGER_EVENT_BATCH_JOB, QUEUES } from '@mm/contracts';
-import { MetricsService, PeriodicJob, withTimeout, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
+import { MetricsService, PeriodicJob, PgNotifyListener, withTimeout, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { MonitoringPublisher } from './monitoring-publisher';
 import { type OutboxRow, PUBLISH_TIMEOUT_MS, batchJobId, batchOf, jobOptions, openQueue } from './outbox-batch';
 
 export { batchJobId } from './outbox-batch';
+
+/** The channel the outbox's insert trigger notifies on commit (migration OutboxWakeNotify1765601370000). */
+export const LEDGER_OUTBOX_CHANNEL = 'ledger_outbox';
 
 /**
  * Publishes committed outbox rows (written in the money transaction) to the BullMQ queue
@@ -28,6 +31,16 @@ export { batchJobId } from './outbox-batch';
  * so trouble on the monitoring queue cannot hold back partners' order.paid. A row may be deleted
  * only once both cursors passed it (nothing deletes outbox rows today). LEDGER_OUTBOX_POLL_MS=0
  * turns both loops off.
+ *
+ * The `ledger-events` loop does not wait for its poll (docs/architecture.md, "The outbox relays"):
+ * the outbox's insert trigger sends a NOTIFY that PostgreSQL delivers when the transaction commits,
+ * every replica LISTENs for it on a connection of its own, and the replica leading the job starts a
+ * pass at once (`PeriodicJob.runSoon`: lease confirmed first, a burst of commits coalesced into the
+ * pass under way plus one more). Followers ignore it, so the loop still runs on one replica only;
+ * it reads the rows without locking them, and a second relay running beside it would publish the
+ * same rows again (harmless: same job id for the same batch, and consumers are idempotent on the
+ * event id, but wasted). A lost notification, or one sent while the LISTEN connection was down,
+ * costs only the wait for the next poll; after a reconnection a pass runs anyway.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -57,6 +70,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   );
   private readonly published: Counter;
   private readonly failures: Counter;
+  private readonly wake: PgNotifyListener;
 
   constructor(
     private readonly db: LedgerDb,
@@ -71,15 +85,26 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       'ledger_outbox_publish_failures_total',
       'Outbox publish attempts that failed (rows kept for the next poll)',
     );
+    this.wake = new PgNotifyListener({ name: 'ledger-wallets outbox wake', databaseUrl: config.DATABASE_URL, metrics }).on(
+      LEDGER_OUTBOX_CHANNEL,
+      () => this.job.runSoon(),
+    );
   }
 
   onApplicationBootstrap(): void {
     if (this.config.LEDGER_OUTBOX_POLL_MS <= 0) return;
     this.job.start(this.config.LEDGER_OUTBOX_POLL_MS, this.leases);
     this.monitoringJob.start(this.config.LEDGER_MONITORING_POLL_MS, this.leases);
+    this.wake.start();
+  }
+
+  /** Resolves once the commit wake-up is listening (false if not within `timeoutMs`). */
+  wakeReady(timeoutMs?: number): Promise<boolean> {
+    return this.wake.ready(timeoutMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.wake.close();
     await Promise.all([this.job.stop(), this.monitoringJob.stop()]);
     await this.queue?.close().catch(() => undefined);
     await this.monitoring.close();
