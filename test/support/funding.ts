@@ -7,8 +7,8 @@ import { AUTH_JWKS_PATH, AUTH_TOKEN_ISSUER } from '@mm/contracts';
 /**
  * Funding test accounts the lawful ways (issue 14 item 2): money enters an account only through a
  * correction a maker submits and a different checker approves, each proven by an access token
- * signed by "auth" (here: a key generated per test file, served as a JWKS). The legacy
- * `PUT /v1/accounts/:id/balance/add` survives only as the test-funding flow (NODE_ENV=test).
+ * signed by "auth" (here: a key generated per test file, served as a JWKS). The ledger's
+ * `PUT /v1/accounts/:id/balance/add` is the test-funding flow (NODE_ENV=test only; its test-funding/).
  */
 
 /** How a test calls the ledger: `(method, path, body?, headers?)` with the service key already set (ledger harness `h.call`). */
@@ -116,7 +116,7 @@ export async function correctBalance(
   return approved.body;
 }
 
-/** The documented test-funding flow (legacy add; answers 403 CORRECTION_APPROVAL_REQUIRED outside NODE_ENV=test). */
+/** The documented test-funding flow (`add`; answers 403 CORRECTION_APPROVAL_REQUIRED outside NODE_ENV=test). */
 export async function fundForTest(call: LedgerCall, accountId: string, amount: number): Promise<void> {
   const res = await call('PUT', `/v1/accounts/${accountId}/balance/add`, { amount, reason: 'test funding', createdBy: 'test' });
   if (res.status !== 200) throw new Error(`test funding: ${res.status} ${JSON.stringify(res.body)}`);

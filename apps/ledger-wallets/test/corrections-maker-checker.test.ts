@@ -313,7 +313,7 @@ async function strangerKey() {
   return (await generateKeyPair('EdDSA', { crv: 'Ed25519' })).privateKey;
 }
 
-describe('ledger: the legacy add/subtract outside the test-funding flow', () => {
+describe('ledger: add/subtract outside the test-funding flow', () => {
   // Any environment but NODE_ENV=test (production included): no test funding.
   const t = useOperatorLedger({ env: { NODE_ENV: 'development' } });
 

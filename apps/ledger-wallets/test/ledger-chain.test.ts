@@ -17,7 +17,7 @@ const ANCHOR_KEY = 'test-ledger-chain-anchor-key-0123456789abcdef';
 
 /**
  * The tamper-evident ledger (docs/ledger-chain.md) on a real database: every way money is written
- * chains its entries (confirms alone and grouped, legacy funding, a maker-checker reversal), and a
+ * chains its entries (confirms alone and grouped, test funding, a maker-checker reversal), and a
  * superuser's raw edit, insert and delete are each named as the first broken link; recomputing every
  * hash after an edit is caught by the signed anchor. Each tampering is undone before the next test
  * (this file's database is its own copy; the restores keep the tests independent of their order).
@@ -118,7 +118,7 @@ describe('ledger hash chain', () => {
 
   beforeAll(async () => {
     await t.h.admin.query(`CREATE TABLE public.chain_test_deleted (LIKE ledger.ledgers)`);
-    // Funding goes through the legacy add (the chain trigger's path), payments through the confirm functions.
+    // Funding goes through the test-funding add (the chain trigger's path), payments through the confirm functions.
     [a, b, c] = await Promise.all([fundedAccount(t.h, 1_000_000), fundedAccount(t.h, 1_000_000), fundedAccount(t.h, 1_000_000)]);
     for (const [from, to] of [
       [a, b],

@@ -112,7 +112,7 @@ export async function pinProof(h: Harness, intentId: string, options?: ProofOpti
   return h.consent.sign({ sub: intent.body.initiatedBy, intentId, step: 'PIN' }, options);
 }
 
-/** A USER wallet with its XAF account funded through the legacy `add` (a signed adjustment from suspense). */
+/** A USER wallet with its XAF account funded through the test-funding `add` (a signed adjustment from suspense). */
 export async function fundedAccount(h: Harness, amount: number, currency = 'XAF', ownerType = 'USER'): Promise<string> {
   const res = await h.call('POST', '/v1/internal/wallets', { ownerType, ownerId: randomUUID(), currencies: [currency] });
   if (res.status !== 201) throw new Error(`wallet: ${res.status} ${JSON.stringify(res.body)}`);
