@@ -2,7 +2,17 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { QUEUES, WEBHOOK_JOBS, type WebhookDeliverJob, webhookJobOptions } from '@mm/contracts';
-import { ALWAYS_LEADER, JOB_LEASE, type JobLease, MetricsService, PeriodicJob, bullOptions, queryRows, withTimeout } from '@mm/platform';
+import {
+  ALWAYS_LEADER,
+  JOB_LEASE,
+  type JobLease,
+  MetricsService,
+  PeriodicJob,
+  PgNotifyListener,
+  bullOptions,
+  queryRows,
+  withTimeout,
+} from '@mm/platform';
 import { PartnersConfig } from '../partners.config';
 import { toEnvelope } from './events.service';
 
@@ -16,6 +26,9 @@ interface PendingRow {
   created_at: Date;
 }
 
+/** The channel the events table's insert trigger notifies on commit (migration EventsWakeNotify1765601380000). */
+export const PARTNERS_EVENTS_CHANNEL = 'partners_events';
+
 const BATCH = 100;
 const PUBLISH_TIMEOUT_MS = 2_000;
 
@@ -28,7 +41,11 @@ const PUBLISH_TIMEOUT_MS = 2_000;
  *
  * The poll (every PARTNERS_OUTBOX_POLL_MS) runs on the replica leading `partners.event-relay`;
  * besides it, `kick()` right after a commit starts a pass at once on the replica that committed,
- * which keeps the ledger commit → webhook latency in the low hundreds of milliseconds.
+ * and the events table's insert trigger notifies every replica on commit (LISTEN on a connection of
+ * its own), which kicks them too: an event written by any code path, on any replica, goes out
+ * without waiting for the poll (docs/architecture.md, "The outbox relays"). Kicks coalesce (one
+ * pass, then one more if any came during it), and the claim's SKIP LOCKED keeps concurrent passes
+ * from taking the same row. With the poll off (0) nothing listens either.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -43,6 +60,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   private again = false;
   private readonly published;
   private readonly failures;
+  private readonly wake: PgNotifyListener;
 
   constructor(
     private readonly db: DataSource,
@@ -52,14 +70,26 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   ) {
     this.published = metrics.counter('partners_events_dispatched_total', 'Events handed to the webhook queue');
     this.failures = metrics.counter('partners_events_dispatch_failures_total', 'Relay passes that failed (events kept for the next pass)');
+    this.wake = new PgNotifyListener({ name: 'partners events wake', databaseUrl: config.DATABASE_URL, metrics }).on(
+      PARTNERS_EVENTS_CHANNEL,
+      () => this.kick(),
+    );
   }
 
   onApplicationBootstrap(): void {
+    if (this.config.PARTNERS_OUTBOX_POLL_MS <= 0) return;
     this.job.start(this.config.PARTNERS_OUTBOX_POLL_MS, this.leases);
+    this.wake.start();
+  }
+
+  /** Resolves once the commit wake-up is listening (false if not within `timeoutMs`). */
+  wakeReady(timeoutMs?: number): Promise<boolean> {
+    return this.wake.ready(timeoutMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.again = false;
+    await this.wake.close();
     await this.job.stop();
     await this.running?.catch(() => undefined);
     await this.queue?.close().catch(() => undefined);
