@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Wakes the outbox relay when rows are committed (docs/architecture.md, "The outbox relays"): a
+ * Wakes the outbox relay when rows are committed (docs/architecture.md, "Waking the outbox relays on commit"): a
  * statement-level AFTER INSERT trigger on `ledger.outbox` sends `pg_notify('ledger_outbox', '')`.
  * PostgreSQL delivers it only when the inserting transaction commits, and folds identical
  * notifications of one transaction into one, so a confirm batch that writes many rows wakes the

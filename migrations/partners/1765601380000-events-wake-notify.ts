@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Wakes the event relay of every partners replica when events are committed (docs/architecture.md,
- * "The outbox relays"): a statement-level AFTER INSERT trigger on `partners.events` sends
+ * "Waking the outbox relays on commit"): a statement-level AFTER INSERT trigger on `partners.events` sends
  * `pg_notify('partners_events', '')`, delivered only when the inserting transaction commits (one
  * per transaction however many rows). The replica that committed also starts a pass in-process;
  * the notification reaches the others and covers any insert path that does not. The poll stays as

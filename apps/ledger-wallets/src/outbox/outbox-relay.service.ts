@@ -32,7 +32,7 @@ export const LEDGER_OUTBOX_CHANNEL = 'ledger_outbox';
  * only once both cursors passed it (nothing deletes outbox rows today). LEDGER_OUTBOX_POLL_MS=0
  * turns both loops off.
  *
- * The `ledger-events` loop does not wait for its poll (docs/architecture.md, "The outbox relays"):
+ * The `ledger-events` loop does not wait for its poll (docs/architecture.md, "Waking the outbox relays on commit"):
  * the outbox's insert trigger sends a NOTIFY that PostgreSQL delivers when the transaction commits,
  * every replica LISTENs for it on a connection of its own, and the replica leading the job starts a
  * pass at once (`PeriodicJob.runSoon`: lease confirmed first, a burst of commits coalesced into the

@@ -43,7 +43,7 @@ const PUBLISH_TIMEOUT_MS = 2_000;
  * besides it, `kick()` right after a commit starts a pass at once on the replica that committed,
  * and the events table's insert trigger notifies every replica on commit (LISTEN on a connection of
  * its own), which kicks them too: an event written by any code path, on any replica, goes out
- * without waiting for the poll (docs/architecture.md, "The outbox relays"). Kicks coalesce (one
+ * without waiting for the poll (docs/architecture.md, "Waking the outbox relays on commit"). Kicks coalesce (one
  * pass, then one more if any came during it), and the claim's SKIP LOCKED keeps concurrent passes
  * from taking the same row. With the poll off (0) nothing listens either.
  */
