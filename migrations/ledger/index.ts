@@ -23,6 +23,7 @@ import { ChainAnchorMovedDigest1765600400000 } from './1765600400000-chain-ancho
 import { ReconciliationAlertIdentity1765600500000 } from './1765600500000-reconciliation-alert-identity';
 import { OutboxMonitoringCursor1765600600000 } from './1765600600000-outbox-monitoring-cursor';
 import { ReconciliationCorrectionFit1765600800000 } from './1765600800000-reconciliation-correction-fit';
+import { PayeeBalanceCap1765601200000 } from './1765601200000-payee-balance-cap';
 import { LedgerChainReviewFixes1765600700000 } from './1765600700000-ledger-chain-review-fixes';
 import { OutboxWakeNotify1765601370000 } from './1765601370000-outbox-wake-notify';
 
@@ -53,5 +54,6 @@ export const ledgerMigrations: MigrationClass[] = [
   OutboxMonitoringCursor1765600600000,
   ReconciliationCorrectionFit1765600800000,
   LedgerChainReviewFixes1765600700000,
+  PayeeBalanceCap1765601200000,
   OutboxWakeNotify1765601370000,
 ];

@@ -20,7 +20,11 @@ import { type Harness, insertWallet, startLedger } from './ledger-harness';
  * ones, every kind of refusal, the same intent twice, a purse that pays only the first of its
  * payments, shared idempotency keys, a call whose deltas would break an account's constraint); each
  * batch runs both ways in a SERIALIZABLE transaction, its deferred checks fired, then rolled back.
- * Both ways must give the same answers (or both fail) and leave the same rows.
+ * Both ways must give the same answers (or both fail) and leave the same rows. The time of a
+ * confirm is the database's clock once its locks are held (one reading per call alone, one per
+ * batch): each reading an answer gives is compared as one token, and the entries' hashes, which
+ * cover it, are checked on the rows (each links its previous one and hashes its own row) rather
+ * than compared.
  */
 
 const AMOUNT = 100;
@@ -169,6 +173,19 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     add('unknown intent', randomUUID(), context('c1', 'c2'));
     const qr = intent('TRANSFER', 'c1', 'merchant');
     add('QR payment', qr, context('c1', 'merchant', fee));
+    // The merchant (RICH) capped so that one payment of the batch fits and the next does not.
+    const capped = (extra: Partial<ExecutionContextDto> = {}) =>
+      ({ payeeBalanceCap: RICH + AMOUNT + AMOUNT / 2, ...extra }) as Partial<ExecutionContextDto>;
+    for (let k = 1; k <= 2; k++) {
+      const id = intent('TRANSFER', 'c2', 'merchant');
+      add(`capped #${k}`, id, context('c2', 'merchant', capped()));
+      add(`capped #${k} fee`, id, context('c2', 'merchant', capped(fee)));
+    }
+    add(
+      'capped shut',
+      intent('TRANSFER', 'c1', 'merchant'),
+      context('c1', 'merchant', { payeeBalanceCap: RICH } as Partial<ExecutionContextDto>),
+    );
 
     await db.query(
       `INSERT INTO ledger.transaction_intents (id, type, status, idempotency_key, source_account_id, destination_account_id, amount, fee,
@@ -258,6 +275,39 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     return rows[0];
   }
 
+  /** Entries of the calls' intents whose hash is not their row's, or whose previous hash is not the one before them on their account. */
+  async function brokenLinks(calls: unknown[][]): Promise<unknown[]> {
+    const { rows } = await h.admin.query(
+      `SELECT l.id FROM (
+         SELECT x.*, lag(x.chain_hash) OVER (PARTITION BY x.account_id ORDER BY x.chain_seq) AS before,
+                lag(x.chain_seq) OVER (PARTITION BY x.account_id ORDER BY x.chain_seq) AS seq_before
+           FROM ledger.ledgers x) l
+         JOIN ledger.transactions t ON t.id = l.transaction_id
+        WHERE t.intent_id = ANY ($1::uuid[])
+          AND (l.chain_hash IS DISTINCT FROM ledger.chain_link(l.chain_prev, l.chain_seq, l.id, l.transaction_id, l.account_id, l.kind,
+                 l.amount, l.currency::text, l.counterparty_ledger_id, l.created_at, t.reference_id, t.type, t.amount, t.fee,
+                 t.currency::text, t.completed_at, t.intent_id, t.reversal_of)
+               OR (l.seq_before = l.chain_seq - 1 AND l.chain_prev IS DISTINCT FROM l.before))`,
+      [calls.map((a) => a[0])],
+    );
+    return rows;
+  }
+
+  /**
+   * A run's answers and rows with each time a confirm read (`times`, the answers' ISO strings) as
+   * one token, in every form it is stored in, and without the entries' hashes (`brokenLinks`
+   * checked them).
+   */
+  function sameClock<T>(run: T, times: string[]): T {
+    let text = JSON.stringify(run);
+    for (const t of new Set(times)) {
+      // PostgreSQL's JSON of a timestamptz drops the fraction's trailing zeros (.820 → .82, .000 → none).
+      const stored = t.replace(/\.?0*Z$/, '+00:00');
+      text = text.split(t).join('<completed_at>').split(stored).join('<completed_at>');
+    }
+    return JSON.parse(text, (key, value: unknown) => (key === 'chain_prev' || key === 'chain_hash' ? undefined : value)) as T;
+  }
+
   /** Runs `work` in a SERIALIZABLE transaction, fires its deferred checks, reads the state, rolls back. */
   async function rolledBack(
     work: () => Promise<Record<string, unknown>[]>,
@@ -266,9 +316,12 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   ): Promise<{ answers: unknown[]; state: unknown } | { error: string }> {
     await h.admin.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
     try {
-      const answers = (await work()).map(({ lock_ms: _lockMs, ...rest }) => rest);
+      const rows = await work();
       await h.admin.query('SET CONSTRAINTS ALL IMMEDIATE');
-      return { answers, state: await state(calls, keys) };
+      expect(await brokenLinks(calls)).toEqual([]);
+      const times = rows.flatMap((r) => (typeof r.completed_at === 'string' ? [r.completed_at] : []));
+      const answers = rows.map(({ lock_ms: _lockMs, ...rest }) => rest);
+      return sameClock({ answers, state: await state(calls, keys) }, times);
     } catch (error) {
       return { error: (error as { code?: string }).code ?? String(error) };
     } finally {
@@ -292,7 +345,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     rolledBack(async () => (await h.admin.query(EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues(calls))).rows, calls, keys);
 
   propertyTest('answers and writes the same as the calls one by one, on random batches', BATCH_WORK, async () => {
-    const seen = { ok: 0, refused: 0, failed: 0, repeated: 0, tightRefused: 0, sharedKey: 0, commissions: 0 };
+    const seen = { ok: 0, refused: 0, failed: 0, repeated: 0, tightRefused: 0, sharedKey: 0, commissions: 0, capRefused: 0, capPassed: 0 };
     const keyArb = fc.option(fc.constantFrom('k1', 'k2', 'k3'), { freq: 2 });
     const variantArb: fc.Arbitrary<Variant> = fc.record({
       named: fc.boolean(),
@@ -320,6 +373,8 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
             if (answers[k].ok) succeeded.add(call.intentId);
             else if (succeeded.has(call.intentId) && answers[k].refusal === 'INVALID_INTENT_TRANSITION') seen.repeated += 1;
             if (call.label.startsWith('tight') && answers[k].refusal === 'INSUFFICIENT_BALANCE') seen.tightRefused += 1;
+            if (answers[k].refusal === 'LIMIT_BALANCE_CAP_EXCEEDED') seen.capRefused += 1;
+            if (call.label.startsWith('capped #') && answers[k].ok) seen.capPassed += 1;
             // paid from the treasury, which starts at zero
             if (call.label.includes('commission') && answers[k].ok) seen.commissions += 1;
           });
@@ -338,6 +393,8 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     expect(seen.tightRefused).toBeGreaterThan(0);
     expect(seen.sharedKey).toBeGreaterThan(0);
     expect(seen.commissions).toBeGreaterThan(0);
+    expect(seen.capRefused).toBeGreaterThan(0);
+    expect(seen.capPassed).toBeGreaterThan(0);
   });
 
   it('keeps no page-wide SERIALIZABLE read lock on the intents of a group (each one would turn concurrent writes to that page into 40001s)', async () => {

@@ -65,6 +65,11 @@ export interface CreateIntentRequest extends TransferTerms {
    * creation that already happened replays its stored 201. Absent from requests stored before it existed.
    */
   createBy?: string;
+  /**
+   * the most the destination's balance may reach (minor units): 422 LIMIT_BALANCE_CAP_EXCEEDED, nothing
+   * held, when its balance + amount is already above it. An early answer only: the confirm's cap binds.
+   */
+  payeeBalanceCap?: number;
 }
 
 /** What the move to SUCCEEDED books: the ledger checks the terms against the frozen intent. */
@@ -75,6 +80,12 @@ export interface IntentExecutionContext extends TransferTerms {
   commission?: { amount: number; accountId: string; fromAccountId?: string };
   createdBy?: string;
   metadata?: { typeCode?: string; agentId?: string; description?: string; extra?: Record<string, unknown> };
+  /**
+   * the most the destination's balance may reach with this credit (minor units), checked on the
+   * destination row the confirm holds locked: 422 LIMIT_BALANCE_CAP_EXCEEDED, nothing moved, the
+   * intent still PIN_VERIFIED (it may be confirmed again once the balance fell)
+   */
+  payeeBalanceCap?: number;
 }
 
 /** `POST /v1/internal/intents/:id/transition` */

@@ -1,5 +1,5 @@
 /*
- * The shape of a call of `ledger.execute_confirm` (migration 1764300000000): its parameters in
+ * The shape of a call of `ledger.execute_confirm` (migration 1765601200000): its parameters in
  * order and its two prepared forms, the function inside a locked transaction (a group commit's
  * batch, the direct transfer) and the procedure around it (a confirm alone).
  * TransferExecutor.plan builds the values.
@@ -20,10 +20,10 @@ export const EXECUTE_CONFIRM_PARAMS = [
   'p_fee_account_id',
   'p_commission_from_id',
   'p_commission_to_id',
+  'p_payee_balance_cap',
   'p_rules',
   'p_transaction_id',
   'p_reference_id',
-  'p_completed_at',
   'p_created_by',
   'p_type_code',
   'p_agent_id',
@@ -54,9 +54,9 @@ export const EXECUTE_CONFIRM_CALL = `SELECT * FROM ledger.execute_confirm(${plac
 
 /**
  * `ledger.confirm_checked`: keys to lock, keys to release, lock timeout, then `execute_confirm`'s
- * parameters, then its 6 OUT ones (LedgerDb.confirm).
+ * parameters, then its 7 OUT ones (LedgerDb.confirm).
  */
-export const CONFIRM_CHECKED_CALL = `CALL ledger.confirm_checked(${placeholders(1, 3 + EXECUTE_CONFIRM_PARAMS.length)}, NULL, NULL, NULL, NULL, NULL, NULL)`;
+export const CONFIRM_CHECKED_CALL = `CALL ledger.confirm_checked(${placeholders(1, 3 + EXECUTE_CONFIRM_PARAMS.length)}, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`;
 
 /** Parameters of `execute_confirm` that are jsonb and arrive in `args` as JSON text (TransferExecutor.plan). */
 const JSON_TEXT_PARAMS = new Set(['p_extra', 'p_entries', 'p_deltas', 'p_event_metadata', 'p_payload']);

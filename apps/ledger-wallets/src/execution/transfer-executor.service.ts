@@ -27,6 +27,8 @@ export interface ResolvedContext {
   commission: number;
   commissionFrom: string | null;
   commissionTo: string | null;
+  /** the most the destination's balance may reach with this credit (minor units); null: no cap */
+  payeeBalanceCap?: number | null;
 }
 
 export interface ExecutionResult {
@@ -36,6 +38,7 @@ export interface ExecutionResult {
   fee: number;
   commission: number;
   currency: string;
+  /** when the database function wrote the transaction (its clock, once every lock was held) */
   completedAt: string;
 }
 
@@ -92,6 +95,7 @@ export class TransferExecutor {
       commissionFrom:
         commission > 0 ? (ctx.commission?.fromAccountId ?? (await this.technical.id('treasury', ctx.currency))).toLowerCase() : null,
       commissionTo: commission > 0 ? ctx.commission!.accountId.toLowerCase() : null,
+      payeeBalanceCap: ctx.payeeBalanceCap ?? null,
     };
   }
 
@@ -156,16 +160,16 @@ export class TransferExecutor {
     // it to the source's row of the deltas, always present since the amount (> 0) debits it.
     const deltas = balanceDeltas(legs);
 
-    const completedAt = new Date();
+    // The reference's date is this clock's; the transaction's time is the database's, read by the
+    // function once it holds every lock (docs/ledger.md, "completed_at").
     const transactionId = randomUUID();
-    const referenceId = newReferenceId(this.config.LEDGER_REFERENCE_PREFIX, completedAt);
+    const referenceId = newReferenceId(this.config.LEDGER_REFERENCE_PREFIX, new Date());
     const correlationId = currentContext()?.correlationId ?? null;
     const outboxId = randomUUID();
     // The function adds IntentFieldsOfEvent from the intent row.
     const event: Omit<TransactionCompletedEvent, IntentFieldsOfEvent> = {
       eventId: outboxId,
       type: LEDGER_EVENT_TYPES.transactionCompleted,
-      occurredAt: completedAt.toISOString(),
       transactionId,
       referenceId,
       intentId,
@@ -194,10 +198,10 @@ export class TransferExecutor {
       r.fee > 0 ? r.feeAccount : null,
       r.commissionFrom,
       r.commissionTo,
+      r.payeeBalanceCap ?? null,
       EXECUTION_RULES_JSON,
       transactionId,
       referenceId,
-      completedAt,
       meta.createdBy,
       meta.typeCode,
       meta.agentId,
@@ -221,7 +225,8 @@ export class TransferExecutor {
       fee: r.fee,
       commission: r.commission,
       currency,
-      completedAt: completedAt.toISOString(),
+      // Until the function answers: the placeholder it replaces in the stored response with its time.
+      completedAt: COMPLETED_AT_PLACEHOLDER,
     };
     if (idempotent) {
       const { entry, status, body } = idempotent;
@@ -233,8 +238,9 @@ export class TransferExecutor {
       args,
       result,
       settle: (outcome) => {
-        if (outcome.ok) return outcome.intent!;
-        throw this.refusal(outcome, r, required);
+        if (!outcome.ok) throw this.refusal(outcome, r, required);
+        result.completedAt = outcome.completed_at!;
+        return outcome.intent!;
       },
     };
   }
@@ -251,6 +257,8 @@ export class TransferExecutor {
         return new AppException('INTENT_EXPIRED');
       case 'EXECUTION_CONTEXT_MISMATCH':
         return new AppException('EXECUTION_CONTEXT_MISMATCH', CONTEXT_MISMATCH_MESSAGE);
+      case 'LIMIT_BALANCE_CAP_EXCEEDED':
+        return new AppException('LIMIT_BALANCE_CAP_EXCEEDED');
       case 'INSUFFICIENT_BALANCE':
         return new AppException(
           'INSUFFICIENT_BALANCE',
@@ -273,7 +281,14 @@ export class TransferExecutor {
 }
 
 /** The fields of the transaction.completed event that only the intent row knows: ledger.execute_confirm adds them. */
-type IntentFieldsOfEvent = 'intentType' | 'qrToken' | 'createdBy' | 'typeCode' | 'agentId';
+type IntentFieldsOfEvent = 'intentType' | 'qrToken' | 'createdBy' | 'typeCode' | 'agentId' | 'occurredAt';
+
+/**
+ * The stored response's stand-in for the transaction's time, which only the function knows: it
+ * replaces the JSON string `"\u0000completedAt"` with its own. No text the body carries can hold it:
+ * PostgreSQL text never contains NUL.
+ */
+export const COMPLETED_AT_PLACEHOLDER = '\u0000completedAt';
 
 const CONTEXT_MISMATCH_MESSAGE = 'Accounts, amount and currency must be those of the intent';
 
@@ -302,13 +317,16 @@ export interface ExecutionOutcome {
   accounts: { id: string; account_type: string; wallet_id: string; currency: string }[] | null;
   /** from the round trip's arrival to every lock held */
   lock_ms: number;
+  /** when ok: the transaction's time (ISO 8601, milliseconds), read by the function once it held every lock */
+  completed_at: string | null;
 }
 
 export interface ExecutionPlan {
   /** the values of `ledger.execute_confirm`'s parameters, in order (bound by `LedgerDb.confirm`) */
   args: unknown[];
+  /** its `completedAt` is the function's once `settle` accepted an `ok` outcome */
   result: ExecutionResult;
-  /** the locked intent row of an `ok` outcome; otherwise throws the refusal's error */
+  /** the locked intent row of an `ok` outcome (and the result's time); otherwise throws the refusal's error */
   settle(outcome: ExecutionOutcome): IntentRow;
 }
 

@@ -63,6 +63,12 @@ export class IntentsController implements OnModuleInit {
     ...ERROR,
   })
   @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND: the source or the destination account does not exist', ...ERROR })
+  @ApiResponse({
+    status: 422,
+    description:
+      "INSUFFICIENT_BALANCE, ACCOUNT_TYPE_NOT_ALLOWED, IDEMPOTENCY_KEY_CONFLICT, LIMIT_BALANCE_CAP_EXCEEDED (the destination's balance + amount already above payeeBalanceCap; nothing held)",
+    ...ERROR,
+  })
   async create(@Body() dto: CreateIntentDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<IntentView> {
     return answer(reply, await this.intents.create(dto));
   }
@@ -108,7 +114,7 @@ export class IntentsController implements OnModuleInit {
   @ApiResponse({
     status: 422,
     description:
-      'INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_CONFLICT, COMMISSION_OUT_OF_RANGE (a commission above the amount or LEDGER_COMMISSION_MAX_PER_OPERATION), execution rule codes',
+      'INSUFFICIENT_BALANCE, LIMIT_BALANCE_CAP_EXCEEDED (executionContext.payeeBalanceCap: the credit would take the destination above it; nothing moved, the intent stays PIN_VERIFIED), IDEMPOTENCY_KEY_CONFLICT, COMMISSION_OUT_OF_RANGE (a commission above the amount or LEDGER_COMMISSION_MAX_PER_OPERATION), execution rule codes',
     ...ERROR,
   })
   @ApiResponse({ status: 502, description: "UPSTREAM_UNAVAILABLE: auth's key set could not be fetched (nothing moved)", ...ERROR })

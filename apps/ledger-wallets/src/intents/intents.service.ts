@@ -44,14 +44,20 @@ export class IntentsService {
     if (dto.sourceAccountId.toLowerCase() === dto.destinationAccountId.toLowerCase()) throw new AppException('SAME_ACCOUNT');
     // Whose OTP the intent needs is fixed now, with the intent: a proof for anyone else is refused later.
     if (Boolean(dto.requiresOtp) !== Boolean(dto.otpUserId)) throw new AppException('CONSENT_OTP_USER_REQUIRED');
-    const accounts = await session.query<{ id: string; currency: string; account_type: string; wallet_id: string }>(
-      `SELECT id, currency, account_type, wallet_id FROM ledger.accounts WHERE id = ANY($1::uuid[])`,
+    const accounts = await session.query<{ id: string; currency: string; account_type: string; wallet_id: string; balance: string }>(
+      `SELECT id, currency, account_type, wallet_id, balance FROM ledger.accounts WHERE id = ANY($1::uuid[])`,
       [[dto.sourceAccountId, dto.destinationAccountId]],
     );
     if (accounts.length !== 2) throw new AppException('ACCOUNT_NOT_FOUND', 'Source or destination account not found');
     if (accounts.some((a) => a.currency !== dto.currency)) throw new AppException('CURRENCY_MISMATCH');
     const byId = new Map(accounts.map((a) => [a.id, a]));
-    checkIntentAccounts(dto.type, byId.get(dto.sourceAccountId.toLowerCase())!, byId.get(dto.destinationAccountId.toLowerCase())!);
+    const destination = byId.get(dto.destinationAccountId.toLowerCase())!;
+    checkIntentAccounts(dto.type, byId.get(dto.sourceAccountId.toLowerCase())!, destination);
+    // An early answer for a payment that cannot fit the payee's cap now. Nothing is reserved on the
+    // destination (read without its lock): the confirm's check, on the locked row, is the one that binds.
+    if (dto.payeeBalanceCap !== undefined && toMoney(destination.balance) + dto.amount > dto.payeeBalanceCap) {
+      throw new AppException('LIMIT_BALANCE_CAP_EXCEEDED');
+    }
     // An end already past would hold money for an intent nobody can confirm.
     if (dto.expiresAt !== undefined && Date.parse(dto.expiresAt) <= Date.now()) {
       throw new AppException('INTENT_EXPIRED', 'The requested end of the intent (expiresAt) is already past');

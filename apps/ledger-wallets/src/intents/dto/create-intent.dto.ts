@@ -102,6 +102,17 @@ export class CreateIntentDto extends TransferTermsDto {
   @OptionalField()
   @IsInstant()
   createBy?: string;
+
+  @ApiProperty({
+    required: false,
+    minimum: 0,
+    example: 500000,
+    description:
+      "The most the destination account's balance may reach, in minor units (the payee's balance cap, from the orchestrator's limits). Its balance plus the amount already above it: 422 LIMIT_BALANCE_CAP_EXCEEDED, nothing held. Nothing is reserved on the destination: the cap that binds is the confirm's (executionContext.payeeBalanceCap).",
+  })
+  @OptionalField()
+  @IsMoney(0)
+  payeeBalanceCap?: number;
 }
 
 /** Compile-time check: every request the contract allows fits this DTO (fails to build when they drift). */

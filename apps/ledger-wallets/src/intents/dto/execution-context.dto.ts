@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { OptionalField } from '@mm/errors';
@@ -80,4 +81,15 @@ export class ExecutionContextDto extends TransferTermsDto {
   @ValidateNested()
   @Type(() => ExecutionMetadataDto)
   metadata?: ExecutionMetadataDto;
+
+  @ApiProperty({
+    required: false,
+    minimum: 0,
+    example: 500000,
+    description:
+      "The most the destination account's balance may reach with this credit, in minor units. Checked on the destination's row under the confirm's locks, so concurrent credits cannot pass it together: above it, 422 LIMIT_BALANCE_CAP_EXCEEDED, nothing moves and the intent stays PIN_VERIFIED (it may be confirmed again once the balance fell).",
+  })
+  @OptionalField()
+  @IsMoney(0)
+  payeeBalanceCap?: number;
 }
