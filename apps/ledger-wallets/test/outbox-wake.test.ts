@@ -129,6 +129,32 @@ describe('ledger outbox relay: woken by the commit', () => {
     }
   }, 30_000);
 
+  it('a LISTEN connection cut by the server comes back: commits after it are still published by a wake-up', async () => {
+    const metrics = new MetricsService();
+    const r = relay(MAX_INTERVAL_MS, ALWAYS_LEADER, metrics);
+    r.onApplicationBootstrap();
+    const writer = new Client({ connectionString: h.db.adminUrl });
+    await writer.connect();
+    try {
+      expect(await r.wakeReady()).toBe(true);
+      const cut = await h.admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ledger-wallets outbox wake'`,
+      );
+      expect(cut.rowCount).toBe(1);
+      // a row committed while nobody listens: the pass run on reconnecting takes it
+      const during = await insertRows(writer, 1);
+      expect(await waitFor(async () => (await pending(during)) === 0)).toBe(true);
+      expect(await r.wakeReady()).toBe(true);
+      const wakeups = await metric(metrics, 'pg_notify_wakeups_total');
+      const after = await insertRows(writer, 1);
+      expect(await waitFor(async () => (await pending(after)) === 0)).toBe(true);
+      expect(await metric(metrics, 'pg_notify_wakeups_total')).toBe(wakeups + 1);
+    } finally {
+      await writer.end();
+      await r.onApplicationShutdown();
+    }
+  }, 30_000);
+
   it('two relays on their own leases, woken by every commit: each row is published once, by the leader only', async () => {
     // A real lease per relay, as two replicas have. A wake-up runs on a leader that has held the
     // lease since before the current slot: short slots, so the leader is settled within the test.
