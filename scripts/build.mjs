@@ -3,7 +3,7 @@
 // rewritten), then bundles the operators' console (apps/console, esbuild) into dist/console.
 // `--if-needed` skips the build when dist/ is newer than every source file.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +16,7 @@ function newest(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
     if (entry.isDirectory()) max = Math.max(max, newest(p));
-    else if (/\.(ts|tsx|css|mjs)$/.test(entry.name)) max = Math.max(max, statSync(p).mtimeMs);
+    else if (/\.(ts|tsx|css|mjs|sql)$/.test(entry.name)) max = Math.max(max, statSync(p).mtimeMs);
   }
   return max;
 }
@@ -45,6 +45,15 @@ execFileSync(
     stdio: 'inherit',
   },
 );
+// The repeatable SQL of each service (apps/<service>/sql/*.sql, tools/repeatable-sql.ts): swc copies
+// no .sql, and `node dist/tools/migrate.js` reads them from dist/apps/<service>/sql.
+for (const app of readdirSync(join(root, 'apps'))) {
+  const from = join(root, 'apps', app, 'sql');
+  if (!existsSync(from)) continue;
+  const to = join(root, 'dist', 'apps', app, 'sql');
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from)) if (name.endsWith('.sql')) copyFileSync(join(from, name), join(to, name));
+}
 // The console is a browser bundle, not a Node app: esbuild, not swc (apps/console/build.mjs).
 const { buildConsole } = await import('../apps/console/build.mjs');
 await buildConsole(join(root, 'dist', 'console'));

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { SERVICES, SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { MIGRATIONS } from '../migrations';
 import { MIGRATIONS_TABLE } from '../migrations/runtime-role';
+import { applyRepeatable } from './repeatable-sql';
 
 function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe identifier: ${name}`);
@@ -134,13 +135,18 @@ export async function undoLastMigration(source: DataSource): Promise<void> {
   await source.undoLastMigration({ transaction: migration?.transaction === false ? 'none' : 'each' });
 }
 
-/** Runs pending migrations of one service in its schema, as the owner role. */
+/**
+ * Runs pending migrations of one service in its schema, as the owner role, then its repeatable SQL
+ * (`tools/repeatable-sql.ts`): the files of `apps/<service>/sql` that changed, or all of them when a
+ * versioned migration ran. Returns what was applied: the migrations' names, then `sql/<file>`.
+ */
 export async function migrateService(adminUrl: string, service: ServiceName): Promise<string[]> {
   const dataSource = migrationDataSource(adminUrl, service);
   await dataSource.initialize();
   try {
     const done = await dataSource.runMigrations({ transaction: 'each' });
-    return done.map((m) => m.name);
+    const sql = await applyRepeatable(dataSource, service, { all: done.length > 0 });
+    return [...done.map((m) => m.name), ...sql.map((name) => `sql/${name}`)];
   } finally {
     await dataSource.destroy();
   }

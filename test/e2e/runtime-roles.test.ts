@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { SERVICES, SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { MIGRATIONS_TABLE } from '../../migrations/runtime-role';
 import { OWNER_ROLE, migrateAll, migrationDataSource, undoLastMigration } from '../../tools/db';
+import { REPEATABLE_TABLE } from '../../tools/repeatable-sql';
 import { type TestDatabase, createTestDatabase } from '../support/test-env';
 
 /** The migration that took ownership away from the runtime roles (issue 30 item 14). */
@@ -34,18 +35,18 @@ interface SchemaObjects {
   sequences: string[];
 }
 
-/** The schema's tables, sequences (qualified, quoted) and routines (with their argument types), the migrations journal aside. */
+/** The schema's tables, sequences (qualified, quoted) and routines (with their argument types), the migrations' own journals aside. */
 async function objectsOf(db: TestDatabase, service: ServiceName): Promise<SchemaObjects> {
   return connected(db.adminUrl, async (c) => {
     const { schema } = SERVICES[service];
-    const relations = (kinds: string[], except: string) =>
+    const relations = (kinds: string[], except: string[]) =>
       c.query<{ name: string }>(
         `SELECT format('%I.%I', n.nspname, t.relname) AS name FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace
-          WHERE n.nspname = $1 AND t.relkind = ANY($2) AND t.relname <> $3 ORDER BY 1`,
+          WHERE n.nspname = $1 AND t.relkind = ANY($2) AND NOT (t.relname = ANY($3)) ORDER BY 1`,
         [schema, kinds, except],
       );
-    const tables = await relations(['r', 'p'], MIGRATIONS_TABLE);
-    const sequences = await relations(['S'], `${MIGRATIONS_TABLE}_id_seq`);
+    const tables = await relations(['r', 'p'], [MIGRATIONS_TABLE, REPEATABLE_TABLE]);
+    const sequences = await relations(['S'], [`${MIGRATIONS_TABLE}_id_seq`]);
     const functions = await c.query<{ name: string }>(
       `SELECT p.oid::regprocedure::text AS name
          FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1`,
