@@ -14,6 +14,7 @@ import { MonitoringFeedFixes1765600300000 } from './1765600300000-monitoring-fee
 import { LedgerChainWitness1765600400000 } from './1765600400000-ledger-chain-witness';
 import { MonitoredOperationsTransactionIndex1765600500000 } from './1765600500000-monitored-operations-transaction-index';
 import { RegulatoryFilingDeadline1765600900000 } from './1765600900000-regulatory-filing-deadline';
+import { PaymentRecordStage1765601500000 } from './1765601500000-payment-record-stage';
 
 /** Migrations of the `orchestrator` schema, in order. Append new ones; never edit a shipped one. */
 export const orchestratorMigrations: MigrationClass[] = [
@@ -32,4 +33,5 @@ export const orchestratorMigrations: MigrationClass[] = [
   LedgerChainWitness1765600400000,
   MonitoredOperationsTransactionIndex1765600500000,
   RegulatoryFilingDeadline1765600900000,
+  PaymentRecordStage1765601500000,
 ];

@@ -92,8 +92,8 @@ describe('money flow under concurrency, retries and crashes', () => {
     // The ledger did commit; the orchestrator recorded nothing and sent nothing.
     const ledgerView = await p.ledgerCall('GET', `/v1/internal/intents/${id}`);
     expect(ledgerView.body.status).toBe('SUCCEEDED');
-    const before = await p.sql.query(`SELECT status FROM orchestrator.payment_intents WHERE ledger_intent_id = $1`, [id]);
-    expect(before.rows[0].status).toBe('PIN_VERIFIED');
+    const before = await p.sql.query(`SELECT stage, confirm_response FROM orchestrator.payment_intents WHERE ledger_intent_id = $1`, [id]);
+    expect(before.rows[0]).toEqual({ stage: 'CREATED', confirm_response: null });
 
     const retried = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
     expect(retried.status).toBe(200);

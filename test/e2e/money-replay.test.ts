@@ -88,7 +88,7 @@ describe('money replays: consent and risk decisions stay bound to their request'
     }>;
   const recordOf = async (key: unknown) =>
     (
-      await p.sql.query(`SELECT status, ledger_intent_id, failure_reason FROM orchestrator.payment_intents WHERE idempotency_key = $1`, [
+      await p.sql.query(`SELECT stage, ledger_intent_id, failure_reason FROM orchestrator.payment_intents WHERE idempotency_key = $1`, [
         key,
       ])
     ).rows[0];
@@ -140,27 +140,27 @@ describe('money replays: consent and risk decisions stay bound to their request'
     ]);
     expect(ledger.rows[0].n).toBe(0);
     const record = await p.sql.query(
-      `SELECT status, ledger_intent_id, failure_reason FROM orchestrator.payment_intents WHERE idempotency_key = $1`,
+      `SELECT stage, ledger_intent_id, failure_reason FROM orchestrator.payment_intents WHERE idempotency_key = $1`,
       [body.idempotencyKey],
     );
-    expect(record.rows).toEqual([{ status: 'FAILED', ledger_intent_id: null, failure_reason: expect.stringContaining('expired') }]);
+    expect(record.rows).toEqual([{ stage: 'CLOSED', ledger_intent_id: null, failure_reason: expect.stringContaining('expired') }]);
     // The key still belongs to that request: another body under it is a conflict, not a new operation.
     const other = await create(agent, { ...body, amount: 4_000 });
     expect([other.status, other.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_CONFLICT']);
   });
 
-  it('in the database: past PENDING only FAILED may lack a ledger intent, and a closed record cannot be revived', async () => {
+  it('in the database: past PENDING only CLOSED may lack a ledger intent, and a closed record cannot be revived', async () => {
     const carol = await p.register('CUSTOMER');
     await p.fund(carol.accounts.XAF, 1_000);
     const body = await refusedQrCashOut(carol, 5_000);
     const key = body.idempotencyKey;
     await expect(
-      p.sql.query(`UPDATE orchestrator.payment_intents SET status = 'CREATED' WHERE idempotency_key = $1`, [key]),
+      p.sql.query(`UPDATE orchestrator.payment_intents SET stage = 'CREATED' WHERE idempotency_key = $1`, [key]),
     ).rejects.toThrow(/payment_intents_ledger_intent_check/);
     await ageQrCashOut(carol, key as string, 1);
     expect((await create(agent, body)).status).toBe(400);
     await expect(
-      p.sql.query(`UPDATE orchestrator.payment_intents SET status = 'PENDING' WHERE idempotency_key = $1`, [key]),
+      p.sql.query(`UPDATE orchestrator.payment_intents SET stage = 'PENDING' WHERE idempotency_key = $1`, [key]),
     ).rejects.toThrow(/final/);
   });
 
@@ -175,7 +175,7 @@ describe('money replays: consent and risk decisions stay bound to their request'
     // The ledger created the intent and holds the money; the orchestrator never heard of it.
     const [made] = await ledgerIntentsOf(body.idempotencyKey);
     expect(made.status).toBe('CREATED');
-    expect((await recordOf(body.idempotencyKey)).status).toBe('PENDING');
+    expect((await recordOf(body.idempotencyKey)).stage).toBe('PENDING');
     const held = await p.balance(dave.accounts.XAF);
     expect(held.frozenBalance).toBeGreaterThanOrEqual(5_000);
 
@@ -186,7 +186,7 @@ describe('money replays: consent and risk decisions stay bound to their request'
       expect(replay.status).toBe(201);
       expect(replay.body).toMatchObject({ intentId: made.id, status: 'CREATED', requiresOtp: false, amount: 5_000 });
     }
-    expect(await recordOf(body.idempotencyKey)).toEqual({ status: 'CREATED', ledger_intent_id: made.id, failure_reason: null });
+    expect(await recordOf(body.idempotencyKey)).toEqual({ stage: 'CREATED', ledger_intent_id: made.id, failure_reason: null });
     expect(await ledgerIntentsOf(body.idempotencyKey)).toHaveLength(1);
 
     const pin = await p.call('POST', `/api/v1/intents/${made.id}/verify-pin`, { token: agent.token, body: { pin: agent.pin } });
@@ -230,7 +230,7 @@ describe('money replays: consent and risk decisions stay bound to their request'
     expect(await ledgerIntentsOf(body.idempotencyKey)).toEqual([]);
     expect(await p.balance(fiona.accounts.XAF)).toEqual({ balance: 20_000, availableBalance: 20_000, frozenBalance: 0 });
     expect(await recordOf(body.idempotencyKey)).toEqual({
-      status: 'FAILED',
+      stage: 'CLOSED',
       ledger_intent_id: null,
       failure_reason: expect.stringContaining('expired'),
     });
@@ -265,14 +265,14 @@ describe('money replays: consent and risk decisions stay bound to their request'
     // A retry closes the record without asking the ledger (it cannot, safely, for such a record) …
     const replay = await create(agent, body);
     expect([replay.status, replay.body.code]).toEqual([400, 'WITHDRAWAL_QR_INVALID']);
-    expect((await recordOf(key)).status).toBe('FAILED');
+    expect((await recordOf(key)).stage).toBe('CLOSED');
     // … while a request that read the record PENDING is still on its way to the ledger, which
     // answers it with the intent: that request is refused too, and the intent does not stay held.
     const service = p.gateway.app.get(IntentCreateService) as unknown as { callLedger(r: PaymentIntentRecord): Promise<unknown> };
     await expect(service.callLedger(pending)).rejects.toMatchObject({ code: 'WITHDRAWAL_QR_INVALID' });
     expect(await ledgerIntentsOf(key)).toEqual([{ id: made.id, status: 'CANCELED' }]);
     expect(await p.balance(gina.accounts.XAF)).toEqual({ balance: 20_000, availableBalance: 20_000, frozenBalance: 0 });
-    expect(await recordOf(key)).toMatchObject({ status: 'FAILED', ledger_intent_id: null });
+    expect(await recordOf(key)).toMatchObject({ stage: 'CLOSED', ledger_intent_id: null });
   });
 
   it('same key, another body after a refusal that left no intent: risk judges the new request (403), and a retry of it keeps that decision', async () => {

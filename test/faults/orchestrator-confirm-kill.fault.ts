@@ -101,8 +101,8 @@ describe('fault: kill -9 of the orchestrator mid-confirm', () => {
     );
     const byKey = new Map(rows.map((r) => [r.key, r]));
     // The orchestrator's own record and the SMS it queued for each payment.
-    const records = await admin.query<{ ledger_intent_id: string; status: string; transaction_id: string | null; sms: number }>(
-      `SELECT p.ledger_intent_id, p.status, p.transaction_id,
+    const records = await admin.query<{ ledger_intent_id: string; stage: string; transaction_id: string | null; sms: number }>(
+      `SELECT p.ledger_intent_id, p.stage, p.transaction_id,
               (SELECT count(*)::int FROM orchestrator.sms_outbox s WHERE s.dedupe_key LIKE 'payment:' || p.ledger_intent_id || ':%') AS sms
          FROM orchestrator.payment_intents p WHERE p.idempotency_key = ANY($1)`,
       [plans.map((p) => p.key)],
@@ -117,7 +117,7 @@ describe('fault: kill -9 of the orchestrator mid-confirm', () => {
     for (const o of outcomes) {
       const l = byKey.get(o.p.key);
       const record = recordOf.get(o.intentId);
-      if (!l || l.status !== 'SUCCEEDED' || l.txs === 0 || !o.body || o.body.transactionId !== l.tx || record?.status !== 'SUCCEEDED')
+      if (!l || l.status !== 'SUCCEEDED' || l.txs === 0 || !o.body || o.body.transactionId !== l.tx || record?.stage !== 'SETTLED')
         lost += 1;
       if (!l || l.intents > 1 || l.txs > 1 || l.intent_id !== o.intentId || (record && record.sms !== 2)) duplicated += 1;
       // Cut by the kill although the ledger had already committed it: the answer the retry had to recover.

@@ -118,7 +118,7 @@ describe('fault: the ledger answers after the orchestrator’s timeout', () => {
     const balanceGaps = balances.rows.filter((r) => Number(r.balance) !== expected.get(r.id) || Number(r.frozen) !== 0).length;
     const records = await admin.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM orchestrator.payment_intents p
-        WHERE p.idempotency_key = ANY($1) AND p.status = 'SUCCEEDED'
+        WHERE p.idempotency_key = ANY($1) AND p.stage = 'SETTLED'
           AND (SELECT count(*) FROM orchestrator.sms_outbox s WHERE s.dedupe_key LIKE 'payment:' || p.ledger_intent_id || ':%') = 2`,
       [plans.map((p) => p.key)],
     );

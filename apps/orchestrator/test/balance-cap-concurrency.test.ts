@@ -4,9 +4,10 @@ import type { RunningApp } from '../../../test/support/boot';
 import { cuttingLedgerProxy } from '../../../test/support/cutting-proxy';
 
 /**
- * The balance cap of the credited customer (TIER_1: 500 000 XAF) when several credits to that
- * customer are confirmed at once, through the real gateway, auth and ledger. Each credit passes
- * the cap alone; together only as many as fit may pass.
+ * The balance cap of the credited customer (TIER_1: 500 000 XAF), through the real gateway, auth
+ * and ledger. The orchestrator sends the cap with the creation and the confirm; the ledger checks it
+ * where the balance is, under the account's lock. Each credit passes the cap alone; together only
+ * as many as fit may pass, and a credit counts once it executes, never before, never twice.
  */
 describe('limits: balance cap of the credited customer under concurrent confirms', () => {
   const p = new MoneyPlatform();
@@ -96,25 +97,33 @@ describe('limits: balance cap of the credited customer under concurrent confirms
       const paid = answer.status === 200 ? 20_000 + (answer.body.fees as number) : 0;
       expect(after[i].balance).toBe(before[i].balance - paid);
     });
-    // Holds: every accepted credit's rows are settled (payer or agent, and the payee's incoming row);
-    // a refused confirm wrote nothing; nothing is left held for bob.
+    // Limits: an accepted credit's payer (or agent) usage is settled; a refused one's hold went
+    // back when the ledger refused; nothing is ever held for bob, the credited customer.
     const rows = await usageOf(credits.map((c) => c.operationId));
     for (const [i, c] of credits.entries()) {
       const mine = rows.filter((r) => r.operation_id === c.operationId);
-      if (answers[i].status === 200) {
-        expect(mine.map((r) => `${r.subject_kind} ${r.status}`)).toEqual([
-          `${c.initiator.role === 'AGENT' ? 'AGENT' : 'CUSTOMER'} SETTLED`,
-          'PAYEE SETTLED',
-        ]);
-      } else {
-        expect(mine).toEqual([]);
-      }
+      const subject = c.initiator.role === 'AGENT' ? 'AGENT' : 'CUSTOMER';
+      expect(mine.map((r) => `${r.subject_kind} ${r.status}`)).toEqual([
+        `${subject} ${answers[i].status === 200 ? 'SETTLED' : 'RELEASED'}`,
+      ]);
     }
     expect(await heldFor(bob.userId)).toBe(0);
     await expectClean();
   });
 
-  it('a confirm whose ledger call never got through keeps its credit held: a later credit that would pass the cap with it is refused', async () => {
+  it('a credit already above the cap at creation is refused there, with no amount stated and nothing held', async () => {
+    const lena = await customer(495_000);
+    const mike = await customer(30_000);
+    const created = await p.call('POST', '/api/v1/intents', {
+      token: mike.token,
+      body: { idempotencyKey: randomUUID(), type: 'TRANSFER', amount: 10_000, clientPhone: lena.phone },
+    });
+    expect([created.status, created.body.code, created.headers.get('x-limit-allowed')]).toEqual([422, 'LIMIT_BALANCE_CAP_EXCEEDED', null]);
+    expect(await p.balance(mike.accounts.XAF)).toEqual({ balance: 30_000, availableBalance: 30_000, frozenBalance: 0 });
+    await expectClean();
+  });
+
+  it('a confirm whose ledger call never got through takes no room; retried after another credit filled it, the ledger refuses it', async () => {
     const proxy = await cuttingLedgerProxy(p.ledger.url, { when: 'before' });
     try {
       const via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '10' });
@@ -123,27 +132,26 @@ describe('limits: balance cap of the credited customer under concurrent confirms
       const first = await ready(dan, { type: 'TRANSFER', amount: 20_000, clientPhone: carol.phone });
       const second = await ready(erin, { type: 'TRANSFER', amount: 1_000, clientPhone: carol.phone });
 
-      // The ledger never receives the move to SUCCEEDED: the outcome is unknown, the hold stays.
+      // The ledger never receives the move to SUCCEEDED: nothing executed, nothing counted.
       const unanswered = await confirm(dan, first.id, { via });
       expect(unanswered.status).toBeGreaterThanOrEqual(500);
       expect(proxy.cut()).toBeGreaterThan(0);
       expect((await p.ledgerCall('GET', `/v1/internal/intents/${first.id}`)).body.status).toBe('PIN_VERIFIED');
-      expect((await p.balance(carol.accounts.XAF)).balance).toBe(480_000);
 
-      // 480 000 + 20 000 held: no room left for 1 000 more.
-      const refused = await confirm(erin, second.id);
+      // 480 000 + 1 000 fits.
+      expect((await confirm(erin, second.id)).body.status).toBe('SUCCEEDED');
+      expect((await p.balance(carol.accounts.XAF)).balance).toBe(481_000);
+
+      // The first confirm retried (same request, same key): 501 000 would pass the cap.
+      const refused = await confirm(dan, first.id);
       expect([refused.status, refused.body.code, refused.headers.get('x-limit-allowed')]).toEqual([
         422,
         'LIMIT_BALANCE_CAP_EXCEEDED',
         null,
       ]);
-
-      // The first confirm retried: it was held, it goes through, the cap is reached and not passed.
-      expect((await confirm(dan, first.id)).body.status).toBe('SUCCEEDED');
-      expect((await p.balance(carol.accounts.XAF)).balance).toBe(500_000);
-      expect((await confirm(erin, second.id)).body.code).toBe('LIMIT_BALANCE_CAP_EXCEEDED');
-      expect((await p.balance(carol.accounts.XAF)).balance).toBe(500_000);
-      expect(await heldFor(carol.userId)).toBe(0);
+      expect((await p.balance(carol.accounts.XAF)).balance).toBe(481_000);
+      expect((await p.ledgerCall('GET', `/v1/internal/intents/${first.id}`)).body.status).toBe('PIN_VERIFIED');
+      expect(await heldFor(dan.userId)).toBe(0);
     } finally {
       await proxy.close();
     }
@@ -156,27 +164,25 @@ describe('limits: balance cap of the credited customer under concurrent confirms
     const first = await ready(gina, { type: 'TRANSFER', amount: 20_000, clientPhone: frank.phone });
     const second = await ready(hugo, { type: 'TRANSFER', amount: 20_000, clientPhone: frank.phone });
 
-    // The gateway "dies" right after the ledger committed: the payee's incoming hold is still HELD.
+    // The gateway "dies" right after the ledger committed: nothing recorded here yet.
     await confirm(gina, first.id, { headers: { 'x-payments-fault': 'crash-after-ledger-commit' } }).catch(() => undefined);
     expect((await p.ledgerCall('GET', `/v1/internal/intents/${first.id}`)).body.status).toBe('SUCCEEDED');
     expect((await p.balance(frank.accounts.XAF)).balance).toBe(480_000);
-    expect((await usageOf([first.operationId])).find((r) => r.subject_kind === 'PAYEE')?.status).toBe('HELD');
+    expect((await usageOf([first.operationId])).map((r) => `${r.subject_kind} ${r.status}`)).toEqual(['CUSTOMER HELD']);
 
     // 480 000 in the ledger already holds the first credit: 20 000 more reaches the cap exactly.
     const accepted = await confirm(hugo, second.id);
     expect([accepted.status, accepted.body.status]).toEqual([200, 'SUCCEEDED']);
     expect((await p.balance(frank.accounts.XAF)).balance).toBe(500_000);
-    // The second confirm saw the first credit in the ledger and closed its incoming hold.
-    expect((await usageOf([first.operationId])).find((r) => r.subject_kind === 'PAYEE')?.status).toBe('SETTLED');
 
     // The first payment is then recorded as usual.
     expect((await confirm(gina, first.id)).body.status).toBe('SUCCEEDED');
-    expect((await usageOf([first.operationId])).map((r) => `${r.subject_kind} ${r.status}`)).toEqual(['CUSTOMER SETTLED', 'PAYEE SETTLED']);
+    expect((await usageOf([first.operationId])).map((r) => `${r.subject_kind} ${r.status}`)).toEqual(['CUSTOMER SETTLED']);
     expect(await heldFor(frank.userId)).toBe(0);
     await expectClean();
   });
 
-  it('a held credit whose intent the ledger ended (cancelled, failed, expired) no longer takes room', async () => {
+  it('a credit whose intent the ledger ended (cancelled, failed, expired) takes no room', async () => {
     const proxy = await cuttingLedgerProxy(p.ledger.url, { when: 'before' });
     try {
       const via = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '10' });
@@ -197,7 +203,8 @@ describe('limits: balance cap of the credited customer under concurrent confirms
       const accepted = await confirm(kate, second.id);
       expect([accepted.status, accepted.body.status]).toEqual([200, 'SUCCEEDED']);
       expect((await p.balance(ines.accounts.XAF)).balance).toBe(500_000);
-      expect((await usageOf([first.operationId])).map((r) => `${r.subject_kind} ${r.status}`)).toEqual(['CUSTOMER HELD', 'PAYEE RELEASED']);
+      // The sender's own hold stays until it lapses or the completion sweep sees the ledger's end.
+      expect((await usageOf([first.operationId])).map((r) => `${r.subject_kind} ${r.status}`)).toEqual(['CUSTOMER HELD']);
     } finally {
       await proxy.close();
     }

@@ -152,7 +152,7 @@ describe('public intents: bad input', () => {
     expect(rows[0].create_by).toBe(`${rows[0].second}.123Z`);
   });
 
-  it('a PENDING withdrawal-code record: FRESH while its code lives, ANSWERED with the stored answer, CLOSED (FAILED) once the code expired', async () => {
+  it('a PENDING withdrawal-code record: FRESH while its code lives, ANSWERED with the stored answer, CLOSED once the code expired', async () => {
     const store = p.gateway.app.get(PaymentIntentStore);
     const refusedQrCashOut = async () => {
       const dave = await p.register('CUSTOMER');
@@ -178,13 +178,13 @@ describe('public intents: bad input', () => {
     );
     expect(await store.qrStillFresh(expired.id)).toEqual({ state: 'CLOSED' });
     expect(await store.reload(expired.id)).toMatchObject({
-      status: 'FAILED',
+      stage: 'CLOSED',
       failureReason: 'withdrawal code expired before the ledger accepted the operation',
     });
     // Closing again changes nothing: the record is no longer PENDING.
     await store.closeUncreated(expired.id, 'another reason');
     expect(await store.reload(expired.id)).toMatchObject({
-      status: 'FAILED',
+      stage: 'CLOSED',
       failureReason: 'withdrawal code expired before the ledger accepted the operation',
     });
   });

@@ -73,8 +73,8 @@ export async function verifyMixedLoad(
     [keys],
   );
   const byKey = new Map(ledger.rows.map((r) => [r.key, r]));
-  const records = await admin.query<{ key: string; status: string; n: number }>(
-    `SELECT idempotency_key AS key, min(status) AS status, count(*)::int AS n FROM orchestrator.payment_intents
+  const records = await admin.query<{ key: string; stage: string; n: number }>(
+    `SELECT idempotency_key AS key, min(stage) AS stage, count(*)::int AS n FROM orchestrator.payment_intents
       WHERE idempotency_key = ANY($1) GROUP BY idempotency_key`,
     [keys],
   );
@@ -94,7 +94,7 @@ export async function verifyMixedLoad(
     if (!executed || !o.confirmed || o.confirmed.transactionId !== l.tx || l.intent_id !== o.intentId) lost += 1;
     if (!executed) continue;
     committed += 1;
-    if (recordOf.get(o.op.key)?.status !== 'SUCCEEDED') recordGaps += 1;
+    if (recordOf.get(o.op.key)?.stage !== 'SETTLED') recordGaps += 1;
     const amount = o.order?.amount ?? o.op.amount;
     move(o.op.payer.account, -(amount + Number(o.confirmed?.fees ?? 0)));
     move(o.op.payee?.account ?? merchantAccount, amount);

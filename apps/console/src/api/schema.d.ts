@@ -6861,8 +6861,12 @@ export interface components {
       publicIntentId: string | null;
       /** @example MERCHANT_PAYMENT */
       operationType: string | null;
-      /** @example SUCCEEDED */
-      status: string | null;
+      /**
+       * @description how far the orchestrator's own work got (PENDING: the ledger not yet heard to create the intent; CREATED; SETTLED: the success recorded, SMS queued; CLOSED: nothing left to do). The intent's status is the ledger part's
+       * @example SETTLED
+       * @enum {string|null}
+       */
+      stage: 'PENDING' | 'CREATED' | 'SETTLED' | 'CLOSED' | null;
       payer: components['schemas']['StaffPartyView'] | null;
       payee: components['schemas']['StaffPartyView'] | null;
       /** @example AG00012345 */

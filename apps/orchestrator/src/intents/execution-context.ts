@@ -12,15 +12,16 @@ export const TYPE_CODES: Record<PaymentIntentRecord['operationType'], string> = 
 export interface Charged {
   fee: number;
   commission: number;
-  feeAccountId: string;
-  treasuryAccountId: string;
+  /** the credited customer's balance cap, checked by the ledger under the account's lock */
+  payeeBalanceCap?: number;
 }
 
 /**
- * The executionContext of the confirm (spec 2 "Atomic execution"): the amount between the intent's
- * own accounts; the fee from the payer to FEE_COLLECTION; on a cash operation the agent's commission
- * from TREASURY to that agent's commission account (the ledger refuses any other shape). The
- * correlation id travels in X-Correlation-Id and lands in the transaction metadata there.
+ * The executionContext of the confirm (docs/ledger.md "Transactions and entries"): the amount between the intent's
+ * own accounts; the fee from the payer to the ledger's FEE_COLLECTION; on a cash operation the
+ * agent's commission from the ledger's TREASURY to that agent's commission account (the ledger
+ * names both technical accounts itself and refuses any other shape). The correlation id travels in
+ * X-Correlation-Id and lands in the transaction metadata there.
  */
 export function executionContext(intent: PaymentIntentRecord, charged: Charged, initiatorUserId: string): IntentExecutionContext {
   const cash = intent.type === 'CASH_IN' || intent.type === 'CASH_OUT';
@@ -29,12 +30,11 @@ export function executionContext(intent: PaymentIntentRecord, charged: Charged, 
     destinationAccountId: intent.destinationAccountId,
     amount: intent.amount,
     currency: intent.currency,
-    ...(charged.fee > 0 ? { fee: { amount: charged.fee, accountId: charged.feeAccountId } } : {}),
+    ...(charged.fee > 0 ? { fee: { amount: charged.fee } } : {}),
     ...(cash && intent.agent && charged.commission > 0
-      ? {
-          commission: { amount: charged.commission, accountId: intent.agent.commissionAccountId, fromAccountId: charged.treasuryAccountId },
-        }
+      ? { commission: { amount: charged.commission, accountId: intent.agent.commissionAccountId } }
       : {}),
+    ...(charged.payeeBalanceCap !== undefined ? { payeeBalanceCap: charged.payeeBalanceCap } : {}),
     createdBy: initiatorUserId,
     metadata: {
       typeCode: TYPE_CODES[intent.operationType],

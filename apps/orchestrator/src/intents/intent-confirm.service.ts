@@ -1,16 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type LedgerIntentView, type TransitionRequest, TERMINAL_STATUSES } from '@mm/contracts';
+import { type LedgerIntentView, type TransitionRequest } from '@mm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
 import { isRetryable } from '../ledger-client/ledger-retry';
+import { balanceCap } from '../limits/limit-rules';
 import { LimitsService } from '../limits/limits.service';
-import type { IncomingOutcome, PayeeLedger } from '../limits/limits.types';
 import { PricingService } from '../pricing/pricing.service';
 import type { Charge } from '../pricing/pricing.types';
 import { RiskService } from '../risk/risk.service';
-import { withoutOthersBalance } from './intent-create.service';
+import { undisclosedCap, withoutOthersBalance } from './intent-create.service';
 import type { RiskDecision } from '../risk/risk.types';
 import { type ActiveConfig, ActiveConfigReader } from './active-config';
 import type { ClientInfo } from './client-info';
@@ -54,13 +54,13 @@ export class IntentConfirmService {
   ) {}
 
   async confirm(user: AuthUser, intentId: string, client: ClientInfo): Promise<ConfirmedIntentView> {
-    let record = await this.store.getForInitiator(intentId, user.userId);
+    const record = await this.store.getForInitiator(intentId, user.userId);
     if (record.confirmResponse) return record.confirmResponse;
-    if (!record.confirmRequest) record = await this.assertConfirmable(record);
+    // Whether the intent is PIN_VERIFIED is the ledger's to say (it refuses the move otherwise);
+    // what this record knows is over, or past its lifetime, is refused before any work.
+    if (!record.confirmRequest) assertConfirmable(record);
 
-    // The parties as they are now and the versions in force, read at once. The payee's balance (for
-    // its cap) is read by the limit hold, under the payee's lock: read here, a credit confirmed
-    // meanwhile would be missing from it.
+    // The parties as they are now and the versions in force, read at once.
     const [[initiator, payer, payee], config] = await Promise.all([this.freshParties(record), this.activeConfig.read()]);
     const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
     // Risk and the fee decision are independent; the limit hold comes last and only for an
@@ -73,10 +73,11 @@ export class IntentConfirmService {
       ),
     ]);
     // The limit hold and the ledger request are fixed in one transaction: both or neither.
-    const wanted = await this.confirmRequest(record, charge, user, client);
-    const payeeLedger = check.payee ? this.payeeLedger(record) : undefined;
+    // The credited customer's balance cap travels in the request: the ledger checks it under the
+    // account's lock, where the balance and every credit executing are.
+    const wanted = confirmRequest(record, charge, user, client, balanceCap(config.limits.document, check));
     const request = await this.db.transaction(async (m) => {
-      await this.limits.holdAtConfirm(check, config.limits, { within: m, payeeLedger });
+      await this.limits.holdAtConfirm(check, config.limits, { within: m });
       return this.store.fixConfirmRequest(record.id, wanted, m);
     });
     let view: LedgerIntentView;
@@ -87,7 +88,7 @@ export class IntentConfirmService {
       // An unknown outcome (timeout after every retry) keeps the hold: the payment may have happened.
       if (!isRetryable(error)) await this.limits.release(record.idempotencyKey);
       // The balance may have fallen since the hold: its amounts are still the debited holder's alone.
-      throw withoutOthersBalance(error, record);
+      throw withoutOthersBalance(undisclosedCap(error), record);
     }
     // Tests only: the process really dies right after the ledger committed (a child-process orchestrator).
     if (this.settings.faultInjection && client.fault === 'kill-after-ledger-commit') process.kill(process.pid, 'SIGKILL');
@@ -137,38 +138,6 @@ export class IntentConfirmService {
     });
   }
 
-  /** The ledger as the balance-cap check of this intent's credited customer reads it. */
-  private payeeLedger(record: PaymentIntentRecord): PayeeLedger {
-    return {
-      intentId: record.ledgerIntentId!,
-      balance: () => this.ledger.account(record.payee.accountId).then((a) => a.balance),
-      outcome: (intentId) =>
-        this.ledger.getIntent(intentId).then(
-          (v): IncomingOutcome => (v.status === 'SUCCEEDED' ? 'APPLIED' : TERMINAL_STATUSES.includes(v.status) ? 'VOID' : 'PENDING'),
-          // An intent the ledger does not know can never be executed: its credit will not land.
-          (error: unknown) => {
-            if (error instanceof AppException && error.code === 'INTENT_NOT_FOUND') return 'VOID';
-            throw error;
-          },
-        ),
-    };
-  }
-
-  /** The intent must be PIN_VERIFIED and alive; the ledger is asked when our copy is behind. */
-  private async assertConfirmable(record: PaymentIntentRecord): Promise<PaymentIntentRecord> {
-    if (record.status !== 'PIN_VERIFIED') {
-      const current = await this.ledger.getIntent(record.ledgerIntentId!);
-      await this.store.mirrorStatus(record.id, current.status, current.failureReason);
-      if (current.status !== 'PIN_VERIFIED' && current.status !== 'SUCCEEDED') {
-        if (current.status === 'EXPIRED') throw new AppException('INTENT_EXPIRED');
-        throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${current.status}; confirm needs PIN_VERIFIED`);
-      }
-      record = await this.store.reload(record.id);
-    }
-    if (record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
-    return record;
-  }
-
   /** The second risk judgement; a refusal fails the intent (the hold goes back) and answers 403 RISK_REJECTED. */
   private async judge(
     record: PaymentIntentRecord,
@@ -195,7 +164,6 @@ export class IntentConfirmService {
     if (decision.outcome === 'REJECT') {
       await this.ledger
         .transition(record.ledgerIntentId!, { toStatus: 'FAILED', actor: { id: user.userId }, reason: 'refused by risk controls' })
-        .then((v) => this.store.mirrorStatus(record.id, v.status, v.failureReason))
         .catch((error: unknown) =>
           this.logger.warn({ msg: 'could not fail a risk-refused intent', intentId: record.ledgerIntentId, err: error }),
         );
@@ -203,29 +171,6 @@ export class IntentConfirmService {
       throw this.risk.rejection(decision);
     }
     return decision;
-  }
-
-  private async confirmRequest(
-    record: PaymentIntentRecord,
-    charge: Charge,
-    user: AuthUser,
-    client: ClientInfo,
-  ): Promise<TransitionRequest> {
-    const [feeAccountId, treasuryAccountId] = await Promise.all([
-      this.ledger.technicalAccount('fee_collection', record.currency),
-      this.ledger.technicalAccount('treasury', record.currency),
-    ]);
-    if (!feeAccountId || !treasuryAccountId)
-      throw new AppException('UPSTREAM_UNAVAILABLE', 'The ledger has no technical accounts for this currency');
-    return {
-      toStatus: 'SUCCEEDED',
-      actor: { id: user.userId, ...(client.ip ? { ip: client.ip } : {}), ...(client.userAgent ? { userAgent: client.userAgent } : {}) },
-      executionContext: executionContext(
-        record,
-        { fee: charge.fee, commission: charge.commission, feeAccountId, treasuryAccountId },
-        record.initiatorUserId,
-      ),
-    };
   }
 
   /** Success on the record and the two SMS in the outbox, with `alongside` in the same transaction. */
@@ -285,4 +230,33 @@ export class IntentConfirmService {
     const initiator = record.initiatorUserId === payee.userId ? payee : payer;
     return [initiator, payer, payee];
   }
+}
+
+/** What this record knows to be over, or a lifetime passed, is refused before any work. */
+function assertConfirmable(record: PaymentIntentRecord): void {
+  if (record.stage === 'CLOSED') throw new AppException('INVALID_INTENT_TRANSITION', 'The intent is over; confirm needs PIN_VERIFIED');
+  if (record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
+}
+
+/**
+ * The ledger request of the confirm. The fee and treasury accounts are the ledger's own (it books
+ * the fee to FEE_COLLECTION and the commission from TREASURY of the currency); `cap` is the credited
+ * customer's balance cap, checked by the ledger.
+ */
+function confirmRequest(
+  record: PaymentIntentRecord,
+  charge: Charge,
+  user: AuthUser,
+  client: ClientInfo,
+  cap: number | undefined,
+): TransitionRequest {
+  return {
+    toStatus: 'SUCCEEDED',
+    actor: { id: user.userId, ...(client.ip ? { ip: client.ip } : {}), ...(client.userAgent ? { userAgent: client.userAgent } : {}) },
+    executionContext: executionContext(
+      record,
+      { fee: charge.fee, commission: charge.commission, payeeBalanceCap: cap },
+      record.initiatorUserId,
+    ),
+  };
 }

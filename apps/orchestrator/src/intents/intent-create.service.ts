@@ -5,6 +5,8 @@ import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
+import { balanceCap } from '../limits/limit-rules';
+import { undisclosedLimitRefusal } from '../limits/limit-refusal';
 import { LimitsService } from '../limits/limits.service';
 import { PricingService } from '../pricing/pricing.service';
 import { RiskService } from '../risk/risk.service';
@@ -71,11 +73,12 @@ export class IntentCreateService {
       currency: plan.currency,
       initiatorUserId: user.userId,
     };
-    // Limits (with the payee's balance for its cap), risk and the fee quote are independent: asked
-    // at once, and the refusals reported in a fixed order (limits, then risk, then pricing).
-    const payeeBalance = plan.payee.role === 'CUSTOMER' ? this.ledger.account(plan.payee.accountId).then((a) => a.balance) : undefined;
+    // Limits, risk and the fee quote are independent: asked at once, and the refusals reported in a
+    // fixed order (limits, then risk, then pricing). The credited customer's balance cap is the
+    // ledger's check (sent with the creation below): the create asks each service once.
+    const check = limitCheck(operation, parties);
     const [limits, risk, priced] = await Promise.allSettled([
-      Promise.resolve(payeeBalance).then((balance) => this.limits.checkAtCreate(limitCheck(operation, parties, balance), config.limits)),
+      this.limits.checkAtCreate(check, config.limits),
       this.risk.assertAccepted(
         {
           stage: 'CREATE',
@@ -100,7 +103,7 @@ export class IntentCreateService {
     }
 
     const correlationId = currentContext()?.correlationId ?? null;
-    const ledgerRequest = this.ledgerRequest(user, key, plan, quote.fee, client, {
+    const ledgerRequest = this.ledgerRequest(user, key, plan, quote.fee, balanceCap(config.limits.document, check), client, {
       operationType: plan.operationType,
       quoteId: quote.quoteId,
       gridVersion: quote.gridVersion,
@@ -147,7 +150,7 @@ export class IntentCreateService {
     }
     if (record.createResponse) return { view: record.createResponse, replayed: true };
     // Closed without a ledger intent (the code expired before the ledger created one): for good.
-    if (record.withdrawalQrId && record.status === 'FAILED') {
+    if (record.withdrawalQrId && record.stage === 'CLOSED') {
       throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
     }
     if (record.withdrawalQrId && !record.ledgerRequest.createBy) {
@@ -180,7 +183,7 @@ export class IntentCreateService {
         await this.store.closeUncreated(record.id, 'withdrawal code expired before the ledger created the intent');
         throw new AppException('WITHDRAWAL_QR_INVALID', 'The withdrawal code of this request has expired');
       }
-      throw withoutOthersBalance(error, record);
+      throw withoutOthersBalance(undisclosedCap(error), record);
     });
     const view = createdView(record, created.intentId, created.expiresAt);
     const recorded = await this.store.markCreated(record.id, created.intentId, created.expiresAt, view);
@@ -204,7 +207,7 @@ export class IntentCreateService {
    * replays are.
    */
   private async unrecorded(record: PaymentIntentRecord, ledgerIntentId: string): Promise<never> {
-    this.logger.warn({ msg: 'ledger intent of a closed record: canceling it', recordId: record.id, ledgerIntentId, status: record.status });
+    this.logger.warn({ msg: 'ledger intent of a closed record: canceling it', recordId: record.id, ledgerIntentId, stage: record.stage });
     await this.ledger
       .transition(ledgerIntentId, {
         toStatus: 'CANCELED',
@@ -223,6 +226,7 @@ export class IntentCreateService {
     key: string,
     plan: IntentPlan,
     fee: number,
+    payeeBalanceCap: number | undefined,
     client: ClientInfo,
     metadata: Record<string, unknown>,
   ): CreateIntentRequest {
@@ -241,6 +245,7 @@ export class IntentCreateService {
       ...(plan.agent ? { agentId: plan.agent.agentId } : {}),
       ...(plan.ledgerExpiresAt ? { expiresAt: plan.ledgerExpiresAt } : {}),
       ...(plan.createBy ? { createBy: plan.createBy } : {}),
+      ...(payeeBalanceCap !== undefined ? { payeeBalanceCap } : {}),
       actor: { id: user.userId, ...(client.ip ? { ip: client.ip } : {}), ...(client.userAgent ? { userAgent: client.userAgent } : {}) },
       metadata,
     };
@@ -259,6 +264,17 @@ export function withoutOthersBalance(error: unknown, record: Pick<PaymentIntentR
   return new AppException('INSUFFICIENT_BALANCE', "The customer's available balance does not cover this operation", {
     status: error.status,
   });
+}
+
+/**
+ * The ledger's balance-cap refusal states no amount here: the room left derives from the credited
+ * customer's balance, and that customer never initiates what it caps (the sender of a transfer or
+ * the agent of a cash-in does).
+ */
+export function undisclosedCap(error: unknown): unknown {
+  return error instanceof AppException && error.code === 'LIMIT_BALANCE_CAP_EXCEEDED'
+    ? undisclosedLimitRefusal('LIMIT_BALANCE_CAP_EXCEEDED')
+    : error;
 }
 
 function settled<T>(result: PromiseSettledResult<T>): T {

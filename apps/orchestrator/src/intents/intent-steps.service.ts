@@ -20,10 +20,13 @@ const actorOf = (user: AuthUser, client: ClientInfo): IntentActor => ({
 });
 
 /**
- * The steps between creation and confirm (spec 2 state table): send-otp, verify-otp, verify-pin,
- * plus cancel and read. Only the initiator reaches its intent (anyone else: 404). The ledger holds
- * the state machine and refuses a move it does not allow (400 INVALID_INTENT_TRANSITION); the
- * orchestrator's copy of the status only saves a PIN or OTP check that could not lead anywhere.
+ * The steps between creation and confirm: send-otp, verify-otp, verify-pin, plus cancel and read
+ * (docs/mobile-api.md "Intents"). Only the initiator reaches its intent (anyone else: 404). The
+ * intent's status lives in the ledger alone: it holds the state machine and refuses a move it does
+ * not allow (400 INVALID_INTENT_TRANSITION). The record here only says whether the orchestrator's
+ * own work is over (SETTLED, CLOSED), which refuses a step before a PIN is spent on it. The OTP
+ * steps read the ledger's status first: an SMS sent, or a single-use code spent, for an intent that
+ * cannot move would cost the customer; the PIN step (the hot path) lets the ledger refuse instead.
  *
  * A wrong PIN or OTP leaves the intent where it was and counts an attempt on it (auth counts its own,
  * for the lockout); the attempt that reaches the limit fails the intent, which releases the hold.
@@ -44,7 +47,6 @@ export class IntentStepsService {
   async get(user: AuthUser, intentId: string): Promise<IntentView> {
     const record = await this.store.getForInitiator(intentId, user.userId);
     const ledger = await this.ledger.getIntent(intentId);
-    await this.store.mirrorStatus(record.id, ledger.status, ledger.failureReason);
     return {
       intentId,
       type: record.type,
@@ -66,8 +68,11 @@ export class IntentStepsService {
 
   async cancel(user: AuthUser, intentId: string, client: ClientInfo): Promise<IntentStepView> {
     const record = await this.store.getForInitiator(intentId, user.userId);
-    if (record.status === 'CANCELED') return { intentId, status: 'CANCELED' };
-    const view = await this.move(record, { toStatus: 'CANCELED', actor: actorOf(user, client), reason: 'canceled by the initiator' });
+    const view = await this.move(
+      record,
+      { toStatus: 'CANCELED', actor: actorOf(user, client), reason: 'canceled by the initiator' },
+      'CANCELED',
+    );
     // A confirm that held limit room and then stopped leaves a hold: give it back now.
     await this.limits.release(record.idempotencyKey);
     return { intentId, status: view.status };
@@ -86,7 +91,8 @@ export class IntentStepsService {
   async sendOtp(user: AuthUser, intentId: string, client: ClientInfo): Promise<OtpSentView> {
     const record = await this.store.getForInitiator(intentId, user.userId);
     if (!record.requiresOtp) throw new AppException('OTP_NOT_REQUIRED');
-    this.assertOpen(record, ['CREATED', 'OTP_SENT']);
+    const { status } = await this.ledger.getIntent(intentId);
+    this.assertOpen(record, status, ['CREATED', 'OTP_SENT']);
     const sent = await this.auth.sendOtp(
       record.payer.phone,
       {
@@ -98,15 +104,17 @@ export class IntentStepsService {
       },
       client.ip,
     );
-    if (record.status === 'CREATED') await this.move(record, { toStatus: 'OTP_SENT', actor: actorOf(user, client) }, 'OTP_SENT');
+    if (status === 'CREATED') await this.move(record, { toStatus: 'OTP_SENT', actor: actorOf(user, client) }, 'OTP_SENT');
     return { intentId, status: 'OTP_SENT', sentTo: maskPhone(record.payer.phone), ...sent };
   }
 
   async verifyOtp(user: AuthUser, intentId: string, otp: string, client: ClientInfo): Promise<IntentStepView> {
     const record = await this.store.getForInitiator(intentId, user.userId);
     if (!record.requiresOtp) throw new AppException('OTP_NOT_REQUIRED');
-    if (record.status === 'OTP_VERIFIED' || record.status === 'PIN_VERIFIED') return { intentId, status: record.status };
-    this.assertOpen(record, ['OTP_SENT']);
+    const { status } = await this.ledger.getIntent(intentId);
+    // A retried verify-otp: the code was spent on the first one, which moved the intent.
+    if (status === 'OTP_VERIFIED' || status === 'PIN_VERIFIED') return { intentId, status };
+    this.assertOpen(record, status, ['OTP_SENT']);
     let proof: string;
     try {
       proof = (await this.auth.verifyOtp(record.payer.phone, otp, intentId, client.ip)).consentProof;
@@ -123,8 +131,9 @@ export class IntentStepsService {
 
   async verifyPin(user: AuthUser, intentId: string, pin: string, client: ClientInfo): Promise<IntentStepView> {
     const record = await this.store.getForInitiator(intentId, user.userId);
-    if (record.status === 'PIN_VERIFIED') return { intentId, status: 'PIN_VERIFIED' };
-    this.assertOpen(record, [record.requiresOtp ? 'OTP_VERIFIED' : 'CREATED']);
+    // The ledger decides whether the intent may move to PIN_VERIFIED (a retried verify-pin finds it
+    // there already: `move` answers that); only what this record knows to be over is refused first.
+    this.assertOpen(record);
     let proof: string;
     try {
       proof = (await this.auth.checkPin(user.accessToken, pin, intentId, client.ip)).consentProof;
@@ -137,12 +146,19 @@ export class IntentStepsService {
   }
 
   /**
-   * Refuses early what the ledger would refuse anyway, before a PIN or an OTP is spent on it:
-   * a final intent, a step out of order, an intent past its lifetime.
+   * Refuses early what the ledger would refuse anyway, before a PIN or an OTP is spent on it: an
+   * operation whose work is over here, an intent past its lifetime and, when the ledger's `status`
+   * was read, a step out of order.
    */
-  private assertOpen(record: PaymentIntentRecord, expected: IntentStatus[]): void {
-    if (TERMINAL_STATUSES.includes(record.status as IntentStatus) || !expected.includes(record.status as IntentStatus)) {
-      throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${record.status}; this step needs ${expected.join(' or ')}`);
+  private assertOpen(record: PaymentIntentRecord, status?: IntentStatus, expected: IntentStatus[] = []): void {
+    if (record.stage === 'SETTLED' || record.stage === 'CLOSED') {
+      throw new AppException(
+        'INVALID_INTENT_TRANSITION',
+        `The intent is ${record.stage === 'SETTLED' ? 'SUCCEEDED' : 'over'}; no step is left`,
+      );
+    }
+    if (status && (TERMINAL_STATUSES.includes(status) || !expected.includes(status))) {
+      throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${status}; this step needs ${expected.join(' or ')}`);
     }
     if (record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
   }
@@ -161,8 +177,8 @@ export class IntentStepsService {
   }
 
   /**
-   * One ledger move, mirrored on the record. With `reached`: when the ledger refuses because a twin
-   * request already made the same move (a retried step), the state it reached is the answer.
+   * One ledger move. With `reached`: when the ledger refuses because a twin request already made the
+   * same move (a retried step), the state it reached is the answer.
    */
   private async move(
     record: PaymentIntentRecord,
@@ -171,13 +187,11 @@ export class IntentStepsService {
   ): Promise<LedgerIntentView> {
     const intentId = record.ledgerIntentId!;
     try {
-      const view = await this.ledger.transition(intentId, body);
-      await this.store.mirrorStatus(record.id, view.status, view.failureReason);
-      return view;
+      return await this.ledger.transition(intentId, body);
     } catch (error) {
+      if (!reached) throw error;
       const current = await this.ledger.getIntent(intentId).catch(() => undefined);
-      if (current) await this.store.mirrorStatus(record.id, current.status, current.failureReason);
-      if (reached && current && statusAtOrAfter(current.status, reached)) return current;
+      if (current && (current.status === reached || statusAtOrAfter(current.status, reached))) return current;
       throw error;
     }
   }

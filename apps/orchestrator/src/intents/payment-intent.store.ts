@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type IntentStatus, type TransitionRequest, TERMINAL_STATUSES } from '@mm/contracts';
+import type { TransitionRequest } from '@mm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
@@ -36,7 +36,7 @@ export interface PaymentIntentRow {
   qr_token: string | null;
   withdrawal_qr_id: string | null;
   description: string | null;
-  status: PaymentIntentRecord['status'];
+  stage: PaymentIntentRecord['stage'];
   pin_attempts: number;
   otp_attempts: number;
   ledger_request: PaymentIntentRecord['ledgerRequest'];
@@ -87,7 +87,7 @@ export function toRecord(row: PaymentIntentRow): PaymentIntentRecord {
     qrToken: row.qr_token,
     withdrawalQrId: row.withdrawal_qr_id,
     description: row.description,
-    status: row.status,
+    stage: row.stage,
     pinAttempts: row.pin_attempts,
     otpAttempts: row.otp_attempts,
     ledgerRequest: row.ledger_request,
@@ -108,8 +108,6 @@ export function toRecord(row: PaymentIntentRow): PaymentIntentRecord {
   };
 }
 
-const TERMINAL_LIST = `(${TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ')})`;
-
 /** What the success of an intent writes on its record (with the SMS, in one transaction). */
 export interface Outcome {
   transactionId: string;
@@ -122,9 +120,9 @@ export interface Outcome {
   response: ConfirmedIntentView;
 }
 
-/** Closes PENDING record $1 without a ledger intent (FAILED, reason $2); callers may add conditions on `p`. */
-const CLOSE_UNCREATED = `UPDATE orchestrator.payment_intents p SET status = 'FAILED', failure_reason = $2, updated_at = now()
-          WHERE p.id = $1 AND p.status = 'PENDING'`;
+/** Closes PENDING record $1 without a ledger intent (CLOSED, reason $2); callers may add conditions on `p`. */
+const CLOSE_UNCREATED = `UPDATE orchestrator.payment_intents p SET stage = 'CLOSED', failure_reason = $2, updated_at = now()
+          WHERE p.id = $1 AND p.stage = 'PENDING'`;
 
 /** SQL of orchestrator.payment_intents and the withdrawal QR consumption that goes with a creation. */
 @Injectable()
@@ -183,7 +181,7 @@ export class PaymentIntentStore {
          INSERT INTO orchestrator.payment_intents (id, idempotency_key, request_hash, initiator_user_id, initiator_role, type, operation_type,
            amount, currency, quote_id, quoted_fee, quoted_commission, grid_version, limits_version, risk_create_decision_id,
            payer, payee, agent, payer_user_id, payee_user_id, agent_user_id, master_agent_user_id, source_account_id, destination_account_id,
-           requires_otp, qr_token, withdrawal_qr_id, description, status, ledger_request, correlation_id)
+           requires_otp, qr_token, withdrawal_qr_id, description, stage, ledger_request, correlation_id)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb, $18::jsonb, $19, $20, $21, $22,
            $23, $24, $25, $26, $27, $28, 'PENDING',
            $29::jsonb, $30
@@ -234,23 +232,23 @@ export class PaymentIntentStore {
    * the stored answer (a twin recorded the ledger's answer meanwhile) or CLOSED.
    */
   async qrStillFresh(id: string): Promise<{ state: 'FRESH' | 'CLOSED' } | { state: 'ANSWERED'; response: CreatedIntentView }> {
-    const [row] = await queryRows<{ status: PaymentIntentRecord['status']; create_response: CreatedIntentView | null }>(
+    const [row] = await queryRows<{ stage: PaymentIntentRecord['stage']; create_response: CreatedIntentView | null }>(
       this.db,
       `WITH closed AS (
          ${CLOSE_UNCREATED}
             AND NOT EXISTS (SELECT 1 FROM orchestrator.withdrawal_qrs q WHERE q.id = p.withdrawal_qr_id AND q.expires_at > now())
-          RETURNING p.status)
-       SELECT COALESCE((SELECT status FROM closed), p.status) AS status, p.create_response
+          RETURNING p.stage)
+       SELECT COALESCE((SELECT stage FROM closed), p.stage) AS stage, p.create_response
          FROM orchestrator.payment_intents p WHERE p.id = $1`,
       [id, 'withdrawal code expired before the ledger accepted the operation'],
     );
     if (row.create_response) return { state: 'ANSWERED', response: row.create_response };
-    return { state: row.status === 'PENDING' ? 'FRESH' : 'CLOSED' };
+    return { state: row.stage === 'PENDING' ? 'FRESH' : 'CLOSED' };
   }
 
   /**
    * Closes a PENDING record the ledger refused for good without creating anything (its deadline for
-   * creating passed): FAILED, no ledger intent. A record no longer PENDING is left as it is.
+   * creating passed): CLOSED, no ledger intent. A record no longer PENDING is left as it is.
    */
   async closeUncreated(id: string, failureReason: string): Promise<void> {
     await queryRows(this.db, CLOSE_UNCREATED, [id, failureReason]);
@@ -264,21 +262,23 @@ export class PaymentIntentStore {
   async markCreated(id: string, ledgerIntentId: string, expiresAt: string, response: CreatedIntentView): Promise<PaymentIntentRecord> {
     const [row] = await queryRows<PaymentIntentRow>(
       this.db,
-      `UPDATE orchestrator.payment_intents SET ledger_intent_id = $2, status = 'CREATED', expires_at = $3, create_response = $4::jsonb, updated_at = now()
-        WHERE id = $1 AND status = 'PENDING' RETURNING *`,
+      `UPDATE orchestrator.payment_intents SET ledger_intent_id = $2, stage = 'CREATED', expires_at = $3, create_response = $4::jsonb, updated_at = now()
+        WHERE id = $1 AND stage = 'PENDING' RETURNING *`,
       [id, ledgerIntentId, expiresAt, JSON.stringify(response)],
     );
     return row ? toRecord(row) : this.reload(id);
   }
 
-  /** Mirrors a status the ledger reported (never leaves a final status, never marks SUCCEEDED: see `markSucceeded`). */
-  async mirrorStatus(id: string, status: IntentStatus, failureReason?: string | null): Promise<void> {
-    if (status === 'SUCCEEDED') return;
+  /**
+   * A confirmed intent the ledger ended without success (expired, failed, canceled): nothing more
+   * to do here once its limit hold went back. A record already settled or closed is left alone.
+   */
+  async close(id: string, failureReason: string | null): Promise<void> {
     await queryRows(
       this.db,
-      `UPDATE orchestrator.payment_intents SET status = $2, failure_reason = COALESCE($3, failure_reason), updated_at = now()
-        WHERE id = $1 AND status <> $2 AND status NOT IN ${TERMINAL_LIST} AND status <> 'PENDING'`,
-      [id, status, failureReason ?? null],
+      `UPDATE orchestrator.payment_intents SET stage = 'CLOSED', failure_reason = COALESCE($2, failure_reason), updated_at = now()
+        WHERE id = $1 AND stage = 'CREATED'`,
+      [id, failureReason],
     );
   }
 
@@ -305,16 +305,16 @@ export class PaymentIntentStore {
   }
 
   /**
-   * Marks the intent SUCCEEDED with the ledger's outcome, inside the caller's transaction (the SMS
+   * Records the success (SETTLED) with the ledger's outcome, inside the caller's transaction (the SMS
    * go into the outbox in the same one). Answers false when a concurrent confirm already did it.
    */
   async markSucceeded(m: EntityManager, id: string, outcome: Outcome): Promise<boolean> {
     const rows = await queryRows(
       m,
-      `UPDATE orchestrator.payment_intents SET status = 'SUCCEEDED', transaction_id = $2, reference_id = $3, charged_fee = $4,
+      `UPDATE orchestrator.payment_intents SET stage = 'SETTLED', transaction_id = $2, reference_id = $3, charged_fee = $4,
           charged_commission = $5, charge_rule = $6, risk_confirm_decision_id = $7, completed_at = $8, confirm_response = $9::jsonb,
           updated_at = now()
-        WHERE id = $1 AND status <> 'SUCCEEDED' RETURNING id`,
+        WHERE id = $1 AND stage = 'CREATED' RETURNING id`,
       [
         id,
         outcome.transactionId,
@@ -331,14 +331,14 @@ export class PaymentIntentStore {
   }
 
   /**
-   * Intents whose confirm request was fixed more than `quietMs` ago and that are not recorded as
-   * final: a confirm that died after (or while) asking the ledger, or an intent the ledger ended since.
+   * Intents whose confirm request was fixed more than `quietMs` ago and that are neither settled nor
+   * closed here: a confirm that died after (or while) asking the ledger, or one the ledger refused.
    */
   async unfinishedConfirms(quietMs: number, limit: number): Promise<PaymentIntentRecord[]> {
     const rows = await queryRows<PaymentIntentRow>(
       this.db,
       `SELECT * FROM orchestrator.payment_intents
-        WHERE confirm_request IS NOT NULL AND status NOT IN ${TERMINAL_LIST} AND status <> 'PENDING'
+        WHERE confirm_request IS NOT NULL AND stage = 'CREATED'
           AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
         ORDER BY updated_at LIMIT $2`,
       [quietMs, limit],

@@ -1,4 +1,4 @@
-import type { CreateIntentRequest, Currency, CustomerRole, IntentStatus, IntentType, TransitionRequest } from '@mm/contracts';
+import type { CreateIntentRequest, Currency, CustomerRole, IntentType, TransitionRequest } from '@mm/contracts';
 import type { OperationType } from '../pricing/operation-type';
 import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
 
@@ -22,8 +22,15 @@ export interface AgentSnapshot extends PartySnapshot {
   commissionAccountId: string;
 }
 
-/** `PENDING` until the ledger answered the creation; the ledger's statuses after that. */
-export type RecordStatus = 'PENDING' | IntentStatus;
+/**
+ * How far the orchestrator's own work on an operation got; never the intent's status, which only
+ * the ledger holds (read it from the ledger's answers):
+ * PENDING (stored, the ledger not yet heard to create the intent), CREATED (the ledger's intent is
+ * known), SETTLED (its success is recorded here: history, SMS, limit usage), CLOSED (nothing more
+ * to do here: closed before the ledger created anything, or ended by the ledger after a confirm and
+ * the limit hold given back).
+ */
+export type RecordStage = 'PENDING' | 'CREATED' | 'SETTLED' | 'CLOSED';
 
 /** The orchestrator's record of one public intent (orchestrator.payment_intents). */
 export interface PaymentIntentRecord {
@@ -53,7 +60,7 @@ export interface PaymentIntentRecord {
   qrToken: string | null;
   withdrawalQrId: string | null;
   description: string | null;
-  status: RecordStatus;
+  stage: RecordStage;
   pinAttempts: number;
   otpAttempts: number;
   ledgerRequest: CreateIntentRequest;
@@ -76,7 +83,7 @@ export interface PaymentIntentRecord {
 export type NewPaymentIntent = Omit<
   PaymentIntentRecord,
   | 'ledgerIntentId'
-  | 'status'
+  | 'stage'
   | 'pinAttempts'
   | 'otpAttempts'
   | 'createResponse'

@@ -10,12 +10,17 @@ import { PaymentIntentStore } from './payment-intent.store';
 const BATCH = 50;
 
 /**
- * Finishes what a confirm left unfinished when nobody retries it: an intent the ledger moved to
- * SUCCEEDED whose success this service never recorded (no history entry, no SMS) is recorded from
- * the ledger's stored answer (the same request under the same key is replayed, never executed
- * again); an intent the ledger ended otherwise (expired, failed) gets its status and its limit hold
- * back. It only looks at confirms quiet for longer than a confirm can take (every ledger attempt
- * with its timeout), so it never races a confirm still in flight.
+ * Finishes the orchestrator's own work that a confirm left unfinished when nobody retries it. It
+ * mirrors nothing: its work list is this service's own records (a confirm request fixed, the
+ * record neither SETTLED nor CLOSED), and the ledger's answer decides what is left to do.
+ * - The ledger executed the intent but the success was never recorded here (this process died
+ *   between the ledger's commit and its own): the history row, the two SMS and the limit usage are
+ *   written from the ledger's stored answer (the same request under the same key is replayed,
+ *   never executed again). Nothing else would ever write them: this is why the job stays.
+ * - The ledger ended the intent otherwise (expired, failed, canceled): the limit hold goes back
+ *   (it would lapse after `holdSeconds` anyway) and the record is CLOSED, leaving the work list.
+ * It only looks at confirms quiet for longer than a confirm can take (every ledger attempt with its
+ * timeout), so it never races a confirm still in flight.
  */
 @Injectable()
 export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -68,8 +73,8 @@ export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationS
           });
           done++;
         } else if (TERMINAL_STATUSES.includes(current.status)) {
-          await this.store.mirrorStatus(record.id, current.status, current.failureReason);
           await this.limits.release(record.idempotencyKey);
+          await this.store.close(record.id, current.failureReason ?? current.status);
           done++;
         }
       } catch (error) {

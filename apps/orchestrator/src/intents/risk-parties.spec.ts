@@ -23,14 +23,13 @@ describe('limitCheck: one operation as the limits see it', () => {
     });
   });
 
-  it("gives the credited customer's balance for its cap, and no tier to merchants or agents", () => {
+  it("gives the credited customer's tier (its balance cap), and no tier to merchants or agents", () => {
     const check = limitCheck(
       { ...operation, operationType: 'CASH_IN', initiatorUserId: 'agent-user' },
       { payer: agent, payee: customer, agentId: 'agent-1' },
-      1_200,
     );
     expect(check.payer).toBeUndefined();
-    expect(check.payee).toEqual({ userId: 'cust', kycTier: 'TIER_1', currentBalance: 1_200 });
+    expect(check.payee).toEqual({ userId: 'cust', kycTier: 'TIER_1' });
     expect(check.initiatorUserId).toBe('agent-user');
   });
 });

@@ -18,13 +18,12 @@ export interface LimitParties {
 
 /**
  * One operation as the limits see it: the paying customer's tier limits, the credited customer's
- * balance cap (when its balance is known), the agent's ceilings. Merchants and agents have no tier.
+ * tier (its balance cap, which the ledger checks), the agent's ceilings. Merchants and agents have no tier.
  * The initiator decides which refusals may state the room left (see LimitCheck.initiatorUserId).
  */
 export function limitCheck(
   intent: Pick<PaymentIntentRecord, 'idempotencyKey' | 'operationType' | 'amount' | 'currency' | 'initiatorUserId'>,
   parties: LimitParties,
-  payeeBalance?: number,
 ): LimitCheck {
   const check: LimitCheck = {
     operationId: intent.idempotencyKey,
@@ -35,7 +34,7 @@ export function limitCheck(
   };
   if (parties.payer.role === 'CUSTOMER') check.payer = { userId: parties.payer.userId, kycTier: parties.payer.kycTier };
   if (parties.payee.role === 'CUSTOMER') {
-    check.payee = { userId: parties.payee.userId, kycTier: parties.payee.kycTier, currentBalance: payeeBalance };
+    check.payee = { userId: parties.payee.userId, kycTier: parties.payee.kycTier };
   }
   if (parties.agentId) check.agent = { agentId: parties.agentId };
   return check;

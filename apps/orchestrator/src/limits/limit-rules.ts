@@ -19,15 +19,14 @@ export function tierLimits(doc: LimitsDocument, currency: Currency, tier: string
 
 /**
  * The first limit the operation breaks, in a fixed order (bounds of the type, per-operation
- * ceilings, then daily, monthly, and the recipient's balance cap), or undefined. An amount equal
- * to what remains passes; one franc more does not. The daily, monthly and balance-cap refusals
- * state the room left only to the customer it belongs to (`check.initiatorUserId`).
+ * ceilings, then daily and monthly), or undefined; the recipient's balance cap is the ledger's
+ * check. An amount equal to what remains passes; one franc more does not. The daily and monthly
+ * refusals state the room left only to the customer it belongs to (`check.initiatorUserId`).
  */
 export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { payer?: Usage; agent?: Usage }): AppException | undefined {
   const { amount, currency } = check;
-  // The room left under a daily, monthly or balance-cap limit tells what one customer moved or
-  // holds: stated only when that customer asked (an agent's cash-out by phone, a transfer to
-  // someone else, get the code alone). The tier's own figures are public.
+  // The room left under a daily or monthly limit tells what one customer moved: stated only when
+  // that customer asked (not an agent's cash-out by phone). The tier's own figures are public.
   const personal = (code: PersonalLimitCode, room: number, customerUserId: string) =>
     check.initiatorUserId === customerUserId ? limitRefusal(code, room, currency) : undisclosedLimitRefusal(code);
   const bounds = doc.amounts.find((b) => b.type === check.type && b.currency === currency);
@@ -53,10 +52,14 @@ export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { pa
     if (amount > ceilings.dailyMax - used.day) return limitRefusal('AGENT_DAILY_CEILING_EXCEEDED', ceilings.dailyMax - used.day, currency);
   }
 
-  if (check.payee?.currentBalance !== undefined) {
-    const { limits } = tierLimits(doc, currency, check.payee.kycTier);
-    const room = limits.balanceMax - check.payee.currentBalance - (check.payee.incoming ?? 0);
-    if (amount > room) return personal('LIMIT_BALANCE_CAP_EXCEEDED', room, check.payee.userId);
-  }
   return undefined;
+}
+
+/**
+ * The most the credited customer's account may hold after the operation (its tier's balance cap),
+ * sent to the ledger, which checks it where the balance and the executing credits are; undefined
+ * when no customer is credited (a merchant or an agent has no cap).
+ */
+export function balanceCap(doc: LimitsDocument, check: LimitCheck): number | undefined {
+  return check.payee ? tierLimits(doc, check.currency, check.payee.kycTier).limits.balanceMax : undefined;
 }

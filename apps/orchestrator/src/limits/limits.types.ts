@@ -22,19 +22,17 @@ export interface LimitCheck {
   payer?: LimitCustomer;
   /**
    * the customer whose account is credited (TRANSFER recipient, CASH_IN customer); a merchant is
-   * not given here (no tier caps on business accounts). `currentBalance` (the ledger balance of the
-   * credited account before the operation) enables the balance-cap check; `incoming` (credits of
-   * other confirms held for this customer that have not reached the ledger yet) counts against it
-   * too. At confirm both are read by `holdAtConfirm` itself, under the payee's lock.
+   * not given here (no tier caps on business accounts). Its tier gives the balance cap the ledger
+   * checks (LimitsService.balanceCap).
    */
-  payee?: LimitCustomer & { currentBalance?: number; incoming?: number };
+  payee?: LimitCustomer;
   /** the agent of a CASH_IN or CASH_OUT (per-operation and daily ceilings) */
   agent?: { agentId: string };
   /**
-   * the user who started the operation. The room left under the balance cap derives from the
-   * credited customer's balance, so a refusal states it only when this is that customer; when it is
-   * unknown or anyone else, the refusal carries no amount. The intents' `limitCheck` always sets it;
-   * it stays optional for checks built elsewhere (the rules' unit tests judge the unknown case).
+   * the user who started the operation. The room left under a daily or monthly limit derives from
+   * what the paying customer moved, so a refusal states it only when this is that customer; when it
+   * is unknown or anyone else, the refusal carries no amount. The intents' `limitCheck` always sets
+   * it; it stays optional for checks built elsewhere (the rules' unit tests judge the unknown case).
    */
   initiatorUserId?: string;
 }
@@ -42,23 +40,4 @@ export interface LimitCheck {
 /** Which limits version judged the operation (worth keeping with the intent). */
 export interface LimitVerdict {
   limitsVersion: number;
-}
-
-/** How a credit held for a payee stands in the ledger. */
-export type IncomingOutcome = 'APPLIED' | 'PENDING' | 'VOID';
-
-/**
- * What `holdAtConfirm` needs from the ledger to check the credited customer's balance cap under
- * that customer's lock (the orchestrator's ledger client behind it).
- */
-export interface PayeeLedger {
-  /** the ledger intent of the operation being confirmed (kept with its incoming hold) */
-  intentId: string;
-  /** the credited account's balance now */
-  balance(): Promise<number>;
-  /**
-   * Another held credit's intent: APPLIED once its transaction is committed (the money is in the
-   * balance), VOID when it ended without one (it never will be), else PENDING (it still may).
-   */
-  outcome(intentId: string): Promise<IncomingOutcome>;
 }

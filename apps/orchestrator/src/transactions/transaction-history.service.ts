@@ -83,7 +83,7 @@ export class TransactionHistoryService {
   async receipt(user: AuthUser, referenceId: string): Promise<TransactionView> {
     const [row] = await queryRows<PaymentIntentRow>(
       this.db,
-      `SELECT * FROM orchestrator.payment_intents WHERE reference_id = $1 AND status = 'SUCCEEDED' AND ${scope(user, '$2::uuid')}`,
+      `SELECT * FROM orchestrator.payment_intents WHERE reference_id = $1 AND stage = 'SETTLED' AND ${scope(user, '$2::uuid')}`,
       [referenceId, user.userId],
     );
     if (row) {
@@ -118,7 +118,7 @@ export class TransactionHistoryService {
     count: number,
   ): Promise<PaymentIntentRecord[]> {
     const params: unknown[] = [];
-    const where = [`status = 'SUCCEEDED'`];
+    const where = [`stage = 'SETTLED'`];
     const add = (sql: (n: string) => string, value: unknown) => {
       params.push(value);
       where.push(sql(`$${params.length}`));
@@ -145,7 +145,7 @@ export class TransactionHistoryService {
     if (transactionIds.length === 0) return new Map();
     const rows = await queryRows<PaymentIntentRow>(
       this.db,
-      `SELECT * FROM orchestrator.payment_intents WHERE transaction_id = ANY($1::uuid[]) AND status = 'SUCCEEDED'`,
+      `SELECT * FROM orchestrator.payment_intents WHERE transaction_id = ANY($1::uuid[]) AND stage = 'SETTLED'`,
       [transactionIds],
     );
     return new Map(rows.map(toRecord).map((r) => [r.transactionId!, r]));

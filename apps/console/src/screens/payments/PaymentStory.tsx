@@ -56,7 +56,7 @@ export function PaymentStory({ params }: ScreenProps) {
                 [
                   ['Intent', payment.publicIntentId],
                   ['Type', payment.operationType],
-                  ['Status', payment.status],
+                  ['Stage', payment.stage],
                   ['Payer', party(payment.payer)],
                   ['Payee', party(payment.payee)],
                   ['Agent', payment.agentCode],

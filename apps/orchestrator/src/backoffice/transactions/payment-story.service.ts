@@ -141,7 +141,7 @@ export class PaymentStoryService {
       unavailable: null,
       publicIntentId: p?.id ?? null,
       operationType: p?.operationType ?? null,
-      status: p?.status ?? null,
+      stage: p?.stage ?? null,
       payer: staffParty(p?.payer),
       payee: staffParty(p?.payee),
       agentCode: p?.agent?.agentCode ?? null,

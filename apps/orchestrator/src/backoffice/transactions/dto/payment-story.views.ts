@@ -116,8 +116,15 @@ export class StoryPaymentPart {
   @ApiProperty({ type: String, nullable: true, example: 'MERCHANT_PAYMENT' })
   operationType: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: 'SUCCEEDED' })
-  status: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['PENDING', 'CREATED', 'SETTLED', 'CLOSED'],
+    example: 'SETTLED',
+    description:
+      "how far the orchestrator's own work got (PENDING: the ledger not yet heard to create the intent; CREATED; SETTLED: the success recorded, SMS queued; CLOSED: nothing left to do). The intent's status is the ledger part's",
+  })
+  stage: string | null;
 
   @ApiProperty({ type: StaffPartyView, nullable: true })
   payer: StaffPartyView | null;
