@@ -6,7 +6,7 @@ import { type AuthUser, CurrentUser, RequirePermission } from '../access/permiss
 import { AgentView, toAgentView } from '../agents/agents.controller';
 import { ApprovalRequestView } from '../approvals/approval.views';
 import { ApprovalsService } from '../approvals/approvals.service';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { uuid } from '../common/validators';
 import { CustomerPageView, CustomerView, toCustomerView } from '../customers/customer.views';
 import { CustomersService } from '../customers/customers.service';

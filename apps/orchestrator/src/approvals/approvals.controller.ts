@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { decodeCursor } from '../common/cursor';
 import { uuid } from '../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { AuditTarget, AuditedRead } from '../staff-audit/audit-metadata';
 import { ApprovalRequestView } from './approval.views';
 import { ApprovalsService } from './approvals.service';

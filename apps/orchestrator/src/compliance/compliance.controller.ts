@@ -10,7 +10,7 @@ import {
   LedgerChainVerificationsQueryDto,
 } from '@mm/contracts';
 import { type AuthUser, CurrentUser, type Permission, RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { uuid } from '../common/validators';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
 import { LedgerChainWitness } from './ledger-chain-witness.service';

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { PublicRoute } from '../access/permissions';
-import { ApiErrors } from './api-errors';
+import { ApiErrors } from '../common/api-errors';
 
 class CurrencyView {
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'XAF' })

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../access/permissions';
 import { ApprovalRequestView } from '../approvals/approval.views';
 import { ApprovalsService } from '../approvals/approvals.service';
-import { ApiAdminRoute, ApiErrors } from './api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { LIMITS_CHANGE_EXAMPLE, MONITORING_CHANGE_EXAMPLE, PRICING_CHANGE_EXAMPLE } from './config-examples';
 import { diffDocuments } from './config-diff';
 import { DiffQueryDto, HistoryQueryDto, parseSection, parseVersion } from './config-params';

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import type { MerchantDirectoryEntry } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { InternalRoute } from '../access/permissions';
-import { ApiErrors } from '../config-api/api-errors';
+import { ApiErrors } from '../common/api-errors';
 import { IsPhone, uuid } from '../common/validators';
 import { MerchantsService, type Merchant } from '../merchants/merchants.service';
 import { MerchantDirectoryEntryView } from './directory.views';

@@ -3,7 +3,7 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } f
 import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { uuid } from '../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { AuditTarget, AuditedRead } from '../staff-audit/audit-metadata';
 import { CaseActions } from './cases/case-actions.service';
 import { CaseQueries } from './cases/case-queries.service';

@@ -24,7 +24,7 @@ import { AppException, type ErrorCode } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { ApprovalRequestView } from '../approvals/approval.views';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import {
   AnomaliesQueryDto,
   CreateIntegrationDto,

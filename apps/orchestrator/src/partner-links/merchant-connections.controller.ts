@@ -4,7 +4,7 @@ import { MerchantConnectionPageDto, type MerchantConnectionView, MerchantConnect
 import { AppException } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { MerchantsService } from '../merchants/merchants.service';
 import { MerchantConnectionsQueryDto } from './dto/partner-links.dto';
 import { PartnersClient } from './partners.client';

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppException } from '@mm/errors';
 import { PublicRoute } from '../access/permissions';
-import { ApiErrors } from '../config-api/api-errors';
+import { ApiErrors } from '../common/api-errors';
 import { EstimateQueryDto, EstimateView } from './dto/estimate.dto';
 import { PricingService } from './pricing.service';
 

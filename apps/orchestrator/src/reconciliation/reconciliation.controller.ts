@@ -17,7 +17,7 @@ import {
   reconciliationReportCsv,
 } from '@mm/contracts';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { uuid } from '../common/validators';
 import { AuditTarget } from '../staff-audit/audit-metadata';
 import { ReconciliationLedgerClient } from './reconciliation-ledger.client';

@@ -6,7 +6,7 @@ import { CONFIG } from '@mm/platform';
 import { type AuthUser, CurrentUser, PublicRoute, RequirePermission } from '../access/permissions';
 import { DeprecatedRoute } from '../access/deprecated-route';
 import { ApprovalRequestView } from '../approvals/approval.views';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import { FAULT_HEADER, parseFaults } from '../workflows/fault-injection';
 import { CreateStaffDto, RegisterAdminDto, RegisterAgentDto, RegisterDto, RegisterMerchantDto, ResetPinDto } from './dto/register.dto';

@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces,
 import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { uuid } from '../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { AuditTarget, AuditedRead } from '../staff-audit/audit-metadata';
 import { GenerateDailyReportBody } from './dto/generate-daily.body';
 import { ReportFilingBody, ReportSentBody, WrittenConfirmationBody } from './dto/lifecycle.bodies';

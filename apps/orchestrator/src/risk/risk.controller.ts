@@ -5,7 +5,7 @@ import { AppException } from '@mm/errors';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { ApprovalRequestView } from '../approvals/approval.views';
 import { ApprovalsService } from '../approvals/approvals.service';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { BlocklistService } from './blocklist.service';
 import {
   AddBlocklistEntryDto,

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { AuditedRead } from './audit-metadata';
 import { AuditTrailQueryDto } from './dto/audit-trail-query.dto';
 import { VerifyChainQueryDto } from './dto/verify-chain-query.dto';

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { type SettlementStatement, SettlementStatementQuery, SettlementStatementView } from '@mm/contracts';
 import { RequirePermission } from '../access/permissions';
 import { uuid } from '../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { AuditedRead } from '../staff-audit/audit-metadata';
 import { MerchantStatementsService } from './merchant-statements.service';
 import { STATEMENT_ROUTE_ERRORS, STATEMENT_ROUTE_RULES, statementReply } from './statement-reply';

@@ -6,7 +6,7 @@ import { OptionalField } from '@mm/errors';
 import { IsInstant } from '@mm/platform';
 import { InternalRoute } from '../access/permissions';
 import { uuid } from '../common/validators';
-import { ApiErrors } from '../config-api/api-errors';
+import { ApiErrors } from '../common/api-errors';
 import { MerchantStatementsService } from './merchant-statements.service';
 
 class LedgerPartQuery {

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagg
 import type { FastifyReply } from 'fastify';
 import { type SettlementStatement, SettlementStatementQuery, SettlementStatementView } from '@mm/contracts';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { MerchantStatementsService } from './merchant-statements.service';
 import { STATEMENT_ROUTE_ERRORS, STATEMENT_ROUTE_RULES, statementReply } from './statement-reply';
 

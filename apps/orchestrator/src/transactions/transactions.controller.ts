@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AppException } from '@mm/errors';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiErrors } from '../config-api/api-errors';
+import { ApiErrors } from '../common/api-errors';
 import { TransactionQueryDto } from './dto/transaction-query.dto';
 import { TransactionPage, TransactionView } from './dto/transaction.views';
 import { TransactionHistoryService } from './transaction-history.service';

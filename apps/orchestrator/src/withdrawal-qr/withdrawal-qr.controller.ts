@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppException } from '@mm/errors';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiErrors } from '../config-api/api-errors';
+import { ApiErrors } from '../common/api-errors';
 import { PAYMENT_PARTIES, type PaymentPartiesPort } from '../intents/payment-parties.port';
 import { IssueWithdrawalQrDto, WithdrawalQrView } from './dto/withdrawal-qr.dto';
 import { WithdrawalQrService } from './withdrawal-qr.service';

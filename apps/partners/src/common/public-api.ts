@@ -1,7 +1,7 @@
 import { UseGuards, applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader } from '@nestjs/swagger';
 import { PartnerAuthGuard } from '../keys/partner-auth.guard';
-import { ApiErrors } from './api-errors';
+import { ApiErrors } from '@mm/platform';
 import { JsonBodyGuard } from './json-body.guard';
 
 /**

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ConnectionDto, type ConnectionView, type Page } from '@mm/contracts';
-import { ApiErrors } from '../common/api-errors';
+import { ApiErrors } from '@mm/platform';
 import { PartnerApi } from '../common/public-api';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { CurrentPartner, type PartnerPrincipal } from '../keys/partner-principal';

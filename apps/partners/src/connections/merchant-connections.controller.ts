@@ -8,8 +8,7 @@ import {
   MerchantConnectionViewDto,
   type Page,
 } from '@mm/contracts';
-import { ServiceKeyGuard } from '@mm/platform';
-import { ApiErrors } from '../common/api-errors';
+import { ServiceKeyGuard, ApiErrors } from '@mm/platform';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { AdminActionDto } from '../integrations/dto/integration.dto';
 import { ConnectionTransitions, type ConnectionMove } from './connection-transitions.service';

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Page, WebhookEnvelope } from '@mm/contracts';
-import { ApiErrors } from '../common/api-errors';
+import { ApiErrors } from '@mm/platform';
 import { PartnerApi } from '../common/public-api';
 import { CurrentPartner, type PartnerPrincipal } from '../keys/partner-principal';
 import { EventListQueryDto, EventPageDto } from './dto/event.dto';

@@ -16,8 +16,7 @@ import {
   type WebhookEndpointView,
   WebhookEndpointViewDto,
 } from '@mm/contracts';
-import { ServiceKeyGuard } from '@mm/platform';
-import { ApiErrors } from '../common/api-errors';
+import { ServiceKeyGuard, ApiErrors } from '@mm/platform';
 import { ListQueryDto } from '../common/list-query.dto';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ApiKeysService } from '../keys/api-keys.service';

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ApiErrors } from '../common/api-errors';
+import { ApiErrors } from '@mm/platform';
 import { PartnerApi } from '../common/public-api';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { CurrentPartner, type PartnerPrincipal } from '../keys/partner-principal';

@@ -2,8 +2,7 @@ import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { QrOrderResolution } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { ServiceKeyGuard } from '@mm/platform';
-import { ApiErrors } from '../common/api-errors';
+import { ServiceKeyGuard, ApiErrors } from '@mm/platform';
 import { QrOrderResolutionView } from './dto/qr-order.views';
 import { OrdersService } from './orders.service';
 

@@ -10,8 +10,7 @@ import {
   type PaymentAnomalyView,
   PaymentAnomalyViewDto,
 } from '@mm/contracts';
-import { ServiceKeyGuard } from '@mm/platform';
-import { ApiErrors } from '../common/api-errors';
+import { ServiceKeyGuard, ApiErrors } from '@mm/platform';
 import { ListQueryDto } from '../common/list-query.dto';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ResolveAnomalyDto } from '../integrations/dto/integration.dto';

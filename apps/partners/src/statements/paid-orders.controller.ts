@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { PaidOrdersAnswer } from '@mm/contracts';
-import { ServiceKeyGuard } from '@mm/platform';
-import { ApiErrors } from '../common/api-errors';
+import { ServiceKeyGuard, ApiErrors } from '@mm/platform';
 import { PaidOrdersAnswerView, PaidOrdersLookupDto } from './dto/paid-orders.dto';
 import { PaidOrdersService } from './paid-orders.service';
 

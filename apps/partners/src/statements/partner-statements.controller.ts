@@ -9,7 +9,7 @@ import {
   settlementCsvFileName,
   settlementStatementCsv,
 } from '@mm/contracts';
-import { ApiErrors } from '../common/api-errors';
+import { ApiErrors } from '@mm/platform';
 import { PartnerApi } from '../common/public-api';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { CurrentPartner, type PartnerPrincipal } from '../keys/partner-principal';

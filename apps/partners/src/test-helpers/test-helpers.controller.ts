@@ -2,7 +2,7 @@ import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ConnectionDto, type ConnectionView } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { ApiErrors } from '../common/api-errors';
+import { ApiErrors } from '@mm/platform';
 import { PartnerApi } from '../common/public-api';
 import { UuidParamPipe } from '../common/uuid-param.pipe';
 import { ConnectionTransitions } from '../connections/connection-transitions.service';

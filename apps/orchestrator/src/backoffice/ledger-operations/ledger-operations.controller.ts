@@ -6,7 +6,7 @@ import { ApprovalRequestView } from '../../approvals/approval.views';
 import type { ApprovalAction } from '../../approvals/approval-handler';
 import { ApprovalsService } from '../../approvals/approvals.service';
 import { E164, uuid } from '../../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { AuditTarget, AuditedRead } from '../../staff-audit/audit-metadata';
 import { AGENT_CODE, UUID } from './ledger-operations.payloads';
 import { LedgerOperationsService } from './ledger-operations.service';

@@ -15,7 +15,7 @@ import {
 import { type AuthUser, CurrentUser, RequirePermission } from '../../access/permissions';
 import { ApprovalRequestView } from '../../approvals/approval.views';
 import { uuid } from '../../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { PartnersClient } from '../../partner-links/partners.client';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { WebhookOperationsClient } from '../webhooks/webhook-operations.client';

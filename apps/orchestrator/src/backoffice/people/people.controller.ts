@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../../access/permissions';
 import { ApprovalRequestView } from '../../approvals/approval.views';
 import { uuid } from '../../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { FreezePersonDto, PeopleSearchQuery, PersonActionReasonDto } from './people.dto';
 import { PeopleSearchService } from './people-search.service';

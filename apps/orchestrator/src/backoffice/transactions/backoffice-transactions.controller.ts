@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { OPERATION_KEY } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { RequirePermission } from '../../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { PaymentStoryView } from './dto/payment-story.views';
 import { TransactionSearchQuery } from './dto/transaction-search.query';

@@ -20,7 +20,7 @@ import {
 } from '@mm/contracts';
 import { RequirePermission } from '../../access/permissions';
 import { uuid } from '../../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { ModeParamPipe, RecoverEventsDto, ResendEventDto, WebhookEventsQuery } from './webhook-operations.dto';
 import { WebhookOperationsService } from './webhook-operations.service';

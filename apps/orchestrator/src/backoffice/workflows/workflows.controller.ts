@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../access/permissions';
 import { uuid } from '../../common/validators';
-import { ApiAdminRoute, ApiErrors } from '../../config-api/api-errors';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { WorkflowQuery } from './dto/workflow.query';
 import { WorkflowPageView, WorkflowView } from './dto/workflow.views';
