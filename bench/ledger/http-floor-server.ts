@@ -12,7 +12,7 @@
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
-import { CONFIRM_CHECKED_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
+import { CONFIRM_CHECKED_CALL, confirmCallLiteral } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
 import { RETRYABLE_SQLSTATES, sqlState } from '../../apps/ledger-wallets/src/db/sql-errors';
 import { moneyLockKeys } from '../../apps/ledger-wallets/src/db/lock-keys';
 import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
@@ -71,12 +71,12 @@ async function main(): Promise<void> {
         const r = await client.query({
           name: 'confirm',
           text: CONFIRM_CHECKED_CALL,
-          values: [keys, keys, config.LEDGER_LOCK_TIMEOUT_MS, ...plan.args],
+          values: [keys, keys, config.LEDGER_LOCK_TIMEOUT_MS, confirmCallLiteral(plan.call)],
         });
         client.release();
-        const outcome = r.rows[0] as { ok: boolean; refusal: string | null; intent: Record<string, unknown> };
+        const outcome = r.rows[0] as { ok: boolean; refusal: string | null; intent: Record<string, unknown>; completed_at: string };
         if (!outcome.ok) return reply.status(422).send({ code: outcome.refusal });
-        return { ...outcome.intent, status: 'SUCCEEDED', ...plan.result };
+        return { ...outcome.intent, status: 'SUCCEEDED', ...plan.result, completedAt: outcome.completed_at };
       } catch (error) {
         // The procedure rolled back, but its session-level advisory locks may still be held: they
         // are released before a replay; otherwise the connection is closed rather than handed back

@@ -16,7 +16,12 @@ import { Client } from 'pg';
 import { withDatabase, migrateAll } from '../../tools/db';
 import { serverSql } from '../lib/server-sql';
 import { TransferExecutor } from '../../apps/ledger-wallets/src/execution/transfer-executor.service';
-import { CONFIRM_CHECKED_CALL, EXECUTE_CONFIRM_CALL } from '../../apps/ledger-wallets/src/db/execute-confirm-call';
+import {
+  CONFIRM_CHECKED_CALL,
+  type ConfirmCall,
+  EXECUTE_CONFIRM_CALL,
+  confirmCallLiteral,
+} from '../../apps/ledger-wallets/src/db/execute-confirm-call';
 import type { LedgerWalletsConfig } from '../../apps/ledger-wallets/src/ledger-wallets.config';
 import type { TechnicalAccountsService } from '../../apps/ledger-wallets/src/wallets/technical-accounts.service';
 import { BatchQuery, type BatchStep } from '../../apps/ledger-wallets/src/db/batch-query';
@@ -40,7 +45,7 @@ interface Ctx {
 }
 
 /** The function call of one confirm, built by the service's own code (the function reads the intent itself). */
-function planOf(ctx: Ctx, intent: PoolIntent): { args: unknown[]; keys: bigint[]; ordered: string[] } {
+function planOf(ctx: Ctx, intent: PoolIntent): { call: ConfirmCall; keys: bigint[]; ordered: string[] } {
   const ordered = [intent.source, intent.destination].sort();
   const resolved = {
     source: intent.source,
@@ -60,7 +65,7 @@ function planOf(ctx: Ctx, intent: PoolIntent): { args: unknown[]; keys: bigint[]
     actor: { id: 'bench' },
     now: new Date(),
   });
-  return { args: plan.args, keys: moneyLockKeys(ordered, intent.id), ordered };
+  return { call: plan.call, keys: moneyLockKeys(ordered, intent.id), ordered };
 }
 
 /** A refused confirm would be timed as if it had written: every variant checks the function's answer. */
@@ -100,7 +105,7 @@ const asBatch = async (ctx: Ctx, intents: PoolIntent[]) => {
   const keys = groupKeys(intents);
   const plan = confirmBatch(
     openingStatements(keys, TIMEOUT),
-    intents.map((i) => planOf(ctx, i).args),
+    intents.map((i) => planOf(ctx, i).call),
     keys,
   );
   const results = await sendGroup(ctx, plan.name, plan.prepared, plan.steps);
@@ -118,7 +123,7 @@ const asCalls = async (ctx: Ctx, intents: PoolIntent[]) => {
   const opening = openingStatements(keys, TIMEOUT);
   const results = await sendGroup(ctx, 'ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [
     ...opening.map((text) => ({ text })),
-    ...intents.map((i) => ({ text: EXECUTE_CONFIRM_CALL, values: planOf(ctx, i).args })),
+    ...intents.map((i) => ({ text: EXECUTE_CONFIRM_CALL, values: [confirmCallLiteral(planOf(ctx, i).call)] })),
     { text: 'COMMIT' },
     { text: releaseSql(keys) },
   ]);
@@ -129,7 +134,7 @@ const asCalls = async (ctx: Ctx, intents: PoolIntent[]) => {
 const asProcedure = async (ctx: Ctx, [intent]: PoolIntent[]) => {
   const p = planOf(ctx, intent);
   const keys = p.keys.map(String);
-  confirmed(await ctx.c.query({ name: 'confirm', text: CONFIRM_CHECKED_CALL, values: [keys, keys, TIMEOUT, ...p.args] }));
+  confirmed(await ctx.c.query({ name: 'confirm', text: CONFIRM_CHECKED_CALL, values: [keys, keys, TIMEOUT, confirmCallLiteral(p.call)] }));
 };
 
 const VARIANTS: Record<string, Variant> = {
@@ -147,7 +152,7 @@ const VARIANTS: Record<string, Variant> = {
     run: async (ctx, [intent]) => {
       const p = planOf(ctx, intent);
       await ctx.c.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
-      confirmed(await ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: p.args }));
+      confirmed(await ctx.c.query({ name: 'execute', text: EXECUTE_CONFIRM_CALL, values: [confirmCallLiteral(p.call)] }));
       await ctx.c.query('COMMIT');
     },
   },

@@ -65,7 +65,7 @@ function confirmCallType(throughCommissionTo: string[], throughReference: string
     idem_hash text, idem_status int, idem_body text, idem_ttl_hours int)`;
 }
 
-const CONFIRM = String.raw`
+export const CONFIRM = String.raw`
 CREATE OR REPLACE FUNCTION ledger.execute_confirm(p_intent_id uuid, p_from_statuses text[], p_now timestamp with time zone, p_account_ids uuid[], p_source_id uuid, p_destination_id uuid, p_amount bigint, p_fee bigint, p_commission bigint, p_currency text, p_fee_account_id uuid, p_commission_from_id uuid, p_commission_to_id uuid, p_payee_balance_cap bigint, p_rules jsonb, p_transaction_id uuid, p_reference_id text, p_created_by text, p_type_code text, p_agent_id text, p_description text, p_extra jsonb, p_correlation_id text, p_entries jsonb, p_deltas jsonb, p_actor_id text, p_ip text, p_user_agent text, p_event_metadata jsonb, p_outbox_id uuid, p_event_type text, p_payload jsonb, p_idem_scope text, p_idem_key text, p_idem_hash text, p_idem_status integer, p_idem_body text, p_idem_ttl_hours integer)
  RETURNS TABLE(ok boolean, refusal text, intent json, available text, accounts json, lock_ms double precision, completed_at text)
  LANGUAGE plpgsql
@@ -245,7 +245,7 @@ AS $function$
         RETURN QUERY SELECT true, NULL::text, row_to_json(v_i), (v_available + v_i.frozen_amount - p_amount - p_fee)::text, NULL::json, v_lock_ms, v_completed_text;
       END $function$`;
 
-const PROCEDURE = String.raw`
+export const PROCEDURE = String.raw`
 CREATE OR REPLACE PROCEDURE ledger.confirm_checked(IN p_lock_keys bigint[], IN p_release_keys bigint[], IN p_lock_timeout_ms integer, IN p_intent_id uuid, IN p_from_statuses text[], IN p_now timestamp with time zone, IN p_account_ids uuid[], IN p_source_id uuid, IN p_destination_id uuid, IN p_amount bigint, IN p_fee bigint, IN p_commission bigint, IN p_currency text, IN p_fee_account_id uuid, IN p_commission_from_id uuid, IN p_commission_to_id uuid, IN p_payee_balance_cap bigint, IN p_rules jsonb, IN p_transaction_id uuid, IN p_reference_id text, IN p_created_by text, IN p_type_code text, IN p_agent_id text, IN p_description text, IN p_extra jsonb, IN p_correlation_id text, IN p_entries jsonb, IN p_deltas jsonb, IN p_actor_id text, IN p_ip text, IN p_user_agent text, IN p_event_metadata jsonb, IN p_outbox_id uuid, IN p_event_type text, IN p_payload jsonb, IN p_idem_scope text, IN p_idem_key text, IN p_idem_hash text, IN p_idem_status integer, IN p_idem_body text, IN p_idem_ttl_hours integer, OUT ok boolean, OUT refusal text, OUT intent json, OUT available text, OUT accounts json, OUT lock_ms double precision, OUT completed_at text)
  LANGUAGE plpgsql
 AS $procedure$
@@ -269,7 +269,7 @@ AS $procedure$
         END LOOP;
       END $procedure$`;
 
-const BATCH = String.raw`
+export const BATCH = String.raw`
 CREATE OR REPLACE FUNCTION ledger.execute_confirm_batch(p_rules jsonb, p_calls jsonb)
  RETURNS TABLE(ok boolean, refusal text, intent json, available text, accounts json, lock_ms double precision, completed_at text)
  LANGUAGE plpgsql

@@ -24,6 +24,7 @@ import { ReconciliationAlertIdentity1765600500000 } from './1765600500000-reconc
 import { OutboxMonitoringCursor1765600600000 } from './1765600600000-outbox-monitoring-cursor';
 import { ReconciliationCorrectionFit1765600800000 } from './1765600800000-reconciliation-correction-fit';
 import { PayeeBalanceCap1765601200000 } from './1765601200000-payee-balance-cap';
+import { ConfirmCallArgument1765601700000 } from './1765601700000-confirm-call-argument';
 import { LedgerChainReviewFixes1765600700000 } from './1765600700000-ledger-chain-review-fixes';
 import { OutboxWakeNotify1765601370000 } from './1765601370000-outbox-wake-notify';
 
@@ -56,4 +57,5 @@ export const ledgerMigrations: MigrationClass[] = [
   LedgerChainReviewFixes1765600700000,
   PayeeBalanceCap1765601200000,
   OutboxWakeNotify1765601370000,
+  ConfirmCallArgument1765601700000,
 ];

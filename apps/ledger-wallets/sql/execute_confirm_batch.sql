@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION ledger.execute_confirm_batch(p_rules jsonb, p_calls jsonb)
+CREATE OR REPLACE FUNCTION ledger.execute_confirm_batch(p_calls ledger.confirm_call[])
  RETURNS TABLE(ok boolean, refusal text, intent json, available text, accounts json, lock_ms double precision, completed_at text)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -40,8 +40,6 @@ AS $function$
         v_fee_type text;
         v_cfrom_type text;
         v_cto_type text; v_cto_wallet uuid;
-        v_rule jsonb;
-        v_agent_wallet uuid;
         v_refusal text;
         v_delta jsonb;
         v_hold bigint;
@@ -59,8 +57,7 @@ AS $function$
         w_intents ledger.transaction_intents[] := '{}';
         v_max constant bigint := 9007199254740991;
       BEGIN
-        v_calls := ARRAY(SELECT jsonb_populate_record(NULL::ledger.confirm_call, e.value)
-                           FROM jsonb_array_elements(p_calls) WITH ORDINALITY AS e ORDER BY e.ordinality);
+        v_calls := p_calls;
 
         -- The intents are locked by an UPDATE that changes nothing, not by SELECT … FOR UPDATE. A
         -- SERIALIZABLE transaction that reads more than two rows of one page before writing them
@@ -136,18 +133,12 @@ AS $function$
           END LOOP;
 
           -- execute_confirm's checks, word for word.
-          v_rule := p_rules -> 'intents' -> v_i.type;
-          v_agent_wallet := CASE v_rule ->> 'agent' WHEN 'source' THEN v_src_wallet WHEN 'destination' THEN v_dst_wallet END;
           IF v_found <> cardinality(c.account_ids) THEN v_refusal := 'ACCOUNT_NOT_FOUND';
           ELSIF v_other_currency THEN v_refusal := 'CURRENCY_MISMATCH';
-          ELSIF v_rule IS NULL OR NOT ((v_rule -> 'source') ? v_src_type) OR NOT ((v_rule -> 'destination') ? v_dst_type) THEN
-            v_refusal := 'ACCOUNT_TYPE_NOT_ALLOWED';
-          ELSIF c.fee > 0 AND v_fee_type IS DISTINCT FROM p_rules -> 'slots' ->> 'fee' THEN v_refusal := 'FEE_ACCOUNT_NOT_ALLOWED';
-          ELSIF c.commission > 0 AND v_rule ->> 'agent' IS NULL THEN v_refusal := 'COMMISSION_NOT_ALLOWED';
-          ELSIF c.commission > 0 AND v_cfrom_type IS DISTINCT FROM p_rules -> 'slots' ->> 'commissionFrom' THEN
-            v_refusal := 'COMMISSION_SOURCE_NOT_ALLOWED';
-          ELSIF c.commission > 0 AND (v_cto_type IS DISTINCT FROM p_rules -> 'slots' ->> 'commissionTo' OR v_cto_wallet IS DISTINCT FROM v_agent_wallet) THEN
-            v_refusal := 'COMMISSION_NOT_ALLOWED';
+          ELSE v_refusal := ledger.account_rules_refusal(v_i.type, v_src_type, v_dst_type, v_src_wallet, v_dst_wallet, c.fee, v_fee_type,
+                              c.commission, v_cfrom_type, v_cto_type, v_cto_wallet);
+          END IF;
+          IF v_refusal IS NOT NULL THEN NULL;
           ELSIF v_available + v_i.frozen_amount < c.amount + c.fee THEN v_refusal := 'INSUFFICIENT_BALANCE';
           -- The destination's balance as the calls accepted before this one leave it.
           ELSIF c.payee_balance_cap IS NOT NULL AND v_dst_balance + c.amount > c.payee_balance_cap THEN

@@ -3,8 +3,10 @@ import fc from 'fast-check';
 import {
   EXECUTE_CONFIRM_BATCH_CALL,
   EXECUTE_CONFIRM_CALL,
-  EXECUTE_CONFIRM_PARAMS,
+  CONFIRM_CALL_FIELDS,
+  type ConfirmCall,
   confirmBatchValues,
+  confirmCallLiteral,
 } from '../src/db/execute-confirm-call';
 import { type IdempotentWrite, TransferExecutor } from '../src/execution/transfer-executor.service';
 import type { ExecutionContextDto } from '../src/intents/dto/execution-context.dto';
@@ -212,7 +214,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   afterAll(() => h?.close());
 
   /** One call's values, planned by the service (with an idempotent answer when `key` is given). */
-  async function planCall(call: PoolCall, key: string | null, variant: Variant = PLAIN): Promise<unknown[]> {
+  async function planCall(call: PoolCall, key: string | null, variant: Variant = PLAIN): Promise<ConfirmCall> {
     const resolved = await executor.resolve(call.ctx);
     const idempotent: IdempotentWrite | undefined = key
       ? {
@@ -239,11 +241,10 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
       },
       idempotent,
     );
-    const args = [...plan.args];
+    const args = { ...plan.call };
     if (call.tamper) {
-      const at = EXECUTE_CONFIRM_PARAMS.indexOf('p_deltas');
-      const deltas = JSON.parse(args[at] as string) as Delta[];
-      args[at] = JSON.stringify(
+      const deltas = JSON.parse(args.deltas) as Delta[];
+      args.deltas = JSON.stringify(
         deltas.map((d) => (d.id === resolved.destination ? { ...d, balance: -2 * RICH, available: -2 * RICH } : d)),
       );
     }
@@ -251,9 +252,9 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   }
 
   /** What a transaction leaves on the rows a batch can touch (after its deferred checks ran). */
-  async function state(calls: unknown[][], keys: string[]): Promise<unknown> {
-    const intentIds = calls.map((a) => a[0]);
-    const accountIds = [...new Set(calls.flatMap((a) => a[3] as string[]))];
+  async function state(calls: ConfirmCall[], keys: string[]): Promise<unknown> {
+    const intentIds = calls.map((a) => a.intent_id);
+    const accountIds = [...new Set(calls.flatMap((a) => a.account_ids))];
     const { rows } = await h.admin.query(
       `SELECT
          (SELECT json_agg(t ORDER BY t.id) FROM (SELECT id, reference_id, type, intent_id, amount, fee, currency, created_by, initiated_at,
@@ -276,7 +277,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   }
 
   /** Entries of the calls' intents whose hash is not their row's, or whose previous hash is not the one before them on their account. */
-  async function brokenLinks(calls: unknown[][]): Promise<unknown[]> {
+  async function brokenLinks(calls: ConfirmCall[]): Promise<unknown[]> {
     const { rows } = await h.admin.query(
       `SELECT l.id FROM (
          SELECT x.*, lag(x.chain_hash) OVER (PARTITION BY x.account_id ORDER BY x.chain_seq) AS before,
@@ -288,7 +289,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
                  l.amount, l.currency::text, l.counterparty_ledger_id, l.created_at, t.reference_id, t.type, t.amount, t.fee,
                  t.currency::text, t.completed_at, t.intent_id, t.reversal_of)
                OR (l.seq_before = l.chain_seq - 1 AND l.chain_prev IS DISTINCT FROM l.before))`,
-      [calls.map((a) => a[0])],
+      [calls.map((a) => a.intent_id)],
     );
     return rows;
   }
@@ -311,7 +312,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   /** Runs `work` in a SERIALIZABLE transaction, fires its deferred checks, reads the state, rolls back. */
   async function rolledBack(
     work: () => Promise<Record<string, unknown>[]>,
-    calls: unknown[][],
+    calls: ConfirmCall[],
     keys: string[],
   ): Promise<{ answers: unknown[]; state: unknown } | { error: string }> {
     await h.admin.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
@@ -330,18 +331,18 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   }
 
   /** The calls one by one, as a group's batch sent them before the batch function. */
-  const oneByOne = (calls: unknown[][], keys: string[]) =>
+  const oneByOne = (calls: ConfirmCall[], keys: string[]) =>
     rolledBack(
       async () => {
         const rows: Record<string, unknown>[] = [];
-        for (const args of calls) rows.push((await h.admin.query(EXECUTE_CONFIRM_CALL, args)).rows[0]);
+        for (const call of calls) rows.push((await h.admin.query(EXECUTE_CONFIRM_CALL, [confirmCallLiteral(call)])).rows[0]);
         return rows;
       },
       calls,
       keys,
     );
   /** The same calls as one call of the batch function. */
-  const batchOf = (calls: unknown[][], keys: string[] = []) =>
+  const batchOf = (calls: ConfirmCall[], keys: string[] = []) =>
     rolledBack(async () => (await h.admin.query(EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues(calls))).rows, calls, keys);
 
   propertyTest('answers and writes the same as the calls one by one, on random batches', BATCH_WORK, async () => {
@@ -355,7 +356,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.nat(pool.length - 1), keyArb, variantArb), { minLength: 1, maxLength: 8 }), async (picks) => {
         const chosen = picks.map(([at, key, variant]) => ({ call: pool[at], key, variant }));
-        const calls: unknown[][] = [];
+        const calls: ConfirmCall[] = [];
         for (const { call, key, variant } of chosen) calls.push(await planCall(call, key, variant));
         const keys = chosen.flatMap(({ key }) => (key ? [key] : []));
 
@@ -400,7 +401,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
   it('keeps no page-wide SERIALIZABLE read lock on the intents of a group (each one would turn concurrent writes to that page into 40001s)', async () => {
     // Lawful confirms of distinct intents, inserted together: several share a heap page.
     const lawful = ['c1→c2', 'c2→c1', 'c1→merchant', 'c2→merchant', 'tight #1', 'tight #2', 'tight #3', 'cash-in', 'poor'];
-    const calls: unknown[][] = [];
+    const calls: ConfirmCall[] = [];
     for (const label of lawful)
       calls.push(
         await planCall(
@@ -411,7 +412,7 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     // the premise: more intents than pages, so some page holds three or more of them
     const pages = await h.admin.query<{ n: number }>(
       `SELECT count(DISTINCT (ctid::text::point)[0])::int AS n FROM ledger.transaction_intents WHERE id = ANY ($1::uuid[])`,
-      [calls.map((args) => args[0])],
+      [calls.map((call) => call.intent_id)],
     );
     expect(pages.rows[0].n).toBeLessThan(lawful.length / 2);
     await h.admin.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
@@ -427,22 +428,21 @@ describe('ledger: execute_confirm_batch does what the same execute_confirm calls
     }
   });
 
-  it('reads every parameter of execute_confirm but the rules from ledger.confirm_call, in order (a name missing on one side would arrive as NULL)', async () => {
+  it('writes every attribute of ledger.confirm_call, in its order (a literal out of order would put values in the wrong fields)', async () => {
     const { rows } = await h.admin.query<{ name: string }>(
       `SELECT a.attname AS name FROM pg_attribute a WHERE a.attrelid = 'ledger.confirm_call'::regclass AND a.attnum > 0 AND NOT a.attisdropped
        ORDER BY a.attnum`,
     );
-    expect(rows.map((r) => r.name)).toEqual(EXECUTE_CONFIRM_PARAMS.filter((p) => p !== 'p_rules').map((p) => p.slice(2)));
+    expect(rows.map((r) => r.name)).toEqual([...CONFIRM_CALL_FIELDS]);
   });
 
   /** A call's values with its deltas changed by `edit` (what no plan produces: the database's guards must answer). */
-  async function withDeltas(label: string, edit: (deltas: Delta[]) => Delta[]): Promise<unknown[]> {
+  async function withDeltas(label: string, edit: (deltas: Delta[]) => Delta[]): Promise<ConfirmCall> {
     const args = await planCall(
       pool.find((p) => p.label === label)!,
       null,
     );
-    const at = EXECUTE_CONFIRM_PARAMS.indexOf('p_deltas');
-    args[at] = JSON.stringify(edit(JSON.parse(args[at] as string) as Delta[]));
+    args.deltas = JSON.stringify(edit(JSON.parse(args.deltas) as Delta[]));
     return args;
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppException } from '@mm/errors';
-import { EXECUTE_CONFIRM_CALL } from '../src/db/execute-confirm-call';
-import { EXECUTION_RULES_JSON, type IntentType } from '../src/execution/execution-rules';
+import type { IntentType } from '@mm/contracts';
+import { EXECUTE_CONFIRM_CALL, confirmCallLiteral } from '../src/db/execute-confirm-call';
 import {
   type ExecutionOutcome,
   type ExecutionPlan,
@@ -15,13 +15,14 @@ import { TechnicalAccountsService } from '../src/wallets/technical-accounts.serv
 import { type Harness, insertWallet, startLedger } from './ledger-harness';
 
 /**
- * The account-type rules of a confirm are written twice: in TypeScript (execution-rules.ts, run by
- * `validateAccounts`) and in PL/pgSQL (`ledger.execute_confirm`, migration 1764300000000, which
- * reads the table from `p_rules` but has its own copy of the logic). A disagreement is a 500 for
- * the caller (`settle` refuses to invent an error code) or, worse, a confirm one side would refuse.
- * This file runs both on the same accounts, case by case: the SQL through the service's own
- * `TransferExecutor.plan` in a SERIALIZABLE transaction that is rolled back, the TypeScript as the
- * service's pre-read path ran it (state machine, expiry, the context against the intent, `validateAccounts`, balance).
+ * The account rules of a confirm are written once, in SQL (`ledger.account_rules_refusal`, asked by
+ * `ledger.execute_confirm` on the rows it locks; docs/ledger.md, "Execution rules"). This file holds
+ * that one source to the rules of docs/ledger.md, case by case over every account type in every
+ * slot: the confirm runs through the service's own `TransferExecutor.plan` in a SERIALIZABLE
+ * transaction that is rolled back, and its answer must be the one `expectedVerdict` (the documented
+ * table, stated here as the test's oracle) gives, in the service's order of checks (state machine,
+ * expiry, the context against the intent, existence, currency, rules, balance); `settle` must turn
+ * every refusal into its error code.
  */
 
 const XAF_KINDS = [
@@ -70,12 +71,10 @@ interface Case {
   fee?: { amount?: number; to: AnyKind | 'default' };
   /** commission amount > 0 from → to ('default' from: the service picks TREASURY) */
   commission?: { amount?: number; from: AnyKind | 'default'; to: AnyKind };
-  /** the p_rules JSON sent instead of EXECUTION_RULES_JSON */
-  rules?: string;
 }
 
 interface Verdict {
-  /** what the TypeScript checks answer: an error code, or null for a confirm they let through */
+  /** what the documented rules answer: an error code, or null for a confirm they let through */
   ts: string | null;
   outcome: ExecutionOutcome;
   /** what plan.settle(outcome) gave: null (returned the intent), an AppException's code, or a plain Error */
@@ -83,7 +82,7 @@ interface Verdict {
   plan: ExecutionPlan;
 }
 
-describe('ledger: execute_confirm and execution-rules.ts agree case by case', () => {
+describe('ledger: execute_confirm applies the documented account rules case by case', () => {
   let h: Harness;
   let executor: TransferExecutor;
   /** the clock every confirm is checked against (expiry boundaries are set from it) */
@@ -93,7 +92,6 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
   const intents = new Map<string, IntentRow>();
   /** grid intents at PIN_VERIFIED, one per (type, source, destination) */
   const gridIntent = new Map<string, string>();
-  let rulesIndex = -1;
   let before: string;
 
   /** Everything a refused or rolled-back confirm must leave as it was. */
@@ -279,10 +277,9 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
   }
 
   /**
-   * The TypeScript answer, in the order the service checked before the checks moved into the
-   * database (IntentTransitionService.move): state machine, expiry, context against the intent,
-   * then validateAccounts (existence, currency, execution-rules.ts) on the accounts as they are
-   * stored, then the balance (the hold goes back to available first).
+   * The documented answer (docs/ledger.md), in the service's order: state machine, expiry, context
+   * against the intent, then the accounts as they are stored (existence, currency, the rules
+   * table), then the balance (the hold goes back to available first).
    */
   function tsVerdict(intentId: string, ctx: ExecutionContextDto, resolved: ResolvedContext): string | null {
     try {
@@ -300,7 +297,8 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
         const a = accounts.get(id);
         return a ? [{ id: a.id, account_type: a.account_type, wallet_id: a.wallet_id, currency: a.currency }] : [];
       });
-      executor.validateAccounts(intent, resolved, rows);
+      const rule = documentedRules(intent.type as IntentType, intent.currency, resolved, rows);
+      if (rule) return rule;
       const source = accounts.get(resolved.source)!;
       if (source.available + Number(intent.frozen_amount) < resolved.amount + resolved.fee) return 'INSUFFICIENT_BALANCE';
       return null;
@@ -310,11 +308,47 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
     }
   }
 
+  /**
+   * The rules of docs/ledger.md ("Execution rules") on the stored accounts of a context: every account
+   * exists, all share the intent's currency, the pair's types are the intent type's, a fee goes to
+   * FEE_COLLECTION, a commission exists only on a cash operation, comes from TREASURY and goes to the
+   * agent_commission account in the agent float's wallet. The first rule broken, or null.
+   */
+  function documentedRules(
+    type: IntentType,
+    currency: string,
+    r: ResolvedContext,
+    rows: { id: string; account_type: string; wallet_id: string; currency: string }[],
+  ): string | null {
+    if (rows.length !== new Set(executor.accountsOf(r)).size) return 'ACCOUNT_NOT_FOUND';
+    if (rows.some((a) => a.currency !== currency)) return 'CURRENCY_MISMATCH';
+    const of = (id: string | null) => rows.find((a) => a.id === id);
+    const source = of(r.source)!;
+    const destination = of(r.destination)!;
+    const customerSide = ['customer', 'merchant'];
+    const pairs: Record<IntentType, [string[], string[]]> = {
+      TRANSFER: [customerSide, customerSide],
+      CASH_IN: [['agent'], customerSide],
+      CASH_OUT: [customerSide, ['agent']],
+    };
+    const [sources, destinations] = pairs[type];
+    if (!sources.includes(source.account_type) || !destinations.includes(destination.account_type)) return 'ACCOUNT_TYPE_NOT_ALLOWED';
+    if (r.fee > 0 && of(r.feeAccount)!.account_type !== 'fee_collection') return 'FEE_ACCOUNT_NOT_ALLOWED';
+    if (r.commission > 0) {
+      const agent = type === 'CASH_IN' ? source : type === 'CASH_OUT' ? destination : null;
+      if (!agent) return 'COMMISSION_NOT_ALLOWED';
+      if (of(r.commissionFrom)!.account_type !== 'treasury') return 'COMMISSION_SOURCE_NOT_ALLOWED';
+      const to = of(r.commissionTo)!;
+      if (to.account_type !== 'agent_commission' || to.wallet_id !== agent.wallet_id) return 'COMMISSION_NOT_ALLOWED';
+    }
+    return null;
+  }
+
   /** The SQL answer: the function called with the plan's own arguments, in a transaction that is rolled back. */
-  async function run(args: unknown[]): Promise<ExecutionOutcome> {
+  async function run(plan: ExecutionPlan): Promise<ExecutionOutcome> {
     await h.admin.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
     try {
-      const { rows } = await h.admin.query<ExecutionOutcome>(EXECUTE_CONFIRM_CALL, args);
+      const { rows } = await h.admin.query<ExecutionOutcome>(EXECUTE_CONFIRM_CALL, [confirmCallLiteral(plan.call)]);
       return rows[0];
     } finally {
       await h.admin.query('ROLLBACK');
@@ -332,11 +366,7 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
       actor: { id: 'rules-sql' },
       now,
     });
-    if (rulesIndex < 0) rulesIndex = plan.args.indexOf(EXECUTION_RULES_JSON);
-    expect(rulesIndex).toBeGreaterThanOrEqual(0);
-    const args = [...plan.args];
-    if (c.rules) args[rulesIndex] = c.rules;
-    const outcome = await run(args);
+    const outcome = await run(plan);
     let settled: string | null | Error;
     try {
       const intent = plan.settle(outcome);
@@ -368,14 +398,14 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
     return agent === 'agentB' ? 'commissionB' : 'commissionA';
   };
 
-  it('answers the same as execution-rules.ts over every type × source × destination × fee account × commission accounts', async () => {
+  it('answers as the documented rules over every type × source × destination × fee account × commission accounts', async () => {
     const cases = new Map<string, Case>();
     const add = (type: IntentType, s: Kind, d: Kind, c: Pick<Case, 'fee' | 'commission'>) => {
       const l = label(type, s, d, c);
       cases.set(l, { label: l, intentId: grid(type, s, d), source: s, destination: d, ...c });
     };
     const pairs = TYPES.flatMap((type) => XAF_KINDS.flatMap((s) => XAF_KINDS.filter((d) => d !== s).map((d) => [type, s, d] as const)));
-    // The lawful pairs, found by the TypeScript rules on a bare context (18 by spec 2's table:
+    // The lawful pairs, found by the documented rules on a bare context (18 by spec 2's table:
     // 6 transfers among the three customer-type accounts, 6 cash-ins, 6 cash-outs).
     const lawful = pairs.filter(([type, s, d]) => {
       const ctx = contextOf({ label: '', intentId: '', source: s, destination: d });
@@ -456,7 +486,7 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
   }, 120_000);
 
   it('agrees with spec 2 on the rules’ boundaries, written out by hand', async () => {
-    // Independent of both evaluators: if both changed the same wrong way, this still fails.
+    // Independent of the oracle: if it and the SQL changed the same wrong way, this still fails.
     const anchors: [IntentType, Kind, Kind, Pick<Case, 'fee' | 'commission'>, string | null][] = [
       ['TRANSFER', 'customer', 'merchant', {}, null],
       ['TRANSFER', 'merchant', 'customerInA', { fee: { to: 'feeCollection' } }, null],
@@ -657,87 +687,6 @@ describe('ledger: execute_confirm and execution-rules.ts agree case by case', ()
       }
     }
     expect(problems).toEqual([]);
-    expect(await snapshot()).toBe(before);
-  });
-
-  it('reads the rules from p_rules: a changed table changes its answer (and settle then refuses to invent an error code)', async () => {
-    const rules = JSON.parse(EXECUTION_RULES_JSON) as {
-      intents: Record<IntentType, { source: string[]; destination: string[]; agent: string | null }>;
-      slots: Record<string, string>;
-    };
-    const changed = (edit: (r: typeof rules) => void): string => {
-      const copy = structuredClone(rules);
-      edit(copy);
-      return JSON.stringify(copy);
-    };
-    const sqlAnswer = async (c: Case) => (await verdict(c)).outcome.refusal;
-    const transferFromOrganisation: Case = {
-      label: 'TRANSFER organisation→customer',
-      intentId: grid('TRANSFER', 'organisation', 'customer'),
-      source: 'organisation',
-      destination: 'customer',
-    };
-    expect(await sqlAnswer(transferFromOrganisation)).toBe('ACCOUNT_TYPE_NOT_ALLOWED');
-    const widened = changed((r) => r.intents.TRANSFER.source.push('organisation'));
-    const v = await verdict({ ...transferFromOrganisation, rules: widened });
-    expect(v.outcome).toMatchObject({ ok: true, refusal: null });
-    // the TypeScript table was not changed: the two now disagree, which this file would report
-    expect(v.ts).toBe('ACCOUNT_TYPE_NOT_ALLOWED');
-
-    // The agent is the destination of a CASH_IN: the commission must go to that wallet instead.
-    const cashIn: Case = {
-      label: 'CASH_IN agentB→customerInA commission→commissionA',
-      intentId: grid('CASH_IN', 'agentB', 'customerInA'),
-      source: 'agentB',
-      destination: 'customerInA',
-      commission: { from: 'treasury', to: 'commissionA' },
-    };
-    expect(await sqlAnswer(cashIn)).toBe('COMMISSION_NOT_ALLOWED');
-    expect(await sqlAnswer({ ...cashIn, rules: changed((r) => (r.intents.CASH_IN.agent = 'destination')) })).toBeNull();
-    // A TRANSFER with an agent side may pay a commission.
-    const transfer: Case = {
-      label: 'TRANSFER customerInA→customer commission→commissionA',
-      intentId: grid('TRANSFER', 'customerInA', 'customer'),
-      source: 'customerInA',
-      destination: 'customer',
-      commission: { from: 'treasury', to: 'commissionA' },
-    };
-    expect(await sqlAnswer(transfer)).toBe('COMMISSION_NOT_ALLOWED');
-    expect(await sqlAnswer({ ...transfer, rules: changed((r) => (r.intents.TRANSFER.agent = 'source')) })).toBeNull();
-
-    // The slots: a different fee account type and commission source type.
-    const fee: Case = {
-      label: 'CASH_OUT fee→feeCollection',
-      intentId: grid('CASH_OUT', 'customer', 'agentA'),
-      source: 'customer',
-      destination: 'agentA',
-      fee: { to: 'feeCollection' },
-    };
-    const feeToTreasury = changed((r) => (r.slots.fee = 'treasury'));
-    expect(await sqlAnswer(fee)).toBeNull();
-    const refusedByTable = await verdict({ ...fee, rules: feeToTreasury });
-    expect(refusedByTable.outcome.refusal).toBe('FEE_ACCOUNT_NOT_ALLOWED');
-    // execution-rules.ts lets this fee through: settle answers a plain Error (a 500), never a made-up 422
-    expect(refusedByTable.ts).toBeNull();
-    expect(refusedByTable.settled).toBeInstanceOf(Error);
-    expect(refusedByTable.settled).not.toBeInstanceOf(AppException);
-    expect(await sqlAnswer({ ...fee, fee: { to: 'treasury' }, rules: feeToTreasury })).toBeNull();
-    const commissionFromSuspense = changed((r) => (r.slots.commissionFrom = 'suspense'));
-    const commission: Case = {
-      label: 'CASH_OUT commission',
-      intentId: grid('CASH_OUT', 'customer', 'agentA'),
-      source: 'customer',
-      destination: 'agentA',
-      commission: { from: 'treasury', to: 'commissionA' },
-    };
-    expect(await sqlAnswer({ ...commission, rules: commissionFromSuspense })).toBe('COMMISSION_SOURCE_NOT_ALLOWED');
-    expect(
-      await sqlAnswer({ ...commission, commission: { from: 'suspense', to: 'commissionA' }, rules: commissionFromSuspense }),
-    ).toBeNull();
-    // A table without the intent's type refuses its pair.
-    expect(await sqlAnswer({ ...commission, rules: changed((r) => delete (r.intents as Partial<typeof r.intents>).CASH_OUT) })).toBe(
-      'ACCOUNT_TYPE_NOT_ALLOWED',
-    );
     expect(await snapshot()).toBe(before);
   });
 });

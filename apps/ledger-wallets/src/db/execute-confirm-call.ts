@@ -1,91 +1,127 @@
 /*
- * The shape of a call of `ledger.execute_confirm` (migration 1765601200000): its parameters in
- * order and its two prepared forms, the function inside a locked transaction (a group commit's
- * batch, the direct transfer) and the procedure around it (a confirm alone).
- * TransferExecutor.plan builds the values.
+ * The shape of a confirm for the database: ONE value of the composite type `ledger.confirm_call`
+ * (apps/ledger-wallets/sql/execute_confirm.sql), the same for a confirm alone
+ * (`ledger.confirm_checked`, `ledger.execute_confirm`) and for each element of a group commit's
+ * batch (`ledger.execute_confirm_batch`, an array of them). TransferExecutor.plan builds it.
  */
 
-/** `ledger.execute_confirm`'s parameters in order (TransferExecutor.plan's `args`). */
-export const EXECUTE_CONFIRM_PARAMS = [
-  'p_intent_id',
-  'p_from_statuses',
-  'p_now',
-  'p_account_ids',
-  'p_source_id',
-  'p_destination_id',
-  'p_amount',
-  'p_fee',
-  'p_commission',
-  'p_currency',
-  'p_fee_account_id',
-  'p_commission_from_id',
-  'p_commission_to_id',
-  'p_payee_balance_cap',
-  'p_rules',
-  'p_transaction_id',
-  'p_reference_id',
-  'p_created_by',
-  'p_type_code',
-  'p_agent_id',
-  'p_description',
-  'p_extra',
-  'p_correlation_id',
-  'p_entries',
-  'p_deltas',
-  'p_actor_id',
-  'p_ip',
-  'p_user_agent',
-  'p_event_metadata',
-  'p_outbox_id',
-  'p_event_type',
-  'p_payload',
-  'p_idem_scope',
-  'p_idem_key',
-  'p_idem_hash',
-  'p_idem_status',
-  'p_idem_body',
-  'p_idem_ttl_hours',
-] as const;
+/** One confirm, as `ledger.confirm_call`'s attributes (names and order: `CONFIRM_CALL_FIELDS`). jsonb values are JSON text. */
+export interface ConfirmCall {
+  intent_id: string;
+  /** the statuses a confirm may start from (the state machine's) */
+  from_statuses: readonly string[];
+  /** the clock the intent's expiry is checked against */
+  now: Date;
+  /** every account the call locks and writes, ascending, lower-case */
+  account_ids: string[];
+  source_id: string;
+  destination_id: string;
+  amount: number;
+  fee: number;
+  commission: number;
+  currency: string;
+  fee_account_id: string | null;
+  commission_from_id: string | null;
+  commission_to_id: string | null;
+  payee_balance_cap: number | null;
+  transaction_id: string;
+  reference_id: string;
+  created_by: string | null;
+  type_code: string | null;
+  agent_id: string | null;
+  description: string | null;
+  extra: string | null;
+  correlation_id: string | null;
+  entries: string;
+  deltas: string;
+  actor_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  event_metadata: string;
+  outbox_id: string;
+  event_type: string;
+  payload: string;
+  idem_scope: string | null;
+  idem_key: string | null;
+  idem_hash: string | null;
+  idem_status: number | null;
+  idem_body: string | null;
+  idem_ttl_hours: number | null;
+}
 
-const placeholders = (from: number, count: number): string => Array.from({ length: count }, (_, k) => `$${from + k}`).join(', ');
+/** `ledger.confirm_call`'s attributes in order (a test compares them with the type's). */
+export const CONFIRM_CALL_FIELDS = [
+  'intent_id',
+  'from_statuses',
+  'now',
+  'account_ids',
+  'source_id',
+  'destination_id',
+  'amount',
+  'fee',
+  'commission',
+  'currency',
+  'fee_account_id',
+  'commission_from_id',
+  'commission_to_id',
+  'payee_balance_cap',
+  'transaction_id',
+  'reference_id',
+  'created_by',
+  'type_code',
+  'agent_id',
+  'description',
+  'extra',
+  'correlation_id',
+  'entries',
+  'deltas',
+  'actor_id',
+  'ip',
+  'user_agent',
+  'event_metadata',
+  'outbox_id',
+  'event_type',
+  'payload',
+  'idem_scope',
+  'idem_key',
+  'idem_hash',
+  'idem_status',
+  'idem_body',
+  'idem_ttl_hours',
+] as const satisfies readonly (keyof ConfirmCall)[];
 
-/** The call of `ledger.execute_confirm` with its parameters bound, inside a transaction that holds the locks. */
-export const EXECUTE_CONFIRM_CALL = `SELECT * FROM ledger.execute_confirm(${placeholders(1, EXECUTE_CONFIRM_PARAMS.length)})`;
+/** One element of a composite or array literal, quoted (PostgreSQL's rules: `"` and `\` escaped by `\`). */
+const quoted = (text: string): string => `"${text.replace(/["\\]/g, '\\$&')}"`;
+
+function fieldText(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return `{${value.map((v) => quoted(String(v))).join(',')}}`;
+  return String(value);
+}
 
 /**
- * `ledger.confirm_checked`: keys to lock, keys to release, lock timeout, then `execute_confirm`'s
- * parameters, then its 7 OUT ones (LedgerDb.confirm).
+ * The text of a `ledger.confirm_call` value: `(f1,f2,…)`, every non-null field quoted, a null field
+ * empty. Bound as one parameter (`$n::ledger.confirm_call`), or an element of a batch's array, the
+ * database reads it with the type's own input function: nothing is parsed twice.
  */
-export const CONFIRM_CHECKED_CALL = `CALL ledger.confirm_checked(${placeholders(1, 3 + EXECUTE_CONFIRM_PARAMS.length)}, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`;
+export function confirmCallLiteral(call: ConfirmCall): string {
+  return `(${CONFIRM_CALL_FIELDS.map((field) => {
+    const value = call[field];
+    return value === null || value === undefined ? '' : quoted(fieldText(value));
+  }).join(',')})`;
+}
 
-/** Parameters of `execute_confirm` that are jsonb and arrive in `args` as JSON text (TransferExecutor.plan). */
-const JSON_TEXT_PARAMS = new Set(['p_extra', 'p_entries', 'p_deltas', 'p_event_metadata', 'p_payload']);
-const RULES_AT = EXECUTE_CONFIRM_PARAMS.indexOf('p_rules');
+/** `ledger.execute_confirm` inside a transaction that holds the locks (the deprecated in-transaction path, tests, benches). */
+export const EXECUTE_CONFIRM_CALL = 'SELECT * FROM ledger.execute_confirm($1::ledger.confirm_call)';
 
-/** The call of `ledger.execute_confirm_batch` (migration 1765000000000): the rules once, then every call as JSON. */
-export const EXECUTE_CONFIRM_BATCH_CALL = 'SELECT * FROM ledger.execute_confirm_batch($1, $2)';
+/** `ledger.confirm_checked`: keys to lock, keys to release, lock timeout, the call, then its 7 OUT parameters (LedgerDb.confirm). */
+export const CONFIRM_CHECKED_CALL =
+  'CALL ledger.confirm_checked($1, $2, $3, $4::ledger.confirm_call, NULL, NULL, NULL, NULL, NULL, NULL, NULL)';
 
-/**
- * The values of `EXECUTE_CONFIRM_BATCH_CALL` for the calls of a batch, each given as the values of
- * one `execute_confirm` call: the rules (the same for every call; a batch mixing two sets of rules
- * is a bug) and a JSON array of `ledger.confirm_call` objects, whose fields are the parameters
- * without their `p_`.
- */
-export function confirmBatchValues(calls: unknown[][]): [string, string] {
-  const rules = calls[0]?.[RULES_AT];
-  const objects = calls.map((args) => {
-    if (args.length !== EXECUTE_CONFIRM_PARAMS.length) throw new Error(`a confirm call has ${args.length} values`);
-    if (args[RULES_AT] !== rules) throw new Error('the calls of one batch must share their rules');
-    const fields: string[] = [];
-    EXECUTE_CONFIRM_PARAMS.forEach((name, k) => {
-      if (k === RULES_AT) return;
-      const value = args[k] ?? null;
-      // The jsonb values are pasted as they are: TransferExecutor.plan made each with JSON.stringify,
-      // so each is one JSON value (what a caller wrote is inside it, escaped).
-      const json = JSON_TEXT_PARAMS.has(name) && value !== null ? String(value) : JSON.stringify(value);
-      fields.push(`"${name.slice(2)}":${json}`);
-    });
-    return `{${fields.join(',')}}`;
-  });
-  return [String(rules), `[${objects.join(',')}]`];
+/** `ledger.execute_confirm_batch`: every confirm of a group commit's batch, in order, as one array. */
+export const EXECUTE_CONFIRM_BATCH_CALL = 'SELECT * FROM ledger.execute_confirm_batch($1::ledger.confirm_call[])';
+
+/** The values of `EXECUTE_CONFIRM_BATCH_CALL`: the calls' literals as one array (node-postgres quotes each element). */
+export function confirmBatchValues(calls: ConfirmCall[]): [string[]] {
+  return [calls.map(confirmCallLiteral)];
 }

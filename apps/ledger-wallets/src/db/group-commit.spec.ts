@@ -1,4 +1,5 @@
 import type { DbSession } from './db-session';
+import type { ConfirmCall } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupRunner, MAX_GROUP, groupLockKeys } from './group-commit';
 import { moneyLockKeys, uuidLockKey } from './lock-keys';
 
@@ -7,11 +8,18 @@ const session = (name: string) => ({ name }) as unknown as DbSession;
 /** Distinct in their first 64 bits (the lock key). */
 const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
 
-/** The test's stand-in for a call's values: one label. */
-const label = (i: GroupItem) => i.args[0] as string;
+/** The test's stand-in for a call: a label where the intent id goes. */
+const labelOf = (call: ConfirmCall) => call.intent_id;
+const label = (i: GroupItem) => labelOf(i.call);
 
 function item(n: number, accounts = [uuid(1000 + n), HOT]): GroupItem {
-  return { session: session(`s${n}`), intentId: uuid(n), accountIds: [...accounts].sort(), args: [`stmt ${n}`], alsoRelease: [] };
+  return {
+    session: session(`s${n}`),
+    intentId: uuid(n),
+    accountIds: [...accounts].sort(),
+    call: { intent_id: `stmt ${n}` } as ConfirmCall,
+    alsoRelease: [],
+  };
 }
 
 /** A runner whose single executions finish only when the test says so. */
@@ -30,7 +38,7 @@ function controllable() {
         pending.push({ item: i, done: () => resolve([{ ok: true, sql: label(i) }]) });
       }),
     together: async (s, keys, batch) => {
-      const statements = batch.map((args) => args[0] as string);
+      const statements = batch.map(labelOf);
       calls.together.push({ session: s, keys, statements });
       if (failTogether) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
       return statements.map((sql) => [{ ok: true, sql }]);
@@ -135,7 +143,7 @@ describe('group commit on hot accounts', () => {
         if (label(i) === 'stmt 2') throw new Error('bad lock key');
         return new Promise((resolve) => setImmediate(() => resolve([{ sql: label(i) }])));
       },
-      together: async (_s, _k, batch) => batch.map((args) => [{ sql: args[0] }]),
+      together: async (_s, _k, batch) => batch.map((call) => [{ sql: labelOf(call) }]),
     });
     const outcomes = await Promise.allSettled([1, 2, 3].map((n) => group.run(item(n))));
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0].sql : (o.reason as Error).message))).toEqual([
@@ -268,7 +276,7 @@ describe('group commit at shutdown', () => {
     const stoppingMidBatch: GroupRunner = {
       ...runner,
       together: async (_s, _keys, batch) => {
-        calls.together.push({ session: _s, keys: _keys, statements: batch.map((a) => a[0] as string) });
+        calls.together.push({ session: _s, keys: _keys, statements: batch.map(labelOf) });
         group.stop(() => new Error('stopping'));
         throw Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
       },

@@ -1,4 +1,5 @@
 import type { DbSession } from './db-session';
+import type { ConfirmCall } from './execute-confirm-call';
 import { uuidLockKey } from './lock-keys';
 
 /** One money operation ready to run: its guarded call and what it locks. */
@@ -9,14 +10,14 @@ export interface GroupItem {
   /** every account the call writes, lower-case */
   accountIds: string[];
   /**
-   * The values of one call of `ledger.execute_confirm` (EXECUTE_CONFIRM_PARAMS' order): a statement
-   * that locks its own rows, checks them and writes only if the checks hold, then answers one row
-   * saying which. A call whose checks fail writes nothing: the other calls of its batch still
-   * commit. Alone, the operation sends them to `ledger.confirm_checked` (LedgerDb.confirm); in a
-   * batch, they are one element of the one call of `ledger.execute_confirm_batch`, which answers
-   * what the calls one after the other would (LedgerDb.together).
+   * The confirm as one `ledger.confirm_call` value: the database locks its rows, checks them and
+   * writes only if the checks hold, then answers one row saying which. A call whose checks fail
+   * writes nothing: the other calls of its batch still commit. Alone, the operation sends it to
+   * `ledger.confirm_checked` (LedgerDb.confirm); in a batch, it is one element of the array of the
+   * one call of `ledger.execute_confirm_batch`, which answers what the calls one after the other
+   * would (LedgerDb.together).
    */
-  args: unknown[];
+  call: ConfirmCall;
   /** locks the item's session holds already and may release with its COMMIT when it runs alone */
   alsoRelease: bigint[];
 }
@@ -33,8 +34,8 @@ export interface GroupOutcome {
 export interface GroupRunner {
   /** One operation alone, with the usual retries (LedgerDb.confirm). */
   single(item: GroupItem): Promise<Record<string, unknown>[]>;
-  /** Several operations in ONE transaction, one attempt: the rows of each call (`GroupItem.args`), in order. */
-  together(session: DbSession, lockKeys: bigint[], calls: unknown[][]): Promise<Record<string, unknown>[][]>;
+  /** Several operations in ONE transaction, one attempt: the rows of each call (`GroupItem.call`), in order. */
+  together(session: DbSession, lockKeys: bigint[], calls: ConfirmCall[]): Promise<Record<string, unknown>[][]>;
   /** operations that started or stopped waiting in a queue (a gauge for operators) */
   waiting?(delta: number): void;
   /** a batch failed as a whole (nothing committed): its `size` operations now run alone */
@@ -183,7 +184,7 @@ export class GroupCommit {
       const results = await this.runner.together(
         batch[0].item.session,
         groupLockKeys(batch.map((w) => w.item)),
-        batch.map((w) => w.item.args),
+        batch.map((w) => w.item.call),
       );
       batch.forEach((w, k) => settle(w, results[k], batch.length));
     } catch (error) {

@@ -9,7 +9,7 @@ import { MetricsService } from '@mm/platform';
 import { LedgerWalletsConfig, retryDelays } from '../ledger-wallets.config';
 import { DbSession } from './db-session';
 import { confirmBatch, openingStatements, releaseSql } from './money-statements';
-import { CONFIRM_CHECKED_CALL } from './execute-confirm-call';
+import { CONFIRM_CHECKED_CALL, type ConfirmCall, confirmCallLiteral } from './execute-confirm-call';
 import { GroupCommit, type GroupItem, type GroupOutcome } from './group-commit';
 import { moneyLockKeys } from './lock-keys';
 import { SessionGate, retryLater } from './session-gate';
@@ -68,7 +68,7 @@ export class LedgerDb implements OnModuleDestroy {
     );
     this.groups = new GroupCommit(
       {
-        single: (item) => this.confirm(item.session, moneyLockKeys(item.accountIds, item.intentId), item.args, item.alsoRelease),
+        single: (item) => this.confirm(item.session, moneyLockKeys(item.accountIds, item.intentId), item.call, item.alsoRelease),
         together: (session, lockKeys, calls) => this.together(session, lockKeys, calls),
         waiting: (delta) => waiting.inc(delta),
         fellBack: (size, error) => {
@@ -198,25 +198,26 @@ export class LedgerDb implements OnModuleDestroy {
   }
 
   /**
-   * The move to SUCCEEDED alone, in ONE prepared statement: `CALL ledger.confirm_checked` (migration
-   * 1764300000000) takes the advisory locks in a first transaction, then runs `ledger.execute_confirm`
-   * with `args` (its parameters, bound: nothing to parse) in a SERIALIZABLE transaction whose
+   * The move to SUCCEEDED alone, in ONE prepared statement: `CALL ledger.confirm_checked`
+   * (apps/ledger-wallets/sql/confirm_checked.sql) takes the advisory locks in a first transaction,
+   * then runs `ledger.execute_confirm` with `call` (one `ledger.confirm_call` value, bound) in a SERIALIZABLE transaction whose
    * snapshot follows the locks, commits and releases `lockKeys` and `alsoRelease`: no application
    * code runs while the locks are held, which is what a hot account needs. Same replays and 409 as
    * `serializable`; `alsoRelease` are locks the caller took before (an idempotency key). On an
    * error the procedure's transaction is already rolled back; the locks it took are released here
    * before the replay (or the 409), as after any failed attempt.
    */
-  async confirm(session: DbSession, lockKeys: bigint[], args: unknown[], alsoRelease: bigint[] = []): Promise<Record<string, unknown>[]> {
+  async confirm(session: DbSession, lockKeys: bigint[], call: ConfirmCall, alsoRelease: bigint[] = []): Promise<Record<string, unknown>[]> {
     const fresh = lockKeys.filter((k) => !session.heldLocks.includes(k));
     const release = [...lockKeys, ...alsoRelease].map(String);
+    const literal = confirmCallLiteral(call);
     for (let attempt = 0; ; attempt++) {
       try {
         const rows = await session.prepared('ledger_confirm_checked', CONFIRM_CHECKED_CALL, [
           fresh.map(String),
           release,
           this.config.LEDGER_LOCK_TIMEOUT_MS,
-          ...args,
+          literal,
         ]);
         session.forget(alsoRelease);
         return rows;
@@ -258,7 +259,7 @@ export class LedgerDb implements OnModuleDestroy {
    * which may strike after the commit. No answer (the connection broke) before the COMMIT's may
    * hide a commit: the confirms then answer 503, "retry with your key".
    */
-  async together(session: DbSession, lockKeys: bigint[], calls: unknown[][]): Promise<Record<string, unknown>[][]> {
+  async together(session: DbSession, lockKeys: bigint[], calls: ConfirmCall[]): Promise<Record<string, unknown>[][]> {
     const { statements: opening } = this.opening(session, lockKeys);
     const batch = confirmBatch(opening, calls, lockKeys);
     session.inTransaction = true;

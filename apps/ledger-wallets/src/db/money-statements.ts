@@ -1,5 +1,5 @@
 import type { BatchStep } from './batch-query';
-import { EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues } from './execute-confirm-call';
+import { type ConfirmCall, EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues } from './execute-confirm-call';
 
 /*
  * The statements that open and close a money transaction, and the batch of a group commit, shared
@@ -43,10 +43,10 @@ export interface ConfirmBatch {
 }
 
 /**
- * The opening, ONE call of `ledger.execute_confirm_batch` with every confirm (the values of each,
- * TransferExecutor.plan's `args`), the COMMIT and the release of `lockKeys`: one exchange.
+ * The opening, ONE call of `ledger.execute_confirm_batch` with every confirm (the `ledger.confirm_call`
+ * value of each, TransferExecutor.plan's `call`), the COMMIT and the release of `lockKeys`: one exchange.
  */
-export function confirmBatch(opening: string[], calls: unknown[][], lockKeys: bigint[]): ConfirmBatch {
+export function confirmBatch(opening: string[], calls: ConfirmCall[], lockKeys: bigint[]): ConfirmBatch {
   return {
     name: 'ledger_execute_confirm_batch',
     prepared: EXECUTE_CONFIRM_BATCH_CALL,

@@ -5,7 +5,7 @@ import { currentContext } from '@mm/platform';
 import { LEDGER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
 import type { DbSession } from '../db/db-session';
 import { safeSum, toMoney } from '../db/money';
-import { EXECUTE_CONFIRM_CALL } from '../db/execute-confirm-call';
+import { type ConfirmCall, EXECUTE_CONFIRM_CALL, confirmCallLiteral } from '../db/execute-confirm-call';
 import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
 import type { IdempotencyEntry } from '../idempotency/idempotency.service';
 import { CONFIRMABLE_STATUSES } from '../intents/intent-state-machine';
@@ -14,7 +14,6 @@ import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { TechnicalAccountsService } from '../wallets/technical-accounts.service';
 import { checkCommissionBounds } from './commission-bounds';
 import { type Posting, balanceDeltas, pairEntries } from './double-entry';
-import { EXECUTION_RULES_JSON, type IntentType, checkExecutionAccounts } from './execution-rules';
 import { newReferenceId } from './reference-id';
 
 /** Accounts a money operation touches, resolved before the locks are taken. */
@@ -106,26 +105,6 @@ export class TransferExecutor {
     return ids;
   }
 
-  /** Account checks that do not depend on balances: existence, currency, and the spec 2 rules of `execution-rules.ts`. */
-  validateAccounts(
-    intent: IntentRow,
-    r: ResolvedContext,
-    rows: { id: string; account_type: string; wallet_id: string; currency: string }[],
-  ): void {
-    const ids = [...new Set(this.accountsOf(r))];
-    if (rows.length !== ids.length) throw new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
-    if (rows.some((a) => a.currency.trim() !== intent.currency)) throw new AppException('CURRENCY_MISMATCH');
-    const byId = new Map(rows.map((a) => [a.id, a]));
-    checkExecutionAccounts({
-      type: intent.type as IntentType,
-      source: byId.get(r.source)!,
-      destination: byId.get(r.destination)!,
-      feeAccount: r.fee > 0 ? byId.get(r.feeAccount) : undefined,
-      commissionFrom: r.commission > 0 ? byId.get(r.commissionFrom!) : undefined,
-      commissionTo: r.commission > 0 ? byId.get(r.commissionTo!) : undefined,
-    });
-  }
-
   /**
    * Steps 3 to 8 inside a transaction that already holds the intent's and the accounts' advisory
    * locks (the deprecated direct transfer's path, `IntentTransitionService.move`): the same
@@ -133,18 +112,19 @@ export class TransferExecutor {
    */
   async execute(s: DbSession, request: ConfirmRequest): Promise<ExecutionResult> {
     const plan = this.plan(request);
-    const [outcome] = await s.prepared<ExecutionOutcome>('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, plan.args);
+    const [outcome] = await s.prepared<ExecutionOutcome>('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [confirmCallLiteral(plan.call)]);
     plan.settle(outcome);
     return plan.result;
   }
 
   /**
-   * Steps 1 to 8 as one call of `ledger.execute_confirm` (migration 1764300000000), for
+   * Steps 1 to 8 as one call of `ledger.execute_confirm` (apps/ledger-wallets/sql/execute_confirm.sql), for
    * `LedgerDb.confirm` and the group commit. Everything the execution context decides is computed
    * here, before any lock: ids, reference, entries, balance deltas, the event and, with
    * `idempotent`, the stored response. The function locks the intent and the accounts, checks them
-   * (status, expiry, the context against the intent, the accounts against `execution-rules.ts`,
-   * the balance) and writes only if every check holds, filling in what only the intent row knows.
+   * (status, expiry, the context against the intent, the accounts against the rules of
+   * `ledger.account_rules_refusal`, the balance, the payee's cap) and writes only if every check
+   * holds, filling in what only the intent row knows.
    */
   plan(request: ConfirmRequest, idempotent?: IdempotentWrite): ExecutionPlan {
     const { intentId, resolved: r, currency, meta, actor } = request;
@@ -181,43 +161,47 @@ export class TransferExecutor {
       destinationAccountId: r.destination,
       correlationId,
     };
-    // The values of `ledger.execute_confirm`'s parameters, in its order (EXECUTE_CONFIRM_PARAMS),
-    // bound to `ledger.confirm_checked` for a confirm alone, or one call of a group's batch
-    // (`ledger.execute_confirm_batch`, whose JSON confirmBatchValues builds from these values).
-    const args: unknown[] = [
-      intentId,
-      CONFIRMABLE_STATUSES,
-      request.now,
-      accountIds,
-      r.source,
-      r.destination,
-      r.amount,
-      r.fee,
-      r.commission,
+    // The one `ledger.confirm_call` value of `ledger.confirm_checked` (a confirm alone) or of one
+    // element of a group's batch (`ledger.execute_confirm_batch`).
+    const call: ConfirmCall = {
+      intent_id: intentId,
+      from_statuses: CONFIRMABLE_STATUSES,
+      now: request.now,
+      account_ids: accountIds,
+      source_id: r.source,
+      destination_id: r.destination,
+      amount: r.amount,
+      fee: r.fee,
+      commission: r.commission,
       currency,
-      r.fee > 0 ? r.feeAccount : null,
-      r.commissionFrom,
-      r.commissionTo,
-      r.payeeBalanceCap ?? null,
-      EXECUTION_RULES_JSON,
-      transactionId,
-      referenceId,
-      meta.createdBy,
-      meta.typeCode,
-      meta.agentId,
-      meta.description,
-      meta.extra ? JSON.stringify(meta.extra) : null,
-      correlationId,
-      JSON.stringify(legs),
-      JSON.stringify(deltas),
-      actor.id,
-      actor.ip ?? null,
-      actor.userAgent ?? null,
-      JSON.stringify({ transactionId, referenceId, correlationId, entries: legs.length }),
-      outboxId,
-      LEDGER_EVENT_TYPES.transactionCompleted,
-      JSON.stringify(event),
-    ];
+      fee_account_id: r.fee > 0 ? r.feeAccount : null,
+      commission_from_id: r.commissionFrom,
+      commission_to_id: r.commissionTo,
+      payee_balance_cap: r.payeeBalanceCap ?? null,
+      transaction_id: transactionId,
+      reference_id: referenceId,
+      created_by: meta.createdBy,
+      type_code: meta.typeCode,
+      agent_id: meta.agentId,
+      description: meta.description,
+      extra: meta.extra ? JSON.stringify(meta.extra) : null,
+      correlation_id: correlationId,
+      entries: JSON.stringify(legs),
+      deltas: JSON.stringify(deltas),
+      actor_id: actor.id,
+      ip: actor.ip ?? null,
+      user_agent: actor.userAgent ?? null,
+      event_metadata: JSON.stringify({ transactionId, referenceId, correlationId, entries: legs.length }),
+      outbox_id: outboxId,
+      event_type: LEDGER_EVENT_TYPES.transactionCompleted,
+      payload: JSON.stringify(event),
+      idem_scope: null,
+      idem_key: null,
+      idem_hash: null,
+      idem_status: null,
+      idem_body: null,
+      idem_ttl_hours: null,
+    };
     const result: ExecutionResult = {
       transactionId,
       referenceId,
@@ -230,15 +214,20 @@ export class TransferExecutor {
     };
     if (idempotent) {
       const { entry, status, body } = idempotent;
-      args.push(entry.scope, entry.key, entry.hash, status, JSON.stringify(body(result)), entry.ttlHours);
-    } else {
-      args.push(null, null, null, null, null, null);
+      Object.assign(call, {
+        idem_scope: entry.scope,
+        idem_key: entry.key,
+        idem_hash: entry.hash,
+        idem_status: status,
+        idem_body: JSON.stringify(body(result)),
+        idem_ttl_hours: entry.ttlHours,
+      });
     }
     return {
-      args,
+      call,
       result,
       settle: (outcome) => {
-        if (!outcome.ok) throw this.refusal(outcome, r, required);
+        if (!outcome.ok) throw this.refusal(outcome, required);
         result.completedAt = outcome.completed_at!;
         return outcome.intent!;
       },
@@ -246,7 +235,7 @@ export class TransferExecutor {
   }
 
   /** The error of a refused confirm: the check that failed, with the message the service always gave. */
-  private refusal(outcome: ExecutionOutcome, r: ResolvedContext, required: number): Error {
+  private refusal(outcome: ExecutionOutcome, required: number): Error {
     const intent = outcome.intent;
     switch (outcome.refusal) {
       case 'INTENT_NOT_FOUND':
@@ -265,18 +254,36 @@ export class TransferExecutor {
           insufficientMessage(Number(outcome.available) + toMoney(intent!.frozen_amount), required),
         );
       default:
-        // An account check: execution-rules.ts, run on the rows the function locked, says which
-        // and how. Both must agree (test/execution-rules-sql.test.ts); if they ever do not, the
-        // refusal stands and the disagreement is a 500 for the logs.
-        try {
-          this.validateAccounts(intent!, r, outcome.accounts ?? []);
-        } catch (error) {
-          if (error instanceof AppException && error.code === outcome.refusal) return error;
-        }
-        return new Error(
-          `ledger.execute_confirm refused with ${outcome.refusal}, which execution-rules.ts does not give for these accounts`,
-        );
+        return accountRefusal(outcome);
     }
+  }
+}
+
+/**
+ * An account check of `ledger.execute_confirm` refused (the rules are the database's alone:
+ * `ledger.account_rules_refusal`): its code, with what the locked rows say about it.
+ */
+function accountRefusal(outcome: ExecutionOutcome): Error {
+  const code = outcome.refusal!;
+  const accounts = new Map((outcome.accounts ?? []).map((a) => [a.id, a]));
+  const intent = outcome.intent;
+  const typeOf = (id: string | null | undefined) => (id ? accounts.get(id)?.account_type : undefined) ?? 'unknown';
+  switch (code) {
+    case 'ACCOUNT_NOT_FOUND':
+      return new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
+    case 'CURRENCY_MISMATCH':
+      return new AppException('CURRENCY_MISMATCH');
+    case 'ACCOUNT_TYPE_NOT_ALLOWED':
+      return new AppException(
+        'ACCOUNT_TYPE_NOT_ALLOWED',
+        `${intent?.type} cannot move money from a ${typeOf(intent?.source_account_id)} account to a ${typeOf(intent?.destination_account_id)} account`,
+      );
+    case 'FEE_ACCOUNT_NOT_ALLOWED':
+    case 'COMMISSION_NOT_ALLOWED':
+    case 'COMMISSION_SOURCE_NOT_ALLOWED':
+      return new AppException(code);
+    default:
+      return new Error(`ledger.execute_confirm refused with ${code}, a refusal the service does not know`);
   }
 }
 
@@ -322,8 +329,8 @@ export interface ExecutionOutcome {
 }
 
 export interface ExecutionPlan {
-  /** the values of `ledger.execute_confirm`'s parameters, in order (bound by `LedgerDb.confirm`) */
-  args: unknown[];
+  /** the `ledger.confirm_call` value of the confirm (bound by `LedgerDb.confirm`, or one element of a batch) */
+  call: ConfirmCall;
   /** its `completedAt` is the function's once `settle` accepted an `ok` outcome */
   result: ExecutionResult;
   /** the locked intent row of an `ok` outcome (and the result's time); otherwise throws the refusal's error */

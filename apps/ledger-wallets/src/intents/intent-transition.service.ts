@@ -255,7 +255,7 @@ export class IntentTransitionService {
           session,
           intentId,
           accountIds: ordered,
-          args: current.args,
+          call: current.call,
           alsoRelease: entry ? [entry.lockKey] : [],
         });
         break;

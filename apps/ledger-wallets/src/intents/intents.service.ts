@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppException } from '@mm/errors';
+import { AppException, type ErrorCode } from '@mm/errors';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
 import { moneyLockKeys } from '../db/lock-keys';
@@ -7,7 +7,6 @@ import { toMoney } from '../db/money';
 import { isUniqueViolation } from '../db/sql-errors';
 import { type IdempotentResponse, IdempotencyService, type RecordResponse } from '../idempotency/idempotency.service';
 import { requestHash } from '../idempotency/canonical-hash';
-import { checkIntentAccounts } from '../execution/execution-rules';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import type { CreateIntentDto } from './dto/create-intent.dto';
 import { type IntentEventView, type IntentRow, type IntentView, insufficientMessage, toIntentView } from './intent-view';
@@ -44,15 +43,32 @@ export class IntentsService {
     if (dto.sourceAccountId.toLowerCase() === dto.destinationAccountId.toLowerCase()) throw new AppException('SAME_ACCOUNT');
     // Whose OTP the intent needs is fixed now, with the intent: a proof for anyone else is refused later.
     if (Boolean(dto.requiresOtp) !== Boolean(dto.otpUserId)) throw new AppException('CONSENT_OTP_USER_REQUIRED');
-    const accounts = await session.query<{ id: string; currency: string; account_type: string; wallet_id: string; balance: string }>(
-      `SELECT id, currency, account_type, wallet_id, balance FROM ledger.accounts WHERE id = ANY($1::uuid[])`,
-      [[dto.sourceAccountId, dto.destinationAccountId]],
+    // The two accounts, and what the database's account rules (ledger.account_rules_refusal, the
+    // confirm's own) say of an intent of this type between them.
+    const accounts = await session.query<{
+      id: string;
+      currency: string;
+      account_type: string;
+      balance: string;
+      rule_refusal: ErrorCode | null;
+    }>(
+      `SELECT a.id, a.currency, a.account_type, a.balance,
+              ledger.account_rules_refusal($1, s.account_type, d.account_type, s.wallet_id, d.wallet_id, 0, NULL, 0, NULL, NULL, NULL) AS rule_refusal
+         FROM ledger.accounts s, ledger.accounts d, ledger.accounts a
+        WHERE s.id = $2 AND d.id = $3 AND a.id IN (s.id, d.id)`,
+      [dto.type, dto.sourceAccountId, dto.destinationAccountId],
     );
     if (accounts.length !== 2) throw new AppException('ACCOUNT_NOT_FOUND', 'Source or destination account not found');
     if (accounts.some((a) => a.currency !== dto.currency)) throw new AppException('CURRENCY_MISMATCH');
     const byId = new Map(accounts.map((a) => [a.id, a]));
+    const sourceAccount = byId.get(dto.sourceAccountId.toLowerCase())!;
     const destination = byId.get(dto.destinationAccountId.toLowerCase())!;
-    checkIntentAccounts(dto.type, byId.get(dto.sourceAccountId.toLowerCase())!, destination);
+    if (destination.rule_refusal) {
+      throw new AppException(
+        destination.rule_refusal,
+        `${dto.type} cannot move money from a ${sourceAccount.account_type} account to a ${destination.account_type} account`,
+      );
+    }
     // An early answer for a payment that cannot fit the payee's cap now. Nothing is reserved on the
     // destination (read without its lock): the confirm's check, on the locked row, is the one that binds.
     if (dto.payeeBalanceCap !== undefined && toMoney(destination.balance) + dto.amount > dto.payeeBalanceCap) {
