@@ -33,7 +33,7 @@ describe('partners event relay: woken by the commit', () => {
 
   /** `n` order.paid events in one transaction (one INSERT each), committed or rolled back. */
   const insertEvents = async (n: number, commit = true) => {
-    const ids = Array.from({ length: n }, () => randomUUID());
+    const ids: string[] = Array.from({ length: n }, () => randomUUID());
     const c = new Client({ connectionString: h.db.adminUrl });
     await c.connect();
     await c.query('BEGIN');
