@@ -49,9 +49,10 @@ interface Running {
  * for its first boundary as it would for a tick). Wake-ups coalesce: those arriving while a run or
  * its lease check is under way ask for one more run after it, so a burst costs at most two runs
  * and every wake-up is followed by a run that started after it. A follower ignores them (the
- * leader is woken too), and a lost one only leaves the work to the next boundary. The timer does not keep the process alive, and `stop` (from the module's shutdown
- * hook) waits for a run in progress, then gives the lease back, so another replica leads from its
- * next boundary.
+ * leader is woken too), and a lost one only leaves the work to the next boundary.
+ *
+ * The timer does not keep the process alive, and `stop` (from the module's shutdown hook) waits
+ * for a run in progress, then gives the lease back, so another replica leads from its next boundary.
  *
  * Each scheduled run logs `periodic job run` with `{ job, slot, everyMs }` (at info from 10 s up, at
  * debug below: the outbox relays tick twice a second) and is counted by the lease
