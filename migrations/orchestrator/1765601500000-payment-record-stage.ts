@@ -46,11 +46,11 @@ export class PaymentRecordStage1765601500000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX IF NOT EXISTS payment_intents_history_idx ON orchestrator.payment_intents (completed_at DESC, id DESC) WHERE stage = 'SETTLED'`,
     );
-    // The completion sweep's work list: confirms asked but not yet settled or closed.
-    await q.query(
-      `CREATE INDEX payment_intents_unfinished_confirm_idx ON orchestrator.payment_intents (updated_at)
-         WHERE confirm_request IS NOT NULL AND stage = 'CREATED'`,
-    );
+    // The completion sweep's work list: records still CREATED, by age. Keyed on created_at (never
+    // updated) and filtered on stage only, so the updates between creation and settling (the
+    // confirm request, attempt counts, updated_at) touch no indexed column and can stay HOT.
+    await q.query(`CREATE INDEX payment_intents_open_idx ON orchestrator.payment_intents (created_at) WHERE stage = 'CREATED'`);
+    await q.query(`ALTER TABLE orchestrator.payment_intents SET (fillfactor = 90)`);
     await q.query(
       `UPDATE orchestrator.limit_usage SET status = 'RELEASED', released_at = now() WHERE subject_kind = 'PAYEE' AND status = 'HELD'`,
     );
@@ -58,7 +58,8 @@ export class PaymentRecordStage1765601500000 implements MigrationInterface {
 
   /** Back to a status column: each stage as the status it stood for (CLOSED as FAILED, CREATED as CREATED). */
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX IF EXISTS orchestrator.payment_intents_unfinished_confirm_idx`);
+    await q.query(`DROP INDEX IF EXISTS orchestrator.payment_intents_open_idx`);
+    await q.query(`ALTER TABLE orchestrator.payment_intents RESET (fillfactor)`);
     await q.query(`ALTER TABLE orchestrator.payment_intents ADD COLUMN status text`);
     await q.query(`
       UPDATE orchestrator.payment_intents SET status = CASE stage

@@ -280,7 +280,8 @@ describe('money replays: consent and risk decisions stay bound to their request'
     const yvonne = await p.register('CUSTOMER');
     await Promise.all([p.fund(xavier.accounts.XAF, 20_000), p.fund(yvonne.accounts.XAF, 20_000)]);
     const key = randomUUID();
-    // Refused by the limits (below the cash-out minimum); risk accepted this request meanwhile.
+    // Refused by the limits (below the cash-out minimum): nothing of it is stored (risk judged it, but
+    // a create writes its quote, decision and record together, once every check passed).
     const first = await create(agent, { type: 'CASH_OUT', amount: 100, clientPhone: xavier.phone, idempotencyKey: key });
     expect([first.status, first.body.code]).toEqual([422, 'AMOUNT_BELOW_MINIMUM']);
 
@@ -300,6 +301,6 @@ describe('money replays: consent and risk decisions stay bound to their request'
       `SELECT outcome FROM orchestrator.risk_decisions WHERE operation_id = $1 AND stage = 'CREATE' ORDER BY created_at`,
       [key],
     );
-    expect(decisions.rows.map((r: { outcome: string }) => r.outcome)).toEqual(['ACCEPT', 'REJECT']);
+    expect(decisions.rows.map((r: { outcome: string }) => r.outcome)).toEqual(['REJECT']);
   });
 });

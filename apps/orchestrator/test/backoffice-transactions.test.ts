@@ -152,7 +152,7 @@ describe('back office: transactions', () => {
         expect.objectContaining({ accountId: bob.accounts.XAF, direction: 'CREDIT', amount: 20_000 }),
       ]),
     );
-    expect(story.payment).toMatchObject({ unavailable: null, operationType: 'TRANSFER', status: 'SUCCEEDED', description: 'Rent' });
+    expect(story.payment).toMatchObject({ unavailable: null, operationType: 'TRANSFER', stage: 'SETTLED', description: 'Rent' });
     expect(story.risk.decisions.map((d: Json) => [d.stage, d.outcome])).toEqual([
       ['CREATE', 'ACCEPT'],
       ['CONFIRM', 'ACCEPT'],

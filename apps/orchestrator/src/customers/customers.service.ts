@@ -79,6 +79,12 @@ export class CustomersService {
     return this.findOne(db, 'c.user_id = $1', [userId]);
   }
 
+  /** Several customers by auth user id in one statement (the parties of a payment); the unknown ones are left out. */
+  async findByUserIds(userIds: string[], db: Db = this.db): Promise<Customer[]> {
+    const rows = await queryRows<CustomerRow>(db, `${SELECT} WHERE c.user_id = ANY($1::uuid[]) AND c.registered_at IS NOT NULL`, [userIds]);
+    return rows.map(toCustomer);
+  }
+
   async findByPhone(phone: string, db: Db = this.db): Promise<Customer | undefined> {
     return this.findOne(db, 'c.phone = $1', [phone]);
   }

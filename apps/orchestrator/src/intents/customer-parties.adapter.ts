@@ -19,6 +19,12 @@ export class CustomerPartiesAdapter implements PaymentPartiesPort {
     return customer && this.toParty(customer);
   }
 
+  async byUserIds(userIds: string[]): Promise<Array<PaymentParty | undefined>> {
+    const found = await this.customers.findByUserIds(userIds);
+    const parties = await Promise.all(found.map((c) => this.toParty(c)));
+    return userIds.map((id) => parties.find((p) => p.userId === id));
+  }
+
   async byPhone(phone: string): Promise<PaymentParty | undefined> {
     const customer = await this.customers.findByPhone(phone);
     return customer && this.toParty(customer);

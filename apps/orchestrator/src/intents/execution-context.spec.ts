@@ -39,28 +39,31 @@ function intent(type: PaymentIntentRecord['type'], operationType: PaymentIntentR
   } as PaymentIntentRecord;
 }
 
-const charged = (fee: number, commission: number) => ({ fee, commission, feeAccountId: 'fee-collection', treasuryAccountId: 'treasury' });
+const charged = (fee: number, commission: number, payeeBalanceCap?: number) => ({ fee, commission, payeeBalanceCap });
 
 describe('the executionContext of a confirm', () => {
-  it('a transfer: amount between the two accounts, fee to FEE_COLLECTION, never a commission', () => {
-    const ctx = executionContext(intent('TRANSFER', 'TRANSFER'), charged(100, 40), 'user-alice');
+  it("a transfer: amount between the two accounts, the fee (to the ledger's FEE_COLLECTION), the payee's cap, never a commission", () => {
+    const ctx = executionContext(intent('TRANSFER', 'TRANSFER'), charged(100, 40, 500_000), 'user-alice');
     expect(ctx).toMatchObject({
       sourceAccountId: 'account-alice',
       destinationAccountId: 'account-bob',
       amount: 10_000,
       currency: 'XAF',
-      fee: { amount: 100, accountId: 'fee-collection' },
+      fee: { amount: 100 },
+      payeeBalanceCap: 500_000,
       createdBy: 'user-alice',
       metadata: { typeCode: 'P2P', description: 'label' },
     });
+    expect(ctx.fee).toEqual({ amount: 100 });
     expect(ctx.commission).toBeUndefined();
     expect(ctx.metadata?.agentId).toBeUndefined();
   });
 
-  it("a cash-in: no fee, the commission from TREASURY to the agent's commission account, the agent in the metadata", () => {
+  it("a cash-in: no fee, the commission (from the ledger's TREASURY) to the agent's commission account, the agent in the metadata, no cap unless given", () => {
     const ctx = executionContext(intent('CASH_IN', 'CASH_IN'), charged(0, 50), 'user-agent');
     expect(ctx.fee).toBeUndefined();
-    expect(ctx.commission).toEqual({ amount: 50, accountId: 'commission-account', fromAccountId: 'treasury' });
+    expect(ctx.commission).toEqual({ amount: 50, accountId: 'commission-account' });
+    expect(ctx).not.toHaveProperty('payeeBalanceCap');
     expect(ctx.metadata).toMatchObject({ typeCode: 'CASH_IN_AGENT', agentId: 'agent-id', extra: { agentCode: 'AG00000001' } });
   });
 

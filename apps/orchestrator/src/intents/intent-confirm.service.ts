@@ -11,8 +11,8 @@ import { PricingService } from '../pricing/pricing.service';
 import type { Charge } from '../pricing/pricing.types';
 import { RiskService } from '../risk/risk.service';
 import { undisclosedCap, withoutOthersBalance } from './intent-create.service';
-import type { RiskDecision } from '../risk/risk.types';
-import { type ActiveConfig, ActiveConfigReader } from './active-config';
+import type { RiskDecision, RiskInput } from '../risk/risk.types';
+import { ActiveConfigReader } from './active-config';
 import type { ClientInfo } from './client-info';
 import type { ConfirmedIntentView } from './dto/intent-views.dto';
 import { executionContext } from './execution-context';
@@ -63,23 +63,31 @@ export class IntentConfirmService {
     // The parties as they are now and the versions in force, read at once.
     const [[initiator, payer, payee], config] = await Promise.all([this.freshParties(record), this.activeConfig.read()]);
     const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
-    // Risk and the fee decision are independent; the limit hold comes last and only for an
-    // accepted payment, so it is short and never taken for nothing.
-    const [decision, charge] = await Promise.all([
-      this.judge(record, user, client, initiator, payer, payee, config),
-      this.pricing.requote(
+    // Risk and the fee are judged at once, reading only.
+    const [judged, requote] = await Promise.all([
+      this.risk.decide(riskInput(record, client, initiator, payer, payee), config),
+      this.pricing.prepareRequote(
         { quoteId: record.quoteId, type: record.operationType, amount: record.amount, currency: record.currency },
         config.pricing,
       ),
     ]);
-    // The limit hold and the ledger request are fixed in one transaction: both or neither.
-    // The credited customer's balance cap travels in the request: the ledger checks it under the
-    // account's lock, where the balance and every credit executing are.
-    const wanted = confirmRequest(record, charge, user, client, balanceCap(config.limits.document, check));
+    if (judged.reason) await this.refuseIfRejected(record, user, await this.risk.store(judged));
+    // The risk decision, the fee decision, the limit hold and the ledger request: one transaction,
+    // one commit, all or nothing. The hold comes last, so its lock is held shortest. The credited
+    // customer's balance cap travels in the request: the ledger checks it under the account's lock,
+    // where the balance and every credit executing are.
+    let decision!: RiskDecision;
+    let charge!: Charge;
     const request = await this.db.transaction(async (m) => {
+      decision = await this.risk.store(judged, m);
+      // An earlier attempt's refusal stands (answered below, outside the transaction).
+      if (decision.outcome === 'REJECT') return undefined;
+      charge = await this.pricing.applyRequote(requote, m);
+      const wanted = confirmRequest(record, charge, user, client, balanceCap(config.limits.document, check));
       await this.limits.holdAtConfirm(check, config.limits, { within: m });
       return this.store.fixConfirmRequest(record.id, wanted, m);
     });
+    if (!request) return this.refuseIfRejected(record, user, decision) as never;
     let view: LedgerIntentView;
     try {
       view = await this.ledger.transition(intentId, request, `confirm:${intentId}`);
@@ -138,39 +146,16 @@ export class IntentConfirmService {
     });
   }
 
-  /** The second risk judgement; a refusal fails the intent (the hold goes back) and answers 403 RISK_REJECTED. */
-  private async judge(
-    record: PaymentIntentRecord,
-    user: AuthUser,
-    client: ClientInfo,
-    initiator: PaymentParty,
-    payer: PaymentParty,
-    payee: PaymentParty,
-    config: ActiveConfig,
-  ): Promise<RiskDecision> {
-    const input = {
-      stage: 'CONFIRM' as const,
-      operationId: record.idempotencyKey,
-      intentId: record.ledgerIntentId!,
-      type: record.operationType,
-      amount: record.amount,
-      currency: record.currency,
-      initiator: riskParty(initiator),
-      payer: riskParty(payer),
-      payee: riskParty(payee),
-      deviceId: client.deviceId,
-    };
-    const decision = await this.risk.evaluate(input, config);
-    if (decision.outcome === 'REJECT') {
-      await this.ledger
-        .transition(record.ledgerIntentId!, { toStatus: 'FAILED', actor: { id: user.userId }, reason: 'refused by risk controls' })
-        .catch((error: unknown) =>
-          this.logger.warn({ msg: 'could not fail a risk-refused intent', intentId: record.ledgerIntentId, err: error }),
-        );
-      // The refusal just judged: judging it again would redo the list and velocity reads.
-      throw this.risk.rejection(decision);
-    }
-    return decision;
+  /** A refusal of the second risk judgement fails the intent (its hold goes back) and answers 403 RISK_REJECTED. */
+  private async refuseIfRejected(record: PaymentIntentRecord, user: AuthUser, decision: RiskDecision): Promise<void> {
+    if (decision.outcome !== 'REJECT') return;
+    await this.ledger
+      .transition(record.ledgerIntentId!, { toStatus: 'FAILED', actor: { id: user.userId }, reason: 'refused by risk controls' })
+      .catch((error: unknown) =>
+        this.logger.warn({ msg: 'could not fail a risk-refused intent', intentId: record.ledgerIntentId, err: error }),
+      );
+    // The refusal just judged: judging it again would redo the list and velocity reads.
+    throw this.risk.rejection(decision);
   }
 
   /** Success on the record and the two SMS in the outbox, with `alongside` in the same transaction. */
@@ -223,7 +208,7 @@ export class IntentConfirmService {
   /** Initiator, payer and payee as the customer module knows them now (statuses may have changed since creation). */
   private async freshParties(record: PaymentIntentRecord): Promise<[PaymentParty, PaymentParty, PaymentParty]> {
     const was: PartySnapshot[] = [record.payer, record.payee];
-    const found = await Promise.all(was.map((p) => this.parties.byUserId(p.userId)));
+    const found = await this.parties.byUserIds(was.map((p) => p.userId));
     // Gone since creation (a closed account removed): judged as not active.
     const [payer, payee] = found.map((party, i) => party ?? { ...was[i], status: 'closed', accounts: {}, commissionAccounts: {} });
     // The initiator is the payer of a transfer, the agent (payer or payee) of a cash operation.
@@ -258,5 +243,27 @@ function confirmRequest(
       { fee: charge.fee, commission: charge.commission, payeeBalanceCap: cap },
       record.initiatorUserId,
     ),
+  };
+}
+
+/** The confirm as the second risk judgement sees it: the parties as they are now. */
+function riskInput(
+  record: PaymentIntentRecord,
+  client: ClientInfo,
+  initiator: PaymentParty,
+  payer: PaymentParty,
+  payee: PaymentParty,
+): RiskInput {
+  return {
+    stage: 'CONFIRM',
+    operationId: record.idempotencyKey,
+    intentId: record.ledgerIntentId!,
+    type: record.operationType,
+    amount: record.amount,
+    currency: record.currency,
+    initiator: riskParty(initiator),
+    payer: riskParty(payer),
+    payee: riskParty(payee),
+    deviceId: client.deviceId,
   };
 }

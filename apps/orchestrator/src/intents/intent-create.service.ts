@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateIntentRequest } from '@mm/contracts';
 import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
@@ -47,6 +48,7 @@ export class IntentCreateService {
     private readonly risk: RiskService,
     private readonly pricing: PricingService,
     private readonly activeConfig: ActiveConfigReader,
+    private readonly db: DataSource,
   ) {}
 
   async create(user: AuthUser, dto: CreateIntentDto, client: ClientInfo): Promise<CreateResult> {
@@ -73,13 +75,13 @@ export class IntentCreateService {
       currency: plan.currency,
       initiatorUserId: user.userId,
     };
-    // Limits, risk and the fee quote are independent: asked at once, and the refusals reported in a
-    // fixed order (limits, then risk, then pricing). The credited customer's balance cap is the
-    // ledger's check (sent with the creation below): the create asks each service once.
+    // Limits, risk and the fee are independent: judged at once (reads only), and the refusals
+    // reported in a fixed order (limits, then risk, then pricing). The credited customer's balance
+    // cap is the ledger's check (sent with the creation below): the create asks each service once.
     const check = limitCheck(operation, parties);
     const [limits, risk, priced] = await Promise.allSettled([
       this.limits.checkAtCreate(check, config.limits),
-      this.risk.assertAccepted(
+      this.risk.decide(
         {
           stage: 'CREATE',
           operationId: key,
@@ -93,51 +95,67 @@ export class IntentCreateService {
         },
         config,
       ),
-      this.pricing.quote({ type: plan.operationType, amount: plan.amount, currency: plan.currency, operationId: key }, config.pricing),
+      this.pricing.price({ type: plan.operationType, amount: plan.amount, currency: plan.currency, operationId: key }, config.pricing),
     ]);
     const { limitsVersion } = settled(limits);
-    const decision = settled(risk);
-    const quote = settled(priced);
-    if (!Number.isSafeInteger(plan.amount + quote.fee)) {
+    const judged = settled(risk);
+    if (judged.reason) {
+      // A refusal is stored (it is the record of why) and answered 403, writing nothing else; unless
+      // an earlier attempt at the same input was accepted, which stands.
+      const stored = await this.risk.store(judged);
+      if (stored.outcome === 'REJECT') throw this.risk.rejection(stored);
+    }
+    const priceDraft = settled(priced);
+    if (!Number.isSafeInteger(plan.amount + priceDraft.pricing.fee)) {
       throw new AppException('AMOUNT_ABOVE_MAXIMUM', 'Amount plus fee is beyond what can be represented exactly');
     }
 
     const correlationId = currentContext()?.correlationId ?? null;
-    const ledgerRequest = this.ledgerRequest(user, key, plan, quote.fee, balanceCap(config.limits.document, check), client, {
-      operationType: plan.operationType,
-      quoteId: quote.quoteId,
-      gridVersion: quote.gridVersion,
-      riskDecisionId: decision.decisionId,
-      correlationId,
-    });
     const id = randomUUID();
-    const inserted = await this.store.insertPending({
-      id,
-      idempotencyKey: key,
-      requestHash: hash,
-      initiatorUserId: user.userId,
-      initiatorRole: user.role,
-      type: plan.type,
-      operationType: plan.operationType,
-      amount: plan.amount,
-      currency: plan.currency,
-      quoteId: quote.quoteId,
-      quotedFee: quote.fee,
-      quotedCommission: quote.commission,
-      gridVersion: quote.gridVersion,
-      limitsVersion,
-      riskCreateDecisionId: decision.decisionId,
-      payer: plan.payer,
-      payee: plan.payee,
-      agent: plan.agent,
-      sourceAccountId: plan.payer.accountId,
-      destinationAccountId: plan.payee.accountId,
-      requiresOtp: plan.requiresOtp,
-      qrToken: plan.ledgerQrToken,
-      withdrawalQrId: plan.withdrawalQrId,
-      description: plan.description,
-      ledgerRequest,
-      correlationId,
+    // The quote, the risk decision and the record: one transaction, one commit. A decision stored
+    // first by an earlier attempt stands (a refusal there refuses this one, writing nothing).
+    const inserted = await this.db.transaction(async (m) => {
+      const quote = await this.pricing.storeQuote(priceDraft, m);
+      const decision = await this.risk.store(judged, m);
+      if (decision.outcome === 'REJECT') throw this.risk.rejection(decision);
+      const ledgerRequest = this.ledgerRequest(user, key, plan, quote.fee, balanceCap(config.limits.document, check), client, {
+        operationType: plan.operationType,
+        quoteId: quote.quoteId,
+        gridVersion: quote.gridVersion,
+        riskDecisionId: decision.decisionId,
+        correlationId,
+      });
+      return this.store.insertPending(
+        {
+          id,
+          idempotencyKey: key,
+          requestHash: hash,
+          initiatorUserId: user.userId,
+          initiatorRole: user.role,
+          type: plan.type,
+          operationType: plan.operationType,
+          amount: plan.amount,
+          currency: plan.currency,
+          quoteId: quote.quoteId,
+          quotedFee: quote.fee,
+          quotedCommission: quote.commission,
+          gridVersion: quote.gridVersion,
+          limitsVersion,
+          riskCreateDecisionId: decision.decisionId,
+          payer: plan.payer,
+          payee: plan.payee,
+          agent: plan.agent,
+          sourceAccountId: plan.payer.accountId,
+          destinationAccountId: plan.payee.accountId,
+          requiresOtp: plan.requiresOtp,
+          qrToken: plan.ledgerQrToken,
+          withdrawalQrId: plan.withdrawalQrId,
+          description: plan.description,
+          ledgerRequest,
+          correlationId,
+        },
+        m,
+      );
     });
     // A concurrent request with the same key wrote first: answer as its replay.
     if (!inserted) return this.replay((await this.store.findByKey(key))!, user, hash);

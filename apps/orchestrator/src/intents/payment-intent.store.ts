@@ -152,12 +152,14 @@ export class PaymentIntentStore {
    * the withdrawal QR, in one statement: with a QR that is no longer usable nothing is written
    * (WITHDRAWAL_QR_INVALID). The ledger request is stored as the caller built it (a withdrawal-code
    * cash-out's carries the code's expiry as `createBy`, see IntentPlan). Answers undefined when a
-   * record with this key already exists (a concurrent twin won).
+   * record with this key already exists (a concurrent twin won). `db`: the caller's transaction
+   * (the quote and the risk decision are written in the same one); on undefined the caller must
+   * let that transaction end without its writes mattering (they are the twin's to keep).
    */
-  async insertPending(intent: NewPaymentIntent): Promise<PaymentIntentRecord | undefined> {
+  async insertPending(intent: NewPaymentIntent, db: Db = this.db): Promise<PaymentIntentRecord | undefined> {
     let row: PaymentIntentRow & { qr_ok: boolean };
     try {
-      [row] = await this.insertStatement(intent);
+      [row] = await this.insertStatement(intent, db);
     } catch (error) {
       // The QR was consumed for this id while a twin with the same key (another body) won the insert.
       if ((error as { code?: string }).code === '23503') return undefined;
@@ -171,9 +173,9 @@ export class PaymentIntentStore {
     return row.id ? toRecord(row) : undefined;
   }
 
-  private insertStatement(intent: NewPaymentIntent): Promise<Array<PaymentIntentRow & { qr_ok: boolean }>> {
+  private insertStatement(intent: NewPaymentIntent, db: Db): Promise<Array<PaymentIntentRow & { qr_ok: boolean }>> {
     return queryRows<PaymentIntentRow & { qr_ok: boolean }>(
-      this.db,
+      db,
       `WITH qr AS (
          UPDATE orchestrator.withdrawal_qrs SET consumed_at = now(), consumed_by = $1
           WHERE $27::uuid IS NOT NULL AND id = $27 AND consumed_at IS NULL AND expires_at > now() RETURNING id, expires_at),
@@ -338,9 +340,12 @@ export class PaymentIntentStore {
     const rows = await queryRows<PaymentIntentRow>(
       this.db,
       `SELECT * FROM orchestrator.payment_intents
-        WHERE confirm_request IS NOT NULL AND stage = 'CREATED'
+        WHERE stage = 'CREATED' AND confirm_request IS NOT NULL
+          -- a confirm is only asked within the intent's lifetime (minutes): older open records were
+          -- abandoned before any confirm, and the bound keeps the scan on payment_intents_open_idx
+          AND created_at > now() - interval '2 days'
           AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
-        ORDER BY updated_at LIMIT $2`,
+        ORDER BY created_at LIMIT $2`,
       [quietMs, limit],
     );
     return rows.map(toRecord);

@@ -27,6 +27,8 @@ export interface PaymentParty {
 
 export interface PaymentPartiesPort {
   byUserId(userId: string): Promise<PaymentParty | undefined>;
+  /** The parties of these user ids, in the same order (undefined for one unknown), read at once. */
+  byUserIds(userIds: string[]): Promise<Array<PaymentParty | undefined>>;
   byPhone(phone: string): Promise<PaymentParty | undefined>;
   byMerchantId(merchantId: string): Promise<PaymentParty | undefined>;
 }

@@ -12,6 +12,9 @@ export class SmsOutboxNotifier implements PaymentNotifierPort {
   constructor(private readonly outbox: SmsOutbox) {}
 
   async enqueue(m: EntityManager, messages: OutboxSms[]): Promise<void> {
-    for (const sms of messages) await this.outbox.enqueue({ dedupeKey: sms.dedupeKey, to: sms.to, text: sms.body.slice(0, 640) }, m);
+    await this.outbox.enqueueAll(
+      messages.map((sms) => ({ dedupeKey: sms.dedupeKey, to: sms.to, text: sms.body.slice(0, 640) })),
+      m,
+    );
   }
 }

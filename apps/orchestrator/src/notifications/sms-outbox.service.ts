@@ -29,6 +29,24 @@ export class SmsOutbox {
     );
   }
 
+  /** Several messages in one statement (a payment's two SMS); each repeated dedupe key is a no-op. */
+  async enqueueAll(list: OutgoingSms[], db: DataSource | EntityManager = this.db): Promise<void> {
+    if (list.length === 0) return;
+    await queryRows(
+      db,
+      `INSERT INTO orchestrator.sms_outbox (id, dedupe_key, to_phone, body, correlation_id)
+       SELECT m.id, m.dedupe_key, m.to_phone, m.body, $5 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS m(id, dedupe_key, to_phone, body)
+       ON CONFLICT (dedupe_key) DO NOTHING`,
+      [
+        list.map(() => randomUUID()),
+        list.map((m) => m.dedupeKey),
+        list.map((m) => m.to),
+        list.map((m) => m.text),
+        currentContext()?.correlationId ?? null,
+      ],
+    );
+  }
+
   /** Withdraws a message not sent yet (compensation). True when one was withdrawn. */
   async cancel(dedupeKey: string, db: DataSource | EntityManager = this.db): Promise<boolean> {
     const rows = await queryRows(

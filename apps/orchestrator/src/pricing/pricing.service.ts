@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
@@ -9,6 +9,21 @@ import type { ConfigVersion } from '../config-api/config-sections';
 import { bandFor, charge } from './grid-math';
 import { toSafeInteger } from './operation-type';
 import type { Charge, ChargeRule, Pricing, Quote, QuoteRequest } from './pricing.types';
+
+type Queryable = DataSource | EntityManager;
+
+/** A priced operation not yet stored (`PricingService.price`). */
+export interface QuoteDraft {
+  id: string;
+  request: QuoteRequest;
+  pricing: Pricing;
+  validitySeconds: number;
+}
+
+/** The confirm-time price decided beforehand (`prepareRequote`): stored already, or both outcomes ready for `applyRequote`. */
+export type RequoteDraft =
+  | { decided: Charge }
+  | { quote: Quote; quoted: Pricing; live: [Pricing, ChargeRule]; expired: [Pricing, ChargeRule]; activeGridVersion: number };
 
 interface QuoteRow {
   id: string;
@@ -61,17 +76,31 @@ export class PricingService {
 
   /** Prices the operation with the grid in force (`active`, when the caller already read it) and stores the quote. */
   async quote(request: QuoteRequest, active?: ConfigVersion<'pricing'>): Promise<Quote> {
+    return this.storeQuote(await this.price(request, active));
+  }
+
+  /** Prices the operation without storing anything; `storeQuote` stores it (in the caller's transaction). */
+  async price(request: QuoteRequest, active?: ConfigVersion<'pricing'>): Promise<QuoteDraft> {
     const grid = active ?? (await this.config.active('pricing'));
     const pricing = priceWith(grid, request);
     this.assertCommissionInRange(request.amount, pricing.commission);
+    return { id: randomUUID(), request, pricing, validitySeconds: grid.document.quoteValiditySeconds };
+  }
+
+  /**
+   * Stores a priced draft and answers the quote that stands: the draft's, or the first quote of the
+   * same operation (a retried create), which must price the same terms. `db`: the caller's transaction.
+   */
+  async storeQuote(draft: QuoteDraft, db: Queryable = this.db): Promise<Quote> {
+    const { request, pricing } = draft;
     const [inserted] = await queryRows<QuoteRow>(
-      this.db,
+      db,
       `INSERT INTO orchestrator.fee_quotes (id, operation_id, type, currency, amount, fee, commission, grid_version, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now() + make_interval(secs => $9))
        ON CONFLICT (operation_id) DO NOTHING
        RETURNING ${QUOTE_COLUMNS}`,
       [
-        randomUUID(),
+        draft.id,
         request.operationId ?? null,
         request.type,
         request.currency,
@@ -79,12 +108,12 @@ export class PricingService {
         pricing.fee,
         pricing.commission,
         pricing.gridVersion,
-        grid.document.quoteValiditySeconds,
+        draft.validitySeconds,
       ],
     );
     if (inserted) return toQuote(inserted);
     // A retried create: the first quote of this operation stands, if the terms are the same.
-    const [existing] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE operation_id = $1`, [
+    const [existing] = await queryRows<QuoteRow>(db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE operation_id = $1`, [
       request.operationId,
     ]);
     const quote = toQuote(existing);
@@ -129,6 +158,17 @@ export class PricingService {
    * database's clock inside that UPDATE, so both possible outcomes are computed beforehand.
    */
   async requote(previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>, active?: ConfigVersion<'pricing'>): Promise<Charge> {
+    return this.applyRequote(await this.prepareRequote(previous, active));
+  }
+
+  /**
+   * The reading half of `requote`: the quote, and both possible decisions computed beforehand (or
+   * the decision already stored). `applyRequote` stores it, in the caller's transaction if any.
+   */
+  async prepareRequote(
+    previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>,
+    active?: ConfigVersion<'pricing'>,
+  ): Promise<RequoteDraft> {
     const [row] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
       previous.quoteId,
     ]);
@@ -138,7 +178,7 @@ export class PricingService {
       // The caller paired a quote with another operation: a bug, never a client mistake.
       throw new Error(`quote ${quote.quoteId} does not price this operation`);
     }
-    if (row.requoted_at) return toCharge(row);
+    if (row.requoted_at) return { decided: toCharge(row) };
 
     const quotedGrid = await this.config.get('pricing', quote.gridVersion);
     const grid = active ?? (await this.config.active('pricing'));
@@ -156,8 +196,15 @@ export class PricingService {
       expired = [current, 'QUOTE_EXPIRED'];
       if (current.fee < quote.fee) live = [current, 'ACTIVE_GRID_LOWER'];
     }
+    return { quote, quoted, live, expired, activeGridVersion: grid.version };
+  }
+
+  /** Stores the decision `prepareRequote` computed, unless one is stored already; answers the one that stands. */
+  async applyRequote(draft: RequoteDraft, db: Queryable = this.db): Promise<Charge> {
+    if ('decided' in draft) return draft.decided;
+    const { quote, quoted, live, expired } = draft;
     const [updated] = await queryRows<QuoteRow>(
-      this.db,
+      db,
       `UPDATE orchestrator.fee_quotes
           SET charged_fee = CASE WHEN now() > expires_at THEN $2::bigint ELSE $6::bigint END,
               charged_commission = CASE WHEN now() > expires_at THEN $3::bigint ELSE $7::bigint END,
@@ -180,18 +227,18 @@ export class PricingService {
     );
     if (!updated) {
       // A concurrent confirm of the same operation decided first: its decision stands.
-      const [decided] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
+      const [decided] = await queryRows<QuoteRow>(db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
         quote.quoteId,
       ]);
       return toCharge(decided);
     }
     const charge = toCharge(updated);
-    if (grid.version !== quote.gridVersion) {
+    if (draft.activeGridVersion !== quote.gridVersion) {
       this.logger.log({
         msg: 'fee decided at confirm under a changed grid',
         quoteId: quote.quoteId,
         rule: charge.rule,
-        activeGridVersion: grid.version,
+        activeGridVersion: draft.activeGridVersion,
         quoted,
         charged: { fee: charge.fee, commission: charge.commission, gridVersion: charge.gridVersion },
       });

@@ -30,6 +30,17 @@ export interface RiskConfig {
   risk: ConfigVersion<'risk'>;
   limits: ConfigVersion<'limits'>;
 }
+
+/** A judgement not yet stored (`RiskService.decide`), stored by `RiskService.store`. */
+export interface RiskDraft {
+  id: string;
+  input: RiskInput;
+  signals: RiskSignal[];
+  reason: RiskReason | null;
+  rulesVersion: number;
+  inputHash: string;
+}
+
 export const RISK_REASON_HEADER = 'X-Risk-Reason';
 export const RISK_DECISION_HEADER = 'X-Risk-Decision-Id';
 
@@ -80,12 +91,28 @@ export class RiskService {
    * on the operation id).
    */
   async evaluate(input: RiskInput, config?: RiskConfig): Promise<RiskDecision> {
+    return this.store(await this.decide(input, config));
+  }
+
+  /**
+   * Judges the operation at its stage without storing anything: the caller stores the draft with
+   * `store`, in its own transaction beside what it writes for the same step (one commit).
+   */
+  async decide(input: RiskInput, config?: RiskConfig): Promise<RiskDraft> {
     const { risk, limits } = config ?? { risk: await this.config.active('risk'), limits: await this.config.active('limits') };
     const facts = await this.gather(input, risk.document.velocity.windowSeconds, limits);
     const { signals, reason } = judge(input, risk.document, facts);
-    const inputHash = judgedInputHash(input);
+    return { id: randomUUID(), input, signals, reason, rulesVersion: risk.version, inputHash: judgedInputHash(input) };
+  }
+
+  /**
+   * Stores a judged draft and answers the decision that stands: the draft's, or the one an earlier
+   * attempt at the same input (or a concurrent twin) stored first. `db`: the caller's transaction.
+   */
+  async store(draft: RiskDraft, db: DataSource | EntityManager = this.db): Promise<RiskDecision> {
+    const { input, reason, inputHash } = draft;
     const [row] = await queryRows<DecisionRow>(
-      this.db,
+      db,
       `INSERT INTO orchestrator.risk_decisions
          (id, operation_id, intent_id, stage, outcome, reason_code, signals, rules_version, initiator_id, device_id, type, amount, currency,
           input_hash)
@@ -94,14 +121,14 @@ export class RiskService {
        ON CONFLICT (operation_id, stage, input_hash) DO NOTHING
        RETURNING ${DECISION_COLUMNS}`,
       [
-        randomUUID(),
+        draft.id,
         input.operationId,
         input.intentId ?? null,
         input.stage,
         reason ? 'REJECT' : 'ACCEPT',
         reason,
-        JSON.stringify(signals),
-        risk.version,
+        JSON.stringify(draft.signals),
+        draft.rulesVersion,
         input.initiator.id,
         input.deviceId ?? null,
         input.type,
@@ -111,7 +138,7 @@ export class RiskService {
       ],
     );
     // An earlier attempt at this input (or a concurrent twin) decided first: its decision stands.
-    const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage, inputHash);
+    const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage, inputHash, db);
     if (!decision) throw new Error(`risk decision of ${input.operationId} vanished`);
     if (row && decision.outcome === 'REJECT') {
       this.logger.warn({
@@ -140,9 +167,14 @@ export class RiskService {
    * a digest-less one from before digests). Without: the latest decision of the operation at the
    * stage (a confirm is always judged on the same input, so it has only one).
    */
-  async find(operationId: string, stage: RiskDecision['stage'], inputHash?: string): Promise<RiskDecision | undefined> {
+  async find(
+    operationId: string,
+    stage: RiskDecision['stage'],
+    inputHash?: string,
+    db: DataSource | EntityManager = this.db,
+  ): Promise<RiskDecision | undefined> {
     const [row] = await queryRows<DecisionRow>(
-      this.db,
+      db,
       `SELECT ${DECISION_COLUMNS} FROM orchestrator.risk_decisions
         WHERE operation_id = $1 AND stage = $2 AND ($3::text IS NULL OR input_hash = $3 OR input_hash IS NULL)
         ORDER BY (input_hash IS NULL) DESC, created_at DESC LIMIT 1`,
