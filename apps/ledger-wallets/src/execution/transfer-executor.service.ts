@@ -3,9 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import { currentContext } from '@mm/platform';
 import { LEDGER_EVENT_TYPES, type TransactionCompletedEvent } from '@mm/contracts';
-import type { DbSession } from '../db/db-session';
 import { safeSum, toMoney } from '../db/money';
-import { type ConfirmCall, EXECUTE_CONFIRM_CALL, confirmCallLiteral } from '../db/execute-confirm-call';
+import type { ConfirmCall } from '../db/execute-confirm-call';
 import type { ExecutionContextDto } from '../intents/dto/execution-context.dto';
 import type { IdempotencyEntry } from '../idempotency/idempotency.service';
 import { CONFIRMABLE_STATUSES } from '../intents/intent-state-machine';
@@ -103,18 +102,6 @@ export class TransferExecutor {
     if (r.fee > 0) ids.push(r.feeAccount);
     if (r.commission > 0) ids.push(r.commissionFrom!, r.commissionTo!);
     return ids;
-  }
-
-  /**
-   * Steps 3 to 8 inside a transaction that already holds the intent's and the accounts' advisory
-   * locks (the deprecated direct transfer's path, `IntentTransitionService.move`): the same
-   * database function as the one-statement confirm, sent as a prepared statement.
-   */
-  async execute(s: DbSession, request: ConfirmRequest): Promise<ExecutionResult> {
-    const plan = this.plan(request);
-    const [outcome] = await s.prepared<ExecutionOutcome>('ledger_execute_confirm', EXECUTE_CONFIRM_CALL, [confirmCallLiteral(plan.call)]);
-    plan.settle(outcome);
-    return plan.result;
   }
 
   /**

@@ -16,7 +16,6 @@ import {
   type ExecutionOutcome,
   type ExecutionResult,
   type IdempotentWrite,
-  type ResolvedContext,
   TransferExecutor,
 } from '../execution/transfer-executor.service';
 import {
@@ -34,24 +33,9 @@ import type { StageTimer } from './stage-timing';
 /** Plans of one confirm before a taken reference is answered 409 (three draws in a row: never seen). */
 const REFERENCE_ATTEMPTS = 3;
 
-/**
- * How the customer's consent to a move to OTP_VERIFIED / PIN_VERIFIED is established.
- * - `PROOF`: the consent proof auth issued (`dto.consentProof`), verified and redeemed here. The HTTP
- *   route always uses it, whatever the body says: a caller of the API cannot choose anything else.
- * - `IN_PROCESS_LEGACY_TRANSFER`: the deprecated direct transfer (`legacy/`), whose caller
- *   authenticated the user itself and which runs its own create → PIN_VERIFIED → SUCCEEDED inside
- *   this process. The event row records `consent: "in-process"` so these moves stay visible.
- */
-export type ConsentMode = 'PROOF' | 'IN_PROCESS_LEGACY_TRANSFER';
-
 export interface TransitionOptions {
   /** the sweeper expires intents "as of" its own clock reading */
   now?: Date;
-  /**
-   * Absent means PROOF: a caller must name the legacy exemption explicitly (only the deprecated
-   * direct transfer in `legacy/` does), so a new in-process caller cannot skip consent by accident.
-   */
-  consent?: ConsentMode;
   /** the HTTP route's Server-Timing stages */
   timer?: StageTimer;
   /**
@@ -90,7 +74,7 @@ export class IntentTransitionService {
     idempotencyKey?: string,
     timer?: StageTimer,
   ): Promise<IdempotentResponse<IntentView>> {
-    const options: TransitionOptions = { consent: 'PROOF', timer };
+    const options: TransitionOptions = { timer };
     return this.db.withSession(async (session) => {
       timer?.lap('conn');
       if (!idempotencyKey) return { status: 200, body: await this.move(session, intentId, dto, undefined, options), replayed: false };
@@ -133,20 +117,14 @@ export class IntentTransitionService {
     options: TransitionOptions = {},
   ): Promise<IntentView> {
     const to = dto.toStatus;
-    // A record the caller wrapped (the legacy route stores its own status) cannot be written by the
-    // execution itself: that one takes the locked text path below (same database function).
-    if (to === 'SUCCEEDED' && dto.executionContext && (!record || record.entry)) {
-      return this.executeInOneRoundTrip(session, intentId, dto, options, record?.entry);
-    }
-    const consent = await this.consentFor(session, intentId, dto, options);
-    let resolved: ResolvedContext | undefined;
-    let accounts: string[] = [];
+    // The confirm is one statement of its own; its idempotent answer is written by that statement.
     if (to === 'SUCCEEDED') {
       if (!dto.executionContext) throw new AppException('EXECUTION_CONTEXT_REQUIRED');
-      // The context names the accounts to lock; it is checked against the intent under the lock.
-      resolved = await this.executor.resolve(dto.executionContext);
-      accounts = this.executor.accountsOf(resolved);
-    } else if (RELEASING_STATUSES.includes(to)) {
+      return this.executeInOneRoundTrip(session, intentId, dto, options, record?.entry);
+    }
+    const consent = await this.consentFor(session, intentId, dto);
+    let accounts: string[] = [];
+    if (RELEASING_STATUSES.includes(to)) {
       // The source of an intent never changes: reading it before the lock is safe.
       const current = await session.one<{ source_account_id: string }>(
         `SELECT source_account_id FROM ledger.transaction_intents WHERE id = $1`,
@@ -186,23 +164,8 @@ export class IntentTransitionService {
         if (to === 'EXPIRED' && !due) throw new AppException('INTENT_NOT_EXPIRED');
         if (!RELEASING_STATUSES.includes(to) && due) throw new AppException('INTENT_EXPIRED');
 
-        let view: IntentView;
-        if (to === 'SUCCEEDED') {
-          // The context, the accounts and the balance are checked by the function, on these locked rows.
-          const ctx = dto.executionContext!;
-          const result = await this.executor.execute(s, {
-            intentId,
-            resolved: resolved!,
-            currency: ctx.currency,
-            meta: metaOf(dto),
-            actor: dto.actor,
-            now,
-          });
-          view = succeededView(intent, result);
-        } else {
-          const metadata = { reason: dto.reason ?? null, ...(dto.metadata ?? {}), ...consentAudit(to, consent) };
-          view = await this.simpleMove(s, intent, to, event, dto.actor, metadata, now, consent);
-        }
+        const metadata = { reason: dto.reason ?? null, ...(dto.metadata ?? {}), ...consentAudit(consent) };
+        const view = await this.simpleMove(s, intent, to, event, dto.actor, metadata, now, consent);
         if (record) await record(s, 200, view);
         return view;
       },
@@ -279,21 +242,16 @@ export class IntentTransitionService {
   }
 
   /**
-   * The verified proof a move to OTP_VERIFIED / PIN_VERIFIED needs (PROOF mode), checked before
+   * The verified proof a move to OTP_VERIFIED / PIN_VERIFIED needs, checked before
    * any lock: signature and lifetime (a local check against auth's cached key set), the intent and
    * step it was issued for, and whether it was redeemed already (a plain read outside the money
    * transaction, so no predicate lock ties unrelated moves together; the primary key of
    * consent_proofs still refuses a concurrent second redemption). The user it names is checked
    * against the locked intent row.
    */
-  private async consentFor(
-    session: DbSession,
-    intentId: string,
-    dto: TransitionIntentDto,
-    options: TransitionOptions,
-  ): Promise<VerifiedConsent | undefined> {
+  private async consentFor(session: DbSession, intentId: string, dto: TransitionIntentDto): Promise<VerifiedConsent | undefined> {
     const step = consentStepOf(dto.toStatus);
-    if (!step || options.consent === 'IN_PROCESS_LEGACY_TRANSFER') return undefined;
+    if (!step) return undefined;
     if (!dto.consentProof) throw new AppException('CONSENT_PROOF_REQUIRED');
     const proof = await this.consentProofs.verify(dto.consentProof);
     checkProofTarget(proof, intentId, step);
@@ -361,9 +319,8 @@ export class IntentTransitionService {
 }
 
 /** What the event row keeps of the consent behind an OTP_VERIFIED / PIN_VERIFIED move (never the proof itself). */
-function consentAudit(to: IntentStatus, consent: VerifiedConsent | undefined): Record<string, unknown> {
-  if (consent) return { consent: { step: consent.step, userId: consent.userId, jti: consent.jti } };
-  return consentStepOf(to) ? { consent: 'in-process' } : {};
+function consentAudit(consent: VerifiedConsent | undefined): Record<string, unknown> {
+  return consent ? { consent: { step: consent.step, userId: consent.userId, jti: consent.jti } } : {};
 }
 
 /** What the context says of the transaction row; the database function fills in the intent's own values for what it leaves out. */
