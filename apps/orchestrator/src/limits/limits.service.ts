@@ -26,7 +26,7 @@ type Queryable = DataSource | EntityManager;
  *   lapses by itself after `holdSeconds` (a crash between hold and outcome cannot lock a user out).
  * - The credited customer's balance cap is not checked here: its data (the balance, the credits
  *   executing) lives in the ledger, which refuses a confirm that would pass it under the account's
- *   lock (`balanceCap` gives the figure the ledger is sent; docs/architecture.md "The payment path").
+ *   lock (limit-rules `balanceCap` gives the figure the ledger is sent; docs/architecture.md "The payment path").
  * - `recordUsage` (payment succeeded) turns the hold into usage, or writes it if there was none;
  *   `release` (payment failed) drops the hold. Both are keyed on the operation id: idempotent.
  * Usage counts the amount (not the fee) a customer pays or withdraws and the cash an agent handles.
