@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ConfigVersionsService, MAX_CACHED_VERSIONS } from '../src/config-api/config-versions.service';
-import { OrchestratorConfig } from '../src/orchestrator.config';
+import { ConfigSectionRegistry } from '../src/config-api/config-section-registry';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { LimitsDocumentDto } from '../src/limits/limits-document';
@@ -230,7 +230,7 @@ describe('versioned fee, limit and risk configuration', () => {
   });
 
   // Two instances of the service on the harness' pool are two replicas sharing one database.
-  const replica = () => new ConfigVersionsService(h.get(DataSource), h.get(OrchestratorConfig));
+  const replica = () => new ConfigVersionsService(h.get(DataSource), h.get(ConfigSectionRegistry));
 
   it('a change appended through one replica is the version in force at another at its next read', async () => {
     const [a, b] = [replica(), replica()];

@@ -159,57 +159,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/config/pricing': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Fee grids (charged to the payer) and agent commission grids in force */
-    get: operations['ConfigVersionsController_pricing'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/config/limits': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Amount bounds per operation type, customer limits per KYC tier and agent ceilings in force */
-    get: operations['ConfigVersionsController_limits'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/config/risk': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Risk rule thresholds in force (never public: they would tell a fraudster how to stay under them) */
-    get: operations['ConfigVersionsController_risk'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/config/{section}/versions': {
     parameters: {
       query?: never;
@@ -261,6 +210,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/config/pricing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Fee grids (charged to the payer) and agent commission grids in force */
+    get: operations['PricingConfigController_pricing'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/config/pricing/versions': {
     parameters: {
       query?: never;
@@ -271,58 +237,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** New version of the fee and commission grids. Grids must be complete (every type and currency for fees), bands contiguous from 1 and open-ended, integers ≥ 0, rates ≤ 10 000 bps; over the amounts the limits in force allow, no commission above the amount (COMMISSION_ABOVE_AMOUNT) or above COMMISSION_MAX_PER_OPERATION (COMMISSION_ABOVE_CEILING). The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE. */
-    post: operations['ConfigVersionsController_changePricing'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/config/limits/versions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency; bounds under which the commission grid in force would pay more than the amount or COMMISSION_MAX_PER_OPERATION are refused (COMMISSION_ABOVE_AMOUNT, COMMISSION_ABOVE_CEILING). The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE. */
-    post: operations['ConfigVersionsController_changeLimits'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/config/risk/versions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** New version of the risk thresholds. The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE. */
-    post: operations['ConfigVersionsController_changeRisk'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/config/monitoring/versions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules. Proposed by a compliance officer or an administrator, the change goes through the maker-checker engine (CONFIG_CHANGE) and is always approved by a compliance officer other than its maker (APPROVAL_COMPLIANCE_REQUIRED for anyone else): 202 with the pending request, whatever APPROVALS_ONE_PERSON_ACTIONS says. */
-    post: operations['ConfigVersionsController_changeMonitoring'];
+    post: operations['PricingConfigController_changePricing'];
     delete?: never;
     options?: never;
     head?: never;
@@ -340,6 +255,74 @@ export interface paths {
     get: operations['PricingController_estimate'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/config/limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Amount bounds per operation type, customer limits per KYC tier and agent ceilings in force */
+    get: operations['LimitsConfigController_limits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/config/limits/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** New version of the limits: bounds for every type and currency (max ≥ min), tiers with single ≤ daily ≤ monthly, agent ceilings per currency; bounds under which the commission grid in force would pay more than the amount or COMMISSION_MAX_PER_OPERATION are refused (COMMISSION_ABOVE_AMOUNT, COMMISSION_ABOVE_CEILING). The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE. */
+    post: operations['LimitsConfigController_changeLimits'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/config/risk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Risk rule thresholds in force (never public: they would tell a fraudster how to stay under them) */
+    get: operations['RiskConfigController_risk'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/config/risk/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** New version of the risk thresholds. The change goes through the maker-checker engine (CONFIG_CHANGE): 202 with the pending request, which another holder of config.manage approves; 201 with the new version when APPROVALS_ONE_PERSON_ACTIONS lists CONFIG_CHANGE. */
+    post: operations['RiskConfigController_changeRisk'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2329,6 +2312,23 @@ export interface paths {
     get: operations['MonitoringController_failures'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/config/monitoring/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** New version of the transaction monitoring rules (docs/monitoring.md): each rule with its window and thresholds, every per-currency list naming each currency once. Alerts record the version they were raised under; the rules in force are also shown to compliance at GET /api/v1/compliance/monitoring/rules. Proposed by a compliance officer or an administrator, the change goes through the maker-checker engine (CONFIG_CHANGE) and is always approved by a compliance officer other than its maker (APPROVAL_COMPLIANCE_REQUIRED for anyone else): 202 with the pending request, whatever APPROVALS_ONE_PERSON_ACTIONS says. */
+    post: operations['MonitoringConfigController_changeMonitoring'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4358,71 +4358,144 @@ export interface components {
        */
       alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED' | 'FILING_DUE_SOON_ALERTED' | 'FILING_OVERDUE_ALERTED')[];
     };
-    RuleFailurePageView: {
-      /** @description newest first */
-      items: components['schemas']['RuleFailureView'][];
-      /**
-       * @description pass as `cursor` for the next page; null on the last page
-       * @example null
-       */
-      nextCursor: string | null;
-    };
-    RuleFailureView: {
-      /** @example 42 */
-      id: string;
-      /**
-       * @example PASS_THROUGH
-       * @enum {string}
-       */
-      rule: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
+    ApprovalRequestView: {
       /**
        * Format: uuid
-       * @description the ledger event (outbox row) being judged when the rule first failed in this batch
        * @example 0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d
        */
-      eventId: string;
-      /** @example 1 */
-      configVersion: number;
-      /** @example Cannot read properties of undefined (reading 'amount') */
-      error: string;
+      id: string;
       /**
-       * @description how many judgements of this rule failed in the batch (the error is the first one)
-       * @example 3
+       * @example FLOAT_FUNDING
+       * @enum {string}
        */
-      occurrences: number;
+      action:
+        | 'LEDGER_CORRECTION'
+        | 'LEDGER_REVERSAL'
+        | 'FLOAT_FUNDING'
+        | 'HOLD_PLACE'
+        | 'HOLD_RELEASE'
+        | 'CUSTOMER_UNFREEZE'
+        | 'CONFIG_CHANGE'
+        | 'PARTNER_KEY_ISSUE'
+        | 'PARTNER_KEY_REVOKE'
+        | 'STAFF_ROLE_CHANGE'
+        | 'STAFF_TOTP_RESET'
+        | 'BLOCKLIST_REMOVE'
+        | 'STAFF_CREATE'
+        | 'STAFF_DISABLE'
+        | 'STAFF_ENABLE'
+        | 'WEBHOOK_SECRET_ROTATE'
+        | 'CASE_FREEZE';
       /**
-       * @description the monitoring-events job of the batch (null when the feed was called without one)
-       * @example batch-3f1c0e5a9b7d2c4e6f8a0b1c2d3e4f5a6b7c8d9e
+       * @description PENDING: waiting for a checker; EXECUTING: approved, being carried out; EXECUTED; REJECTED; EXPIRED: nobody decided in time; FAILED: approved but refused where it runs (see failure), submit again
+       * @example PENDING
+       * @enum {string}
        */
-      batchId: string | null;
+      status: 'PENDING' | 'EXECUTING' | 'EXECUTED' | 'REJECTED' | 'EXPIRED' | 'FAILED';
+      /**
+       * @description false when configuration lets this action run on its maker’s word alone
+       * @example true
+       */
+      fourEyes: boolean;
+      target: components['schemas']['ApprovalTargetView'];
+      /** @example Fund the float of agent +237690000003 with 500 000 XAF */
+      summary: string;
+      amount: components['schemas']['ApprovalAmountView'] | null;
+      /**
+       * @description exactly what will be carried out (the validated payload; its fields depend on the action)
+       * @example {
+       *       "agentId": "8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92",
+       *       "amount": 500000,
+       *       "currency": "XAF",
+       *       "reason": "Float top-up agreed with the agent network manager"
+       *     }
+       */
+      payload: {
+        [key: string]: unknown;
+      };
+      /** @example Float top-up agreed with the agent network manager */
+      reason: string;
+      maker: components['schemas']['ApprovalActorView'];
+      checker: components['schemas']['ApprovalActorView'] | null;
+      /** @example Checked against the bank statement */
+      decisionReason: string | null;
+      /**
+       * @description what the execution produced (ids, the new version); null until executed
+       * @example {
+       *       "correctionId": "6d2f8a1c-4b3e-4f5a-9c7d-1e2f3a4b5c6d",
+       *       "transactionId": "9b2f6d1e-3c4a-4b5d-8e6f-7a8b9c0d1e2f",
+       *       "referenceId": "MMPTX261128Q4W7E2R"
+       *     }
+       */
+      result: {
+        [key: string]: unknown;
+      } | null;
+      failure: components['schemas']['ApprovalFailureView'] | null;
       /**
        * Format: date-time
-       * @example 2026-11-22T10:00:01.000Z
-       */
-      at: string;
-    };
-    MonitoringRulesView: {
-      /**
-       * @description the version of the monitoring section in force; every alert records the version it ran under
-       * @example 1
-       */
-      version: number;
-      /**
-       * @description who made this version
-       * @example system:migration
-       */
-      createdBy: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-28T09:00:00.000Z
+       * @example 2026-11-28T09:12:45.120Z
        */
       createdAt: string;
-      /** @example Initial monitoring rules (docs/monitoring.md); to be tuned by compliance */
-      reason: string;
-      /** @description every rule, in the order the feed runs them */
-      rules: components['schemas']['RuleStateView'][];
-      /** @description the thresholds in force (changed by POST /api/config/monitoring/versions, under CONFIG_CHANGE) */
+      /**
+       * Format: date-time
+       * @example 2026-11-29T09:12:45.120Z
+       */
+      expiresAt: string;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      decidedAt: string | null;
+    };
+    ApprovalFailureView: {
+      /** @example INSUFFICIENT_BALANCE */
+      code: string;
+      /** @example Insufficient balance */
+      message: string;
+    };
+    ApprovalActorView: {
+      /**
+       * Format: uuid
+       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
+       */
+      userId: string;
+      /** @example ADMIN */
+      role: string;
+    };
+    ApprovalAmountView: {
+      /**
+       * @description smallest currency unit
+       * @example 500000
+       */
+      value: number;
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+    };
+    ApprovalTargetView: {
+      /**
+       * @example agent
+       * @enum {string}
+       */
+      type: 'account' | 'transaction' | 'agent' | 'customer' | 'user' | 'config' | 'integration' | 'api-key';
+      /** @example 8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92 */
+      id: string;
+    };
+    ChangeMonitoringDto: {
+      /** @description the complete new monitoring section (it replaces the previous one) */
       document: components['schemas']['MonitoringDocumentDto'];
+      /**
+       * @description the active version the change was made from; if another change landed since, 409 CONFIG_VERSION_CONFLICT
+       * @example 1
+       */
+      baseVersion: number;
+      /**
+       * @description why the configuration changes (kept with the version)
+       * @example Lower transfer fees from 1 March
+       */
+      reason: string;
     };
     MonitoringDocumentDto: {
       structuring: components['schemas']['StructuringRuleDto'];
@@ -4559,6 +4632,72 @@ export interface components {
       /** @description the amount at which one operation is reported to the financial intelligence unit; one entry per currency */
       thresholds: components['schemas']['CurrencyAmountDto'][];
     };
+    RuleFailurePageView: {
+      /** @description newest first */
+      items: components['schemas']['RuleFailureView'][];
+      /**
+       * @description pass as `cursor` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
+    };
+    RuleFailureView: {
+      /** @example 42 */
+      id: string;
+      /**
+       * @example PASS_THROUGH
+       * @enum {string}
+       */
+      rule: 'STRUCTURING' | 'PASS_THROUGH' | 'DORMANT_REACTIVATION' | 'AGENT_CYCLING' | 'FAN_IN' | 'AGENT_VELOCITY';
+      /**
+       * Format: uuid
+       * @description the ledger event (outbox row) being judged when the rule first failed in this batch
+       * @example 0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d
+       */
+      eventId: string;
+      /** @example 1 */
+      configVersion: number;
+      /** @example Cannot read properties of undefined (reading 'amount') */
+      error: string;
+      /**
+       * @description how many judgements of this rule failed in the batch (the error is the first one)
+       * @example 3
+       */
+      occurrences: number;
+      /**
+       * @description the monitoring-events job of the batch (null when the feed was called without one)
+       * @example batch-3f1c0e5a9b7d2c4e6f8a0b1c2d3e4f5a6b7c8d9e
+       */
+      batchId: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:01.000Z
+       */
+      at: string;
+    };
+    MonitoringRulesView: {
+      /**
+       * @description the version of the monitoring section in force; every alert records the version it ran under
+       * @example 1
+       */
+      version: number;
+      /**
+       * @description who made this version
+       * @example system:migration
+       */
+      createdBy: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T09:00:00.000Z
+       */
+      createdAt: string;
+      /** @example Initial monitoring rules (docs/monitoring.md); to be tuned by compliance */
+      reason: string;
+      /** @description every rule, in the order the feed runs them */
+      rules: components['schemas']['RuleStateView'][];
+      /** @description the thresholds in force (changed by POST /api/config/monitoring/versions, under CONFIG_CHANGE) */
+      document: components['schemas']['MonitoringDocumentDto'];
+    };
     RuleStateView: {
       /**
        * @example STRUCTURING
@@ -4573,131 +4712,6 @@ export interface components {
       case: components['schemas']['CaseDetailView'];
       /** @description FREEZE: the CASE_FREEZE request, PENDING until a second officer approves it (never one-person) */
       approvalRequest: components['schemas']['ApprovalRequestView'] | null;
-    };
-    ApprovalRequestView: {
-      /**
-       * Format: uuid
-       * @example 0c1b3d5f-7a92-4f9a-a6e4-8a3f5c1e7b2d
-       */
-      id: string;
-      /**
-       * @example FLOAT_FUNDING
-       * @enum {string}
-       */
-      action:
-        | 'LEDGER_CORRECTION'
-        | 'LEDGER_REVERSAL'
-        | 'FLOAT_FUNDING'
-        | 'HOLD_PLACE'
-        | 'HOLD_RELEASE'
-        | 'CUSTOMER_UNFREEZE'
-        | 'CONFIG_CHANGE'
-        | 'PARTNER_KEY_ISSUE'
-        | 'PARTNER_KEY_REVOKE'
-        | 'STAFF_ROLE_CHANGE'
-        | 'STAFF_TOTP_RESET'
-        | 'BLOCKLIST_REMOVE'
-        | 'STAFF_CREATE'
-        | 'STAFF_DISABLE'
-        | 'STAFF_ENABLE'
-        | 'WEBHOOK_SECRET_ROTATE'
-        | 'CASE_FREEZE';
-      /**
-       * @description PENDING: waiting for a checker; EXECUTING: approved, being carried out; EXECUTED; REJECTED; EXPIRED: nobody decided in time; FAILED: approved but refused where it runs (see failure), submit again
-       * @example PENDING
-       * @enum {string}
-       */
-      status: 'PENDING' | 'EXECUTING' | 'EXECUTED' | 'REJECTED' | 'EXPIRED' | 'FAILED';
-      /**
-       * @description false when configuration lets this action run on its maker’s word alone
-       * @example true
-       */
-      fourEyes: boolean;
-      target: components['schemas']['ApprovalTargetView'];
-      /** @example Fund the float of agent +237690000003 with 500 000 XAF */
-      summary: string;
-      amount: components['schemas']['ApprovalAmountView'] | null;
-      /**
-       * @description exactly what will be carried out (the validated payload; its fields depend on the action)
-       * @example {
-       *       "agentId": "8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92",
-       *       "amount": 500000,
-       *       "currency": "XAF",
-       *       "reason": "Float top-up agreed with the agent network manager"
-       *     }
-       */
-      payload: {
-        [key: string]: unknown;
-      };
-      /** @example Float top-up agreed with the agent network manager */
-      reason: string;
-      maker: components['schemas']['ApprovalActorView'];
-      checker: components['schemas']['ApprovalActorView'] | null;
-      /** @example Checked against the bank statement */
-      decisionReason: string | null;
-      /**
-       * @description what the execution produced (ids, the new version); null until executed
-       * @example {
-       *       "correctionId": "6d2f8a1c-4b3e-4f5a-9c7d-1e2f3a4b5c6d",
-       *       "transactionId": "9b2f6d1e-3c4a-4b5d-8e6f-7a8b9c0d1e2f",
-       *       "referenceId": "MMPTX261128Q4W7E2R"
-       *     }
-       */
-      result: {
-        [key: string]: unknown;
-      } | null;
-      failure: components['schemas']['ApprovalFailureView'] | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-28T09:12:45.120Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-29T09:12:45.120Z
-       */
-      expiresAt: string;
-      /**
-       * Format: date-time
-       * @example null
-       */
-      decidedAt: string | null;
-    };
-    ApprovalFailureView: {
-      /** @example INSUFFICIENT_BALANCE */
-      code: string;
-      /** @example Insufficient balance */
-      message: string;
-    };
-    ApprovalActorView: {
-      /**
-       * Format: uuid
-       * @example 5b0e1c8e-3f0a-4c55-9a57-1f1d3c0b9e21
-       */
-      userId: string;
-      /** @example ADMIN */
-      role: string;
-    };
-    ApprovalAmountView: {
-      /**
-       * @description smallest currency unit
-       * @example 500000
-       */
-      value: number;
-      /**
-       * @example XAF
-       * @enum {string}
-       */
-      currency: 'XAF' | 'XOF';
-    };
-    ApprovalTargetView: {
-      /**
-       * @example agent
-       * @enum {string}
-       */
-      type: 'account' | 'transaction' | 'agent' | 'customer' | 'user' | 'config' | 'integration' | 'api-key';
-      /** @example 8a3f5c1e-7b2d-4f9a-a6e4-0c1b3d5f7a92 */
-      id: string;
     };
     CaseDetailView: {
       /**
@@ -9792,54 +9806,6 @@ export interface components {
     BlocklistPageView: {
       entries: components['schemas']['BlocklistEntryView'][];
     };
-    EstimateView: {
-      /**
-       * @example TRANSFER
-       * @enum {string}
-       */
-      type: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT' | 'MERCHANT_PAYMENT';
-      /** @example 10000 */
-      amount: number;
-      /**
-       * @example XAF
-       * @enum {string}
-       */
-      currency: 'XAF' | 'XOF';
-      /**
-       * @description fee the payer pays on top of the amount
-       * @example 100
-       */
-      fee: number;
-      /**
-       * @description amount + fee: what leaves the payer account
-       * @example 10100
-       */
-      total: number;
-      /**
-       * @description commission the agent earns (cash-in, cash-out), paid by the platform, not the customer
-       * @example 0
-       */
-      commission: number;
-      /**
-       * @description pricing version used
-       * @example 1
-       */
-      gridVersion: number;
-    };
-    ChangeMonitoringDto: {
-      /** @description the complete new monitoring section (it replaces the previous one) */
-      document: components['schemas']['MonitoringDocumentDto'];
-      /**
-       * @description the active version the change was made from; if another change landed since, 409 CONFIG_VERSION_CONFLICT
-       * @example 1
-       */
-      baseVersion: number;
-      /**
-       * @description why the configuration changes (kept with the version)
-       * @example Lower transfer fees from 1 March
-       */
-      reason: string;
-    };
     ConfigVersionView: {
       /**
        * @example pricing
@@ -10062,6 +10028,54 @@ export interface components {
        */
       reason: string;
     };
+    ActiveLimitsView: {
+      /**
+       * @description version number; quotes and decisions record the version they used
+       * @example 3
+       */
+      version: number;
+      /**
+       * Format: date-time
+       * @description when this version took effect
+       * @example 2026-11-20T08:00:00.000Z
+       */
+      effectiveFrom: string;
+      document: components['schemas']['LimitsDocumentDto'];
+    };
+    EstimateView: {
+      /**
+       * @example TRANSFER
+       * @enum {string}
+       */
+      type: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT' | 'MERCHANT_PAYMENT';
+      /** @example 10000 */
+      amount: number;
+      /**
+       * @example XAF
+       * @enum {string}
+       */
+      currency: 'XAF' | 'XOF';
+      /**
+       * @description fee the payer pays on top of the amount
+       * @example 100
+       */
+      fee: number;
+      /**
+       * @description amount + fee: what leaves the payer account
+       * @example 10100
+       */
+      total: number;
+      /**
+       * @description commission the agent earns (cash-in, cash-out), paid by the platform, not the customer
+       * @example 0
+       */
+      commission: number;
+      /**
+       * @description pricing version used
+       * @example 1
+       */
+      gridVersion: number;
+    };
     ChangePricingDto: {
       /** @description the complete new pricing section (it replaces the previous one) */
       document: components['schemas']['PricingDocumentDto'];
@@ -10075,6 +10089,20 @@ export interface components {
        * @example Lower transfer fees from 1 March
        */
       reason: string;
+    };
+    ActivePricingView: {
+      /**
+       * @description version number; quotes and decisions record the version they used
+       * @example 3
+       */
+      version: number;
+      /**
+       * Format: date-time
+       * @description when this version took effect
+       * @example 2026-11-20T08:00:00.000Z
+       */
+      effectiveFrom: string;
+      document: components['schemas']['PricingDocumentDto'];
     };
     ConfigDiffView: {
       /**
@@ -10165,34 +10193,6 @@ export interface components {
        * @example null
        */
       nextBefore: number | null;
-    };
-    ActiveLimitsView: {
-      /**
-       * @description version number; quotes and decisions record the version they used
-       * @example 3
-       */
-      version: number;
-      /**
-       * Format: date-time
-       * @description when this version took effect
-       * @example 2026-11-20T08:00:00.000Z
-       */
-      effectiveFrom: string;
-      document: components['schemas']['LimitsDocumentDto'];
-    };
-    ActivePricingView: {
-      /**
-       * @description version number; quotes and decisions record the version they used
-       * @example 3
-       */
-      version: number;
-      /**
-       * Format: date-time
-       * @description when this version took effect
-       * @example 2026-11-20T08:00:00.000Z
-       */
-      effectiveFrom: string;
-      document: components['schemas']['PricingDocumentDto'];
     };
     CurrenciesView: {
       currencies: components['schemas']['CurrencyView'][];
@@ -11261,99 +11261,6 @@ export interface operations {
       };
     };
   };
-  ConfigVersionsController_pricing: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ActivePricingView'];
-        };
-      };
-      /** @description `INTERNAL_ERROR`: An unexpected error occurred */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  ConfigVersionsController_limits: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ActiveLimitsView'];
-        };
-      };
-      /** @description `INTERNAL_ERROR`: An unexpected error occurred */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  ConfigVersionsController_risk: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConfigVersionView'];
-        };
-      };
-      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `FORBIDDEN`: the caller lacks the `config.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
   ConfigVersionsController_history: {
     parameters: {
       query?: {
@@ -11527,7 +11434,35 @@ export interface operations {
       };
     };
   };
-  ConfigVersionsController_changePricing: {
+  PricingConfigController_pricing: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActivePricingView'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: An unexpected error occurred */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PricingConfigController_changePricing: {
     parameters: {
       query?: never;
       header?: never;
@@ -11596,7 +11531,77 @@ export interface operations {
       };
     };
   };
-  ConfigVersionsController_changeLimits: {
+  PricingController_estimate: {
+    parameters: {
+      query: {
+        type: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT' | 'MERCHANT_PAYMENT';
+        /** @description integer amount, smallest currency unit (decimal digits only) */
+        amount: number;
+        currency: 'XAF' | 'XOF';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EstimateView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PRICING_UNAVAILABLE`: No fee grid applies to this operation; `AMOUNT_ABOVE_MAXIMUM`: The amount is above the maximum for this operation */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  LimitsConfigController_limits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActiveLimitsView'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: An unexpected error occurred */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  LimitsConfigController_changeLimits: {
     parameters: {
       query?: never;
       header?: never;
@@ -11665,7 +11670,44 @@ export interface operations {
       };
     };
   };
-  ConfigVersionsController_changeRisk: {
+  RiskConfigController_risk: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConfigVersionView'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `config.manage` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RiskConfigController_changeRisk: {
     parameters: {
       query?: never;
       header?: never;
@@ -11725,108 +11767,6 @@ export interface operations {
       };
       /** @description `CONFIG_VERSION_CONFLICT`: The configuration changed since the version this change was based on; read it again and retry; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
       409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  ConfigVersionsController_changeMonitoring: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ChangeMonitoringDto'];
-      };
-    };
-    responses: {
-      /** @description the change waits for a compliance officer (GET /api/backoffice/approvals/{id}) */
-      202: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApprovalRequestView'];
-        };
-      };
-      /** @description `VALIDATION_ERROR`: The request is invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `CONFIG_VERSION_CONFLICT`: The configuration changed since the version this change was based on; read it again and retry; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  PricingController_estimate: {
-    parameters: {
-      query: {
-        type: 'TRANSFER' | 'CASH_IN' | 'CASH_OUT' | 'MERCHANT_PAYMENT';
-        /** @description integer amount, smallest currency unit (decimal digits only) */
-        amount: number;
-        currency: 'XAF' | 'XOF';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EstimateView'];
-        };
-      };
-      /** @description `VALIDATION_ERROR`: The request is invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description `PRICING_UNAVAILABLE`: No fee grid applies to this operation; `AMOUNT_ABOVE_MAXIMUM`: The amount is above the maximum for this operation */
-      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -20531,6 +20471,66 @@ export interface operations {
       };
       /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MonitoringConfigController_changeMonitoring: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChangeMonitoringDto'];
+      };
+    };
+    responses: {
+      /** @description the change waits for a compliance officer (GET /api/backoffice/approvals/{id}) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalRequestView'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: The request is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: no access token; `TOKEN_INVALID`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`: the token cannot be used */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `FORBIDDEN`: the caller lacks the `compliance.monitoring` permission; `ACCOUNT_DISABLED`: the caller's account is frozen */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `CONFIG_VERSION_CONFLICT`: The configuration changed since the version this change was based on; read it again and retry; `APPROVAL_DUPLICATE_PENDING`: An identical request is already waiting for a decision (or being carried out): decide that one first */
+      409: {
         headers: {
           [name: string]: unknown;
         };

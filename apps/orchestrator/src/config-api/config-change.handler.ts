@@ -2,16 +2,15 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AppException, flattenValidationErrors } from '@mm/errors';
-import type { Permission } from '../access/permission-list';
 import type { AuthUser } from '../access/permissions';
 import type { ApprovalHandler, PreparedState } from '../approvals/approval-handler';
 import { ApprovalRegistry } from '../approvals/approval-registry';
 import { canonicalJson, requestHash } from '../common/canonical-hash';
 import { diffDocuments } from './config-diff';
 import { parseSection } from './config-params';
+import { ConfigSectionRegistry } from './config-section-registry';
 import { CONFIG_SECTIONS, type ConfigSection, type SectionDocuments } from './config-sections';
 import { ConfigVersionsService } from './config-versions.service';
-import { ChangeLimitsDto, ChangeMonitoringDto, ChangePricingDto, ChangeRiskDto, type ConfigChangeDto } from './dto/config-change.dto';
 
 /** A CONFIG_CHANGE request's payload: the body of `POST /api/config/{section}/versions`, with its section. */
 export interface ConfigChangePayload<S extends ConfigSection = ConfigSection> {
@@ -24,36 +23,23 @@ export interface ConfigChangePayload<S extends ConfigSection = ConfigSection> {
 
 // Named from the list of sections, so a section added there is named in the refusal too.
 const SECTION_MESSAGE = `must be one of ${CONFIG_SECTIONS.join(', ')}`;
-const DTO_OF = { pricing: ChangePricingDto, limits: ChangeLimitsDto, risk: ChangeRiskDto, monitoring: ChangeMonitoringDto } as const;
-
-/**
- * Who may propose a change of each section (any one of the permissions). The monitoring rules are
- * compliance's tool as much as the administrators': compliance officers propose changes too.
- */
-const SECTION_MAKERS: Record<ConfigSection, readonly Permission[]> = {
-  pricing: ['config.manage'],
-  limits: ['config.manage'],
-  risk: ['config.manage'],
-  monitoring: ['config.manage', 'compliance.monitoring'],
-};
-
 /**
  * CONFIG_CHANGE: a new version of a configuration section through the maker-checker engine. The
  * change is checked when it is submitted (the same rules as a direct change, on the version in
  * force) and appended with the maker as its author when it is approved; a change that landed in
  * between makes the execution fail with CONFIG_VERSION_CONFLICT (submit it again on the new base).
  *
- * Who decides depends on the section (docs/approvals.md): pricing, limits and risk need
- * `config.manage` on both sides; a monitoring change may be proposed by holders of `config.manage`
- * or `compliance.monitoring` and is approved only by a compliance officer (`requiresCompliance`), so
- * administrators alone can never switch monitoring rules off. The engine checks one permission per
- * side, the one every possible maker or checker holds; `prepare` and `refuseChecker` then apply the
- * section's own rule.
+ * Who decides depends on the section (docs/approvals.md), as its owner registered it
+ * (ConfigSectionRegistry): pricing, limits and risk need `config.manage` on both sides; a monitoring
+ * change may be proposed by holders of `config.manage` or `compliance.monitoring` and is approved
+ * only by a compliance officer (`requiresCompliance`), so administrators alone can never switch
+ * monitoring rules off. The engine checks one permission per side, the one every possible maker or
+ * checker holds; `prepare` and `refuseChecker` then apply the section's own rule.
  */
 @Injectable()
 export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>, OnModuleInit {
   readonly action = 'CONFIG_CHANGE' as const;
-  /** held by everyone in SECTION_MAKERS (administrators hold it too); `prepare` checks the section's own */
+  /** held by every section's makers (administrators hold it too); `prepare` checks the section's own */
   readonly makerPermission = 'compliance.monitoring' as const;
   /** held by administrators and compliance officers; `refuseChecker` checks the section's own */
   readonly checkerPermission = 'transactions.approve' as const;
@@ -62,6 +48,7 @@ export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>
   constructor(
     private readonly registry: ApprovalRegistry,
     private readonly versions: ConfigVersionsService,
+    private readonly sections: ConfigSectionRegistry,
   ) {}
 
   onModuleInit(): void {
@@ -79,7 +66,7 @@ export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>
       });
     }
     const { section: _section, ...body } = raw;
-    const cls: new () => ConfigChangeDto & { document: object } = DTO_OF[section];
+    const cls = this.sections.definition(section).changeDto;
     const dto = plainToInstance(cls, body);
     const errors = flattenValidationErrors(
       validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } }),
@@ -105,7 +92,7 @@ export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>
   }
 
   async prepare(payload: ConfigChangePayload, maker: AuthUser): Promise<PreparedState> {
-    const makers = SECTION_MAKERS[payload.section];
+    const makers = this.sections.definition(payload.section).makers;
     if (!makers.some((p) => maker.permissions.includes(p))) {
       throw new AppException(
         'FORBIDDEN',
@@ -118,7 +105,7 @@ export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>
 
   /** A monitoring change waits for a compliance officer, whoever proposed it. */
   requiresCompliance(payload: ConfigChangePayload): boolean {
-    return payload.section === 'monitoring';
+    return this.sections.definition(payload.section).requiresCompliance === true;
   }
 
   /**
@@ -126,14 +113,8 @@ export class ConfigChangeHandler implements ApprovalHandler<ConfigChangePayload>
    * before; a monitoring change by compliance officers (approving) or administrators (rejecting).
    */
   refuseChecker(payload: ConfigChangePayload, _prepared: PreparedState, checker: AuthUser): AppException | null {
-    if (payload.section === 'monitoring') {
-      return checker.permissions.includes('compliance.monitoring')
-        ? null
-        : new AppException('FORBIDDEN', 'This requires the compliance.monitoring permission');
-    }
-    return checker.permissions.includes('config.manage')
-      ? null
-      : new AppException('FORBIDDEN', 'This requires the config.manage permission');
+    const required = this.sections.definition(payload.section).checkerPermission;
+    return checker.permissions.includes(required) ? null : new AppException('FORBIDDEN', `This requires the ${required} permission`);
   }
 
   async preview(payload: ConfigChangePayload): Promise<unknown> {

@@ -1,12 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppException, type FieldError } from '@mm/errors';
+import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
-import type { LimitsDocument } from '../limits/limits-document';
-import { OrchestratorConfig } from '../orchestrator.config';
-import { amountBoundsCommissionErrors, commissionBoundsErrors } from '../pricing/commission-rules';
-import type { PricingDocument } from '../pricing/pricing-document';
-import { type ConfigSection, type ConfigVersion, SECTION_RULES, type SectionDocuments } from './config-sections';
+import { ConfigSectionRegistry } from './config-section-registry';
+import type { ConfigSection, ConfigVersion, SectionDocuments } from './config-sections';
 
 interface VersionRow {
   section: ConfigSection;
@@ -48,7 +45,7 @@ export class ConfigVersionsService {
 
   constructor(
     private readonly db: DataSource,
-    private readonly appConfig: OrchestratorConfig,
+    private readonly sections: ConfigSectionRegistry,
   ) {}
 
   /** The version in force now (one indexed read: changes are visible at once on every instance). */
@@ -103,7 +100,7 @@ export class ConfigVersionsService {
 
   /**
    * What `append` would refuse, checked now without writing: the section's rules across fields, the
-   * commission bounds against the other section in force, and `baseVersion` still the active one
+   * rules its owners registered against other sections in force, and `baseVersion` still the active one
    * (a change submitted for approval is checked when it is submitted, and again when it runs).
    */
   async check<S extends ConfigSection>(section: S, change: Pick<ConfigChange<S>, 'baseVersion' | 'document'>): Promise<void> {
@@ -141,32 +138,13 @@ export class ConfigVersionsService {
   }
 
   private async validate<S extends ConfigSection>(section: S, document: SectionDocuments[S]): Promise<void> {
-    const errors = [...SECTION_RULES[section](document), ...(await this.commissionErrors(section, document))].map((e) => ({
+    const errors = (await this.sections.errors(section, document, (other) => this.active(other))).map((e) => ({
       ...e,
       field: `document.${e.field}`,
     }));
     if (errors.length > 0) {
       throw new AppException('VALIDATION_ERROR', `${errors[0].field}: ${errors[0].message}`, { errors });
     }
-  }
-
-  /**
-   * The one rule across sections: what a commission grid may pay (never more than the amount, never
-   * more than COMMISSION_MAX_PER_OPERATION) depends on the amounts the limits allow, so a pricing change
-   * is checked against the limits in force and a limits change against the pricing in force. Should two
-   * such changes cross, a quote out of range is still refused at intent create.
-   */
-  private async commissionErrors<S extends ConfigSection>(section: S, document: SectionDocuments[S]): Promise<FieldError[]> {
-    const ceiling = this.appConfig.COMMISSION_MAX_PER_OPERATION;
-    if (section === 'pricing') {
-      const limits = await this.active('limits');
-      return commissionBoundsErrors(document as PricingDocument, limits.document.amounts, ceiling);
-    }
-    if (section === 'limits') {
-      const pricing = await this.active('pricing');
-      return amountBoundsCommissionErrors((document as LimitsDocument).amounts, pricing.document, ceiling);
-    }
-    return [];
   }
 }
 

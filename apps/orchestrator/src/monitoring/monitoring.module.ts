@@ -22,6 +22,8 @@ import { MonitoringController } from './monitoring.controller';
 import { MonitoringRulesService } from './rules/monitoring-rules.service';
 import { RULE_PROVIDERS, RuleSet } from './rules/rule-set';
 
+import { MonitoringConfigController } from './rules/monitoring-config.controller';
+import { MonitoringConfigSection } from './rules/monitoring-section';
 /**
  * Transaction monitoring (docs/monitoring.md): the feed of completed operations from the ledger's
  * outbox (`monitoring-events`), the rules, alerts and the compliance cases officers work, and the
@@ -30,8 +32,9 @@ import { RULE_PROVIDERS, RuleSet } from './rules/rule-set';
  */
 @Module({
   imports: [ApprovalsModule, ConfigApiModule, CustomersModule, GatewayModule, PeopleModule],
-  controllers: [MonitoringController],
+  controllers: [MonitoringController, MonitoringConfigController],
   providers: [
+    MonitoringConfigSection,
     ...RULE_PROVIDERS,
     RuleSet,
     AccountOwners,

@@ -28,3 +28,7 @@ export function toSafeInteger(value: string | number | bigint): number {
   if (!Number.isSafeInteger(n)) throw new Error(`integer out of the safe range: ${String(value)}`);
   return n;
 }
+
+/** One row per operation type and currency, in list order (complete grids and bounds, as the server requires). */
+export const everyTypeAndCurrency = <T>(row: (type: OperationType, currency: Currency) => T): T[] =>
+  OPERATION_TYPES.flatMap((type) => CURRENCIES.map((currency) => row(type, currency)));

@@ -4,6 +4,8 @@ import { ApprovalsModule } from '../approvals/approvals.module';
 import { ConfigApiModule } from '../config-api/config-api.module';
 import { BlocklistRemoveHandler } from './blocklist-remove.handler';
 import { BlocklistService } from './blocklist.service';
+import { RiskConfigController } from './risk-config.controller';
+import { RiskConfigSection } from './risk-section';
 import { RiskController } from './risk.controller';
 import { RiskService } from './risk.service';
 import { VelocityService } from './velocity.service';
@@ -15,8 +17,8 @@ import { VelocityService } from './velocity.service';
  */
 @Module({
   imports: [ConfigApiModule, ApprovalsModule],
-  controllers: [RiskController],
-  providers: [RiskService, BlocklistService, VelocityService, BlocklistRemoveHandler],
+  controllers: [RiskConfigController, RiskController],
+  providers: [RiskService, BlocklistService, VelocityService, BlocklistRemoveHandler, RiskConfigSection],
   exports: [RiskService],
 })
 export class RiskModule implements OnModuleInit {

@@ -1,12 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { LimitsDocumentDto } from '../../limits/limits-document';
-import { MonitoringDocumentDto } from '../../monitoring/rules/monitoring-document';
-import { PricingDocumentDto } from '../../pricing/pricing-document';
-import { RiskDocumentDto } from '../../risk/risk-document';
+import { IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 
-/** What every change carries besides the new document: the version it was made from, and why. */
+/**
+ * What every change carries besides the new document: the version it was made from, and why. Each
+ * section's owner extends it with its document (e.g. ChangePricingDto in pricing/pricing-section.ts).
+ */
 export class ConfigChangeDto {
   @ApiProperty({
     description: 'the active version the change was made from; if another change landed since, 409 CONFIG_VERSION_CONFLICT',
@@ -28,32 +26,4 @@ export class ConfigChangeDto {
   @MinLength(3)
   @MaxLength(500)
   reason: string;
-}
-
-export class ChangePricingDto extends ConfigChangeDto {
-  @ApiProperty({ type: PricingDocumentDto, description: 'the complete new pricing section (it replaces the previous one)' })
-  @ValidateNested()
-  @Type(() => PricingDocumentDto)
-  document: PricingDocumentDto;
-}
-
-export class ChangeLimitsDto extends ConfigChangeDto {
-  @ApiProperty({ type: LimitsDocumentDto, description: 'the complete new limits section (it replaces the previous one)' })
-  @ValidateNested()
-  @Type(() => LimitsDocumentDto)
-  document: LimitsDocumentDto;
-}
-
-export class ChangeRiskDto extends ConfigChangeDto {
-  @ApiProperty({ type: RiskDocumentDto, description: 'the complete new risk section (it replaces the previous one)' })
-  @ValidateNested()
-  @Type(() => RiskDocumentDto)
-  document: RiskDocumentDto;
-}
-
-export class ChangeMonitoringDto extends ConfigChangeDto {
-  @ApiProperty({ type: MonitoringDocumentDto, description: 'the complete new monitoring section (it replaces the previous one)' })
-  @ValidateNested()
-  @Type(() => MonitoringDocumentDto)
-  document: MonitoringDocumentDto;
 }

@@ -1,26 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LimitsDocumentDto } from '../../limits/limits-document';
-import { PricingDocumentDto } from '../../pricing/pricing-document';
-import { RiskDocumentDto } from '../../risk/risk-document';
 import { CONFIG_SECTIONS, type ConfigSection, type ConfigVersion } from '../config-sections';
 
-/** The public view of the section in force: no staff identity, no internal note. */
-class ActiveConfigView {
+/** The public view of the section in force: no staff identity, no internal note (owners add the typed document). */
+export class ActiveConfigView {
   @ApiProperty({ description: 'version number; quotes and decisions record the version they used', example: 3 })
   version: number;
 
   @ApiProperty({ description: 'when this version took effect', example: '2026-11-20T08:00:00.000Z', format: 'date-time' })
   effectiveFrom: string;
-}
-
-export class ActivePricingView extends ActiveConfigView {
-  @ApiProperty({ type: PricingDocumentDto })
-  document: PricingDocumentDto;
-}
-
-export class ActiveLimitsView extends ActiveConfigView {
-  @ApiProperty({ type: LimitsDocumentDto })
-  document: LimitsDocumentDto;
 }
 
 /** A version as stored, for administrators: who, when, why. */
@@ -50,7 +37,8 @@ export class ConfigVersionView extends ConfigVersionSummaryView {
       { $ref: '#/components/schemas/RiskDocumentDto' },
     ],
   })
-  document: PricingDocumentDto | LimitsDocumentDto | RiskDocumentDto;
+  // the schemas are named, not imported: their classes belong to the sections' folders
+  document: object;
 }
 
 /** A value of a configuration document: any JSON value. */
