@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiErrors } from '../config-api/api-errors';
+import { ApiErrors } from '../common/api-errors';
 import { clientInfo } from './client-info';
 import { CreateIntentDto } from './dto/create-intent.dto';
 import { VerifyOtpDto, VerifyPinDto } from './dto/intent-steps.dto';
