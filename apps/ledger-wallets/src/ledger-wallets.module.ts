@@ -19,7 +19,7 @@ import { HoldsController } from './holds/holds.controller';
 import { HoldsService } from './holds/holds.service';
 import { TransferExecutor } from './execution/transfer-executor.service';
 import { IdempotencyService } from './idempotency/idempotency.service';
-import { ComplianceChannel } from './integrity/compliance-channel.service';
+import { ComplianceChannel } from './common/compliance-channel.service';
 import { IntegrityCheckService } from './integrity/integrity-check.service';
 import { IntegrityScheduler } from './integrity/integrity-scheduler.service';
 import { IntegrityController } from './integrity/integrity.controller';

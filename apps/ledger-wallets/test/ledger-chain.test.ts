@@ -6,7 +6,7 @@ import { ChainAnchors } from '../src/chain/chain-anchors.service';
 import { AnchorKeyring, keyIdOf } from '../src/chain/chain-keyring';
 import { ChainVerifier } from '../src/chain/chain-verifier.service';
 import { LedgerDb } from '../src/db/ledger-db.service';
-import { ComplianceChannel } from '../src/integrity/compliance-channel.service';
+import { ComplianceChannel } from '../src/common/compliance-channel.service';
 import { LedgerWalletsConfig } from '../src/ledger-wallets.config';
 import { CHAIN_WALK_SQL, type ChainEntryRow, chainLink } from '../src/chain/chain-link';
 import { type ResponseBody, fundedAccount, transfer } from './ledger-harness';

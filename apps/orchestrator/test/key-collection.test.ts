@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { IssuedApiKey } from '@mm/contracts';
-import type { PartnersClient } from '../src/partner-links/partners.client';
+import type { PartnersClient } from '../src/backoffice/partners/partners.client';
 import { KeyCollectionStore } from '../src/backoffice/partners/key-collection.store';
 import { PartnerKeyIssueHandler } from '../src/backoffice/partners/partner-key.handlers';
 import type { OrchestratorConfig } from '../src/orchestrator.config';

@@ -5,7 +5,7 @@ import type { ErrorCode } from '@mm/errors';
 import { MetricsService, PeriodicJob, currentContext, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import type { DbSession } from '../db/db-session';
 import { LedgerDb } from '../db/ledger-db.service';
-import { ComplianceChannel } from '../integrity/compliance-channel.service';
+import { ComplianceChannel } from '../common/compliance-channel.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import {
   ANCHOR_COLUMNS,

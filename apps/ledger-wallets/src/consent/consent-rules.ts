@@ -1,6 +1,6 @@
 import { AppException } from '@mm/errors';
 import type { ConsentStep } from '@mm/contracts';
-import type { IntentStatus } from '../intents/intent-state-machine';
+import type { IntentStatus } from '@mm/contracts';
 import type { VerifiedConsent } from './consent-proof.verifier';
 
 /** The consent step a move needs, if any: OTP_VERIFIED the customer's OTP, PIN_VERIFIED the initiator's PIN. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicJob, currentContext, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { LedgerDb } from '../db/ledger-db.service';
-import { ComplianceChannel } from '../integrity/compliance-channel.service';
+import { ComplianceChannel } from '../common/compliance-channel.service';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { CORRECTION_COLUMNS, type CorrectionRow, type CorrectionView, toCorrectionView } from './correction-view';
 import { CorrectionsSettings } from './corrections.settings';

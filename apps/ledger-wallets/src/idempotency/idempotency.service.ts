@@ -6,7 +6,7 @@ import { sqlState } from '../db/sql-errors';
 import { LedgerDb } from '../db/ledger-db.service';
 import { lit } from '../db/sql-literal';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
-import type { StageTimer } from '../intents/stage-timing';
+import type { StageTimer } from '../common/stage-timing';
 
 export interface IdempotentResponse<T> {
   status: number;

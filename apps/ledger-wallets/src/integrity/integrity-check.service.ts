@@ -9,7 +9,7 @@ import { LedgerDb } from '../db/ledger-db.service';
 import { toMoney } from '../db/money';
 import { isUniqueViolation } from '../db/sql-errors';
 import { LedgerWalletsConfig } from '../ledger-wallets.config';
-import { ComplianceChannel } from './compliance-channel.service';
+import { ComplianceChannel } from '../common/compliance-channel.service';
 import { type StoredAccountGap, type StoredCurrencyTotal, storedAccountGaps, storedCurrencyTotals } from './stored-check-sums';
 
 /**

@@ -28,7 +28,7 @@ import { requestHash } from '../idempotency/canonical-hash';
 import type { TransitionIntentDto } from './dto/transition-intent.dto';
 import { type IntentStatus, RELEASING_STATUSES, transitionEvent } from './intent-state-machine';
 import { type IntentRow, type IntentView, toIntentView } from './intent-view';
-import type { StageTimer } from './stage-timing';
+import type { StageTimer } from '../common/stage-timing';
 
 /** Plans of one confirm before a taken reference is answered 409 (three draws in a row: never seen). */
 const REFERENCE_ATTEMPTS = 3;

@@ -12,7 +12,7 @@ import { IntentTransitionService } from './intent-transition.service';
 import { IntentEventViewDto, IntentViewDto } from './dto/intent.views';
 import type { IntentEventView, IntentView } from './intent-view';
 import { IntentsService } from './intents.service';
-import { registerStageTiming, timeRequest } from './stage-timing';
+import { registerStageTiming, timeRequest } from '../common/stage-timing';
 
 function answer<T>(reply: FastifyReply, result: IdempotentResponse<T>): T {
   reply.status(result.status);

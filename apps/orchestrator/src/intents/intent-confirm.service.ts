@@ -17,11 +17,11 @@ import type { ClientInfo } from './client-info';
 import type { ConfirmedIntentView } from './dto/intent-views.dto';
 import { executionContext } from './execution-context';
 import { PAYMENT_NOTIFIER, type PaymentNotifierPort } from './payment-notifier.port';
-import { PAYMENT_PARTIES, type PaymentParty, type PaymentPartiesPort } from './payment-parties.port';
+import { PAYMENT_PARTIES, type PaymentParty, type PaymentPartiesPort } from '../payment-parties/payment-parties.port';
 import { PaymentIntentStore } from './payment-intent.store';
 import type { PartySnapshot, PaymentIntentRecord } from './payment-intent.types';
 import { paymentSms } from './payment-sms';
-import { PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
+import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payment-parties/payments-settings';
 import { limitCheck, riskParty } from './risk-parties';
 
 /**

@@ -4,11 +4,11 @@ import { AppException } from '@mm/errors';
 import { withArticle } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
 import { roleName } from '../access/role-names';
-import type { OperationType } from '../pricing/operation-type';
+import type { OperationType } from '../common/operation-type';
 import { WITHDRAWAL_QR, WithdrawalQrService } from '../withdrawal-qr/withdrawal-qr.service';
 import type { CreateIntentDto } from './dto/create-intent.dto';
 import { MerchantQrClient, PARTNER_QR } from './merchant-qr.client';
-import { PAYMENT_PARTIES, type PaymentParty, type PaymentPartiesPort } from './payment-parties.port';
+import { PAYMENT_PARTIES, type PaymentParty, type PaymentPartiesPort } from '../payment-parties/payment-parties.port';
 import type { AgentSnapshot, PartySnapshot } from './payment-intent.types';
 import { normaliseCountryCode } from './phone-prefixes';
 

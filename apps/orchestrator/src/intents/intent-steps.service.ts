@@ -10,7 +10,7 @@ import type { IntentStepView, IntentView, OtpSentView } from './dto/intent-views
 import { counterpartyOf } from './intent-create.service';
 import { PaymentIntentStore } from './payment-intent.store';
 import type { PaymentIntentRecord } from './payment-intent.types';
-import { PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
+import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payment-parties/payments-settings';
 import { maskPhone } from './phone-prefixes';
 
 const actorOf = (user: AuthUser, client: ClientInfo): IntentActor => ({

@@ -15,10 +15,10 @@ import { IntentStepsService } from './intent-steps.service';
 import { IntentsController } from './intents.controller';
 import { MerchantQrClient } from './merchant-qr.client';
 import { PAYMENT_NOTIFIER } from './payment-notifier.port';
-import { PaymentPartiesModule } from './payment-parties.module';
+import { PaymentPartiesModule } from '../payment-parties/payment-parties.module';
 import { PaymentIntentStore } from './payment-intent.store';
 import { PaymentReconciler } from './payment-reconciler.service';
-import { PAYMENTS_SETTINGS, paymentsSettings } from './payments-settings';
+import { PAYMENTS_SETTINGS, paymentsSettings } from '../payment-parties/payments-settings';
 import { SmsOutboxNotifier } from './sms-outbox.notifier';
 
 /** Spec 2's public intents: create, OTP and PIN steps, confirm, cancel, read. */

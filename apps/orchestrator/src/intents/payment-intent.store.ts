@@ -3,7 +3,7 @@ import type { TransitionRequest } from '@mm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
-import { toSafeInteger } from '../pricing/operation-type';
+import { toSafeInteger } from '../common/operation-type';
 import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
 import type { NewPaymentIntent, PaymentIntentRecord } from './payment-intent.types';
 

@@ -1,5 +1,5 @@
 import type { CreateIntentRequest, Currency, CustomerRole, IntentType, TransitionRequest } from '@mm/contracts';
-import type { OperationType } from '../pricing/operation-type';
+import type { OperationType } from '../common/operation-type';
 import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
 
 /** A party as it was when the intent was created: receipts show who it was then. */

@@ -1,7 +1,7 @@
 import type { Currency } from '@mm/contracts';
 import type { LimitCheck } from '../limits/limits.types';
 import type { RiskInput, RiskParty } from '../risk/risk.types';
-import type { PaymentParty } from './payment-parties.port';
+import type { PaymentParty } from '../payment-parties/payment-parties.port';
 import type { PaymentIntentRecord } from './payment-intent.types';
 
 /** A party as the risk rules see it (statuses are read fresh at create and again at confirm). */

@@ -1,5 +1,5 @@
 import { AppException, type ErrorCode } from '@mm/errors';
-import type { Currency } from '../pricing/operation-type';
+import type { Currency } from '../common/operation-type';
 
 export type LimitCode = Extract<
   ErrorCode,

@@ -1,5 +1,5 @@
 import type { AppException } from '@mm/errors';
-import type { Currency } from '../pricing/operation-type';
+import type { Currency } from '../common/operation-type';
 import type { LimitsDocument, TierLimits } from './limits-document';
 import { type PersonalLimitCode, limitRefusal, undisclosedLimitRefusal } from './limit-refusal';
 import type { LimitCheck } from './limits.types';

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import type { FieldError } from '@mm/errors';
-import { CURRENCIES, type Currency, IsMoney, OPERATION_TYPES, type OperationType } from '../pricing/operation-type';
+import { CURRENCIES, type Currency, IsMoney, OPERATION_TYPES, type OperationType } from '../common/operation-type';
 
 /** Smallest and largest amount of one operation type in one currency. */
 export class AmountBoundsDto {

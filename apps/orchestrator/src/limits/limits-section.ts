@@ -5,7 +5,7 @@ import { ValidateNested } from 'class-validator';
 import { ConfigSectionRegistry } from '../config-api/config-section-registry';
 import { ConfigChangeDto } from '../config-api/dto/config-change.dto';
 import { ActiveConfigView } from '../config-api/dto/config-views';
-import { CURRENCIES, everyTypeAndCurrency } from '../pricing/operation-type';
+import { CURRENCIES, everyTypeAndCurrency } from '../common/operation-type';
 import { type LimitsDocument, LimitsDocumentDto, limitsDocumentErrors } from './limits-document';
 
 declare module '../config-api/config-sections' {

@@ -1,4 +1,4 @@
-import type { Currency, OperationType } from '../pricing/operation-type';
+import type { Currency, OperationType } from '../common/operation-type';
 
 /** A customer taking part in an operation, as the customer module knows it. */
 export interface LimitCustomer {

@@ -5,7 +5,7 @@ import type { AuthUser } from '../access/permissions';
 import type { ApprovalRequestView } from '../approvals/approval.views';
 import { PartnerKeysService } from '../backoffice/partners/partner-keys.service';
 import type { AdminCreatedIntegrationView } from './dto/admin-integration.views';
-import { PartnersClient } from './partners.client';
+import { PartnersClient } from '../backoffice/partners/partners.client';
 
 /** What a key route did: asked (a second person decides), or carried out at once. */
 export type KeyOutcome<T> = { asked: ApprovalRequestView } | { done: T };

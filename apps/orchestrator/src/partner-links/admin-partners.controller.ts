@@ -38,7 +38,7 @@ import {
 } from './dto/partner-links.dto';
 import { AdminPartnerKeysService, type KeyOutcome } from './admin-partner-keys.service';
 import { AdminCreatedIntegrationView } from './dto/admin-integration.views';
-import { PartnersClient } from './partners.client';
+import { PartnersClient } from '../backoffice/partners/partners.client';
 
 function uuid(raw: string, notFound: ErrorCode): string {
   if (!isUuid(raw)) throw new AppException(notFound);

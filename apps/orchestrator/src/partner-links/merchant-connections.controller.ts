@@ -7,7 +7,7 @@ import { type AuthUser, CurrentUser, RequirePermission } from '../access/permiss
 import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
 import { MerchantsService } from '../merchants/merchants.service';
 import { MerchantConnectionsQueryDto } from './dto/partner-links.dto';
-import { PartnersClient } from './partners.client';
+import { PartnersClient } from '../backoffice/partners/partners.client';
 
 /** A connection id that is not a UUID is answered like an unknown one. */
 function connectionId(raw: string): string {

@@ -5,7 +5,7 @@ import { GatewayModule } from '../gateway/gateway.module';
 import { AdminPartnerKeysService } from './admin-partner-keys.service';
 import { AdminPartnersController } from './admin-partners.controller';
 import { MerchantConnectionsController } from './merchant-connections.controller';
-import { PartnersClient } from './partners.client';
+import { PartnersClient } from '../backoffice/partners/partners.client';
 
 /**
  * The orchestrator's side of spec 1: the routes a logged-in merchant (connections) or administrator

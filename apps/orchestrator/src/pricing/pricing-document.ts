@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import type { FieldError } from '@mm/errors';
-import { CURRENCIES, type Currency, IsMoney, OPERATION_TYPES, type OperationType } from './operation-type';
+import { CURRENCIES, type Currency, IsMoney, OPERATION_TYPES, type OperationType } from '../common/operation-type';
 
 /**
  * One amount band of a grid: for an amount in [from, to] the charge is `fixed + rateBps/10 000 of

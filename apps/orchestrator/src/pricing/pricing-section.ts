@@ -8,7 +8,7 @@ import { ActiveConfigView } from '../config-api/dto/config-views';
 import type { LimitsDocument } from '../limits/limits-document';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { amountBoundsCommissionErrors, commissionBoundsErrors } from './commission-rules';
-import { CURRENCIES, everyTypeAndCurrency } from './operation-type';
+import { CURRENCIES, everyTypeAndCurrency } from '../common/operation-type';
 import { type PricingDocument, PricingDocumentDto, pricingDocumentErrors } from './pricing-document';
 
 declare module '../config-api/config-sections' {

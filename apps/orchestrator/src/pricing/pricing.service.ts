@@ -7,7 +7,7 @@ import { ConfigVersionsService } from '../config-api/config-versions.service';
 import { OrchestratorConfig } from '../orchestrator.config';
 import type { ConfigVersion } from '../config-api/config-sections';
 import { bandFor, charge } from './grid-math';
-import { toSafeInteger } from './operation-type';
+import { toSafeInteger } from '../common/operation-type';
 import type { Charge, ChargeRule, Pricing, Quote, QuoteRequest } from './pricing.types';
 
 type Queryable = DataSource | EntityManager;

@@ -1,4 +1,4 @@
-import type { Currency, OperationType } from './operation-type';
+import type { Currency, OperationType } from '../common/operation-type';
 
 export interface QuoteRequest {
   type: OperationType;

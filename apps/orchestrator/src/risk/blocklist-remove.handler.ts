@@ -3,7 +3,7 @@ import { AppException } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
 import type { ApprovalHandler, PreparedState } from '../approvals/approval-handler';
-import { readPayload } from '../backoffice/people/approval-payload';
+import { readPayload } from '../approvals/approval-payload';
 import { type BlocklistEntry, BlocklistService } from './blocklist.service';
 
 export interface BlocklistRemovePayload {

@@ -1,4 +1,4 @@
-import type { Currency, OperationType } from '../pricing/operation-type';
+import type { Currency, OperationType } from '../common/operation-type';
 
 export type PartyKind = 'CUSTOMER' | 'MERCHANT' | 'AGENT';
 

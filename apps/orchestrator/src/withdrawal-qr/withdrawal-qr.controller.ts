@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestj
 import { AppException } from '@mm/errors';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { ApiErrors } from '../common/api-errors';
-import { PAYMENT_PARTIES, type PaymentPartiesPort } from '../intents/payment-parties.port';
+import { PAYMENT_PARTIES, type PaymentPartiesPort } from '../payment-parties/payment-parties.port';
 import { IssueWithdrawalQrDto, WithdrawalQrView } from './dto/withdrawal-qr.dto';
 import { WithdrawalQrService } from './withdrawal-qr.service';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { PaymentPartiesModule } from '../intents/payment-parties.module';
-import { PAYMENTS_SETTINGS, paymentsSettings } from '../intents/payments-settings';
+import { PaymentPartiesModule } from '../payment-parties/payment-parties.module';
+import { PAYMENTS_SETTINGS, paymentsSettings } from '../payment-parties/payments-settings';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { WithdrawalQrController } from './withdrawal-qr.controller';
 import { WithdrawalQrService } from './withdrawal-qr.service';

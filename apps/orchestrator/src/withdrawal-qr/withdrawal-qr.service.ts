@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Currency } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
-import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../intents/payments-settings';
+import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payment-parties/payments-settings';
 
 /** Withdrawal codes: `wqr_` and 64 hex digits (256 random bits). */
 export const WITHDRAWAL_QR = /^wqr_[0-9a-f]{64}$/;

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { type Currency, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { OptionalField } from '@mm/errors';
-import { IsMoney } from '../../pricing/operation-type';
+import { IsMoney } from '../../common/operation-type';
 import { REFERENCE_PATTERN } from './ledger-operations.payloads';
 
 const REASON = { minLength: 3, maxLength: 500 } as const;

@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { IsIn, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf, validateSync } from 'class-validator';
 import { type Currency, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { AppException, flattenValidationErrors } from '@mm/errors';
-import { IsMoney } from '../../pricing/operation-type';
+import { IsMoney } from '../../common/operation-type';
 
 /**
  * The payloads the maker-checker engine stores for the ledger actions: exactly what will be carried

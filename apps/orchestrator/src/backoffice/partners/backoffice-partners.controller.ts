@@ -16,7 +16,7 @@ import { type AuthUser, CurrentUser, RequirePermission } from '../../access/perm
 import { ApprovalRequestView } from '../../approvals/approval.views';
 import { uuid } from '../../common/validators';
 import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
-import { PartnersClient } from '../../partner-links/partners.client';
+import { PartnersClient } from './partners.client';
 import { AuditedRead } from '../../staff-audit/audit-metadata';
 import { WebhookOperationsClient } from '../webhooks/webhook-operations.client';
 import { WebhookOperationsService } from '../webhooks/webhook-operations.service';

@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRegistry } from '../../approvals/approval-registry';
 import { ApprovalsModule } from '../../approvals/approvals.module';
 import { GatewayModule } from '../../gateway/gateway.module';
-import { PartnersClient } from '../../partner-links/partners.client';
+import { PartnersClient } from './partners.client';
 import { BackofficeWebhooksModule } from '../webhooks/backoffice-webhooks.module';
 import { BackofficePartnersController } from './backoffice-partners.controller';
 import { KeyCollectionStore } from './key-collection.store';

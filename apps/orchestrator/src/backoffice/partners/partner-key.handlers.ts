@@ -4,7 +4,7 @@ import { AppException, type FieldError } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
-import { PartnersClient } from '../../partner-links/partners.client';
+import { PartnersClient } from './partners.client';
 import { type IssuedKeyRecord, KeyCollectionStore } from './key-collection.store';
 
 export interface KeyIssuePayload {

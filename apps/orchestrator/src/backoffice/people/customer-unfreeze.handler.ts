@@ -4,7 +4,7 @@ import { AdminUsersService } from '../../admin/admin-users.service';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
 import { CustomersService } from '../../customers/customers.service';
-import { REASON_RULE, USER_ID_RULE, readPayload } from './approval-payload';
+import { REASON_RULE, USER_ID_RULE, readPayload } from '../../approvals/approval-payload';
 
 export interface UnfreezePayload {
   /** the person (user id) */

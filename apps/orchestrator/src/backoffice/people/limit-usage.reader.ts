@@ -4,7 +4,7 @@ import { queryRows } from '@mm/platform';
 import { ConfigVersionsService } from '../../config-api/config-versions.service';
 import { tierLimits } from '../../limits/limit-rules';
 import { countedUsageSql, windowBoundsSql } from '../../limits/usage-windows.sql';
-import type { Currency } from '../../pricing/operation-type';
+import type { Currency } from '../../common/operation-type';
 import type { LimitWindowView, PersonBalanceView } from './person.views';
 
 export interface LimitSubjects {

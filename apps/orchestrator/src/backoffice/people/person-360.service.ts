@@ -5,7 +5,7 @@ import { AgentsService } from '../../agents/agents.service';
 import { CustomersService } from '../../customers/customers.service';
 import type { Customer } from '../../customers/customer.types';
 import { MerchantsService } from '../../merchants/merchants.service';
-import { PartnersClient } from '../../partner-links/partners.client';
+import { PartnersClient } from '../partners/partners.client';
 import { StaffService } from '../../staff/staff.service';
 import { TransactionHistoryService } from '../../transactions/transaction-history.service';
 import type { FreezeReasonCode } from './freeze-reasons';

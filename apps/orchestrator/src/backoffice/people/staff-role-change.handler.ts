@@ -4,7 +4,7 @@ import { AppException } from '@mm/errors';
 import { AdminUsersService } from '../../admin/admin-users.service';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
-import { USER_ID_RULE, readPayload } from './approval-payload';
+import { USER_ID_RULE, readPayload } from '../../approvals/approval-payload';
 
 export interface RoleChangePayload {
   userId: string;

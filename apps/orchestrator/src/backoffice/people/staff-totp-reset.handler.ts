@@ -4,7 +4,7 @@ import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
 import { StaffService } from '../../staff/staff.service';
 import { PeopleUpstreams } from './people-upstreams.client';
-import { REASON_RULE, USER_ID_RULE, readPayload } from './approval-payload';
+import { REASON_RULE, USER_ID_RULE, readPayload } from '../../approvals/approval-payload';
 
 export interface TotpResetPayload {
   userId: string;

@@ -5,7 +5,7 @@ import type { AuthUser } from '../../access/permissions';
 import { AdminUsersService } from '../../admin/admin-users.service';
 import type { ApprovalHandler, PreparedState } from '../../approvals/approval-handler';
 import { CustomersService } from '../../customers/customers.service';
-import { readPayload } from '../../backoffice/people/approval-payload';
+import { readPayload } from '../../approvals/approval-payload';
 import { assertDecidable, assertVersion } from './case-actions.service';
 import { CaseStore } from './case.store';
 

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, Max, Min, ValidateNested } from 'class-validator';
 import type { FieldError } from '@mm/errors';
-import { CURRENCIES, type Currency, IsMoney } from '../../pricing/operation-type';
+import { CURRENCIES, type Currency, IsMoney } from '../../common/operation-type';
 
 /** An amount in one currency (integer, smallest unit). Each list holds every currency once. */
 export class CurrencyAmountDto {

@@ -4,7 +4,7 @@ import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { ConfigSectionRegistry } from '../../config-api/config-section-registry';
 import { ConfigChangeDto } from '../../config-api/dto/config-change.dto';
-import { CURRENCIES } from '../../pricing/operation-type';
+import { CURRENCIES } from '../../common/operation-type';
 import { type MonitoringDocument, MonitoringDocumentDto, monitoringDocumentErrors } from './monitoring-document';
 
 declare module '../../config-api/config-sections' {

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { DigitsToNumber } from '../../config-api/config-params';
-import { CURRENCIES, type Currency, IsMoney, OPERATION_TYPES, type OperationType } from '../operation-type';
+import { CURRENCIES, type Currency, IsMoney, OPERATION_TYPES, type OperationType } from '../../common/operation-type';
 
 export class EstimateQueryDto {
   @ApiProperty({ enum: OPERATION_TYPES, example: 'TRANSFER' })

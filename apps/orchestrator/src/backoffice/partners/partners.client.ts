@@ -16,7 +16,7 @@ import {
   type WebhookEndpointView,
 } from '@mm/contracts';
 import type { InternalHttpClient } from '@mm/platform';
-import { UPSTREAMS, type Upstreams } from '../gateway/upstreams';
+import { UPSTREAMS, type Upstreams } from '../../gateway/upstreams';
 
 function query(params: Record<string, string | number | undefined>): string {
   const q = new URLSearchParams();
