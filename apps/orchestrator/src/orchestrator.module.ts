@@ -9,7 +9,7 @@ import { PeopleModule } from './backoffice/people/people.module';
 import { ComplianceModule } from './compliance/compliance.module';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { ConfigApiModule } from './config-api/config-api.module';
-import { CustomersModule } from './customers/customers.module';
+import { IdentitiesModule } from './identities/identities.module';
 import { GatewayModule } from './gateway/gateway.module';
 import { ORCHESTRATOR_INTERNAL_CALLERS } from './internal-callers';
 import { IntentsModule } from './intents/intents.module';
@@ -53,7 +53,7 @@ export class OrchestratorModule {
         ComplianceModule,
         ReconciliationModule,
         NotificationsModule.forRoot(config),
-        CustomersModule,
+        IdentitiesModule,
         RegistrationModule,
         PartnerLinksModule,
         IntentsModule,

@@ -3,7 +3,7 @@ import { ApprovalRegistry } from '../approvals/approval-registry';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { PeopleModule } from '../backoffice/people/people.module';
 import { ConfigApiModule } from '../config-api/config-api.module';
-import { CustomersModule } from '../customers/customers.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { GatewayModule } from '../gateway/gateway.module';
 import { StaffAuditStore } from '../staff-audit/staff-audit.store';
 import { CASE_FACTS } from './case-facts';
@@ -31,7 +31,7 @@ import { MonitoringConfigSection } from './rules/monitoring-section';
  * for the regulatory reports module.
  */
 @Module({
-  imports: [ApprovalsModule, ConfigApiModule, CustomersModule, GatewayModule, PeopleModule],
+  imports: [ApprovalsModule, ConfigApiModule, IdentitiesModule, GatewayModule, PeopleModule],
   controllers: [MonitoringController, MonitoringConfigController],
   providers: [
     MonitoringConfigSection,

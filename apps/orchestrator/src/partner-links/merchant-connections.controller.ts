@@ -5,7 +5,7 @@ import { AppException } from '@mm/errors';
 import { isUuid } from '@mm/platform';
 import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
 import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
-import { MerchantsService } from '../merchants/merchants.service';
+import { MerchantsService } from '../identities/merchants/merchants.service';
 import { MerchantConnectionsQueryDto } from './dto/partner-links.dto';
 import { PartnersClient } from '../backoffice/partners/partners.client';
 

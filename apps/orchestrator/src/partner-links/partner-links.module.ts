@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BackofficePartnersModule } from '../backoffice/partners/backoffice-partners.module';
-import { CustomersModule } from '../customers/customers.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { GatewayModule } from '../gateway/gateway.module';
 import { AdminPartnerKeysService } from './admin-partner-keys.service';
 import { AdminPartnersController } from './admin-partners.controller';
@@ -13,7 +13,7 @@ import { PartnersClient } from '../backoffice/partners/partners.client';
  * through the maker-checker engine of the back office's partner keys (BackofficePartnersModule).
  */
 @Module({
-  imports: [GatewayModule, CustomersModule, BackofficePartnersModule],
+  imports: [GatewayModule, IdentitiesModule, BackofficePartnersModule],
   controllers: [MerchantConnectionsController, AdminPartnersController],
   providers: [PartnersClient, AdminPartnerKeysService],
   exports: [PartnersClient],

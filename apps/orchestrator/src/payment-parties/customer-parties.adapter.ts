@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AgentsService } from '../agents/agents.service';
-import { CustomersService } from '../customers/customers.service';
-import type { Customer } from '../customers/customer.types';
-import { MerchantsService } from '../merchants/merchants.service';
+import { AgentsService } from '../identities/agents/agents.service';
+import { CustomersService } from '../identities/customers/customers.service';
+import type { Customer } from '../identities/customers/customer.types';
+import { MerchantsService } from '../identities/merchants/merchants.service';
 import type { PaymentParty, PaymentPartiesPort } from './payment-parties.port';
 
 /** PAYMENT_PARTIES backed by the customer module's services (customers, merchants, agents). */

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type AppRole, type Currency, type LedgerWalletView, STAFF_ROLES, type StaffRole } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { AgentsService } from '../agents/agents.service';
+import { AgentsService } from '../identities/agents/agents.service';
 import { AuthIdentityClient, LedgerWalletsClient } from '../clients/identity-clients';
-import { CustomersService } from '../customers/customers.service';
-import { MerchantsService } from '../merchants/merchants.service';
+import { CustomersService } from '../identities/customers/customers.service';
+import { MerchantsService } from '../identities/merchants/merchants.service';
 import { SmsOutbox } from '../notifications/sms-outbox.service';
-import { StaffService } from '../staff/staff.service';
+import { StaffService } from '../identities/staff/staff.service';
 import type { SagaStep } from '../workflows/saga.types';
 import { type RegistrationContext, type RegistrationKind, type RegistrationResult, STEP } from './registration.types';
 

@@ -1,7 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRegistry } from '../approvals/approval-registry';
 import { ApprovalsModule } from '../approvals/approvals.module';
-import { CustomersModule } from '../customers/customers.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { SagaLog } from '../workflows/saga-log.service';
 import { SagaRunner } from '../workflows/saga-runner.service';
 import { HourlyThrottle } from './hourly-throttle';
@@ -19,7 +19,7 @@ import { StaffCreationService } from './staff-creation.service';
  * registered with the engine when the module starts.
  */
 @Module({
-  imports: [CustomersModule, ApprovalsModule],
+  imports: [IdentitiesModule, ApprovalsModule],
   controllers: [RegistrationController],
   providers: [
     HourlyThrottle,

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppRole } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { CONFIG, currentContext } from '@mm/platform';
-import { AgentsService, newAgentCode } from '../agents/agents.service';
+import { AgentsService, newAgentCode } from '../identities/agents/agents.service';
 import { maskPhone } from '../common/validators';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import { type Faults, SimulatedCrash } from '../workflows/fault-injection';

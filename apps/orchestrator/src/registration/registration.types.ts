@@ -1,6 +1,6 @@
 import type { AppRole, Currency, StaffRole } from '@mm/contracts';
 import type { WalletOwnerType } from '../clients/identity-clients';
-import type { MerchantCategory } from '../merchants/merchant-categories';
+import type { MerchantCategory } from '../identities/merchants/merchant-categories';
 
 /** The staff roles an administrator creates with `POST /api/orchestrator/admin/staff` (administrators have their own route). */
 export const CREATED_STAFF_ROLES = ['SUPPORT', 'COMPLIANCE', 'AUDITOR'] as const satisfies readonly StaffRole[];

@@ -8,7 +8,7 @@ import {
   statementPeriod,
 } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { type Merchant, MerchantsService } from '../merchants/merchants.service';
+import { type Merchant, MerchantsService } from '../identities/merchants/merchants.service';
 import { StatementSourcesClient } from './statement-sources.client';
 
 /**

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CustomersModule } from '../customers/customers.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { BackofficeStatementsController } from './backoffice-statements.controller';
 import { InternalStatementsController } from './internal-statements.controller';
 import { MerchantStatementsController } from './merchant-statements.controller';
@@ -12,7 +12,7 @@ import { StatementSourcesClient } from './statement-sources.client';
  * and the ledger part partners completes (`/api/internal/statements/merchants/:id`).
  */
 @Module({
-  imports: [CustomersModule],
+  imports: [IdentitiesModule],
   controllers: [MerchantStatementsController, BackofficeStatementsController, InternalStatementsController],
   providers: [MerchantStatementsService, StatementSourcesClient],
 })

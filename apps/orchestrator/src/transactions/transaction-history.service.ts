@@ -4,7 +4,7 @@ import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
 import { decodeCursor, encodeCursor } from '../common/cursor';
-import { CustomersService } from '../customers/customers.service';
+import { CustomersService } from '../identities/customers/customers.service';
 import { type PaymentIntentRow, toRecord } from '../intents/payment-intent.store';
 import type { PaymentIntentRecord } from '../intents/payment-intent.types';
 import type { TransactionQueryDto } from './dto/transaction-query.dto';

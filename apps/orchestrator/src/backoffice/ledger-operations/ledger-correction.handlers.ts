@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../../access/permissions';
-import { AgentsService } from '../../agents/agents.service';
+import { AgentsService } from '../../identities/agents/agents.service';
 import type { ApprovalAction, ApprovalHandler, ApprovalTarget, PreparedState, Settlement } from '../../approvals/approval-handler';
 import { type CorrectionPrepared, LedgerCorrectionRunner, correctionOf } from './ledger-correction.runner';
 import { LedgerOperationsClient } from './ledger-operations.client';

@@ -1,7 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRegistry } from '../../approvals/approval-registry';
 import { ApprovalsModule } from '../../approvals/approvals.module';
-import { CustomersModule } from '../../customers/customers.module';
+import { IdentitiesModule } from '../../identities/identities.module';
 import { HoldPlaceHandler, HoldReleaseHandler } from './hold.handlers';
 import { FloatFundingHandler, LedgerCorrectionHandler, LedgerReversalHandler } from './ledger-correction.handlers';
 import { LedgerCorrectionRunner } from './ledger-correction.runner';
@@ -15,7 +15,7 @@ import { LedgerOperationsService } from './ledger-operations.service';
  * registers when it starts.
  */
 @Module({
-  imports: [ApprovalsModule, CustomersModule],
+  imports: [ApprovalsModule, IdentitiesModule],
   controllers: [LedgerOperationsController],
   providers: [
     LedgerOperationsClient,

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../../access/permissions';
-import { type Agent, AgentsService } from '../../agents/agents.service';
+import { type Agent, AgentsService } from '../../identities/agents/agents.service';
 import type { ApprovalAction } from '../../approvals/approval-handler';
 import { E164 } from '../../common/validators';
-import { CustomersService } from '../../customers/customers.service';
+import { CustomersService } from '../../identities/customers/customers.service';
 import { floatAccountOf } from './ledger-correction.handlers';
 import { LedgerOperationsClient } from './ledger-operations.client';
 import type {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
-import { AdminUsersService } from '../../admin/admin-users.service';
+import { AdminUsersService } from '../../identities/admin/admin-users.service';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
-import { CustomersService } from '../../customers/customers.service';
+import { CustomersService } from '../../identities/customers/customers.service';
 import { REASON_RULE, USER_ID_RULE, readPayload } from '../../approvals/approval-payload';
 
 export interface UnfreezePayload {

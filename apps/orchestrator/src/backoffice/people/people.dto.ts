@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../../common/approval-reason';
-import { STATUS_TEXT_MAX, StatusText } from '../../customers/status-text';
+import { STATUS_TEXT_MAX, StatusText } from '../../identities/customers/status-text';
 import { FREEZE_REASON_CODES, type FreezeReasonCode } from './freeze-reasons';
 
 export class PeopleSearchQuery {

@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRegistry } from '../../approvals/approval-registry';
 import { ApprovalsModule } from '../../approvals/approvals.module';
 import { ConfigApiModule } from '../../config-api/config-api.module';
-import { CustomersModule } from '../../customers/customers.module';
+import { IdentitiesModule } from '../../identities/identities.module';
 import { GatewayModule } from '../../gateway/gateway.module';
 import { PartnerLinksModule } from '../../partner-links/partner-links.module';
 import { TransactionsModule } from '../../transactions/transactions.module';
@@ -23,7 +23,7 @@ import { StaffTotpResetHandler } from './staff-totp-reset.handler';
  * STAFF_TOTP_RESET, STAFF_DISABLE, STAFF_ENABLE), registered with the engine when the module starts.
  */
 @Module({
-  imports: [CustomersModule, ApprovalsModule, ConfigApiModule, GatewayModule, TransactionsModule, PartnerLinksModule],
+  imports: [IdentitiesModule, ApprovalsModule, ConfigApiModule, GatewayModule, TransactionsModule, PartnerLinksModule],
   controllers: [PeopleController],
   providers: [
     PeopleSearchService,

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isErrorCode } from '@mm/errors';
 import type { AuthUser } from '../../access/permissions';
-import { AgentsService } from '../../agents/agents.service';
-import { CustomersService } from '../../customers/customers.service';
-import type { Customer } from '../../customers/customer.types';
-import { MerchantsService } from '../../merchants/merchants.service';
+import { AgentsService } from '../../identities/agents/agents.service';
+import { CustomersService } from '../../identities/customers/customers.service';
+import type { Customer } from '../../identities/customers/customer.types';
+import { MerchantsService } from '../../identities/merchants/merchants.service';
 import { PartnersClient } from '../partners/partners.client';
-import { StaffService } from '../../staff/staff.service';
+import { StaffService } from '../../identities/staff/staff.service';
 import { TransactionHistoryService } from '../../transactions/transaction-history.service';
 import type { FreezeReasonCode } from './freeze-reasons';
 import { LimitUsageReader } from './limit-usage.reader';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
-import { AdminUsersService } from '../../admin/admin-users.service';
+import { AdminUsersService } from '../../identities/admin/admin-users.service';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalRequestView } from '../../approvals/approval.views';
 import { ApprovalsService } from '../../approvals/approvals.service';

@@ -3,7 +3,7 @@ import { AppException } from '@mm/errors';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
 import { AuthIdentityClient } from '../../clients/identity-clients';
-import { StaffService } from '../../staff/staff.service';
+import { StaffService } from '../../identities/staff/staff.service';
 import { REASON_RULE, USER_ID_RULE, readPayload } from '../../approvals/approval-payload';
 import { PeopleSearchService } from './people-search.service';
 import { PeopleUpstreams } from './people-upstreams.client';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { APP_ROLES, type AppRole } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { AdminUsersService } from '../../admin/admin-users.service';
+import { AdminUsersService } from '../../identities/admin/admin-users.service';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
 import { USER_ID_RULE, readPayload } from '../../approvals/approval-payload';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../../access/permissions';
 import type { ApprovalHandler } from '../../approvals/approval-handler';
-import { StaffService } from '../../staff/staff.service';
+import { StaffService } from '../../identities/staff/staff.service';
 import { PeopleUpstreams } from './people-upstreams.client';
 import { REASON_RULE, USER_ID_RULE, readPayload } from '../../approvals/approval-payload';
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CustomersModule } from '../../customers/customers.module';
+import { IdentitiesModule } from '../../identities/identities.module';
 import { MerchantQrClient } from '../../intents/merchant-qr.client';
 import { BackofficeWebhooksModule } from '../webhooks/backoffice-webhooks.module';
 import { BackofficeTransactionsController } from './backoffice-transactions.controller';
@@ -9,7 +9,7 @@ import { TransactionSearchService } from './transaction-search.service';
 
 /** Transactions for staff (`/api/backoffice/transactions`): the search and the story of one payment. */
 @Module({
-  imports: [CustomersModule, BackofficeWebhooksModule],
+  imports: [IdentitiesModule, BackofficeWebhooksModule],
   controllers: [BackofficeTransactionsController],
   providers: [TransactionSearchService, PaymentStoryService, OperatorSearchClient, MerchantQrClient],
 })

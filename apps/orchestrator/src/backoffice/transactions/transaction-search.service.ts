@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { type LedgerOperation, MAX_SEARCH_ACCOUNTS, decodeOperationCursor } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
-import { CustomersService } from '../../customers/customers.service';
+import { CustomersService } from '../../identities/customers/customers.service';
 import { type PaymentIntentRow, toRecord } from '../../intents/payment-intent.store';
 import type { PartySnapshot, PaymentIntentRecord } from '../../intents/payment-intent.types';
 import type { TransactionSearchQuery } from './dto/transaction-search.query';

@@ -4,7 +4,7 @@ import { IsEmail, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-va
 import { OptionalField } from '@mm/errors';
 import { SUPPORTED_COUNTRIES } from '../../common/countries';
 import { IsPhone, IsPin } from '../../common/validators';
-import { MERCHANT_CATEGORIES, type MerchantCategory } from '../../merchants/merchant-categories';
+import { MERCHANT_CATEGORIES, type MerchantCategory } from '../../identities/merchants/merchant-categories';
 import { CREATED_STAFF_ROLES, type CreatedStaffRole } from '../registration.types';
 
 /** A person's name: 1 to 100 characters, not only spaces. */

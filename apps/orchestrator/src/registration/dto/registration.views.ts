@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { APP_ROLES, type AppRole } from '@mm/contracts';
-import { CurrencyAccountsView } from '../../directory/directory.views';
+import { CurrencyAccountsView } from '../../identities/directory/directory.views';
 
 export class RegistrationView {
   @ApiProperty({ format: 'uuid', example: 'f137065a-5349-4841-b95d-86dc7bf472de', description: 'the registration run (saga) id' })

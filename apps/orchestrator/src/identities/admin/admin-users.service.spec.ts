@@ -1,6 +1,6 @@
 import { AppException } from '@mm/errors';
 import type { AgentsService } from '../agents/agents.service';
-import type { AuthIdentityClient } from '../clients/identity-clients';
+import type { AuthIdentityClient } from '../../clients/identity-clients';
 import type { Customer } from '../customers/customer.types';
 import type { CustomersService } from '../customers/customers.service';
 import type { StaffService } from '../staff/staff.service';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
-import { decodeCursor, encodeCursor } from '../common/cursor';
+import { decodeCursor, encodeCursor } from '../../common/cursor';
 import { CustomersService } from '../customers/customers.service';
 import type { Customer } from '../customers/customer.types';
 

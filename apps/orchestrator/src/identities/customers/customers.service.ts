@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Currency, CustomerStatus } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
-import { decodeCursor, encodeCursor } from '../common/cursor';
+import { decodeCursor, encodeCursor } from '../../common/cursor';
 import type { Customer, CustomerSearch, NewCustomer, ProfilePatch, WalletAccounts } from './customer.types';
 
 type Db = DataSource | EntityManager;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@mm/errors';
-import { LedgerWalletsClient } from '../clients/identity-clients';
+import { LedgerWalletsClient } from '../../clients/identity-clients';
 import type { WalletBalancesView } from './customer.views';
 
 /** A holder's balances, read from the ledger (the ledger is the only source of balances). */

@@ -3,8 +3,8 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { OptionalField } from '@mm/errors';
 import { APP_ROLES, CUSTOMER_ROLES, CUSTOMER_STATUSES, type AppRole, type CustomerRole, type CustomerStatus } from '@mm/contracts';
-import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../common/approval-reason';
-import { E164 } from '../common/validators';
+import { APPROVAL_REASON_MAX, APPROVAL_REASON_MIN, ApprovalReason } from '../../common/approval-reason';
+import { E164 } from '../../common/validators';
 import { STATUS_TEXT_MAX, StatusText } from '../customers/status-text';
 import { CurrencyAccountsView } from '../directory/directory.views';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
+import { type AuthUser, CurrentUser, RequirePermission } from '../../access/permissions';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { CustomerView, WalletBalancesView, toCustomerView } from '../customers/customer.views';
 import { CustomersService } from '../customers/customers.service';
 import { WalletBalances } from '../customers/wallet-balances.service';

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Currency } from '@mm/contracts';
 import { queryRows } from '@mm/platform';
-import { LedgerWalletsClient } from '../clients/identity-clients';
+import { LedgerWalletsClient } from '../../clients/identity-clients';
 import { AgentsService } from './agents.service';
 
 export interface Organisation {

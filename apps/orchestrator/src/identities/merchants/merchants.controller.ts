@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
+import { type AuthUser, CurrentUser, RequirePermission } from '../../access/permissions';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { BalanceView, CustomerView, toCustomerView } from '../customers/customer.views';
 import { WalletBalances } from '../customers/wallet-balances.service';
 import { MERCHANT_CATEGORIES } from './merchant-categories';

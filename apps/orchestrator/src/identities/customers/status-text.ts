@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsString, Matches, ValidateBy } from 'class-validator';
-import { storedLength } from '../common/approval-reason';
+import { storedLength } from '../../common/approval-reason';
 
 /** The bounds of `orchestrator.customer_status_events.reason` (CHECK char_length(reason) BETWEEN 1 AND 500). */
 export const STATUS_TEXT_MAX = 500;

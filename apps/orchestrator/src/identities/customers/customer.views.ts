@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CUSTOMER_ROLES, CUSTOMER_STATUSES, type CustomerRole, type CustomerStatus } from '@mm/contracts';
-import { SUPPORTED_COUNTRIES } from '../common/countries';
+import { SUPPORTED_COUNTRIES } from '../../common/countries';
 import { CurrencyAccountsView } from '../directory/directory.views';
 import type { Customer } from './customer.types';
 

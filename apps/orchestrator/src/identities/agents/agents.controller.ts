@@ -3,8 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagg
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { OptionalField } from '@mm/errors';
-import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
-import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
+import { type AuthUser, CurrentUser, RequirePermission } from '../../access/permissions';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
 import { BalanceView, CustomerView, toCustomerView } from '../customers/customer.views';
 import { WalletBalances } from '../customers/wallet-balances.service';
 import { type Agent, AgentsService } from './agents.service';

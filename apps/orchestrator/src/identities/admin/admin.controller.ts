@@ -2,12 +2,12 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res } from '@
 import type { FastifyReply } from 'fastify';
 import { AppException } from '@mm/errors';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type AuthUser, CurrentUser, RequirePermission } from '../access/permissions';
+import { type AuthUser, CurrentUser, RequirePermission } from '../../access/permissions';
 import { AgentView, toAgentView } from '../agents/agents.controller';
-import { ApprovalRequestView } from '../approvals/approval.views';
-import { ApprovalsService } from '../approvals/approvals.service';
-import { ApiAdminRoute, ApiErrors } from '../common/api-errors';
-import { uuid } from '../common/validators';
+import { ApprovalRequestView } from '../../approvals/approval.views';
+import { ApprovalsService } from '../../approvals/approvals.service';
+import { ApiAdminRoute, ApiErrors } from '../../common/api-errors';
+import { uuid } from '../../common/validators';
 import { CustomerPageView, CustomerView, toCustomerView } from '../customers/customer.views';
 import { CustomersService } from '../customers/customers.service';
 import { AdminUsersService } from './admin-users.service';

@@ -2,9 +2,9 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { MerchantDirectoryEntry } from '@mm/contracts';
 import { AppException } from '@mm/errors';
-import { InternalRoute } from '../access/permissions';
-import { ApiErrors } from '../common/api-errors';
-import { IsPhone, uuid } from '../common/validators';
+import { InternalRoute } from '../../access/permissions';
+import { ApiErrors } from '../../common/api-errors';
+import { IsPhone, uuid } from '../../common/validators';
 import { MerchantsService, type Merchant } from '../merchants/merchants.service';
 import { MerchantDirectoryEntryView } from './directory.views';
 
