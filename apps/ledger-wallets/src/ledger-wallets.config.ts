@@ -17,11 +17,11 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(2, { message: 'DB_POOL_SIZE must be at least 2 for the ledger: one connection stays outside the session gate' })
   override DB_POOL_SIZE: number = 10;
 
-  /** Three-letter platform prefix of `transactions.reference_id` (spec 2: PPPTXYYMMDDxxxxxxx). */
+  /** Three-letter platform prefix of `transactions.reference_id` (docs/ledger.md "Transactions and entries": PPPTXYYMMDDxxxxxxx). */
   @Matches(/^[A-Z]{3}$/, { message: 'LEDGER_REFERENCE_PREFIX must be three capital letters' })
   LEDGER_REFERENCE_PREFIX: string = 'MMP';
 
-  /** Intent lifetime (spec 2: 10 minutes by default). */
+  /** Intent lifetime (docs/ledger.md "Intents": 10 minutes by default). */
   @IsInt()
   @Min(1)
   LEDGER_INTENT_TTL_SECONDS: number = 600;
@@ -31,7 +31,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(0)
   LEDGER_EXPIRY_SWEEP_INTERVAL_MS: number = 30_000;
 
-  /** Lock wait inside the money transaction (spec 2: 3 s), also the cap on waiting for account locks. */
+  /** Lock wait inside the money transaction (docs/ledger.md "Locks, isolation and retries": 3 s), also the cap on waiting for account locks. */
   @IsInt()
   @Min(10)
   LEDGER_LOCK_TIMEOUT_MS: number = 3_000;
@@ -77,16 +77,16 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Max(Number.MAX_SAFE_INTEGER)
   LEDGER_COMMISSION_MAX_PER_OPERATION: number = 100_000;
 
-  /** Waits before replaying a transaction after 40001 / 55P03 / 40P01 (spec 2: 100, 400, 1600 ms). */
+  /** Waits before replaying a transaction after 40001 / 55P03 / 40P01 (docs/ledger.md "Locks, isolation and retries": 100, 400, 1600 ms). */
   @Matches(/^\d+(,\d+)*$/, { message: 'LEDGER_RETRY_DELAYS_MS must be a comma-separated list of integers' })
   LEDGER_RETRY_DELAYS_MS: string = '100,400,1600';
 
-  /** Validity of a stored idempotency key (spec 2: 48 hours). */
+  /** Validity of a stored idempotency key (docs/ledger.md "Idempotency": 48 hours). */
   @IsInt()
   @Min(1)
   LEDGER_IDEMPOTENCY_TTL_HOURS: number = 48;
 
-  /** Daily time (UTC, HH:MM) of the integrity check (spec 2: 02:00). */
+  /** Daily time (UTC, HH:MM) of the integrity check (docs/ledger.md "Audit and the integrity job": 02:00). */
   @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'LEDGER_INTEGRITY_TIME_UTC must be HH:MM' })
   LEDGER_INTEGRITY_TIME_UTC: string = '02:00';
 
@@ -169,7 +169,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @Min(1)
   LEDGER_MONITORING_BACKLOG_MAX_JOBS: number = 5_000;
 
-  // --- consent proofs (issue 14): PIN_VERIFIED / OTP_VERIFIED need a proof signed by auth ---
+  // --- consent proofs (docs/ledger.md "Consent proofs"): PIN_VERIFIED / OTP_VERIFIED need a proof signed by auth ---
   /** Auth's base URL; its key set verifies consent proofs (fetched once, cached, refetched on an unknown key id). */
   @UpstreamsField()
   AUTH_URL: UpstreamUrls = [DEFAULT_AUTH_URL];
@@ -185,7 +185,7 @@ export class LedgerWalletsConfig extends DatabaseConfig {
   @MinLength(1)
   LEDGER_CONSENT_ISSUER: string = AUTH_TOKEN_ISSUER;
 
-  // --- corrections under maker-checker (issue 14, docs/ledger-corrections.md); read through CorrectionsSettings ---
+  // --- corrections under maker-checker (docs/ledger-corrections.md); read through CorrectionsSettings ---
   /** Roles allowed to submit a correction and to place or lift a hold (comma-separated). */
   @Matches(/^[A-Z_]+(,[A-Z_]+)*$/, { message: 'LEDGER_CORRECTION_MAKER_ROLES must be comma-separated role names' })
   LEDGER_CORRECTION_MAKER_ROLES: string = 'COMPLIANCE,ADMIN';

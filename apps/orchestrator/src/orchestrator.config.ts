@@ -36,7 +36,7 @@ export class OrchestratorConfig extends DatabaseConfig {
   HEALTH_TIMEOUT_MS: number = 2_000;
 
   /**
-   * Spec 3: in staging and review each service's health is also reachable at `/hz/<service>`.
+   * docs/operations.md "Health": in staging and review each service's health is also reachable at `/hz/<service>`.
    * Unset: on everywhere but production.
    */
   @OptionalField()

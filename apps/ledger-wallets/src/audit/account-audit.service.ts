@@ -37,7 +37,7 @@ export interface AccountAuditReport {
 }
 
 /**
- * Spec 2 "Audit on demand": one account's report, read in a single REPEATABLE READ snapshot so the
+ * One account's audit (docs/ledger.md "Audit and the integrity job"): one account's report, read in a single REPEATABLE READ snapshot so the
  * stored balance and the entries are seen at the same instant. It changes no ledger data; each
  * report produced is journaled in the append-only `ledger.account_audits` (who asked, through which
  * service, in which request, and the status found) and logged with the same facts.

@@ -9,7 +9,7 @@ import { type AccountAuditReport, AccountAuditService } from './account-audit.se
 import { ApiAuditorErrors, auditRequester, identifyAuditor } from './auditors';
 
 /**
- * Account audits (spec 2 "Audit on demand"). Like corrections, every call carries the service key
+ * Account audits (docs/ledger.md "Audit and the integrity job"). Like corrections, every call carries the service key
  * of a platform service (the orchestrator's compliance routes, or the operators' tooling) AND the
  * acting operator's access token from auth: the audit is journaled under that operator.
  */
@@ -25,7 +25,7 @@ export class AuditController {
     private readonly audits: AccountAuditService,
   ) {}
 
-  /** Spec 2 "Audit on demand": details, stored vs recomputed balance, symmetry, orphans, OK / WARNING / CRITICAL. */
+  /** docs/ledger.md "Audit and the integrity job": details, stored vs recomputed balance, symmetry, orphans, OK / WARNING / CRITICAL. */
   @Get(':id/audit')
   @ApiOperation({ summary: "Audit one account (journaled with the operator's id, the calling service and the request id)" })
   @ApiOkResponse({ type: AccountAuditReportView, description: 'the report, whatever its status (a CRITICAL finding is still a 200)' })

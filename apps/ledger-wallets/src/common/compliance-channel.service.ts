@@ -7,7 +7,7 @@ export interface AlertOutcome {
 }
 
 /**
- * The compliance chat channel (spec 2: integrity gaps and, here, every executed correction): a
+ * The compliance chat channel (docs/ledger.md "Audit and the integrity job": integrity gaps and, here, every executed correction): a
  * webhook receiving one JSON message per alert, with a human `text` line and the facts. A failed
  * delivery is logged and reported to the caller (which keeps it to retry), never thrown.
  */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * Where the milliseconds of one request go (issue 13): named stages appended to the Server-Timing
+ * Where the milliseconds of one request go (docs/performance.md "Ledger"): named stages appended to the Server-Timing
  * header the platform writes (`total`), e.g. `total;dur=1.9, pre;dur=0.3, validate;dur=0.05,
  * conn;dur=0.02, lock;dur=0.1, sql;dur=1.1, serialize;dur=0.1`. A stage is closed by `lap` (time
  * since the previous mark) or added whole by `add` (a part of a round trip the database measured).

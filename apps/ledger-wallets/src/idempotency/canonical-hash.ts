@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** Secrets never take part in the request hash (spec 2 idempotency rule 3). */
+/** Secrets never take part in the request hash (docs/ledger.md "Idempotency"). */
 const SECRET_FIELDS = new Set(['pin', 'oldpin', 'newpin', 'otp', 'otpcode', 'password', 'secret', 'token']);
 
 /** Volatile fields: two retries of one request differ only in these. */

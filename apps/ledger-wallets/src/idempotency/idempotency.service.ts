@@ -34,7 +34,7 @@ export interface IdempotencyEntry {
 export type RecordResponse = ((session: DbSession, status: number, body: unknown) => Promise<void>) & { entry?: IdempotencyEntry };
 
 /**
- * Spec 2 idempotency rules 3 to 6, reusable by every endpoint that takes a key. Requests sharing
+ * The idempotency rules (docs/ledger.md "Idempotency"), reusable by every endpoint that takes a key. Requests sharing
  * a (scope, key) are serialized by an advisory lock on the key, so a duplicate that arrives while
  * the first is still running waits for it and then answers with its stored response: a key can
  * never execute twice. A duplicate that waits longer than the lock timeout gets 409

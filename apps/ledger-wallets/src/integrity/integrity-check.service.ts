@@ -89,7 +89,7 @@ export interface ResentAlert {
 }
 
 /**
- * The nightly integrity check (spec 2): every account's stored balance against its entries and its
+ * The nightly integrity check (docs/ledger.md "Audit and the integrity job"): every account's stored balance against its entries and its
  * available/frozen split, plus the global sum per currency, in one read-only snapshot. It never
  * changes ledger data; it only appends its own row to balance_integrity_checks (append-only, kept
  * forever, naming who asked: `scheduler` or the operator), sets `ledger_integrity_gap_count` to the

@@ -6,7 +6,7 @@ export const TECHNICAL_ACCOUNT_TYPES = ['fee_collection', 'treasury', 'suspense'
 export type TechnicalAccountType = (typeof TECHNICAL_ACCOUNT_TYPES)[number];
 
 /**
- * The platform's technical accounts (spec 2): FEE_COLLECTION, TREASURY, suspense, black and the
+ * The platform's technical accounts (docs/ledger.md "Wallets and accounts"): FEE_COLLECTION, TREASURY, suspense, black and the
  * platform agent-commission account, one per currency, created by the migration in SYSTEM
  * wallets. Their ids never change, so they are read once.
  */

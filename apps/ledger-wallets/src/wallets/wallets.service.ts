@@ -116,7 +116,7 @@ export class WalletsService {
     return { walletId: row.id, status: 'CLOSED' };
   }
 
-  /** The technical accounts of spec 2, per currency. */
+  /** The technical accounts (docs/ledger.md "Wallets and accounts"), per currency. */
   async technicalAccounts(currency?: string): Promise<AccountView[]> {
     const rows = await this.db.query<AccountRow>(
       `SELECT ${ACCOUNT_COLUMNS.split(', ')

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 
 export const DEPRECATED_ROUTE = 'mm:deprecated-route';
 
-/** When the spec 3 routes moved to the orchestrator were marked deprecated (as on auth). */
+/** When the auth routes moved to the orchestrator were marked deprecated (as on auth). */
 const DEPRECATED_SINCE = Math.floor(Date.UTC(2026, 10, 1) / 1000);
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Permissions of the public orchestrator routes (spec 2 "Authentication" names the first five).
+ * Permissions of the public orchestrator routes (docs/roles.md "Roles and permissions" lists who holds each).
  * The role × permission matrix that grants them is `role-matrix.ts`. Names are part of the
  * documented contract: add, never rename.
  */

@@ -9,7 +9,7 @@ import {
 import { CONFIG, InternalHttpClient } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
 
-/** Auth's internal identity endpoints (service key), one method per step of spec 3. */
+/** Auth's internal identity endpoints (service key), one method per registration step (docs/registration.md "Internal routes used"). */
 @Injectable()
 export class AuthIdentityClient {
   private readonly http: InternalHttpClient;

@@ -3,7 +3,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { type Currency, SUPPORTED_CURRENCIES } from '@mm/contracts';
 
 /**
- * What a fee, a limit or a risk rule is about. The three intent types of spec 2, plus a merchant
+ * What a fee, a limit or a risk rule is about. The three intent types (docs/mobile-api.md "Who starts what"), plus a merchant
  * payment: technically a TRANSFER to a merchant, priced and bounded on its own (customers
  * usually pay no fee to pay a shop). The intent flow maps a TRANSFER to a merchant onto it.
  */

@@ -46,7 +46,7 @@ const ComplianceRoute = (permission: Permission) =>
   );
 
 /**
- * Compliance officers' audits and integrity checks (spec 2 "Audit on demand", "Events"). The
+ * Compliance officers' audits and integrity checks (docs/ledger.md "Audit and the integrity job"). The
  * orchestrator checks the permission, then calls the ledger with its service key and the officer's
  * own access token, which the ledger verifies again and records: every audit and every check names
  * the officer who asked, not merely the orchestrator.

@@ -8,7 +8,7 @@ import { limitProxiedBody, oversizedBodyAnswer } from './proxied-body';
 import { isInternalRoute } from './public-surface';
 
 /**
- * The routing table of spec 3, for the rows served by another process:
+ * The routing table (docs/architecture.md "Processes and ports"), for the rows served by another process:
  *   /api/auth/*            → auth      (/auth/*)   except register* and reset-pin/confirm, which are
  *                                                   orchestrator routes (static routes win in Fastify's router)
  *   /api/partners-public/* → partners  (/partners-public/*)
@@ -103,7 +103,7 @@ async function registerProxy(fastify: FastifyInstance, route: ProxyRoute, config
 }
 
 /**
- * `/hz/<service>` (staging and review only, spec 3): each service's own `/health`, reached directly
+ * `/hz/<service>` (staging and review only, docs/operations.md "Health"): each service's own `/health`, reached directly
  * through the entry point, status and body as the service answered them. With several replicas,
  * the first that answers does (`/api/health` reports each of them).
  */

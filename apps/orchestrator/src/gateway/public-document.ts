@@ -10,7 +10,7 @@ import { isInternalRoute } from './public-surface';
  *
  * An upstream path is kept only if the gateway really forwards it: it must sit under the mount's
  * upstream prefix, must not be internal once mounted, must not be shadowed by an orchestrator route
- * (the register* and reset-pin/confirm rows of spec 3), and operations callable with nothing but
+ * (the register* and reset-pin/confirm routes, docs/registration.md "Routes"), and operations callable with nothing but
  * the service key are dropped. Schema names that collide with a different schema are suffixed
  * with the service name and every `$ref` of that upstream is rewritten to match.
  */

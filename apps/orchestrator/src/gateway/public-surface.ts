@@ -12,7 +12,7 @@ export function isInternalRoute(normalisedPath: string): boolean {
 }
 
 /**
- * What the Internet may reach on the public listener (spec 3 routing): everything under `/api`
+ * What the Internet may reach on the public listener (docs/architecture.md "Processes and ports"): everything under `/api`
  * except the internal families, the root `/health` probe, and `/hz/<service>` where enabled
  * (staging, review). Anything else at the root (`/metrics`, the full `/openapi.json`) is internal.
  */

@@ -1,7 +1,7 @@
 import type { PaymentIntentRecord } from './payment-intent.types';
 import type { IntentExecutionContext } from '@mm/contracts';
 
-/** Business type codes kept in the transaction's metadata (spec 2: "the transaction type code"). */
+/** Business type codes kept in the transaction's metadata (docs/ledger.md "Transactions and entries"). */
 export const TYPE_CODES: Record<PaymentIntentRecord['operationType'], string> = {
   TRANSFER: 'P2P',
   MERCHANT_PAYMENT: 'MERCHANT_PAYMENT',

@@ -25,7 +25,7 @@ import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payment-parties/pay
 import { limitCheck, riskParty } from './risk-parties';
 
 /**
- * `POST /api/v1/intents/:id/confirm` (spec 2): risk judged again, fee re-decided (the quote binds
+ * `POST /api/v1/intents/:id/confirm` (docs/mobile-api.md "confirm"): risk judged again, fee re-decided (the quote binds
  * unless the grid got cheaper or the quote outlived its validity, see PricingService), limits
  * held, then the ledger's move to SUCCEEDED, once.
  *

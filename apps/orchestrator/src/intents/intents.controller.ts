@@ -22,7 +22,7 @@ const STEP_ERRORS = [
 ] as const;
 
 /**
- * Spec 2's public intent routes. Who starts what (docs/mobile-api.md): a customer its TRANSFER
+ * The public intent routes (docs/mobile-api.md "The steps"). Who starts what (docs/mobile-api.md): a customer its TRANSFER
  * (PIN of the sender), an agent its CASH_IN and CASH_OUT (PIN of the agent; a cash-out also needs
  * the customer's consent: a withdrawal QR, or else the OTP sent to the customer). Only the
  * initiator sees and moves an intent: any other user gets 404 INTENT_NOT_FOUND.

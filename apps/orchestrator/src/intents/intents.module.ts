@@ -21,7 +21,7 @@ import { PaymentReconciler } from './payment-reconciler.service';
 import { PAYMENTS_SETTINGS, paymentsSettings } from '../payment-parties/payments-settings';
 import { SmsOutboxNotifier } from './sms-outbox.notifier';
 
-/** Spec 2's public intents: create, OTP and PIN steps, confirm, cancel, read. */
+/** The public intents (docs/mobile-api.md "The steps"): create, OTP and PIN steps, confirm, cancel, read. */
 @Module({
   imports: [ConfigApiModule, LedgerClientModule, PricingModule, LimitsModule, RiskModule, PaymentPartiesModule, WithdrawalQrModule],
   controllers: [IntentsController],

@@ -7,7 +7,7 @@ export function formatAmount(amount: number, currency: string): string {
 }
 
 /**
- * The two SMS of a successful payment: one to the payer, one to the payee (spec 2 "Events": SMS
+ * The two SMS of a successful payment: one to the payer, one to the payee (docs/mobile-api.md "Notifications": SMS
  * notifications, here through the outbox). Plain words, the reference for support, no balance
  * (it would need another ledger read and would be stale by the time the SMS arrives).
  */

@@ -9,7 +9,7 @@ import { SmsRelay } from './sms-relay.service';
 import { SmsSender } from './sms-sender';
 
 /**
- * The notification module (spec 3's "notification service"): the SMS outbox and its relay, and
+ * The notification module (docs/mobile-api.md "Notifications"): the SMS outbox and its relay, and
  * the operations alert channel. Flows enqueue with `SmsOutbox`; nothing sends an SMS directly.
  */
 @Module({})

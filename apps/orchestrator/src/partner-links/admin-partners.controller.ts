@@ -66,7 +66,7 @@ function answer<T>(reply: FastifyReply, outcome: KeyOutcome<T>, status: number):
 }
 
 /**
- * Administration of partner integrations (spec 1 "issuance and rotation: not shown"): creation with
+ * Administration of partner integrations (docs/partners.md "Administration routes (orchestrator, permission `partners.manage`)"): creation with
  * the test key and webhook secrets shown once, webhook endpoint and secret, revocation of an
  * integration or of one connection, and the payments recorded for reversal. Live and test API keys
  * are issued, rotated and revoked, and webhook signing secrets rotated, on four eyes

@@ -16,7 +16,7 @@ function connectionId(raw: string): string {
 }
 
 /**
- * The merchant side of partner connections (spec 1 leaves it to us): the logged-in merchant sees
+ * The merchant side of partner connections (docs/partners.md "3. Connecting to a merchant"): the logged-in merchant sees
  * who asks for what, in clear, and accepts, rejects or revokes. The merchant is always the one
  * behind the access token; another merchant's connection is CONNECTION_NOT_FOUND.
  */

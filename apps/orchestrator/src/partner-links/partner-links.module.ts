@@ -8,7 +8,7 @@ import { MerchantConnectionsController } from './merchant-connections.controller
 import { PartnersClient } from '../backoffice/partners/partners.client';
 
 /**
- * The orchestrator's side of spec 1: the routes a logged-in merchant (connections) or administrator
+ * The orchestrator's side of the partner API (docs/partners.md "For operators of the platform"): the routes a logged-in merchant (connections) or administrator
  * (integrations, keys, secrets) uses, relayed to the partners service's internal API. API keys go
  * through the maker-checker engine of the back office's partner keys (BackofficePartnersModule).
  */

@@ -7,7 +7,7 @@ import type { OrchestratorConfig } from '../orchestrator.config';
 import { HourlyThrottle } from './hourly-throttle';
 
 /**
- * PIN reset (spec 3): 1 verify the OTP through auth, 2 find the user by phone, 3 reset the PIN
+ * PIN reset (docs/registration.md "PIN reset"): 1 verify the OTP through auth, 2 find the user by phone, 3 reset the PIN
  * (identity provider and local store: auth also lifts every lock and ends every session). Nothing
  * to compensate: only step 3 changes anything, and it is one call.
  *

@@ -44,7 +44,7 @@ const ROLE_WORDS: Record<string, string> = {
 };
 
 /**
- * The steps of spec 3's registration workflow, per kind:
+ * The steps of the registration workflow (docs/registration.md "Steps"), per kind:
  *   IDP_USER → LOCAL_USER → PROFILE (customer and profile, or staff) → MERCHANT | AGENT record →
  *   WALLET (not for staff) → ACTIVATION → NOTIFICATION.
  * The local user is created disabled and the customer hidden; ACTIVATION, once everything else

@@ -66,7 +66,7 @@ const PIN_RESET_ERRORS = [
 ] as const;
 
 /**
- * Spec 3's workflows: registration of every kind of user and PIN reset, at their target paths
+ * The identity workflows (docs/registration.md "Routes"): registration of every kind of user and PIN reset, at their target paths
  * (`/api/orchestrator/auth/*`) and at the old ones (`/api/auth/register*`, `/api/auth/reset-pin/confirm`,
  * deprecated: same behaviour, plus `Deprecation` and `Link` headers).
  */
@@ -190,7 +190,7 @@ export class RegistrationController {
     return this.pinReset.reset(body.phone, body.otp, body.newPin, request.ip);
   }
 
-  // --- deprecated paths (spec 3: kept during the migration, then removed) ---
+  // --- deprecated paths (docs/registration.md "Routes": kept during the migration, then removed) ---
 
   @Post('auth/register')
   @PublicRoute()

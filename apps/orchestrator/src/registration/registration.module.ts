@@ -14,7 +14,7 @@ import { StaffCreateHandler } from './staff-create.handler';
 import { StaffCreationService } from './staff-creation.service';
 
 /**
- * Spec 3's workflows: registration (a saga with a persisted log and crash recovery) and PIN reset;
+ * The identity workflows (docs/registration.md): registration (a saga with a persisted log and crash recovery) and PIN reset;
  * the creation of compliance officers and administrators as the maker-checker action STAFF_CREATE,
  * registered with the engine when the module starts.
  */

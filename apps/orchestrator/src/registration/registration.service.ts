@@ -44,7 +44,7 @@ function fingerprint(kind: RegistrationKind, input: RegistrationInput): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Registration (spec 3 "Workflows in the orchestrator"), for every kind of user, as a saga whose
+ * Registration (docs/registration.md "Steps"), for every kind of user, as a saga whose
  * every step is logged. Idempotent with a key: the first run's outcome is the answer to every
  * repeat (a repeat while it runs waits for it); a run that failed for a reason of ours or of a
  * service (5xx, interrupted) gives the key back so a retry can run again. Without a key, two

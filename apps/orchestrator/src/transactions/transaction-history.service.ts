@@ -13,7 +13,7 @@ import { STAFF_ROLES, adjustmentLine, paymentLine } from './history-lines';
 import { type LedgerAdjustment, LedgerStatementsClient } from './ledger-statements.client';
 
 /**
- * Which payments a role may read (spec 2 "Authentication" 2): an end user or a merchant the ones it
+ * Which payments a role may read (docs/mobile-api.md "History and receipts"): an end user or a merchant the ones it
  * paid or received; an agent the cash operations it made for its customers; a master agent those
  * and its affiliated agents' (the affiliation at the time of the payment); support, compliance and
  * administrators all of them. Anything else reads nothing.

@@ -54,7 +54,7 @@ function toCustomer(row: CustomerRow): Customer {
 }
 
 /**
- * The customer module's interface (spec 3's customer service, kept narrow so it could become a
+ * The customer module's interface (the customer service of docs/architecture.md "Processes and ports", kept narrow so it could become a
  * service of its own): customers with their profile, status and KYC tier, and the ledger accounts
  * they hold. Money flows ask it who a user is and whether they may move money; the registration
  * workflow creates and (as compensation) removes customers through it.

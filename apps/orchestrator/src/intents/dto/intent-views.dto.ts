@@ -9,7 +9,7 @@ export class CounterpartyView {
   phone: string;
 }
 
-/** 201 of `POST /api/v1/intents` (spec 2 names the first four fields). */
+/** 201 of `POST /api/v1/intents` (docs/mobile-api.md "Create"). */
 export class CreatedIntentView {
   @ApiProperty({ format: 'uuid', example: '0d5e2f9a-7c1b-4a3e-9f8d-2b6c4e1a0f37' })
   intentId: string;
@@ -66,7 +66,7 @@ export class OtpSentView extends IntentStepView {
   resendAfterSec: number;
 }
 
-/** 200 of confirm (spec 2 names every field but currency and completedAt). */
+/** 200 of confirm (docs/mobile-api.md "confirm"). */
 export class ConfirmedIntentView {
   @ApiProperty({ format: 'uuid', example: '0d5e2f9a-7c1b-4a3e-9f8d-2b6c4e1a0f37' })
   intentId: string;
