@@ -199,7 +199,7 @@ async function ensureRedis(redisUrl: string): Promise<void> {
   say('local redis-server ready');
 }
 
-/** Variables naming the run's key seed: INTERNAL_SERVICE_KEY is its older name (one shared key per run, before issue 11). */
+/** Variables naming the run's key seed: INTERNAL_SERVICE_KEY is its older name (one shared key per run, before per-caller keys: docs/service-credentials.md). */
 const SEED_VARIABLES = ['MM_SERVICE_KEY_SEED', 'INTERNAL_SERVICE_KEY'] as const;
 
 /** One key per caller for this run: derived from the seed when one is set, random otherwise. */

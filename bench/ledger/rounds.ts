@@ -5,7 +5,7 @@ import type { PoolIntent } from './fixtures';
 import type { BenchClient } from './http-client';
 
 /**
- * Workloads measured in alternating rounds (bench:ledger, issue 13). This machine's speed drifts
+ * Workloads measured in alternating rounds (bench:ledger, docs/performance.md "`bench:ledger`"). This machine's speed drifts
  * within minutes, so a baseline and the workload it is compared with each run several short
  * segments, one after the other in turn (B1, B2, W1, B1, B2, W1, …), and each row adds up its own
  * segments: both see the same phases, and their ratio compares like with like.

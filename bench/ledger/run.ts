@@ -434,7 +434,7 @@ async function main(): Promise<void> {
       });
     }
     // W4: the PIN step, each request with its own proof (signed here, before the loop: issuing is
-    // auth's cost, not the ledger's). A new workload of issue 14: it has no earlier number to compare.
+    // auth's cost, not the ledger's). A workload added with consent proofs (docs/ledger.md "Consent proofs"): it has no earlier number to compare.
     for (const c of want('W4') ? [1, 8] : []) {
       const pool = await createReadyIntents(admin, randomPairs(accounts, Math.ceil(SECONDS * fastestPerSec(c))), 'CREATED');
       const proofs = await Promise.all(

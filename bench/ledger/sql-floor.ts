@@ -1,6 +1,6 @@
 /**
  * `node dist/bench/ledger/sql-floor.js [variant,…]` — where the database's CPU of one confirm goes
- * (issue 13). On a private database (migrated, funded, `SQL_FLOOR_INTENTS` intents ready), one
+ * (docs/performance.md "`bench:ledger`"). On a private database (migrated, funded, `SQL_FLOOR_INTENTS` intents ready), one
  * connection replays confirms one after the other, each variant on its own intents, the variants
  * interleaved in rounds so that they all see the same load of a shared machine. For each variant it
  * prints the backend's CPU per confirm (from /proc, the measure a busy machine does not distort

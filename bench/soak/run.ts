@@ -1,5 +1,5 @@
 /**
- * `npm run bench:soak` — the platform under a steady mixed load for a long while (issue 11,
+ * `npm run bench:soak` — the platform under a steady mixed load for a long while (docs/performance.md "`bench:soak`",
  * "Benchmark"): does it keep its throughput and latency, does any service's memory keep growing, and
  * is every payment still right at the end?
  *

@@ -16,7 +16,7 @@ export const AUTH_INTERNAL_CALLERS: InternalCallerTable = {
   'POST /auth/internal/verify-reset-pin-otp': ['orchestrator'],
   'POST /auth/internal/reset-pin': ['orchestrator'],
   'POST /auth/internal/introspect': ['orchestrator'],
-  // its operator routes (issue 26): the person 360 view, end all sessions, the second-factor reset
+  // its operator routes (docs/roles.md "People in the back office"): the person 360 view, end all sessions, the second-factor reset
   'GET /auth/internal/users/:id/security': ['orchestrator'],
   'POST /auth/internal/users/:id/sessions/revoke-all': ['orchestrator'],
   'POST /auth/internal/users/:id/second-factor/reset': ['orchestrator'],

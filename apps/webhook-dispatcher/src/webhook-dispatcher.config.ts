@@ -26,12 +26,12 @@ export class WebhookDispatcherConfig extends DatabaseConfig {
   @IsString()
   WEBHOOK_DEDUP_REDIS_URL: string = '';
 
-  /** Spec 1: an event is dispatched at most once per 24 h. */
+  /** docs/partners.md "5. Webhooks": an event is dispatched at most once per 24 h. */
   @IsInt()
   @Min(1)
   WEBHOOK_DEDUP_TTL_SEC: number = 86_400;
 
-  /** Spec 1: the receiver must answer within 5 s. */
+  /** docs/partners.md "5. Webhooks": the receiver must answer within 5 s. */
   @IsInt()
   @Min(50)
   @Max(60_000)

@@ -6,8 +6,8 @@ import { SUPPORTED_CURRENCIES } from './services';
 import { LedgerChainIntegrityView } from './ledger-chain';
 
 /*
- * OpenAPI classes for the ledger's account audit report and integrity checks (spec 2 "Audit on
- * demand"). The ledger answers them and the orchestrator's compliance routes relay the body as the
+ * OpenAPI classes for the ledger's account audit report and integrity checks (docs/ledger.md
+ * "Audit and the integrity job"). The ledger answers them and the orchestrator's compliance routes relay the body as the
  * ledger wrote it, so both documents use these classes and cannot drift apart. The ledger's views
  * assert at compile time that the report and the check result its services build have exactly
  * these shapes: a field added there without its documentation here fails to compile. Amounts are

@@ -1,7 +1,7 @@
 import { SERVICES } from './services';
 
 /**
- * Proof of the customer's consent to an intent step (issue 14 item 3).
+ * Proof of the customer's consent to an intent step (docs/ledger.md "Consent proofs").
  *
  * Why it exists: the ledger's transition endpoint is reachable with the internal service key. Without
  * this proof, whoever holds that key could walk any customer's intent to PIN_VERIFIED and on to

@@ -1,5 +1,5 @@
 /**
- * Application roles (spec 2 "Authentication"), one per user. Auth stores them on the local user and
+ * Application roles (docs/roles.md "Roles"), one per user. Auth stores them on the local user and
  * puts them in the access token; the orchestrator grants permissions from them (its role matrix).
  * Names are part of the contract: add, never rename. `CUSTOMER` is the spec's "end user".
  */

@@ -159,7 +159,7 @@ export interface MerchantConnectionView {
   updatedAt: string;
 }
 
-/** A connection as spec 1 shows it (public GET, admin revoke). */
+/** A connection as docs/partners.md "3. Connecting to a merchant" shows it (public GET, admin revoke). */
 export interface ConnectionView {
   id: string;
   integrationId: string;

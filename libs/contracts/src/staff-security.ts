@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { APP_ROLES, type AppRole } from './identity';
 
 /*
- * What auth tells about a user's sign-in security (issue 26 item 4): the live sessions, the recently
+ * What auth tells about a user's sign-in security (docs/roles.md "People in the back office"): the live sessions, the recently
  * ended ones and why, the lockouts in force, and the second factor. Auth answers it at
  * `GET /auth/internal/users/:id/security` (orchestrator only); the orchestrator's person 360 view
  * relays it. The classes document the shapes (auth's own document and the public one reuse them);

@@ -14,7 +14,7 @@ import {
 } from './partners';
 
 /*
- * Webhook and partner operations for staff (issue 26): what the orchestrator's back-office routes
+ * Webhook and partner operations for staff (docs/partners.md "The back office: integrations, keys on four eyes, webhook deliveries"): what the orchestrator's back-office routes
  * (`/api/backoffice/webhooks/*`, `/api/backoffice/partners/*`) ask the dispatcher and partners, and
  * what they answer. The dispatcher knows endpoints, not integrations: partners gives each
  * integration two endpoint ids (live = the integration id, test = its own id), and the orchestrator

@@ -8,10 +8,10 @@
  * the job is kept, and the dispatcher's 24 h deduplication store covers the rest.
  */
 
-/** Event types (spec 1 "Events"). Planned types may appear; receivers answer 200 to unknown ones. */
+/** Event types (docs/partners.md "5. Webhooks"). Planned types may appear; receivers answer 200 to unknown ones. */
 export const WEBHOOK_EVENT_TYPES = { orderPaid: 'order.paid' } as const;
 
-/** The body the partner receives (spec 1 "Envelope"). */
+/** The body the partner receives (docs/partners.md "5. Webhooks"). */
 export interface WebhookEnvelope<D extends object = Record<string, unknown>> {
   /** event type, e.g. `order.paid` */
   event: string;
@@ -22,7 +22,7 @@ export interface WebhookEnvelope<D extends object = Record<string, unknown>> {
   data: D;
 }
 
-/** `data` of `order.paid` (spec 1 "Event order.paid"). */
+/** `data` of `order.paid` (docs/partners.md "5. Webhooks"). */
 export interface OrderPaidData {
   orderId: string;
   transactionId: string;
@@ -53,7 +53,7 @@ export interface WebhookResendJob {
   eventId: string;
 }
 
-/** Spec 1: 7 retries after the first attempt. */
+/** docs/partners.md "5. Webhooks": 7 retries after the first attempt. */
 export const WEBHOOK_MAX_ATTEMPTS = 8;
 /** Name of the dispatcher's backoff strategy (base configured in the dispatcher, 30 s doubling). */
 export const WEBHOOK_BACKOFF_TYPE = 'webhook-exponential';

@@ -48,7 +48,7 @@ export function NullableField(options?: ValidationOptions): PropertyDecorator {
 }
 
 /**
- * Field-level codes. A decorator may carry its own code through `context: { code }` (spec 1's
+ * Field-level codes. A decorator may carry its own code through `context: { code }` (docs/partners.md "7. All error codes",
  * INVALID_AMOUNT, INVALID_TTL, ...): that code then wins, so the specific code is always visible
  * to the client in the field's `errors[]` entry.
  */

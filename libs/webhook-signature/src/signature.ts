@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Name of the header that carries the signature (`t=<unix seconds>,v1=<hex>[,v1=<hex>]`). */
 export const SIGNATURE_HEADER = 'Svc-Signature';
-/** Spec 1: a delivery older than 5 minutes is rejected (replay protection). */
+/** docs/partners.md "5. Webhooks": a delivery older than 5 minutes is rejected (replay protection). */
 export const DEFAULT_TOLERANCE_SEC = 300;
 
 export type RawBody = string | Uint8Array;

@@ -1,5 +1,5 @@
 /**
- * The application roles (spec 2 "Authentication"), one list for the platform in `@mm/contracts`:
+ * The application roles (docs/roles.md "Roles"), one list for the platform in `@mm/contracts`:
  * auth stores them on local users and signs them into access tokens; the orchestrator maps them to
  * permissions. CUSTOMER is the spec's "end user".
  */

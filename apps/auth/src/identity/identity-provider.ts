@@ -7,7 +7,7 @@ export interface IdpUser {
 /**
  * The identity provider: holds credentials only (phone + PIN). The local store holds roles,
  * status and lockout. This is the seam where a Keycloak-style adapter would replace
- * `LocalIdentityProvider` (spec 3 "create only the identity-provider user").
+ * `LocalIdentityProvider` (docs/registration.md "Steps").
  */
 export abstract class IdentityProvider {
   /**

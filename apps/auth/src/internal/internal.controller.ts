@@ -24,7 +24,7 @@ import { PinResetView } from '../pin/pin.views';
 import { UserDocView } from '../users/user.views';
 
 /**
- * Spec 3 internal endpoints, for the orchestrator's workflows only: service key required, and the
+ * Internal endpoints (docs/registration.md "Internal routes used"), for the orchestrator's workflows only: service key required, and the
  * gateway answers 404 for `/api/auth/internal/*`. One operation each; every one is idempotent
  * (the same call again answers the same, deleting what is gone succeeds).
  */

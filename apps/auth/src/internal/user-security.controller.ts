@@ -13,7 +13,7 @@ import { UserSecurityService } from '../second-factor/user-security.service';
 import { IdParam, RevokeAllSessionsDto } from './internal.dto';
 
 /**
- * A user's sign-in security, for the orchestrator's operator routes (issue 26): the person 360 view
+ * A user's sign-in security, for the orchestrator's operator routes (docs/roles.md "People in the back office"): the person 360 view
  * reads it, "end all sessions" and the second-factor reset (after its maker-checker approval) act
  * on it. Service key required; the gateway answers 404 for `/api/auth/internal/*`.
  */

@@ -12,7 +12,7 @@ import { PinResetView } from '../pin/pin.views';
 const MOVED = 'Registration is the orchestrator workflow (identity, customer, wallet and notification, undone together on failure)';
 
 /**
- * Deprecated (spec 3): registration and the PIN-reset confirmation moved to the orchestrator, which
+ * Deprecated (docs/registration.md "Routes"): registration and the PIN-reset confirmation moved to the orchestrator, which
  * owns multi-service workflows; through the gateway, `/api/auth/register*` and
  * `/api/auth/reset-pin/confirm` already reach it.
  *

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /** When these routes were marked deprecated (RFC 9745 `Deprecation: @<epoch seconds>`). */
 const DEPRECATED_SINCE = Math.floor(Date.UTC(2026, 10, 1) / 1000);
 
-/** The orchestrator route replacing each deprecated one (spec 3 "Orchestrator endpoints (target)"). */
+/** The orchestrator route replacing each deprecated one (docs/registration.md "Routes"). */
 const SUCCESSORS: Record<string, string> = {
   '/auth/register': '/orchestrator/auth/register',
   '/auth/register/merchant': '/orchestrator/auth/register/merchant',

@@ -22,7 +22,7 @@ function userAgentOf(request: FastifyRequest): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Spec 3: login (with the staff second step), current user, refresh, logout, logout everywhere. */
+/** docs/mobile-api.md "Accounts and tokens": login (with the staff second step), current user, refresh, logout, logout everywhere. */
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {

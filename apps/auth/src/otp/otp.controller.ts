@@ -21,7 +21,7 @@ import { type OtpProof, OtpService } from './otp.service';
 import { OtpConsentProofView, OtpProofView, OtpSentView } from './otp.views';
 
 /**
- * Spec 3 OTP endpoints. `send-otp` sends LOGIN and INTENT codes to active accounts only, PIN_RESET
+ * The OTP endpoints (docs/mobile-api.md "Accounts and tokens"). `send-otp` sends LOGIN and INTENT codes to active accounts only, PIN_RESET
  * codes to any account (as reset-pin/request does); the answers are the same either way (a phone
  * that gets no SMS gets a stand-in code, which replaces its live code like any send: see
  * OtpService.send). `verify-otp` returns a proof (`proof`) that a later step (PIN reset, intent

@@ -13,7 +13,7 @@ import { PinService } from './pin.service';
 import { ResetTokenView, OtpSentView } from '../otp/otp.views';
 import { PinChangedView, PinCheckView } from './pin.views';
 
-/** Spec 3 PIN endpoints. The reset itself is the orchestrator's (`/orchestrator/auth/reset-pin`). */
+/** The PIN endpoints (docs/mobile-api.md "Accounts and tokens"). The reset itself is the orchestrator's (`/orchestrator/auth/reset-pin`). */
 @ApiTags('auth')
 @Controller('auth')
 export class PinController {

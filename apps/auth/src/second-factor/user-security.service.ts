@@ -36,7 +36,7 @@ interface OtpRow {
 }
 
 /**
- * What operators may see and do about a user's sign-in (issue 26: the person 360 view, "end all
+ * What operators may see and do about a user's sign-in (docs/roles.md "People in the back office": the person 360 view, "end all
  * sessions", the second-factor reset), through auth's internal routes, the orchestrator's alone.
  */
 @Injectable()

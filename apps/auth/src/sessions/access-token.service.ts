@@ -37,7 +37,7 @@ export class AccessTokenService {
   async issue(userId: string, sessionId: string, roles: Role[]): Promise<{ token: string; expiresAt: Date; jti: string }> {
     const jti = randomUUID();
     const now = Math.floor(Date.now() / 1000);
-    // Staff tokens are shorter-lived (issue 26 item 4): their holders can move other people's money.
+    // Staff tokens are shorter-lived (docs/operators.md "Sessions and signing out"): their holders can move other people's money.
     const exp = now + (requiresSecondFactor(roles) ? this.config.STAFF_ACCESS_TOKEN_TTL_SEC : this.config.ACCESS_TOKEN_TTL_SEC);
     const token = await new SignJWT({ sid: sessionId, roles })
       .setProtectedHeader({ alg: ALG, kid: this.secrets.signing.kid, typ: TYP })

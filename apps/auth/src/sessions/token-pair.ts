@@ -1,4 +1,4 @@
-/** The answer of login and refresh (spec 3: `token`, `refreshToken`). */
+/** The answer of login and refresh (docs/mobile-api.md "Log in": `token`, `refreshToken`). */
 export interface TokenPair {
   token: string;
   refreshToken: string;

@@ -13,7 +13,7 @@ const ACCOUNT_DISABLED: RevokeReason = 'ACCOUNT_DISABLED';
 const ROLE_CHANGED: RevokeReason = 'ROLE_CHANGED';
 
 /**
- * The single steps of registration (spec 3, each idempotent, used by the orchestrator's saga
+ * The single steps of registration (docs/registration.md "Internal routes used", each idempotent, used by the orchestrator's saga
  * through the internal endpoints) and their composition for the deprecated routes and the
  * bootstrap administrator.
  */

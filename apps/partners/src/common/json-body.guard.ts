@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppException } from '@mm/errors';
 
 /**
- * The partner API speaks JSON only (spec 1 "All bodies and responses are JSON"). Fastify would
+ * The partner API speaks JSON only (docs/partners.md "1. The shape of an integration"). Fastify would
  * also parse form and plain-text bodies; a request carrying one is refused with 415 instead of
  * being judged field by field as if it were JSON.
  */

@@ -16,7 +16,7 @@ export type ConnectionActor =
 export type ConnectionMove = 'accept' | 'reject' | 'revoke';
 
 /**
- * The state machine of a connection (spec 1 "States and transitions", with what the spec leaves
+ * The state machine of a connection (docs/partners.md "States", with what the partner API leaves
  * open decided here and documented in the OpenAPI document and docs/partners.md):
  *
  *   accept  pending → active (activatedAt)                       by the merchant (test mode: the test helper)
@@ -26,7 +26,7 @@ export type ConnectionMove = 'accept' | 'reject' | 'revoke';
  *
  * Repeating a move that already happened (reject a rejected one, revoke a revoked one) answers the
  * connection unchanged, so a retried request is harmless. Every other move is 409 CONFLICT —
- * accepting an active connection and revoking an expired one included, as spec 1 rule 1 requires
+ * accepting an active connection and revoking an expired one included, as docs/partners.md "States" requires
  * (a second accept says the connection is already active and records nothing). A pending
  * request past its `pendingExpiresAt` is expired, whether or not the sweeper has marked it yet.
  */
@@ -93,7 +93,7 @@ export class ConnectionTransitions {
     switch (move) {
       case 'accept':
         if (status === 'pending') return 'active';
-        // Spec 1 rule 1 makes this a 409; the message says the merchant's goal is already reached.
+        // docs/partners.md "States" makes this a 409; the message says the merchant's goal is already reached.
         if (status === 'active') throw new AppException('CONFLICT', 'This connection is already active');
         throw new AppException('CONFLICT', `${withArticle(status, true)} connection cannot be accepted`);
       case 'reject':

@@ -44,7 +44,7 @@ export class ConnectionsService {
   }
 
   /**
-   * Spec 1 "POST /partners-public/connections/request". Anti-enumeration: whether the phone belongs
+   * `POST /partners-public/connections/request` (docs/partners.md "3. Connecting to a merchant"). Anti-enumeration: whether the phone belongs
    * to an active merchant or not, the same statements run and the same answer comes back; an
    * unknown phone gets a request row that nobody will ever see (it has no merchant) and that simply
    * expires; until a merchant accepts, the integration sees the phone's pseudonym as `merchantId`

@@ -6,7 +6,7 @@ import type { PartnerRequest } from './partner-principal';
 import { RateLimiter } from './rate-limiter.service';
 
 /**
- * Every public partner route: `Authorization: Bearer <API key>` (spec 1 "Authentication"), then
+ * Every public partner route: `Authorization: Bearer <API key>` (docs/partners.md "2. Keys, modes and authentication"), then
  * the per-key rate limit. Every answer to an authenticated request carries RateLimit-Limit,
  * RateLimit-Remaining and RateLimit-Reset (seconds); a refusal is 429 RATE_LIMITED with Retry-After.
  */

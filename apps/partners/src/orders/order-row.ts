@@ -41,7 +41,7 @@ export interface OrderView {
   livemode: boolean;
 }
 
-/** Spec 1's Order, fields in the spec's order, then what this API adds. */
+/** The partner API's Order (docs/partners.md "4. Orders"), its documented fields first, then what this API adds. */
 export function toOrderView(row: OrderRow): OrderView {
   return {
     orderId: row.id,

@@ -38,7 +38,7 @@ export class OrdersService {
   ) {}
 
   /**
-   * Spec 1 "POST /partners-public/orders". With an Idempotency-Key, the first successful answer is
+   * `POST /partners-public/orders` (docs/partners.md "4. Orders"). With an Idempotency-Key, the first successful answer is
    * kept for 24 h and returned byte for byte for the same key and the same body (even if the
    * connection has changed since), while another body under that key is 422 IDEMPOTENCY_KEY_CONFLICT.
    * Concurrent requests with one key serialise on the key's row: one creates the order, the others
@@ -90,7 +90,7 @@ export class OrdersService {
     return winner;
   }
 
-  /** Spec 1 "planned" GET of an order: the caller's own order, through a connection that still grants orders.read. */
+  /** The GET of an order (docs/partners.md "4. Orders"): the caller's own order, through a connection that still grants orders.read. */
   async get(partner: PartnerPrincipal, orderId: string): Promise<OrderView> {
     const rows = await queryRows<OrderRow & { scopes: string[] | null }>(
       this.db,

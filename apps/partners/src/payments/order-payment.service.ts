@@ -158,7 +158,7 @@ export class OrderPaymentService {
       [order.id, paidAtIso, transactionId, reference, ledgerEventId],
     );
     const paid = rows[0];
-    // Spec 1 "Event order.paid": transactionId is the ledger's readable reference (what support
+    // docs/partners.md "5. Webhooks": transactionId is the ledger's readable reference (what support
     // searches by); paidAt is the ledger commit time; the optional fields only when given.
     const data: OrderPaidData = {
       orderId: paid.id,

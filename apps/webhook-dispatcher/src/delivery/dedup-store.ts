@@ -7,7 +7,7 @@ import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 export type ClaimResult = 'claimed' | 'duplicate' | 'unavailable';
 
 /**
- * Spec 1 rule 2: an event is dispatched at most once per 24 h. `SET key token NX GET` claims the
+ * docs/partners.md "5. Webhooks": an event is dispatched at most once per 24 h. `SET key token NX GET` claims the
  * event id for one delivery run; the same run (a retry, or a stalled job picked up again) finds its
  * own token and goes on, another run finds a foreign token and stops. The store has its own
  * connection (WEBHOOK_DEDUP_REDIS_URL) and is fail-open: when it cannot answer, delivery goes on

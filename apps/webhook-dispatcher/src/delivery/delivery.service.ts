@@ -15,7 +15,7 @@ import { type DeliveryOutcome, WebhookMetrics } from './webhook-metrics';
 import { runOfJob } from './webhook-queue';
 import { WebhookSender } from './webhook-sender';
 
-/** `User-Agent: Svc-Webhooks/<version>` (spec 1). */
+/** `User-Agent: Svc-Webhooks/<version>` (docs/partners.md "5. Webhooks"). */
 export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
 
 /** The attempt to an endpoint whose secret this process cannot decrypt: nothing signed, nothing sent. */

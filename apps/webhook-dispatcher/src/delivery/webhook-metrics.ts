@@ -6,7 +6,7 @@ import { MetricsService } from '@mm/platform';
 export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'held' | 'duplicate' | 'superseded';
 export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused' | 'dns_error' | 'secret_unreadable';
 
-/** Deliveries by outcome, attempt latency and queue lag (issue 5). */
+/** Deliveries by outcome, attempt latency and queue lag (docs/operations.md "Metrics and alerts"). */
 @Injectable()
 export class WebhookMetrics {
   readonly outcomes: Counter<'outcome'>;

@@ -1,4 +1,4 @@
-/** Spec 3: authentication. Never rename or re-status a shipped code; append new ones. */
+/** Authentication (docs/mobile-api.md "Accounts and tokens"). Never rename or re-status a shipped code; append new ones. */
 export const AUTH_ERRORS = {
   INVALID_CREDENTIALS: { status: 401, message: 'Invalid phone or PIN' },
   ACCOUNT_LOCKED: { status: 423, message: 'Too many failed PIN attempts; account temporarily locked' },

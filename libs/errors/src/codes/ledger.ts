@@ -1,4 +1,4 @@
-/** Spec 2: intents and ledger. Never rename or re-status a shipped code; append new ones. */
+/** Intents and ledger (docs/ledger.md "Intents"). Never rename or re-status a shipped code; append new ones. */
 export const LEDGER_ERRORS = {
   INSUFFICIENT_BALANCE: { status: 422, message: 'Insufficient available balance' },
   CONCURRENCY_CONFLICT: { status: 409, message: 'Concurrent update conflict, retry later' },

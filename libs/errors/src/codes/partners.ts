@@ -1,4 +1,4 @@
-/** Spec 1: partner API. Never rename or re-status a shipped code; append new ones. */
+/** The partner API (docs/partners.md "7. All error codes"). Never rename or re-status a shipped code; append new ones. */
 export const PARTNERS_ERRORS = {
   INVALID_INTEGRATION_CREDENTIALS: { status: 401, message: 'Missing, malformed or revoked API key' },
   INTEGRATION_REVOKED: { status: 401, message: 'The integration has been revoked' },

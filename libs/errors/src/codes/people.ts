@@ -1,4 +1,4 @@
-/** People for staff (issue 26): the back office's search, 360 view and actions on a person. Never rename or re-status a shipped code; append new ones. */
+/** People for staff (docs/roles.md "People in the back office"): the back office's search, 360 view and actions on a person. Never rename or re-status a shipped code; append new ones. */
 export const PEOPLE_ERRORS = {
   /** no customer, merchant, agent or staff member has this user id */
   PERSON_NOT_FOUND: { status: 404, message: 'No person has this user id' },

@@ -1,4 +1,4 @@
-/** Staff sign-in (issue 26 item 4): the second factor. Never rename or re-status a shipped code; append new ones. */
+/** Staff sign-in (docs/operators.md "Signing in"): the second factor. Never rename or re-status a shipped code; append new ones. */
 export const STAFF_AUTH_ERRORS = {
   SECOND_FACTOR_INVALID: {
     status: 401,

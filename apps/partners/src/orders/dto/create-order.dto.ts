@@ -6,8 +6,8 @@ import { ORDER_STATUSES, type OrderStatus, SUPPORTED_CURRENCIES } from '@mm/cont
 export const TTL_DEFAULT_SEC = 300;
 
 /**
- * Spec 1 "POST /partners-public/orders". Every faulty field is one entry of `errors[]` under a
- * top-level VALIDATION_ERROR, and that entry's `code` is the specific one of spec 1's error table
+ * `POST /partners-public/orders` (docs/partners.md "4. Orders"). Every faulty field is one entry of `errors[]` under a
+ * top-level VALIDATION_ERROR, and that entry's `code` is the specific one of docs/partners.md "7. All error codes"
  * (INVALID_AMOUNT, INVALID_TTL, TTL_TOO_LONG, ...): the rule is documented on the route.
  */
 export class CreateOrderDto {
