@@ -46,10 +46,12 @@ export class PaymentRecordStage1765601500000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX IF NOT EXISTS payment_intents_history_idx ON orchestrator.payment_intents (completed_at DESC, id DESC) WHERE stage = 'SETTLED'`,
     );
-    // The completion sweep's work list: records still CREATED, by age. Keyed on created_at (never
-    // updated) and filtered on stage only, so the updates between creation and settling (the
-    // confirm request, attempt counts, updated_at) touch no indexed column and can stay HOT.
-    await q.query(`CREATE INDEX payment_intents_open_idx ON orchestrator.payment_intents (created_at) WHERE stage = 'CREATED'`);
+    // The completion sweep's work list: confirms asked and neither settled nor closed, oldest touch
+    // first. Only real work is in it (an intent abandoned before its confirm never enters it).
+    await q.query(
+      `CREATE INDEX payment_intents_unfinished_confirm_idx ON orchestrator.payment_intents (updated_at)
+         WHERE confirm_request IS NOT NULL AND stage = 'CREATED'`,
+    );
     await q.query(`ALTER TABLE orchestrator.payment_intents SET (fillfactor = 90)`);
     await q.query(
       `UPDATE orchestrator.limit_usage SET status = 'RELEASED', released_at = now() WHERE subject_kind = 'PAYEE' AND status = 'HELD'`,
@@ -58,7 +60,7 @@ export class PaymentRecordStage1765601500000 implements MigrationInterface {
 
   /** Back to a status column: each stage as the status it stood for (CLOSED as FAILED, CREATED as CREATED). */
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX IF EXISTS orchestrator.payment_intents_open_idx`);
+    await q.query(`DROP INDEX IF EXISTS orchestrator.payment_intents_unfinished_confirm_idx`);
     await q.query(`ALTER TABLE orchestrator.payment_intents RESET (fillfactor)`);
     await q.query(`ALTER TABLE orchestrator.payment_intents ADD COLUMN status text`);
     await q.query(`
@@ -75,7 +77,9 @@ export class PaymentRecordStage1765601500000 implements MigrationInterface {
         ADD CONSTRAINT payment_intents_ledger_intent_check CHECK (
           CASE WHEN status = 'PENDING' THEN ledger_intent_id IS NULL
                WHEN ledger_intent_id IS NULL THEN status = 'FAILED' AND failure_reason IS NOT NULL AND create_response IS NULL
-               ELSE true END)`);
+               ELSE true END),
+        ADD CHECK (status <> 'SUCCEEDED' OR (transaction_id IS NOT NULL AND reference_id IS NOT NULL AND completed_at IS NOT NULL
+               AND charged_fee IS NOT NULL AND confirm_response IS NOT NULL))`);
     for (const column of ['payer_user_id', 'payee_user_id', 'agent_user_id', 'master_agent_user_id']) {
       await q.query(
         `CREATE INDEX payment_intents_${column.replace('_user_id', '')}_history_idx ON orchestrator.payment_intents

@@ -80,6 +80,36 @@ describe('money journeys through the gateway', () => {
     await expectClean();
   });
 
+  it('a confirm before verify-pin is refused having decided nothing (risk, fee, hold, ledger request): the confirm after the PIN judges afresh', async () => {
+    const carol = await p.register('CUSTOMER', { firstName: 'Carol' });
+    const key = randomUUID();
+    const created = await p.call('POST', '/api/v1/intents', {
+      token: alice.token,
+      body: { idempotencyKey: key, type: 'TRANSFER', amount: 1_000, clientPhone: carol.phone },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.intentId as string;
+    const early = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
+    expect([early.status, early.body.code]).toEqual([400, 'INVALID_INTENT_TRANSITION']);
+    const decided = async () =>
+      (
+        await p.sql.query(
+          `SELECT (SELECT array_agg(stage ORDER BY stage) FROM orchestrator.risk_decisions WHERE operation_id::text = $1) AS stages,
+                  (SELECT requoted_at IS NOT NULL FROM orchestrator.fee_quotes WHERE operation_id::text = $1) AS requoted,
+                  (SELECT confirm_request IS NOT NULL FROM orchestrator.payment_intents WHERE idempotency_key::text = $1) AS fixed,
+                  (SELECT count(*)::int FROM orchestrator.limit_usage WHERE operation_id::text = $1) AS holds`,
+          [key],
+        )
+      ).rows[0];
+    expect(await decided()).toEqual({ stages: ['CREATE'], requoted: false, fixed: false, holds: 0 });
+
+    expect((await p.call('POST', `/api/v1/intents/${id}/verify-pin`, { token: alice.token, body: { pin: alice.pin } })).status).toBe(200);
+    const confirmed = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
+    expect(confirmed.body).toMatchObject({ status: 'SUCCEEDED', amount: 1_000 });
+    expect(await decided()).toEqual({ stages: ['CONFIRM', 'CREATE'], requoted: true, fixed: true, holds: 1 });
+    await expectClean();
+  });
+
   it('cash-out with OTP: the agent asks, the customer reads the code out, the agent confirms with its PIN', async () => {
     const [floatBefore, commissionBefore, feesBefore] = await balances(agent.accounts.XAF, agent.commission.XAF, fees);
     const created = await p.call('POST', '/api/v1/intents', {

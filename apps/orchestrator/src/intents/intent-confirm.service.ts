@@ -56,12 +56,19 @@ export class IntentConfirmService {
   async confirm(user: AuthUser, intentId: string, client: ClientInfo): Promise<ConfirmedIntentView> {
     const record = await this.store.getForInitiator(intentId, user.userId);
     if (record.confirmResponse) return record.confirmResponse;
-    // Whether the intent is PIN_VERIFIED is the ledger's to say (it refuses the move otherwise);
-    // what this record knows is over, or past its lifetime, is refused before any work.
-    if (!record.confirmRequest) assertConfirmable(record);
+    // What this record knows is over is refused before any work, even with a request fixed (a hold
+    // taken again for a closed record would only eat the payer's room).
+    if (record.stage === 'CLOSED') throw new AppException('INVALID_INTENT_TRANSITION', 'The intent is over; confirm needs PIN_VERIFIED');
+    if (!record.confirmRequest && record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
 
-    // The parties as they are now and the versions in force, read at once.
-    const [[initiator, payer, payee], config] = await Promise.all([this.freshParties(record), this.activeConfig.read()]);
+    // The parties as they are now and the versions in force, read at once; before the first confirm
+    // request is fixed, the intent's status too, from the ledger (the only place it lives): the
+    // confirm-stage decisions must not be taken, and then reused, before the customer consented.
+    const [[initiator, payer, payee], config] = await Promise.all([
+      this.freshParties(record),
+      this.activeConfig.read(),
+      record.confirmRequest ? undefined : this.assertPinVerified(intentId),
+    ]);
     const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
     // Risk and the fee are judged at once, reading only.
     const [judged, requote] = await Promise.all([
@@ -146,6 +153,14 @@ export class IntentConfirmService {
     });
   }
 
+  /** Only a PIN_VERIFIED intent is confirmed (the ledger would refuse the move too, but only after the decisions). */
+  private async assertPinVerified(intentId: string): Promise<void> {
+    const { status } = await this.ledger.getIntent(intentId);
+    if (status === 'PIN_VERIFIED') return;
+    if (status === 'EXPIRED') throw new AppException('INTENT_EXPIRED');
+    throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${status}; confirm needs PIN_VERIFIED`);
+  }
+
   /** A refusal of the second risk judgement fails the intent (its hold goes back) and answers 403 RISK_REJECTED. */
   private async refuseIfRejected(record: PaymentIntentRecord, user: AuthUser, decision: RiskDecision): Promise<void> {
     if (decision.outcome !== 'REJECT') return;
@@ -215,12 +230,6 @@ export class IntentConfirmService {
     const initiator = record.initiatorUserId === payee.userId ? payee : payer;
     return [initiator, payer, payee];
   }
-}
-
-/** What this record knows to be over, or a lifetime passed, is refused before any work. */
-function assertConfirmable(record: PaymentIntentRecord): void {
-  if (record.stage === 'CLOSED') throw new AppException('INVALID_INTENT_TRANSITION', 'The intent is over; confirm needs PIN_VERIFIED');
-  if (record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
 }
 
 /**

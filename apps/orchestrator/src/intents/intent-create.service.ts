@@ -17,7 +17,7 @@ import type { ClientInfo } from './client-info';
 import type { CreateIntentDto } from './dto/create-intent.dto';
 import type { CreatedIntentView } from './dto/intent-views.dto';
 import { type IntentPlan, IntentPlanner } from './intent-planner';
-import { PaymentIntentStore } from './payment-intent.store';
+import { PaymentIntentStore, TwinWonError } from './payment-intent.store';
 import type { PaymentIntentRecord } from './payment-intent.types';
 import { maskPhone } from './phone-prefixes';
 import { limitCheck, riskParty } from './risk-parties';
@@ -114,49 +114,54 @@ export class IntentCreateService {
     const id = randomUUID();
     // The quote, the risk decision and the record: one transaction, one commit. A decision stored
     // first by an earlier attempt stands (a refusal there refuses this one, writing nothing).
-    const inserted = await this.db.transaction(async (m) => {
-      const quote = await this.pricing.storeQuote(priceDraft, m);
-      const decision = await this.risk.store(judged, m);
-      if (decision.outcome === 'REJECT') throw this.risk.rejection(decision);
-      const ledgerRequest = this.ledgerRequest(user, key, plan, quote.fee, balanceCap(config.limits.document, check), client, {
-        operationType: plan.operationType,
-        quoteId: quote.quoteId,
-        gridVersion: quote.gridVersion,
-        riskDecisionId: decision.decisionId,
-        correlationId,
-      });
-      return this.store.insertPending(
-        {
-          id,
-          idempotencyKey: key,
-          requestHash: hash,
-          initiatorUserId: user.userId,
-          initiatorRole: user.role,
-          type: plan.type,
+    const inserted = await this.db
+      .transaction(async (m) => {
+        const quote = await this.pricing.storeQuote(priceDraft, m);
+        const decision = await this.risk.store(judged, m);
+        if (decision.outcome === 'REJECT') throw this.risk.rejection(decision);
+        const ledgerRequest = this.ledgerRequest(user, key, plan, quote.fee, balanceCap(config.limits.document, check), client, {
           operationType: plan.operationType,
-          amount: plan.amount,
-          currency: plan.currency,
           quoteId: quote.quoteId,
-          quotedFee: quote.fee,
-          quotedCommission: quote.commission,
           gridVersion: quote.gridVersion,
-          limitsVersion,
-          riskCreateDecisionId: decision.decisionId,
-          payer: plan.payer,
-          payee: plan.payee,
-          agent: plan.agent,
-          sourceAccountId: plan.payer.accountId,
-          destinationAccountId: plan.payee.accountId,
-          requiresOtp: plan.requiresOtp,
-          qrToken: plan.ledgerQrToken,
-          withdrawalQrId: plan.withdrawalQrId,
-          description: plan.description,
-          ledgerRequest,
+          riskDecisionId: decision.decisionId,
           correlationId,
-        },
-        m,
-      );
-    });
+        });
+        return this.store.insertPending(
+          {
+            id,
+            idempotencyKey: key,
+            requestHash: hash,
+            initiatorUserId: user.userId,
+            initiatorRole: user.role,
+            type: plan.type,
+            operationType: plan.operationType,
+            amount: plan.amount,
+            currency: plan.currency,
+            quoteId: quote.quoteId,
+            quotedFee: quote.fee,
+            quotedCommission: quote.commission,
+            gridVersion: quote.gridVersion,
+            limitsVersion,
+            riskCreateDecisionId: decision.decisionId,
+            payer: plan.payer,
+            payee: plan.payee,
+            agent: plan.agent,
+            sourceAccountId: plan.payer.accountId,
+            destinationAccountId: plan.payee.accountId,
+            requiresOtp: plan.requiresOtp,
+            qrToken: plan.ledgerQrToken,
+            withdrawalQrId: plan.withdrawalQrId,
+            description: plan.description,
+            ledgerRequest,
+            correlationId,
+          },
+          m,
+        );
+      })
+      .catch((error: unknown) => {
+        if (error instanceof TwinWonError) return undefined;
+        throw error;
+      });
     // A concurrent request with the same key wrote first: answer as its replay.
     if (!inserted) return this.replay((await this.store.findByKey(key))!, user, hash);
     return { view: await this.callLedger(inserted), replayed: false };

@@ -124,13 +124,20 @@ export interface Outcome {
 const CLOSE_UNCREATED = `UPDATE orchestrator.payment_intents p SET stage = 'CLOSED', failure_reason = $2, updated_at = now()
           WHERE p.id = $1 AND p.stage = 'PENDING'`;
 
+/** A concurrent request with the same key won the insert in a way that aborted this transaction. */
+export class TwinWonError extends Error {
+  constructor() {
+    super('a concurrent request with the same idempotency key won');
+  }
+}
+
 /** SQL of orchestrator.payment_intents and the withdrawal QR consumption that goes with a creation. */
 @Injectable()
 export class PaymentIntentStore {
   constructor(private readonly db: DataSource) {}
 
-  async findByKey(idempotencyKey: string): Promise<PaymentIntentRecord | undefined> {
-    const [row] = await queryRows<PaymentIntentRow>(this.db, `SELECT * FROM orchestrator.payment_intents WHERE idempotency_key = $1`, [
+  async findByKey(idempotencyKey: string, db: Db = this.db): Promise<PaymentIntentRecord | undefined> {
+    const [row] = await queryRows<PaymentIntentRow>(db, `SELECT * FROM orchestrator.payment_intents WHERE idempotency_key = $1`, [
       idempotencyKey,
     ]);
     return row && toRecord(row);
@@ -152,9 +159,11 @@ export class PaymentIntentStore {
    * the withdrawal QR, in one statement: with a QR that is no longer usable nothing is written
    * (WITHDRAWAL_QR_INVALID). The ledger request is stored as the caller built it (a withdrawal-code
    * cash-out's carries the code's expiry as `createBy`, see IntentPlan). Answers undefined when a
-   * record with this key already exists (a concurrent twin won). `db`: the caller's transaction
-   * (the quote and the risk decision are written in the same one); on undefined the caller must
-   * let that transaction end without its writes mattering (they are the twin's to keep).
+   * record with this key already exists (a concurrent twin won; nothing was written by this
+   * statement). `db`: the caller's transaction (the quote and the risk decision are written in the
+   * same one). When the statement itself failed because a twin won (its QR consumption raced
+   * ours), TwinWonError is thrown: the transaction is aborted and must end, and the caller answers
+   * as the twin's replay outside it.
    */
   async insertPending(intent: NewPaymentIntent, db: Db = this.db): Promise<PaymentIntentRecord | undefined> {
     let row: PaymentIntentRow & { qr_ok: boolean };
@@ -162,12 +171,12 @@ export class PaymentIntentStore {
       [row] = await this.insertStatement(intent, db);
     } catch (error) {
       // The QR was consumed for this id while a twin with the same key (another body) won the insert.
-      if ((error as { code?: string }).code === '23503') return undefined;
+      if ((error as { code?: string }).code === '23503') throw new TwinWonError();
       throw error;
     }
     if (!row.qr_ok) {
       // A twin with the same key consumed it first: the caller answers as its replay.
-      if (await this.findByKey(intent.idempotencyKey)) return undefined;
+      if (await this.findByKey(intent.idempotencyKey, db)) return undefined;
       throw new AppException('WITHDRAWAL_QR_INVALID');
     }
     return row.id ? toRecord(row) : undefined;
@@ -340,15 +349,17 @@ export class PaymentIntentStore {
     const rows = await queryRows<PaymentIntentRow>(
       this.db,
       `SELECT * FROM orchestrator.payment_intents
-        WHERE stage = 'CREATED' AND confirm_request IS NOT NULL
-          -- a confirm is only asked within the intent's lifetime (minutes): older open records were
-          -- abandoned before any confirm, and the bound keeps the scan on payment_intents_open_idx
-          AND created_at > now() - interval '2 days'
+        WHERE confirm_request IS NOT NULL AND stage = 'CREATED'
           AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
-        ORDER BY created_at LIMIT $2`,
+        ORDER BY updated_at LIMIT $2`,
       [quietMs, limit],
     );
     return rows.map(toRecord);
+  }
+
+  /** Sends an unfinished confirm the sweep could not finish yet to the back of its work list. */
+  async touch(id: string): Promise<void> {
+    await queryRows(this.db, `UPDATE orchestrator.payment_intents SET updated_at = now() WHERE id = $1 AND stage = 'CREATED'`, [id]);
   }
 
   async reload(id: string, db: Db = this.db): Promise<PaymentIntentRecord> {

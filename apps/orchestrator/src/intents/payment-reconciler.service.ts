@@ -76,9 +76,14 @@ export class PaymentReconciler implements OnApplicationBootstrap, OnApplicationS
           await this.limits.release(record.idempotencyKey);
           await this.store.close(record.id, current.failureReason ?? current.status);
           done++;
+        } else {
+          // Still open in the ledger (a confirm it refused, say for the balance cap): looked at again
+          // after the others, until the customer retries or the ledger ends it.
+          await this.store.touch(record.id);
         }
       } catch (error) {
         this.logger.warn({ msg: 'could not reconcile an unfinished confirm; next pass', intentId, err: error });
+        await this.store.touch(record.id).catch(() => undefined);
       }
     }
     return done;
