@@ -80,11 +80,16 @@ describe('partners: Redis down while an order is paid', () => {
       correlationId: null,
     });
     expect(outcome).toBe('paid');
-    // ... but the relay cannot reach the queue: the event waits, with the failure recorded.
-    await h.partners.app.get(EventRelay).tick();
-    const waiting = await h.admin.query(`SELECT dispatched_at, dispatch_attempts, last_error FROM partners.events WHERE subject_id = $1`, [
-      o.orderId,
-    ]);
+    // ... but the relay cannot reach the queue: the event waits, with the failure recorded. The
+    // commit's own wake-up may already be running a pass that started before the event existed
+    // (tick() then answers that pass), so the failure is awaited, not read after one tick.
+    const read = () =>
+      h.admin.query(`SELECT dispatched_at, dispatch_attempts, last_error FROM partners.events WHERE subject_id = $1`, [o.orderId]);
+    let waiting = await read();
+    for (const deadline = Date.now() + 15_000; !waiting.rows[0]?.last_error && Date.now() < deadline; waiting = await read()) {
+      await h.partners.app.get(EventRelay).tick();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(waiting.rows[0]).toMatchObject({ dispatched_at: null, last_error: expect.any(String) });
     expect(waiting.rows[0].dispatch_attempts).toBeGreaterThanOrEqual(1);
 
