@@ -3,7 +3,8 @@ import { PlatformHarness } from './platform-harness';
 
 describe('orchestrator access guard (real auth: JWKS, introspection, revocation)', () => {
   const h = new PlatformHarness();
-  beforeAll(() => h.start());
+  // Three apps boot here (auth, ledger, orchestrator): on a busy machine that can take longer than one test's 30 s.
+  beforeAll(() => h.start(), 90_000);
   afterAll(() => h.stop());
 
   // GET /api/risk/blocklist needs compliance.audit: administrators hold it, end users do not.
