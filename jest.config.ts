@@ -42,7 +42,9 @@ const common: Config = {
 const config: Config = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 30_000,
+  // Hooks share this limit: a beforeAll that boots two or three apps took over 30 s in CI while a
+  // heavy file ran beside it (access-guard, dev-sms), though either boots in seconds alone.
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     {
