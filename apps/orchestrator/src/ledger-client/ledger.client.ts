@@ -1,12 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type {
-  CreateIntentRequest,
-  Currency,
-  LedgerAccountView,
-  LedgerIntentView,
-  LedgerWalletView,
-  TransitionRequest,
-} from '@mm/contracts';
+import type { CreateIntentRequest, LedgerAccountView, LedgerIntentView, LedgerWalletView, TransitionRequest } from '@mm/contracts';
 import { InternalHttpClient } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { type RetryPolicy, withRetries } from './ledger-retry';
@@ -32,7 +25,6 @@ export function ledgerClientSettings(config: OrchestratorConfig): LedgerClientSe
 export class LedgerClient {
   private readonly http: InternalHttpClient;
   private readonly settings: LedgerClientSettings;
-  private technical?: Promise<Map<string, string>>;
 
   constructor(config: OrchestratorConfig) {
     this.settings = ledgerClientSettings(config);
@@ -68,17 +60,5 @@ export class LedgerClient {
 
   wallet(walletId: string): Promise<LedgerWalletView> {
     return withRetries(this.settings.retry, () => this.http.get<LedgerWalletView>(`/v1/internal/wallets/${walletId}`));
-  }
-
-  /** The platform's technical account of a type (`fee_collection`, `treasury`, …) in a currency; ids never change. */
-  async technicalAccount(type: string, currency: Currency): Promise<string | undefined> {
-    this.technical ??= this.http
-      .get<LedgerAccountView[]>('/v1/internal/technical-accounts')
-      .then((accounts) => new Map(accounts.map((a) => [`${a.accountType}:${a.currency}`, a.id])))
-      .catch((error: unknown) => {
-        this.technical = undefined;
-        throw error;
-      });
-    return (await this.technical).get(`${type}:${currency}`);
   }
 }
