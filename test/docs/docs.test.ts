@@ -19,6 +19,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DIST, START, type StartedPlatform, runStart } from '../e2e/supervision-support';
 import { type TestDatabase, createTestDatabase } from '../support/test-env';
 import {
@@ -186,6 +188,25 @@ describe('the documents: checks of the doc-test itself', () => {
       [false, 'still 1'],
       [false, ''],
     ]);
+  });
+
+  it('an HTTP error inside $(...) still shows its status and body in the failure', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end('{"code":"RATE_LIMITED"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/busy`;
+    try {
+      const block: DocBlock = { file: 'x.md', line: 1, kind: 'run', code: `X=$(curl -s ${url})\necho never`, flags: ['doctest'] };
+      const session = await runSession([block], { env: readerEnv(), cwd: ROOT, transform: (c) => c, timeoutMs: 10_000, jqLite: JQ_LITE });
+      expect(session.exitCode).toBe(22);
+      expect(session.blocks[0].stdout).toBe('');
+      expect(session.stderr).toContain(`doctest: curl exited 22 for: -s ${url}`);
+      expect(session.stderr).toContain('{"code":"RATE_LIMITED"}');
+    } finally {
+      server.close();
+    }
   });
 
   it('jq-lite reads the paths the docs use, as jq does, and refuses the rest', () => {

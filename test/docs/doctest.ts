@@ -159,7 +159,17 @@ export function prelude(jqLite: string): string {
     'set -euo pipefail',
     'shopt -s inherit_errexit',
     'DOCTEST_CURL_FAIL=1',
-    'curl() { if [ "$DOCTEST_CURL_FAIL" = 1 ]; then command curl --fail-with-body --max-time 30 "$@"; else command curl --max-time 30 "$@"; fi; }',
+    // An HTTP error's body usually lands in a `$(...)` and is lost with it: keep a copy on stderr,
+    // which the failure message shows, with the method and path that failed.
+    'curl() {',
+    '  if [ "$DOCTEST_CURL_FAIL" != 1 ]; then command curl --max-time 30 "$@"; return; fi',
+    '  local out rc=0; out=$(mktemp)',
+    '  command curl --fail-with-body --max-time 30 "$@" > "$out" || rc=$?',
+    '  cat "$out"',
+    '  if [ "$rc" -ne 0 ]; then printf \'doctest: curl exited %d for: %s\\n--- its body ---\\n\' "$rc" "$*" >&2; head -c 2000 "$out" >&2; echo >&2; fi',
+    '  rm -f "$out"',
+    '  return "$rc"',
+    '}',
     `command -v jq >/dev/null 2>&1 || jq() { node ${JSON.stringify(jqLite)} "$@"; }`,
   ].join('\n');
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { internalListenerOf } from '@mm/platform';
 import { type OpenApiDocument, undocumented } from '../support/openapi-departures';
 import { allowedCallerKey } from '../support/test-env';
-import { MoneyPlatform, type TestUser, pay } from './money-platform';
+import { MoneyPlatform, type TestUser, payOk } from './money-platform';
 
 interface Line {
   kind: 'PAYMENT' | 'REVERSAL' | 'CORRECTION';
@@ -89,9 +89,8 @@ describe('history after a reversal: every party sees it, and its history sums to
     await p.fund(agent.accounts.XAF, 500_000);
 
     const run = async (name: string, initiator: TestUser, body: Record<string, unknown>) => {
-      const { confirmed } = await pay(p, initiator, body);
-      expect(confirmed?.status).toBe(200);
-      refs[name] = confirmed!.body.referenceId as string;
+      const confirmed = await payOk(p, initiator, body);
+      refs[name] = confirmed.body.referenceId as string;
     };
     await run('cashIn', agent, { type: 'CASH_IN', amount: 50_000, clientPhone: alice.phone });
     await run('transfer', alice, { type: 'TRANSFER', amount: 10_000, clientPhone: bob.phone, description: 'Lunch' });

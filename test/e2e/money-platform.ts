@@ -329,3 +329,18 @@ export async function pay(
   const confirmed = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: initiator.token });
   return { created, pin, confirmed };
 }
+
+/**
+ * `pay` for a test that needs the payment done: the confirm's answer, or an error naming the step
+ * that failed with its status and body (a bare `undefined` told CI nothing about which step broke).
+ */
+export async function payOk(p: MoneyPlatform, initiator: TestUser, body: Record<string, unknown>): Promise<Answer> {
+  const steps = await pay(p, initiator, body);
+  const [step, answer] = steps.confirmed
+    ? (['confirm', steps.confirmed] as const)
+    : steps.pin
+      ? (['verify-pin', steps.pin] as const)
+      : (['create', steps.created] as const);
+  if (step === 'confirm' && answer.status === 200) return answer;
+  throw new Error(`${body.type} ${body.amount}: ${step} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+}

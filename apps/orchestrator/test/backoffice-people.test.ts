@@ -1,4 +1,4 @@
-import { MoneyPlatform, type TestUser, newPhone, pay } from '../../../test/e2e/money-platform';
+import { MoneyPlatform, type TestUser, newPhone, payOk } from '../../../test/e2e/money-platform';
 import type { Json } from './platform-harness';
 
 const PIN = '2580';
@@ -96,9 +96,8 @@ describe('back office: people', () => {
     expect(promoted.status).toBe(200);
     agent = await p.register('AGENT', { masterAgentCode: master.agentCode });
     await p.fund(payer.accounts.XAF, 50_000);
-    const { confirmed } = await pay(p, payer, { type: 'TRANSFER', amount: 1_000, clientPhone: payee.phone });
-    expect(confirmed?.status).toBe(200);
-    reference = confirmed!.body.referenceId;
+    const confirmed = await payOk(p, payer, { type: 'TRANSFER', amount: 1_000, clientPhone: payee.phone });
+    reference = confirmed.body.referenceId;
   }, 120_000);
   afterAll(() => p.stop());
 

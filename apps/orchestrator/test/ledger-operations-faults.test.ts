@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Answer, type Json, MoneyPlatform, newPhone, pay } from '../../../test/e2e/money-platform';
+import { type Answer, type Json, MoneyPlatform, newPhone, payOk } from '../../../test/e2e/money-platform';
 import { callerKey } from '../../../test/support/test-env';
 import { ApprovalSweep } from '../src/approvals/approval-sweep.service';
 
@@ -123,24 +123,23 @@ describe('backoffice ledger operations: faults between the engine and the ledger
     const payer = await p.register('CUSTOMER');
     const payee = await p.register('CUSTOMER');
     await p.fund(payer.accounts.XAF, 20_000);
-    const { confirmed } = await pay(p, payer, { type: 'TRANSFER', amount: 3_000, clientPhone: payee.phone });
-    expect(confirmed?.status).toBe(200);
+    const confirmed = await payOk(p, payer, { type: 'TRANSFER', amount: 3_000, clientPhone: payee.phone });
     // the orchestrator wrote its mark and reached the ledger with the request id, then died before storing the request
     const lost = randomUUID();
     await p.sql.query(
       `INSERT INTO orchestrator.approval_preparations (request_id, action, payload, created_at) VALUES ($1, 'LEDGER_REVERSAL', $2, now() - interval '1 minute')`,
-      [lost, JSON.stringify({ referenceId: confirmed!.body.referenceId, reason: 'Crashed submission' })],
+      [lost, JSON.stringify({ referenceId: confirmed.body.referenceId, reason: 'Crashed submission' })],
     );
     const reserved = await ledgerAs('POST', '/v1/internal/corrections', admin, {
       idempotencyKey: lost,
       kind: 'REVERSAL',
-      referenceId: confirmed!.body.referenceId,
+      referenceId: confirmed.body.referenceId,
       reason: 'Crashed submission',
     });
     expect(reserved.status).toBe(201);
     const blocked = await p.call('POST', `${LEDGER}/corrections`, {
       token: admin,
-      body: { kind: 'REVERSAL', referenceId: confirmed!.body.referenceId, reason: 'After the crash' },
+      body: { kind: 'REVERSAL', referenceId: confirmed.body.referenceId, reason: 'After the crash' },
     });
     expect([blocked.status, blocked.body]).toEqual([409, expect.objectContaining({ code: 'REVERSAL_ALREADY_REQUESTED' })]);
 
@@ -151,7 +150,7 @@ describe('backoffice ledger operations: faults between the engine and the ledger
     });
     const again = await p.call('POST', `${LEDGER}/corrections`, {
       token: admin,
-      body: { kind: 'REVERSAL', referenceId: confirmed!.body.referenceId, reason: 'After the crash' },
+      body: { kind: 'REVERSAL', referenceId: confirmed.body.referenceId, reason: 'After the crash' },
     });
     expect([again.status, again.body.status]).toEqual([202, 'PENDING']);
     // described from what the ledger found: the transaction's amount

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Answer, type Json, MoneyPlatform, newPhone, pay } from '../../../test/e2e/money-platform';
+import { type Answer, type Json, MoneyPlatform, newPhone, payOk } from '../../../test/e2e/money-platform';
 
 const LEDGER = '/api/backoffice/ledger';
 const APPROVALS = '/api/backoffice/approvals';
@@ -150,19 +150,18 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
     await p.fund(payer.accounts.XAF, 50_000);
     const payerBefore = await p.balance(payer.accounts.XAF);
     const payeeBefore = await p.balance(payee.accounts.XAF);
-    const { confirmed } = await pay(p, payer, { type: 'TRANSFER', amount: 10_000, clientPhone: payee.phone });
-    expect(confirmed?.status).toBe(200);
+    const confirmed = await payOk(p, payer, { type: 'TRANSFER', amount: 10_000, clientPhone: payee.phone });
     expect((await p.balance(payer.accounts.XAF)).balance).toBeLessThan(payerBefore.balance);
 
     const submitted = await p.call('POST', `${LEDGER}/corrections`, {
       token: admin,
-      body: { kind: 'REVERSAL', referenceId: confirmed!.body.referenceId, reason: 'Paid the wrong person, agreed by both' },
+      body: { kind: 'REVERSAL', referenceId: confirmed.body.referenceId, reason: 'Paid the wrong person, agreed by both' },
     });
     expect([submitted.status, submitted.body.action, submitted.body.status]).toEqual([202, 'LEDGER_REVERSAL', 'PENDING']);
 
     const duplicate = await p.call('POST', `${LEDGER}/corrections`, {
       token: admin,
-      body: { kind: 'REVERSAL', referenceId: confirmed!.body.referenceId, reason: 'The same again, another reason' },
+      body: { kind: 'REVERSAL', referenceId: confirmed.body.referenceId, reason: 'The same again, another reason' },
     });
     expect([duplicate.status, duplicate.body.code]).toEqual([409, 'APPROVAL_DUPLICATE_PENDING']);
 
@@ -184,16 +183,14 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
     const payee = await p.register('CUSTOMER');
     const other = await p.register('CUSTOMER');
     await p.fund(payer.accounts.XAF, 50_000);
-    const { confirmed } = await pay(p, payer, { type: 'TRANSFER', amount: 10_000, clientPhone: payee.phone });
-    expect(confirmed?.status).toBe(200);
+    const confirmed = await payOk(p, payer, { type: 'TRANSFER', amount: 10_000, clientPhone: payee.phone });
     // the payee spends the money: the reversal cannot take it back
-    const spent = await pay(p, payee, { type: 'TRANSFER', amount: 9_000, clientPhone: other.phone });
-    expect(spent.confirmed?.status).toBe(200);
+    await payOk(p, payee, { type: 'TRANSFER', amount: 9_000, clientPhone: other.phone });
     const payeeBefore = await p.balance(payee.accounts.XAF);
 
     const submitted = await p.call('POST', `${LEDGER}/corrections`, {
       token: admin,
-      body: { kind: 'REVERSAL', referenceId: confirmed!.body.referenceId, reason: 'Disputed payment' },
+      body: { kind: 'REVERSAL', referenceId: confirmed.body.referenceId, reason: 'Disputed payment' },
     });
     expect(submitted.status).toBe(202);
     const detail = await p.call('GET', `${APPROVALS}/${submitted.body.id}`, { token: officer.token });
@@ -211,7 +208,7 @@ describe('backoffice ledger operations: corrections, reversals, float funding an
     // the ledger's slot for this transaction is free again
     const again = await p.call('POST', `${LEDGER}/corrections`, {
       token: admin,
-      body: { kind: 'REVERSAL', referenceId: confirmed!.body.referenceId, reason: 'Disputed payment, second try' },
+      body: { kind: 'REVERSAL', referenceId: confirmed.body.referenceId, reason: 'Disputed payment, second try' },
     });
     expect([again.status, again.body.status]).toEqual([202, 'PENDING']);
   });

@@ -1,4 +1,4 @@
-import { MoneyPlatform, type TestUser, pay } from '../../../test/e2e/money-platform';
+import { MoneyPlatform, type TestUser, payOk } from '../../../test/e2e/money-platform';
 
 /**
  * A real payment reaches monitoring: the ledger commits it with its outbox row, the relay publishes
@@ -18,9 +18,8 @@ describe('monitoring feed from the ledger outbox', () => {
   afterAll(() => p.stop());
 
   it('a cash-in confirmed through the gateway is stored once by the monitoring feed, with its agent and customer', async () => {
-    const { confirmed } = await pay(p, agent, { type: 'CASH_IN', amount: 40_000, clientPhone: customer.phone, clientCountryCode: '+237' });
-    expect(confirmed?.status).toBe(200);
-    const transactionId = confirmed!.body.transactionId as string;
+    const confirmed = await payOk(p, agent, { type: 'CASH_IN', amount: 40_000, clientPhone: customer.phone, clientCountryCode: '+237' });
+    const transactionId = confirmed.body.transactionId as string;
 
     const deadline = Date.now() + 10_000;
     let rows: Array<Record<string, unknown>> = [];
@@ -31,7 +30,7 @@ describe('monitoring feed from the ledger outbox', () => {
     }
     expect(rows).toEqual([
       expect.objectContaining({
-        reference: confirmed!.body.referenceId,
+        reference: confirmed.body.referenceId,
         intent_type: 'CASH_IN',
         amount: '40000',
         currency: 'XAF',
