@@ -13,6 +13,7 @@ export * from './route-registry';
 export * from './service-key.guard';
 export * from './app-definition';
 export * from './sql';
+export * from './sql-writes';
 export * from './jwks-verifier';
 export * from './path-normalisation';
 export * from './internal-listener';

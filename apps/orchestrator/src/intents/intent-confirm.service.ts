@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type LedgerIntentView, type TransitionRequest } from '@mm/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { runWritesTogether } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
@@ -134,9 +135,11 @@ export class IntentConfirmService {
   }
 
   /**
-   * After the ledger's success, in one transaction, done once whoever gets there first: the record
-   * and its two SMS in the outbox, the limit usage and the known counterparty (both idempotent, so
-   * a twin confirm or the reconciler repeating them changes nothing).
+   * After the ledger's success, in ONE statement, done once whoever gets there first: the record,
+   * its two SMS in the outbox, the limit usage and the known counterparty. Each write is idempotent
+   * on its own (the SMS by their dedupe keys, the usage and the counterparty by their keys), so a
+   * twin confirm or the reconciler repeating them changes nothing; none depends on another's rows,
+   * which is what lets them run as one statement (runWritesTogether).
    */
   private async settle(
     record: PaymentIntentRecord,
@@ -147,10 +150,48 @@ export class IntentConfirmService {
     payer: PaymentParty,
     payee: PaymentParty,
   ): Promise<ConfirmedIntentView> {
-    return this.record(record, view, charge, decision, async (m) => {
-      await this.risk.recordSuccess({ operationId: record.idempotencyKey, payer: riskParty(payer), payee: riskParty(payee) }, m);
-      await this.limits.recordUsage(check, m);
-    });
+    const response: ConfirmedIntentView = {
+      intentId: view.intentId,
+      status: 'SUCCEEDED',
+      transactionId: view.transactionId!,
+      referenceId: view.referenceId!,
+      amount: view.amount,
+      fees: view.fee,
+      currency: record.currency,
+      completedAt: view.updatedAt,
+    };
+    const commission = record.type === 'TRANSFER' ? 0 : charge.commission;
+    const usage = this.limits.usageWrite(check);
+    const settled = await runWritesTogether(
+      this.db,
+      {
+        settled: this.store.succeededWrite(record.id, {
+          transactionId: response.transactionId,
+          referenceId: response.referenceId,
+          chargedFee: view.fee,
+          chargedCommission: commission,
+          chargeRule: charge.rule,
+          riskConfirmDecisionId: decision.decisionId,
+          completedAt: response.completedAt,
+          response,
+        }),
+        sms: this.notifier.enqueueWrite(paymentSms(record, { referenceId: response.referenceId, fee: view.fee, commission })),
+        counterparty: this.risk.successWrite({ operationId: record.idempotencyKey, payer: riskParty(payer), payee: riskParty(payee) }),
+        ...(usage ? { usage } : {}),
+      },
+      'settled',
+    );
+    if (settled.length > 0) {
+      this.logger.log({
+        msg: 'payment succeeded',
+        intentId: view.intentId,
+        transactionId: response.transactionId,
+        referenceId: response.referenceId,
+        type: record.operationType,
+        chargeRule: charge.rule,
+      });
+    }
+    return response;
   }
 
   /** Only a PIN_VERIFIED intent is confirmed (the ledger would refuse the move too, but only after the decisions). */
@@ -171,53 +212,6 @@ export class IntentConfirmService {
       );
     // The refusal just judged: judging it again would redo the list and velocity reads.
     throw this.risk.rejection(decision);
-  }
-
-  /** Success on the record and the two SMS in the outbox, with `alongside` in the same transaction. */
-  private async record(
-    record: PaymentIntentRecord,
-    view: LedgerIntentView,
-    charge: Charge,
-    decision: RiskDecision,
-    alongside: (m: EntityManager) => Promise<void>,
-  ) {
-    const response: ConfirmedIntentView = {
-      intentId: view.intentId,
-      status: 'SUCCEEDED',
-      transactionId: view.transactionId!,
-      referenceId: view.referenceId!,
-      amount: view.amount,
-      fees: view.fee,
-      currency: record.currency,
-      completedAt: view.updatedAt,
-    };
-    const commission = record.type === 'TRANSFER' ? 0 : charge.commission;
-    const first = await this.db.transaction(async (m) => {
-      const updated = await this.store.markSucceeded(m, record.id, {
-        transactionId: response.transactionId,
-        referenceId: response.referenceId,
-        chargedFee: view.fee,
-        chargedCommission: commission,
-        chargeRule: charge.rule,
-        riskConfirmDecisionId: decision.decisionId,
-        completedAt: response.completedAt,
-        response,
-      });
-      if (updated) await this.notifier.enqueue(m, paymentSms(record, { referenceId: response.referenceId, fee: view.fee, commission }));
-      await alongside(m);
-      return updated;
-    });
-    if (first) {
-      this.logger.log({
-        msg: 'payment succeeded',
-        intentId: view.intentId,
-        transactionId: response.transactionId,
-        referenceId: response.referenceId,
-        type: record.operationType,
-        chargeRule: charge.rule,
-      });
-    }
-    return response;
   }
 
   /** Initiator, payer and payee as the customer module knows them now (statuses may have changed since creation). */

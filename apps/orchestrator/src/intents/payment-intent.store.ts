@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TransitionRequest } from '@mm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
-import { queryRows } from '@mm/platform';
+import { type SqlWrite, queryRows } from '@mm/platform';
 import { toSafeInteger } from '../common/operation-type';
 import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
 import type { NewPaymentIntent, PaymentIntentRecord } from './payment-intent.types';
@@ -319,14 +319,17 @@ export class PaymentIntentStore {
    * Records the success (SETTLED) with the ledger's outcome, inside the caller's transaction (the SMS
    * go into the outbox in the same one). Answers false when a concurrent confirm already did it.
    */
-  async markSucceeded(m: EntityManager, id: string, outcome: Outcome): Promise<boolean> {
-    const rows = await queryRows(
-      m,
-      `UPDATE orchestrator.payment_intents SET stage = 'SETTLED', transaction_id = $2, reference_id = $3, charged_fee = $4,
+  /**
+   * The record's success, as a write to run with the SMS, usage and counterparty writes in one
+   * statement; it returns the record's id when this write settled it (not an earlier twin).
+   */
+  succeededWrite(id: string, outcome: Outcome): SqlWrite {
+    return {
+      text: `UPDATE orchestrator.payment_intents SET stage = 'SETTLED', transaction_id = $2, reference_id = $3, charged_fee = $4,
           charged_commission = $5, charge_rule = $6, risk_confirm_decision_id = $7, completed_at = $8, confirm_response = $9::jsonb,
           updated_at = now()
         WHERE id = $1 AND stage = 'CREATED' RETURNING id`,
-      [
+      params: [
         id,
         outcome.transactionId,
         outcome.referenceId,
@@ -337,8 +340,7 @@ export class PaymentIntentStore {
         outcome.completedAt,
         JSON.stringify(outcome.response),
       ],
-    );
-    return rows.length > 0;
+    };
   }
 
   /**

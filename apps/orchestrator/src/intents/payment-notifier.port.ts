@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlWrite } from '@mm/platform';
 
 /** One SMS to write into the outbox; `dedupeKey` makes a repeated enqueue a no-op. */
 export interface OutboxSms {
@@ -8,11 +8,11 @@ export interface OutboxSms {
 }
 
 /**
- * The SMS outbox as the money flow needs it: rows written inside the caller's transaction (the
- * one that records the payment's success), delivered later by the outbox relay, at least once.
+ * The SMS outbox as the money flow needs it: the write of its rows, run by the caller in the same
+ * statement that records the payment's success; the outbox relay delivers them later, at least once.
  */
 export interface PaymentNotifierPort {
-  enqueue(m: EntityManager, messages: OutboxSms[]): Promise<void>;
+  enqueueWrite(messages: OutboxSms[]): SqlWrite;
 }
 
 export const PAYMENT_NOTIFIER = Symbol('PAYMENT_NOTIFIER');

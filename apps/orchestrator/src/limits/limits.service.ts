@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { queryRows } from '@mm/platform';
+import { type SqlWrite, queryRows, runWrite } from '@mm/platform';
 import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import type { LimitsDocument } from './limits-document';
@@ -114,17 +114,25 @@ export class LimitsService {
    * the caller's transaction (the confirm records the success, the usage and the SMS together).
    */
   async recordUsage(check: LimitCheck, db: Queryable = this.db): Promise<void> {
+    const write = this.usageWrite(check);
+    if (write) await runWrite(db, write);
+  }
+
+  /**
+   * `recordUsage` as a write to run with others in one statement (see runWritesTogether); none
+   * when the operation counts for nobody.
+   */
+  usageWrite(check: LimitCheck): SqlWrite | undefined {
     const subjects = subjectsOf(check);
-    if (subjects.length === 0) return;
-    await queryRows(
-      db,
-      `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, settled_at)
+    if (subjects.length === 0) return undefined;
+    return {
+      text: `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, settled_at)
        SELECT $1, s.kind, s.id, $4, $5, $6, 'SETTLED', $7, $7 FROM unnest($2::text[], $3::text[]) AS s(kind, id)
        ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
          SET status = 'SETTLED', settled_at = EXCLUDED.settled_at, held_until = NULL, released_at = NULL
          WHERE limit_usage.status <> 'SETTLED'`,
-      [check.operationId, subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, check.type, check.amount, this.clock()],
-    );
+      params: [check.operationId, subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, check.type, check.amount, this.clock()],
+    };
   }
 
   /**

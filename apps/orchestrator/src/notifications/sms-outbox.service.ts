@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { currentContext, queryRows } from '@mm/platform';
+import { type SqlWrite, currentContext, queryRows, runWrite } from '@mm/platform';
 
 export interface OutgoingSms {
   /** a repeated enqueue with the same key is a no-op (a retried step, a replayed payment) */
@@ -31,20 +31,23 @@ export class SmsOutbox {
 
   /** Several messages in one statement (a payment's two SMS); each repeated dedupe key is a no-op. */
   async enqueueAll(list: OutgoingSms[], db: DataSource | EntityManager = this.db): Promise<void> {
-    if (list.length === 0) return;
-    await queryRows(
-      db,
-      `INSERT INTO orchestrator.sms_outbox (id, dedupe_key, to_phone, body, correlation_id)
+    if (list.length > 0) await runWrite(db, this.enqueueAllWrite(list));
+  }
+
+  /** `enqueueAll` as a write to run with others in one statement (see runWritesTogether). */
+  enqueueAllWrite(list: OutgoingSms[]): SqlWrite {
+    return {
+      text: `INSERT INTO orchestrator.sms_outbox (id, dedupe_key, to_phone, body, correlation_id)
        SELECT m.id, m.dedupe_key, m.to_phone, m.body, $5 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS m(id, dedupe_key, to_phone, body)
        ON CONFLICT (dedupe_key) DO NOTHING`,
-      [
+      params: [
         list.map(() => randomUUID()),
         list.map((m) => m.dedupeKey),
         list.map((m) => m.to),
         list.map((m) => m.text),
         currentContext()?.correlationId ?? null,
       ],
-    );
+    };
   }
 
   /** Withdraws a message not sent yet (compensation). True when one was withdrawn. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
-import { queryRows } from '@mm/platform';
+import { type SqlWrite, queryRows, runWrite } from '@mm/platform';
 import { requestHash } from '../common/canonical-hash';
 import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
@@ -154,12 +154,16 @@ export class RiskService {
 
   /** After a successful payment: the payee is no longer new to the payer. Idempotent. `db`: the caller's transaction, if any. */
   async recordSuccess(input: Pick<RiskInput, 'operationId' | 'payer' | 'payee'>, db: DataSource | EntityManager = this.db): Promise<void> {
-    await queryRows(
-      db,
-      `INSERT INTO orchestrator.risk_counterparties (payer_id, payee_id, first_operation_id) VALUES ($1, $2, $3)
+    await runWrite(db, this.successWrite(input));
+  }
+
+  /** `recordSuccess` as a write to run with others in one statement (see runWritesTogether). */
+  successWrite(input: Pick<RiskInput, 'operationId' | 'payer' | 'payee'>): SqlWrite {
+    return {
+      text: `INSERT INTO orchestrator.risk_counterparties (payer_id, payee_id, first_operation_id) VALUES ($1, $2, $3)
        ON CONFLICT (payer_id, payee_id) DO NOTHING`,
-      [input.payer.id, input.payee.id, input.operationId],
-    );
+      params: [input.payer.id, input.payee.id, input.operationId],
+    };
   }
 
   /**
