@@ -62,7 +62,12 @@ export class IntentPlanner {
   ) {}
 
   async plan(user: AuthUser, dto: CreateIntentDto): Promise<IntentPlan> {
-    const initiator = await this.parties.byUserId(user.userId);
+    // A counterparty found by phone (every type without a QR code) is read with the initiator, in
+    // one statement; its refusals still come after the initiator's, in the order below.
+    const byPhone = dto.qrToken ? undefined : dto.clientPhone || undefined;
+    const { initiator, counterparty } = byPhone
+      ? await this.parties.initiatorAndCounterparty(user.userId, byPhone)
+      : { initiator: await this.parties.byUserId(user.userId), counterparty: undefined };
     if (!initiator) throw new AppException('FORBIDDEN', 'Only registered customers and agents can start an operation');
     const allowed = dto.type === 'TRANSFER' ? initiator.role === 'CUSTOMER' : AGENT_ROLES.includes(initiator.role) && initiator.agent;
     if (!allowed)
@@ -75,7 +80,7 @@ export class IntentPlanner {
 
     if (dto.type === 'TRANSFER') {
       if (dto.qrToken) return this.merchantPayment(dto, initiator, description);
-      const payee = await this.counterpartyByPhone(phone);
+      const payee = counterpartyByPhone(phone, counterparty);
       const currency = dto.currency ?? 'XAF';
       return this.finish(dto, currency, {
         initiator,
@@ -90,7 +95,7 @@ export class IntentPlanner {
 
     if (dto.type === 'CASH_IN') {
       if (dto.qrToken) throw new AppException('QR_NOT_ALLOWED', 'A cash-in finds its customer by phone');
-      const customer = await this.counterpartyByPhone(phone);
+      const customer = counterpartyByPhone(phone, counterparty);
       return this.finish(dto, dto.currency ?? 'XAF', {
         initiator,
         payer: initiator,
@@ -128,7 +133,7 @@ export class IntentPlanner {
         createBy: qr.expiresAt,
       });
     }
-    const customer = await this.counterpartyByPhone(phone);
+    const customer = counterpartyByPhone(phone, counterparty);
     return this.finish(dto, dto.currency ?? 'XAF', {
       initiator,
       payer: customer,
@@ -168,13 +173,6 @@ export class IntentPlanner {
       // being payable (it would credit the merchant for an expired order, a payment anomaly).
       ledgerExpiresAt: order.payBy,
     });
-  }
-
-  private async counterpartyByPhone(phone: string | undefined): Promise<PaymentParty> {
-    if (!phone) throw new AppException('RECIPIENT_REQUIRED');
-    const party = await this.parties.byPhone(phone);
-    if (!party) throw new AppException('RECIPIENT_NOT_FOUND');
-    return party;
   }
 
   private finish(
@@ -222,6 +220,13 @@ export class IntentPlanner {
       createBy: p.createBy ?? null,
     };
   }
+}
+
+/** The party the request names by phone, as read with the initiator (none read without a phone). */
+function counterpartyByPhone(phone: string | undefined, found: PaymentParty | undefined): PaymentParty {
+  if (!phone) throw new AppException('RECIPIENT_REQUIRED');
+  if (!found) throw new AppException('RECIPIENT_NOT_FOUND');
+  return found;
 }
 
 /** clientPhone, checked against clientCountryCode when both are given. */

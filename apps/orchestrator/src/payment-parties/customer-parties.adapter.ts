@@ -25,9 +25,17 @@ export class CustomerPartiesAdapter implements PaymentPartiesPort {
     return userIds.map((id) => parties.find((p) => p.userId === id));
   }
 
-  async byPhone(phone: string): Promise<PaymentParty | undefined> {
-    const customer = await this.customers.findByPhone(phone);
-    return customer && this.toParty(customer);
+  async initiatorAndCounterparty(
+    userId: string,
+    phone: string,
+  ): Promise<{ initiator: PaymentParty | undefined; counterparty: PaymentParty | undefined }> {
+    const { byUserId, byPhone } = await this.customers.findByUserIdAndPhone(userId, phone);
+    const same = byUserId !== undefined && byPhone?.id === byUserId.id;
+    const [initiator, counterparty] = await Promise.all([
+      byUserId && this.toParty(byUserId),
+      byPhone && !same ? this.toParty(byPhone) : undefined,
+    ]);
+    return { initiator, counterparty: same ? initiator : counterparty };
   }
 
   async byMerchantId(merchantId: string): Promise<PaymentParty | undefined> {

@@ -29,7 +29,14 @@ export interface PaymentPartiesPort {
   byUserId(userId: string): Promise<PaymentParty | undefined>;
   /** The parties of these user ids, in the same order (undefined for one unknown), read at once. */
   byUserIds(userIds: string[]): Promise<Array<PaymentParty | undefined>>;
-  byPhone(phone: string): Promise<PaymentParty | undefined>;
+  /**
+   * The party of a user id (who starts a payment) and the party of a phone (whom it is with), read
+   * at once; the same party for both when the phone is the user's own.
+   */
+  initiatorAndCounterparty(
+    userId: string,
+    phone: string,
+  ): Promise<{ initiator: PaymentParty | undefined; counterparty: PaymentParty | undefined }>;
   byMerchantId(merchantId: string): Promise<PaymentParty | undefined>;
 }
 

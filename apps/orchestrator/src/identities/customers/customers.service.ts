@@ -89,6 +89,19 @@ export class CustomersService {
     return this.findOne(db, 'c.phone = $1', [phone]);
   }
 
+  /**
+   * The customer of a user id and the customer of a phone in one statement (a payment's initiator
+   * and its counterparty); the same customer for both when the phone is the user's own.
+   */
+  async findByUserIdAndPhone(userId: string, phone: string, db: Db = this.db): Promise<{ byUserId?: Customer; byPhone?: Customer }> {
+    const rows = await queryRows<CustomerRow>(db, `${SELECT} WHERE (c.user_id = $1 OR c.phone = $2) AND c.registered_at IS NOT NULL`, [
+      userId,
+      phone,
+    ]);
+    const found = rows.map(toCustomer);
+    return { byUserId: found.find((c) => c.userId === userId), byPhone: found.find((c) => c.phone === phone) };
+  }
+
   /** The customer behind an account id of the ledger (who received, who paid). */
   async findByAccountId(accountId: string, db: Db = this.db): Promise<Customer | undefined> {
     return this.findOne(db, 'c.id = (SELECT customer_id FROM orchestrator.ledger_accounts WHERE account_id = $1)', [accountId]);
