@@ -24,8 +24,24 @@ describe('runWritesTogether', () => {
   it('renumbers $10 and above whole, not as $1 followed by 0', async () => {
     const { seen, db } = capture();
     const eleven = Array.from({ length: 11 }, (_, i) => i);
-    await runWritesTogether(db, { a: { text: 'SELECT $1', params: [0] }, b: { text: 'INSERT INTO v VALUES ($10, $11, $1)', params: eleven } }, 'a');
+    await runWritesTogether(
+      db,
+      { a: { text: 'SELECT $1', params: [0] }, b: { text: 'INSERT INTO v VALUES ($10, $11, $1)', params: eleven } },
+      'a',
+    );
     expect(seen[0].text).toContain('b AS (INSERT INTO v VALUES ($11, $12, $2))');
+  });
+
+  it('keeps the writes in the given order, so that a write may name an earlier one by its name', async () => {
+    const { seen, db } = capture();
+    const first: SqlWrite = { text: 'INSERT INTO q (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING id', params: ['q1'] };
+    const guarded: SqlWrite = { text: 'INSERT INTO r (id, q) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM quote)', params: ['r1', 'q1'] };
+    await runWritesTogether(db, { quote: first, record: guarded }, 'record');
+    expect(seen[0].text).toBe(
+      'WITH quote AS (INSERT INTO q (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING id),\n' +
+        'record AS (INSERT INTO r (id, q) SELECT $2, $3 WHERE EXISTS (SELECT 1 FROM quote))\nSELECT * FROM record',
+    );
+    expect(seen[0].params).toEqual(['q1', 'r1', 'q1']);
   });
 
   it('refuses a write that names a parameter it does not have, an unknown answer and a name that is not plain', async () => {

@@ -21,7 +21,9 @@ export function runWrite<T>(db: RawQueryable, write: SqlWrite): Promise<T[]> {
  * one round trip and, outside a transaction, one commit, and either all happen or none does.
  * PostgreSQL runs them on one snapshot, in no promised order, and none sees another's rows: only
  * writes that do not depend on one another belong together (different tables, or rows that are
- * independent). Answers the rows `RETURNING` of the write named by `answer`.
+ * independent). A write may still name an EARLIER write of the list (in the given order) to read
+ * what it returned, e.g. `INSERT … SELECT … WHERE EXISTS (SELECT 1 FROM quote)`: that is how a write
+ * happens only when another one did. Answers the rows `RETURNING` of the write named by `answer`.
  */
 export function runWritesTogether<T>(db: RawQueryable, writes: Record<string, SqlWrite>, answer: string): Promise<T[]> {
   const names = Object.keys(writes);

@@ -124,6 +124,55 @@ export interface Outcome {
 const CLOSE_UNCREATED = `UPDATE orchestrator.payment_intents p SET stage = 'CLOSED', failure_reason = $2, updated_at = now()
           WHERE p.id = $1 AND p.stage = 'PENDING'`;
 
+/**
+ * The one text of a new record's insert (`INSERT … SELECT`, to be followed by a WHERE), with its
+ * parameters: $1 is the record's id and $27 its withdrawal QR (the QR consumption of `insertPending`
+ * names both).
+ */
+function recordInsert(intent: NewPaymentIntent): { insert: string; params: unknown[] } {
+  return {
+    insert: `INSERT INTO orchestrator.payment_intents (id, idempotency_key, request_hash, initiator_user_id, initiator_role, type, operation_type,
+           amount, currency, quote_id, quoted_fee, quoted_commission, grid_version, limits_version, risk_create_decision_id,
+           payer, payee, agent, payer_user_id, payee_user_id, agent_user_id, master_agent_user_id, source_account_id, destination_account_id,
+           requires_otp, qr_token, withdrawal_qr_id, description, stage, ledger_request, correlation_id)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb, $18::jsonb, $19, $20, $21, $22,
+           $23, $24, $25, $26, $27, $28, 'PENDING',
+           $29::jsonb, $30`,
+    params: [
+      intent.id,
+      intent.idempotencyKey,
+      intent.requestHash,
+      intent.initiatorUserId,
+      intent.initiatorRole,
+      intent.type,
+      intent.operationType,
+      intent.amount,
+      intent.currency,
+      intent.quoteId,
+      intent.quotedFee,
+      intent.quotedCommission,
+      intent.gridVersion,
+      intent.limitsVersion,
+      intent.riskCreateDecisionId,
+      JSON.stringify(intent.payer),
+      JSON.stringify(intent.payee),
+      intent.agent ? JSON.stringify(intent.agent) : null,
+      intent.payer.userId,
+      intent.payee.userId,
+      intent.agent?.userId ?? null,
+      intent.agent?.masterAgentUserId ?? null,
+      intent.sourceAccountId,
+      intent.destinationAccountId,
+      intent.requiresOtp,
+      intent.qrToken,
+      intent.withdrawalQrId,
+      intent.description,
+      JSON.stringify(intent.ledgerRequest),
+      intent.correlationId,
+    ],
+  };
+}
+
 /** A concurrent request with the same key won the insert in a way that aborted this transaction. */
 export class TwinWonError extends Error {
   constructor() {
@@ -182,56 +231,40 @@ export class PaymentIntentStore {
     return row.id ? toRecord(row) : undefined;
   }
 
+  /**
+   * The record's insert without a withdrawal QR, as a write to run with others in one statement
+   * (see runWritesTogether): PostgreSQL allows no data-modifying WITH inside a CTE, so the QR
+   * consumption of `insertPending` cannot come along, and a plan with a withdrawal QR goes through
+   * `insertPending`. Answers the record's row only when this write stored it (none when a record with
+   * this key exists). `onlyIf`: a condition without parameters, on earlier writes of that statement
+   * (the record is then stored only when it holds).
+   */
+  pendingWrite(intent: NewPaymentIntent, onlyIf: string): SqlWrite {
+    if (intent.withdrawalQrId !== null) throw new Error('pendingWrite: a withdrawal QR is consumed by insertPending only');
+    const record = recordInsert(intent);
+    return {
+      text: `${record.insert}
+          WHERE ${onlyIf}
+         ON CONFLICT (idempotency_key) DO NOTHING
+         RETURNING *`,
+      params: record.params,
+    };
+  }
+
   private insertStatement(intent: NewPaymentIntent, db: Db): Promise<Array<PaymentIntentRow & { qr_ok: boolean }>> {
+    const record = recordInsert(intent);
     return queryRows<PaymentIntentRow & { qr_ok: boolean }>(
       db,
       `WITH qr AS (
          UPDATE orchestrator.withdrawal_qrs SET consumed_at = now(), consumed_by = $1
           WHERE $27::uuid IS NOT NULL AND id = $27 AND consumed_at IS NULL AND expires_at > now() RETURNING id, expires_at),
        ins AS (
-         INSERT INTO orchestrator.payment_intents (id, idempotency_key, request_hash, initiator_user_id, initiator_role, type, operation_type,
-           amount, currency, quote_id, quoted_fee, quoted_commission, grid_version, limits_version, risk_create_decision_id,
-           payer, payee, agent, payer_user_id, payee_user_id, agent_user_id, master_agent_user_id, source_account_id, destination_account_id,
-           requires_otp, qr_token, withdrawal_qr_id, description, stage, ledger_request, correlation_id)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb, $18::jsonb, $19, $20, $21, $22,
-           $23, $24, $25, $26, $27, $28, 'PENDING',
-           $29::jsonb, $30
+         ${record.insert}
           WHERE $27::uuid IS NULL OR EXISTS (SELECT 1 FROM qr)
          ON CONFLICT (idempotency_key) DO NOTHING
          RETURNING *)
        SELECT ins.*, ($27::uuid IS NULL OR EXISTS (SELECT 1 FROM qr)) AS qr_ok FROM (SELECT 1) one LEFT JOIN ins ON true`,
-      [
-        intent.id,
-        intent.idempotencyKey,
-        intent.requestHash,
-        intent.initiatorUserId,
-        intent.initiatorRole,
-        intent.type,
-        intent.operationType,
-        intent.amount,
-        intent.currency,
-        intent.quoteId,
-        intent.quotedFee,
-        intent.quotedCommission,
-        intent.gridVersion,
-        intent.limitsVersion,
-        intent.riskCreateDecisionId,
-        JSON.stringify(intent.payer),
-        JSON.stringify(intent.payee),
-        intent.agent ? JSON.stringify(intent.agent) : null,
-        intent.payer.userId,
-        intent.payee.userId,
-        intent.agent?.userId ?? null,
-        intent.agent?.masterAgentUserId ?? null,
-        intent.sourceAccountId,
-        intent.destinationAccountId,
-        intent.requiresOtp,
-        intent.qrToken,
-        intent.withdrawalQrId,
-        intent.description,
-        JSON.stringify(intent.ledgerRequest),
-        intent.correlationId,
-      ],
+      record.params,
     );
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
-import { queryRows } from '@mm/platform';
+import { type SqlWrite, queryRows, runWrite } from '@mm/platform';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import { OrchestratorConfig } from '../orchestrator.config';
 import type { ConfigVersion } from '../config-api/config-sections';
@@ -92,25 +92,8 @@ export class PricingService {
    * same operation (a retried create), which must price the same terms. `db`: the caller's transaction.
    */
   async storeQuote(draft: QuoteDraft, db: Queryable = this.db): Promise<Quote> {
-    const { request, pricing } = draft;
-    const [inserted] = await queryRows<QuoteRow>(
-      db,
-      `INSERT INTO orchestrator.fee_quotes (id, operation_id, type, currency, amount, fee, commission, grid_version, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now() + make_interval(secs => $9))
-       ON CONFLICT (operation_id) DO NOTHING
-       RETURNING ${QUOTE_COLUMNS}`,
-      [
-        draft.id,
-        request.operationId ?? null,
-        request.type,
-        request.currency,
-        request.amount,
-        pricing.fee,
-        pricing.commission,
-        pricing.gridVersion,
-        draft.validitySeconds,
-      ],
-    );
+    const { request } = draft;
+    const [inserted] = await runWrite<QuoteRow>(db, this.quoteWrite(draft));
     if (inserted) return toQuote(inserted);
     // A retried create: the first quote of this operation stands, if the terms are the same.
     const [existing] = await queryRows<QuoteRow>(db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE operation_id = $1`, [
@@ -121,6 +104,34 @@ export class PricingService {
       throw new AppException('IDEMPOTENCY_KEY_CONFLICT', 'This idempotency key was already priced for another operation');
     }
     return quote;
+  }
+
+  /**
+   * The insert of `storeQuote` as a write to run with others in one statement (see runWritesTogether):
+   * answers the quote's row only when this write stored it (a quote of the operation already there
+   * is kept). `onlyIf`: a condition without parameters, on earlier writes of that statement (the
+   * quote is then stored only when it holds).
+   */
+  quoteWrite(draft: QuoteDraft, onlyIf = 'true'): SqlWrite {
+    const { request, pricing } = draft;
+    return {
+      text: `INSERT INTO orchestrator.fee_quotes (id, operation_id, type, currency, amount, fee, commission, grid_version, created_at, expires_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, now(), now() + make_interval(secs => $9)
+        WHERE ${onlyIf}
+       ON CONFLICT (operation_id) DO NOTHING
+       RETURNING ${QUOTE_COLUMNS}`,
+      params: [
+        draft.id,
+        request.operationId ?? null,
+        request.type,
+        request.currency,
+        request.amount,
+        pricing.fee,
+        pricing.commission,
+        pricing.gridVersion,
+        draft.validitySeconds,
+      ],
+    };
   }
 
   /**

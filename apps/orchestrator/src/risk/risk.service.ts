@@ -110,17 +110,39 @@ export class RiskService {
    * attempt at the same input (or a concurrent twin) stored first. `db`: the caller's transaction.
    */
   async store(draft: RiskDraft, db: DataSource | EntityManager = this.db): Promise<RiskDecision> {
+    const { input, inputHash } = draft;
+    const [row] = await runWrite<DecisionRow>(db, this.decisionWrite(draft));
+    // An earlier attempt at this input (or a concurrent twin) decided first: its decision stands.
+    const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage, inputHash, db);
+    if (!decision) throw new Error(`risk decision of ${input.operationId} vanished`);
+    if (row && decision.outcome === 'REJECT') {
+      this.logger.warn({
+        msg: 'risk refusal',
+        decisionId: decision.decisionId,
+        stage: decision.stage,
+        reason: decision.reasonCode,
+        initiatorId: input.initiator.id,
+      });
+    }
+    return decision;
+  }
+
+  /**
+   * The insert of `store` as a write to run with others in one statement (see runWritesTogether):
+   * answers the decision's row only when this write stored it (a decision that stands already is
+   * kept, see `store`).
+   */
+  decisionWrite(draft: RiskDraft): SqlWrite {
     const { input, reason, inputHash } = draft;
-    const [row] = await queryRows<DecisionRow>(
-      db,
-      `INSERT INTO orchestrator.risk_decisions
+    return {
+      text: `INSERT INTO orchestrator.risk_decisions
          (id, operation_id, intent_id, stage, outcome, reason_code, signals, rules_version, initiator_id, device_id, type, amount, currency,
           input_hash)
        SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14
         WHERE NOT EXISTS (SELECT 1 FROM orchestrator.risk_decisions WHERE operation_id = $2 AND stage = $4 AND input_hash IS NULL)
        ON CONFLICT (operation_id, stage, input_hash) DO NOTHING
        RETURNING ${DECISION_COLUMNS}`,
-      [
+      params: [
         draft.id,
         input.operationId,
         input.intentId ?? null,
@@ -136,20 +158,7 @@ export class RiskService {
         input.currency,
         inputHash,
       ],
-    );
-    // An earlier attempt at this input (or a concurrent twin) decided first: its decision stands.
-    const decision = row ? toDecision(row) : await this.find(input.operationId, input.stage, inputHash, db);
-    if (!decision) throw new Error(`risk decision of ${input.operationId} vanished`);
-    if (row && decision.outcome === 'REJECT') {
-      this.logger.warn({
-        msg: 'risk refusal',
-        decisionId: decision.decisionId,
-        stage: decision.stage,
-        reason: decision.reasonCode,
-        initiatorId: input.initiator.id,
-      });
-    }
-    return decision;
+    };
   }
 
   /** After a successful payment: the payee is no longer new to the payer. Idempotent. `db`: the caller's transaction, if any. */
