@@ -65,6 +65,18 @@ async function fund(accountId: string, amount: number): Promise<void> {
 let initiator: { id: string; token: string };
 
 /**
+ * The one initiator's PIN checks, one at a time (the ledger calls around them stay concurrent): auth
+ * takes one of the account's PIN attempts before it checks a PIN, so five checks of one person in
+ * flight at once lock the account, right PIN or not (a CI run on a loaded machine got 423 here).
+ */
+let pinChecks: Promise<unknown> = Promise.resolve();
+function oneCheckAtATime<T>(check: () => Promise<T>): Promise<T> {
+  const next = pinChecks.then(check, check);
+  pinChecks = next.catch(() => undefined);
+  return next;
+}
+
+/**
  * A transfer on the ledger's intent path, as the orchestrator drives it: intent (hold), PIN_VERIFIED
  * with the consent proof auth's check-pin issues to the initiator, then SUCCEEDED with its context.
  */
@@ -82,13 +94,15 @@ async function transfer(source: string, destination: string, amount: number, fee
   });
   if (created.status !== 201) throw new Error(`intent ${created.status} ${JSON.stringify(created.body)}`);
   const intentId = created.body.intentId as string;
-  const check = await fetch(`${p.auth.url}/auth/check-pin`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${initiator.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ pin: '2580', intentId }),
+  const { status, consentProof } = await oneCheckAtATime(async () => {
+    const check = await fetch(`${p.auth.url}/auth/check-pin`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${initiator.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ pin: '2580', intentId }),
+    });
+    return { status: check.status, ...((await check.json()) as { consentProof?: string; code?: string }) };
   });
-  const { consentProof } = (await check.json()) as { consentProof?: string };
-  if (check.status !== 200 || !consentProof) throw new Error(`check-pin ${check.status}`);
+  if (status !== 200 || !consentProof) throw new Error(`check-pin ${status}`);
   const pin = await ledger('POST', `/v1/internal/intents/${intentId}/transition`, { toStatus: 'PIN_VERIFIED', actor, consentProof });
   if (pin.status !== 200) throw new Error(`pin ${pin.status} ${JSON.stringify(pin.body)}`);
   const done = await ledger('POST', `/v1/internal/intents/${intentId}/transition`, {
