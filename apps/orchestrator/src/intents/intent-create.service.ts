@@ -179,7 +179,10 @@ export class IntentCreateService {
    * undefined, and the caller takes the transactional path, which handles those cases. What this
    * statement may leave without a record is at most its accepting decision (the quote of the
    * operation was there already): the decision the transactional path would store for the same
-   * input, which it then finds (`RiskService.store` keeps the first decision of an input).
+   * input, which it then finds (`RiskService.store` keeps the first decision of an input). A twin
+   * with the same key but other terms also leaves its accepting decision (the transaction then
+   * refuses it 422 IDEMPOTENCY_KEY_CONFLICT, where it used to roll the decision back): the payment
+   * story lists it among the operation's decisions; nothing reads decisions for money or limits.
    */
   private async insertTogether(
     judged: RiskDraft,
