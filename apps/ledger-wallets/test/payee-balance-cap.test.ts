@@ -124,9 +124,11 @@ describe('ledger: the payee balance cap', () => {
       if (Date.now() > deadline) throw new Error('the confirms did not queue behind the merchant');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const [{ released }] = (
-      await h.admin.query<{ released: Date }>('SELECT pg_advisory_unlock($1::bigint), clock_timestamp() AS released', [merchantKey])
-    ).rows;
+    // The clock first, then the unlock: read in the unlock's own statement, the clock could come
+    // after a woken confirm had already taken the lock and read its time (CI, a loaded machine:
+    // 4 ms later). Read before, it is still after every confirm had queued.
+    const [{ released }] = (await h.admin.query<{ released: Date }>('SELECT clock_timestamp() AS released')).rows;
+    await h.admin.query('SELECT pg_advisory_unlock($1::bigint)', [merchantKey]);
     const results = await Promise.all(answers);
 
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 422, 422, 422]);
