@@ -5,8 +5,10 @@ const PHONE = '+237690000101';
 describe('auth: OTP', () => {
   const h = new AuthHarness();
   beforeAll(async () => {
-    // Short TTL so expiry is testable; generous caps, each throttle test uses its own phone or IP.
-    await h.start({ OTP_TTL_SEC: '2', OTP_MAX_PER_PHONE_PER_HOUR: '50', OTP_MAX_PER_IP_PER_HOUR: '1000' });
+    // Generous caps, each throttle test uses its own phone or IP. The TTL is long enough for a send
+    // and its verifications on a loaded machine (at 2 s they could outlive it); expiry is tested by
+    // moving a code's end into the past.
+    await h.start({ OTP_TTL_SEC: '30', OTP_MAX_PER_PHONE_PER_HOUR: '50', OTP_MAX_PER_IP_PER_HOUR: '1000' });
     for (const suffix of ['101', '102', '103', '104', '105', '106', '107']) await h.createUser(`+237690000${suffix}`, '2580');
   });
   afterAll(() => h.stop());
@@ -19,7 +21,7 @@ describe('auth: OTP', () => {
   it('sends a 6-digit code that verifies once for its phone and purpose, and stores only an HMAC', async () => {
     const res = await send(PHONE);
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toMatchObject({ sent: true, expiresInSec: 2 });
+    expect(res.json()).toMatchObject({ sent: true, expiresInSec: 30 });
     const code = await h.lastOtp(PHONE);
     expect(code).toMatch(/^\d{6}$/);
     expect((await verify(PHONE, code, 'PIN_RESET')).json().code).toBe('OTP_EXPIRED'); // other purpose: no live code
@@ -50,7 +52,8 @@ describe('auth: OTP', () => {
     const phone = '+237690000103';
     await send(phone);
     const code = await h.lastOtp(phone);
-    await new Promise((r) => setTimeout(r, 2_200));
+    // Its validity over: the end stored with the code passed (verify compares it with the clock).
+    await h.sql(`UPDATE auth.otp_codes SET expires_at = now() - interval '1 second' WHERE phone = $1`, [phone]);
     const res = await verify(phone, code);
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('OTP_EXPIRED');
@@ -95,7 +98,9 @@ describe('auth: OTP', () => {
 
 describe('auth: OTP resend cooldown', () => {
   const h = new AuthHarness();
-  beforeAll(() => h.start({ OTP_RESEND_COOLDOWN_SEC: '2' }));
+  // 5 s: the second send must land inside the cooldown even on a loaded machine (each send takes
+  // at least OTP_SEND_MIN_MS).
+  beforeAll(() => h.start({ OTP_RESEND_COOLDOWN_SEC: '5' }));
   afterAll(() => h.stop());
 
   it('allows one send per phone per cooldown, with Retry-After', async () => {
@@ -105,7 +110,7 @@ describe('auth: OTP resend cooldown', () => {
     expect(again.statusCode).toBe(429);
     expect(again.json().code).toBe('OTP_THROTTLED');
     expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 2_100));
+    await new Promise((r) => setTimeout(r, 5_100));
     expect((await send()).statusCode).toBe(202);
   });
 });
