@@ -4,12 +4,15 @@ const PIN = '2580';
 
 describe('auth: PIN lockout', () => {
   const h = new AuthHarness();
-  // 1 s base lock so the temporary lock and its escalation are observable in a test.
-  beforeAll(() => h.start({ PIN_LOCK_BASE_SEC: '1' }));
+  // A 3 s base lock: long enough that the checks made while locked still find the lock on a loaded
+  // machine (at 1 s it could end between two requests); the test ends each lock by moving its end
+  // into the past rather than waiting it out.
+  beforeAll(() => h.start({ PIN_LOCK_BASE_SEC: '3' }));
   afterAll(() => h.stop());
 
   const login = (phone: string, pin: string) => h.request('POST', '/auth/login', { body: { phone, pin } });
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** The temporary lock's time is up (its end moved into the past; the failure count stays). */
+  const endLock = (phone: string) => h.sql(`UPDATE auth.users SET locked_until = now() - interval '1 second' WHERE phone = $1`, [phone]);
 
   it('locks for a while after 5 failures, escalates, hard-locks at 10; success clears the count', async () => {
     const phone = '+237690000401';
@@ -22,18 +25,18 @@ describe('auth: PIN lockout', () => {
     const fifth = await login(phone, '1111');
     expect(fifth.statusCode).toBe(423);
     expect(fifth.json().code).toBe('ACCOUNT_LOCKED');
-    expect(fifth.headers['retry-after']).toBe('1');
+    expect(fifth.headers['retry-after']).toBe('3');
     // While locked even the right PIN is refused, without being checked.
     const locked = await login(phone, PIN);
     expect(locked.json().code).toBe('ACCOUNT_LOCKED');
     expect(locked.json().message).toMatch(/locked for \d+ more seconds/);
 
-    await sleep(1_100);
-    // 6th failure: locked again, twice as long (2 s).
+    await endLock(phone);
+    // 6th failure: locked again, twice as long (6 s).
     const sixth = await login(phone, '1111');
     expect(sixth.json().code).toBe('ACCOUNT_LOCKED');
-    expect(sixth.headers['retry-after']).toBe('2');
-    await sleep(2_100);
+    expect(sixth.headers['retry-after']).toBe('6');
+    await endLock(phone);
     // Temporary lock over: the right PIN works and clears everything.
     expect((await login(phone, PIN)).statusCode).toBe(200);
   });
@@ -60,7 +63,8 @@ describe('auth: PIN lockout', () => {
       await pg.end();
     }
     expect((await login(phone, PIN)).json().code).toBe('ACCOUNT_HARD_LOCKED');
-    await sleep(1_100);
+    // No time lifts it: with a temporary lock's end long past, still hard-locked.
+    await endLock(phone);
     expect((await login(phone, PIN)).json().code).toBe('ACCOUNT_HARD_LOCKED');
 
     // PIN reset (request → verify → reset) lifts it.
