@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { runWrite } from '@mm/platform';
 import { ConfigVersionsService } from '../src/config-api/config-versions.service';
 import { LimitsService } from '../src/limits/limits.service';
 import type { LimitCheck } from '../src/limits/limits.types';
@@ -13,10 +14,13 @@ import { OrchestratorHarness } from './pricing-harness';
 describe('limits: check at create, hold at confirm, usage on success', () => {
   const h = new OrchestratorHarness();
   let limitsAt: (iso: string) => LimitsService;
+  let db: DataSource;
+  /** A payment's success as the confirm records it: the usage write of its check. */
+  const settled = (limits: LimitsService, check: LimitCheck) => runWrite(db, limits.usageWrite(check)!);
 
   beforeAll(async () => {
     await h.start();
-    const db = h.get(DataSource);
+    db = h.get(DataSource);
     const config = h.get(ConfigVersionsService);
     limitsAt = (iso) => new LimitsService(db, config, () => new Date(iso));
   });
@@ -42,8 +46,8 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
 
   it('daily room: at, below and above what remains', async () => {
     const user = randomUUID();
-    await limitsAt('2026-03-15T08:00:00.000Z').recordUsage(transfer(user, 100_000));
-    await limitsAt('2026-03-15T09:00:00.000Z').recordUsage(transfer(user, 50_000));
+    await settled(limitsAt('2026-03-15T08:00:00.000Z'), transfer(user, 100_000));
+    await settled(limitsAt('2026-03-15T09:00:00.000Z'), transfer(user, 50_000));
     const limits = limitsAt(NOON);
     expect(await refusalOf(limits.checkAtCreate(transfer(user, 49_999)))).toBe('accepted');
     expect(await refusalOf(limits.checkAtCreate(transfer(user, 50_000)))).toBe('accepted');
@@ -53,10 +57,10 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
   it('days are counted in the Douala time zone, not in UTC', async () => {
     const user = randomUUID();
     // 23:30 on 14 March in Douala: yesterday
-    await limitsAt('2026-03-14T22:30:00.000Z').recordUsage(transfer(user, 100_000));
+    await settled(limitsAt('2026-03-14T22:30:00.000Z'), transfer(user, 100_000));
     // 00:30 on 15 March in Douala (still 14 March in UTC): today
-    await limitsAt('2026-03-14T23:30:00.000Z').recordUsage(transfer(user, 100_000));
-    await limitsAt(NOON).recordUsage(transfer(user, 50_000));
+    await settled(limitsAt('2026-03-14T23:30:00.000Z'), transfer(user, 100_000));
+    await settled(limitsAt(NOON), transfer(user, 50_000));
     // today: 150 000 used, 50 000 left (counting UTC days would leave 150 000)
     expect(await refusalOf(limitsAt(NOON).checkAtCreate(transfer(user, 50_000)))).toBe('accepted');
     expect(await refusalOf(limitsAt(NOON).checkAtCreate(transfer(user, 50_001)))).toBe('422 LIMIT_DAILY_EXCEEDED 50000');
@@ -66,10 +70,10 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
 
   it('monthly room counts this calendar month only', async () => {
     const user = randomUUID();
-    await limitsAt('2026-02-27T10:00:00.000Z').recordUsage(transfer(user, 100_000)); // last month
+    await settled(limitsAt('2026-02-27T10:00:00.000Z'), transfer(user, 100_000)); // last month
     for (let day = 1; day <= 10; day++) {
       const amount = day === 10 ? 50_000 : 100_000;
-      await limitsAt(`2026-03-${String(day).padStart(2, '0')}T10:00:00.000Z`).recordUsage(transfer(user, amount));
+      await settled(limitsAt(`2026-03-${String(day).padStart(2, '0')}T10:00:00.000Z`), transfer(user, amount));
     }
     // 950 000 used in March: 50 000 left
     const limits = limitsAt(NOON);
@@ -97,8 +101,8 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
       currency: 'XAF',
       agent,
     });
-    for (let i = 0; i < 4; i++) await limitsAt('2026-03-15T07:00:00.000Z').recordUsage(cash('CASH_IN', 2_000_000));
-    await limitsAt('2026-03-15T08:00:00.000Z').recordUsage(cash('CASH_OUT', 1_000_000));
+    for (let i = 0; i < 4; i++) await settled(limitsAt('2026-03-15T07:00:00.000Z'), cash('CASH_IN', 2_000_000));
+    await settled(limitsAt('2026-03-15T08:00:00.000Z'), cash('CASH_OUT', 1_000_000));
     const limits = limitsAt(NOON);
     expect(await refusalOf(limits.checkAtCreate(cash('CASH_IN', 2_000_001)))).toBe('422 AMOUNT_ABOVE_MAXIMUM 2000000');
     expect(await refusalOf(limits.checkAtCreate(cash('CASH_OUT', 1_000_000)))).toBe('accepted');
@@ -121,7 +125,7 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
     const op = transfer(user, 100_000);
     await limits.holdAtConfirm(op);
     await limits.holdAtConfirm(op);
-    await Promise.all(Array.from({ length: 10 }, () => limits.recordUsage(op)));
+    await Promise.all(Array.from({ length: 10 }, () => settled(limits, op)));
     await limits.holdAtConfirm(op); // after success: still a no-op
     const { rows } = await h.sql.query(`SELECT status, amount FROM orchestrator.limit_usage WHERE operation_id = $1`, [op.operationId]);
     expect(rows).toEqual([{ status: 'SETTLED', amount: '100000' }]);
@@ -133,7 +137,7 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
 
   it('a failed payment gives its hold back; a hold left by a crash lapses by itself', async () => {
     const user = randomUUID();
-    await limitsAt('2026-03-15T08:00:00.000Z').recordUsage(transfer(user, 50_000));
+    await settled(limitsAt('2026-03-15T08:00:00.000Z'), transfer(user, 50_000));
     const failed = transfer(user, 100_000);
     await limitsAt(NOON).holdAtConfirm(failed);
     await limitsAt(NOON).holdAtConfirm(transfer(user, 50_000)); // never settled nor released (a crash)
@@ -141,7 +145,7 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
     await limitsAt(NOON).release(failed.operationId);
     expect(await refusalOf(limitsAt(NOON).checkAtCreate(transfer(user, 100_000)))).toBe('accepted');
     // the crashed hold counts for holdSeconds (300 s), then no more
-    await limitsAt(NOON).recordUsage(transfer(user, 60_000));
+    await settled(limitsAt(NOON), transfer(user, 60_000));
     // 50 000 + 60 000 settled, 50 000 held
     expect(await refusalOf(limitsAt('2026-03-15T11:04:59.000Z').checkAtCreate(transfer(user, 40_001)))).toBe(
       '422 LIMIT_DAILY_EXCEEDED 40000',
@@ -154,7 +158,7 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
 
   it('settled usage is final in the database', async () => {
     const op = transfer(randomUUID(), 5_000);
-    await limitsAt(NOON).recordUsage(op);
+    await settled(limitsAt(NOON), op);
     await limitsAt(NOON).release(op.operationId); // no effect on settled usage
     const { rows } = await h.sql.query(`SELECT status FROM orchestrator.limit_usage WHERE operation_id = $1`, [op.operationId]);
     expect(rows).toEqual([{ status: 'SETTLED' }]);

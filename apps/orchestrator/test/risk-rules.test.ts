@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
+import { runWrite } from '@mm/platform';
 import { ConfigVersionsService } from '../src/config-api/config-versions.service';
 import { BlocklistService } from '../src/risk/blocklist.service';
 import { RiskService } from '../src/risk/risk.service';
@@ -142,8 +143,9 @@ describe('risk: rules, stored decisions, blocklist', () => {
     const payee = customer();
     expect(await outcome(transfer(payer, payee, 79_999))).toBe('ACCEPT');
     expect(await outcome(transfer(payer, payee, 80_000))).toBe('403 RISK_REJECTED UNUSUAL_AMOUNT');
-    await risk.recordSuccess({ operationId: randomUUID(), payer, payee });
-    await risk.recordSuccess({ operationId: randomUUID(), payer, payee }); // idempotent
+    // the confirm's success write, twice: idempotent
+    await runWrite(h.get(DataSource), risk.successWrite({ operationId: randomUUID(), payer, payee }));
+    await runWrite(h.get(DataSource), risk.successWrite({ operationId: randomUUID(), payer, payee }));
     expect(await outcome(transfer(payer, payee, 80_000))).toBe('ACCEPT');
     // a better verified payer has a higher bar (TIER_2: 80 % of 500 000)
     expect(await outcome(transfer(customer({ kycTier: 'TIER_2' }), customer(), 399_999))).toBe('ACCEPT');

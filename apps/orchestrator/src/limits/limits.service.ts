@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { type SqlWrite, queryRows, runWrite } from '@mm/platform';
+import { type SqlWrite, queryRows } from '@mm/platform';
 import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import type { LimitsDocument } from './limits-document';
@@ -27,7 +27,7 @@ type Queryable = DataSource | EntityManager;
  * - The credited customer's balance cap is not checked here: its data (the balance, the credits
  *   executing) lives in the ledger, which refuses a confirm that would pass it under the account's
  *   lock (limit-rules `balanceCap` gives the figure the ledger is sent; docs/architecture.md "The payment path").
- * - `recordUsage` (payment succeeded) turns the hold into usage, or writes it if there was none;
+ * - `usageWrite` (payment succeeded) turns the hold into usage, or writes it if there was none;
  *   `release` (payment failed) drops the hold. Both are keyed on the operation id: idempotent.
  * Usage counts the amount (not the fee) a customer pays or withdraws and the cash an agent handles.
  */
@@ -110,17 +110,9 @@ export class LimitsService {
   }
 
   /**
-   * The payment succeeded: its amount now counts for good. Safe to call any number of times. `db`:
-   * the caller's transaction (the confirm records the success, the usage and the SMS together).
-   */
-  async recordUsage(check: LimitCheck, db: Queryable = this.db): Promise<void> {
-    const write = this.usageWrite(check);
-    if (write) await runWrite(db, write);
-  }
-
-  /**
-   * `recordUsage` as a write to run with others in one statement (see runWritesTogether); none
-   * when the operation counts for nobody.
+   * The payment succeeded: its amount now counts for good (the hold becomes usage, or usage is
+   * written if there was none). Idempotent. A write the confirm runs with the record's success in
+   * one statement (see runWritesTogether); none when the operation counts for nobody.
    */
   usageWrite(check: LimitCheck): SqlWrite | undefined {
     const subjects = subjectsOf(check);
@@ -131,7 +123,15 @@ export class LimitsService {
        ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
          SET status = 'SETTLED', settled_at = EXCLUDED.settled_at, held_until = NULL, released_at = NULL
          WHERE limit_usage.status <> 'SETTLED'`,
-      params: [check.operationId, subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, check.type, check.amount, this.clock()],
+      params: [
+        check.operationId,
+        subjects.map((s) => s.kind),
+        subjects.map((s) => s.id),
+        check.currency,
+        check.type,
+        check.amount,
+        this.clock(),
+      ],
     };
   }
 

@@ -21,20 +21,13 @@ export class SmsOutbox {
   constructor(private readonly db: DataSource) {}
 
   async enqueue(sms: OutgoingSms, db: DataSource | EntityManager = this.db): Promise<void> {
-    await queryRows(
-      db,
-      `INSERT INTO orchestrator.sms_outbox (id, dedupe_key, to_phone, body, correlation_id) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (dedupe_key) DO NOTHING`,
-      [randomUUID(), sms.dedupeKey, sms.to, sms.text, currentContext()?.correlationId ?? null],
-    );
+    await runWrite(db, this.enqueueAllWrite([sms]));
   }
 
-  /** Several messages in one statement (a payment's two SMS); each repeated dedupe key is a no-op. */
-  async enqueueAll(list: OutgoingSms[], db: DataSource | EntityManager = this.db): Promise<void> {
-    if (list.length > 0) await runWrite(db, this.enqueueAllWrite(list));
-  }
-
-  /** `enqueueAll` as a write to run with others in one statement (see runWritesTogether). */
+  /**
+   * Several messages in one write (a payment's two SMS), to run alone or with others in one
+   * statement (see runWritesTogether); each repeated dedupe key is a no-op.
+   */
   enqueueAllWrite(list: OutgoingSms[]): SqlWrite {
     return {
       text: `INSERT INTO orchestrator.sms_outbox (id, dedupe_key, to_phone, body, correlation_id)

@@ -161,12 +161,10 @@ export class RiskService {
     };
   }
 
-  /** After a successful payment: the payee is no longer new to the payer. Idempotent. `db`: the caller's transaction, if any. */
-  async recordSuccess(input: Pick<RiskInput, 'operationId' | 'payer' | 'payee'>, db: DataSource | EntityManager = this.db): Promise<void> {
-    await runWrite(db, this.successWrite(input));
-  }
-
-  /** `recordSuccess` as a write to run with others in one statement (see runWritesTogether). */
+  /**
+   * After a successful payment: the payee is no longer new to the payer. Idempotent. A write the
+   * confirm runs with the record's success in one statement (see runWritesTogether).
+   */
   successWrite(input: Pick<RiskInput, 'operationId' | 'payer' | 'payee'>): SqlWrite {
     return {
       text: `INSERT INTO orchestrator.risk_counterparties (payer_id, payee_id, first_operation_id) VALUES ($1, $2, $3)
