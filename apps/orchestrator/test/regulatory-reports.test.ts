@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { SERVICES, addCalendarDays, businessDayBounds, businessDayOf } from '@mm/contracts';
 import { MetricsService } from '@mm/platform';
-import { MoneyPlatform, type TestUser, pay } from '../../../test/e2e/money-platform';
+import { MoneyPlatform, type TestUser, payOk } from '../../../test/e2e/money-platform';
 import { DAILY_CSV_COLUMNS, SUSPICION_CSV_COLUMNS } from '../src/regulatory-reports/report-documents';
 import { DailyReportJob } from '../src/regulatory-reports/daily-report.job';
 import { ReportClock } from '../src/regulatory-reports/report-clock';
@@ -48,8 +48,7 @@ describe('regulatory reports: the daily threshold report, suspicion reports and 
   const count = async (sql: string, params: unknown[] = []) => Number((await p.sql.query(sql, params)).rows[0].n);
 
   async function done(payer: TestUser, body: Record<string, unknown>): Promise<{ reference: string; transactionId: string }> {
-    const { confirmed } = await pay(p, payer, body);
-    if (confirmed?.status !== 200) throw new Error(`payment ${JSON.stringify(body)}: ${JSON.stringify(confirmed?.body)}`);
+    const confirmed = await payOk(p, payer, body);
     return { reference: confirmed.body.referenceId, transactionId: confirmed.body.transactionId };
   }
 
