@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { statementRecorder } from './statement-recorder';
 import { MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
 import { BlocklistService } from '../src/risk/blocklist.service';
-
-type RunnerQuery = (this: { connection: DataSource }, text: string, ...rest: unknown[]) => Promise<unknown>;
 
 /**
  * The create's writes (risk decision, fee quote, record) through the real gateway and ledger: a
@@ -14,47 +12,20 @@ describe('intent create: its writes as one statement', () => {
   const p = new MoneyPlatform();
   let alice: TestUser;
   let bob: TestUser;
-  /** Every statement the gateway's DataSource sends while `recording` is on. */
-  const sent: string[] = [];
-  let recording = false;
-  let restore: () => void;
+  let recorder: ReturnType<typeof statementRecorder>;
 
   beforeAll(async () => {
     await p.start();
     [alice, bob] = await Promise.all([p.register('CUSTOMER'), p.register('CUSTOMER')]);
     await p.fund(alice.accounts.XAF, 100_000);
-    // Every statement of a DataSource, transactions' START and COMMIT included, goes through its
-    // query runners' `query`: the orchestrator's are told apart by their connection.
-    const orchestratorDb = p.gateway.app.get(DataSource);
-    const runner = orchestratorDb.createQueryRunner();
-    const proto = Object.getPrototypeOf(runner) as { query: RunnerQuery };
-    await runner.release();
-    const original = proto.query;
-    proto.query = function (this: { connection: DataSource }, text: string, ...rest: unknown[]) {
-      if (recording && this.connection === orchestratorDb) sent.push(text);
-      return original.call(this, text, ...rest);
-    };
-    restore = () => {
-      proto.query = original;
-    };
+    recorder = statementRecorder(p);
   });
   afterAll(async () => {
-    restore?.();
+    recorder?.restore();
     await p.stop();
   });
 
   const create = (user: TestUser, body: Record<string, unknown>) => p.call('POST', '/api/v1/intents', { token: user.token, body });
-
-  async function recorded<T>(run: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-    sent.length = 0;
-    recording = true;
-    try {
-      const result = await run();
-      return { result, statements: [...sent] };
-    } finally {
-      recording = false;
-    }
-  }
 
   const rowsOf = async (key: string) =>
     (
@@ -69,7 +40,7 @@ describe('intent create: its writes as one statement', () => {
   it('a first transfer writes its decision, quote and record in one statement, without a transaction; its replay answers the same', async () => {
     const key = randomUUID();
     const body = { type: 'TRANSFER', amount: 5_000, clientPhone: bob.phone, idempotencyKey: key };
-    const { result: created, statements } = await recorded(() => create(alice, body));
+    const { result: created, statements } = await recorder.recorded(() => create(alice, body));
     expect(created.status).toBe(201);
 
     const writes = statements.filter((s) => /INSERT INTO orchestrator\.(fee_quotes|risk_decisions|payment_intents)/.test(s));
@@ -78,6 +49,11 @@ describe('intent create: its writes as one statement', () => {
       /INSERT INTO orchestrator\.risk_decisions[\s\S]*INSERT INTO orchestrator\.fee_quotes[\s\S]*INSERT INTO orchestrator\.payment_intents/,
     );
     expect(statements.filter((s) => /^(START TRANSACTION|BEGIN|COMMIT)/i.test(s.trim()))).toEqual([]);
+    // The versions in force ride along the read of the key's stored answer.
+    // (a version's document is read once per process, then cached: only the versions in force are read per request)
+    const configReads = statements.filter((s) => /max\(v\.version\)/.test(s));
+    expect(configReads).toHaveLength(1);
+    expect(configReads[0]).toMatch(/FROM orchestrator\.payment_intents WHERE idempotency_key = \$1/);
 
     const record = (await p.sql.query(`SELECT * FROM orchestrator.payment_intents WHERE idempotency_key = $1`, [key])).rows[0];
     const quote = (await p.sql.query(`SELECT * FROM orchestrator.fee_quotes WHERE operation_id = $1`, [key])).rows[0];
@@ -110,7 +86,7 @@ describe('intent create: its writes as one statement', () => {
 
     // Judged afresh the retry would pass: the one-statement write is tried, and the stored refusal stands.
     await blocklist.remove(entry.id, { removedBy: 'test', reason: 'done' });
-    const { result: retry, statements } = await recorded(() => create(alice, body));
+    const { result: retry, statements } = await recorder.recorded(() => create(alice, body));
     expect([retry.status, retry.body.code]).toEqual([403, 'RISK_REJECTED']);
     expect(retry.headers.get('x-risk-decision-id')).toBe(first.headers.get('x-risk-decision-id'));
     expect(

@@ -14,6 +14,7 @@ export * from './service-key.guard';
 export * from './app-definition';
 export * from './sql';
 export * from './sql-writes';
+export * from './sql-reads';
 export * from './jwks-verifier';
 export * from './path-normalisation';
 export * from './internal-listener';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '@mm/platform';
+import { type SqlRead, readAlong } from '@mm/platform';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
-import { CONFIG_SECTIONS, type ConfigSection, type ConfigVersion } from '../config-api/config-sections';
+import type { ConfigVersion } from '../config-api/config-sections';
 
 /** The pricing, limits and risk versions in force at one instant. */
 export interface ActiveConfig {
@@ -11,13 +11,21 @@ export interface ActiveConfig {
   risk: ConfigVersion<'risk'>;
 }
 
+const SECTIONS = ['pricing', 'limits', 'risk'] as const;
+
 /**
- * The versions in force for one create or confirm, read once: one statement for the three
- * sections (each an index lookup of its highest version), documents from ConfigVersionsService's
- * cache (a version never changes). A change is still seen by the very next request on every
- * instance; within one request, limits, risk and pricing now judge under versions read at the
- * same instant, rather than under four reads that a concurrent change could fall between.
- * (bench:flow: a flow read `max(version)` eight times before.)
+ * The highest version of each section, as one JSON value ({"pricing": 12, …}) of a subquery without
+ * parameters: it rides along the read a request makes first (`along`), costing no round trip of its own.
+ */
+const VERSIONS_SQL = `SELECT json_object_agg(s.section, (SELECT max(v.version) FROM orchestrator.config_versions v WHERE v.section = s.section))
+  FROM unnest(ARRAY[${SECTIONS.map((s) => `'${s}'`).join(', ')}]::text[]) AS s(section)`;
+
+/**
+ * The versions in force for one create or confirm, read once: an index lookup of each section's
+ * highest version, riding along the request's first read of its own record, and the documents
+ * from ConfigVersionsService's cache (a version never changes). A change is still seen by the very
+ * next request on every instance; within one request, limits, risk and pricing judge under
+ * versions read at the same instant.
  */
 @Injectable()
 export class ActiveConfigReader {
@@ -26,17 +34,17 @@ export class ActiveConfigReader {
     private readonly versions: ConfigVersionsService,
   ) {}
 
-  async read(): Promise<ActiveConfig> {
-    const rows = await queryRows<{ section: ConfigSection; version: number | null }>(
-      this.db,
-      `SELECT s.section, (SELECT max(v.version) FROM orchestrator.config_versions v WHERE v.section = s.section) AS version
-         FROM unnest($1::text[]) AS s(section)`,
-      [CONFIG_SECTIONS],
-    );
-    const version = (section: ConfigSection): number => {
-      const found = rows.find((r) => r.section === section)?.version;
-      if (!found) throw new Error(`configuration section ${section} has no version (migrations not run?)`);
-      return Number(found);
+  /** `read`'s rows, and the versions in force read by the same statement (see readAlong). */
+  async along<T>(read: SqlRead): Promise<{ rows: T[]; config: ActiveConfig }> {
+    const { rows, values } = await readAlong<T, 'versions'>(this.db, read, { versions: VERSIONS_SQL });
+    return { rows, config: await this.documents(values.versions as Record<string, number | null> | null) };
+  }
+
+  private async documents(found: Record<string, number | null> | null): Promise<ActiveConfig> {
+    const version = (section: (typeof SECTIONS)[number]): number => {
+      const highest = found?.[section];
+      if (!highest) throw new Error(`configuration section ${section} has no version (migrations not run?)`);
+      return Number(highest);
     };
     const [pricing, limits, risk] = await Promise.all([
       this.versions.get('pricing', version('pricing')),

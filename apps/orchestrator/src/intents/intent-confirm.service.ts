@@ -1,16 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type LedgerIntentView, type TransitionRequest } from '@mm/contracts';
 import { DataSource } from 'typeorm';
-import { runWritesTogether } from '@mm/platform';
+import { type SqlWrite, runWritesTogether } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
 import { isRetryable } from '../ledger-client/ledger-retry';
 import { balanceCap } from '../limits/limit-rules';
 import { LimitsService } from '../limits/limits.service';
-import { PricingService } from '../pricing/pricing.service';
+import type { LimitCheck } from '../limits/limits.types';
+import type { ConfigVersion } from '../config-api/config-sections';
+import { PricingService, type RequoteDraft } from '../pricing/pricing.service';
 import type { Charge } from '../pricing/pricing.types';
-import { RiskService } from '../risk/risk.service';
+import { type RiskDraft, RiskService } from '../risk/risk.service';
 import { undisclosedCap, withoutOthersBalance } from './intent-create.service';
 import type { RiskDecision, RiskInput } from '../risk/risk.types';
 import { ActiveConfigReader } from './active-config';
@@ -19,7 +21,7 @@ import type { ConfirmedIntentView } from './dto/intent-views.dto';
 import { executionContext } from './execution-context';
 import { PAYMENT_NOTIFIER, type PaymentNotifierPort } from './payment-notifier.port';
 import { PAYMENT_PARTIES, type PaymentParty, type PaymentPartiesPort } from '../payment-parties/payment-parties.port';
-import { PaymentIntentStore } from './payment-intent.store';
+import { PaymentIntentStore, type PaymentIntentRow, initiatorsRecord } from './payment-intent.store';
 import type { PartySnapshot, PaymentIntentRecord } from './payment-intent.types';
 import { paymentSms } from './payment-sms';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payment-parties/payments-settings';
@@ -55,47 +57,49 @@ export class IntentConfirmService {
   ) {}
 
   async confirm(user: AuthUser, intentId: string, client: ClientInfo): Promise<ConfirmedIntentView> {
-    const record = await this.store.getForInitiator(intentId, user.userId);
+    // The record, with the versions in force read by the same statement.
+    const { rows, config } = await this.activeConfig.along<PaymentIntentRow>(this.store.forInitiatorRead(intentId, user.userId));
+    const record = initiatorsRecord(rows);
     if (record.confirmResponse) return record.confirmResponse;
     // What this record knows is over is refused before any work, even with a request fixed (a hold
     // taken again for a closed record would only eat the payer's room).
     if (record.stage === 'CLOSED') throw new AppException('INVALID_INTENT_TRANSITION', 'The intent is over; confirm needs PIN_VERIFIED');
     if (!record.confirmRequest && record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
 
-    // The parties as they are now and the versions in force, read at once; before the first confirm
-    // request is fixed, the intent's status too, from the ledger (the only place it lives): the
-    // confirm-stage decisions must not be taken, and then reused, before the customer consented.
-    const [[initiator, payer, payee], config] = await Promise.all([
+    // The parties as they are now; before the first confirm request is fixed, the intent's status
+    // too, from the ledger (the only place it lives): the confirm-stage decisions must not be taken,
+    // and then reused, before the customer consented.
+    const [[initiator, payer, payee]] = await Promise.all([
       this.freshParties(record),
-      this.activeConfig.read(),
       record.confirmRequest ? undefined : this.assertPinVerified(intentId),
     ]);
     const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
-    // Risk and the fee are judged at once, reading only.
+    // Risk and the fee are judged at once, reading only (the quote's terms are on the record).
     const [judged, requote] = await Promise.all([
       this.risk.decide(riskInput(record, client, initiator, payer, payee), config),
       this.pricing.prepareRequote(
-        { quoteId: record.quoteId, type: record.operationType, amount: record.amount, currency: record.currency },
+        {
+          quoteId: record.quoteId,
+          type: record.operationType,
+          amount: record.amount,
+          currency: record.currency,
+          fee: record.quotedFee,
+          commission: record.quotedCommission,
+          gridVersion: record.gridVersion,
+        },
         config.pricing,
       ),
     ]);
     if (judged.reason) await this.refuseIfRejected(record, user, await this.risk.store(judged));
-    // The risk decision, the fee decision, the limit hold and the ledger request: one transaction,
-    // one commit, all or nothing. The hold comes last, so its lock is held shortest. The credited
-    // customer's balance cap travels in the request: the ledger checks it under the account's lock,
-    // where the balance and every credit executing are.
-    let decision!: RiskDecision;
-    let charge!: Charge;
-    const request = await this.db.transaction(async (m) => {
-      decision = await this.risk.store(judged, m);
-      // An earlier attempt's refusal stands (answered below, outside the transaction).
-      if (decision.outcome === 'REJECT') return undefined;
-      charge = await this.pricing.applyRequote(requote, m);
-      const wanted = confirmRequest(record, charge, user, client, balanceCap(config.limits.document, check));
-      await this.limits.holdAtConfirm(check, config.limits, { within: m });
-      return this.store.fixConfirmRequest(record.id, wanted, m);
-    });
-    if (!request) return this.refuseIfRejected(record, user, decision) as never;
+    // The credited customer's balance cap travels in the request: the ledger checks it under the
+    // account's lock, where the balance and every credit executing are.
+    const cap = balanceCap(config.limits.document, check);
+    const inputs: DecisionInputs = { record, judged, requote, check, limits: config.limits, cap, user, client };
+    const decided =
+      (!judged.reason && !record.confirmRequest ? await this.decideTogether(inputs) : undefined) ??
+      (await this.decideInTransaction(inputs));
+    if ('refusal' in decided) return this.refuseIfRejected(record, user, decided.refusal) as never;
+    const { request, charge, decisionId } = decided;
     let view: LedgerIntentView;
     try {
       view = await this.ledger.transition(intentId, request, `confirm:${intentId}`);
@@ -114,7 +118,67 @@ export class IntentConfirmService {
       throw new AppException('SERVICE_UNAVAILABLE', 'Simulated crash after the ledger commit');
     }
 
-    return this.settle(record, view, charge, decision, check, payer, payee);
+    return this.settle(record, view, charge, decisionId, check, payer, payee);
+  }
+
+  /**
+   * The usual first confirm (an accepting judgement, a grid unchanged since the quote, room under
+   * the limits) decides in ONE statement inside the limit locks' transaction: the risk decision,
+   * then the fee decision if that decision is an ACCEPT this statement stored, then the hold if the
+   * fee was decided and the database finds room, then the ledger request if the hold was taken.
+   * When any of them finds its row there already or no room, the transaction is rolled back and
+   * the caller takes `decideInTransaction`, which handles those cases (a retry, a twin, a refusal
+   * to word). Without a limit to hold, the statement needs no transaction and no lock.
+   */
+  private async decideTogether(inputs: DecisionInputs): Promise<Decided | undefined> {
+    const { record, judged, requote, check, limits, cap, user, client } = inputs;
+    const charge = this.pricing.chargeWhateverTheTime(requote, new Date());
+    if (!charge) return undefined;
+    const hold = this.limits.planHold(check, limits, `EXISTS (SELECT 1 FROM charge)`);
+    if (hold.kind === 'refused') return undefined;
+    const request = confirmRequest(record, charge, user, client, cap);
+    const writes = (holdWrite?: SqlWrite): Record<string, SqlWrite> => ({
+      decision: this.risk.decisionWrite(judged),
+      charge: this.pricing.requoteWrite(requote, `EXISTS (SELECT 1 FROM decision WHERE outcome = 'ACCEPT')`),
+      ...(holdWrite ? { hold: holdWrite } : {}),
+      request: this.store.confirmRequestWrite(record.id, request, `EXISTS (SELECT 1 FROM ${holdWrite ? 'hold' : 'charge'})`),
+    });
+    const fixed =
+      hold.kind === 'none'
+        ? await runWritesTogether(this.db, writes(), 'request')
+        : await this.db
+            .transaction(async (m) => {
+              await this.limits.lockSubjects(check, m);
+              // The hold's write is built after the locks: it reads the clock then (see planHold).
+              const rows = await runWritesTogether(m, writes(hold.write()), 'request');
+              // Not all of it happened: undo whatever did, `decideInTransaction` decides.
+              if (rows.length === 0) throw new NotTogether();
+              return rows;
+            })
+            .catch((error: unknown) => {
+              if (error instanceof NotTogether) return [];
+              throw error;
+            });
+    return fixed.length > 0 ? { request, charge, decisionId: judged.id } : undefined;
+  }
+
+  /**
+   * The risk decision, the fee decision, the limit hold and the ledger request, each decided once
+   * per operation (a decision already stored stands): one transaction, one commit, all or nothing.
+   * The hold comes last, so its lock is held shortest. A stored refusal is answered by the caller.
+   */
+  private async decideInTransaction(inputs: DecisionInputs): Promise<Decided | { refusal: RiskDecision }> {
+    const { record, judged, requote, check, limits, cap, user, client } = inputs;
+    return this.db.transaction(async (m) => {
+      const decision = await this.risk.store(judged, m);
+      // An earlier attempt's refusal stands (answered by the caller, outside the transaction).
+      if (decision.outcome === 'REJECT') return { refusal: decision };
+      const charge = await this.pricing.applyRequote(requote, m);
+      const wanted = confirmRequest(record, charge, user, client, cap);
+      await this.limits.holdAtConfirm(check, limits, { within: m });
+      const request = await this.store.fixConfirmRequest(record.id, wanted, m);
+      return { request, charge, decisionId: decision.decisionId };
+    });
   }
 
   /**
@@ -131,7 +195,7 @@ export class IntentConfirmService {
     ]);
     // A confirm request is only ever fixed after risk accepted the confirm.
     if (!decision) throw new Error(`intent ${record.ledgerIntentId} was committed without a confirm risk decision`);
-    return this.settle(record, view, charge, decision, check, payer, payee);
+    return this.settle(record, view, charge, decision.decisionId, check, payer, payee);
   }
 
   /**
@@ -145,7 +209,7 @@ export class IntentConfirmService {
     record: PaymentIntentRecord,
     view: LedgerIntentView,
     charge: Charge,
-    decision: RiskDecision,
+    decisionId: string,
     check: ReturnType<typeof limitCheck>,
     payer: PaymentParty,
     payee: PaymentParty,
@@ -171,7 +235,7 @@ export class IntentConfirmService {
           chargedFee: view.fee,
           chargedCommission: commission,
           chargeRule: charge.rule,
-          riskConfirmDecisionId: decision.decisionId,
+          riskConfirmDecisionId: decisionId,
           completedAt: response.completedAt,
           response,
         }),
@@ -225,6 +289,29 @@ export class IntentConfirmService {
     return [initiator, payer, payee];
   }
 }
+
+/** What the confirm's decisions are taken on. */
+interface DecisionInputs {
+  record: PaymentIntentRecord;
+  judged: RiskDraft;
+  requote: RequoteDraft;
+  check: LimitCheck;
+  limits: ConfigVersion<'limits'>;
+  /** the credited customer's balance cap, sent to the ledger */
+  cap: number | undefined;
+  user: AuthUser;
+  client: ClientInfo;
+}
+
+/** What a confirm decided before calling the ledger. */
+interface Decided {
+  request: TransitionRequest;
+  charge: Charge;
+  decisionId: string;
+}
+
+/** `decideTogether`'s statement did not do all of its writes: its transaction is rolled back. */
+class NotTogether extends Error {}
 
 /**
  * The ledger request of the confirm. The fee and treasury accounts are the ledger's own (it books

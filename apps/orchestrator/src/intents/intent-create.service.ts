@@ -57,17 +57,19 @@ export class IntentCreateService {
     if (!key) throw new AppException('IDEMPOTENCY_KEY_MISSING', 'idempotencyKey (a UUID v4) is required to create an intent');
     const hash = requestHash({ ...dto, initiator: user.userId });
 
-    // The stored answer of this key, the parties and the versions in force are read at once. A
-    // replay answers what the first request got, whatever the plan would say today.
-    const [found, planned, active] = await Promise.allSettled([
-      this.store.findByKey(key),
+    // The stored answer of this key (with the versions in force, in the same statement) and the
+    // parties are read at once. A replay answers what the first request got, whatever the plan
+    // would say today.
+    const [found, planned] = await Promise.allSettled([
+      this.activeConfig.along<PaymentIntentRow>(this.store.byKeyRead(key)),
       this.planner.plan(user, dto),
-      this.activeConfig.read(),
     ]);
-    const existing = settled(found);
-    if (existing) return this.replay(existing, user, hash);
+    const {
+      rows: [existing],
+      config,
+    } = settled(found);
+    if (existing) return this.replay(toRecord(existing), user, hash);
     const plan = settled(planned);
-    const config = settled(active);
     const parties = { payer: plan.payerParty, payee: plan.payeeParty, agentId: plan.agent?.agentId ?? null };
     const operation = {
       idempotencyKey: key,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TransitionRequest } from '@mm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
-import { type SqlWrite, queryRows } from '@mm/platform';
+import { type SqlRead, type SqlWrite, queryRows } from '@mm/platform';
 import { toSafeInteger } from '../common/operation-type';
 import type { ConfirmedIntentView, CreatedIntentView } from './dto/intent-views.dto';
 import type { NewPaymentIntent, PaymentIntentRecord } from './payment-intent.types';
@@ -58,6 +58,12 @@ export interface PaymentIntentRow {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const money = (v: string | null) => (v === null ? null : toSafeInteger(v));
+
+/** The record `forInitiatorRead` found, or the 404 an unknown id or another user's intent gets. */
+export function initiatorsRecord([row]: PaymentIntentRow[]): PaymentIntentRecord {
+  if (!row) throw new AppException('INTENT_NOT_FOUND');
+  return toRecord(row);
+}
 
 export function toRecord(row: PaymentIntentRow): PaymentIntentRecord {
   return {
@@ -186,21 +192,28 @@ export class PaymentIntentStore {
   constructor(private readonly db: DataSource) {}
 
   async findByKey(idempotencyKey: string, db: Db = this.db): Promise<PaymentIntentRecord | undefined> {
-    const [row] = await queryRows<PaymentIntentRow>(db, `SELECT * FROM orchestrator.payment_intents WHERE idempotency_key = $1`, [
-      idempotencyKey,
-    ]);
+    const { text, params } = this.byKeyRead(idempotencyKey);
+    const [row] = await queryRows<PaymentIntentRow>(db, text, params);
     return row && toRecord(row);
+  }
+
+  /** `findByKey`'s read, to run with values of other modules riding along (readAlong); rows go through `toRecord`. */
+  byKeyRead(idempotencyKey: string): SqlRead {
+    return { text: `SELECT * FROM orchestrator.payment_intents WHERE idempotency_key = $1`, params: [idempotencyKey] };
   }
 
   /** The intent as its initiator may see it; anyone else gets the same 404 as for an unknown id. */
   async getForInitiator(ledgerIntentId: string, userId: string): Promise<PaymentIntentRecord> {
-    const [row] = await queryRows<PaymentIntentRow>(
-      this.db,
-      `SELECT * FROM orchestrator.payment_intents WHERE ledger_intent_id = $1 AND initiator_user_id = $2`,
-      [ledgerIntentId, userId],
-    );
-    if (!row) throw new AppException('INTENT_NOT_FOUND');
-    return toRecord(row);
+    const { text, params } = this.forInitiatorRead(ledgerIntentId, userId);
+    return initiatorsRecord(await queryRows<PaymentIntentRow>(this.db, text, params));
+  }
+
+  /** `getForInitiator`'s read, to run with values of other modules riding along; its rows go through `initiatorsRecord`. */
+  forInitiatorRead(ledgerIntentId: string, userId: string): SqlRead {
+    return {
+      text: `SELECT * FROM orchestrator.payment_intents WHERE ledger_intent_id = $1 AND initiator_user_id = $2`,
+      params: [ledgerIntentId, userId],
+    };
   }
 
   /**
@@ -349,9 +362,18 @@ export class PaymentIntentStore {
   }
 
   /**
-   * Records the success (SETTLED) with the ledger's outcome, inside the caller's transaction (the SMS
-   * go into the outbox in the same one). Answers false when a concurrent confirm already did it.
+   * `fixConfirmRequest` as a write to run with others in one statement (see runWritesTogether), for
+   * the first confirm: it fixes the request only when none is fixed yet and answers it only then.
+   * `onlyIf`: a condition without parameters on earlier writes of that statement.
    */
+  confirmRequestWrite(id: string, request: TransitionRequest, onlyIf: string): SqlWrite {
+    return {
+      text: `UPDATE orchestrator.payment_intents SET confirm_request = $2::jsonb, updated_at = now()
+        WHERE id = $1 AND confirm_request IS NULL AND ${onlyIf} RETURNING confirm_request`,
+      params: [id, JSON.stringify(request)],
+    };
+  }
+
   /**
    * The record's success, as a write to run with the SMS, usage and counterparty writes in one
    * statement; it returns the record's id when this write settled it (not an earlier twin).

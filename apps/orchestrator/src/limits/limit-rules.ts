@@ -38,21 +38,46 @@ export function firstRefusal(doc: LimitsDocument, check: LimitCheck, usage: { pa
     return limitRefusal('AGENT_OPERATION_CEILING_EXCEEDED', ceilings.perOperationMax, currency);
   }
 
-  if (check.payer) {
+  const room = usageRoom(doc, check);
+  if (check.payer && room.payer) {
     const { limits } = tierLimits(doc, currency, check.payer.kycTier);
     const used = usage.payer ?? { day: 0, month: 0 };
     const { userId } = check.payer;
     if (amount > limits.singleMax) return limitRefusal('LIMIT_SINGLE_OPERATION_EXCEEDED', limits.singleMax, currency);
-    if (amount > limits.dailyMax - used.day) return personal('LIMIT_DAILY_EXCEEDED', limits.dailyMax - used.day, userId);
-    if (amount > limits.monthlyMax - used.month) return personal('LIMIT_MONTHLY_EXCEEDED', limits.monthlyMax - used.month, userId);
+    if (used.day > room.payer.day) return personal('LIMIT_DAILY_EXCEEDED', limits.dailyMax - used.day, userId);
+    if (used.month > room.payer.month!) return personal('LIMIT_MONTHLY_EXCEEDED', limits.monthlyMax - used.month, userId);
   }
 
-  if (check.agent && ceilings) {
+  if (ceilings && room.agent) {
     const used = usage.agent ?? { day: 0, month: 0 };
-    if (amount > ceilings.dailyMax - used.day) return limitRefusal('AGENT_DAILY_CEILING_EXCEEDED', ceilings.dailyMax - used.day, currency);
+    if (used.day > room.agent.day) return limitRefusal('AGENT_DAILY_CEILING_EXCEEDED', ceilings.dailyMax - used.day, currency);
   }
 
   return undefined;
+}
+
+/** The most a subject may have used already in the day and the month (null: no monthly bound). */
+export interface UsageBound {
+  day: number;
+  month: number | null;
+}
+
+/**
+ * The daily and monthly limits as usage bounds: the operation passes them when each subject has
+ * used at most this much (an amount equal to what remains passes). The one statement of those
+ * rules: `firstRefusal` judges usage it read against it, and the confirm's hold is written only when
+ * the database finds each subject's usage within it (LimitsService.planHold).
+ */
+export function usageRoom(doc: LimitsDocument, check: LimitCheck): { payer?: UsageBound; agent?: UsageBound } {
+  const { amount, currency } = check;
+  const room: { payer?: UsageBound; agent?: UsageBound } = {};
+  if (check.payer) {
+    const { limits } = tierLimits(doc, currency, check.payer.kycTier);
+    room.payer = { day: limits.dailyMax - amount, month: limits.monthlyMax - amount };
+  }
+  const ceilings = doc.agents.find((a) => a.currency === currency);
+  if (check.agent && ceilings) room.agent = { day: ceilings.dailyMax - amount, month: null };
+  return room;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { type SqlWrite, queryRows } from '@mm/platform';
+import { type SqlWrite, queryRows, runWrite } from '@mm/platform';
 import type { ConfigVersion } from '../config-api/config-sections';
 import { ConfigVersionsService } from '../config-api/config-versions.service';
 import type { LimitsDocument } from './limits-document';
-import { type Usage, firstRefusal, tierLimits } from './limit-rules';
+import { type Usage, firstRefusal, tierLimits, usageRoom } from './limit-rules';
 import { countedUsageSql, windowBoundsSql } from './usage-windows.sql';
 import type { LimitCheck, LimitVerdict } from './limits.types';
 
@@ -12,6 +12,9 @@ export const LIMITS_CLOCK = Symbol('LIMITS_CLOCK');
 export type Clock = () => Date;
 
 type Subject = { kind: 'CUSTOMER' | 'AGENT'; id: string };
+
+/** How a confirm's hold goes into the caller's statement (LimitsService.planHold). */
+export type HoldPlan = { kind: 'none' } | { kind: 'refused' } | { kind: 'hold'; write: () => SqlWrite };
 type Queryable = DataSource | EntityManager;
 
 /**
@@ -69,13 +72,7 @@ export class LimitsService {
     // Nothing to hold (a merchant paid by no customer's limits, say): no transaction, no lock.
     if (subjects.length === 0) return { limitsVersion: version };
     const hold = async (m: EntityManager): Promise<LimitVerdict> => {
-      // Subjects locked in one global order: two confirms sharing an agent or a customer cannot deadlock.
-      const keys = subjects.map((s) => `limits:${s.kind}:${s.id}:${check.currency}`).sort();
-      await queryRows(
-        m,
-        `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`,
-        [keys],
-      );
+      await this.lockSubjects(check, m);
       // Read after the locks (a statement's snapshot is taken when it starts): the operation's own
       // live hold or usage, and what the subjects used, in one statement.
       const now = this.clock();
@@ -83,30 +80,52 @@ export class LimitsService {
       if (existing) return { limitsVersion: version };
       const refusal = firstRefusal(document, check, usage);
       if (refusal) throw refusal;
-      const heldUntil = new Date(now.getTime() + document.holdSeconds * 1000);
-      await queryRows(
-        m,
-        `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, held_until)
-         SELECT $1, s.kind, s.id, $4, $5, $6, 'HELD', $7, $8 FROM unnest($2::text[], $3::text[]) AS s(kind, id)
-         ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
-           SET status = 'HELD', occurred_at = EXCLUDED.occurred_at, held_until = EXCLUDED.held_until, released_at = NULL
-           WHERE limit_usage.status = 'RELEASED'`,
-        [
-          check.operationId,
-          subjects.map((s) => s.kind),
-          subjects.map((s) => s.id),
-          check.currency,
-          check.type,
-          check.amount,
-          now,
-          heldUntil,
-        ],
-      );
+      await runWrite(m, holdWrite(check, document, subjects, now));
       return { limitsVersion: version };
     };
     // `within`: the caller's transaction (the confirm fixes its ledger request in the same one), so
     // the locks are held until that commits; otherwise a transaction of its own.
     return options.within ? hold(options.within) : this.db.transaction(hold);
+  }
+
+  /**
+   * The confirm's hold as ONE write of the caller's statement (see runWritesTogether), in a
+   * transaction that took `lockSubjects` before that statement (the statement's snapshot is taken
+   * after the locks, so it sees every hold committed before them). The write holds the room only when
+   * the database finds each subject's usage within `usageRoom` and the operation holds nothing yet;
+   * otherwise it writes nothing, and `holdAtConfirm` decides (it words a refusal, or finds the
+   * operation's own hold). `onlyIf`: a condition without parameters on earlier writes of that statement.
+   * - `hold`: `write()` builds the write. Call it AFTER `lockSubjects`: it reads the clock that dates
+   *   the hold and bounds the usage counted, and a clock read before the locks could be earlier than
+   *   the holds of the confirms that had them first (theirs would then not count);
+   * - `none`: nothing to hold (no customer's limits, no agent's ceiling apply): no lock is needed;
+   * - `refused`: refused whatever the usage (bounds of the type, per-operation ceilings, or a limit
+   *   smaller than the amount): `holdAtConfirm` words the refusal.
+   */
+  planHold(check: LimitCheck, active: ConfigVersion<'limits'>, onlyIf: string): HoldPlan {
+    const subjects = subjectsOf(check);
+    if (subjects.length === 0) return { kind: 'none' };
+    const { document } = active;
+    if (firstRefusal(document, check, {})) return { kind: 'refused' };
+    const room = usageRoom(document, check);
+    // Built when called: the clock it reads must be read after the locks.
+    return { kind: 'hold', write: () => holdWrite(check, document, subjects, this.clock(), { onlyIf, room }) };
+  }
+
+  /**
+   * Takes the per-subject locks of a confirm's hold, until the caller's transaction ends. Subjects
+   * are locked in one global order: two confirms sharing an agent or a customer cannot deadlock.
+   */
+  async lockSubjects(check: LimitCheck, m: EntityManager): Promise<void> {
+    const keys = subjectsOf(check)
+      .map((s) => `limits:${s.kind}:${s.id}:${check.currency}`)
+      .sort();
+    if (keys.length === 0) return;
+    await queryRows(
+      m,
+      `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`,
+      [keys],
+    );
   }
 
   /**
@@ -162,18 +181,9 @@ export class LimitsService {
   ): Promise<{ existing: boolean; usage: { payer?: Usage; agent?: Usage } }> {
     const rows = await queryRows<{ existing: boolean; kind: Subject['kind'] | null; day: string | null; month: string | null }>(
       db,
-      `WITH bounds AS (${windowBoundsSql('$4::timestamptz', '$5')}),
-       subjects AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(kind, id)),
-       used AS (
-         SELECT s.kind, COALESCE(sum(u.amount) FILTER (WHERE u.occurred_at >= b.day_start), 0)::text AS day,
-                COALESCE(sum(u.amount), 0)::text AS month
-           FROM subjects s CROSS JOIN bounds b
-           LEFT JOIN orchestrator.limit_usage u
-             ON u.subject_kind = s.kind AND u.subject_id = s.id AND u.currency = $3 AND u.operation_id <> $6
-            AND ${countedUsageSql('$4::timestamptz')}
-          GROUP BY s.kind, s.id)
+      `WITH used AS (${usedSql({ kinds: '$1', ids: '$2', currency: '$3', now: '$4::timestamptz', timezone: '$5', operationId: '$6' })})
        SELECT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $6 AND status <> 'RELEASED') AS existing,
-              used.kind, used.day, used.month
+              used.kind, used.day::text AS day, used.month::text AS month
          FROM (SELECT 1) one LEFT JOIN used ON true`,
       [subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, now, doc.timezone, check.operationId],
     );
@@ -191,6 +201,73 @@ export class LimitsService {
       }
     }
   }
+}
+
+/**
+ * The hold's INSERT, dated `now` (a released hold of the operation is taken again). With `guard`:
+ * only when `onlyIf` holds, the operation holds nothing yet and the database finds each subject's
+ * usage within `room`; it then answers a row per subject held.
+ */
+function holdWrite(
+  check: LimitCheck,
+  document: LimitsDocument,
+  subjects: Subject[],
+  now: Date,
+  guard?: { onlyIf: string; room: ReturnType<typeof usageRoom> },
+): SqlWrite {
+  const heldUntil = new Date(now.getTime() + document.holdSeconds * 1000);
+  const params: unknown[] = [
+    check.operationId,
+    subjects.map((s) => s.kind),
+    subjects.map((s) => s.id),
+    check.currency,
+    check.type,
+    check.amount,
+    now,
+    heldUntil,
+  ];
+  let where = '';
+  if (guard) {
+    const bound = (s: Subject) => (s.kind === 'CUSTOMER' ? guard.room.payer : guard.room.agent);
+    params.push(
+      document.timezone,
+      subjects.map((s) => bound(s)?.day ?? null),
+      subjects.map((s) => bound(s)?.month ?? null),
+    );
+    where = `WHERE ${guard.onlyIf}
+        AND NOT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $1 AND status <> 'RELEASED')
+        AND NOT EXISTS (
+          SELECT 1 FROM (${usedSql({ kinds: '$2', ids: '$3', currency: '$4', now: '$7::timestamptz', timezone: '$9', operationId: '$1' })}) used
+            JOIN unnest($2::text[], $3::text[], $10::bigint[], $11::bigint[]) AS r(kind, id, day, month)
+              ON r.kind = used.kind AND r.id = used.id
+           WHERE used.day > r.day OR used.month > r.month)`;
+  }
+  return {
+    text: `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, held_until)
+     SELECT $1, s.kind, s.id, $4, $5, $6, 'HELD', $7, $8 FROM unnest($2::text[], $3::text[]) AS s(kind, id)
+     ${where}
+     ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
+       SET status = 'HELD', occurred_at = EXCLUDED.occurred_at, held_until = EXCLUDED.held_until, released_at = NULL
+       WHERE limit_usage.status = 'RELEASED'
+     RETURNING subject_kind`,
+    params,
+  };
+}
+
+/**
+ * Per subject (two parallel arrays of kinds and ids): what it used in the day and month windows of
+ * `now`, other operations only (usage-windows.sql says what counts). The arguments are SQL
+ * placeholders of the caller's statement.
+ */
+function usedSql(p: { kinds: string; ids: string; currency: string; now: string; timezone: string; operationId: string }): string {
+  return `SELECT s.kind, s.id, COALESCE(sum(u.amount) FILTER (WHERE u.occurred_at >= b.day_start), 0) AS day,
+                 COALESCE(sum(u.amount), 0) AS month
+            FROM unnest(${p.kinds}::text[], ${p.ids}::text[]) AS s(kind, id)
+           CROSS JOIN (${windowBoundsSql(p.now, p.timezone)}) b
+            LEFT JOIN orchestrator.limit_usage u
+              ON u.subject_kind = s.kind AND u.subject_id = s.id AND u.currency = ${p.currency} AND u.operation_id <> ${p.operationId}
+             AND ${countedUsageSql(p.now)}
+           GROUP BY s.kind, s.id`;
 }
 
 /**

@@ -20,10 +20,20 @@ export interface QuoteDraft {
   validitySeconds: number;
 }
 
-/** The confirm-time price decided beforehand (`prepareRequote`): stored already, or both outcomes ready for `applyRequote`. */
-export type RequoteDraft =
-  | { decided: Charge }
-  | { quote: Quote; quoted: Pricing; live: [Pricing, ChargeRule]; expired: [Pricing, ChargeRule]; activeGridVersion: number };
+/** The confirm-time price decided beforehand (`prepareRequote`): both outcomes ready for `applyRequote`. */
+export interface RequoteDraft {
+  quoteId: string;
+  /** the terms the caller holds for this quote: the UPDATE touches the quote only if they are its own */
+  terms: Pick<Quote, 'type' | 'amount' | 'currency'>;
+  quoted: Pricing;
+  /** the decision while the quote binds, and once it has expired (the database's clock tells which) */
+  live: [Pricing, ChargeRule];
+  expired: [Pricing, ChargeRule];
+  activeGridVersion: number;
+}
+
+/** A stored quote's id, terms and numbers, as the intent record keeps them. */
+export type QuotedTerms = Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency' | 'fee' | 'commission' | 'gridVersion'>;
 
 interface QuoteRow {
   id: string;
@@ -163,23 +173,11 @@ export class PricingService {
    * first call decides and stores; every later call returns the same Charge. `active`: the grid in
    * force as the caller already read it for this request (else read here).
    *
-   * Two statements: the quote, then one conditional UPDATE that stores the decision only if none
-   * is stored yet (`requoted_at IS NULL`; a concurrent twin waits on the row and then finds it
-   * decided, and reads that decision back). Whether the quote has expired is decided by the
-   * database's clock inside that UPDATE, so both possible outcomes are computed beforehand.
+   * The quote is read here (its terms, and a decision already stored); a caller that holds the
+   * quote's terms already (the intent record does) uses `prepareRequote` and `applyRequote`, which
+   * read nothing before the UPDATE.
    */
   async requote(previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>, active?: ConfigVersion<'pricing'>): Promise<Charge> {
-    return this.applyRequote(await this.prepareRequote(previous, active));
-  }
-
-  /**
-   * The reading half of `requote`: the quote, and both possible decisions computed beforehand (or
-   * the decision already stored). `applyRequote` stores it, in the caller's transaction if any.
-   */
-  async prepareRequote(
-    previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>,
-    active?: ConfigVersion<'pricing'>,
-  ): Promise<RequoteDraft> {
     const [row] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
       previous.quoteId,
     ]);
@@ -189,8 +187,16 @@ export class PricingService {
       // The caller paired a quote with another operation: a bug, never a client mistake.
       throw new Error(`quote ${quote.quoteId} does not price this operation`);
     }
-    if (row.requoted_at) return { decided: toCharge(row) };
+    if (row.requoted_at) return toCharge(row);
+    return this.applyRequote(await this.prepareRequote(quote, active));
+  }
 
+  /**
+   * The deciding half of `requote`, reading nothing: both possible decisions computed from the
+   * quote's terms as the caller holds them (the intent record keeps the quote's id, terms and
+   * numbers). `applyRequote` stores the one that applies, or finds the one stored already.
+   */
+  async prepareRequote(quote: QuotedTerms, active?: ConfigVersion<'pricing'>): Promise<RequoteDraft> {
     const quotedGrid = await this.config.get('pricing', quote.gridVersion);
     const grid = active ?? (await this.config.active('pricing'));
     // Recompute the quote under its own (immutable) version: the stored numbers must be reproducible.
@@ -207,25 +213,44 @@ export class PricingService {
       expired = [current, 'QUOTE_EXPIRED'];
       if (current.fee < quote.fee) live = [current, 'ACTIVE_GRID_LOWER'];
     }
-    return { quote, quoted, live, expired, activeGridVersion: grid.version };
+    const terms = { type: quote.type, amount: quote.amount, currency: quote.currency };
+    return { quoteId: quote.quoteId, terms, quoted, live, expired, activeGridVersion: grid.version };
   }
 
-  /** Stores the decision `prepareRequote` computed, unless one is stored already; answers the one that stands. */
-  async applyRequote(draft: RequoteDraft, db: Queryable = this.db): Promise<Charge> {
-    if ('decided' in draft) return draft.decided;
-    const { quote, quoted, live, expired } = draft;
-    const [updated] = await queryRows<QuoteRow>(
-      db,
-      `UPDATE orchestrator.fee_quotes
+  /**
+   * The charge a draft will store whenever it is stored: the quote's own numbers when the grid in
+   * force is the one it was given under (then its validity changes nothing). Undefined when the
+   * outcome depends on the database's clock (the grid changed): only `applyRequote` tells then.
+   */
+  chargeWhateverTheTime(draft: RequoteDraft, decidedAt: Date): Charge | undefined {
+    const [live, liveRule] = draft.live;
+    const [expired, expiredRule] = draft.expired;
+    const same = live.fee === expired.fee && live.commission === expired.commission && live.gridVersion === expired.gridVersion;
+    if (!same || liveRule !== expiredRule) return undefined;
+    return { quoteId: draft.quoteId, ...live, rule: liveRule, quoted: draft.quoted, decidedAt: decidedAt.toISOString() };
+  }
+
+  /**
+   * The UPDATE of `applyRequote` as a write to run with others in one statement (see
+   * runWritesTogether): it stores the decision only if none is stored yet and answers the quote's
+   * row only then. Whether the quote expired is decided by the database's clock, so both outcomes
+   * travel. `onlyIf`: a condition without parameters on earlier writes of that statement.
+   */
+  requoteWrite(draft: RequoteDraft, onlyIf = 'true'): SqlWrite {
+    const { live, expired } = draft;
+    return {
+      text: `UPDATE orchestrator.fee_quotes
           SET charged_fee = CASE WHEN now() > expires_at THEN $2::bigint ELSE $6::bigint END,
               charged_commission = CASE WHEN now() > expires_at THEN $3::bigint ELSE $7::bigint END,
               charged_grid_version = CASE WHEN now() > expires_at THEN $4::int ELSE $8::int END,
               charge_rule = CASE WHEN now() > expires_at THEN $5::text ELSE $9::text END,
               requoted_at = now()
         WHERE id = $1 AND requoted_at IS NULL
+          AND type = $10 AND amount = $11 AND currency = $12 AND fee = $13 AND commission = $14 AND grid_version = $15
+          AND ${onlyIf}
         RETURNING ${QUOTE_COLUMNS}`,
-      [
-        quote.quoteId,
+      params: [
+        draft.quoteId,
         expired[0].fee,
         expired[0].commission,
         expired[0].gridVersion,
@@ -234,23 +259,51 @@ export class PricingService {
         live[0].commission,
         live[0].gridVersion,
         live[1],
+        draft.terms.type,
+        draft.terms.amount,
+        draft.terms.currency,
+        draft.quoted.fee,
+        draft.quoted.commission,
+        draft.quoted.gridVersion,
       ],
-    );
+    };
+  }
+
+  /**
+   * Stores the decision `prepareRequote` computed, unless one is stored already (a concurrent twin
+   * waits on the row and then finds it decided): answers the one that stands.
+   */
+  async applyRequote(draft: RequoteDraft, db: Queryable = this.db): Promise<Charge> {
+    const [updated] = await runWrite<QuoteRow>(db, this.requoteWrite(draft));
     if (!updated) {
-      // A concurrent confirm of the same operation decided first: its decision stands.
+      // Decided before (a retried confirm) or by a concurrent confirm of the same operation: that decision stands.
       const [decided] = await queryRows<QuoteRow>(db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
-        quote.quoteId,
+        draft.quoteId,
       ]);
+      if (!decided) throw new AppException('QUOTE_NOT_FOUND');
+      const stored = toQuote(decided);
+      const { terms, quoted } = draft;
+      if (
+        stored.type !== terms.type ||
+        stored.amount !== terms.amount ||
+        stored.currency !== terms.currency ||
+        stored.fee !== quoted.fee ||
+        stored.commission !== quoted.commission ||
+        stored.gridVersion !== quoted.gridVersion
+      ) {
+        // The caller paired a quote with another operation: a bug, never a client mistake.
+        throw new Error(`quote ${draft.quoteId} does not price this operation`);
+      }
       return toCharge(decided);
     }
     const charge = toCharge(updated);
-    if (draft.activeGridVersion !== quote.gridVersion) {
+    if (draft.activeGridVersion !== draft.quoted.gridVersion) {
       this.logger.log({
         msg: 'fee decided at confirm under a changed grid',
-        quoteId: quote.quoteId,
+        quoteId: draft.quoteId,
         rule: charge.rule,
         activeGridVersion: draft.activeGridVersion,
-        quoted,
+        quoted: draft.quoted,
         charged: { fee: charge.fee, commission: charge.commission, gridVersion: charge.gridVersion },
       });
     }
