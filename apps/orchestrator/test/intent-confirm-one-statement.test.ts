@@ -71,9 +71,13 @@ describe('intent confirm: its decisions as one statement', () => {
     expect(writes[0]).toMatch(
       /INSERT INTO orchestrator\.risk_decisions[\s\S]*UPDATE orchestrator\.fee_quotes[\s\S]*INSERT INTO orchestrator\.limit_usage[\s\S]*SET confirm_request/,
     );
-    // The transaction of the limit locks: its start, the locks, that statement, its commit.
+    // The transaction of the limit locks: opened with the locks in one round trip, that statement, its commit.
     const inTransaction = statements.filter((s) => /^(START TRANSACTION|BEGIN|COMMIT)/i.test(s.trim()));
-    expect(inTransaction.map((s) => s.trim().split(/\s/)[0].toUpperCase())).toEqual(['START', 'COMMIT']);
+    expect(inTransaction).toHaveLength(2);
+    expect(inTransaction[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock/);
+    expect(inTransaction[1]).toBe('COMMIT');
+    expect(statements.indexOf(inTransaction[0])).toBe(statements.indexOf(writes[0]) - 1);
+    expect(statements.indexOf(inTransaction[1])).toBe(statements.indexOf(writes[0]) + 1);
     // The versions in force ride along the read of the record; the quote's terms come from the record.
     // (a version's document is read once per process, then cached: only the versions in force are read per request)
     const configReads = statements.filter((s) => /max\(v\.version\)/.test(s));

@@ -15,6 +15,7 @@ export * from './app-definition';
 export * from './sql';
 export * from './sql-writes';
 export * from './sql-reads';
+export * from './sql-transaction';
 export * from './jwks-verifier';
 export * from './path-normalisation';
 export * from './internal-listener';

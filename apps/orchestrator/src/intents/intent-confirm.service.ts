@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type LedgerIntentView, type TransitionRequest } from '@mm/contracts';
 import { DataSource } from 'typeorm';
-import { type SqlWrite, runWritesTogether } from '@mm/platform';
+import { type SqlWrite, runWritesTogether, transactionOpenedWith } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
 import { LedgerClient } from '../ledger-client/ledger.client';
@@ -146,19 +146,17 @@ export class IntentConfirmService {
     const fixed =
       hold.kind === 'none'
         ? await runWritesTogether(this.db, writes(), 'request')
-        : await this.db
-            .transaction(async (m) => {
-              await this.limits.lockSubjects(check, m);
-              // The hold's write is built after the locks: it reads the clock then (see planHold).
-              const rows = await runWritesTogether(m, writes(hold.write()), 'request');
-              // Not all of it happened: undo whatever did, `decideInTransaction` decides.
-              if (rows.length === 0) throw new NotTogether();
-              return rows;
-            })
-            .catch((error: unknown) => {
-              if (error instanceof NotTogether) return [];
-              throw error;
-            });
+        : // The locks open the transaction, in the same round trip as its BEGIN; the hold's write is
+          // built after them: it reads the clock then (see planHold).
+          await transactionOpenedWith(this.db, hold.lock, async (m) => {
+            const rows = await runWritesTogether(m, writes(hold.write()), 'request');
+            // Not all of it happened: undo whatever did, `decideInTransaction` decides.
+            if (rows.length === 0) throw new NotTogether();
+            return rows;
+          }).catch((error: unknown) => {
+            if (error instanceof NotTogether) return [];
+            throw error;
+          });
     return fixed.length > 0 ? { request, charge, decisionId: judged.id } : undefined;
   }
 

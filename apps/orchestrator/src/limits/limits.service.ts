@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { escapeLiteral } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type SqlWrite, queryRows, runWrite } from '@mm/platform';
 import type { ConfigVersion } from '../config-api/config-sections';
@@ -14,7 +15,11 @@ export type Clock = () => Date;
 type Subject = { kind: 'CUSTOMER' | 'AGENT'; id: string };
 
 /** How a confirm's hold goes into the caller's statement (LimitsService.planHold). */
-export type HoldPlan = { kind: 'none' } | { kind: 'refused' } | { kind: 'hold'; write: () => SqlWrite };
+export type HoldPlan =
+  | { kind: 'none' }
+  | { kind: 'refused' }
+  /** `lock`: the statement taking the subjects' locks; `write`: see planHold */
+  | { kind: 'hold'; lock: string; write: () => SqlWrite };
 type Queryable = DataSource | EntityManager;
 
 /**
@@ -72,7 +77,7 @@ export class LimitsService {
     // Nothing to hold (a merchant paid by no customer's limits, say): no transaction, no lock.
     if (subjects.length === 0) return { limitsVersion: version };
     const hold = async (m: EntityManager): Promise<LimitVerdict> => {
-      await this.lockSubjects(check, m);
+      await m.query(lockStatement(subjects, check.currency));
       // Read after the locks (a statement's snapshot is taken when it starts): the operation's own
       // live hold or usage, and what the subjects used, in one statement.
       const now = this.clock();
@@ -90,12 +95,12 @@ export class LimitsService {
 
   /**
    * The confirm's hold as ONE write of the caller's statement (see runWritesTogether), in a
-   * transaction that took `lockSubjects` before that statement (the statement's snapshot is taken
+   * transaction that ran the plan's `lock` before that statement (the statement's snapshot is taken
    * after the locks, so it sees every hold committed before them). The write holds the room only when
    * the database finds each subject's usage within `usageRoom` and the operation holds nothing yet;
    * otherwise it writes nothing, and `holdAtConfirm` decides (it words a refusal, or finds the
    * operation's own hold). `onlyIf`: a condition without parameters on earlier writes of that statement.
-   * - `hold`: `write()` builds the write. Call it AFTER `lockSubjects`: it reads the clock that dates
+   * - `hold`: `write()` builds the write. Call it AFTER `lock` ran: it reads the clock that dates
    *   the hold and bounds the usage counted, and a clock read before the locks could be earlier than
    *   the holds of the confirms that had them first (theirs would then not count);
    * - `none`: nothing to hold (no customer's limits, no agent's ceiling apply): no lock is needed;
@@ -109,23 +114,11 @@ export class LimitsService {
     if (firstRefusal(document, check, {})) return { kind: 'refused' };
     const room = usageRoom(document, check);
     // Built when called: the clock it reads must be read after the locks.
-    return { kind: 'hold', write: () => holdWrite(check, document, subjects, this.clock(), { onlyIf, room }) };
-  }
-
-  /**
-   * Takes the per-subject locks of a confirm's hold, until the caller's transaction ends. Subjects
-   * are locked in one global order: two confirms sharing an agent or a customer cannot deadlock.
-   */
-  async lockSubjects(check: LimitCheck, m: EntityManager): Promise<void> {
-    const keys = subjectsOf(check)
-      .map((s) => `limits:${s.kind}:${s.id}:${check.currency}`)
-      .sort();
-    if (keys.length === 0) return;
-    await queryRows(
-      m,
-      `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`,
-      [keys],
-    );
+    return {
+      kind: 'hold',
+      lock: lockStatement(subjects, check.currency),
+      write: () => holdWrite(check, document, subjects, this.clock(), { onlyIf, room }),
+    };
   }
 
   /**
@@ -201,6 +194,18 @@ export class LimitsService {
       }
     }
   }
+}
+
+/**
+ * The statement that takes the per-subject locks of a confirm's hold until its transaction ends,
+ * without parameters (the keys are escaped literals), so that it may open the transaction in the
+ * same round trip (transactionOpenedWith). Subjects are locked in one global order: two confirms
+ * sharing an agent or a customer cannot deadlock.
+ */
+function lockStatement(subjects: Subject[], currency: string): string {
+  const keys = subjects.map((s) => `limits:${s.kind}:${s.id}:${currency}`).sort();
+  return `SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+      FROM unnest(ARRAY[${keys.map(escapeLiteral).join(', ')}]::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`;
 }
 
 /**
