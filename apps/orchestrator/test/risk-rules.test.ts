@@ -44,8 +44,15 @@ describe('risk: rules, stored decisions, blocklist', () => {
   });
   afterAll(() => h.stop());
 
+  /** Judged and stored as the intents judge; a refusal thrown as the 403 they answer. */
+  const assertAccepted = async (input: RiskInput) => {
+    const decision = await risk.evaluate(input);
+    if (decision.outcome === 'REJECT') throw risk.rejection(decision);
+    return decision;
+  };
+
   const outcome = (input: RiskInput) =>
-    risk.assertAccepted(input).then(
+    assertAccepted(input).then(
       () => 'ACCEPT',
       (e: { status: number; code: string; message: string; details?: { headers?: Record<string, string> } }) => {
         expect(e.message).not.toMatch(/\d|blocklist|sanction|list|threshold|window|device|tier/i); // the reason code, never the internals
@@ -58,7 +65,7 @@ describe('risk: rules, stored decisions, blocklist', () => {
     const payee = customer();
     const entry = await blocklist.add({ phone: payee.phone!, list: 'SANCTIONS', reason: 'UN list entry 42', addedBy: 'compliance-1' });
     const input = transfer(payer, payee);
-    const error = await risk.assertAccepted(input).catch((e: { details: { headers: Record<string, string> } }) => e);
+    const error = await assertAccepted(input).catch((e: { details: { headers: Record<string, string> } }) => e);
     expect(error).toMatchObject({ status: 403, code: 'RISK_REJECTED' });
     const headers = (error as { details: { headers: Record<string, string> } }).details.headers;
     expect(headers['X-Risk-Reason']).toBe('NOT_ALLOWED');

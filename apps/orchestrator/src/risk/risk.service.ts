@@ -64,16 +64,6 @@ export class RiskService {
     private readonly velocity: VelocityService,
   ) {}
 
-  /**
-   * Judges (or returns the stored decision) and throws 403 RISK_REJECTED on a refusal. `config`:
-   * the versions the caller already read for this request (else read here).
-   */
-  async assertAccepted(input: RiskInput, config?: RiskConfig): Promise<RiskDecision> {
-    const decision = await this.evaluate(input, config);
-    if (decision.outcome === 'REJECT') throw this.rejection(decision);
-    return decision;
-  }
-
   /** The 403 RISK_REJECTED of a refusal already judged, with its reason and decision headers. */
   rejection(decision: RiskDecision): AppException {
     return new AppException('RISK_REJECTED', `The operation was refused by risk controls (${decision.reasonCode})`, {
