@@ -36,6 +36,18 @@ describe('sendError', () => {
     expect(sent).toEqual({ status: 502, body: { code: 'UPSTREAM_UNAVAILABLE', message: 'ledger is unavailable', requestId: 'req-1' } });
   });
 
+  it("logs a pool checkout timeout as this process's pool exhausted, with its holders, and answers 503", () => {
+    const { request, reply, lines, sent } = exchange();
+    const pool = { exhausted: true, max: 2, inUse: 2, idle: 0, waiting: 3, holders: [{ heldMs: 5003 }, { heldMs: 5001 }] };
+    const message = "timeout exceeded when trying to connect: all 2 connections of this process's pool stayed checked out";
+    sendError(request, reply, Object.assign(new Error(message), { pool }));
+    expect(lines).toEqual([{ level: 'warn', msg: 'database connection pool exhausted', fields: { err: { message }, pool } }]);
+    expect(sent).toEqual({
+      status: 503,
+      body: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable', requestId: 'req-1' },
+    });
+  });
+
   it('logs nothing for a business error', () => {
     const { request, reply, lines, sent } = exchange();
     sendError(request, reply, new AppException('INSUFFICIENT_BALANCE'));

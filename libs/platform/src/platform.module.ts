@@ -2,7 +2,11 @@ import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutd
 import { TerminusModule, type HealthIndicatorFunction } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
+import type { Pool } from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { type BaseConfig, CONFIG, type DatabaseConfig } from './config';
+import { explainPoolTimeouts } from './db-pool-logging';
 import { EXTRA_HEALTH_CHECKS, HEALTH_HAS_DATABASE, PlatformHealthService } from './health';
 import { JOB_LEASE } from './job-lease';
 import { PostgresJobLease } from './job-lease.postgres';
@@ -58,6 +62,7 @@ export class PlatformModule {
     }
     if (options.database) {
       const db = config as DatabaseConfig;
+      const { schema } = options.database;
       // Who runs each periodic job among the replicas: one lease connection per process.
       providers.push({
         provide: JOB_LEASE,
@@ -65,17 +70,26 @@ export class PlatformModule {
         useFactory: (metrics: MetricsService) => new PostgresJobLease({ service: options.service, databaseUrl: db.DATABASE_URL, metrics }),
       });
       imports.push(
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: db.DATABASE_URL,
-          schema: options.database.schema,
-          autoLoadEntities: true,
-          synchronize: false,
-          migrationsRun: false,
-          logging: false,
-          retryAttempts: 2,
-          retryDelay: 1_000,
-          extra: { max: db.DB_POOL_SIZE, application_name: options.service, connectionTimeoutMillis: 5_000 },
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            type: 'postgres',
+            url: db.DATABASE_URL,
+            schema,
+            autoLoadEntities: true,
+            synchronize: false,
+            migrationsRun: false,
+            logging: false,
+            retryAttempts: 2,
+            retryDelay: 1_000,
+            extra: { max: db.DB_POOL_SIZE, application_name: options.service, connectionTimeoutMillis: 5_000 },
+          }),
+          // A checkout that gives up names the pool's holders (db-pool-logging.ts): without it the
+          // error reads like an unreachable database when this process used up its own connections.
+          dataSourceFactory: async (dsOptions?: DataSourceOptions) => {
+            const dataSource = await new DataSource(dsOptions!).initialize();
+            explainPoolTimeouts((dataSource.driver as PostgresDriver).master as Pool);
+            return dataSource;
+          },
         }),
       );
     }
