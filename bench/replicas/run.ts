@@ -296,7 +296,8 @@ async function measure(adminUrl: string): Promise<void> {
       t.ok += r.ok;
       t.errors += r.errors;
       for (const [code, n] of Object.entries(r.errorCodes)) t.codes[code] = (t.codes[code] ?? 0) + n;
-      t.lat.push(...r.latenciesMs);
+      // One by one: a fast workload has more latencies than a spread fits on the stack.
+      for (const ms of r.latenciesMs) t.lat.push(ms);
       t.sec += r.elapsedSec;
       t.spent = addSpent(t.spent, spent);
       t.segments.push({ round: segment, perSec: r.perSec, errors: r.errors, utilisation: utilisation(spent), idle });
