@@ -33,3 +33,4 @@ export * from './instant';
 export * from './english';
 export * from './totp';
 export * from './dev-sms-box';
+export * from './session-lock';
