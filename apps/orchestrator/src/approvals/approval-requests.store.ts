@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { queryRows, type RawQueryable } from '@mm/platform';
+import { queryRows, type RawQueryable, withSessionLock } from '@mm/platform';
 import type { ApprovalAction, ApprovalStatus, ApprovalTarget, PreparedState } from './approval-handler';
 
 /** One row of orchestrator.approval_requests, as read. */
@@ -285,22 +285,9 @@ export class ApprovalRequestsStore {
     );
   }
 
-  /** Runs `work` on one connection holding a session advisory lock, or not at all when another holds it. */
-  async withAdvisoryLock(key: number, work: () => Promise<void>): Promise<boolean> {
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = await queryRows<{ locked: boolean }>(runner, `SELECT pg_try_advisory_lock($1) AS locked`, [key]);
-      if (!locked) return false;
-      try {
-        await work();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock($1)`, [key]);
-      }
-      return true;
-    } finally {
-      await runner.release();
-    }
+  /** Runs `work` holding a session advisory lock (on a connection outside the pool), or not at all when another holds it. */
+  withAdvisoryLock(key: number, work: () => Promise<void>): Promise<boolean> {
+    return withSessionLock(this.db, '$1::bigint', [key], work);
   }
 }
 

@@ -8,7 +8,7 @@ import type {
   LedgerChainVerificationView,
 } from '@mm/contracts';
 import type { ErrorCode } from '@mm/errors';
-import { MetricsService, PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
+import { MetricsService, PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease, withSessionLock } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { ComplianceLedgerClient } from './compliance-ledger.client';
 
@@ -163,21 +163,9 @@ export class LedgerChainWitness implements OnApplicationBootstrap, OnApplication
 
   private async pass(): Promise<WitnessOutcome> {
     let outcome: WitnessOutcome = { status: 'BUSY' };
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = await queryRows<{ locked: boolean }>(runner, `SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`, [
-        WITNESS_LOCK,
-      ]);
-      if (!locked) return outcome;
-      try {
-        outcome = await this.witness();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [WITNESS_LOCK]);
-      }
-    } finally {
-      await runner.release();
-    }
+    await withSessionLock(this.db, 'hashtextextended($1, 0)', [WITNESS_LOCK], async () => {
+      outcome = await this.witness();
+    });
     return outcome;
   }
 

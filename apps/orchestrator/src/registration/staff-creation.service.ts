@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { withSessionLockWaiting } from '@mm/platform';
 import type { AuthUser } from '../access/permissions';
 import type { ApprovalRequestView } from '../approvals/approval.views';
 import { ApprovalsService } from '../approvals/approvals.service';
@@ -76,31 +77,32 @@ export class StaffCreationService {
     options: RegistrationOptions,
     maker: AuthUser,
   ): Promise<StaffCreation | null> {
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.query(`SELECT pg_advisory_lock($1)`, [BOOTSTRAP_EXCEPTION_LOCK]);
-      try {
-        const [row] = (await runner.query(
-          `SELECT EXISTS (SELECT 1 FROM orchestrator.staff WHERE user_id = $1) AS maker_is_staff,
-                  EXISTS (SELECT 1 FROM orchestrator.staff WHERE role IN ('COMPLIANCE', 'ADMIN')) AS checker_exists`,
-          [maker.userId],
-        )) as Array<{ maker_is_staff: boolean; checker_exists: boolean }>;
-        if (row.maker_is_staff || row.checker_exists) return null;
-        const { result, replayed } = await this.registrations.register(kind, input, pin, { ...options, bootstrapException: true });
-        this.logger.warn({
-          msg: 'bootstrap exception: the first checker created by one person (nobody else could check)',
-          makerId: maker.userId,
-          userId: result.userId,
-          role: result.role,
-          phone: maskPhone(input.phone),
-        });
-        return { kind: 'created', result, replayed };
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock($1)`, [BOOTSTRAP_EXCEPTION_LOCK]);
-      }
-    } finally {
-      await runner.release();
-    }
+    // Checked first without the lock: a "does not apply" is as true now as it would be under the
+    // lock (the lock only keeps two creations from both passing the check), so once a checker
+    // exists, creations no longer pay for a lock connection.
+    if (!(await this.exceptionApplies(maker))) return null;
+    // The lock waits on a connection outside the pool: register() needs pooled connections, and
+    // waiters each holding a pooled one could leave none for the holder (the pool's self-deadlock).
+    return withSessionLockWaiting(this.db, '$1::bigint', [BOOTSTRAP_EXCEPTION_LOCK], async () => {
+      if (!(await this.exceptionApplies(maker))) return null;
+      const { result, replayed } = await this.registrations.register(kind, input, pin, { ...options, bootstrapException: true });
+      this.logger.warn({
+        msg: 'bootstrap exception: the first checker created by one person (nobody else could check)',
+        makerId: maker.userId,
+        userId: result.userId,
+        role: result.role,
+        phone: maskPhone(input.phone),
+      });
+      return { kind: 'created', result, replayed };
+    });
+  }
+
+  private async exceptionApplies(maker: AuthUser): Promise<boolean> {
+    const [row] = (await this.db.query(
+      `SELECT EXISTS (SELECT 1 FROM orchestrator.staff WHERE user_id = $1) AS maker_is_staff,
+              EXISTS (SELECT 1 FROM orchestrator.staff WHERE role IN ('COMPLIANCE', 'ADMIN')) AS checker_exists`,
+      [maker.userId],
+    )) as Array<{ maker_is_staff: boolean; checker_exists: boolean }>;
+    return !row.maker_is_staff && !row.checker_exists;
   }
 }

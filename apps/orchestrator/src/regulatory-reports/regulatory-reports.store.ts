@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type RawQueryable, queryRows } from '@mm/platform';
+import { type RawQueryable, queryRows, withSessionLock } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import type { ReportKind } from './report-content';
 
@@ -272,22 +272,7 @@ export class RegulatoryReportsStore {
    * Runs `work` holding a session advisory lock on its own connection, or not at all (false) when
    * another replica holds it: the reports' jobs run on one replica at a time.
    */
-  async withJobLock(key: string, work: () => Promise<void>): Promise<boolean> {
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = await queryRows<{ locked: boolean }>(runner, `SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`, [
-        key,
-      ]);
-      if (!locked) return false;
-      try {
-        await work();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [key]);
-      }
-      return true;
-    } finally {
-      await runner.release();
-    }
+  withJobLock(key: string, work: () => Promise<void>): Promise<boolean> {
+    return withSessionLock(this.db, 'hashtextextended($1, 0)', [key], work);
   }
 }
