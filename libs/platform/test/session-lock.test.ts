@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { POOL_CHECKOUT_TIMEOUT, withSessionLock, withSessionLockWaiting } from '@mm/platform';
+import { withSessionLock, withSessionLockWaiting } from '@mm/platform';
 import { TEST_ADMIN_URL } from '../../../test/support/infra';
 
 /**
@@ -10,6 +10,8 @@ import { TEST_ADMIN_URL } from '../../../test/support/infra';
  * running beside it never share a lock; `admin` is another session, as another replica would be.
  */
 const APP = 'session-lock-test';
+/** pg-pool's error for a checkout that found no connection free in time */
+const POOL_CHECKOUT_TIMEOUT = 'timeout exceeded when trying to connect';
 let admin: Client;
 const opened: DataSource[] = [];
 
