@@ -1,5 +1,6 @@
 import { ApprovalSweep } from '../src/approvals/approval-sweep.service';
 import { LedgerChainWitness } from '../src/compliance/ledger-chain-witness.service';
+import { newPhone } from '../../../test/e2e/money-platform';
 import { PlatformHarness } from './platform-harness';
 
 /**
@@ -43,5 +44,32 @@ describe('orchestrator periodic jobs with advisory locks on DB_POOL_SIZE=2', () 
         request: 200,
       });
     }
+  });
+});
+
+/**
+ * The bootstrap exception's lock (staff-creation.service.ts) on the same pool: the first creation
+ * holds it while registering through the pool, and a second creation of a checker waits for it.
+ * When the waiter sat on a pooled connection, the holder's registration found none free.
+ */
+describe('staff bootstrap exception on DB_POOL_SIZE=2', () => {
+  const h = new PlatformHarness();
+
+  beforeAll(async () => {
+    await h.start({ orchestrator: { DB_POOL_SIZE: '2', APPROVAL_SWEEP_INTERVAL_MS: '0', LEDGER_CHAIN_WITNESS_INTERVAL_MS: '0' } });
+  }, 120_000);
+  afterAll(() => h.stop());
+
+  it('two first checkers asked at once: one is created by the exception, the other waits for a second person', async () => {
+    const token = await h.adminToken();
+    const create = (lastName: string) =>
+      h.call('POST', '/api/orchestrator/admin/staff', {
+        token,
+        body: { phone: newPhone(), pin: '4826', firstName: 'First', lastName, countryCode: 'CM', role: 'COMPLIANCE' },
+      });
+    const answers = await Promise.all([create('One'), create('Two')]);
+    const outcomes = answers.map((a) => `${a.status} ${a.body.bootstrapException === true ? 'exception' : (a.body.status ?? a.body.code)}`);
+    expect(outcomes.sort()).toEqual(['201 exception', '202 PENDING']);
+    expect(await h.count(`SELECT count(*) AS n FROM orchestrator.staff WHERE role IN ('COMPLIANCE', 'ADMIN')`)).toBe(1);
   });
 });
