@@ -316,8 +316,12 @@ describe('PostgreSQL and Redis', () => {
       const data = configMap(`${app}-config`).data as Record<string, string>;
       return Number(data.DB_POOL_SIZE) + 1 + (app === 'ledger-wallets' ? Number(data.LEDGER_STATEMENT_POOL_SIZE) : 0);
     };
-    // one more pod of each app during a rolling update (maxSurge 1)
-    const demand = APPS.reduce((sum, a) => sum + (values.apps[a.name].maxReplicas + 1) * perProcess(a.name), 0);
+    // one more pod of each app during a rolling update (maxSurge 1), plus the orchestrator's session-lock
+    // connections (libs/platform session-lock.ts): one per periodic job that locks (approval sweep,
+    // chain witness, report deadlines, daily report), each job run by its lease holder only, so four for
+    // the whole fleet (deploy/README.md)
+    const SESSION_LOCK_CONNECTIONS = 4;
+    const demand = APPS.reduce((sum, a) => sum + (values.apps[a.name].maxReplicas + 1) * perProcess(a.name), 0) + SESSION_LOCK_CONNECTIONS;
     const { pooler, maxConnections } = values.postgres;
     expect(demand).toBeLessThanOrEqual(pooler.instances * pooler.maxDbConnections);
     // a few connections stay for the superuser, replication and the operator
