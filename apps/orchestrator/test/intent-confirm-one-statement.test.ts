@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigVersionsService } from '../src/config-api/config-versions.service';
+import { ActiveConfigReader } from '../src/intents/active-config';
 import { statementRecorder } from './statement-recorder';
 import { MoneyPlatform, type TestUser, payOk } from '../../../test/e2e/money-platform';
 
@@ -142,6 +143,38 @@ describe('intent confirm: its decisions as one statement', () => {
       [0, null],
       [0, null],
     ]);
+  });
+
+  it("a confirm that read the record before a twin finished answers the twin's outcome, not a refusal", async () => {
+    const erin = await payer(50_000);
+    const { intentId } = await verified(erin, 3_000);
+    // The first confirm reads its record (no request fixed yet) and is held there until the second
+    // one has finished: the ledger then says SUCCEEDED, where it expects PIN_VERIFIED.
+    const reader = p.gateway.app.get(ActiveConfigReader, { strict: false });
+    const along = reader.along.bind(reader);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let readStale!: () => void;
+    const stale = new Promise<void>((resolve) => (readStale = resolve));
+    const spy = jest.spyOn(reader, 'along').mockImplementationOnce(async (read) => {
+      const answer = await along(read);
+      readStale();
+      await held;
+      return answer as never;
+    });
+    try {
+      const late = confirm(erin, intentId);
+      await stale;
+      const first = await confirm(erin, intentId);
+      expect(first.status).toBe(200);
+      release();
+      const answer = await late;
+      expect([answer.status, answer.body]).toEqual([200, first.body]);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    expect((await p.sql.query(`SELECT count(*)::int AS n FROM ledger.transactions WHERE intent_id = $1`, [intentId])).rows[0].n).toBe(1);
   });
 
   it('a grid changed since the quote: the confirm decides in the transactional path and charges the lower fee', async () => {

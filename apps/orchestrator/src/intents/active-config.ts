@@ -34,10 +34,13 @@ export class ActiveConfigReader {
     private readonly versions: ConfigVersionsService,
   ) {}
 
-  /** `read`'s rows, and the versions in force read by the same statement (see readAlong). */
-  async along<T>(read: SqlRead): Promise<{ rows: T[]; config: ActiveConfig }> {
+  /**
+   * `read`'s rows, and the versions in force read by the same statement (see readAlong); `config`
+   * gets their documents, only when the caller needs them (a replay answers without).
+   */
+  async along<T>(read: SqlRead): Promise<{ rows: T[]; config: () => Promise<ActiveConfig> }> {
     const { rows, values } = await readAlong<T, 'versions'>(this.db, read, { versions: VERSIONS_SQL });
-    return { rows, config: await this.documents(values.versions as Record<string, number | null> | null) };
+    return { rows, config: () => this.documents(values.versions as Record<string, number | null> | null) };
   }
 
   private async documents(found: Record<string, number | null> | null): Promise<ActiveConfig> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type LedgerIntentView, type TransitionRequest } from '@mm/contracts';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { type SqlWrite, runWritesTogether, transactionOpenedWith } from '@mm/platform';
 import { AppException } from '@mm/errors';
 import type { AuthUser } from '../access/permissions';
@@ -10,7 +10,7 @@ import { balanceCap } from '../limits/limit-rules';
 import { LimitsService } from '../limits/limits.service';
 import type { LimitCheck } from '../limits/limits.types';
 import type { ConfigVersion } from '../config-api/config-sections';
-import { PricingService, type RequoteDraft } from '../pricing/pricing.service';
+import { PricingService, type QuotedTerms, type RequoteDraft } from '../pricing/pricing.service';
 import type { Charge } from '../pricing/pricing.types';
 import { type RiskDraft, RiskService } from '../risk/risk.service';
 import { undisclosedCap, withoutOthersBalance } from './intent-create.service';
@@ -58,37 +58,31 @@ export class IntentConfirmService {
 
   async confirm(user: AuthUser, intentId: string, client: ClientInfo): Promise<ConfirmedIntentView> {
     // The record, with the versions in force read by the same statement.
-    const { rows, config } = await this.activeConfig.along<PaymentIntentRow>(this.store.forInitiatorRead(intentId, user.userId));
-    const record = initiatorsRecord(rows);
+    const { rows, config: active } = await this.activeConfig.along<PaymentIntentRow>(this.store.forInitiatorRead(intentId, user.userId));
+    let record = initiatorsRecord(rows);
     if (record.confirmResponse) return record.confirmResponse;
     // What this record knows is over is refused before any work, even with a request fixed (a hold
     // taken again for a closed record would only eat the payer's room).
     if (record.stage === 'CLOSED') throw new AppException('INVALID_INTENT_TRANSITION', 'The intent is over; confirm needs PIN_VERIFIED');
     if (!record.confirmRequest && record.expiresAt && Date.parse(record.expiresAt) <= Date.now()) throw new AppException('INTENT_EXPIRED');
 
-    // The parties as they are now; before the first confirm request is fixed, the intent's status
-    // too, from the ledger (the only place it lives): the confirm-stage decisions must not be taken,
-    // and then reused, before the customer consented.
-    const [[initiator, payer, payee]] = await Promise.all([
+    // The parties as they are now and the documents of the versions in force; before the first
+    // confirm request is fixed, the intent's status too, from the ledger (the only place it lives):
+    // the confirm-stage decisions must not be taken, and then reused, before the customer consented.
+    const [[initiator, payer, payee], config, twin] = await Promise.all([
       this.freshParties(record),
-      record.confirmRequest ? undefined : this.assertPinVerified(intentId),
+      active(),
+      record.confirmRequest ? undefined : this.assertPinVerified(record, user),
     ]);
+    if (twin?.confirmResponse) return twin.confirmResponse;
+    if (twin) record = twin;
     const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
-    // Risk and the fee are judged at once, reading only (the quote's terms are on the record).
+    // Risk and the fee are judged at once, reading only (the quote's terms are on the record). Once
+    // a request is fixed its fee is stored with it: nothing is priced again (a grid changed since
+    // must not refuse a retry of what was decided).
     const [judged, requote] = await Promise.all([
       this.risk.decide(riskInput(record, client, initiator, payer, payee), config),
-      this.pricing.prepareRequote(
-        {
-          quoteId: record.quoteId,
-          type: record.operationType,
-          amount: record.amount,
-          currency: record.currency,
-          fee: record.quotedFee,
-          commission: record.quotedCommission,
-          gridVersion: record.gridVersion,
-        },
-        config.pricing,
-      ),
+      record.confirmRequest ? undefined : this.pricing.prepareRequote(quotedTerms(record), config.pricing),
     ]);
     if (judged.reason) await this.refuseIfRejected(record, user, await this.risk.store(judged));
     // The credited customer's balance cap travels in the request: the ledger checks it under the
@@ -96,8 +90,7 @@ export class IntentConfirmService {
     const cap = balanceCap(config.limits.document, check);
     const inputs: DecisionInputs = { record, judged, requote, check, limits: config.limits, cap, user, client };
     const decided =
-      (!judged.reason && !record.confirmRequest ? await this.decideTogether(inputs) : undefined) ??
-      (await this.decideInTransaction(inputs));
+      (!judged.reason && requote ? await this.decideTogether(inputs, requote) : undefined) ?? (await this.decideInTransaction(inputs));
     if ('refusal' in decided) return this.refuseIfRejected(record, user, decided.refusal) as never;
     const { request, charge, decisionId } = decided;
     let view: LedgerIntentView;
@@ -128,10 +121,11 @@ export class IntentConfirmService {
    * fee was decided and the database finds room, then the ledger request if the hold was taken.
    * When any of them finds its row there already or no room, the transaction is rolled back and
    * the caller takes `decideInTransaction`, which handles those cases (a retry, a twin, a refusal
-   * to word). Without a limit to hold, the statement needs no transaction and no lock.
+   * to word). Without a limit to hold, the statement needs no transaction and no lock: what it did
+   * write then stays (an accepting decision, say), and `decideInTransaction` finds it as a retry's.
    */
-  private async decideTogether(inputs: DecisionInputs): Promise<Decided | undefined> {
-    const { record, judged, requote, check, limits, cap, user, client } = inputs;
+  private async decideTogether(inputs: DecisionInputs, requote: RequoteDraft): Promise<Decided | undefined> {
+    const { record, judged, check, limits, cap, user, client } = inputs;
     const charge = this.pricing.chargeWhateverTheTime(requote, new Date());
     if (!charge) return undefined;
     const hold = this.limits.planHold(check, limits, `EXISTS (SELECT 1 FROM charge)`);
@@ -163,20 +157,25 @@ export class IntentConfirmService {
   /**
    * The risk decision, the fee decision, the limit hold and the ledger request, each decided once
    * per operation (a decision already stored stands): one transaction, one commit, all or nothing.
-   * The hold comes last, so its lock is held shortest. A stored refusal is answered by the caller.
+   * The limit locks are taken first, as `decideTogether` takes them: two confirms of one operation
+   * (or of one customer) meeting on the decision or the quote row in opposite orders would deadlock.
+   * A stored refusal is answered by the caller.
    */
   private async decideInTransaction(inputs: DecisionInputs): Promise<Decided | { refusal: RiskDecision }> {
     const { record, judged, requote, check, limits, cap, user, client } = inputs;
-    return this.db.transaction(async (m) => {
+    const decide = async (m: EntityManager): Promise<Decided | { refusal: RiskDecision }> => {
       const decision = await this.risk.store(judged, m);
       // An earlier attempt's refusal stands (answered by the caller, outside the transaction).
       if (decision.outcome === 'REJECT') return { refusal: decision };
-      const charge = await this.pricing.applyRequote(requote, m);
+      // A request fixed already: its fee was stored in the same commit, and is read as it stands.
+      const charge = requote ? await this.pricing.applyRequote(requote, m) : await this.pricing.requote(quotedTerms(record), undefined, m);
       const wanted = confirmRequest(record, charge, user, client, cap);
       await this.limits.holdAtConfirm(check, limits, { within: m });
       const request = await this.store.fixConfirmRequest(record.id, wanted, m);
       return { request, charge, decisionId: decision.decisionId };
-    });
+    };
+    const lock = this.limits.lockSql(check);
+    return lock ? transactionOpenedWith(this.db, lock, decide) : this.db.transaction(decide);
   }
 
   /**
@@ -188,7 +187,7 @@ export class IntentConfirmService {
     const [, payer, payee] = await this.freshParties(record);
     const check = limitCheck(record, { payer, payee, agentId: record.agent?.agentId ?? null });
     const [charge, decision] = await Promise.all([
-      this.pricing.requote({ quoteId: record.quoteId, type: record.operationType, amount: record.amount, currency: record.currency }),
+      this.pricing.requote(quotedTerms(record)),
       this.risk.find(record.idempotencyKey, 'CONFIRM'),
     ]);
     // A confirm request is only ever fixed after risk accepted the confirm.
@@ -256,10 +255,17 @@ export class IntentConfirmService {
     return response;
   }
 
-  /** Only a PIN_VERIFIED intent is confirmed (the ledger would refuse the move too, but only after the decisions). */
-  private async assertPinVerified(intentId: string): Promise<void> {
-    const { status } = await this.ledger.getIntent(intentId);
-    if (status === 'PIN_VERIFIED') return;
+  /**
+   * Only a PIN_VERIFIED intent is confirmed (the ledger would refuse the move too, but only after
+   * the decisions). Anything else may be a twin's doing: a confirm of the same intent that fixed its
+   * request (or finished) since this one read the record. The record read again then answers: its
+   * response, or the record with the request to send again.
+   */
+  private async assertPinVerified(record: PaymentIntentRecord, user: AuthUser): Promise<PaymentIntentRecord | undefined> {
+    const { status } = await this.ledger.getIntent(record.ledgerIntentId!);
+    if (status === 'PIN_VERIFIED') return undefined;
+    const now = await this.store.getForInitiator(record.ledgerIntentId!, user.userId);
+    if (now.confirmResponse || now.confirmRequest) return now;
     if (status === 'EXPIRED') throw new AppException('INTENT_EXPIRED');
     throw new AppException('INVALID_INTENT_TRANSITION', `The intent is ${status}; confirm needs PIN_VERIFIED`);
   }
@@ -292,13 +298,27 @@ export class IntentConfirmService {
 interface DecisionInputs {
   record: PaymentIntentRecord;
   judged: RiskDraft;
-  requote: RequoteDraft;
+  /** the fee decision to store; none when the record's request is fixed (its fee is stored already) */
+  requote: RequoteDraft | undefined;
   check: LimitCheck;
   limits: ConfigVersion<'limits'>;
   /** the credited customer's balance cap, sent to the ledger */
   cap: number | undefined;
   user: AuthUser;
   client: ClientInfo;
+}
+
+/** The quote's id, terms and numbers as the record keeps them. */
+function quotedTerms(record: PaymentIntentRecord): QuotedTerms {
+  return {
+    quoteId: record.quoteId,
+    type: record.operationType,
+    amount: record.amount,
+    currency: record.currency,
+    fee: record.quotedFee,
+    commission: record.quotedCommission,
+    gridVersion: record.gridVersion,
+  };
 }
 
 /** What a confirm decided before calling the ledger. */

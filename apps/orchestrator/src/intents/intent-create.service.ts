@@ -66,10 +66,11 @@ export class IntentCreateService {
     ]);
     const {
       rows: [existing],
-      config,
+      config: active,
     } = settled(found);
     if (existing) return this.replay(toRecord(existing), user, hash);
     const plan = settled(planned);
+    const config = await active();
     const parties = { payer: plan.payerParty, payee: plan.payeeParty, agentId: plan.agent?.agentId ?? null };
     const operation = {
       idempotencyKey: key,

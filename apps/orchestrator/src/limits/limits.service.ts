@@ -32,6 +32,9 @@ type Queryable = DataSource | EntityManager;
  * - `holdAtConfirm` re-checks under a per-subject lock and records a short hold, so concurrent
  *   confirms of one customer or agent cannot together pass a limit each passes alone. The hold
  *   lapses by itself after `holdSeconds` (a crash between hold and outcome cannot lock a user out).
+ *   A first confirm holds through `planHold` instead: the same hold as one write of the confirm's
+ *   statement, written only when the database finds the room (`lockSql` opens its transaction);
+ *   `holdAtConfirm` then decides what that write leaves (a refusal to word, a hold already there).
  * - The credited customer's balance cap is not checked here: its data (the balance, the credits
  *   executing) lives in the ledger, which refuses a confirm that would pass it under the account's
  *   lock (limit-rules `balanceCap` gives the figure the ledger is sent; docs/architecture.md "The payment path").
@@ -119,6 +122,15 @@ export class LimitsService {
       lock: lockStatement(subjects, check.currency),
       write: () => holdWrite(check, document, subjects, this.clock(), { onlyIf, room }),
     };
+  }
+
+  /**
+   * The statement taking the per-subject locks of a confirm's hold (`lockStatement`), to open the
+   * caller's transaction with; undefined when no subject is held.
+   */
+  lockSql(check: LimitCheck): string | undefined {
+    const subjects = subjectsOf(check);
+    return subjects.length > 0 ? lockStatement(subjects, check.currency) : undefined;
   }
 
   /**

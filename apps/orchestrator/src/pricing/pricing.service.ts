@@ -59,8 +59,10 @@ const QUOTE_COLUMNS = `id, operation_id, type, currency, amount, fee, commission
 /**
  * Fees and agent commissions from the versioned grids.
  *
- * Order of use by the intent flow: `quote()` at create (the fee frozen with the amount), then
- * `requote()` at confirm (the fee and commission that go into the executionContext).
+ * Order of use by the intent flow: a quote at create (`price`, stored with the record: the fee
+ * frozen with the amount), then at confirm the fee decision (`prepareRequote` from the record's
+ * terms, stored by `requoteWrite` / `applyRequote`: the fee and commission that go into the
+ * executionContext); `requote` reads a stored quote first (a retry, the reconciler).
  *
  * Which fee wins at confirm: the quote is a promise to the payer, who approved it with a PIN, so
  * a grid change while the intent is open never raises the price; a cut applies at once (the
@@ -177,10 +179,12 @@ export class PricingService {
    * quote's terms already (the intent record does) uses `prepareRequote` and `applyRequote`, which
    * read nothing before the UPDATE.
    */
-  async requote(previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>, active?: ConfigVersion<'pricing'>): Promise<Charge> {
-    const [row] = await queryRows<QuoteRow>(this.db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [
-      previous.quoteId,
-    ]);
+  async requote(
+    previous: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>,
+    active?: ConfigVersion<'pricing'>,
+    db: Queryable = this.db,
+  ): Promise<Charge> {
+    const [row] = await queryRows<QuoteRow>(db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [previous.quoteId]);
     if (!row) throw new AppException('QUOTE_NOT_FOUND');
     const quote = toQuote(row);
     if (quote.type !== previous.type || quote.amount !== previous.amount || quote.currency !== previous.currency) {
@@ -188,7 +192,7 @@ export class PricingService {
       throw new Error(`quote ${quote.quoteId} does not price this operation`);
     }
     if (row.requoted_at) return toCharge(row);
-    return this.applyRequote(await this.prepareRequote(quote, active));
+    return this.applyRequote(await this.prepareRequote(quote, active), db);
   }
 
   /**
