@@ -13,8 +13,9 @@ const PREFIX = '__along_';
  * Runs a module's read with small values of other modules riding along in the SAME statement: one
  * round trip where there were two. `along` maps a plain lower-case name to a scalar SQL expression
  * without parameters (a subquery answering one value, e.g. the configuration versions in force).
- * Answers the read's rows exactly as it would alone (the same columns, parsed the same way) and
- * each value, which is there even when the read finds nothing.
+ * Answers the read's rows as it would alone (the same columns, parsed the same way; an ORDER BY of
+ * the read is not promised to survive the wrapping, so use it for reads of one row or of rows in no
+ * order) and each value, which is there even when the read finds nothing.
  */
 export async function readAlong<T, K extends string>(
   db: RawQueryable,
