@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigVersionsService } from '../src/config-api/config-versions.service';
 import { ActiveConfigReader } from '../src/intents/active-config';
+import { RECORD_COLUMNS } from '../src/intents/payment-intent.store';
 import { statementRecorder } from './statement-recorder';
 import { MoneyPlatform, type TestUser, payOk } from '../../../test/e2e/money-platform';
 
@@ -102,6 +103,16 @@ describe('intent confirm: its decisions as one statement', () => {
     // A retry answers the stored outcome and decides nothing again.
     const again = await confirm(alice, intentId);
     expect([again.status, again.body]).toEqual([200, confirmed.body]);
+  });
+
+  it('the record columns the prepared reads name are columns of the table (a renamed or dropped one fails here first)', async () => {
+    const { rows } = await p.sql.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = 'orchestrator' AND table_name = 'payment_intents'`,
+    );
+    const table = new Set(rows.map((r: { column_name: string }) => r.column_name));
+    const listed = RECORD_COLUMNS.split(',').map((c) => c.trim());
+    expect(listed.filter((c) => !table.has(c))).toEqual([]);
+    expect(listed.length).toBeGreaterThan(40);
   });
 
   it('concurrent confirms of one customer pass the daily limit no further than one at a time would', async () => {

@@ -25,19 +25,27 @@ describe('payment parties: initiator and counterparty in one read', () => {
 
   beforeAll(async () => {
     await p.start();
-    [alice, bob, shop, agent] = await Promise.all([p.register('CUSTOMER'), p.register('CUSTOMER'), p.register('MERCHANT'), p.register('AGENT')]);
+    [alice, bob, shop, agent] = await Promise.all([
+      p.register('CUSTOMER'),
+      p.register('CUSTOMER'),
+      p.register('MERCHANT'),
+      p.register('AGENT'),
+    ]);
     parties = p.gateway.app.get<PaymentPartiesPort>(PAYMENT_PARTIES, { strict: false });
     planner = p.gateway.app.get(IntentPlanner, { strict: false });
     db = p.gateway.app.get(DataSource, { strict: false });
   });
   afterAll(() => p.stop());
 
+  /** A statement's text, also of a prepared one (sent as pg's query config { name, text }). */
+  const sqlText = (sql: unknown) => (typeof sql === 'string' ? sql : String((sql as { text?: string }).text));
+
   /** What `run` answers, and how many customer reads it ran. */
   async function counted<T>(run: () => Promise<T>): Promise<{ result: T; customerReads: number }> {
     const spy = jest.spyOn(db, 'query');
     try {
       const result = await run();
-      return { result, customerReads: spy.mock.calls.filter(([sql]) => CUSTOMER_READ.test(String(sql))).length };
+      return { result, customerReads: spy.mock.calls.filter(([sql]) => CUSTOMER_READ.test(sqlText(sql))).length };
     } finally {
       spy.mockRestore();
     }
@@ -48,7 +56,12 @@ describe('payment parties: initiator and counterparty in one read', () => {
     expect(customerReads).toBe(1);
     expect(result.initiator).toEqual(await parties.byUserId(alice.userId));
     expect(result.counterparty).toEqual(await parties.byUserId(bob.userId));
-    expect(result.counterparty).toMatchObject({ userId: bob.userId, phone: bob.phone, role: 'CUSTOMER', accounts: { XAF: bob.accounts.XAF } });
+    expect(result.counterparty).toMatchObject({
+      userId: bob.userId,
+      phone: bob.phone,
+      role: 'CUSTOMER',
+      accounts: { XAF: bob.accounts.XAF },
+    });
   });
 
   it('an agent and a merchant keep their agent and merchant fields', async () => {
@@ -106,9 +119,7 @@ describe('payment parties: initiator and counterparty in one read', () => {
       const unknown = newPhone();
       expect(await refusal(planner.plan(userOf({ userId: randomUUID() }), dto({ clientPhone: unknown })))).toBe('FORBIDDEN');
       expect(await refusal(planner.plan(userOf(agent), dto({ clientPhone: unknown })))).toBe('INTENT_TYPE_NOT_ALLOWED');
-      expect(await refusal(planner.plan(userOf(alice), dto({ clientPhone: unknown, clientCountryCode: '+241' })))).toBe(
-        'VALIDATION_ERROR',
-      );
+      expect(await refusal(planner.plan(userOf(alice), dto({ clientPhone: unknown, clientCountryCode: '+241' })))).toBe('VALIDATION_ERROR');
       expect(await refusal(planner.plan(userOf(alice), dto({})))).toBe('RECIPIENT_REQUIRED');
       expect(await refusal(planner.plan(userOf(alice), dto({ clientPhone: unknown })))).toBe('RECIPIENT_NOT_FOUND');
       expect(await refusal(planner.plan(userOf(agent), dto({ type: 'CASH_IN', clientPhone: unknown })))).toBe('RECIPIENT_NOT_FOUND');

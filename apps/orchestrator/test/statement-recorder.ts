@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import type { MoneyPlatform } from '../../../test/e2e/money-platform';
 
-type RunnerQuery = (this: { connection: DataSource }, text: string, ...rest: unknown[]) => Promise<unknown>;
+type RunnerQuery = (this: { connection: DataSource }, text: string | { text: string }, ...rest: unknown[]) => Promise<unknown>;
 
 /**
  * Records every statement the gateway's DataSource sends while `recorded` runs: every statement
@@ -17,8 +17,9 @@ export function statementRecorder(p: MoneyPlatform) {
   const proto = Object.getPrototypeOf(runner) as { query: RunnerQuery };
   void runner.release();
   const original = proto.query;
-  proto.query = function (this: { connection: DataSource }, text: string, ...rest: unknown[]) {
-    if (recording && this.connection === orchestratorDb) sent.push(text);
+  proto.query = function (this: { connection: DataSource }, text: string | { text: string }, ...rest: unknown[]) {
+    // a prepared statement arrives as pg's query config ({ name, text })
+    if (recording && this.connection === orchestratorDb) sent.push(typeof text === 'string' ? text : text.text);
     return original.call(this, text, ...rest);
   };
   return {

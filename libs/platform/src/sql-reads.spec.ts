@@ -1,9 +1,15 @@
+import { statementName } from './sql';
 import { readAlong } from './sql-reads';
 
 /** Records the one statement it is given and answers `rows`. */
 function capture(rows: unknown[]) {
-  const seen: Array<{ text: string; params: unknown[] }> = [];
-  return { seen, db: { query: async (text: string, params: unknown[] = []) => (seen.push({ text, params }), rows) } };
+  const seen: Array<{ text: string; params: unknown[]; name?: string }> = [];
+  // A prepared statement arrives as pg's query config ({ name, text }) where TypeORM takes a text.
+  const query = async (sent: string | { name: string; text: string }, params: unknown[] = []) => {
+    seen.push(typeof sent === 'string' ? { text: sent, params } : { text: sent.text, params, name: sent.name });
+    return rows;
+  };
+  return { seen, db: { query: query as (text: string, params?: unknown[]) => Promise<unknown> } };
 }
 
 describe('readAlong', () => {
@@ -18,6 +24,7 @@ describe('readAlong', () => {
         '(SELECT true AS __along_found, x.* FROM (SELECT * FROM t WHERE id = $1) AS x) AS r ON true',
     );
     expect(seen[0].params).toEqual(['id-1']);
+    expect(seen[0].name).toBe(statementName(seen[0].text));
     expect(rows).toEqual([{ id: 'id-1', name: 'n' }]);
     expect(values).toEqual({ config: { a: 1 } });
   });

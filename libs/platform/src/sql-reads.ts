@@ -1,6 +1,9 @@
 import { type RawQueryable, queryRows } from './sql';
 
-/** One read a module owns, not yet run: a single SELECT whose parameters are numbered from `$1`. */
+/**
+ * One read a module owns, not yet run: a single SELECT whose parameters are numbered from `$1`, its
+ * text a constant of the code (sent as a prepared statement, see QueryOptions.prepared).
+ */
 export interface SqlRead {
   text: string;
   params: unknown[];
@@ -31,6 +34,7 @@ export async function readAlong<T, K extends string>(
     db,
     `SELECT ${values}, r.* FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT true AS ${PREFIX}found, x.* FROM (${read.text}) AS x) AS r ON true`,
     read.params,
+    { prepared: true },
   );
   const found = rows
     .filter((row) => row[`${PREFIX}found`] === true)

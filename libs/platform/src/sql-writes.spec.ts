@@ -1,9 +1,15 @@
+import { statementName } from './sql';
 import { type SqlWrite, runWritesTogether } from './sql-writes';
 
 /** Records the one statement it is given and answers `rows`. */
 function capture(rows: unknown[] = [{ id: 'r1' }]) {
-  const seen: Array<{ text: string; params: unknown[] }> = [];
-  return { seen, db: { query: async (text: string, params: unknown[] = []) => (seen.push({ text, params }), rows) } };
+  const seen: Array<{ text: string; params: unknown[]; name?: string }> = [];
+  // A prepared statement arrives as pg's query config ({ name, text }) where TypeORM takes a text.
+  const query = async (sent: string | { name: string; text: string }, params: unknown[] = []) => {
+    seen.push(typeof sent === 'string' ? { text: sent, params } : { text: sent.text, params, name: sent.name });
+    return rows;
+  };
+  return { seen, db: { query: query as (text: string, params?: unknown[]) => Promise<unknown> } };
 }
 
 describe('runWritesTogether', () => {
@@ -19,6 +25,8 @@ describe('runWritesTogether', () => {
       'WITH settled AS (UPDATE t SET a = $2 WHERE id = $1 RETURNING id),\nsms AS (INSERT INTO u (x, y, z) VALUES ($3, $4, $5))\nSELECT * FROM settled',
     );
     expect(seen[0].params).toEqual(['id-1', 'A', 'X', 'Y', 'Z']);
+    // named after its text: PostgreSQL parses and plans it once per connection
+    expect(seen[0].name).toBe(statementName(seen[0].text));
   });
 
   it('renumbers $10 and above whole, not as $1 followed by 0', async () => {

@@ -2,7 +2,8 @@ import { type RawQueryable, queryRows } from './sql';
 
 /**
  * One write a module owns, not yet run: a single INSERT/UPDATE/DELETE whose parameters are numbered
- * from `$1` within `text`. A module hands it out so that a caller can run it alone (`runWrite`) or
+ * from `$1` within `text`, a constant of the code (it is sent as a prepared statement, see
+ * QueryOptions.prepared; values travel as parameters). A module hands it out so that a caller can run it alone (`runWrite`) or
  * with the writes of other modules as one statement (`runWritesTogether`), keeping the SQL in the
  * module that owns the table.
  */
@@ -13,7 +14,7 @@ export interface SqlWrite {
 
 /** Runs one write alone and returns its rows (`… RETURNING`). */
 export function runWrite<T>(db: RawQueryable, write: SqlWrite): Promise<T[]> {
-  return queryRows<T>(db, write.text, write.params);
+  return queryRows<T>(db, write.text, write.params, { prepared: true });
 }
 
 /**
@@ -42,5 +43,5 @@ export function runWritesTogether<T>(db: RawQueryable, writes: Record<string, Sq
     });
     return `${name} AS (${renumbered})`;
   });
-  return queryRows<T>(db, `WITH ${ctes.join(',\n')}\nSELECT * FROM ${answer}`, params);
+  return queryRows<T>(db, `WITH ${ctes.join(',\n')}\nSELECT * FROM ${answer}`, params, { prepared: true });
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { readAlong, transactionOpenedWith } from '@mm/platform';
+import { queryRows, readAlong, statementName, transactionOpenedWith } from '@mm/platform';
 import { TEST_ADMIN_URL } from '../../../test/support/infra';
 
 /**
- * readAlong and transactionOpenedWith against a real PostgreSQL: a table of this file's own (a
+ * queryRows' prepared statements, readAlong and transactionOpenedWith against a real PostgreSQL: a table of this file's own (a
  * unique name) in the admin database, dropped at the end.
  */
 const table = `rt_${randomUUID().replace(/-/g, '')}`;
@@ -28,6 +28,50 @@ afterAll(async () => {
 });
 
 const rowsSeenElsewhere = async () => (await other.query(`SELECT id FROM ${table} ORDER BY id`)).rows.map((r) => r.id as number);
+
+describe('queryRows, prepared', () => {
+  const preparedHere = async (name: string) =>
+    (await db.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1`, [name]))[0].n as number;
+
+  it('names the statement after its text, prepares it once on the connection and answers as an unnamed one would', async () => {
+    const text = `INSERT INTO ${table} (id, amount) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET amount = EXCLUDED.amount RETURNING id, amount, at`;
+    const name = statementName(text);
+    expect(await preparedHere(name)).toBe(0);
+    const first = await queryRows<{ id: number; amount: string; at: Date }>(db, text, [40, '9007199254740993'], { prepared: true });
+    const again = await queryRows<{ id: number; amount: string; at: Date }>(db, text, [40, 7], { prepared: true });
+    // one connection in the pool: the statement stayed prepared on it, once
+    expect(await preparedHere(name)).toBe(1);
+    expect(first).toEqual([{ id: 40, amount: '9007199254740993', at: expect.any(Date) }]);
+    expect(again).toEqual([{ id: 40, amount: '7', at: expect.any(Date) }]);
+    const unnamed = await queryRows<{ id: number; amount: string }>(db, `SELECT id, amount FROM ${table} WHERE id = $1`, [40]);
+    expect(unnamed).toEqual([{ id: 40, amount: '7' }]);
+    expect(await preparedHere(statementName(`SELECT id, amount FROM ${table} WHERE id = $1`))).toBe(0);
+    await db.query(`DELETE FROM ${table}`);
+  });
+
+  it('a prepared statement naming its columns survives a column added by a migration; a prepared * does not', async () => {
+    await db.query(`INSERT INTO ${table} (id, amount) VALUES (42, 5)`);
+    const listed = `SELECT id, amount FROM ${table} WHERE id = $1`;
+    const star = `SELECT * FROM ${table} WHERE id = $1`;
+    await queryRows(db, listed, [42], { prepared: true });
+    await queryRows(db, star, [42], { prepared: true });
+    await db.query(`ALTER TABLE ${table} ADD COLUMN note text`);
+    try {
+      expect(await queryRows(db, listed, [42], { prepared: true })).toEqual([{ id: 42, amount: '5' }]);
+      await expect(queryRows(db, star, [42], { prepared: true })).rejects.toThrow(/cached plan must not change result type/);
+    } finally {
+      await db.query(`ALTER TABLE ${table} DROP COLUMN note`);
+      await db.query(`DELETE FROM ${table}`);
+    }
+  });
+
+  it("a prepared statement's failure carries PostgreSQL's code, as an unnamed one's does", async () => {
+    const text = `INSERT INTO ${table} (id, amount) VALUES ($1, $2)`;
+    await queryRows(db, text, [41, 1], { prepared: true });
+    await expect(queryRows(db, text, [41, 1], { prepared: true })).rejects.toMatchObject({ code: '23505' });
+    await db.query(`DELETE FROM ${table}`);
+  });
+});
 
 describe('readAlong', () => {
   it("answers the read's rows parsed as alone (bigint as text, timestamptz as Date) and the value riding along", async () => {

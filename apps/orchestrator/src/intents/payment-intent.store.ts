@@ -56,6 +56,20 @@ export interface PaymentIntentRow {
   updated_at: Date;
 }
 
+/**
+ * The columns a record is read from (those of PaymentIntentRow), listed rather than `*`: the
+ * payment path's reads and RETURNINGs are prepared statements (QueryOptions.prepared), and a
+ * prepared `*` changes its result type when a migration adds a column, which fails that statement
+ * on every instance still running until its connections are recycled.
+ */
+export const RECORD_COLUMNS = `id, ledger_intent_id, idempotency_key, request_hash, initiator_user_id, initiator_role, type,
+  operation_type, amount, currency, quote_id, quoted_fee, quoted_commission, grid_version,
+  limits_version, risk_create_decision_id, risk_confirm_decision_id, payer, payee, agent,
+  source_account_id, destination_account_id, requires_otp, qr_token, withdrawal_qr_id, description,
+  stage, pin_attempts, otp_attempts, ledger_request, create_response, confirm_request, charged_fee,
+  charged_commission, charge_rule, transaction_id, reference_id, confirm_response, failure_reason,
+  correlation_id, expires_at, completed_at, created_at, updated_at`;
+
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const money = (v: string | null) => (v === null ? null : toSafeInteger(v));
 
@@ -199,19 +213,20 @@ export class PaymentIntentStore {
 
   /** `findByKey`'s read, to run with values of other modules riding along (readAlong); rows go through `toRecord`. */
   byKeyRead(idempotencyKey: string): SqlRead {
-    return { text: `SELECT * FROM orchestrator.payment_intents WHERE idempotency_key = $1`, params: [idempotencyKey] };
+    return { text: `SELECT ${RECORD_COLUMNS} FROM orchestrator.payment_intents WHERE idempotency_key = $1`, params: [idempotencyKey] };
   }
 
   /** The intent as its initiator may see it; anyone else gets the same 404 as for an unknown id. */
   async getForInitiator(ledgerIntentId: string, userId: string): Promise<PaymentIntentRecord> {
     const { text, params } = this.forInitiatorRead(ledgerIntentId, userId);
-    return initiatorsRecord(await queryRows<PaymentIntentRow>(this.db, text, params));
+    // Prepared (QueryOptions.prepared): every verify-pin reads it.
+    return initiatorsRecord(await queryRows<PaymentIntentRow>(this.db, text, params, { prepared: true }));
   }
 
   /** `getForInitiator`'s read, to run with values of other modules riding along; its rows go through `initiatorsRecord`. */
   forInitiatorRead(ledgerIntentId: string, userId: string): SqlRead {
     return {
-      text: `SELECT * FROM orchestrator.payment_intents WHERE ledger_intent_id = $1 AND initiator_user_id = $2`,
+      text: `SELECT ${RECORD_COLUMNS} FROM orchestrator.payment_intents WHERE ledger_intent_id = $1 AND initiator_user_id = $2`,
       params: [ledgerIntentId, userId],
     };
   }
@@ -259,7 +274,7 @@ export class PaymentIntentStore {
       text: `${record.insert}
           WHERE ${onlyIf}
          ON CONFLICT (idempotency_key) DO NOTHING
-         RETURNING *`,
+         RETURNING ${RECORD_COLUMNS}`,
       params: record.params,
     };
   }
@@ -320,8 +335,10 @@ export class PaymentIntentStore {
     const [row] = await queryRows<PaymentIntentRow>(
       this.db,
       `UPDATE orchestrator.payment_intents SET ledger_intent_id = $2, stage = 'CREATED', expires_at = $3, create_response = $4::jsonb, updated_at = now()
-        WHERE id = $1 AND stage = 'PENDING' RETURNING *`,
+        WHERE id = $1 AND stage = 'PENDING' RETURNING ${RECORD_COLUMNS}`,
       [id, ledgerIntentId, expiresAt, JSON.stringify(response)],
+      // every create records the ledger's answer: parsed and planned once per connection
+      { prepared: true },
     );
     return row ? toRecord(row) : this.reload(id);
   }

@@ -191,6 +191,8 @@ export class LimitsService {
               used.kind, used.day::text AS day, used.month::text AS month
          FROM (SELECT 1) one LEFT JOIN used ON true`,
       [subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, now, doc.timezone, check.operationId],
+      // every create checks: parsed and planned once per connection
+      { prepared: true },
     );
     const of = (kind: Subject['kind']): Usage | undefined => {
       const row = rows.find((r) => r.kind === kind);

@@ -105,6 +105,8 @@ export class BlocklistService {
               CASE WHEN $2::text IS NULL THEN NULL
                    ELSE EXISTS (SELECT 1 FROM orchestrator.risk_counterparties WHERE payer_id = $2 AND payee_id = $3) END AS known`,
       [phones, pair?.payerId ?? null, pair?.payeeId ?? null],
+      // every create and confirm screens: parsed and planned once per connection
+      { prepared: true },
     );
     return { entries: row.entries, knownPayee: row.known ?? undefined };
   }

@@ -81,7 +81,15 @@ export class CustomersService {
 
   /** Several customers by auth user id in one statement (the parties of a payment); the unknown ones are left out. */
   async findByUserIds(userIds: string[], db: Db = this.db): Promise<Customer[]> {
-    const rows = await queryRows<CustomerRow>(db, `${SELECT} WHERE c.user_id = ANY($1::uuid[]) AND c.registered_at IS NOT NULL`, [userIds]);
+    // Prepared (QueryOptions.prepared): the parties' read of every confirm.
+    const rows = await queryRows<CustomerRow>(
+      db,
+      `${SELECT} WHERE c.user_id = ANY($1::uuid[]) AND c.registered_at IS NOT NULL`,
+      [userIds],
+      {
+        prepared: true,
+      },
+    );
     return rows.map(toCustomer);
   }
 
@@ -94,10 +102,13 @@ export class CustomersService {
    * and its counterparty); the same customer for both when the phone is the user's own.
    */
   async findByUserIdAndPhone(userId: string, phone: string, db: Db = this.db): Promise<{ byUserId?: Customer; byPhone?: Customer }> {
-    const rows = await queryRows<CustomerRow>(db, `${SELECT} WHERE (c.user_id = $1 OR c.phone = $2) AND c.registered_at IS NOT NULL`, [
-      userId,
-      phone,
-    ]);
+    // Prepared (QueryOptions.prepared): the parties' read of every create.
+    const rows = await queryRows<CustomerRow>(
+      db,
+      `${SELECT} WHERE (c.user_id = $1 OR c.phone = $2) AND c.registered_at IS NOT NULL`,
+      [userId, phone],
+      { prepared: true },
+    );
     const found = rows.map(toCustomer);
     return { byUserId: found.find((c) => c.userId === userId), byPhone: found.find((c) => c.phone === phone) };
   }
