@@ -147,15 +147,7 @@ export class LimitsService {
        ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
          SET status = 'SETTLED', settled_at = EXCLUDED.settled_at, held_until = NULL, released_at = NULL
          WHERE limit_usage.status <> 'SETTLED'`,
-      params: [
-        check.operationId,
-        subjects.map((s) => s.kind),
-        subjects.map((s) => s.id),
-        check.currency,
-        check.type,
-        check.amount,
-        this.clock(),
-      ],
+      params: [...usageRowParams(check, subjects), this.clock()],
     };
   }
 
@@ -222,6 +214,11 @@ function lockStatement(subjects: Subject[], currency: string): string {
       FROM unnest(ARRAY[${keys.map(escapeLiteral).join(', ')}]::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`;
 }
 
+/** `$1`–`$6` of a limit_usage insert for the subjects: operation, kinds, ids, currency, type, amount. */
+function usageRowParams(check: LimitCheck, subjects: Subject[]): unknown[] {
+  return [check.operationId, subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, check.type, check.amount];
+}
+
 /**
  * The hold's INSERT, dated `now` (a released hold of the operation is taken again). With `guard`:
  * only when `onlyIf` holds, the operation holds nothing yet and the database finds each subject's
@@ -235,16 +232,7 @@ function holdWrite(
   guard?: { onlyIf: string; room: ReturnType<typeof usageRoom> },
 ): SqlWrite {
   const heldUntil = new Date(now.getTime() + document.holdSeconds * 1000);
-  const params: unknown[] = [
-    check.operationId,
-    subjects.map((s) => s.kind),
-    subjects.map((s) => s.id),
-    check.currency,
-    check.type,
-    check.amount,
-    now,
-    heldUntil,
-  ];
+  const params: unknown[] = [...usageRowParams(check, subjects), now, heldUntil];
   let where = '';
   if (guard) {
     const bound = (s: Subject) => (s.kind === 'CUSTOMER' ? guard.room.payer : guard.room.agent);

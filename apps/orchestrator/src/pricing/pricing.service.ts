@@ -187,10 +187,7 @@ export class PricingService {
     const [row] = await queryRows<QuoteRow>(db, `SELECT ${QUOTE_COLUMNS} FROM orchestrator.fee_quotes WHERE id = $1`, [previous.quoteId]);
     if (!row) throw new AppException('QUOTE_NOT_FOUND');
     const quote = toQuote(row);
-    if (quote.type !== previous.type || quote.amount !== previous.amount || quote.currency !== previous.currency) {
-      // The caller paired a quote with another operation: a bug, never a client mistake.
-      throw new Error(`quote ${quote.quoteId} does not price this operation`);
-    }
+    assertPrices(quote, previous);
     if (row.requoted_at) return toCharge(row);
     return this.applyRequote(await this.prepareRequote(quote, active), db);
   }
@@ -285,19 +282,7 @@ export class PricingService {
         draft.quoteId,
       ]);
       if (!decided) throw new AppException('QUOTE_NOT_FOUND');
-      const stored = toQuote(decided);
-      const { terms, quoted } = draft;
-      if (
-        stored.type !== terms.type ||
-        stored.amount !== terms.amount ||
-        stored.currency !== terms.currency ||
-        stored.fee !== quoted.fee ||
-        stored.commission !== quoted.commission ||
-        stored.gridVersion !== quoted.gridVersion
-      ) {
-        // The caller paired a quote with another operation: a bug, never a client mistake.
-        throw new Error(`quote ${draft.quoteId} does not price this operation`);
-      }
+      assertPrices(toQuote(decided), { ...draft.terms, quoteId: draft.quoteId }, draft.quoted);
       return toCharge(decided);
     }
     const charge = toCharge(updated);
@@ -313,6 +298,17 @@ export class PricingService {
     }
     return charge;
   }
+}
+
+/**
+ * A stored quote paired by the caller with its operation's terms (and, when given, the numbers the
+ * caller holds for it): anything else is a bug of the caller, never a client mistake.
+ */
+function assertPrices(stored: Quote, terms: Pick<Quote, 'quoteId' | 'type' | 'amount' | 'currency'>, numbers?: Pricing): void {
+  const sameTerms = stored.type === terms.type && stored.amount === terms.amount && stored.currency === terms.currency;
+  const sameNumbers =
+    !numbers || (stored.fee === numbers.fee && stored.commission === numbers.commission && stored.gridVersion === numbers.gridVersion);
+  if (!sameTerms || !sameNumbers) throw new Error(`quote ${terms.quoteId} does not price this operation`);
 }
 
 /** Fee (rounded up) and commission (rounded down) of an operation under one pricing version. */
