@@ -69,13 +69,14 @@ const ANY_LANE = '*';
 export const MAX_GROUP = 32;
 
 /**
- * Group commit for hot accounts (issue 13). Every money transaction holds the advisory lock of each
- * account it writes from its first statement to its COMMIT, WAL flush included; on an account every
- * payment credits (a large merchant, FEE_COLLECTION) that lock hold is the ceiling of the whole
- * ledger, one transfer per flush. Here, while an operation on an account is running, the next ones
- * on that account queue; when it is done, everything queued runs as ONE SERIALIZABLE transaction
- * (advisory locks first, intents then accounts in ascending id order, then each operation's guarded
- * statement, one COMMIT): N transfers per lock hold and per flush.
+ * Group commit for hot accounts (docs/ledger.md "Locks, isolation and retries"). Every money
+ * transaction holds the advisory lock of each account it writes from its first statement to its
+ * COMMIT, WAL flush included; on an account every payment credits (a large merchant,
+ * FEE_COLLECTION) that lock hold is the ceiling of the whole ledger, one transfer per flush. Here,
+ * while an operation on an account is running, the next ones on that account queue; when it is
+ * done, everything queued runs as ONE SERIALIZABLE transaction (advisory locks first, intents then
+ * accounts in ascending id order, then each operation's guarded statement, one COMMIT): N transfers
+ * per lock hold and per flush.
  *
  * The same batching serves load as well as contention (`transactions`,
  * LEDGER_GROUP_COMMIT_TRANSACTIONS): operations whose accounts are all idle share one lane with that

@@ -153,14 +153,14 @@ export class LedgerDb implements OnModuleDestroy {
   }
 
   /**
-   * One money transaction (spec 2 "Atomic execution"): takes the advisory locks of `lockKeys` in
-   * the order given (intent, then accounts ascending) BEFORE the SERIALIZABLE transaction starts,
-   * so its snapshot already contains whatever the previous holder committed: a waiter reads the
-   * new balance instead of failing with 40001. Inside, `work` still takes `SELECT … FOR UPDATE`
-   * row locks (the rule of the spec, and the guard against any writer that skips the advisory
-   * locks). Replays on 40001/55P03/40P01 after the configured waits, then 409 CONCURRENCY_CONFLICT.
-   * On success the locks are released in the COMMIT round trip; locks the caller took before
-   * (an idempotency key) stay held.
+   * One money transaction (docs/ledger.md "Locks, isolation and retries"): takes the advisory locks
+   * of `lockKeys` in the order given (intent, then accounts ascending) BEFORE the SERIALIZABLE
+   * transaction starts, so its snapshot already contains whatever the previous holder committed: a
+   * waiter reads the new balance instead of failing with 40001. Inside, `work` still takes
+   * `SELECT … FOR UPDATE` row locks (the documented rule, and the guard against any writer that
+   * skips the advisory locks). Replays on 40001/55P03/40P01 after the configured waits, then 409
+   * CONCURRENCY_CONFLICT. On success the locks are released in the COMMIT round trip; locks the
+   * caller took before (an idempotency key) stay held.
    */
   async serializable<T>(
     session: DbSession,
@@ -335,10 +335,11 @@ export class LedgerDb implements OnModuleDestroy {
   }
 
   /**
-   * The database's last-line checks, turned into stable codes: a balance or amount leaving the exact
-   * integer range is the caller's 422; a transaction refused at COMMIT for not balancing means the
-   * service itself built wrong entries (spec 2: LEDGER_INTEGRITY_VIOLATION, 500), logged at ERROR so
-   * the alerting on error logs and the metric both see it.
+   * The database's last-line checks, turned into stable codes: a balance or amount leaving the
+   * exact integer range is the caller's 422; a transaction refused at COMMIT for not balancing
+   * means the service itself built wrong entries (500 LEDGER_INTEGRITY_VIOLATION,
+   * docs/ledger.md "Rules the database enforces"), logged at ERROR so the alerting on error logs
+   * and the metric both see it.
    */
   private rethrowConstraint(error: unknown): void {
     if (isCheckViolation(error, MONEY_RANGE_CONSTRAINTS)) throw outOfRange('the resulting amount or balance');

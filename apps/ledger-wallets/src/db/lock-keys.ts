@@ -16,9 +16,9 @@ export function stringLockKey(value: string): bigint {
 
 /**
  * The lock keys of one money operation in the only order anyone takes them: the intent first (when
- * there is one), then the accounts in ascending id order (spec 2 step 2). Every path that moves
- * money, expiry sweeps included, goes through here, so two operations can never wait on each
- * other in a cycle.
+ * there is one), then the accounts in ascending id order
+ * (docs/ledger.md "Locks, isolation and retries", step 1). Every path that moves money, expiry
+ * sweeps included, goes through here, so two operations can never wait on each other in a cycle.
  */
 export function moneyLockKeys(accountIds: string[], intentId?: string): bigint[] {
   const accounts = [...new Set(accountIds.map((id) => id.toLowerCase()))].sort();

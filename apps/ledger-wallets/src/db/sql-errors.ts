@@ -1,4 +1,7 @@
-/** SQLSTATEs the ledger replays a money transaction on (spec 2 "Concurrency rules" 3 and 4). */
+/**
+ * SQLSTATEs the ledger replays a money transaction on
+ * (docs/ledger.md "Locks, isolation and retries", step 3).
+ */
 export const RETRYABLE_SQLSTATES = new Set([
   '40001', // serialization_failure
   '40P01', // deadlock_detected

@@ -6,7 +6,10 @@ export interface EntryLeg {
   account_id: string;
   kind: 'DEBIT' | 'CREDIT';
   amount: number;
-  /** the paired entry (spec 2 double-entry rule 1) */
+  /**
+   * the paired entry: every DEBIT has a CREDIT of the same amount on another account
+   * (docs/ledger.md "Transactions and entries")
+   */
   counterparty_id: string;
 }
 

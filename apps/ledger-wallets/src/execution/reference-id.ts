@@ -3,9 +3,10 @@ import { randomInt } from 'node:crypto';
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /**
- * `transactions.reference_id` (spec 2): three-letter platform prefix, `TX`, the UTC date as
- * YYMMDD, then 7 random characters (36^7 ≈ 7.8e10 per day; a collision is caught by the unique
- * constraint and the transaction replayed with a fresh reference).
+ * `transactions.reference_id` (docs/ledger.md "Transactions and entries"): three-letter platform
+ * prefix, `TX`, the UTC date as YYMMDD, then 7 random characters (36^7 ≈ 7.8e10 per day; a
+ * collision is caught by the unique constraint and the transaction replayed with a fresh
+ * reference).
  */
 export function newReferenceId(prefix: string, at: Date = new Date()): string {
   const yymmdd = at.toISOString().slice(2, 10).replace(/-/g, '');

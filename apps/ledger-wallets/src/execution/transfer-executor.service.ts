@@ -59,9 +59,10 @@ export interface ActorInfo {
 }
 
 /**
- * Spec 2 "Atomic execution on SUCCEEDED". Every value the execution context decides is computed
- * here; the locks, the checks on the locked rows and the writes (transaction, entries, balances,
- * intent, event, outbox row) are one call of the database function `ledger.execute_confirm`.
+ * The atomic execution of a move to SUCCEEDED (docs/ledger.md "Transactions and entries"). Every
+ * value the execution context decides is computed here; the locks, the checks on the locked rows
+ * and the writes (transaction, entries, balances, intent, event, outbox row) are one call of the
+ * database function `ledger.execute_confirm` (docs/ledger.md "Locks, isolation and retries").
  */
 @Injectable()
 export class TransferExecutor {

@@ -7,9 +7,10 @@ import { LedgerWalletsConfig } from '../ledger-wallets.config';
 import { IntentTransitionService } from './intent-transition.service';
 
 /**
- * Expires intents past their lifetime (spec 2: 10 minutes by default) through the same transition
- * as everything else: intent lock, then the source account lock, hold released, event written.
- * Also removes idempotency keys past their 48 h validity.
+ * Expires intents past their lifetime (docs/ledger.md "Intents": 10 minutes by default) through the
+ * same transition as everything else: intent lock, then the source account lock, hold released,
+ * event written. Also removes idempotency keys past their 48 h validity
+ * (docs/ledger.md "Idempotency").
  */
 @Injectable()
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {

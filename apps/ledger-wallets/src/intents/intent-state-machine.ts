@@ -17,8 +17,8 @@ const ENDING_EVENTS: Record<string, string> = { FAILED: 'transaction_failed', EX
 
 /**
  * The business event name of a move, or null when the move is not allowed. Terminal states are
- * final; FAILED, EXPIRED and CANCELED are reachable from every non-terminal state (spec 2 shows them
- * from CREATED and leaves the later states "not shown": an intent stuck in OTP_SENT must be able
+ * final; FAILED, EXPIRED and CANCELED are reachable from every non-terminal state, not only from
+ * CREATED (docs/ledger.md "Deliberate deviations, and why": an intent stuck in OTP_SENT must be able
  * to end and release its frozen amount too). The OTP branch is taken only when the intent requires
  * an OTP, the direct CREATED → PIN_VERIFIED only when it does not.
  */

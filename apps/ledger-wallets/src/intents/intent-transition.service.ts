@@ -46,9 +46,10 @@ export interface TransitionOptions {
 }
 
 /**
- * `POST /v1/internal/intents/:id/transition`: the whole state machine of spec 2. Every move locks
- * the intent first (advisory lock, then FOR UPDATE inside the transaction), then the accounts it
- * changes in ascending id order, and writes its intent_events row in the same transaction.
+ * `POST /v1/internal/intents/:id/transition`: the whole intent state machine
+ * (docs/ledger.md "Intents"). Every move locks the intent first (advisory lock, then FOR UPDATE
+ * inside the transaction), then the accounts it changes in ascending id order, and writes its
+ * intent_events row in the same transaction.
  */
 @Injectable()
 export class IntentTransitionService {

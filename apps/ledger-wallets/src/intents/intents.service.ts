@@ -20,11 +20,12 @@ export class IntentsService {
   ) {}
 
   /**
-   * Creates the intent (spec 2 table row "(none) → CREATED"): freezes amount + fee on the source
-   * account inside its lock, stores the idempotency key, locks the QR, writes the first event, all
-   * in one transaction. The same key with the same body answers the first response again; with
-   * another body 422. With `createBy`, a request that was not created before that time is refused
-   * (400 INTENT_CREATE_DEADLINE_PASSED, nothing held) while a replay still gets its stored answer.
+   * Creates the intent (its first state, CREATED; docs/ledger.md "Intents"): freezes amount + fee
+   * on the source account inside its lock, stores the idempotency key, locks the QR, writes the
+   * first event, all in one transaction. The same key with the same body answers the first response
+   * again; with another body 422. With `createBy`, a request that was not created before that time
+   * is refused (400 INTENT_CREATE_DEADLINE_PASSED, nothing held) while a replay still gets its
+   * stored answer.
    */
   async create(dto: CreateIntentDto): Promise<IdempotentResponse<IntentView>> {
     const key = dto.idempotencyKey;

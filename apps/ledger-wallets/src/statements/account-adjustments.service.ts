@@ -19,10 +19,11 @@ interface AdjustmentRow {
 
 /**
  * What moved a holder's accounts besides its payments: ADJUSTMENT transactions (reversals under
- * maker-checker, account corrections, test funding). The orchestrator's payment records cannot
- * know of them, and without them a customer's history would not add up to its balance (issue 30
- * item 16). Times are cut to the millisecond, in the order as in the answer, so that a keyset
- * cursor made of an ISO time (milliseconds) and an id never repeats or skips a row.
+ * maker-checker, account corrections, test funding). The orchestrator's payment records cannot know
+ * of them, and without them a customer's history would not add up to its balance
+ * (docs/ledger.md "Statements: what moved a holder's accounts besides payments"). Times are cut to
+ * the millisecond, in the order as in the answer, so that a keyset cursor made of an ISO time
+ * (milliseconds) and an id never repeats or skips a row.
  */
 @Injectable()
 export class AccountAdjustmentsService {

@@ -3,11 +3,12 @@ import { type ValidationArguments, type ValidatorConstraintInterface, Validation
 import { PlatformValidationPipe } from '@mm/platform';
 
 /**
- * The class-validator rules of a DTO, compiled once (issue 13). On the hot route, class-validator
- * spends most of its time finding the rules again on every request (it scans the metadata of every
- * DTO of the app, for each nested object) and class-transformer copies the body into class
- * instances; the checks themselves are cheap. A compiled check runs the very same constraint
- * functions the decorators registered (IsUUID, MaxLength, IsMoney…), with the semantics the global
+ * The class-validator rules of a DTO, compiled once (one of the confirm's speed-ups,
+ * docs/performance.md "Ledger"). On the hot route, class-validator spends most of its time finding
+ * the rules again on every request (it scans the metadata of every DTO of the app, for each nested
+ * object) and class-transformer copies the body into class instances; the checks themselves are
+ * cheap. A compiled check runs the very same constraint functions the decorators registered
+ * (IsUUID, MaxLength, IsMoney…), with the semantics the global
  * ValidationPipe gives them (whitelist + forbidNonWhitelisted, OptionalField, IsDefined, ValidateNested with
  * @Type), so the decorators stay the one source of truth.
  *
