@@ -15,7 +15,7 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'error',
       // IsOptional lets an explicit null through as if the field were absent: the platform's rule
-      // (issue 30) is that null is refused unless the field is declared nullable.
+      // is that null is refused unless the field is declared nullable (docs/contributing.md "Adding a route").
       'no-restricted-imports': [
         'error',
         {

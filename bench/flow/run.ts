@@ -1,6 +1,6 @@
 /**
  * `npm run bench:flow` — the public money flow through the gateway, beside the ledger's own
- * transition in the same run (issue 9 "Benchmark"):
+ * transition in the same run (docs/performance.md "`bench:flow`"):
  *   - W1 at the ledger: uncontended transfers at the internal transition endpoint (as bench:ledger),
  *     and W1k, the very request a confirm sends (X-Idempotency-Key, fee to FEE_COLLECTION);
  *   - F1: create → verify-pin → confirm through the orchestrator's public listener, with real auth

@@ -1,6 +1,6 @@
 /**
  * A minimal partner receiver for our webhooks, following the five receiver rules of the partner
- * API (spec 1 "Receiver rules"). Plain node:http, no framework: copy it and replace the handlers.
+ * API (docs/partners.md "5. Webhooks"). Plain node:http, no framework: copy it and replace the handlers.
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
