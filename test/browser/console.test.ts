@@ -6,8 +6,8 @@ import { type Json, WebhookOpsPlatform, until } from '../../apps/orchestrator/te
 import { Authenticators, OperatorWindow, counts, launchChromium, saysExactly, saysSo, screenshot, shows } from './console-browser';
 
 /**
- * The operators' console in a real headless Chromium against the five real services (issue 26,
- * "Tests → Browser"): each scenario is what an operator does with the mouse and keyboard, checked by
+ * The operators' console (docs/operators.md "The screens") in a real headless Chromium against the
+ * five real services: each scenario is what an operator does with the mouse and keyboard, checked by
  * what the screen says and by what the platform did (balances, deliveries, the audit trail). The
  * scenarios run in order and share the operators they create, as a working day would.
  *

@@ -8,11 +8,12 @@ import { type CrossFieldRule, errorBodyOf, excusedByRule, isRouteMiss, reachedPa
 import { SchemaSampler } from './schema-sampler';
 
 /**
- * Conformance testing from the documents (issue 30 item 11): a client generated from an OpenAPI
- * document must be able to use the API. For every operation of the public document
- * (`/api/openapi.json`) and of each service's internal document, requests are built from the
- * document alone (its examples, then values drawn from its schemas) and sent to the real services;
- * every answer is then held against the same document with ajv.
+ * Conformance testing from the documents (the OpenAPI rule of
+ * docs/contributing.md "Conventions as practised here"): a client generated from an OpenAPI document
+ * must be able to use the API. For every operation of the public document (`/api/openapi.json`) and of
+ * each service's internal document, requests are built from the document alone (its examples, then
+ * values drawn from its schemas) and sent to the real services; every answer is then held against the
+ * same document with ajv.
  *
  * - Every documented example is accepted: never a VALIDATION_ERROR.
  * - A request generated from the schemas is accepted too: the schemas are no looser than the server

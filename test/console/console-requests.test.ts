@@ -5,12 +5,13 @@ import { type Json, WebhookOpsPlatform } from '../../apps/orchestrator/test/back
 import { Authenticators, OperatorWindow, counts, launchChromium, saysSo, screenshot, shows } from '../browser/console-browser';
 
 /**
- * The console screens of the maker-checker actions added late in issue 26, in a real headless
- * Chromium against the five real services (build first: the gateway serves dist/console). Each
- * scenario checks what the screen says and what the platform did: a compliance officer asked from
- * the Staff screen is a STAFF_CREATE request (and what the screen says happens next is what happens),
- * staff access disabled and enabled from the person 360 view, a webhook signing secret rotated on
- * four eyes and collected once, and the blocklist screen.
+ * The console screens of some maker-checker actions
+ * (docs/operators.md "Four eyes: requests and decisions"), in a real headless Chromium against the five
+ * real services (build first: the gateway serves dist/console). Each scenario checks what the screen
+ * says and what the platform did: a compliance officer asked from the Staff screen is a STAFF_CREATE
+ * request (and what the screen says happens next is what happens), staff access disabled and enabled
+ * from the person 360 view, a webhook signing secret rotated on four eyes and collected once, and the
+ * blocklist screen.
  */
 
 jest.setTimeout(240_000);

@@ -19,8 +19,9 @@ import { PROBED_PORTS, allowedEdges } from './network-policy-eval';
 /**
  * The Kubernetes deployment, checked offline (no cluster is reachable from here): the committed YAML is
  * what `npm run deploy:render` writes, every object passes the Kubernetes or CloudNativePG schema, and
- * the rules of issue 28 hold (probes, resources, disruption budgets, autoscalers, credentials only from
- * their service's Secret, the same variables as docker-compose.yml, exactly the intended network edges).
+ * the deployment's rules hold: probes, resources, disruption budgets, autoscalers, credentials only from
+ * their service's Secret, the same variables as docker-compose.yml, exactly the intended network edges
+ * (listed in deploy/README.md "Checks").
  */
 const DEPLOY = join(__dirname, '..', '..', 'deploy');
 const OUT = join(DEPLOY, 'kubernetes');

@@ -1,5 +1,5 @@
 /**
- * The docs' commands run (issue 12, "every document checked"): the README's walkthrough and the
+ * The docs' commands run (docs/contributing.md "Docs whose commands run"): the README's walkthrough and the
  * guides' examples are executed against a platform this file starts, and what the docs show as
  * their output is checked. The convention for marking commands is in ./doctest.ts and
  * docs/contributing.md.

@@ -61,7 +61,7 @@ async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-describe('gateway: routing table of spec 3, ids downstream, upstream failures', () => {
+describe('gateway: routing table of docs/architecture.md "Processes and ports", ids downstream, upstream failures', () => {
   let db: TestDatabase;
   const redis = createTestRedis();
   const authLines: Array<Record<string, unknown>> = [];

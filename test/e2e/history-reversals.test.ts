@@ -17,9 +17,9 @@ interface Line {
 }
 
 /**
- * Issue 30 item 16: a payment reversed by operators under maker-checker shows as reversed in every
- * party's history and receipts, the reversal appears as its own line linked to it, and a history
- * always adds up to the balance: payer, payee, agent and merchant.
+ * As docs/mobile-api.md "History and receipts" states: a payment reversed by operators under
+ * maker-checker shows as reversed in every party's history and receipts, the reversal appears as its own
+ * line linked to it, and a history always adds up to the balance: payer, payee, agent and merchant.
  */
 describe('history after a reversal: every party sees it, and its history sums to its balance', () => {
   const p = new MoneyPlatform();

@@ -13,7 +13,8 @@ import { type TestDatabase, allowedCallerKey, createTestDatabase, createTestRedi
 const SERVICES = ['orchestrator', 'auth', 'partners', 'ledger-wallets', 'webhook-dispatcher'] as const;
 
 /**
- * The same edges on every service, since all five share one bootstrap (issue 30 items 5 and 6):
+ * The same edges on every service, since all five share one bootstrap (what every service does at
+ * the edge of HTTP, docs/architecture.md "Processes and ports"):
  * bytes Node's parser refuses, oversized headers, methods nobody parses, and JSON nested
  * thousands of levels deep sent to a real route with a key that route accepts.
  */

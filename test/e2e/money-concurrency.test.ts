@@ -43,7 +43,7 @@ describe('money flow under concurrency, retries and crashes', () => {
     return id;
   }
 
-  it("spec 2's two simultaneous withdrawals, each above half the balance: one 200, one 422 naming both amounts", async () => {
+  it('two simultaneous cash-outs, each above half the balance: one 200, one 422 INSUFFICIENT_BALANCE stating no amount to the agent (docs/mobile-api.md "confirm")', async () => {
     const customer = await p.register('CUSTOMER');
     await p.fund(customer.accounts.XAF, 30_000);
     const [qr1, qr2] = await Promise.all(

@@ -6,12 +6,13 @@ import { type Answer, type Json, PartnersPlatform } from './partners-platform';
 import { E2E_ADMIN, type TestMerchant, createMerchant } from './partners-support';
 
 /**
- * Every row of spec 1's error table, through the gateway, with its HTTP status and its code (the
- * specific code of a field fault is the `code` of that field's `errors[]` entry under the top-level
- * VALIDATION_ERROR: the rule documented on POST /partners-public/orders). Then anti-enumeration of
- * connection requests as a partner sees it from outside.
+ * Every row of the partner API's error table (docs/partners.md "7. All error codes"), through the
+ * gateway, with its HTTP status and its code (the specific code of a field fault is the `code` of that
+ * field's `errors[]` entry under the top-level VALIDATION_ERROR: the rule documented on POST
+ * /partners-public/orders). Then anti-enumeration of connection requests as a partner sees it from
+ * outside.
  */
-describe('spec 1 error table through the gateway', () => {
+describe('partner API error table (docs/partners.md "7. All error codes") through the gateway', () => {
   const p = new PartnersPlatform();
   let admin: string;
   let integration: Json;

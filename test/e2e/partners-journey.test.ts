@@ -6,10 +6,11 @@ import { type Json, PartnersPlatform } from './partners-platform';
 import { E2E_ADMIN } from './partners-support';
 
 /**
- * Spec 1 end to end, every hop real: an administrator creates an integration (key shown once), the
- * partner asks a merchant to connect, the merchant accepts in the app (connection.activated reaches
- * the partner), the partner creates an order, a customer pays its QR in the ledger, and order.paid
- * reaches the partner's receiver, signature verified with libs/webhook-signature.
+ * The partner integration end to end (docs/partners.md "1. The shape of an integration"), every hop
+ * real: an administrator creates an integration (key shown once), the partner asks a merchant to
+ * connect, the merchant accepts in the app (connection.activated reaches the partner), the partner
+ * creates an order, a customer pays its QR in the ledger, and order.paid reaches the partner's receiver,
+ * signature verified with libs/webhook-signature.
  */
 interface Registered {
   phone: string;

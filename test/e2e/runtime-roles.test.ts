@@ -5,7 +5,7 @@ import { OWNER_ROLE, migrateAll, migrationDataSource, undoLastMigration } from '
 import { REPEATABLE_TABLE } from '../../tools/repeatable-sql';
 import { type TestDatabase, createTestDatabase } from '../support/test-env';
 
-/** The migration that took ownership away from the runtime roles (issue 30 item 14). */
+/** The migration that took ownership away from the runtime roles. */
 const HANDOVER = 'RuntimeRolePrivileges1765200000000';
 
 /**
@@ -115,7 +115,7 @@ async function expectNoOwnerPowers(url: string, { tables, functions }: SchemaObj
   });
 }
 
-describe('database: the runtime roles own nothing (issue 30 item 14)', () => {
+describe('database: the runtime roles own nothing (docs/architecture.md "Storage: one database, one schema and one role per service")', () => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await createTestDatabase();

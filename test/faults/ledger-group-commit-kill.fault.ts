@@ -1,10 +1,10 @@
 /**
  * kill -9 of ledger-wallets while confirms to ONE hot merchant account are being group-committed
- * (issue 13): 32 clients confirm at once, every payment crediting the same merchant and paying its fee
- * to the same FEE_COLLECTION account, so the confirms queue behind each other and commit several per
- * transaction. The kill lands in the middle of the burst, with batches queued, running and committed
- * but not yet answered. Each client then does what the orchestrator does: the same confirm again,
- * with the same X-Idempotency-Key, until a definite answer.
+ * (docs/ledger.md "Locks, isolation and retries"): 32 clients confirm at once, every payment
+ * crediting the same merchant and paying its fee to the same FEE_COLLECTION account, so the confirms
+ * queue behind each other and commit several per transaction. The kill lands in the middle of the burst,
+ * with batches queued, running and committed but not yet answered. Each client then does what the
+ * orchestrator does: the same confirm again, with the same X-Idempotency-Key, until a definite answer.
  * Proves: batches larger than one really formed before the kill; every intent ends SUCCEEDED with
  * exactly one transaction; every confirm gets its 200 in the end, and the committed answer is the
  * one a later retry replays; the merchant and the fee account hold exactly the committed money; the

@@ -5,9 +5,9 @@ import { type CryptoKey, type JWK, SignJWT, exportJWK, generateKeyPair } from 'j
 import { AUTH_JWKS_PATH, AUTH_TOKEN_ISSUER } from '@mm/contracts';
 
 /**
- * Funding test accounts the lawful ways (issue 14 item 2): money enters an account only through a
- * correction a maker submits and a different checker approves, each proven by an access token
- * signed by "auth" (here: a key generated per test file, served as a JWKS). The ledger's
+ * Funding test accounts the lawful ways (docs/ledger-corrections.md "Test funding"): money enters an
+ * account only through a correction a maker submits and a different checker approves, each proven by an
+ * access token signed by "auth" (here: a key generated per test file, served as a JWKS). The ledger's
  * `PUT /v1/accounts/:id/balance/add` is the test-funding flow (NODE_ENV=test only; its test-funding/).
  */
 

@@ -14,7 +14,7 @@ export interface PropertyWork {
 
 /**
  * The Jest timeout of a property-based test, from the work it is given rather than from how fast
- * some machine does it (issue 30 item 15). It only ends a test that hangs; no test asserts a speed.
+ * some machine does it. It only ends a test that hangs; no test asserts a speed.
  */
 export function propertyDeadline(work: PropertyWork): number {
   return work.runs * work.perRunMs + (work.fixedMs ?? 10_000);

@@ -13,7 +13,7 @@ import { bullOptions } from '@mm/platform';
 import { REDIS_PREFIX } from './platform';
 import { enqueue } from './webhook-load';
 
-/** A UUID v4-shaped id fixed by the input (spec 1 event ids are UUID v4). */
+/** A UUID v4-shaped id fixed by the input (the partner API's webhook event ids are UUID v4). */
 export function derivedEventId(source: string): string {
   const h = createHash('sha256').update(`order.paid:${source}`).digest('hex');
   const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
