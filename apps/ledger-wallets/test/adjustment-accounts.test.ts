@@ -3,8 +3,9 @@ import { reverseApproved, useOperatorLedger } from './operators';
 
 /**
  * ledger.adjustment_accounts, the index of which accounts each ADJUSTMENT transaction touched, from
- * which a holder's statement reads its adjustments without reading its payments' entries (issue 30
- * item 16, follow-up). The database keeps it: what it holds must be exactly what the entries say.
+ * which a holder's statement reads its adjustments without reading its payments' entries
+ * (docs/ledger.md "Statements: what moved a holder's accounts besides payments"). The database
+ * keeps it: what it holds must be exactly what the entries say.
  */
 describe('ledger: the adjustments of each account are indexed by the database', () => {
   const t = useOperatorLedger();

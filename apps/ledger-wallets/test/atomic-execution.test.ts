@@ -1,6 +1,10 @@
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger, transfer } from './ledger-harness';
 
-describe('ledger: intents and atomic execution (spec 2)', () => {
+/**
+ * The intent's life and its execution on SUCCEEDED
+ * (docs/ledger.md "Intents", "Transactions and entries").
+ */
+describe('ledger: intents and atomic execution', () => {
   let h: Harness;
 
   beforeAll(async () => {

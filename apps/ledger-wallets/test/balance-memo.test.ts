@@ -48,8 +48,9 @@ function referenceId(): string {
 
 /**
  * The double-entry check at COMMIT skips a transaction it remembers having found balanced. The
- * ledger's own role writes the memo's setting as freely as any session (issue 30 item 14): what it
- * writes there must never make the check skip a transaction it did not find balanced.
+ * ledger's own role writes the memo's setting as freely as any session
+ * (docs/ledger.md "Rules the database enforces"): what it writes there must never make the check
+ * skip a transaction it did not find balanced.
  */
 describe('ledger: the double-entry memo cannot be forged by the ledger role', () => {
   let db: TestDatabase;

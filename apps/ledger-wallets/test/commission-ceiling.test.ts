@@ -4,8 +4,9 @@ import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invaria
 const CEILING = 500;
 
 /**
- * Issue 30 item 12: a commission no grid could produce is refused at the ledger, whoever calls:
- * above the operation's amount, or above the configured ceiling per operation. Nothing moves.
+ * A commission no grid could produce is refused at the ledger, whoever calls
+ * (docs/ledger.md "Execution rules"): above the operation's amount, or above the configured ceiling
+ * per operation. Nothing moves.
  */
 describe('ledger: a commission beyond its bounds is refused (COMMISSION_OUT_OF_RANGE)', () => {
   let h: Harness;

@@ -2,10 +2,11 @@ import { uuidLockKey } from '../src/db/lock-keys';
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 /**
- * Issue 13: the confirm alone is one `CALL ledger.confirm_checked` (locks, COMMIT, SERIALIZABLE
- * transaction, COMMIT, release inside the procedure). What the callers rely on when it fails part
- * way: nothing is written, no advisory lock stays with a pooled connection, the usual replays and
- * 409 happen, and the next attempt commits exactly once.
+ * The confirm alone is one `CALL ledger.confirm_checked`
+ * (docs/ledger.md "Locks, isolation and retries": locks, COMMIT, SERIALIZABLE transaction, COMMIT,
+ * release inside the procedure). What the callers rely on when it fails part way: nothing is
+ * written, no advisory lock stays with a pooled connection, the usual replays and 409 happen, and
+ * the next attempt commits exactly once.
  */
 describe('ledger: the confirm procedure', () => {
   let h: Harness;

@@ -8,9 +8,10 @@ import { ADMIN_2, SUPPORT, recordAlerts, useOperatorLedger } from './operators';
 const COMPLIANCE_LIMIT = 1_000_000;
 
 /**
- * Corrections under maker-checker (issue 14 item 2): a maker submits, a different operator with an
- * approver role approves, and only then the signed adjustment is written; every step is journaled
- * and the compliance channel hears of every executed correction.
+ * Corrections under maker-checker
+ * (docs/ledger-corrections.md "What an approval writes", "Compliance alert"): a maker submits, a
+ * different operator with an approver role approves, and only then the signed adjustment is
+ * written; every step is journaled and the compliance channel hears of every executed correction.
  */
 describe('ledger: balance corrections under maker-checker', () => {
   const alerts: Record<string, unknown>[] = [];

@@ -11,7 +11,10 @@ function referenceId(): string {
   return `TSTTX260101${Array.from({ length: 7 }, () => alphabet[randomInt(alphabet.length)]).join('')}`;
 }
 
-/** The last line of defence (spec 2 concurrency rule 5): raw SQL that bypasses the service is refused. */
+/**
+ * The last line of defence (docs/ledger.md "Rules the database enforces"): raw SQL that bypasses the
+ * service is refused.
+ */
 describe('ledger: constraints and append-only triggers', () => {
   let h: Harness;
   let raw: Client;

@@ -405,8 +405,9 @@ describe('ledger: execute_confirm applies the documented account rules case by c
       cases.set(l, { label: l, intentId: grid(type, s, d), source: s, destination: d, ...c });
     };
     const pairs = TYPES.flatMap((type) => XAF_KINDS.flatMap((s) => XAF_KINDS.filter((d) => d !== s).map((d) => [type, s, d] as const)));
-    // The lawful pairs, found by the documented rules on a bare context (18 by spec 2's table:
-    // 6 transfers among the three customer-type accounts, 6 cash-ins, 6 cash-outs).
+    // The lawful pairs, found by the documented rules on a bare context (18 by the table of
+    // docs/ledger.md "Execution rules": 6 transfers among the three customer-type accounts,
+    // 6 cash-ins, 6 cash-outs).
     const lawful = pairs.filter(([type, s, d]) => {
       const ctx = contextOf({ label: '', intentId: '', source: s, destination: d });
       const r = {
@@ -485,8 +486,9 @@ describe('ledger: execute_confirm applies the documented account rules case by c
     expect(await snapshot()).toBe(before);
   }, 120_000);
 
-  it('agrees with spec 2 on the rules’ boundaries, written out by hand', async () => {
-    // Independent of the oracle: if it and the SQL changed the same wrong way, this still fails.
+  it('agrees with the documented rules on their boundaries, written out by hand', async () => {
+    // The boundaries of docs/ledger.md "Execution rules", independent of the oracle: if it and the
+    // SQL changed the same wrong way, this still fails.
     const anchors: [IntentType, Kind, Kind, Pick<Case, 'fee' | 'commission'>, string | null][] = [
       ['TRANSFER', 'customer', 'merchant', {}, null],
       ['TRANSFER', 'merchant', 'customerInA', { fee: { to: 'feeCollection' } }, null],

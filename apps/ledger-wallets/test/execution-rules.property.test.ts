@@ -4,10 +4,11 @@ import { propertyTest } from '../../../test/support/property-deadline';
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 /**
- * Spec 2's double-entry rules, written here independently of the ledger's code: a model of which
- * execution contexts are lawful. fast-check generates contexts biased towards the lawful ones (so
- * both sides are exercised) and every one is sent through create → PIN_VERIFIED → SUCCEEDED; the
- * ledger must accept exactly the contexts the model accepts, and refuse the others with 422.
+ * The account rules of docs/ledger.md "Execution rules", written here independently of the ledger's
+ * code: a model of which execution contexts are lawful. fast-check generates contexts biased
+ * towards the lawful ones (so both sides are exercised) and every one is sent through create →
+ * PIN_VERIFIED → SUCCEEDED; the ledger must accept exactly the contexts the model accepts, and
+ * refuse the others with 422.
  */
 type Kind =
   'customer' | 'merchant' | 'agent' | 'agentCommission' | 'otherAgentCommission' | 'systemCommission' | 'treasury' | 'fee' | 'suspense';
@@ -87,7 +88,7 @@ function refusal(c: Case): 'create' | 'execute' | undefined {
   return undefined;
 }
 
-describe('ledger: execution contexts follow the spec 2 account rules (fast-check)', () => {
+describe('ledger: execution contexts follow the documented account rules (fast-check)', () => {
   let h: Harness;
   let accounts: Record<Kind, string>;
 

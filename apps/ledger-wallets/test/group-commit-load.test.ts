@@ -6,9 +6,10 @@ import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, invaria
 const QUEUED = 6;
 
 /**
- * Issue 13, group commit under load (LEDGER_GROUP_COMMIT_TRANSACTIONS): when every slot is taken,
- * the confirms that wait share the next free one's transaction even though no two of them touch the
- * same account, and each is still all-or-nothing on its own terms.
+ * Group commit under load (LEDGER_GROUP_COMMIT_TRANSACTIONS,
+ * docs/ledger.md "Locks, isolation and retries"): when every slot is taken, the confirms that wait
+ * share the next free one's transaction even though no two of them touch the same account, and each
+ * is still all-or-nothing on its own terms.
  */
 describe('ledger: group commit of unrelated confirms when the ledger is busy', () => {
   let h: Harness;

@@ -6,12 +6,12 @@ import { type Harness, contextFor, fundedAccount, intentBody, invariants, startL
 import { metricSum } from './observe';
 
 /*
- * Review of group commit (issue 13): what a confirm answers when the database's reply to a batch is
- * lost AFTER the batch committed. The connection carrying the batch is cut by a TCP proxy between
- * the ledger and PostgreSQL (a network fault, the database itself untouched) once the call of the
- * batch is answered and before the answer to its COMMIT reaches the ledger: PostgreSQL has
- * committed every confirm of the batch with its idempotent answer, the ledger only sees a broken
- * connection.
+ * Review of group commit (docs/ledger.md "Locks, isolation and retries"): what a confirm answers
+ * when the database's reply to a batch is lost AFTER the batch committed. The connection carrying
+ * the batch is cut by a TCP proxy between the ledger and PostgreSQL (a network fault, the database
+ * itself untouched) once the call of the batch is answered and before the answer to its COMMIT
+ * reaches the ledger: PostgreSQL has committed every confirm of the batch with its idempotent
+ * answer, the ledger only sees a broken connection.
  *
  * A confirm whose outcome is unknown must get a retryable answer (5xx), as it does when it runs
  * alone: its client then sends it again with the same key and gets the committed answer. It must

@@ -5,9 +5,9 @@ import { type Harness, contextFor, fundedAccount, invariants, pinVerifiedIntent,
 const GROUPED = 8;
 
 /**
- * Issue 13, hot accounts: confirms queued behind a busy account commit together, and still each on
- * its own terms: a refused one writes nothing, the others commit, the idempotent one stores its
- * answer, every invariant holds.
+ * Group commit on hot accounts (docs/ledger.md "Locks, isolation and retries"): confirms queued
+ * behind a busy account commit together, and still each on its own terms: a refused one writes
+ * nothing, the others commit, the idempotent one stores its answer, every invariant holds.
  */
 describe('ledger: group commit on a hot merchant account', () => {
   let h: Harness;

@@ -4,8 +4,10 @@ import { balanceOf, fundedAccount, invariants } from './ledger-harness';
 import { SUPPORT, useOperatorLedger } from './operators';
 
 /**
- * The ledger routes the back office drives (issue 26): named holds, the preview of a correction,
- * the expiry of a correction nobody decided; each with an operator token signed for this file.
+ * The ledger routes the back office drives: named holds, the preview of a correction, the expiry of
+ * a correction nobody decided
+ * (docs/ledger-corrections.md "Holds", "API (`/v1/internal/corrections`)", "Expiry"); each with an
+ * operator token signed for this file.
  */
 describe('ledger: named holds, correction preview and expiry', () => {
   const t = useOperatorLedger();

@@ -3,10 +3,11 @@ import { openApiOf, undocumented } from '../../../test/support/openapi-departure
 import { type Harness, contextFor, fundedAccount, intentBody, startLedger } from './ledger-harness';
 
 /**
- * The intent routes answer exactly what their OpenAPI document says (issue 12): every real answer
- * of a whole life — created, replayed, read, each move, the journal, a failure — is held against
- * the documented schema of its status, so IntentViewDto / IntentEventViewDto cannot drift from
- * the views the code builds.
+ * The intent routes answer exactly what their OpenAPI document says
+ * (docs/contributing.md "Conventions as practised here"): every real answer of a whole life —
+ * created, replayed, read, each move, the journal, a failure — is held against the documented
+ * schema of its status, so IntentViewDto / IntentEventViewDto cannot drift from the views the code
+ * builds.
  */
 describe('ledger: the intent routes answer in their documented shapes', () => {
   let h: Harness;

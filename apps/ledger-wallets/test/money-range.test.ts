@@ -6,8 +6,8 @@ const MAX = Number.MAX_SAFE_INTEGER;
 const NEAR_MAX = MAX - 1_000;
 
 /**
- * Money is exact on every path (issue 14 item 4): a sum beyond 2^53 − 1 is refused with the stable
- * 422 AMOUNT_OUT_OF_RANGE, never rounded and never a 500.
+ * Money is exact on every path (docs/ledger.md "Wallets and accounts"): a sum beyond 2^53 − 1 is
+ * refused with the stable 422 AMOUNT_OUT_OF_RANGE, never rounded and never a 500.
  */
 describe('ledger: money beyond 2^53 − 1 is refused, never rounded', () => {
   let h: Harness;

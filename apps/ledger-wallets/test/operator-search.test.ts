@@ -15,9 +15,10 @@ type Entry = { direction: 'DEBIT' | 'CREDIT'; amount: number; accountId: string 
 const SEARCH = '/v1/internal/operator-search/operations';
 
 /**
- * The back office's operation search and payment story (issue 26 item 1): intents and adjustments
- * found by every filter, newest first, keyset pages that neither repeat nor skip, and one
- * operation with its journal and balanced entries.
+ * The back office's operation search and payment story
+ * (docs/ledger.md "Operator search: operations for the back office"): intents and adjustments found
+ * by every filter, newest first, keyset pages that neither repeat nor skip, and one operation with
+ * its journal and balanced entries.
  */
 describe('ledger: operator search', () => {
   const t = useOperatorLedger();

@@ -12,9 +12,9 @@ function stages(header: string | null): Record<string, number> {
 }
 
 /**
- * Issue 13: the confirm says where its time went. Server-Timing keeps the platform's `total` and
- * adds the ledger's stages; the idempotent confirm stores its answer in the same round trip as its
- * COMMIT and a replay returns those bytes.
+ * The confirm says where its time went (the stages docs/performance.md "Ledger" reads).
+ * Server-Timing keeps the platform's `total` and adds the ledger's stages; the idempotent confirm
+ * stores its answer in the same round trip as its COMMIT and a replay returns those bytes.
  */
 describe('ledger: per-stage Server-Timing on the confirm', () => {
   let h: Harness;

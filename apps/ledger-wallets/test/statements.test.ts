@@ -4,8 +4,9 @@ import { balanceOf, fundedAccount, transfer } from './ledger-harness';
 import { reverseApproved, useOperatorLedger } from './operators';
 
 /**
- * The ledger's statement reads behind a holder's history (issue 30 item 16): the adjustments of some
- * accounts, with their net change on them, and which transactions were reversed.
+ * The ledger's statement reads behind a holder's history
+ * (docs/ledger.md "Statements: what moved a holder's accounts besides payments"): the adjustments
+ * of some accounts, with their net change on them, and which transactions were reversed.
  */
 describe('ledger: adjustments and reversals of an account, for its history', () => {
   const t = useOperatorLedger();
