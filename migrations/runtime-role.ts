@@ -53,9 +53,10 @@ async function currentRole(q: QueryRunner): Promise<string> {
 }
 
 /**
- * The runtime role of a service stops owning its schema (issue 30 item 14). An owner can ALTER,
- * DROP or TRUNCATE its tables and switch their triggers off, so the role an app connects as could
- * undo every guard the migrations install. Everything here now belongs to the migration role
+ * The runtime role of a service stops owning its schema
+ * (docs/architecture.md "Storage: one database, one schema and one role per service"). An owner can
+ * ALTER, DROP or TRUNCATE its tables and switch their triggers off, so the role an app connects as
+ * could undo every guard the migrations install. Everything here now belongs to the migration role
  * (the current role: `tools/db.ts` runs migrations as it), and the runtime role keeps only row
  * privileges: DML on the tables (less on the restricted ones), USAGE on the sequences of serial
  * columns, EXECUTE on the functions. Default privileges give the same to whatever later migrations

@@ -1,8 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Spec 3 authentication: the identity-provider store (credentials) and the local user store
- * (roles, status, lockout) kept apart, sessions with rotating refresh tokens, OTP codes.
+ * Authentication (docs/mobile-api.md "Accounts and tokens"): the identity-provider store
+ * (credentials) and the local user store (roles, status, lockout) kept apart
+ * (docs/registration.md "Steps"), sessions with rotating refresh tokens, OTP codes.
  */
 export class AuthInit1763900000000 implements MigrationInterface {
   name = 'AuthInit1763900000000';

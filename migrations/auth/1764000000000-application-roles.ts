@@ -1,9 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Spec 2's application roles on local users (end user = CUSTOMER, merchant, agent, master agent,
- * support operator, compliance/finance officer, administrator), and the two new reasons a session
- * ends: the account was disabled (a frozen customer) or its role changed (new tokens carry the new role).
+ * The application roles (docs/roles.md "Roles") on local users (end user = CUSTOMER, merchant,
+ * agent, master agent, support operator, compliance/finance officer, administrator), and the two
+ * new reasons a session ends: the account was disabled (a frozen customer) or its role changed (new
+ * tokens carry the new role).
  */
 export class ApplicationRoles1764000000000 implements MigrationInterface {
   name = 'ApplicationRoles1764000000000';

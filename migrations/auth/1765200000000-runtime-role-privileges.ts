@@ -1,7 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { restoreRuntimeOwnership, restrictRuntimeRole } from '../runtime-role';
 
-/** svc_auth stops owning its schema: row privileges only (issue 30 item 14; see `../runtime-role.ts`). */
+/**
+ * svc_auth stops owning its schema: row privileges only
+ * (docs/architecture.md "Storage: one database, one schema and one role per service"; see
+ * `../runtime-role.ts`).
+ */
 export class RuntimeRolePrivileges1765200000000 implements MigrationInterface {
   name = 'RuntimeRolePrivileges1765200000000';
 

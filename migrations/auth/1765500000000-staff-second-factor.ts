@@ -5,15 +5,15 @@ const REASONS_BEFORE = `'LOGOUT', 'REFRESH_REUSE', 'PIN_CHANGED', 'PIN_RESET', '
 const PURPOSES_BEFORE = `'LOGIN', 'PIN_RESET', 'INTENT'`;
 
 /**
- * Staff sign-in (issue 26 item 4): the AUDITOR role; one TOTP enrolment per user (the secret
- * encrypted with TOTP_ENCRYPTION_KEY, AES-256-GCM, bound to the user id; `last_step` is the time
- * step of the last code accepted, so a code is never accepted twice); sessions remember the
- * client's User-Agent and their last sign-in or refresh, and why an operator ended them. Three new
- * reasons a session ends: the user signed out everywhere, an operator ended the user's sessions,
- * the second factor was reset. One-time codes get the purpose STAFF_ENROLMENT: the SMS code that
- * proves a staff member holds their phone when they enrol an authenticator. The runtime role gets
- * row privileges on the new table from the schema's default privileges (1765200000000), as on
- * every auth table.
+ * Staff sign-in (docs/auth-limits.md "Staff sign-in"): the AUDITOR role; one TOTP enrolment per
+ * user (the secret encrypted with TOTP_ENCRYPTION_KEY, AES-256-GCM, bound to the user id;
+ * `last_step` is the time step of the last code accepted, so a code is never accepted twice);
+ * sessions remember the client's User-Agent and their last sign-in or refresh, and why an operator
+ * ended them. Three new reasons a session ends: the user signed out everywhere, an operator ended
+ * the user's sessions, the second factor was reset. One-time codes get the purpose STAFF_ENROLMENT:
+ * the SMS code that proves a staff member holds their phone when they enrol an authenticator. The
+ * runtime role gets row privileges on the new table from the schema's default privileges
+ * (1765200000000), as on every auth table.
  */
 export class StaffSecondFactor1765500000000 implements MigrationInterface {
   name = 'StaffSecondFactor1765500000000';

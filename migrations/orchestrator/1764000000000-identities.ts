@@ -3,9 +3,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const E164 = `'^\\+[1-9][0-9]{7,14}$'`;
 
 /**
- * The orchestrator's identities (the "customer service" of spec 3, kept as a module here):
- * customers with their profile, merchants, agents and their organisations, staff users, the
- * ledger accounts each one holds, the registration saga log, and the SMS outbox.
+ * The orchestrator's identities (its `identities/` module rather than a service of their own,
+ * docs/contributing.md "Layout"): customers with their profile, merchants, agents and their
+ * organisations, staff users, the ledger accounts each one holds, the registration saga log, and
+ * the SMS outbox.
  *
  * Ids of auth users (`user_id`) and ledger wallets/accounts have no foreign key: they live in other
  * services' schemas, which this role cannot read (and may one day be other databases).

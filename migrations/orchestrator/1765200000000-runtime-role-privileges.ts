@@ -2,9 +2,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { restoreRuntimeOwnership, restrictRuntimeRole } from '../runtime-role';
 
 /**
- * svc_orchestrator stops owning its schema (issue 30 item 14; see `../runtime-role.ts`). The
- * versioned configuration, risk decisions and saga journal are append-only, quotes and limit usage
- * are never deleted: the role is not granted what their guard triggers refuse.
+ * svc_orchestrator stops owning its schema
+ * (docs/architecture.md "Storage: one database, one schema and one role per service"; see
+ * `../runtime-role.ts`). The versioned configuration, risk decisions and saga journal are
+ * append-only, quotes and limit usage are never deleted: the role is not granted what their guard
+ * triggers refuse.
  */
 export class RuntimeRolePrivileges1765200000000 implements MigrationInterface {
   name = 'RuntimeRolePrivileges1765200000000';

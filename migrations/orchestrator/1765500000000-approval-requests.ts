@@ -4,9 +4,9 @@ import { SERVICES } from '@mm/contracts';
 const MAX = '9007199254740991';
 
 /**
- * The maker-checker engine's requests (issue 26 item 2, `apps/orchestrator/src/approvals`). One row
- * per sensitive action submitted by a maker: the exact payload, the reason, the expiry, then the
- * checker's decision and what carrying it out produced.
+ * The maker-checker engine's requests (docs/approvals.md "The table",
+ * `apps/orchestrator/src/approvals`). One row per sensitive action submitted by a maker: the exact
+ * payload, the reason, the expiry, then the checker's decision and what carrying it out produced.
  *
  * The database keeps the engine's rules as a last line of defence: a four-eyes request is never
  * decided by its maker; two identical requests are never live at once (the partial unique index);

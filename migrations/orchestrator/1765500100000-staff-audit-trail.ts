@@ -2,9 +2,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { SERVICES } from '@mm/contracts';
 
 /**
- * The staff audit trail (issue 26 item 3): per staff write a `started` row (written before it
- * runs) and an `outcome` row, per staff read of a person's data an `outcome` row, chained by hash
- * so that a deleted or edited row is found by `orchestrator.staff_audit_verify()`.
+ * The staff audit trail (docs/staff-audit.md "What is recorded"): per staff write a `started` row
+ * (written before it runs) and an `outcome` row, per staff read of a person's data an `outcome`
+ * row, chained by hash so that a deleted or edited row is found by
+ * `orchestrator.staff_audit_verify()`.
  *
  * The database, not the application, numbers and chains the rows. A BEFORE INSERT trigger locks
  * the one row of `staff_audit_chain_head` (FOR UPDATE, held until the inserting transaction ends),

@@ -1,9 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 26: auditors are staff (read-only; an administrator creates them like support operators),
- * and a freeze records its reason code. The code is null on the status events written before it
- * existed and on unfreezes.
+ * Auditors are staff (docs/roles.md "Roles": read-only; an administrator creates them like support
+ * operators), and a freeze records its reason code. The code is null on the status events written
+ * before it existed and on unfreezes.
  *
  * The indexes behind the back office's people search (`PeopleSearchService`): a phone's beginning
  * and a name's beginning, case-folded, are `LIKE 'prefix%'` on `text_pattern_ops` btrees (a plain

@@ -1,10 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The partner API (spec 1): integrations and their hashed API keys, connections to merchants,
- * QR-backed orders, the idempotency records of order creation, the events sent to partners (an
- * outbox the relay drains into the dispatcher's queue), the ledger events already consumed, and
- * the payments that could not be matched to a payable order (kept for operations, never dropped).
+ * The partner API (docs/partners.md "1. The shape of an integration"): integrations and their
+ * hashed API keys, connections to merchants, QR-backed orders, the idempotency records of order
+ * creation, the events sent to partners (an outbox the relay drains into the dispatcher's queue),
+ * the ledger events already consumed, and the payments that could not be matched to a payable order
+ * (kept for operations, never dropped).
  */
 export class PartnersInit1764000000000 implements MigrationInterface {
   name = 'PartnersInit1764000000000';

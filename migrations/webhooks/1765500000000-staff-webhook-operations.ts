@@ -2,7 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { SERVICES } from '@mm/contracts';
 
 /**
- * Webhook operations for staff through `/api` (issue 26):
+ * Webhook operations for staff through `/api`
+ * (docs/partners.md "The back office: integrations, keys on four eyes, webhook deliveries"):
  * - `resend_requests`: the idempotency key of each resend a staff member asked for, with the job it
  *   queued, so that the same request sent twice (a double click, a retry after a lost answer) starts
  *   one delivery run, not two. A key is written once, in the transaction that claims the run and

@@ -6,7 +6,7 @@ import { AuthHarness } from './support/auth-harness';
 
 const PIN = '2580';
 
-/** Issue 14 item 3, auth's side: check-pin / verify-otp with an intentId issue a signed, short-lived proof. */
+/** Auth's side of docs/ledger.md "Consent proofs": check-pin / verify-otp with an intentId issue a signed, short-lived proof. */
 describe('auth: consent proofs', () => {
   const h = new AuthHarness();
   let keys: ReturnType<typeof createLocalJWKSet>;

@@ -141,7 +141,10 @@ describe('auth: OTP hourly caps', () => {
   });
 });
 
-/** Issue 14 item 6: every check of a code or of its proof counts an attempt, with the code's own limit. */
+/**
+ * Every check of a code, or of the proof it yielded, counts an attempt against the code's own limit
+ * (the five tries per code of docs/registration.md "PIN reset"), also once the code has been used.
+ */
 describe('auth: OTP proof window counted', () => {
   const h = new AuthHarness();
   beforeAll(() => h.start());

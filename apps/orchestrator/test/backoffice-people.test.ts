@@ -4,12 +4,12 @@ import type { Json } from './platform-harness';
 const PIN = '2580';
 
 /**
- * People for staff through /api (issue 26): the search, the 360 view, freeze and unfreeze on four
- * eyes, ending sessions, staff role changes on four eyes, and the auditor who reads but changes
- * nothing; the creation of checkers (STAFF_CREATE, with its bootstrap exception) and staff disabled
- * and enabled again on four eyes; staff visible only to those who manage users. The real auth,
- * ledger, partners and orchestrator; every call through the gateway; every action on four eyes
- * (no one-person configuration).
+ * People for staff through /api (docs/roles.md "People in the back office"): the search, the 360
+ * view, freeze and unfreeze on four eyes, ending sessions, staff role changes on four eyes, and the
+ * auditor who reads but changes nothing; the creation of checkers (STAFF_CREATE, with its bootstrap
+ * exception) and staff disabled and enabled again on four eyes; staff visible only to those who
+ * manage users. The real auth, ledger, partners and orchestrator; every call through the gateway;
+ * every action on four eyes (no one-person configuration).
  */
 describe('back office: people', () => {
   const p = new MoneyPlatform();

@@ -5,9 +5,9 @@ import { type Json, PlatformHarness } from './platform-harness';
 const person = { pin: '2580', firstName: 'Awa', lastName: 'Nkoulou', countryCode: 'CM' };
 
 /**
- * Unfinished and undone registration workflows for staff through /api (issue 26 item 1): a
- * registration made to fail (undone) and one cut by a crash (left running) are listed with their
- * saga log; a finished one is not.
+ * Unfinished and undone registration workflows for staff through /api
+ * (docs/operators.md "Workflows"): a registration made to fail (undone) and one cut by a crash
+ * (left running) are listed with their saga log; a finished one is not.
  */
 describe('back office: workflows', () => {
   const h = new PlatformHarness();

@@ -6,10 +6,11 @@ import type { Json } from './platform-harness';
 const ADMIN = { phone: '+237699000001', pin: '4826' };
 
 /**
- * Transactions for staff through /api (issue 26 item 1): the search over every operation by
- * reference, phone, account, type, status, amount and date, in stable cursor pages, and the story
- * of one payment (ledger journal, risk, fee, commission, SMS, partner order). The real auth,
- * ledger, partners, dispatcher and orchestrator; every call through the gateway.
+ * Transactions for staff through /api (docs/operators.md "Payments and the payment story"): the
+ * search over every operation by reference, phone, account, type, status, amount and date, in
+ * stable cursor pages, and the story of one payment (ledger journal, risk, fee, commission, SMS,
+ * partner order). The real auth, ledger, partners, dispatcher and orchestrator; every call through
+ * the gateway.
  */
 describe('back office: transactions', () => {
   const p = new MoneyPlatform();

@@ -5,9 +5,10 @@ import { type Json, WebhookOpsPlatform } from './backoffice-webhooks-platform';
 const BASE = '/api/backoffice/partners';
 
 /**
- * Partner integrations for staff (issue 26): the list with connections, one integration with keys
- * and endpoints, and API keys issued and revoked on four eyes, the issued key shown once to its
- * maker and never stored readable with the request.
+ * Partner integrations for staff
+ * (docs/partners.md "The back office: integrations, keys on four eyes, webhook deliveries"): the
+ * list with connections, one integration with keys and endpoints, and API keys issued and revoked
+ * on four eyes, the issued key shown once to its maker and never stored readable with the request.
  */
 describe('back office: partner integrations and their keys on four eyes', () => {
   const p = new WebhookOpsPlatform();

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { MoneyPlatform, type TestUser } from '../../../test/e2e/money-platform';
 
 /**
- * One rule for the platform (issue 30 item 10): an explicit null on a field that may only be left out
- * is refused with that field's code, never taken as "absent" and never a 500; a field the API
- * documents as nullable (the profile's email) takes it. Through the gateway, as a client sends it.
+ * One rule for the platform (docs/architecture.md "Processes and ports"): an explicit null on a
+ * field that may only be left out is refused with that field's code, never taken as "absent" and
+ * never a 500; a field the API documents as nullable (the profile's email) takes it. Through the
+ * gateway, as a client sends it.
  */
 describe('public API: null where a value is optional', () => {
   const p = new MoneyPlatform();
@@ -63,8 +64,9 @@ describe('public API: null where a value is optional', () => {
     expect([plain.status, plain.body]).toEqual([200, { valid: true }]);
   });
 
-  // Issue 30 item 11: a fractional value is reported by the type check ("must be an integer"), not
-  // by a bound it does not even exceed (?limit=2.5 said "must not be greater than 100").
+  // A fractional value is reported by the type check ("must be an integer"), which comes before the
+  // bounds (docs/architecture.md "Processes and ports"), not by a bound it does not even exceed
+  // (?limit=2.5 said "must not be greater than 100").
   it.each([
     ['GET', '/api/v1/transactions?limit=2.5', 'limit', 'INVALID_LIMIT', 'CUSTOMER'],
     ['GET', '/api/config/pricing/versions?before=2.5', 'before', 'INVALID_INT', 'ADMIN'],

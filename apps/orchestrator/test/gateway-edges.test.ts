@@ -25,7 +25,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
   });
   afterAll(() => h.stop());
 
-  describe('Expect: 100-continue and body size on proxied routes (issue 30 item 1)', () => {
+  describe('Expect: 100-continue and body size on proxied routes (docs/architecture.md "Processes and ports")', () => {
     it('a login sent with Expect: 100-continue gets 100 Continue, then auth’s answer', async () => {
       const body = JSON.stringify({ phone: CUSTOMER_PHONE, pin: CUSTOMER_PIN }); // a customer: staff answer a second-factor challenge
       const res = await rawHttp(
@@ -101,7 +101,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
     });
   });
 
-  describe('a 413 on a proxied route ends the connection (issue 30 item 1, review)', () => {
+  describe('a 413 on a proxied route ends the connection (docs/architecture.md "Processes and ports")', () => {
     // A keep-alive client: nothing says Connection: close. If the server kept the socket after its
     // 413, it would read (and throw away) the rest of the body, then answer this next request.
     const next = head('GET', '/health', { connection: 'keep-alive' });
@@ -138,7 +138,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
     });
   });
 
-  describe('deep JSON is refused before any recursion (issue 30 item 5)', () => {
+  describe('deep JSON is refused before any recursion (docs/architecture.md "Processes and ports")', () => {
     it.each(['/api/auth/login', '/api/v1/intents'])('POST %s with a body nested 5,000 levels is 400 JSON_TOO_DEEP', async (path) => {
       const body = deepJson(5_000);
       const res = await rawHttp(
@@ -164,7 +164,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
     });
   });
 
-  describe('one error body at the edges (issue 30 item 6)', () => {
+  describe('one error body at the edges (docs/architecture.md "Processes and ports")', () => {
     it.each([
       ['a control byte', '/api/config/curr\x01encies'],
       ['a raw non-ASCII byte', '/api/config/curr\xe9ncies'],
@@ -224,7 +224,7 @@ describe('gateway: HTTP edges through the public entry point', () => {
     });
   });
 
-  describe('JSON bodies that are empty or hostile (issue 30 items 7 and 11)', () => {
+  describe('JSON bodies that are empty or hostile (docs/architecture.md "Processes and ports")', () => {
     const emptyJson = (path: string, token?: string) =>
       rawHttp(
         h.orchestrator.url,

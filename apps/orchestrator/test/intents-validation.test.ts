@@ -66,7 +66,7 @@ describe('public intents: bad input', () => {
     expect([cashIn.status, cashIn.body.code]).toEqual([403, 'INTENT_TYPE_NOT_ALLOWED']);
     const transfer = await create(agent, { ...valid(), clientPhone: alice.phone });
     expect([transfer.status, transfer.body.code]).toEqual([403, 'INTENT_TYPE_NOT_ALLOWED']);
-    // roles and operations named for people, each with its article (issue 30 item 9)
+    // messages name roles and operations in words a person reads, each with its article ("A customer", "a cash-in")
     expect([cashIn.body.message, transfer.body.message]).toEqual(['A customer cannot start a cash-in', 'An agent cannot start a transfer']);
   });
 

@@ -8,7 +8,7 @@ const REQUEST = '/partners-public/connections/request';
 let seq = 0;
 const phone = () => `+23769${String(Date.now() % 1e4).padStart(4, '0')}${String(seq++).padStart(3, '0')}`;
 
-describe('partners: connections (spec 1 states, anti-enumeration, merchant side)', () => {
+describe('partners: connections (docs/partners.md "States", anti-enumeration, merchant side)', () => {
   let h: PartnersHarness;
   let key: string;
   let testKey: string;
@@ -200,7 +200,7 @@ describe('partners: connections (spec 1 states, anti-enumeration, merchant side)
     const accepted = await merchantAction(merchant.merchantId, connectionId, 'accept');
     expect(accepted.status).toBe(200);
     expect(accepted.body).toMatchObject({ status: 'active', activatedAt: expect.any(String) });
-    // Spec 1 rule 1: accepting an active connection is 409 CONFLICT; nothing moves, nothing is sent again.
+    // docs/partners.md "States": accepting an active connection is 409 CONFLICT; nothing moves, nothing is sent again.
     const again = await merchantAction(merchant.merchantId, connectionId, 'accept');
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 'CONFLICT', message: 'This connection is already active' });

@@ -1,8 +1,8 @@
 import { type PartnersHarness, startPartners } from './support/partners-harness';
 
 /**
- * An explicit null is not "left out" (issue 30 item 10): on an optional field it is refused with
- * the field's code, never taken as the default.
+ * An explicit null is not "left out" (docs/architecture.md "Processes and ports"): on an optional
+ * field it is refused with the field's code, never taken as the default.
  */
 describe('partners: null on an optional field', () => {
   let h: PartnersHarness;

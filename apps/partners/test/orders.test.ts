@@ -3,7 +3,7 @@ import { type PartnersHarness, connectedMerchant, startPartners } from './suppor
 
 const ORDERS = '/partners-public/orders';
 
-describe('partners: orders (spec 1 rules, idempotency, read, QR resolution)', () => {
+describe('partners: orders (docs/partners.md "4. Orders": rules, idempotency, read, QR resolution)', () => {
   let h: PartnersHarness;
   let key: string;
   let testKey: string;
@@ -21,7 +21,7 @@ describe('partners: orders (spec 1 rules, idempotency, read, QR resolution)', ()
 
   const create = (body: unknown, headers: Record<string, string> = {}, k = key) => h.call('POST', ORDERS, { key: k, body, headers });
 
-  it('creates a pending order: 201, spec fields, orderId = QR id, opaque QR token, expiresAt = creation + ttl (default 300 s, XAF)', async () => {
+  it('creates a pending order: 201, the documented fields, orderId = QR id, opaque QR token, expiresAt = creation + ttl (default 300 s, XAF)', async () => {
     const res = await create({ merchantId, amount: 2500 });
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');

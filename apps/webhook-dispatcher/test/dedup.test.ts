@@ -3,7 +3,7 @@ import { type TestDatabase, createTestDatabase, createTestRedis } from '../../..
 import { type Dispatcher, captureLogger, sleep, startDispatcher, waitFor } from './support/harness';
 import { RecordingReceiver, closedPort } from './support/recording-receiver';
 
-describe('webhook deduplication store (spec 1 rule 2)', () => {
+describe('webhook deduplication store (docs/architecture.md "7. Delivery — `DeliveryWorker` → `DeliveryService` (dispatcher)")', () => {
   const redis = createTestRedis();
   let db: TestDatabase;
   let receiver: RecordingReceiver;

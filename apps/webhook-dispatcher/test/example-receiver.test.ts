@@ -4,7 +4,7 @@ import { type Envelope, type WebhookReceiver, createWebhookReceiver } from '../.
 
 const SECRET = 'whsec_example_receiver_test';
 
-describe('example receiver: the five receiver rules of spec 1', () => {
+describe('example receiver: what docs/partners.md "5. Webhooks" asks of a receiver', () => {
   let receiver: WebhookReceiver;
   let url = '';
   const handled: Envelope[] = [];
@@ -21,7 +21,7 @@ describe('example receiver: the five receiver rules of spec 1', () => {
       secrets: [SECRET],
       handlers: {
         'order.paid': async (e) => {
-          // Long work runs after the 200 (rule 4).
+          // Long work runs after the 200 (answer within 5 s, queue slow work).
           await workGate;
           handled.push(e);
           slowWorkDone = true;

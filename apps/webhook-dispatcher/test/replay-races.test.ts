@@ -5,8 +5,9 @@ import { useDispatcher, waitFor } from './support/harness';
 const EVENTS = '/internal/webhooks/events';
 
 /**
- * Staff recoveries, enables and resends racing each other (issue 26): whatever the order, the
- * partner receives each event once.
+ * Staff recoveries, enables and resends racing each other: whatever the order, the partner receives
+ * each event once
+ * (docs/partners.md "The back office: integrations, keys on four eyes, webhook deliveries").
  */
 describe('dispatcher: recoveries, enables and resends at once deliver each event once', () => {
   const t = useDispatcher({ admin: true });

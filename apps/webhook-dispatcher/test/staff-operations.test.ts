@@ -4,7 +4,11 @@ import { useDispatcher, waitFor } from './support/harness';
 
 const SEARCH = '/internal/webhooks/events';
 
-/** The routes the orchestrator's back office calls for staff (issue 26): search, endpoint state, resend with an idempotency key. */
+/**
+ * The routes the orchestrator's back office calls for staff
+ * (docs/partners.md "The back office: integrations, keys on four eyes, webhook deliveries"):
+ * search, endpoint state, resend with an idempotency key.
+ */
 describe('dispatcher: staff webhook operations', () => {
   const t = useDispatcher();
 

@@ -15,10 +15,11 @@ export interface Organisation {
 }
 
 /**
- * A master agent's organisation and its corporate wallet (spec 2 "an organisation with a corporate
- * wallet"). Two services are involved, so it is done in the order that can be undone: the ledger
- * wallet first (idempotent per owner), then, in one transaction, the organisation, its accounts and
- * the master agent's link; if that transaction fails, the unused wallet is closed again.
+ * A master agent's organisation and its corporate wallet: a master agent runs an organisation, whose
+ * wallet is an `ORGANISATION` wallet of the ledger (docs/ledger.md "Wallets and accounts"). Two
+ * services are involved, so it is done in the order that can be undone: the ledger wallet first
+ * (idempotent per owner), then, in one transaction, the organisation, its accounts and the master
+ * agent's link; if that transaction fails, the unused wallet is closed again.
  */
 @Injectable()
 export class OrganisationsService {
