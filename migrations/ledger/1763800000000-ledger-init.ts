@@ -1,10 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The ledger schema of spec 2: wallets, accounts, transactions, double-entry ledgers, intents and
- * their append-only journal, idempotency keys, nightly integrity checks, and the transactional
- * outbox. Constraints and triggers are the last line of defence: the service never relies on
- * them for the happy path, but a raw write that bypasses it is still rejected.
+ * The ledger schema (docs/ledger.md "Wallets and accounts", "Intents", "Transactions and entries"):
+ * wallets, accounts, transactions, double-entry ledgers, intents and their append-only journal,
+ * idempotency keys, nightly integrity checks, and the transactional outbox. Constraints and
+ * triggers are the last line of defence (docs/ledger.md "Rules the database enforces"): the service
+ * never relies on them for the happy path, but a raw write that bypasses it is still rejected.
  */
 export class LedgerInit1763800000000 implements MigrationInterface {
   name = 'LedgerInit1763800000000';
@@ -234,7 +235,8 @@ export class LedgerInit1763800000000 implements MigrationInterface {
         END LOOP;
       END $$`);
 
-    // Technical accounts of spec 2, one per currency, in SYSTEM wallets.
+    // The technical accounts (docs/ledger.md "Wallets and accounts"), one per currency, in SYSTEM
+    // wallets.
     const technical: [string, string][] = [
       ['FEE_COLLECTION', 'fee_collection'],
       ['TREASURY', 'treasury'],

@@ -1,7 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Proofs of the customer's consent (issue 14 item 3; contract in `@mm/contracts` consent.ts).
+ * Proofs of the customer's consent (docs/ledger.md "Consent proofs"; contract in `@mm/contracts`
+ * consent.ts).
  *
  * - `transaction_intents.otp_user_id`: the auth user the OTP of an OTP-branch intent goes to; only
  *   that user's OTP proof can move the intent to OTP_VERIFIED. Set exactly when `requires_otp`

@@ -4,7 +4,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const MAX = '9007199254740991';
 
 /**
- * Double entry enforced by the database itself (spec 2 "Double-entry rules", issue 14 item 4):
+ * Double entry enforced by the database itself (docs/ledger.md "Rules the database enforces"):
  *
  * - At COMMIT, every transaction written in the committing database transaction has 2 to 6 entries
  *   and its entries net to zero per currency; entries can only be added to a transaction in the

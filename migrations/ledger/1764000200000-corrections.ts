@@ -3,10 +3,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const MAX = '9007199254740991';
 
 /**
- * Operator corrections under maker-checker (issue 14 item 2, spec 2 "maker-checker"): a balance
- * correction is a request (`corrections`) a maker submits and a different checker decides; only an
- * approval writes the signed adjustment transaction. Every step is journaled (`correction_events`),
- * and so are the holds operators place directly (`operator_actions`: freeze / unfreeze).
+ * Operator corrections under maker-checker (docs/ledger-corrections.md "What an approval writes"):
+ * a balance correction is a request (`corrections`) a maker submits and a different checker
+ * decides; only an approval writes the signed adjustment transaction. Every step is journaled
+ * (`correction_events`), and so are the holds operators place directly
+ * (`operator_actions`: freeze / unfreeze).
  *
  * The database keeps the rules the service applies: maker and checker differ, a decided correction
  * never changes again (only the time its compliance alert was delivered is filled in later), an

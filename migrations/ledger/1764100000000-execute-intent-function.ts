@@ -1,10 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The writes of an intent's move to SUCCEEDED as one PL/pgSQL function (issue 13). The service
- * computes every value (ids, reference, entries, balance deltas, event and outbox payloads, the
- * idempotent response) and calls the function inside its SERIALIZABLE transaction, after the
- * advisory locks, in the same round trip as BEGIN, COMMIT and the release.
+ * The writes of an intent's move to SUCCEEDED as one PL/pgSQL function (one step of the confirm's
+ * speed-up, docs/performance.md "Ledger"). The service computes every value (ids, reference,
+ * entries, balance deltas, event and outbox payloads, the idempotent response) and calls the
+ * function inside its SERIALIZABLE transaction, after the advisory locks, in the same round trip as
+ * BEGIN, COMMIT and the release.
  *
  * Why a function rather than the same statements sent as text: PL/pgSQL keeps each statement's plan
  * for the life of the connection, so a transfer no longer parses and plans a ten-part statement

@@ -12,10 +12,11 @@ const EXECUTE_SIGNATURE = `uuid, text, uuid[], uuid, bigint, bigint, uuid, text,
 
 /**
  * The confirm (move to SUCCEEDED) in ONE statement the service prepares once per connection
- * (issue 13). Measured on the database's side (bench/ledger/sql-floor.ts, perf on the backend):
- * a quarter of a confirm's CPU was parsing, analysing and planning, again at every confirm, what the
- * service sent as text (locks, BEGIN, SET LOCAL, a 31-argument call full of literals, COMMIT,
- * unlock) and re-planning statements whose plan never changes (custom plans of the plan cache).
+ * (docs/performance.md "Ledger"). Measured on the database's side (bench/ledger/sql-floor.ts, perf
+ * on the backend): a quarter of a confirm's CPU was parsing, analysing and planning, again at every
+ * confirm, what the service sent as text (locks, BEGIN, SET LOCAL, a 31-argument call full of
+ * literals, COMMIT, unlock) and re-planning statements whose plan never changes (custom plans of
+ * the plan cache).
  *
  * - `ledger.confirm_intent`, a PROCEDURE: its transaction control keeps the order the money path
  *   relies on — the advisory locks (intent, then accounts ascending, then the caller's idempotency

@@ -20,10 +20,11 @@ const CONFIRM_SIGNATURE = CONFIRM_PARAMS.split(',')
   .join(', ');
 
 /**
- * The confirm (move to SUCCEEDED) in ONE round trip (issue 13). Until now the service read the
- * intent and its accounts first (`ledger.execution_read`), checked them, then sent the writes
- * (`CALL ledger.confirm_intent`): two round trips, the first one a third of a confirm's time at
- * c=1. Every check that read made is now made by the database function on the rows it locks:
+ * The confirm (move to SUCCEEDED) in ONE round trip (docs/performance.md "Ledger", item 1). Until
+ * now the service read the intent and its accounts first (`ledger.execution_read`), checked them,
+ * then sent the writes (`CALL ledger.confirm_intent`): two round trips, the first one a third of a
+ * confirm's time at c=1. Every check that read made is now made by the database function on the
+ * rows it locks:
  *
  * - `ledger.execute_confirm`: locks the intent row, then the accounts in ascending id order (FOR
  *   UPDATE, as before), and refuses, in the order the service always answered, with the error code

@@ -34,12 +34,13 @@ const RECENT_MEMO = {
 };
 
 /**
- * A group commit's batch as ONE call (issue 13, hot accounts). Until now a batch of N confirms sent
- * N calls of `ledger.execute_confirm`: each ran its ten statements, and PostgreSQL started an
- * executor, re-read every CHECK constraint of the table it writes and planned it again, per
- * statement (a profile of batches of 32: executor start 14 %, CHECK constraints 13 % of the
- * database's CPU). `ledger.execute_confirm_batch` answers exactly what those N calls, in order, in
- * one transaction, answer and writes exactly what they write, with one statement per table:
+ * A group commit's batch as ONE call (docs/ledger.md "Locks, isolation and retries", the batch
+ * function). Until now a batch of N confirms sent N calls of `ledger.execute_confirm`: each ran its
+ * ten statements, and PostgreSQL started an executor, re-read every CHECK constraint of the table
+ * it writes and planned it again, per statement (a profile of batches of 32: executor start 14 %,
+ * CHECK constraints 13 % of the database's CPU). `ledger.execute_confirm_batch` answers exactly
+ * what those N calls, in order, in one transaction, answer and writes exactly what they write, with
+ * one statement per table:
  *
  * 1. It locks every intent of the batch, then every account, each in ascending id order (the global
  *    lock order; the batch already holds their advisory locks).

@@ -2,10 +2,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { restoreRuntimeOwnership, restrictRuntimeRole } from '../runtime-role';
 
 /**
- * svc_ledger stops owning the ledger (issue 30 item 14; see `../runtime-role.ts`): it can no longer
- * alter a table or switch off the append-only and double-entry triggers. The journals are read and
- * appended to only, and wallets, accounts and corrections are never deleted, so the role is not
- * even granted what their triggers would refuse.
+ * svc_ledger stops owning the ledger (docs/ledger.md "Rules the database enforces"; see
+ * `../runtime-role.ts`): it can no longer alter a table or switch off the append-only and
+ * double-entry triggers. The journals are read and appended to only, and wallets, accounts and
+ * corrections are never deleted, so the role is not even granted what their triggers would refuse.
  */
 export class RuntimeRolePrivileges1765200000000 implements MigrationInterface {
   name = 'RuntimeRolePrivileges1765200000000';

@@ -69,11 +69,12 @@ const FORGET_SWAPS: readonly Swap[] = [
 ];
 
 /**
- * The double-entry check's memo, authenticated (issue 30 item 14). The check at COMMIT
- * (`check_transaction_balance`, migrations 1764000100000 and 1765000000000) skips a transaction
- * named in the transaction-local setting `ledger.balanced_transaction`, which it writes after
- * finding the transaction balanced so that the entries' own events need no query. Any session may
- * write that setting, the ledger's role included: naming a one-sided transaction there committed it.
+ * The double-entry check's memo, authenticated (docs/ledger.md "Rules the database enforces"). The
+ * check at COMMIT (`check_transaction_balance`, migrations 1764000100000 and 1765000000000) skips a
+ * transaction named in the transaction-local setting `ledger.balanced_transaction`, which it writes
+ * after finding the transaction balanced so that the entries' own events need no query. Any session
+ * may write that setting, the ledger's role included: naming a one-sided transaction there
+ * committed it.
  *
  * Now each memo entry is `<tx>:<code>`, the code computed with a key the ledger's role cannot read
  * (the owner's alone, see below), and the two trigger functions run as their owner

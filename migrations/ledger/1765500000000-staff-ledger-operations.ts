@@ -4,7 +4,8 @@ import { SERVICES } from '@mm/contracts';
 const MAX = '9007199254740991';
 
 /**
- * Ledger operations for staff through the orchestrator's maker-checker engine (issue 26).
+ * Ledger operations for staff through the orchestrator's maker-checker engine
+ * (docs/ledger-corrections.md "Staff through `/api`", "Expiry", "Holds").
  *
  * 1. A correction may EXPIRE: the engine's request it belongs to ran out of time and nobody decided.
  *    Nobody decided, so an expired correction has a decision time and no checker
