@@ -10,7 +10,16 @@ import { countedUsageSql, windowBoundsSql } from './usage-windows.sql';
 import type { LimitCheck, LimitVerdict } from './limits.types';
 
 export const LIMITS_CLOCK = Symbol('LIMITS_CLOCK');
-export type Clock = () => Date;
+/**
+ * What dates holds and usage and bounds the windows counted. `null`: the database's clock at the
+ * statement (`statement_timestamp()`), the one clock every replica shares, which is what the
+ * service runs on (`DATABASE_CLOCK`); a replica whose own clock ran ahead would otherwise date holds
+ * that the others do not count yet (`u.occurred_at <= now`). Tests give a fixed time instead.
+ */
+export type Clock = () => Date | null;
+export const DATABASE_CLOCK: Clock = () => null;
+/** `$n` of a statement given the clock's reading: that time, or the statement's own in the database. */
+const nowSql = (placeholder: string) => `COALESCE(${placeholder}::timestamptz, statement_timestamp())`;
 
 type Subject = { kind: 'CUSTOMER' | 'AGENT'; id: string };
 
@@ -83,8 +92,8 @@ export class LimitsService {
       await m.query(lockStatement(subjects, check.currency));
       // Read after the locks (a statement's snapshot is taken when it starts): the operation's own
       // live hold or usage, and what the subjects used, in one statement.
-      const now = this.clock();
-      const { existing, usage } = await this.usage(m, document, subjects, check, now);
+      // The hold is dated by the time that read counted usage at (the database's, see Clock).
+      const { existing, usage, now } = await this.usage(m, document, subjects, check, this.clock());
       if (existing) return { limitsVersion: version };
       const refusal = firstRefusal(document, check, usage);
       if (refusal) throw refusal;
@@ -103,9 +112,10 @@ export class LimitsService {
    * the database finds each subject's usage within `usageRoom` and the operation holds nothing yet;
    * otherwise it writes nothing, and `holdAtConfirm` decides (it words a refusal, or finds the
    * operation's own hold). `onlyIf`: a condition without parameters on earlier writes of that statement.
-   * - `hold`: `write()` builds the write. Call it AFTER `lock` ran: it reads the clock that dates
-   *   the hold and bounds the usage counted, and a clock read before the locks could be earlier than
-   *   the holds of the confirms that had them first (theirs would then not count);
+   * - `hold`: `write()` builds the write. Call it AFTER `lock` ran: the clock that dates the hold
+   *   and bounds the usage counted must be read after the locks, or it could be earlier than the
+   *   holds of the confirms that had them first (theirs would then not count). The database's clock
+   *   is read by the statement itself, which runs after the locks;
    * - `none`: nothing to hold (no customer's limits, no agent's ceiling apply): no lock is needed;
    * - `refused`: refused whatever the usage (bounds of the type, per-operation ceilings, or a limit
    *   smaller than the amount): `holdAtConfirm` words the refusal.
@@ -143,7 +153,7 @@ export class LimitsService {
     if (subjects.length === 0) return undefined;
     return {
       text: `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, settled_at)
-       SELECT $1, s.kind, s.id, $4, $5, $6, 'SETTLED', $7, $7 FROM unnest($2::text[], $3::text[]) AS s(kind, id)
+       SELECT $1, s.kind, s.id, $4, $5, $6, 'SETTLED', ${nowSql('$7')}, ${nowSql('$7')} FROM unnest($2::text[], $3::text[]) AS s(kind, id)
        ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
          SET status = 'SETTLED', settled_at = EXCLUDED.settled_at, held_until = NULL, released_at = NULL
          WHERE limit_usage.status <> 'SETTLED'`,
@@ -158,7 +168,7 @@ export class LimitsService {
   async release(operationId: string): Promise<void> {
     await queryRows(
       this.db,
-      `UPDATE orchestrator.limit_usage SET status = 'RELEASED', released_at = $2, held_until = NULL
+      `UPDATE orchestrator.limit_usage SET status = 'RELEASED', released_at = ${nowSql('$2')}, held_until = NULL
         WHERE operation_id = $1 AND status = 'HELD'`,
       [operationId, this.clock()],
     );
@@ -174,13 +184,13 @@ export class LimitsService {
     doc: LimitsDocument,
     subjects: Subject[],
     check: LimitCheck,
-    now: Date,
-  ): Promise<{ existing: boolean; usage: { payer?: Usage; agent?: Usage } }> {
-    const rows = await queryRows<{ existing: boolean; kind: Subject['kind'] | null; day: string | null; month: string | null }>(
+    now: Date | null,
+  ): Promise<{ existing: boolean; usage: { payer?: Usage; agent?: Usage }; now: Date }> {
+    const rows = await queryRows<{ existing: boolean; kind: Subject['kind'] | null; day: string | null; month: string | null; now: Date }>(
       db,
-      `WITH used AS (${usedSql({ kinds: '$1', ids: '$2', currency: '$3', now: '$4::timestamptz', timezone: '$5', operationId: '$6' })})
+      `WITH used AS (${usedSql({ kinds: '$1', ids: '$2', currency: '$3', now: nowSql('$4'), timezone: '$5', operationId: '$6' })})
        SELECT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $6 AND status <> 'RELEASED') AS existing,
-              used.kind, used.day::text AS day, used.month::text AS month
+              used.kind, used.day::text AS day, used.month::text AS month, ${nowSql('$4')} AS now
          FROM (SELECT 1) one LEFT JOIN used ON true`,
       [subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, now, doc.timezone, check.operationId],
       // every create checks: parsed and planned once per connection
@@ -190,7 +200,7 @@ export class LimitsService {
       const row = rows.find((r) => r.kind === kind);
       return row ? { day: Number(row.day), month: Number(row.month) } : undefined;
     };
-    return { existing: rows[0]?.existing ?? false, usage: { payer: of('CUSTOMER'), agent: of('AGENT') } };
+    return { existing: rows[0]?.existing ?? false, usage: { payer: of('CUSTOMER'), agent: of('AGENT') }, now: new Date(rows[0].now) };
   }
 
   private warnUnknownTiers(doc: LimitsDocument, check: LimitCheck): void {
@@ -220,7 +230,8 @@ function usageRowParams(check: LimitCheck, subjects: Subject[]): unknown[] {
 }
 
 /**
- * The hold's INSERT, dated `now` (a released hold of the operation is taken again). With `guard`:
+ * The hold's INSERT, dated `now` (null: the database's clock at the statement; a released hold of
+ * the operation is taken again), held for the document's `holdSeconds`. With `guard`:
  * only when `onlyIf` holds, the operation holds nothing yet and the database finds each subject's
  * usage within `room`; it then answers a row per subject held.
  */
@@ -228,11 +239,10 @@ function holdWrite(
   check: LimitCheck,
   document: LimitsDocument,
   subjects: Subject[],
-  now: Date,
+  now: Date | null,
   guard?: { onlyIf: string; room: ReturnType<typeof usageRoom> },
 ): SqlWrite {
-  const heldUntil = new Date(now.getTime() + document.holdSeconds * 1000);
-  const params: unknown[] = [...usageRowParams(check, subjects), now, heldUntil];
+  const params: unknown[] = [...usageRowParams(check, subjects), now, document.holdSeconds];
   let where = '';
   if (guard) {
     const bound = (s: Subject) => (s.kind === 'CUSTOMER' ? guard.room.payer : guard.room.agent);
@@ -244,14 +254,15 @@ function holdWrite(
     where = `WHERE ${guard.onlyIf}
         AND NOT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $1 AND status <> 'RELEASED')
         AND NOT EXISTS (
-          SELECT 1 FROM (${usedSql({ kinds: '$2', ids: '$3', currency: '$4', now: '$7::timestamptz', timezone: '$9', operationId: '$1' })}) used
+          SELECT 1 FROM (${usedSql({ kinds: '$2', ids: '$3', currency: '$4', now: nowSql('$7'), timezone: '$9', operationId: '$1' })}) used
             JOIN unnest($2::text[], $3::text[], $10::bigint[], $11::bigint[]) AS r(kind, id, day, month)
               ON r.kind = used.kind AND r.id = used.id
            WHERE used.day > r.day OR used.month > r.month)`;
   }
   return {
     text: `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, held_until)
-     SELECT $1, s.kind, s.id, $4, $5, $6, 'HELD', $7, $8 FROM unnest($2::text[], $3::text[]) AS s(kind, id)
+     SELECT $1, s.kind, s.id, $4, $5, $6, 'HELD', ${nowSql('$7')}, ${nowSql('$7')} + make_interval(secs => $8::float8)
+       FROM unnest($2::text[], $3::text[]) AS s(kind, id)
      ${where}
      ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE
        SET status = 'HELD', occurred_at = EXCLUDED.occurred_at, held_until = EXCLUDED.held_until, released_at = NULL
