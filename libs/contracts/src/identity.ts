@@ -19,8 +19,9 @@ export const CUSTOMER_STATUSES = ['active', 'frozen', 'closed'] as const;
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
 
 /**
- * Auth's internal endpoints the orchestrator's workflows call (service key). Besides the spec 3
- * steps (create/delete identity-provider and local users, verify the reset OTP, reset the PIN):
+ * Auth's internal endpoints the orchestrator's workflows call (service key). Besides the steps of
+ * registration and PIN reset (docs/registration.md "Internal routes used": create/delete
+ * identity-provider and local users, verify the reset OTP, reset the PIN):
  */
 export const AUTH_INTERNAL_ROUTES = {
   createIdpUser: '/auth/internal/create-idp-user',

@@ -28,7 +28,10 @@ describe('error catalogue', () => {
     }
   });
 
-  it('holds every code named in spec 1 and spec 2 with the spec status', () => {
+  it('holds the codes the partner API and the money path document, each with its documented status', () => {
+    // Statuses as the docs give them: for the partner API in docs/partners.md "7. All error codes"; for the
+    // money path in docs/ledger.md "Locks, isolation and retries", "Idempotency", "Rules the database enforces"
+    // and docs/mobile-api.md "Who starts what", "Create", "confirm".
     const expected: Record<string, number> = {
       INVALID_INTEGRATION_CREDENTIALS: 401,
       INTEGRATION_REVOKED: 401,

@@ -17,7 +17,8 @@ export const COMMON_ERRORS = {
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable' },
   UPSTREAM_TIMEOUT: { status: 504, message: 'An upstream service did not answer in time' },
   INVALID_SERVICE_CREDENTIALS: { status: 401, message: 'Missing or invalid service credential' },
-  // The edges of HTTP (issue 30): refused before any route runs, still with the platform body.
+  // The edges of HTTP, refused before any route runs, still with the platform body
+  // (docs/architecture.md "Processes and ports").
   JSON_TOO_DEEP: { status: 400, message: 'The request body is nested too deeply' },
   FORBIDDEN_JSON_KEY: { status: 400, message: 'The request body contains a forbidden key (__proto__ or constructor.prototype)' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large' },
