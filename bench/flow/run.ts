@@ -388,6 +388,8 @@ async function measure(adminUrl: string): Promise<void> {
     type Op = (worker: number) => Promise<string | void>;
     const workloads: Array<{ label: string; op: Op }> = [];
     const measured: Record<string, LoopResult> = {};
+    /** Each round's operations per second and CPU ms per operation (all processes), by workload. */
+    const perRound: Record<string, Array<{ perSec: number; cpuMs: number }>> = {};
     const measureAll = async () => {
       const totals: Record<
         string,
@@ -414,6 +416,7 @@ async function measure(adminUrl: string): Promise<void> {
           t.sec += r.elapsedSec;
           // CPU milliseconds summed over the slices, divided by the operations at the end.
           const used = cpuPerOp(before, after, 1);
+          (perRound[label] ??= []).push({ perSec: r.ok / r.elapsedSec, cpuMs: used.total / Math.max(1, ops) });
           t.cpu ??= {};
           for (const [k, v] of Object.entries(used)) t.cpu[k] = (t.cpu[k] ?? 0) + v;
         }
@@ -690,6 +693,18 @@ async function measure(adminUrl: string): Promise<void> {
       }
     }
 
+    // F1 against F0, the flow's own ledger and auth calls: the whole run's ratios, and each round's,
+    // whose spread says how far one run's ratio can be trusted on this machine.
+    const f0Cpu = cpu.F0.total || 1;
+    const vsF0 = {
+      throughput: Math.round((f.perSec / (f0.perSec || 1)) * 100) / 100,
+      cpu: Math.round((cpu.F1.total / f0Cpu) * 100) / 100,
+      rounds: perRound.F1.map((one, i) => ({
+        throughput: Math.round((one.perSec / (perRound.F0[i].perSec || 1)) * 100) / 100,
+        cpu: Math.round((one.cpuMs / (perRound.F0[i].cpuMs || 1)) * 100) / 100,
+      })),
+    };
+
     const inv = await checkInvariants(admin);
     const clean = inv.ledgerGaps === 0 && inv.splitGaps === 0 && inv.intentMismatches === 0 && inv.unbalancedTransactions === 0;
     log(`ledger invariants after the run: ${JSON.stringify(inv)}${clean ? '' : ' — BROKEN'}`);
@@ -703,6 +718,7 @@ async function measure(adminUrl: string): Promise<void> {
       ratioToW1: ratio,
       ratioToW1PlusCheckPin: w1PlusPin / (f.perSec || 1),
       ratioToF0: f0.perSec / (f.perSec || 1),
+      f1VersusF0: vsF0,
       cpuRatioToW1: { F1: cpuRatio('F1'), F0: cpuRatio('F0'), A1: cpuRatio('A1') },
       cpuMsPerOperation: cpu,
       ...(stepFlows > 0 ? { cpuMsPerCallAtConcurrency1: stepCpu } : {}),
@@ -713,6 +729,11 @@ async function measure(adminUrl: string): Promise<void> {
     log(
       `goal (public flow ≤ 3× the ledger transition): ${ratio <= 3 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}× in throughput, ` +
         `${cpuRatio('F1')}× in CPU time; the flow's own ledger and auth calls alone: ${cpuRatio('F0')}×)`,
+    );
+    const spread = (key: 'throughput' | 'cpu') => vsF0.rounds.map((r) => r[key].toFixed(2)).join(' ');
+    log(
+      `F1 against F0: ${vsF0.throughput} in throughput (target ≥ 0.6: ${vsF0.throughput >= 0.6 ? 'met' : 'NOT met'}; rounds ${spread('throughput')}), ` +
+        `${vsF0.cpu}× in CPU per flow (target ≤ 1.5: ${vsF0.cpu <= 1.5 ? 'met' : 'NOT met'}; rounds ${spread('cpu')})`,
     );
     if (!clean) process.exitCode = 1;
   } finally {
