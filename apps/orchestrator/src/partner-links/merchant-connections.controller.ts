@@ -45,7 +45,7 @@ export class MerchantConnectionsController {
   @ApiOperation({
     summary: 'Accepts a pending request: the integration may now act within the scopes (it is told by connection.activated)',
     description:
-      'Only a pending request can be accepted. Accepting it again once active is 409 CONFLICT ("This connection is already active", as spec 1 requires): nothing changes and connection.activated is not sent twice. A rejected, revoked or expired one is 409 CONFLICT too.',
+      'Only a pending request can be accepted. Accepting it again once active is 409 CONFLICT ("This connection is already active", as docs/partners.md "States" requires): nothing changes and connection.activated is not sent twice. A rejected, revoked or expired one is 409 CONFLICT too.',
   })
   @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')

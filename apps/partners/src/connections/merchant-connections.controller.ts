@@ -45,7 +45,8 @@ export class MerchantConnectionsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'pending → active (connection.activated is sent to the integration)',
-    description: 'Any other state is 409 CONFLICT (spec 1 rule 1), an active one included: "This connection is already active".',
+    description:
+      'Any other state is 409 CONFLICT (docs/partners.md "States"), an active one included: "This connection is already active".',
   })
   @ApiOkResponse({ type: MerchantConnectionViewDto })
   @ApiErrors('CONNECTION_NOT_FOUND', 'CONFLICT')

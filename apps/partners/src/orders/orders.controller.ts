@@ -12,7 +12,8 @@ import { OrdersService } from './orders.service';
 
 const VALIDATION_RULE =
   'Validation rule: a request with one or more faulty fields is answered 400 with the top-level code VALIDATION_ERROR and one entry per faulty field in `errors[]`; ' +
-  "each entry's `code` is the specific code of spec 1's error table when there is one: amount → INVALID_AMOUNT (not an integer, 0 or less, above 2^53−1), " +
+  "each entry's `code` is the specific code of the partner API's error table " +
+  '(docs/partners.md "7. All error codes") when there is one: amount → INVALID_AMOUNT (not an integer, 0 or less, above 2^53−1), ' +
   'ttlSeconds → INVALID_TTL (below 60 or not an integer) or TTL_TOO_LONG (above 900), merchantId → INVALID_UUID, currencyCode → UNSUPPORTED_CURRENCY, ' +
   'description → INVALID_DESCRIPTION, externalReference → INVALID_EXTERNAL_REFERENCE, an unknown field → UNKNOWN_FIELD, a malformed Idempotency-Key header → INVALID_IDEMPOTENCY_KEY (field Idempotency-Key). ' +
   'So the specific code is always in `errors[].code`: the field codes listed under 400 below (INVALID_AMOUNT, INVALID_TTL, TTL_TOO_LONG) are such values, never the top-level code.';
