@@ -94,7 +94,7 @@ describe('ledger: intents and atomic execution', () => {
     expect(inv.totals.XAF).toBe(0);
   });
 
-  it('spec example: two simultaneous withdrawals each above half the balance → one 200, one 422 with both amounts', async () => {
+  it('two simultaneous withdrawals each above half the balance → one 200, one 422 with both amounts', async () => {
     const a = await fundedAccount(h, 1_000);
     const b = await fundedAccount(h, 0);
     const c = await fundedAccount(h, 0);

@@ -1,7 +1,7 @@
 /**
  * Application roles (docs/roles.md "Roles"), one per user. Auth stores them on the local user and
  * puts them in the access token; the orchestrator grants permissions from them (its role matrix).
- * Names are part of the contract: add, never rename. `CUSTOMER` is the spec's "end user".
+ * Names are part of the contract: add, never rename. `CUSTOMER` is the end user of that table.
  */
 export const APP_ROLES = ['CUSTOMER', 'MERCHANT', 'AGENT', 'MASTER_AGENT', 'SUPPORT', 'COMPLIANCE', 'ADMIN', 'AUDITOR'] as const;
 export type AppRole = (typeof APP_ROLES)[number];

@@ -1,6 +1,6 @@
 import type { FieldError } from './app-exception';
 
-/** The error body of every service (spec/README.md). `errors` only on VALIDATION_ERROR. */
+/** The error body of every service (docs/partners.md "7. All error codes"). `errors` only on VALIDATION_ERROR. */
 export interface ErrorBody {
   code: string;
   message: string;

@@ -16,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-/** X-Request-Id: echo a valid incoming one, else a new UUID (spec/README.md). */
+/** X-Request-Id: echo a valid incoming one, else a new UUID (docs/partners.md "Headers on every answer"). */
 export function genRequestId(req: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = req.headers['x-request-id'];
   return isUuid(incoming) ? incoming : randomUUID();

@@ -294,7 +294,10 @@ function declareRetryAfter(operation: Operation): void {
   if (tooMany) tooMany.headers = { ...tooMany.headers, 'Retry-After': RETRY_AFTER };
 }
 
-/** A deprecated route says so on every answer it gives (spec: `deprecated: true` and a Deprecation header). */
+/**
+ * A deprecated route says so on every answer it gives: `deprecated: true` in the document and a
+ * Deprecation header (docs/registration.md "Routes").
+ */
 function declareDeprecation(operation: Operation): void {
   if (!operation.deprecated) return;
   for (const [status, response] of Object.entries(operation.responses ?? {})) {

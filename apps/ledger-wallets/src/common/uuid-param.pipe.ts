@@ -15,7 +15,10 @@ export class UuidParamPipe implements PipeTransform<string, string> {
   }
 }
 
-/** `X-Idempotency-Key`: optional where the spec says so; when present, 1 to 255 printable characters. */
+/**
+ * `X-Idempotency-Key`: optional where docs/ledger.md "Idempotency" says so; when present, 1 to 255
+ * printable characters.
+ */
 export function idempotencyKeyHeader(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
