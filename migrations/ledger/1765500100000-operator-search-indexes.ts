@@ -2,10 +2,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Indexes behind the back office's operation search (`GET /v1/internal/operator-search/operations`,
- * docs/ledger.md "Operator search"). Without them every page of the list read and sorted the whole
- * of `ledger.transaction_intents` (a parallel sequential scan and a top-N sort), and a search by an
- * account that the payment credited had no index at all (`IDX_transaction_intents_source` covers
- * only the debited side).
+ * docs/ledger.md "Operator search: operations for the back office"). Without them every page of the
+ * list read and sorted the whole of `ledger.transaction_intents` (a parallel sequential scan and a
+ * top-N sort), and a search by an account that the payment credited had no index at all
+ * (`IDX_transaction_intents_source` covers only the debited side).
  *
  * - `(created_at, id)` of intents: the list's newest-first keyset, read backwards, stopping at a page.
  * - `(destination_account_id, created_at)` of intents: the credited side of an account search, beside

@@ -1,6 +1,7 @@
 /**
- * The ledger's settlement statement of one account (docs/statements.md "How it ties", "Cost"), on
- * entries booked at chosen instants: the period boundaries to the millisecond (default and other
+ * The ledger's settlement statement of one account
+ * (docs/statements.md "How it ties to the ledger", "Cost, and what keeps it away from payments"),
+ * on entries booked at chosen instants: the period boundaries to the millisecond (default and other
  * offsets), an entry stamped before a boundary but applied after one stamped past it, when a period
  * becomes final, the bounds (age, lines, time), and statements served while payments hold every
  * admitted session.

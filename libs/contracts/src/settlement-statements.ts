@@ -35,7 +35,10 @@ export const STATEMENT_MAX_DAYS = 31;
 export const PAID_ORDER_LOOKUP_MAX = 1_000;
 
 export const SETTLEMENT_STATEMENT_ROUTES = {
-  /** ledger: GET, query `from`, `to` (instants): 200 LedgerAccountStatement; never retried on a timeout (docs/statements.md "Cost") */
+  /**
+   * ledger: GET, query `from`, `to` (instants): 200 LedgerAccountStatement; never retried on a timeout
+   * (docs/statements.md "Cost, and what keeps it away from payments")
+   */
   ledgerAccount: (accountId: string) => `/v1/internal/accounts/${accountId}/settlement-statement`,
   /** orchestrator internal listener: GET, query `from`, `to` (instants), `currency`: 200 LedgerAccountStatement of the merchant's account */
   orchestratorMerchant: (merchantId: string) => `/api/internal/statements/merchants/${merchantId}`,
@@ -65,7 +68,7 @@ export interface LedgerStatementLine {
 
 /**
  * An account over [from, to): the balance before, the entries applied in between in the order the
- * ledger applied them, the balance after (docs/statements.md "How it ties").
+ * ledger applied them, the balance after (docs/statements.md "How it ties to the ledger").
  */
 export interface LedgerAccountStatement {
   accountId: string;

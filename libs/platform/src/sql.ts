@@ -10,9 +10,9 @@ export interface QueryOptions {
    * Send the statement NAMED, as a prepared statement of the connection whose name derives from its
    * text: PostgreSQL parses and plans it once per connection and then reuses the plan, where an
    * unnamed statement is parsed and planned on every execution (for the payment path's large CTE
-   * statements, most of their cost: docs/performance.md "Round trips per flow"). Only for a text
-   * that is a constant of the code, never built from data: each distinct text stays prepared on
-   * every pooled connection for the connection's life. Ignored without parameters.
+   * statements, most of their cost: docs/performance.md "Round trips per flow (2026-11-29)"). Only
+   * for a text that is a constant of the code, never built from data: each distinct text stays
+   * prepared on every pooled connection for the connection's life. Ignored without parameters.
    */
   prepared?: boolean;
 }

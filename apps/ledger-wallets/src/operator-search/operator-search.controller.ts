@@ -8,7 +8,8 @@ import { LedgerOperationPageView, LedgerOperationStoryView } from './dto/operati
 import { OperatorSearchService } from './operator-search.service';
 
 /**
- * The back office's reads of operations (docs/ledger.md "Operator search"): the orchestrator relays
+ * The back office's reads of operations
+ * (docs/ledger.md "Operator search: operations for the back office"): the orchestrator relays
  * `GET /api/backoffice/transactions` and the story of one payment here, for staff it has
  * authorised. The orchestrator is the only caller.
  */

@@ -42,8 +42,9 @@ const DAY_MS = 86_400_000;
 const SIGNED = `CASE kind WHEN 'CREDIT' THEN amount ELSE -amount END`;
 
 /**
- * One account's statement over [from, to) (docs/statements.md "How it ties"), read in one
- * REPEATABLE READ snapshot on the statements' own pool (StatementReadPool), never a payment's session.
+ * One account's statement over [from, to) (docs/statements.md "How it ties to the ledger"), read in
+ * one REPEATABLE READ snapshot on the statements' own pool (StatementReadPool), never a payment's
+ * session.
  *
  * The lines are a run of the account's chain (`chain_seq`, the order the ledger applied its entries):
  * from the first entry stamped at or after `from` up to, excluded, the first stamped at or after

@@ -10,11 +10,12 @@ const CONNECT_WAIT_MS = 2_000;
 const BUSY = 'Statements are at capacity: the read was not started; retry after the Retry-After delay';
 
 /**
- * The settlement statements' own connections (docs/statements.md "Cost"), apart from the money path:
- * a statement is a long read over many entries, and through `LedgerDb.withSession` it would hold one
- * of the DB_POOL_SIZE − 1 sessions payments are admitted to. Here at most LEDGER_STATEMENT_POOL_SIZE
- * statements run at once, each cancelled by PostgreSQL after LEDGER_STATEMENT_TIMEOUT_MS; the
- * payments' gate and pool never see them.
+ * The settlement statements' own connections
+ * (docs/statements.md "Cost, and what keeps it away from payments"), apart from the money path: a
+ * statement is a long read over many entries, and through `LedgerDb.withSession` it would hold one
+ * of the DB_POOL_SIZE − 1 sessions payments are admitted to. Here at most
+ * LEDGER_STATEMENT_POOL_SIZE statements run at once, each cancelled by PostgreSQL after
+ * LEDGER_STATEMENT_TIMEOUT_MS; the payments' gate and pool never see them.
  */
 @Injectable()
 export class StatementReadPool implements OnModuleDestroy {
