@@ -3979,7 +3979,7 @@ export interface components {
        */
       alertsRaised: ('DUE_SOON_ALERTED' | 'OVERDUE_ALERTED' | 'FILING_DUE_SOON_ALERTED' | 'FILING_OVERDUE_ALERTED')[];
       /**
-       * @description the report as stored (docs/regulatory-reports.md "Content"): format mm.regulatory.daily-threshold.v1 (window, thresholds, categories with totals, operations with both parties) or mm.regulatory.suspicion.v1 (case, subject, grounds, narrative, alerts, operations, totals)
+       * @description the report as stored (docs/regulatory-reports.md "Content, CSV and printable document"): format mm.regulatory.daily-threshold.v1 (window, thresholds, categories with totals, operations with both parties) or mm.regulatory.suspicion.v1 (case, subject, grounds, narrative, alerts, operations, totals)
        * @example {
        *       "format": "mm.regulatory.daily-threshold.v1",
        *       "reference": "DTR-20261127",

@@ -180,7 +180,7 @@ export class RegulatoryReportDetailView extends RegulatoryReportView {
     type: 'object',
     additionalProperties: true,
     description:
-      'the report as stored (docs/regulatory-reports.md "Content"): format mm.regulatory.daily-threshold.v1 (window, thresholds, ' +
+      'the report as stored (docs/regulatory-reports.md "Content, CSV and printable document"): format mm.regulatory.daily-threshold.v1 (window, thresholds, ' +
       'categories with totals, operations with both parties) or mm.regulatory.suspicion.v1 (case, subject, grounds, narrative, alerts, operations, totals)',
     example: { format: 'mm.regulatory.daily-threshold.v1', reference: 'DTR-20261127', reportDate: '2026-11-27', operations: [] },
   })

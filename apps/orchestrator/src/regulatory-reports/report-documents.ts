@@ -4,13 +4,13 @@ import { CATEGORY_TITLES, type DailyReportContent, type ReportParty, type Suspic
  * The exported documents of a report, rendered from its stored content only (never from the clock
  * or the database), so the same content always gives the same bytes.
  *
- * CSV (docs/regulatory-reports.md "CSV"): RFC 4180, UTF-8 without BOM, CRLF line ends, a header row
+ * CSV (docs/regulatory-reports.md "Content, CSV and printable document"): RFC 4180, UTF-8 without BOM, CRLF line ends, a header row
  * always present, amounts as plain integers in the smallest unit, times in UTC. Every text cell that
  * a spreadsheet would read as a formula (it starts with =, +, -, @, a tab or a carriage return) is
  * prefixed with an apostrophe: names, but also phones, KYC tiers, agent codes and references, which
  * come from records an attacker may have shaped. An E.164 phone (+237…) therefore reads '+237… in
  * the file, which a spreadsheet keeps as text instead of turning it into the number 237…
- * (docs/regulatory-reports.md "CSV"). Numbers (amounts, fees) are written as they are.
+ * (docs/regulatory-reports.md "Content, CSV and printable document"). Numbers (amounts, fees) are written as they are.
  *
  * HTML: one self-contained page (inline CSS with print rules, A4; no script, image, font or link to
  * fetch), every value escaped.

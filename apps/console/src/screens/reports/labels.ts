@@ -22,7 +22,7 @@ export const stateLabel = (state: string) => STATE_LABELS[state] ?? state;
 
 /*
  * The stored content of a report (`content`, free-form in the API document): the fields this console
- * shows, as docs/regulatory-reports.md "Content" describes the formats mm.regulatory.daily-threshold.v1
+ * shows, as docs/regulatory-reports.md "Content, CSV and printable document" describes the formats mm.regulatory.daily-threshold.v1
  * and mm.regulatory.suspicion.v1. A field missing from an older format shows as blank.
  */
 export interface ContentParty {
