@@ -3,9 +3,9 @@ import { type Harness, balanceOf, fundedAccount, intentBody, startLedger } from 
 
 /**
  * The ledger's internal API refuses a missing or null required field with the field's code, before
- * anything is held (docs/architecture.md "Processes and ports", on validation): the actor of an
- * intent (its creation and every transition read `actor.id`), and an explicit null where a field
- * may only be left out.
+ * anything is held: the actor of an intent (its creation and every transition read `actor.id`,
+ * docs/ledger.md "Intents"), and an explicit null where a field may only be left out
+ * (docs/architecture.md "Processes and ports", on validation).
  */
 describe('ledger: required actor, null on optional fields', () => {
   let h: Harness;

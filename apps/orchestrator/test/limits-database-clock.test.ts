@@ -26,10 +26,14 @@ describe('limits: one clock for every replica (the database)', () => {
   afterEach(() => jest.useRealTimers());
   afterAll(() => h.stop());
 
-  /** From here on this process's `Date` runs `ms` ahead of the database's clock; nothing else is faked. */
+  /**
+   * From here on this process's `Date` runs `ms` ahead of the database's clock (and keeps running:
+   * `advanceTimers`); nothing else is faked, so the app's timers fire as usual.
+   */
   const clockAhead = (ms: number) =>
     jest.useFakeTimers({
       now: Date.now() + ms,
+      advanceTimers: true,
       doNotFake: [
         'hrtime',
         'nextTick',
@@ -131,5 +135,49 @@ describe('limits: one clock for every replica (the database)', () => {
       expect(Math.abs((await skewOf(paid.operationId, column)).skew)).toBeLessThan(60_000);
     }
     expect(Math.abs((await skewOf(failed.operationId, 'released_at')).skew)).toBeLessThan(60_000);
+  });
+
+  /**
+   * Another confirm holds the user's limit lock while `waiter` queues on it, then commits a 150 000
+   * hold dated by its own statement and lets go. What the waiter dates and counts by must be read
+   * after the wait: `now()` (the transaction's start, taken with BEGIN before the lock) would miss
+   * that hold.
+   */
+  async function behindAHold<T>(user: string, waiter: () => Promise<T>): Promise<T> {
+    await h.sql.query('BEGIN');
+    await h.sql.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`limits:CUSTOMER:${user}:XAF`]);
+    const waiting = waiter();
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { rows } = await h.sql.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory'`,
+      );
+      if (rows[0].n > 0) break;
+      if (Date.now() > deadline) throw new Error('the confirm never queued on the limit lock');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await h.sql.query(
+      `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, held_until)
+       VALUES ($1, 'CUSTOMER', $2, 'XAF', 'TRANSFER', 150000, 'HELD', statement_timestamp(), statement_timestamp() + interval '5 minutes')`,
+      [randomUUID(), user],
+    );
+    await h.sql.query('COMMIT');
+    return waiting;
+  }
+
+  it('a one-statement hold queued behind the locks counts the hold committed while it waited', async () => {
+    const user = randomUUID();
+    const plan = limits.planHold(transfer(user, 100_000), await h.get(ConfigVersionsService).active('limits'), 'true');
+    if (plan.kind !== 'hold') throw new Error(`expected a hold plan, got ${plan.kind}`);
+    const rows = await behindAHold(user, () =>
+      transactionOpenedWith(db, plan.lock, (m) => runWritesTogether(m, { hold: plan.write() }, 'hold')),
+    );
+    // 150 000 held + 100 000 is more than the 200 000 a day: nothing held
+    expect(rows).toEqual([]);
+  });
+
+  it('a step-by-step hold queued behind the locks counts it too, and is refused', async () => {
+    const user = randomUUID();
+    expect(await behindAHold(user, () => refusalOf(limits.holdAtConfirm(transfer(user, 100_000))))).toBe('422 LIMIT_DAILY_EXCEEDED');
   });
 });

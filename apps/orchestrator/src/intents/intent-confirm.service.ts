@@ -141,7 +141,7 @@ export class IntentConfirmService {
       hold.kind === 'none'
         ? await runWritesTogether(this.db, writes(), 'request')
         : // The locks open the transaction, in the same round trip as its BEGIN; the hold's write is
-          // built after them: it reads the clock then (see planHold).
+          // built after them, and its statement is sent after them: its time dates the hold (see planHold).
           await transactionOpenedWith(this.db, hold.lock, async (m) => {
             const rows = await runWritesTogether(m, writes(hold.write()), 'request');
             // Not all of it happened: undo whatever did, `decideInTransaction` decides.

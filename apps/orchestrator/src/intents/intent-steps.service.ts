@@ -21,7 +21,8 @@ const actorOf = (user: AuthUser, client: ClientInfo): IntentActor => ({
 
 /**
  * The steps between creation and confirm: send-otp, verify-otp, verify-pin, plus cancel and read
- * (docs/mobile-api.md "The steps"). Only the initiator reaches its intent (anyone else: 404). The
+ * (docs/mobile-api.md "The steps"). Only the initiator reaches its intent (anyone else: 404, as
+ * docs/mobile-api.md "Who starts what" says). The
  * intent's status lives in the ledger alone: it holds the state machine and refuses a move it does
  * not allow (400 INVALID_INTENT_TRANSITION). The record here only says whether the orchestrator's
  * own work is over (SETTLED, CLOSED), which refuses a step before a PIN is spent on it. The OTP

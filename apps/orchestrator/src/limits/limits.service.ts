@@ -14,7 +14,8 @@ export const LIMITS_CLOCK = Symbol('LIMITS_CLOCK');
  * What dates holds and usage and bounds the windows counted. `null`: the database's clock at the
  * statement (`statement_timestamp()`), the one clock every replica shares, which is what the
  * service runs on (`DATABASE_CLOCK`); a replica whose own clock ran ahead would otherwise date holds
- * that the others do not count yet (`u.occurred_at <= now`). Tests give a fixed time instead.
+ * that the others do not count yet (`u.occurred_at <= now`). Not `now()`: that is the transaction's
+ * start, read before the limit locks are waited for. Tests give a fixed time instead.
  */
 export type Clock = () => Date | null;
 export const DATABASE_CLOCK: Clock = () => null;
@@ -92,12 +93,13 @@ export class LimitsService {
       await m.query(lockStatement(subjects, check.currency));
       // Read after the locks (a statement's snapshot is taken when it starts): the operation's own
       // live hold or usage, and what the subjects used, in one statement.
-      // The hold is dated by the time that read counted usage at (the database's, see Clock).
-      const { existing, usage, now } = await this.usage(m, document, subjects, check, this.clock());
+      // Both statements run after the locks, so each one's time (the database's, see Clock) is later
+      // than every hold committed before them.
+      const { existing, usage } = await this.usage(m, document, subjects, check, this.clock());
       if (existing) return { limitsVersion: version };
       const refusal = firstRefusal(document, check, usage);
       if (refusal) throw refusal;
-      await runWrite(m, holdWrite(check, document, subjects, now));
+      await runWrite(m, holdWrite(check, document, subjects, this.clock()));
       return { limitsVersion: version };
     };
     // `within`: the caller's transaction (the confirm fixes its ledger request in the same one), so
@@ -185,12 +187,12 @@ export class LimitsService {
     subjects: Subject[],
     check: LimitCheck,
     now: Date | null,
-  ): Promise<{ existing: boolean; usage: { payer?: Usage; agent?: Usage }; now: Date }> {
-    const rows = await queryRows<{ existing: boolean; kind: Subject['kind'] | null; day: string | null; month: string | null; now: Date }>(
+  ): Promise<{ existing: boolean; usage: { payer?: Usage; agent?: Usage } }> {
+    const rows = await queryRows<{ existing: boolean; kind: Subject['kind'] | null; day: string | null; month: string | null }>(
       db,
       `WITH used AS (${usedSql({ kinds: '$1', ids: '$2', currency: '$3', now: nowSql('$4'), timezone: '$5', operationId: '$6' })})
        SELECT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $6 AND status <> 'RELEASED') AS existing,
-              used.kind, used.day::text AS day, used.month::text AS month, ${nowSql('$4')} AS now
+              used.kind, used.day::text AS day, used.month::text AS month
          FROM (SELECT 1) one LEFT JOIN used ON true`,
       [subjects.map((s) => s.kind), subjects.map((s) => s.id), check.currency, now, doc.timezone, check.operationId],
       // every create checks: parsed and planned once per connection
@@ -200,7 +202,7 @@ export class LimitsService {
       const row = rows.find((r) => r.kind === kind);
       return row ? { day: Number(row.day), month: Number(row.month) } : undefined;
     };
-    return { existing: rows[0]?.existing ?? false, usage: { payer: of('CUSTOMER'), agent: of('AGENT') }, now: new Date(rows[0].now) };
+    return { existing: rows[0]?.existing ?? false, usage: { payer: of('CUSTOMER'), agent: of('AGENT') } };
   }
 
   private warnUnknownTiers(doc: LimitsDocument, check: LimitCheck): void {
