@@ -718,7 +718,8 @@ async function measure(adminUrl: string): Promise<void> {
       ratioToW1: ratio,
       ratioToW1PlusCheckPin: w1PlusPin / (f.perSec || 1),
       ratioToF0: f0.perSec / (f.perSec || 1),
-      f1VersusF0: vsF0,
+      // F1 over F0 (below 1: the public flow is slower); ratioToF0 above is the inverse, F0 over F1.
+      f1OverF0: vsF0,
       cpuRatioToW1: { F1: cpuRatio('F1'), F0: cpuRatio('F0'), A1: cpuRatio('A1') },
       cpuMsPerOperation: cpu,
       ...(stepFlows > 0 ? { cpuMsPerCallAtConcurrency1: stepCpu } : {}),

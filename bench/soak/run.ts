@@ -1,6 +1,6 @@
 /**
  * `npm run bench:soak` — the platform under a steady mixed load for a long while (docs/performance.md "`bench:soak`",
- * "Benchmark"): does it keep its throughput and latency, does any service's memory keep growing, and
+ * "Soak"): does it keep its throughput and latency, does any service's memory keep growing, and
  * is every payment still right at the end?
  *
  *  1. The five services start as processes from the build, as `npm start` runs them; the population

@@ -57,7 +57,7 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
     }
   };
 
-  it('a QR payment in the ledger marks the order paid and delivers one verified order.paid with exactly the spec data', async () => {
+  it('a QR payment in the ledger marks the order paid and delivers one verified order.paid with exactly the documented data', async () => {
     const o = await order({ externalReference: 'POS-1-0001', description: 'Table 4' });
     const paid = await pay(o);
     const hook = await h.receiver.waitFor((w) => w.body.event === 'order.paid' && w.body.data.orderId === o.orderId);

@@ -25,7 +25,7 @@ describe('WebhookDispatcherConfig', () => {
     expect([dev.WEBHOOK_SECRET_ENCRYPTION_KEY, dev.WEBHOOK_DEV_KEY_FILE]).toEqual(['', '.data/webhook-dispatcher/secret-encryption.key']);
   });
 
-  it('defaults to the spec values: 5 s timeout, 30 s backoff base, 24 h dedup and rotation overlap, 3 days before disabling', () => {
+  it('defaults to the documented values: 5 s timeout, 30 s backoff base, 24 h dedup and rotation overlap, 3 days before disabling', () => {
     const c = loadConfig(WebhookDispatcherConfig, { ...base, NODE_ENV: 'development' });
     expect([
       c.WEBHOOK_TIMEOUT_MS,

@@ -8,7 +8,7 @@ import { type AuthUser, INTERNAL_ROUTE, PUBLIC_ROUTE, type Permission, REQUIRED_
 import { permissionsOf, primaryRole } from './role-matrix';
 
 /**
- * Controllers that predate the guard and are public by the spec (GET /api/health). Listed here
+ * Controllers that predate the guard and are public by design (GET /api/health, docs/operations.md "Health"). Listed here
  * rather than decorated because they belong to another module.
  */
 const PUBLIC_CONTROLLERS: ReadonlySet<Type> = new Set([PlatformHealthController]);

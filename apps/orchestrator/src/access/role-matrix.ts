@@ -77,7 +77,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<AppRole, readonly Permission[]>> 
   ],
 };
 
-/** The spec's name of each role, for documents. */
+/** The display name of each role, for documents (docs/roles.md "Roles"). */
 export const ROLE_LABELS: Readonly<Record<AppRole, string>> = {
   CUSTOMER: 'end user',
   MERCHANT: 'merchant',

@@ -17,7 +17,7 @@ class CurrenciesView {
   currencies: CurrencyView[];
 }
 
-/** `/api/config/*`: public client configuration (the spec's configuration service). */
+/** `/api/config/*`: public client configuration (docs/fees-and-limits.md "Versioned configuration"). */
 @ApiTags('config')
 @Controller('config')
 export class ConfigApiController {

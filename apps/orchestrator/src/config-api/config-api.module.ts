@@ -8,10 +8,11 @@ import { ConfigVersionsController } from './config-versions.controller';
 import { ConfigVersionsService } from './config-versions.service';
 
 /**
- * The spec's configuration service: `/api/config/*` and the versioned store behind it. Changes go
- * through the maker-checker engine (the CONFIG_CHANGE handler is registered here). Each section's
- * folder registers its section (ConfigSectionRegistry) and serves its own routes with
- * ConfigChangeSubmitter, so this module imports none of them.
+ * The configuration service: `/api/config/*` and the versioned store behind it
+ * (docs/fees-and-limits.md "Versioned configuration"). Changes go through the maker-checker engine
+ * (the CONFIG_CHANGE handler is registered here). Each section's folder registers its section
+ * (ConfigSectionRegistry) and serves its own routes with ConfigChangeSubmitter, so this module
+ * imports none of them.
  */
 @Module({
   imports: [ApprovalsModule],
