@@ -5,6 +5,7 @@ import { partnersApp } from '../../apps/partners/src/partners.app';
 import { webhookDispatcherApp } from '../../apps/webhook-dispatcher/src/webhook-dispatcher.app';
 import { type RunningApp, boot } from '../support/boot';
 import { type TestDatabase, createTestDatabase, createTestRedis, serviceEnv } from '../support/test-env';
+import { completePublicDocument } from '../support/public-document';
 
 /**
  * A client generated from a service's OpenAPI document is only as good as the document: a body
@@ -238,9 +239,7 @@ describe('OpenAPI documents are complete', () => {
 
     beforeAll(async () => {
       const orchestrator = apps.find(([name]) => name === 'orchestrator')![1];
-      const res = await fetch(`${orchestrator.url}/api/openapi.json`);
-      expect(res.status).toBe(200);
-      doc = (await res.json()) as PublicDocument;
+      doc = await completePublicDocument<PublicDocument>(orchestrator.url);
     });
 
     it('merges the routes the gateway proxies to auth and partners, and nothing internal', () => {
