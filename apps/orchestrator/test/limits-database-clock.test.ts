@@ -3,8 +3,9 @@ import { DataSource } from 'typeorm';
 import { runWrite, runWritesTogether, transactionOpenedWith } from '@mm/platform';
 import { ConfigVersionsService } from '../src/config-api/config-versions.service';
 import { LimitsService } from '../src/limits/limits.service';
-import type { LimitCheck } from '../src/limits/limits.types';
 import { OrchestratorHarness } from './pricing-harness';
+import { transferCheck } from './limit-checks';
+import { fakeDateOnly } from '../../../test/support/fake-date';
 
 /**
  * Every replica counts limits on one clock, the database's: a hold or a usage row is dated by the
@@ -26,41 +27,11 @@ describe('limits: one clock for every replica (the database)', () => {
   afterEach(() => jest.useRealTimers());
   afterAll(() => h.stop());
 
-  /**
-   * From here on this process's `Date` runs `ms` ahead of the database's clock (and keeps running:
-   * `advanceTimers`); nothing else is faked, so the app's timers fire as usual.
-   */
-  const clockAhead = (ms: number) =>
-    jest.useFakeTimers({
-      now: Date.now() + ms,
-      advanceTimers: true,
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'requestAnimationFrame',
-        'cancelAnimationFrame',
-        'requestIdleCallback',
-        'cancelIdleCallback',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    });
+  /** From here on this process's `Date` runs `ms` ahead of the database's clock, and keeps running. */
+  const clockAhead = (ms: number) => fakeDateOnly(Date.now() + ms, { advance: true });
   const HOUR = 3_600_000;
 
-  const transfer = (payerId: string, amount: number): LimitCheck => ({
-    operationId: randomUUID(),
-    type: 'TRANSFER',
-    amount,
-    currency: 'XAF',
-    payer: { userId: payerId, kycTier: 'TIER_1' },
-    initiatorUserId: payerId,
-  });
+  const transfer = transferCheck;
   const refusalOf = (promise: Promise<unknown>) =>
     promise.then(
       () => 'accepted',

@@ -5,6 +5,7 @@ import { ConfigVersionsService } from '../src/config-api/config-versions.service
 import { LimitsService } from '../src/limits/limits.service';
 import type { LimitCheck } from '../src/limits/limits.types';
 import { OrchestratorHarness } from './pricing-harness';
+import { transferCheck } from './limit-checks';
 
 /**
  * Limits against the real database, with the defaults of version 1 (TIER_1 in XAF: 100 000 per
@@ -26,16 +27,7 @@ describe('limits: check at create, hold at confirm, usage on success', () => {
   });
   afterAll(() => h.stop());
 
-  const transfer = (payerId: string, amount: number, extra: Partial<LimitCheck> = {}): LimitCheck => ({
-    operationId: randomUUID(),
-    type: 'TRANSFER',
-    amount,
-    currency: 'XAF',
-    payer: { userId: payerId, kycTier: 'TIER_1' },
-    // the payer's own transfer: refusals state the room left
-    initiatorUserId: payerId,
-    ...extra,
-  });
+  const transfer = transferCheck;
   const refusalOf = (promise: Promise<unknown>) =>
     promise.then(
       () => 'accepted',

@@ -7,6 +7,7 @@ import { AppException } from '@mm/errors';
 import { closeInternalHttpConnections } from '@mm/platform';
 import type { OrchestratorConfig } from '../orchestrator.config';
 import { AccessTokens } from './access-tokens.service';
+import { fakeDateOnly } from '../../../../test/support/fake-date';
 
 /**
  * The token cache of the access guard, against a local HTTP server that plays auth's two
@@ -65,25 +66,7 @@ describe('AccessTokens (claims remembered until exp, session answer and marker a
 
   beforeEach(() => {
     // Only Date is faked: sockets, timers and Redis keep running for real.
-    jest.useFakeTimers({
-      now: start,
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'requestAnimationFrame',
-        'cancelAnimationFrame',
-        'requestIdleCallback',
-        'cancelIdleCallback',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    });
+    fakeDateOnly(start);
     introspections = 0;
     refuse = undefined;
   });
