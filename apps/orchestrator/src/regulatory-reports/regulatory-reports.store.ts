@@ -158,14 +158,21 @@ export class RegulatoryReportsStore {
     return this.config.REGULATORY_FILING_DUE_HOURS;
   }
 
-  /** Stores a report; false when a daily report of that day is already stored (the caller returns that one). */
+  /**
+   * Stores a report; false when a daily report of that day is already stored (the caller returns that one).
+   * A daily report's conflict has no target: its reference is made from its day, so two generations of
+   * one day racing meet on the reference's unique index as well as on the day's, and only a
+   * conflict the statement names is answered by DO NOTHING (one on another index is a unique
+   * violation: a 500 for the officer who lost the race). A suspicion report keeps every conflict an
+   * error (its case reported already: the caller answers CASE_ALREADY_REPORTED).
+   */
   async insert(db: RawQueryable, r: NewReport): Promise<boolean> {
     const rows = await queryRows<{ id: string }>(
       db,
       `INSERT INTO orchestrator.regulatory_reports (id, kind, reference, period_date, case_id, content, content_sha256, csv, csv_sha256,
                                                     html, html_sha256, operation_count, generated_by, generated_by_role, trigger)
        VALUES ($1, $2, $3, $4::date, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-       ON CONFLICT (period_date) WHERE kind = 'DAILY_THRESHOLD' DO NOTHING
+       ${r.kind === 'DAILY_THRESHOLD' ? 'ON CONFLICT DO NOTHING' : ''}
        RETURNING id`,
       [
         r.id,
