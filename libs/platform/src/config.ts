@@ -111,6 +111,16 @@ export class DatabaseConfig extends BaseConfig {
   @IsInt()
   @Min(1)
   DB_POOL_SIZE: number = 10;
+
+  /**
+   * How long a pooled connection may sit unused before the pool closes it (ms). pg-pool's own
+   * default is 10 s, which closes the pool between two bursts a few seconds apart: the next burst
+   * then pays a backend start per connection and plans every prepared statement again
+   * (docs/performance.md "Warm pools"). The pool never holds more than DB_POOL_SIZE either way.
+   */
+  @IsInt()
+  @Min(1_000)
+  DB_POOL_IDLE_MS: number = 300_000;
 }
 
 export class ConfigValidationError extends Error {}

@@ -81,7 +81,12 @@ export class PlatformModule {
             logging: false,
             retryAttempts: 2,
             retryDelay: 1_000,
-            extra: { max: db.DB_POOL_SIZE, application_name: options.service, connectionTimeoutMillis: 5_000 },
+            extra: {
+              max: db.DB_POOL_SIZE,
+              idleTimeoutMillis: db.DB_POOL_IDLE_MS,
+              application_name: options.service,
+              connectionTimeoutMillis: 5_000,
+            },
           }),
           // A checkout that gives up names the pool's holders (db-pool-logging.ts): without it the
           // error reads like an unreachable database when this process used up its own connections.
