@@ -114,12 +114,15 @@ export class DatabaseConfig extends BaseConfig {
 
   /**
    * How long a pooled connection may sit unused before the pool closes it (ms). pg-pool's own
-   * default is 10 s, which closes the pool between two bursts a few seconds apart: the next burst
+   * default is 10 s, which empties the pool between two bursts more than 10 s apart: the next burst
    * then pays a backend start per connection and plans every prepared statement again
-   * (docs/performance.md "Warm pools"). The pool never holds more than DB_POOL_SIZE either way.
+   * (docs/performance.md "Warm pools"). The pool never holds more than DB_POOL_SIZE either way; a
+   * lower value gives connections back to a shared server (or PgBouncer) sooner. At most an hour
+   * (a timer beyond 2^31 ms would fire at once).
    */
   @IsInt()
   @Min(1_000)
+  @Max(3_600_000)
   DB_POOL_IDLE_MS: number = 300_000;
 }
 

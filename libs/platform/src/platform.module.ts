@@ -84,6 +84,9 @@ export class PlatformModule {
             extra: {
               max: db.DB_POOL_SIZE,
               idleTimeoutMillis: db.DB_POOL_IDLE_MS,
+              // An idle connection lives for minutes: TCP keep-alive lets the kernel find one a NAT or
+              // load balancer dropped meanwhile, instead of the next query.
+              keepAlive: true,
               application_name: options.service,
               connectionTimeoutMillis: 5_000,
             },

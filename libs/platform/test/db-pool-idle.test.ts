@@ -3,7 +3,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { DatabaseConfig, PlatformModule, loadConfig } from '@mm/platform';
+import { ConfigValidationError, DatabaseConfig, PlatformModule, loadConfig } from '@mm/platform';
 import { TEST_ADMIN_URL } from '../../../test/support/infra';
 
 /**
@@ -31,11 +31,16 @@ function poolOf(app: TestingModule): Pool {
 describe('the database pool between bursts', () => {
   const apps: TestingModule[] = [];
   afterAll(() => Promise.all(apps.map((a) => a.close())));
+  /** Closed after the test even when the other app of a pair failed to start. */
+  const kept = (app: TestingModule): TestingModule => {
+    apps.push(app);
+    return app;
+  };
 
   it('keeps its connections DB_POOL_IDLE_MS after the last use, and closes them after it', async () => {
-    const [warm, short] = await Promise.all([appWith({}), appWith({ DB_POOL_IDLE_MS: '1000' })]);
-    apps.push(warm, short);
-    expect(warm.get(DatabaseConfig).DB_POOL_IDLE_MS).toBe(300_000);
+    const [warm, short] = await Promise.all([appWith({}), appWith({ DB_POOL_IDLE_MS: '1000' })].map((started) => started.then(kept)));
+    expect(poolOf(warm).options.idleTimeoutMillis).toBe(300_000);
+    expect(poolOf(short).options.idleTimeoutMillis).toBe(1_000);
     // A burst of three at once opens three connections in each pool.
     const burst = (app: TestingModule) => Promise.all([1, 2, 3].map(() => app.get(DataSource).query('SELECT pg_sleep(0.05)')));
     await Promise.all([burst(warm), burst(short)]);
@@ -46,5 +51,11 @@ describe('the database pool between bursts', () => {
     expect(poolOf(short).totalCount).toBe(0);
     expect(poolOf(warm).totalCount).toBe(3);
     expect(poolOf(warm).idleCount).toBe(3);
+  });
+
+  it.each(['999', '3600001', 'soon'])('refuses DB_POOL_IDLE_MS=%s at boot, naming it', (value) => {
+    const env = { INTERNAL_SERVICE_KEY: randomBytes(24).toString('hex'), DATABASE_URL: TEST_ADMIN_URL, DB_POOL_IDLE_MS: value };
+    expect(() => loadConfig(DatabaseConfig, env)).toThrow(ConfigValidationError);
+    expect(() => loadConfig(DatabaseConfig, env)).toThrow(/DB_POOL_IDLE_MS/);
   });
 });
