@@ -215,7 +215,10 @@ describe('the operators console in a browser', () => {
     admin = await newWindow();
     const page = admin.page;
     await signIn(page, E2E_ADMIN.phone, E2E_ADMIN.pin, { shot: 'sign-in' });
-    await saysSo(page.getByTestId('signed-in-as'), 'ADMIN');
+    // the bootstrap administrator has no staff record: named by what it is, not by its user id
+    await saysSo(page.getByTestId('signed-in-as'), 'Bootstrap administrator · ADMIN');
+    // every card of the home screen has its figures (the picture in the docs shows them, not "Loading…")
+    await counts(page.getByText('Loading…'), 0);
     await screenshot(page, 'home');
 
     await open(page, /^Staff users$/);
@@ -238,7 +241,7 @@ describe('the operators console in a browser', () => {
   it('2. the officer signs in for the first time and enrols the second factor from the secret on the screen and the code sent by SMS', async () => {
     officer = await newWindow();
     await signIn(officer.page, OFFICER.phone, PIN, { enrol: true, wrongSmsFirst: true });
-    await saysSo(officer.page.getByTestId('signed-in-as'), 'COMPLIANCE');
+    await saysSo(officer.page.getByTestId('signed-in-as'), `${OFFICER.firstName} ${OFFICER.lastName} · COMPLIANCE`);
 
     // enrolled: the next sign-in asks for a code (no new secret), and the code from that secret opens it
     const again = await p.call('POST', '/api/auth/login', { body: { phone: OFFICER.phone, pin: PIN } });

@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import { BASE, navigate } from '../router';
 import type { Screen } from '../screens/registry';
-import { type Session, signOut, signOutEverywhere } from '../session/session';
+import { type Me, type Session, signOut, signOutEverywhere } from '../session/session';
 
 /**
  * The frame of every screen: the navigation lists only the screens the operator's permissions reach,
@@ -27,8 +27,8 @@ export function Shell(props: { session: Session; screens: Screen[]; current?: Sc
             </Title>
           </Group>
           <Group gap="sm">
-            <Text size="sm" data-testid="signed-in-as">
-              {me.staff ? `${me.staff.firstName} ${me.staff.lastName}` : (me.customer?.phone ?? me.userId)} · {me.role}
+            <Text size="sm" data-testid="signed-in-as" title={me.userId}>
+              {signedInAs(me)} · {me.role}
             </Text>
             <Menu position="bottom-end">
               <Menu.Target>
@@ -69,4 +69,15 @@ export function Shell(props: { session: Session; screens: Screen[]; current?: Sc
       </AppShell.Main>
     </AppShell>
   );
+}
+
+/**
+ * Who the header names: a staff member by name, a customer by phone. The bootstrap administrator
+ * has neither a staff record nor a customer profile, so it is named by what it is rather than by its
+ * user id (which stays on the title, for support).
+ */
+function signedInAs(me: Me): string {
+  if (me.staff) return `${me.staff.firstName} ${me.staff.lastName}`;
+  if (me.customer) return me.customer.phone;
+  return me.role === 'ADMIN' ? 'Bootstrap administrator' : me.userId;
 }
