@@ -56,6 +56,16 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 16);
 /** Each workload's SECONDS are measured in this many slices, interleaved with the other workloads'. */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_FLOW_ROUNDS ?? 4));
 const CONCURRENCY = 8;
+/**
+ * Unmeasured seconds of every workload, at the measured concurrency, before the first round. Without
+ * them the first round paid what only a cold process pays: every pooled connection of the
+ * orchestrator plans each of its prepared statements six times before PostgreSQL keeps a generic
+ * plan (12 connections × 6 plans, about 2.4 ms each for the confirm's decisions), and V8 compiles the
+ * hot paths. The ledger's and auth's paths were already warm by then (W1, W1k and A1 run before F0
+ * in each round), so the first round weighed on F1 alone: its CPU ratio against F0 was the highest
+ * of the four in every run measured on 2026-11-29 (e.g. 2.46 against 1.90–2.21). 0 measures cold.
+ */
+const WARMUP_SECONDS = Math.max(0, Number(process.env.BENCH_WARMUP_SECONDS ?? 2));
 /** One key per caller, fresh for each run (libs/platform's builder, as npm start and the tests use). */
 const SERVICE_KEYS = generateServiceKeys();
 const BASE_PORT = 4200 + Math.floor(Math.random() * 50) * 10;
@@ -395,6 +405,12 @@ async function measure(adminUrl: string): Promise<void> {
         string,
         { ok: number; errors: number; codes: Record<string, number>; lat: number[]; sec: number; cpu?: Record<string, number> }
       > = {};
+      if (WARMUP_SECONDS > 0) {
+        for (const { label, op } of workloads) {
+          const warm = await closedLoop(CONCURRENCY, WARMUP_SECONDS, op);
+          if (warm.errors > 0) log(`warm-up of ${label}: ${warm.errors} errors ${JSON.stringify(warm.errorCodes)}`);
+        }
+      }
       for (let round = 0; round < ROUNDS; round++) {
         for (const { label, op } of workloads) {
           if (round === 0) await traceWindow(services, 'open', label);
@@ -625,7 +641,10 @@ async function measure(adminUrl: string): Promise<void> {
       },
     });
 
-    log(`measuring ${workloads.map((w) => w.label).join(', ')}: ${ROUNDS} interleaved rounds of ${SECONDS / ROUNDS} s each`);
+    log(
+      `measuring ${workloads.map((w) => w.label).join(', ')}: ${ROUNDS} interleaved rounds of ${SECONDS / ROUNDS} s each, ` +
+        `after ${WARMUP_SECONDS} s of each unmeasured`,
+    );
     await measureAll();
     for (const label of ['W1', 'W1k']) rows.push(row(w1Names[label], measured[label]));
     const w1 = measured.W1.perSec;
@@ -713,6 +732,7 @@ async function measure(adminUrl: string): Promise<void> {
     if (stepFlows > 0) printCpu(stepCpu, `CPU ms per call of one flow at concurrency 1 (${stepFlows} flows), by process`);
     const file = writeResults('flow', rows, {
       seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
       rounds: ROUNDS,
       invariants: inv,
       ratioToW1: ratio,
