@@ -66,7 +66,8 @@ const CONCURRENCY = 8;
  * of the four in every run measured on 2026-11-29 (e.g. 2.46 against 1.90–2.21). 0 measures cold.
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-if (!(WARMUP_SECONDS >= 0)) throw new Error(`BENCH_WARMUP_SECONDS must be a number of seconds, 0 or more, got ${process.env.BENCH_WARMUP_SECONDS}`);
+if (!(WARMUP_SECONDS >= 0))
+  throw new Error(`BENCH_WARMUP_SECONDS must be a number of seconds, 0 or more, got ${process.env.BENCH_WARMUP_SECONDS}`);
 /** One key per caller, fresh for each run (libs/platform's builder, as npm start and the tests use). */
 const SERVICE_KEYS = generateServiceKeys();
 const BASE_PORT = 4200 + Math.floor(Math.random() * 50) * 10;
