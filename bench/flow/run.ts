@@ -59,9 +59,9 @@ const CONCURRENCY = 8;
 /**
  * Unmeasured seconds of every workload, at the measured concurrency, before the first round. Without
  * them the first round paid what only a cold process pays: every pooled connection of the
- * orchestrator plans each of its prepared statements six times before PostgreSQL keeps a generic
- * plan (12 connections × 6 plans, about 2.4 ms each for the confirm's decisions), and V8 compiles the
- * hot paths. The ledger's and auth's paths were already warm by then (W1, W1k and A1 run before F0
+ * orchestrator plans each of its prepared statements six times (five custom plans, then the generic
+ * one PostgreSQL keeps: 12 connections × 6 plans, about 2.4 ms each for the confirm's decisions), and
+ * V8 compiles the hot paths. The ledger's and auth's paths were already warm by then (W1, W1k and A1 run before F0
  * in each round), so the first round weighed on F1 alone: its CPU ratio against F0 was the highest
  * of the four in every run measured on 2026-11-29 (e.g. 2.46 against 1.90–2.21). 0 measures cold.
  */
