@@ -62,6 +62,9 @@ export class OperatorWindow {
  * also as `docs/images/console-<name>.png`, the pictures of docs/operators.md.
  */
 export async function screenshot(page: Page, name: string, forDocs = true): Promise<void> {
+  // A picture of a screen still fetching would show "Loading…" where its figures go (the docs use
+  // these pictures): every list, card and detail page says that while it waits.
+  await counts(page.getByText('Loading…'), 0);
   mkdirSync(ARTIFACTS, { recursive: true });
   const file = join(ARTIFACTS, `${name}.png`);
   // the caret and animations would make two runs differ for nothing

@@ -217,11 +217,10 @@ describe('the operators console in a browser', () => {
     await signIn(page, E2E_ADMIN.phone, E2E_ADMIN.pin, { shot: 'sign-in' });
     // the bootstrap administrator has no staff record: named by what it is, not by its user id
     await saysSo(page.getByTestId('signed-in-as'), 'Bootstrap administrator · ADMIN');
-    // every card of the home screen has its figures (the picture in the docs shows them, not "Loading…"
-    // nor a refusal: a card that failed would show its error notice instead)
-    await counts(page.getByText('Loading…'), 0);
-    await counts(page.getByTestId('error-notice'), 0);
     await screenshot(page, 'home');
+    // the screenshot waited until no card said "Loading…": each has its figures, none a refusal (a card
+    // that failed shows its error notice instead)
+    await counts(page.getByTestId('error-notice'), 0);
 
     await open(page, /^Staff users$/);
     await choose(page, /^Role/, /Compliance/);
