@@ -6,6 +6,7 @@ import { UnknownPhoneLockout1764700000000 } from './1764700000000-unknown-phone-
 import { OtpCodesExpiryIndex1764800000000 } from './1764800000000-otp-codes-expiry-index';
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 import { StaffSecondFactor1765500000000 } from './1765500000000-staff-second-factor';
+import { PinChecksInFlight1765601800000 } from './1765601800000-pin-checks-in-flight';
 
 /** Migrations of the `auth` schema, in order. Append new ones; never edit a shipped one. */
 export const authMigrations: MigrationClass[] = [
@@ -16,4 +17,5 @@ export const authMigrations: MigrationClass[] = [
   OtpCodesExpiryIndex1764800000000,
   RuntimeRolePrivileges1765200000000,
   StaffSecondFactor1765500000000,
+  PinChecksInFlight1765601800000,
 ];

@@ -137,6 +137,27 @@ describe('money rules: risk, fees, attempts', () => {
     expect([after.status, after.body.code]).toEqual([400, 'INVALID_INTENT_TRANSITION']);
   });
 
+  it("a PIN check auth refuses while the payer's other checks are in flight is relayed (429, Retry-After) and costs the intent no attempt", async () => {
+    const bob = await p.register('CUSTOMER');
+    const alice = await payer(10_000);
+    const id = (await create(alice, { type: 'TRANSFER', amount: 1_000, clientPhone: bob.phone })).body.intentId;
+    const inFlight = (n: number) =>
+      p.sql.query(`UPDATE auth.users SET pin_checks_in_flight = $2, pin_checks_since = now() WHERE phone = $1`, [alice.phone, n]);
+    const verify = (pin: string) => p.call('POST', `/api/v1/intents/${id}/verify-pin`, { token: alice.token, body: { pin } });
+    // Five checks of Alice's PIN in flight elsewhere (her other intents, her app retrying).
+    await inFlight(5);
+    for (let i = 0; i < 3; i++) {
+      const busy = await verify(alice.pin);
+      expect([busy.status, busy.body.code, busy.headers.get('retry-after')]).toEqual([429, 'PIN_CHECK_IN_PROGRESS', '1']);
+    }
+    expect((await p.call('GET', `/api/v1/intents/${id}`, { token: alice.token })).body.status).toBe('CREATED');
+    // Three refusals counted nothing: two wrong PINs later, the intent still takes the right one.
+    await inFlight(0);
+    for (let i = 0; i < 2; i++) expect((await verify('9731')).body.code).toBe('INVALID_PIN');
+    const right = await verify(alice.pin);
+    expect([right.status, right.body.status]).toEqual([200, 'PIN_VERIFIED']);
+  });
+
   it('wrong OTPs on a cash-out: the intent stays OTP_SENT; the third wrong code fails it', async () => {
     const frank = await payer(20_000);
     const id = (await create(agent, { type: 'CASH_OUT', amount: 5_000, clientPhone: frank.phone })).body.intentId;

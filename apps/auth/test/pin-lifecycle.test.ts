@@ -105,18 +105,105 @@ describe('auth: PIN lockout under a burst', () => {
     await h.createUser(phone, PIN);
     const results = await Promise.all(Array.from({ length: 20 }, () => login(phone, '1111')));
     const codes = results.map((r) => r.json().code);
-    expect(codes.every((c) => c === 'INVALID_CREDENTIALS' || c === 'ACCOUNT_LOCKED')).toBe(true);
+    // Refused unchecked: as locked once the fifth failure is counted, as in progress while the
+    // checks in flight hold every attempt left before the lock.
+    expect(codes.every((c) => c === 'INVALID_CREDENTIALS' || c === 'ACCOUNT_LOCKED' || c === 'PIN_CHECK_IN_PROGRESS')).toBe(true);
     expect(codes.filter((c) => c === 'INVALID_CREDENTIALS').length).toBeLessThanOrEqual(4);
+    expect(codes).toContain('ACCOUNT_LOCKED');
+    for (const busy of results.filter((r) => r.json().code === 'PIN_CHECK_IN_PROGRESS')) {
+      expect(busy.statusCode).toBe(429);
+      expect(busy.headers['retry-after']).toBe('1');
+    }
     const { Client } = await import('pg');
     const pg = new Client({ connectionString: h.adminUrl });
     await pg.connect();
     try {
-      // Exactly the threshold's worth of PINs were tried; the 15 others were refused unchecked.
-      const row = (await pg.query(`SELECT failed_pin_attempts FROM auth.users WHERE phone = $1`, [phone])).rows[0];
-      expect(row.failed_pin_attempts).toBe(5);
+      // Exactly the threshold's worth of PINs were tried; the 15 others were refused unchecked, and
+      // every check reserved has ended.
+      const row = (await pg.query(`SELECT failed_pin_attempts, pin_checks_in_flight FROM auth.users WHERE phone = $1`, [phone])).rows[0];
+      expect(row).toEqual({ failed_pin_attempts: 5, pin_checks_in_flight: 0 });
     } finally {
       await pg.end();
     }
+  });
+});
+
+describe('auth: PIN checks in flight', () => {
+  const h = new AuthHarness();
+  beforeAll(() => h.start({ PIN_LOCK_BASE_SEC: '300' }));
+  afterAll(() => h.stop());
+
+  const login = (phone: string, pin: string) => h.request('POST', '/auth/login', { body: { phone, pin } });
+  /** Sets the account's counters as if `inFlight` checks were reserved `agoSec` seconds ago and not ended. */
+  const counters = (phone: string, failures: number, inFlight: number, agoSec = 0, lockedUntil = 'NULL') =>
+    h.sql(
+      `UPDATE auth.users SET failed_pin_attempts = $2, pin_checks_in_flight = $3,
+              pin_checks_since = now() - make_interval(secs => $4), locked_until = ${lockedUntil} WHERE phone = $1`,
+      [phone, failures, inFlight, agoSec],
+    );
+  const row = async (phone: string) =>
+    (
+      await h.sql<{ failed_pin_attempts: number; pin_checks_in_flight: number; locked: boolean }>(
+        `SELECT failed_pin_attempts, pin_checks_in_flight, locked_until > now() IS TRUE AS locked FROM auth.users WHERE phone = $1`,
+        [phone],
+      )
+    )[0];
+
+  it('refuses a right PIN with 429 PIN_CHECK_IN_PROGRESS, never a lock, while the checks in flight fill every attempt left', async () => {
+    const phone = '+237690000405';
+    await h.createUser(phone, PIN);
+    // Five checks in flight and no failure: a sixth would be one PIN too many if all five were wrong.
+    await counters(phone, 0, 5);
+    const busy = await login(phone, PIN);
+    expect(busy.statusCode).toBe(429);
+    expect(busy.json().code).toBe('PIN_CHECK_IN_PROGRESS');
+    expect(busy.headers['retry-after']).toBe('1');
+    // Refused unchecked: nothing counted, nothing locked.
+    expect(await row(phone)).toEqual({ failed_pin_attempts: 0, pin_checks_in_flight: 5, locked: false });
+
+    // Four in flight: a place is left. The right PIN ends its own check; the four others stay counted.
+    await counters(phone, 0, 4);
+    expect((await login(phone, PIN)).statusCode).toBe(200);
+    expect(await row(phone)).toEqual({ failed_pin_attempts: 0, pin_checks_in_flight: 4, locked: false });
+  });
+
+  it('leaves as many places as attempts are left before the lock, and one after a lock has ended', async () => {
+    const phone = '+237690000406';
+    await h.createUser(phone, PIN);
+    await counters(phone, 4, 1);
+    expect((await login(phone, PIN)).json().code).toBe('PIN_CHECK_IN_PROGRESS');
+    await counters(phone, 3, 1);
+    expect((await login(phone, '1111')).json().code).toBe('INVALID_CREDENTIALS');
+    expect(await row(phone)).toEqual({ failed_pin_attempts: 4, pin_checks_in_flight: 1, locked: false });
+
+    // Past the threshold, with its lock over: one check at a time.
+    await counters(phone, 6, 1, 0, `now() - interval '1 second'`);
+    expect((await login(phone, PIN)).json().code).toBe('PIN_CHECK_IN_PROGRESS');
+    await counters(phone, 6, 0, 0, `now() - interval '1 second'`);
+    // Its failure locks again, doubled past the threshold (300 s × 2^(7 - 5)).
+    const seventh = await login(phone, '1111');
+    expect(seventh.statusCode).toBe(423);
+    expect(seventh.headers['retry-after']).toBe('1200');
+  });
+
+  it('forgets a check that never ended (its process died) a minute after the latest reservation', async () => {
+    const phone = '+237690000407';
+    await h.createUser(phone, PIN);
+    await counters(phone, 0, 5, 50);
+    expect((await login(phone, PIN)).json().code).toBe('PIN_CHECK_IN_PROGRESS');
+    await counters(phone, 0, 5, 61);
+    expect((await login(phone, PIN)).statusCode).toBe(200);
+    expect(await row(phone)).toEqual({ failed_pin_attempts: 0, pin_checks_in_flight: 0, locked: false });
+  });
+
+  it('lets a burst of right PINs through without ever answering that the account is locked', async () => {
+    const phone = '+237690000408';
+    await h.createUser(phone, PIN);
+    const results = await Promise.all(Array.from({ length: 12 }, () => login(phone, PIN)));
+    const statuses = results.map((r) => `${r.statusCode} ${r.statusCode === 200 ? 'OK' : r.json().code}`);
+    expect(statuses.every((s) => s === '200 OK' || s === '429 PIN_CHECK_IN_PROGRESS')).toBe(true);
+    expect(statuses.filter((s) => s === '200 OK').length).toBeGreaterThanOrEqual(5);
+    expect(await row(phone)).toEqual({ failed_pin_attempts: 0, pin_checks_in_flight: 0, locked: false });
   });
 });
 

@@ -139,11 +139,48 @@ describe('auth: the login lockout does not tell which phones have an account', (
     const phone = '+237690000506';
     const results = await Promise.all(Array.from({ length: 20 }, () => login(phone, WRONG)));
     const codes = results.map((r) => r.json().code);
-    expect(codes.every((c) => c === 'INVALID_CREDENTIALS' || c === 'ACCOUNT_LOCKED')).toBe(true);
+    expect(codes.every((c) => c === 'INVALID_CREDENTIALS' || c === 'ACCOUNT_LOCKED' || c === 'PIN_CHECK_IN_PROGRESS')).toBe(true);
     expect(codes.filter((c) => c === 'INVALID_CREDENTIALS').length).toBeLessThanOrEqual(4);
-    const row = (await pg.query(`SELECT failed_pin_attempts FROM auth.unknown_phone_lockouts WHERE phone_tag = $1`, [tagOf(phone)]))
-      .rows[0];
-    expect(row.failed_pin_attempts).toBe(5);
+    expect(codes).toContain('ACCOUNT_LOCKED');
+    const row = (
+      await pg.query(`SELECT failed_pin_attempts, pin_checks_in_flight FROM auth.unknown_phone_lockouts WHERE phone_tag = $1`, [
+        tagOf(phone),
+      ])
+    ).rows[0];
+    expect(row).toEqual({ failed_pin_attempts: 5, pin_checks_in_flight: 0 });
+  });
+
+  it('answers PIN_CHECK_IN_PROGRESS as for an account while the checks in flight fill every attempt left', async () => {
+    const account = '+237690000507';
+    const unknown = '+237690000508';
+    await h.createUser(account, PIN);
+    await login(unknown, WRONG); // the unknown phone's counter row: one failure, as the account's below
+    await login(account, WRONG);
+    await pg.query(`UPDATE auth.users SET pin_checks_in_flight = 4, pin_checks_since = now() WHERE phone = $1`, [account]);
+    await pg.query(`UPDATE auth.unknown_phone_lockouts SET pin_checks_in_flight = 4, pin_checks_since = now() WHERE phone_tag = $1`, [
+      tagOf(unknown),
+    ]);
+    const a = visible(await login(account, PIN));
+    const u = visible(await login(unknown, '9137'));
+    expect(a).toEqual({
+      status: 429,
+      retryAfter: '1',
+      body: expect.objectContaining({ code: 'PIN_CHECK_IN_PROGRESS' }) as unknown,
+    });
+    expect(u).toEqual(a);
+    // Refused unchecked on both: one failure each, still four in flight.
+    const counted = async () => ({
+      account: (await pg.query(`SELECT failed_pin_attempts, pin_checks_in_flight FROM auth.users WHERE phone = $1`, [account])).rows[0],
+      unknown: (
+        await pg.query(`SELECT failed_pin_attempts, pin_checks_in_flight FROM auth.unknown_phone_lockouts WHERE phone_tag = $1`, [
+          tagOf(unknown),
+        ])
+      ).rows[0],
+    });
+    expect(await counted()).toEqual({
+      account: { failed_pin_attempts: 1, pin_checks_in_flight: 4 },
+      unknown: { failed_pin_attempts: 1, pin_checks_in_flight: 4 },
+    });
   });
 });
 

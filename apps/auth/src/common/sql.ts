@@ -26,3 +26,25 @@ export function pinLockEnd(count: string, lockAt: string, baseSec: string): stri
 export function pinNotLocked(table = ''): string {
   return `NOT ${table}hard_locked AND (${table}locked_until IS NULL OR ${table}locked_until <= now())`;
 }
+
+/**
+ * How long a PIN check reserved and never resolved (its process died between the reservation and the
+ * outcome) keeps its place among the checks in flight: counted from the latest reservation on the
+ * row (`pin_checks_since`). A check takes one scrypt (tens of milliseconds); a minute is far beyond
+ * any queue a live process builds.
+ */
+export const PIN_CHECK_MEMORY_SEC = 60;
+
+/** The PIN checks in flight on a counter row (columns prefixed by `table`): the stored number, 0 once forgotten. */
+export function pinChecksInFlight(table = ''): string {
+  return `(CASE WHEN ${table}pin_checks_since > now() - make_interval(secs => ${PIN_CHECK_MEMORY_SEC}) THEN ${table}pin_checks_in_flight ELSE 0 END)`;
+}
+
+/**
+ * How many PIN checks may be in flight at once on a row with `failures` counted failures: the attempts
+ * left before the lock (so that if every one of them is wrong, no more PINs were tried than the
+ * threshold allows), and one past the threshold, once a lock has ended.
+ */
+export function pinCheckSlots(failures: string, lockAt: string): string {
+  return `GREATEST(1, ${lockAt}::int - ${failures})`;
+}

@@ -41,13 +41,14 @@ export class AuthController {
     'ACCOUNT_DISABLED',
     'ACCOUNT_LOCKED',
     'ACCOUNT_HARD_LOCKED',
+    'PIN_CHECK_IN_PROGRESS',
     'RATE_LIMITED',
     'OTP_THROTTLED',
     'SERVICE_UNAVAILABLE',
   )
   @ApiOperation({
     summary:
-      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
+      'Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 PIN_CHECK_IN_PROGRESS (Retry-After) while PIN checks in flight on the account use every attempt left before the lock; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults).',
   })
   @ApiExtraModels(TokenPairView, SecondFactorChallengeDoc)
   @ApiOkResponse({
@@ -72,6 +73,7 @@ export class AuthController {
     'ACCOUNT_DISABLED',
     'ACCOUNT_LOCKED',
     'ACCOUNT_HARD_LOCKED',
+    'PIN_CHECK_IN_PROGRESS',
     'RATE_LIMITED',
   )
   @ApiOperation({

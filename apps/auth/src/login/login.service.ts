@@ -68,7 +68,16 @@ export class LoginService {
   async checkPin(user: LocalUser, pin: string, options: { keepFailureCount?: boolean } = {}): Promise<LocalUser | undefined> {
     this.lockout.assertNotLocked(user);
     await this.lockout.reserve(user);
-    if (!(await this.idp.verifyPin(user.idpUserId, pin))) {
+    let valid: boolean;
+    try {
+      valid = await this.idp.verifyPin(user.idpUserId, pin);
+    } catch (error) {
+      // No verdict: the reserved check gives its place back. Should that fail too, the place is
+      // forgotten after PIN_CHECK_MEMORY_SEC anyway; the error that matters is the first one.
+      await this.lockout.releaseAttempt(user).catch(() => undefined);
+      throw error;
+    }
+    if (!valid) {
       await this.lockout.recordFailure(user);
       return undefined;
     }

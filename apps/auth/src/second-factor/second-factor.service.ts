@@ -94,7 +94,11 @@ export class SecondFactorService {
       await this.lockout.recordFailure(user);
       throw new AppException(enrolment ? 'SECOND_FACTOR_CODE_USED' : 'SECOND_FACTOR_CHALLENGE_INVALID');
     }
-    if (!(await this.challenges.consume(challengeToken))) throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
+    if (!(await this.challenges.consume(challengeToken))) {
+      // A right code on a challenge another request used up meanwhile: no failure, no success.
+      await this.lockout.releaseAttempt(user);
+      throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
+    }
     await this.lockout.recordSuccess(user);
     return this.issuer.openSession(user.id, user.roles, userAgent);
   }

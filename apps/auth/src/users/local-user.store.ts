@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
-import { RELAXED_COMMIT, pinLockEnd, pinNotLocked } from '../common/sql';
+import { RELAXED_COMMIT, pinCheckSlots, pinChecksInFlight, pinLockEnd, pinNotLocked } from '../common/sql';
 import type { LocalUser } from './local-user';
 
 interface UserRow {
@@ -35,6 +35,21 @@ function toUser(row: UserRow): LocalUser {
     hardLocked: row.hard_locked,
     createdAt: row.created_at,
   };
+}
+
+/** The lock schedule: PIN_LOCK_THRESHOLD, PIN_LOCK_BASE_SEC and PIN_HARD_LOCK_THRESHOLD. */
+export interface PinLockPolicy {
+  lockAt: number;
+  baseSec: number;
+  hardLockAt: number;
+}
+
+/** What a reservation found: the account as it is, and whether the check may go on (else why not). */
+export interface PinReservation {
+  user: LocalUser;
+  reserved: boolean;
+  /** not reserved because the checks in flight fill every slot left before the lock */
+  busy: boolean;
 }
 
 export interface NewLocalUser {
@@ -112,61 +127,82 @@ export class LocalUserStore {
   }
 
   /**
-   * Counts a PIN attempt *before* the PIN is checked, atomically, and only while the account is not
-   * locked: however many requests arrive at once, no more than the threshold get to try a PIN.
-   * The attempt reaching PIN_LOCK_THRESHOLD (and each later one) sets the lock, doubling each time;
-   * a success then clears it. Returns undefined when the account is locked.
+   * Reserves a PIN check *before* the PIN is hashed, atomically, and only while the account is not
+   * locked and fewer checks are in flight than attempts are left before the lock
+   * (`pinCheckSlots`): however many requests arrive at once, if every one of them is wrong, no more
+   * PINs are tried than the threshold allows. A reservation counts no failure and sets no lock;
+   * `confirmPinFailure`, `clearPinFailures` or `releasePinAttempt` ends it. Answers the row in
+   * every case: `reserved`, or why not (`busy`: the checks in flight fill the slots; otherwise the
+   * lock the row carries, or a concurrent change to re-read).
    */
-  async reservePinAttempt(id: string, policy: { lockAt: number; baseSec: number }): Promise<LocalUser | undefined> {
-    // Relaxed commit: a counter lost with a crashed database costs nothing; login latency matters.
+  async reservePinAttempt(id: string, lockAt: number): Promise<PinReservation | undefined> {
+    const free = `${pinChecksInFlight()} < ${pinCheckSlots('failed_pin_attempts', '$2')}`;
+    // Relaxed commit: a reservation lost with a crashed database costs nothing; login latency matters.
+    const rows = await queryRows<UserRow & { reserved: boolean; busy: boolean }>(
+      this.db,
+      `WITH reserved AS (
+         UPDATE auth.users SET
+           pin_checks_in_flight = ${pinChecksInFlight()} + 1,
+           pin_checks_since = now(),
+           updated_at = now()
+         FROM ${RELAXED_COMMIT}
+         WHERE id = $1 AND ${pinNotLocked()} AND ${free}
+         RETURNING ${COLUMNS}, true AS reserved, false AS busy
+       )
+       SELECT * FROM reserved
+       UNION ALL
+       SELECT ${COLUMNS}, false AS reserved, NOT (${free}) AS busy FROM auth.users
+        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM reserved)`,
+      [id, lockAt],
+    );
+    return rows[0] && { user: toUser(rows[0]), reserved: rows[0].reserved, busy: rows[0].busy };
+  }
+
+  /**
+   * The reserved check found the PIN (or code) wrong: the failure is counted, the lock set from the
+   * threshold on (doubling with each further failure), and at `hardLockAt` the account is locked
+   * until a PIN reset.
+   */
+  async confirmPinFailure(id: string, policy: PinLockPolicy): Promise<LocalUser> {
     const rows = await queryRows<UserRow>(
       this.db,
       `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
          locked_until = COALESCE(${pinLockEnd('failed_pin_attempts + 1', '$2', '$3')}, locked_until),
+         hard_locked = hard_locked OR failed_pin_attempts + 1 >= $4::int,
+         pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0),
          updated_at = now()
-       FROM ${RELAXED_COMMIT}
-       WHERE id = $1 AND ${pinNotLocked()}
-       RETURNING ${COLUMNS}`,
-      [id, policy.lockAt, policy.baseSec],
-    );
-    return rows[0] && toUser(rows[0]);
-  }
-
-  /** The reserved attempt failed: at PIN_HARD_LOCK_THRESHOLD the account is locked until a PIN reset. */
-  async confirmPinFailure(id: string, hardLockAt: number): Promise<LocalUser> {
-    const rows = await queryRows<UserRow>(
-      this.db,
-      `UPDATE auth.users SET hard_locked = hard_locked OR failed_pin_attempts >= $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, hardLockAt],
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, policy.lockAt, policy.baseSec, policy.hardLockAt],
     );
     if (rows.length === 0) throw new AppException('USER_NOT_FOUND');
     return toUser(rows[0]);
   }
 
   /**
-   * The reserved attempt is given back without clearing the earlier failures (a staff member's right
-   * PIN: only the completed sign-in clears them). The account was not locked when the attempt was
-   * reserved, so a lock remains only when another attempt, reserved meanwhile, set it.
+   * The reserved check ends without a verdict on the account's failures: a staff member's right PIN
+   * (only the completed sign-in clears the count), or a check cut short by an error. Failures and
+   * lock stay as they are.
    */
-  async releasePinAttempt(id: string, lockAt: number): Promise<void> {
+  async releasePinAttempt(id: string): Promise<void> {
     await queryRows(
       this.db,
-      `UPDATE auth.users SET
-         failed_pin_attempts = GREATEST(failed_pin_attempts - 1, 0),
-         locked_until = CASE WHEN failed_pin_attempts - 1 >= $2 THEN locked_until END,
-         updated_at = now()
-       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT hard_locked`,
-      [id, lockAt],
+      `UPDATE auth.users SET pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0), updated_at = now()
+       FROM ${RELAXED_COMMIT} WHERE id = $1`,
+      [id],
     );
   }
 
-  /** The reserved attempt succeeded: count and temporary lock cleared (a hard lock only by a reset). */
+  /** The reserved check succeeded: count and temporary lock cleared (a hard lock only by a reset). */
   async clearPinFailures(id: string): Promise<void> {
     await queryRows(
       this.db,
-      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, updated_at = now()
-       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT hard_locked`,
+      `UPDATE auth.users SET
+         failed_pin_attempts = CASE WHEN hard_locked THEN failed_pin_attempts ELSE 0 END,
+         locked_until = CASE WHEN hard_locked THEN locked_until END,
+         pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0),
+         updated_at = now()
+       FROM ${RELAXED_COMMIT} WHERE id = $1`,
       [id],
     );
   }
@@ -175,7 +211,7 @@ export class LocalUserStore {
   async unlock(id: string, manager: EntityManager | DataSource = this.db): Promise<void> {
     await queryRows(
       manager,
-      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, updated_at = now() WHERE id = $1`,
+      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, pin_checks_in_flight = 0, updated_at = now() WHERE id = $1`,
       [id],
     );
   }

@@ -3,10 +3,10 @@ import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
-import { RELAXED_COMMIT, pinLockEnd, pinNotLocked } from '../common/sql';
+import { RELAXED_COMMIT, pinCheckSlots, pinChecksInFlight, pinLockEnd, pinNotLocked } from '../common/sql';
 import { AuthSecrets } from '../crypto/auth-secrets';
 import type { LocalUser } from './local-user';
-import { LocalUserStore } from './local-user.store';
+import { LocalUserStore, type PinLockPolicy } from './local-user.store';
 
 /** What the lock decision needs: an account, or the counter of a phone with no account. */
 export interface LockState {
@@ -25,18 +25,20 @@ export interface LockState {
 export const UNKNOWN_PHONE_MEMORY_SEC = 30 * 24 * 3600;
 
 interface UnknownRow {
-  failed_pin_attempts: number;
   locked_until: Date | null;
   hard_locked: boolean;
   reserved: boolean;
+  busy: boolean;
 }
 
 /**
  * Failed PIN attempts per account (login, check-pin and change-pin share the count): a temporary
  * lock at PIN_LOCK_THRESHOLD failures (PIN_LOCK_BASE_SEC, doubling with each further failure), a
  * hard lock at PIN_HARD_LOCK_THRESHOLD that only a PIN reset lifts. A success clears the count.
- * Attempts are counted before the PIN is checked, so parallel requests cannot try more PINs than
- * the thresholds allow.
+ * Each check is reserved before the PIN is hashed, and no more checks may be in flight at once than
+ * attempts are left before the lock, so parallel requests cannot try more PINs than the thresholds
+ * allow; one request too many waits for the others (PIN_CHECK_IN_PROGRESS) rather than being told
+ * the account is locked. A failure counts, and locks, once its PIN is found wrong.
  *
  * A login on a phone with no account goes through the same schedule, with a counter of its own
  * (`auth.unknown_phone_lockouts`, named by a keyed digest of the phone): the same answers, the same
@@ -60,92 +62,118 @@ export class PinLockout {
   }
 
   /**
-   * Takes one of the account's attempts before the PIN is checked (see LocalUserStore.reservePinAttempt);
-   * throws the lock when none is left.
+   * Reserves a PIN check on the account before its PIN is hashed (see LocalUserStore.reservePinAttempt).
+   * Throws the lock when the account is locked, and PIN_CHECK_IN_PROGRESS (429, Retry-After 1) while
+   * the checks already in flight fill the attempts left before the lock.
    */
   async reserve(user: LocalUser): Promise<void> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await this.users.reservePinAttempt(user.id, this.policy())) return;
-      const fresh = await this.users.findById(user.id);
-      if (!fresh) throw new AppException('INVALID_CREDENTIALS');
-      // Locked by a concurrent attempt: say so. (Not locked any more: the lock just ended, try again.)
-      this.assertNotLocked(fresh);
+      const found = await this.users.reservePinAttempt(user.id, this.config.PIN_LOCK_THRESHOLD);
+      if (!found) throw new AppException('INVALID_CREDENTIALS');
+      if (found.reserved) return;
+      this.assertNotLocked(found.user);
+      if (found.busy) throw checksInProgress();
+      // Neither locked nor busy in this statement's snapshot: a concurrent check changed the row
+      // after it was taken (or a lock just ended). Once more.
     }
-    throw new AppException('ACCOUNT_LOCKED');
+    throw checksInProgress();
   }
 
-  /** The reserved attempt failed: throws the lock when the account is now locked. */
+  /** The reserved check failed: counted, and throws the lock when the account is now locked. */
   async recordFailure(user: LocalUser): Promise<void> {
-    this.assertNotLocked(await this.users.confirmPinFailure(user.id, this.config.PIN_HARD_LOCK_THRESHOLD));
+    this.assertNotLocked(await this.users.confirmPinFailure(user.id, this.policy()));
   }
 
   async recordSuccess(user: LocalUser): Promise<void> {
     await this.users.clearPinFailures(user.id);
   }
 
-  /** The reserved attempt succeeded but does not clear the count (a staff PIN before its second factor). */
+  /**
+   * The reserved check ends without touching the count: a staff PIN before its second factor, or a
+   * check cut short by an error (its place is given back at once rather than after PIN_CHECK_MEMORY_SEC).
+   */
   async releaseAttempt(user: LocalUser): Promise<void> {
-    await this.users.releasePinAttempt(user.id, this.config.PIN_LOCK_THRESHOLD);
+    await this.users.releasePinAttempt(user.id);
   }
 
   /**
    * For a phone with no account: what `assertNotLocked` + `reserve` do for an account, in one
    * statement, so a phone that is not locked costs the statements of an account. A locked phone
    * costs that one statement more than a locked account, whose lock comes with the account row
-   * (well under a millisecond; neither pays a hash). Throws the lock; otherwise returns the tag to
-   * pass to `recordUnknownFailure` once the (dummy) PIN check has been paid for.
+   * (well under a millisecond; neither pays a hash). Throws the lock, or PIN_CHECK_IN_PROGRESS as
+   * for an account; otherwise returns the tag to pass to `recordUnknownFailure` once the (dummy) PIN
+   * check has been paid for.
    */
   async reserveUnknown(phone: string): Promise<string> {
     const tag = this.secrets.phoneTag('unknown-phone-lockout', phone);
-    const { lockAt, baseSec } = this.policy();
     // A forgotten row (forget_at passed) counts as no row: its lock, if any, ended long ago. The
     // periodic clean-up (AuthCleanup) deletes such rows; the login path never does.
     const stale = `l.forget_at <= now()`;
-    const count = `(CASE WHEN ${stale} THEN 0 ELSE l.failed_pin_attempts END + 1)`;
-    const lockEnd = (n: string) => pinLockEnd(n, '$2', '$3');
+    const free = (t: string) => `${pinChecksInFlight(t)} < ${pinCheckSlots(`${t}failed_pin_attempts`, '$2')}`;
     for (let attempt = 0; attempt < 2; attempt++) {
       const rows = await queryRows<UnknownRow>(
         this.db,
         `WITH counted AS (
-           INSERT INTO auth.unknown_phone_lockouts AS l (phone_tag, failed_pin_attempts, locked_until, hard_locked, forget_at)
-           SELECT $1, 1, ${lockEnd('1')}, false, GREATEST(now(), ${lockEnd('1')}) + make_interval(secs => $4::double precision)
+           INSERT INTO auth.unknown_phone_lockouts AS l
+                  (phone_tag, failed_pin_attempts, locked_until, hard_locked, forget_at, pin_checks_in_flight, pin_checks_since)
+           SELECT $1, 0, NULL, false, now() + make_interval(secs => $3::double precision), 1, now()
              FROM ${RELAXED_COMMIT}
            ON CONFLICT (phone_tag) DO UPDATE SET
-             failed_pin_attempts = ${count},
-             locked_until = ${lockEnd(count)},
+             failed_pin_attempts = CASE WHEN ${stale} THEN 0 ELSE l.failed_pin_attempts END,
+             locked_until = CASE WHEN ${stale} THEN NULL ELSE l.locked_until END,
              hard_locked = false,
-             forget_at = GREATEST(now(), ${lockEnd(count)}) + make_interval(secs => $4::double precision)
-           WHERE ${stale} OR (${pinNotLocked('l.')})
-           RETURNING l.failed_pin_attempts, l.locked_until, l.hard_locked, true AS reserved
+             forget_at = CASE WHEN ${stale} THEN now() + make_interval(secs => $3::double precision) ELSE l.forget_at END,
+             pin_checks_in_flight = CASE WHEN ${stale} THEN 0 ELSE ${pinChecksInFlight('l.')} END + 1,
+             pin_checks_since = now()
+           WHERE ${stale} OR (${pinNotLocked('l.')} AND ${free('l.')})
+           RETURNING l.locked_until, l.hard_locked, true AS reserved, false AS busy
          )
          SELECT * FROM counted
          UNION ALL
-         SELECT failed_pin_attempts, locked_until, hard_locked, false AS reserved FROM auth.unknown_phone_lockouts
+         SELECT locked_until, hard_locked, false AS reserved, NOT (${free('')}) AS busy FROM auth.unknown_phone_lockouts
           WHERE phone_tag = $1 AND forget_at > now() AND NOT EXISTS (SELECT 1 FROM counted)`,
-        [tag, lockAt, baseSec, UNKNOWN_PHONE_MEMORY_SEC],
+        [tag, this.config.PIN_LOCK_THRESHOLD, UNKNOWN_PHONE_MEMORY_SEC],
       );
       const row = rows[0];
       if (row?.reserved) return tag;
-      // Locked: say so. (No row or not locked: a concurrent attempt changed it after this statement's
-      // snapshot was taken, or the lock just ended; try again.)
-      if (row) this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked });
+      if (row) {
+        this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked });
+        if (row.busy) throw checksInProgress();
+      }
+      // No row or free in this statement's snapshot: a concurrent attempt changed it after the
+      // snapshot was taken, or the lock just ended; once more.
     }
-    throw new AppException('ACCOUNT_LOCKED');
+    throw checksInProgress();
   }
 
-  /** The reserved attempt on a phone with no account failed (it always does): throws the lock when it is now locked. */
+  /**
+   * The reserved attempt on a phone with no account failed (it always does): counted as for an
+   * account, and throws the lock when it is now locked. The row is kept for UNKNOWN_PHONE_MEMORY_SEC
+   * after this failure, or after the lock it sets ends.
+   */
   async recordUnknownFailure(tag: string): Promise<void> {
-    const rows = await queryRows<Omit<UnknownRow, 'reserved'>>(
+    const { lockAt, baseSec, hardLockAt } = this.policy();
+    const lockEnd = pinLockEnd('failed_pin_attempts + 1', '$2', '$3');
+    const rows = await queryRows<Omit<UnknownRow, 'reserved' | 'busy'>>(
       this.db,
-      `UPDATE auth.unknown_phone_lockouts SET hard_locked = hard_locked OR failed_pin_attempts >= $2::int
-        WHERE phone_tag = $1 RETURNING failed_pin_attempts, locked_until, hard_locked`,
-      [tag, this.config.PIN_HARD_LOCK_THRESHOLD],
+      `UPDATE auth.unknown_phone_lockouts SET
+         failed_pin_attempts = failed_pin_attempts + 1,
+         locked_until = COALESCE(${lockEnd}, locked_until),
+         hard_locked = hard_locked OR failed_pin_attempts + 1 >= $4::int,
+         forget_at = GREATEST(now(), ${lockEnd}) + make_interval(secs => $5::double precision),
+         pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0)
+        WHERE phone_tag = $1 RETURNING locked_until, hard_locked`,
+      [tag, lockAt, baseSec, hardLockAt, UNKNOWN_PHONE_MEMORY_SEC],
     );
     if (rows[0]) this.assertNotLocked({ lockedUntil: rows[0].locked_until, hardLocked: rows[0].hard_locked });
   }
 
-  private policy(): { lockAt: number; baseSec: number } {
-    return { lockAt: this.config.PIN_LOCK_THRESHOLD, baseSec: this.config.PIN_LOCK_BASE_SEC };
+  private policy(): PinLockPolicy {
+    return {
+      lockAt: this.config.PIN_LOCK_THRESHOLD,
+      baseSec: this.config.PIN_LOCK_BASE_SEC,
+      hardLockAt: this.config.PIN_HARD_LOCK_THRESHOLD,
+    };
   }
 
   private lockedError(until: Date): AppException {
@@ -158,4 +186,9 @@ export class PinLockout {
       },
     );
   }
+}
+
+/** Every attempt left before the lock is being checked right now: retry once they are done (a second at most, usually). */
+function checksInProgress(): AppException {
+  return new AppException('PIN_CHECK_IN_PROGRESS', undefined, { headers: { 'retry-after': '1' } });
 }

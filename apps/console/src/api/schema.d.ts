@@ -1387,7 +1387,7 @@ export interface paths {
     put?: never;
     /**
      * Check the initiator's PIN: CREATED (or OTP_VERIFIED) → PIN_VERIFIED
-     * @description Checked by auth with the caller's own session; wrong PINs count toward auth's lockout (423 ACCOUNT_LOCKED, and 423 ACCOUNT_HARD_LOCKED once the account needs a PIN reset) and on the intent: the third fails it and releases the hold (403 INTENT_ATTEMPTS_EXHAUSTED).
+     * @description Checked by auth with the caller's own session; wrong PINs count toward auth's lockout (423 ACCOUNT_LOCKED, and 423 ACCOUNT_HARD_LOCKED once the account needs a PIN reset; 429 PIN_CHECK_IN_PROGRESS with Retry-After while the account's other PIN checks in flight already use every attempt left before the lock) and on the intent: the third fails it and releases the hold (403 INTENT_ATTEMPTS_EXHAUSTED).
      */
     post: operations['IntentsController_verifyPin'];
     delete?: never;
@@ -2561,7 +2561,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
+    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 PIN_CHECK_IN_PROGRESS (Retry-After) while PIN checks in flight on the account use every attempt left before the lock; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
     post: operations['AuthController_loginWithPin[0]'];
     delete?: never;
     options?: never;
@@ -2578,7 +2578,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
+    /** Phone + PIN login: access token (EdDSA JWT, ≤ 15 min) and a single-use refresh token. Staff (SUPPORT, COMPLIANCE, ADMIN, AUDITOR) get a second-factor challenge instead: TOTP_REQUIRED, or TOTP_ENROLMENT_REQUIRED with a new secret, and then a 6-digit code is sent by SMS to the staff phone (429 OTP_THROTTLED beyond the hourly SMS cap of the phone); then POST /auth/login/second-factor. 401 INVALID_CREDENTIALS for unknown phone or wrong PIN alike; 423 ACCOUNT_LOCKED (Retry-After) / ACCOUNT_HARD_LOCKED; 429 PIN_CHECK_IN_PROGRESS (Retry-After) while PIN checks in flight on the account use every attempt left before the lock; 429 RATE_LIMITED (Retry-After) beyond 10 attempts a minute per phone or 30 per client address (defaults). */
     post: operations['AuthController_loginWithPin[1]'];
     delete?: never;
     options?: never;
@@ -16664,6 +16664,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second */
+      429: {
+        headers: {
+          /** @description when to try again: seconds to wait, or an HTTP date */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description `UPSTREAM_UNAVAILABLE`: An upstream service is unavailable */
       502: {
         headers: {
@@ -21484,7 +21495,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second; `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -21564,7 +21575,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second; `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -21644,7 +21655,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second; `RATE_LIMITED`: Too many requests */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -21948,6 +21959,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second */
+      429: {
+        headers: {
+          /** @description when to try again: seconds to wait, or an HTTP date */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   PinController_change: {
@@ -22002,6 +22024,17 @@ export interface operations {
       /** @description `ACCOUNT_LOCKED`: Too many failed PIN attempts; account temporarily locked; `ACCOUNT_HARD_LOCKED`: Account locked; reset the PIN to unlock it */
       423: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second */
+      429: {
+        headers: {
+          /** @description when to try again: seconds to wait, or an HTTP date */
+          'Retry-After': string;
           [name: string]: unknown;
         };
         content: {

@@ -144,7 +144,7 @@ export class IntentsController {
   @ApiOperation({
     summary: "Check the initiator's PIN: CREATED (or OTP_VERIFIED) → PIN_VERIFIED",
     description:
-      "Checked by auth with the caller's own session; wrong PINs count toward auth's lockout (423 ACCOUNT_LOCKED, and 423 ACCOUNT_HARD_LOCKED once the account needs a PIN reset) and on the intent: the third fails it and releases the hold (403 INTENT_ATTEMPTS_EXHAUSTED).",
+      "Checked by auth with the caller's own session; wrong PINs count toward auth's lockout (423 ACCOUNT_LOCKED, and 423 ACCOUNT_HARD_LOCKED once the account needs a PIN reset; 429 PIN_CHECK_IN_PROGRESS with Retry-After while the account's other PIN checks in flight already use every attempt left before the lock) and on the intent: the third fails it and releases the hold (403 INTENT_ATTEMPTS_EXHAUSTED).",
   })
   @ApiOkResponse({ type: IntentStepView })
   @ApiErrors(
@@ -152,6 +152,7 @@ export class IntentsController {
     'INVALID_PIN',
     'ACCOUNT_LOCKED',
     'ACCOUNT_HARD_LOCKED',
+    'PIN_CHECK_IN_PROGRESS',
     'INTENT_ATTEMPTS_EXHAUSTED',
     'UNAUTHORIZED',
     'FORBIDDEN',

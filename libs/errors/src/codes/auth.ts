@@ -23,4 +23,8 @@ export const AUTH_ERRORS = {
     message:
       "Codes for purpose INTENT are sent and checked only through the intent's own steps (POST /api/v1/intents/:id/send-otp and verify-otp)",
   },
+  PIN_CHECK_IN_PROGRESS: {
+    status: 429,
+    message: 'Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
