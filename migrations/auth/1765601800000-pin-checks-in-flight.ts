@@ -12,28 +12,29 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * An unknown phone's counter gets the same two columns, and a row may now hold a reservation and no
  * failure yet, so its `failed_pin_attempts > 0` check becomes `>= 0`. The new columns have constant
- * defaults (no table rewrite); dropping a check scans nothing, and the new one is added NOT VALID and
- * validated under a lock that lets reads and writes go on.
+ * defaults (no table rewrite). Everything runs in the migration's one transaction, so a failure
+ * leaves nothing half done.
  */
 export class PinChecksInFlight1765601800000 implements MigrationInterface {
   name = 'PinChecksInFlight1765601800000';
 
   async up(q: QueryRunner): Promise<void> {
+    // Every login reads auth.users: wait at most 5 s for the ALTER's lock (then fail, and run the
+    // migration again) rather than queue every login behind a long transaction.
+    await q.query(`SET LOCAL lock_timeout = '5s'`);
     await q.query(`
       ALTER TABLE auth.users
-        ADD COLUMN pin_checks_in_flight integer NOT NULL DEFAULT 0,
-        ADD COLUMN pin_checks_since     timestamptz`);
+        ADD COLUMN IF NOT EXISTS pin_checks_in_flight integer NOT NULL DEFAULT 0,
+        ADD COLUMN IF NOT EXISTS pin_checks_since     timestamptz`);
+    // The wider check holds for every row the old one admitted: added NOT VALID (nothing scanned
+    // under the ALTER's lock), then marked valid, which reads the table (small: rows are forgotten
+    // a month after their last failure).
     await q.query(`
       ALTER TABLE auth.unknown_phone_lockouts
-        ADD COLUMN pin_checks_in_flight integer NOT NULL DEFAULT 0,
-        ADD COLUMN pin_checks_since     timestamptz,
-        DROP CONSTRAINT unknown_phone_lockouts_failed_pin_attempts_check,
+        ADD COLUMN IF NOT EXISTS pin_checks_in_flight integer NOT NULL DEFAULT 0,
+        ADD COLUMN IF NOT EXISTS pin_checks_since     timestamptz,
+        DROP CONSTRAINT IF EXISTS unknown_phone_lockouts_failed_pin_attempts_check,
         ADD CONSTRAINT unknown_phone_lockouts_failed_pin_attempts_check CHECK (failed_pin_attempts >= 0) NOT VALID`);
-    // The migrations run one transaction each: end this one (its locks go with it), validate in a new one.
-    if (q.isTransactionActive) {
-      await q.commitTransaction();
-      await q.startTransaction();
-    }
     await q.query(`ALTER TABLE auth.unknown_phone_lockouts VALIDATE CONSTRAINT unknown_phone_lockouts_failed_pin_attempts_check`);
   }
 

@@ -1,3 +1,5 @@
+import { LocalUserStore } from '../src/users/local-user.store';
+import { PinLockout } from '../src/users/pin-lockout.service';
 import { AuthHarness } from './support/auth-harness';
 
 const PIN = '2580';
@@ -194,6 +196,30 @@ describe('auth: PIN checks in flight', () => {
     await counters(phone, 0, 5, 61);
     expect((await login(phone, PIN)).statusCode).toBe(200);
     expect(await row(phone)).toEqual({ failed_pin_attempts: 0, pin_checks_in_flight: 0, locked: false });
+  });
+
+  it('drops the outcome of a check that outlived its reservation: nothing counted, no verdict told', async () => {
+    const phone = '+237690000409';
+    const { userId } = await h.createUser(phone, PIN);
+    const lockout = h.app.get(PinLockout);
+    const late = { userId, reservedAt: new Date(Date.now() - 61_000) };
+    await counters(phone, 4, 1);
+    // A wrong PIN found after its place was forgotten (and perhaps given to another check).
+    await expect(lockout.recordFailure(late)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(lockout.recordSuccess(late)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(lockout.release(late, { verdict: true })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(await row(phone)).toEqual({ failed_pin_attempts: 4, pin_checks_in_flight: 1, locked: false });
+  });
+
+  it('a right PIN does not sign in to an account hard-locked while it was being checked', async () => {
+    const phone = '+237690000410';
+    await h.createUser(phone, PIN);
+    const lockout = h.app.get(PinLockout);
+    const user = (await h.app.get(LocalUserStore).findByPhone(phone))!;
+    const check = await lockout.reserve(user);
+    await h.sql(`UPDATE auth.users SET failed_pin_attempts = 10, hard_locked = true WHERE phone = $1`, [phone]);
+    await expect(lockout.recordSuccess(check)).rejects.toMatchObject({ code: 'ACCOUNT_HARD_LOCKED' });
+    expect(await row(phone)).toEqual({ failed_pin_attempts: 10, pin_checks_in_flight: 0, locked: false });
   });
 
   it('lets a burst of right PINs through without ever answering that the account is locked', async () => {

@@ -5,6 +5,7 @@ import { base32Decode, totpCode, totpStep } from '@mm/platform';
 import type { UserSecurityView } from '@mm/contracts';
 import { enrolmentCodeIn } from '../../../tools/staff-sign-in';
 import { authApp } from '../src/auth.app';
+import { ChallengeStore } from '../src/second-factor/challenge.store';
 import { AuthHarness, type JsonBody } from './support/auth-harness';
 
 const PIN = '2580';
@@ -178,6 +179,27 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
     const late = (await login(staff.phone)).json().challengeToken as string;
     await sleep(CHALLENGE_TTL_SEC * 1000 + 500);
     expect((await second(late, totpCode(staff.secret, totpStep() + 1))).json().code).toBe('SECOND_FACTOR_CHALLENGE_INVALID');
+  });
+
+  it('a second step stopped by an error gives its place among the PIN checks in flight back', async () => {
+    const staff = await enrolled();
+    const token = (await login(staff.phone)).json().challengeToken as string;
+    const inFlight = async () =>
+      (await h.sql<{ n: number }>(`SELECT pin_checks_in_flight n FROM auth.users WHERE id = $1`, [staff.userId]))[0].n;
+    // Redis fails as the challenge is used up, after the right code was checked.
+    const consume = jest.spyOn(h.app.get(ChallengeStore), 'consume').mockRejectedValueOnce(new Error('Redis went away'));
+    try {
+      expect((await second(token, totpCode(staff.secret, totpStep() + 1))).statusCode).toBe(500);
+    } finally {
+      consume.mockRestore();
+    }
+    expect(await inFlight()).toBe(0);
+    expect(await failures(staff.userId)).toBe(0);
+    // The code was spent before Redis failed: sent again it is a replay, counted once, and that
+    // check ends too.
+    expect((await second(token, totpCode(staff.secret, totpStep() + 1))).json().code).toBe('SECOND_FACTOR_CODE_USED');
+    expect(await failures(staff.userId)).toBe(1);
+    expect(await inFlight()).toBe(0);
   });
 
   it('refuses a malformed second step with field codes', async () => {

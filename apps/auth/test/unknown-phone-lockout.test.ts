@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { AuthSecrets } from '../src/crypto/auth-secrets';
+import { IdentityProvider } from '../src/identity/identity-provider';
 import { AuthCleanup } from '../src/otp/otp-cleanup.service';
 import { openApiOf, undocumented } from '../../../test/support/openapi-departures';
 import { AuthHarness, type InjectResult } from './support/auth-harness';
@@ -148,6 +149,31 @@ describe('auth: the login lockout does not tell which phones have an account', (
       ])
     ).rows[0];
     expect(row).toEqual({ failed_pin_attempts: 5, pin_checks_in_flight: 0 });
+  });
+
+  it('a check stopped by an error gives its place back on both, so the next answers stay alike', async () => {
+    const account = '+237690000509';
+    const unknown = '+237690000510';
+    await h.createUser(account, PIN);
+    for (let i = 0; i < 4; i++) {
+      await login(account, WRONG);
+      await login(unknown, WRONG);
+    }
+    // The identity provider's database fails once for each (a pool that timed out, say).
+    const verify = jest
+      .spyOn(h.app.get(IdentityProvider), 'verifyPin')
+      .mockRejectedValueOnce(new Error('pool timeout'))
+      .mockRejectedValueOnce(new Error('pool timeout'));
+    try {
+      expect((await login(account, WRONG)).statusCode).toBe(500);
+      expect((await login(unknown, WRONG)).statusCode).toBe(500);
+    } finally {
+      verify.mockRestore();
+    }
+    const a = visible(await login(account, WRONG));
+    const u = visible(await login(unknown, WRONG));
+    expect(a.body.code).toBe('ACCOUNT_LOCKED');
+    expect(u).toEqual(a);
   });
 
   it('answers PIN_CHECK_IN_PROGRESS as for an account while the checks in flight fill every attempt left', async () => {

@@ -28,12 +28,19 @@ export function pinNotLocked(table = ''): string {
 }
 
 /**
- * How long a PIN check reserved and never resolved (its process died between the reservation and the
+ * How long a PIN check reserved and never ended (its process died between the reservation and the
  * outcome) keeps its place among the checks in flight: counted from the latest reservation on the
- * row (`pin_checks_since`). A check takes one scrypt (tens of milliseconds); a minute is far beyond
- * any queue a live process builds.
+ * row (`pin_checks_since`). A check takes one scrypt (tens of milliseconds). A check that takes
+ * longer all the same (a stalled process) ends with its reservation forgotten and its place perhaps
+ * given to another: its outcome is then dropped, nothing counted and no verdict told
+ * (`pinCheckForgotten`), so the bound on PINs tried holds however long a check takes.
  */
 export const PIN_CHECK_MEMORY_SEC = 60;
+
+/** True when a reservation made at `reservedAt` (a SQL expression) no longer counts among the row's checks in flight. */
+export function pinCheckForgotten(reservedAt: string): string {
+  return `(${reservedAt}::timestamptz <= now() - make_interval(secs => ${PIN_CHECK_MEMORY_SEC}))`;
+}
 
 /** The PIN checks in flight on a counter row (columns prefixed by `table`): the stored number, 0 once forgotten. */
 export function pinChecksInFlight(table = ''): string {

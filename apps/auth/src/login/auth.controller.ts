@@ -74,6 +74,7 @@ export class AuthController {
     'ACCOUNT_LOCKED',
     'ACCOUNT_HARD_LOCKED',
     'PIN_CHECK_IN_PROGRESS',
+    'SERVICE_UNAVAILABLE',
     'RATE_LIMITED',
   )
   @ApiOperation({

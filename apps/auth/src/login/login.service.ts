@@ -67,22 +67,22 @@ export class LoginService {
    */
   async checkPin(user: LocalUser, pin: string, options: { keepFailureCount?: boolean } = {}): Promise<LocalUser | undefined> {
     this.lockout.assertNotLocked(user);
-    await this.lockout.reserve(user);
+    const check = await this.lockout.reserve(user);
     let valid: boolean;
     try {
       valid = await this.idp.verifyPin(user.idpUserId, pin);
     } catch (error) {
       // No verdict: the reserved check gives its place back. Should that fail too, the place is
       // forgotten after PIN_CHECK_MEMORY_SEC anyway; the error that matters is the first one.
-      await this.lockout.releaseAttempt(user).catch(() => undefined);
+      await this.lockout.release(check).catch(() => undefined);
       throw error;
     }
     if (!valid) {
-      await this.lockout.recordFailure(user);
+      await this.lockout.recordFailure(check);
       return undefined;
     }
-    if (options.keepFailureCount) await this.lockout.releaseAttempt(user);
-    else await this.lockout.recordSuccess(user);
+    if (options.keepFailureCount) await this.lockout.release(check, { verdict: true });
+    else await this.lockout.recordSuccess(check);
     return user;
   }
 
@@ -92,9 +92,15 @@ export class LoginService {
    * matches nothing (one scrypt against its dummy hash), the failure recorded.
    */
   private async unknownPhone(phone: string, pin: string): Promise<undefined> {
-    const tag = await this.lockout.reserveUnknown(phone);
-    await this.idp.verifyPin(randomUUID(), pin);
-    await this.lockout.recordUnknownFailure(tag);
+    const check = await this.lockout.reserveUnknown(phone);
+    try {
+      await this.idp.verifyPin(randomUUID(), pin);
+    } catch (error) {
+      // As checkPin does for an account, so that the next answer does not tell the two apart.
+      await this.lockout.releaseUnknown(check).catch(() => undefined);
+      throw error;
+    }
+    await this.lockout.recordUnknownFailure(check);
     return undefined;
   }
 }

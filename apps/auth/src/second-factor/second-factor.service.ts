@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { SecondFactorChallenge } from '@mm/contracts';
-import { AppException } from '@mm/errors';
+import { AppException, type ErrorCode } from '@mm/errors';
 import { TokenIssuer } from '../sessions/token-issuer.service';
 import type { TokenPair } from '../sessions/token-pair';
 import type { LocalUser } from '../users/local-user';
@@ -81,36 +81,50 @@ export class SecondFactorService {
     if (!enrolment && smsCode === undefined) throw smsCodeRequired();
     const sealed = enrolment ? enrolment.sealedSecret : Buffer.from(challenge.pendingSecret!, 'base64');
     const secret = this.box.open(user.id, sealed);
-    await this.lockout.reserve(user);
-    const step = secret && matchTotp(secret, code);
-    if (step === undefined || !secret) {
-      await this.lockout.recordFailure(user);
-      throw new AppException('SECOND_FACTOR_INVALID');
+    const check = await this.lockout.reserve(user);
+    // The check is ended exactly once: by the failure or success recorded below, or given back
+    // when anything else stops it (an error of the database or of Redis).
+    let ended = false;
+    const fail = async (code: ErrorCode): Promise<never> => {
+      ended = true;
+      await this.lockout.recordFailure(check);
+      throw new AppException(code);
+    };
+    try {
+      const step = secret && matchTotp(secret, code);
+      if (step === undefined || !secret) return await fail('SECOND_FACTOR_INVALID');
+      // The TOTP code first: it costs the SMS code nothing when wrong. The SMS code is used up here.
+      if (!enrolment) {
+        const refused = await this.smsCodeRefusal(user, smsCode!);
+        if (refused) return await fail(refused);
+      }
+      if (enrolment ? !(await this.enrolments.useStep(user.id, step)) : !(await this.enrolments.enrol(user.id, sealed, step))) {
+        // A replay (or an enrolment raced by another challenge): counted like a wrong code.
+        return await fail(enrolment ? 'SECOND_FACTOR_CODE_USED' : 'SECOND_FACTOR_CHALLENGE_INVALID');
+      }
+      if (!(await this.challenges.consume(challengeToken))) {
+        // A right code on a challenge another request used up meanwhile: no failure, no success.
+        ended = true;
+        await this.lockout.release(check);
+        throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
+      }
+      ended = true;
+      await this.lockout.recordSuccess(check);
+    } catch (error) {
+      if (!ended) await this.lockout.release(check).catch(() => undefined);
+      throw error;
     }
-    // The TOTP code first: it costs the SMS code nothing when wrong. The SMS code is used up here.
-    if (!enrolment) await this.checkSmsCode(user, smsCode!);
-    if (enrolment ? !(await this.enrolments.useStep(user.id, step)) : !(await this.enrolments.enrol(user.id, sealed, step))) {
-      // A replay (or an enrolment raced by another challenge): counted like a wrong code.
-      await this.lockout.recordFailure(user);
-      throw new AppException(enrolment ? 'SECOND_FACTOR_CODE_USED' : 'SECOND_FACTOR_CHALLENGE_INVALID');
-    }
-    if (!(await this.challenges.consume(challengeToken))) {
-      // A right code on a challenge another request used up meanwhile: no failure, no success.
-      await this.lockout.releaseAttempt(user);
-      throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
-    }
-    await this.lockout.recordSuccess(user);
     return this.issuer.openSession(user.id, user.roles, userAgent);
   }
 
-  /** The enrolment's SMS code, counted like a wrong TOTP code when it does not verify. */
-  private async checkSmsCode(user: LocalUser, smsCode: string): Promise<void> {
+  /** Why the enrolment's SMS code is refused (it then counts like a wrong TOTP code), or undefined when it verifies. */
+  private async smsCodeRefusal(user: LocalUser, smsCode: string): Promise<ErrorCode | undefined> {
     try {
       await this.otp.verifyStaffEnrolment(user.phone, smsCode);
+      return undefined;
     } catch (error) {
       if (!(error instanceof AppException)) throw error;
-      await this.lockout.recordFailure(user);
-      throw new AppException(error.code === 'OTP_INVALID' ? 'SECOND_FACTOR_SMS_CODE_INVALID' : 'SECOND_FACTOR_SMS_CODE_EXPIRED');
+      return error.code === 'OTP_INVALID' ? 'SECOND_FACTOR_SMS_CODE_INVALID' : 'SECOND_FACTOR_SMS_CODE_EXPIRED';
     }
   }
 

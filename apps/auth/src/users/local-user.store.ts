@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
-import { RELAXED_COMMIT, pinCheckSlots, pinChecksInFlight, pinLockEnd, pinNotLocked } from '../common/sql';
+import { RELAXED_COMMIT, pinCheckForgotten, pinCheckSlots, pinChecksInFlight, pinLockEnd, pinNotLocked } from '../common/sql';
 import type { LocalUser } from './local-user';
 
 interface UserRow {
@@ -47,7 +47,8 @@ export interface PinLockPolicy {
 /** What a reservation found: the account as it is, and whether the check may go on (else why not). */
 export interface PinReservation {
   user: LocalUser;
-  reserved: boolean;
+  /** the database's time of the reservation; null when not reserved */
+  reservedAt: Date | null;
   /** not reserved because the checks in flight fill every slot left before the lock */
   busy: boolean;
 }
@@ -131,14 +132,15 @@ export class LocalUserStore {
    * locked and fewer checks are in flight than attempts are left before the lock
    * (`pinCheckSlots`): however many requests arrive at once, if every one of them is wrong, no more
    * PINs are tried than the threshold allows. A reservation counts no failure and sets no lock;
-   * `confirmPinFailure`, `clearPinFailures` or `releasePinAttempt` ends it. Answers the row in
-   * every case: `reserved`, or why not (`busy`: the checks in flight fill the slots; otherwise the
-   * lock the row carries, or a concurrent change to re-read).
+   * `confirmPinFailure`, `clearPinFailures` or `releasePinAttempt` ends it, given `reservedAt`, the
+   * database's time of the reservation. Answers the row in every case: `reserved`, or why not
+   * (`busy`: the checks in flight fill the slots; otherwise the lock the row carries, or a
+   * concurrent change to re-read).
    */
   async reservePinAttempt(id: string, lockAt: number): Promise<PinReservation | undefined> {
     const free = `${pinChecksInFlight()} < ${pinCheckSlots('failed_pin_attempts', '$2')}`;
     // Relaxed commit: a reservation lost with a crashed database costs nothing; login latency matters.
-    const rows = await queryRows<UserRow & { reserved: boolean; busy: boolean }>(
+    const rows = await queryRows<UserRow & { reserved_at: Date | null; busy: boolean }>(
       this.db,
       `WITH reserved AS (
          UPDATE auth.users SET
@@ -147,23 +149,24 @@ export class LocalUserStore {
            updated_at = now()
          FROM ${RELAXED_COMMIT}
          WHERE id = $1 AND ${pinNotLocked()} AND ${free}
-         RETURNING ${COLUMNS}, true AS reserved, false AS busy
+         RETURNING ${COLUMNS}, now() AS reserved_at, false AS busy
        )
        SELECT * FROM reserved
        UNION ALL
-       SELECT ${COLUMNS}, false AS reserved, NOT (${free}) AS busy FROM auth.users
+       SELECT ${COLUMNS}, NULL AS reserved_at, NOT (${free}) AS busy FROM auth.users
         WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM reserved)`,
       [id, lockAt],
     );
-    return rows[0] && { user: toUser(rows[0]), reserved: rows[0].reserved, busy: rows[0].busy };
+    return rows[0] && { user: toUser(rows[0]), reservedAt: rows[0].reserved_at, busy: rows[0].busy };
   }
 
   /**
    * The reserved check found the PIN (or code) wrong: the failure is counted, the lock set from the
    * threshold on (doubling with each further failure), and at `hardLockAt` the account is locked
-   * until a PIN reset.
+   * until a PIN reset. Undefined, with nothing counted, when the reservation is already forgotten
+   * (`late`): its verdict must then not be told, since the place it held was given to another check.
    */
-  async confirmPinFailure(id: string, policy: PinLockPolicy): Promise<LocalUser> {
+  async confirmPinFailure(id: string, policy: PinLockPolicy, reservedAt: Date): Promise<LocalUser | undefined> {
     const rows = await queryRows<UserRow>(
       this.db,
       `UPDATE auth.users SET
@@ -172,46 +175,52 @@ export class LocalUserStore {
          hard_locked = hard_locked OR failed_pin_attempts + 1 >= $4::int,
          pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0),
          updated_at = now()
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, policy.lockAt, policy.baseSec, policy.hardLockAt],
+       WHERE id = $1 AND NOT ${pinCheckForgotten('$5')} RETURNING ${COLUMNS}`,
+      [id, policy.lockAt, policy.baseSec, policy.hardLockAt, reservedAt],
     );
-    if (rows.length === 0) throw new AppException('USER_NOT_FOUND');
-    return toUser(rows[0]);
+    return rows[0] && toUser(rows[0]);
   }
 
   /**
    * The reserved check ends without a verdict on the account's failures: a staff member's right PIN
    * (only the completed sign-in clears the count), or a check cut short by an error. Failures and
-   * lock stay as they are.
+   * lock stay as they are. False when the reservation was already forgotten (nothing to give back).
    */
-  async releasePinAttempt(id: string): Promise<void> {
-    await queryRows(
+  async releasePinAttempt(id: string, reservedAt: Date): Promise<boolean> {
+    const rows = await queryRows(
       this.db,
       `UPDATE auth.users SET pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0), updated_at = now()
-       FROM ${RELAXED_COMMIT} WHERE id = $1`,
-      [id],
+       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT ${pinCheckForgotten('$2')} RETURNING id`,
+      [id, reservedAt],
     );
+    return rows.length > 0;
   }
 
-  /** The reserved check succeeded: count and temporary lock cleared (a hard lock only by a reset). */
-  async clearPinFailures(id: string): Promise<void> {
-    await queryRows(
+  /**
+   * The reserved check succeeded: count and temporary lock cleared (a hard lock only by a reset).
+   * Says what the sign-in may do: `cleared`; `hard-locked` (the account was hard-locked meanwhile:
+   * nothing cleared); `late` (the reservation was already forgotten: nothing done, no verdict to tell).
+   */
+  async clearPinFailures(id: string, reservedAt: Date): Promise<'cleared' | 'hard-locked' | 'late'> {
+    const rows = await queryRows<{ hard_locked: boolean }>(
       this.db,
       `UPDATE auth.users SET
          failed_pin_attempts = CASE WHEN hard_locked THEN failed_pin_attempts ELSE 0 END,
          locked_until = CASE WHEN hard_locked THEN locked_until END,
          pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0),
          updated_at = now()
-       FROM ${RELAXED_COMMIT} WHERE id = $1`,
-      [id],
+       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT ${pinCheckForgotten('$2')} RETURNING hard_locked`,
+      [id, reservedAt],
     );
+    if (rows.length === 0) return 'late';
+    return rows[0].hard_locked ? 'hard-locked' : 'cleared';
   }
 
   /** After a PIN reset: every lock lifted. */
   async unlock(id: string, manager: EntityManager | DataSource = this.db): Promise<void> {
     await queryRows(
       manager,
-      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, pin_checks_in_flight = 0, updated_at = now() WHERE id = $1`,
+      `UPDATE auth.users SET failed_pin_attempts = 0, locked_until = NULL, hard_locked = false, updated_at = now() WHERE id = $1`,
       [id],
     );
   }

@@ -3,7 +3,15 @@ import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { queryRows } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
-import { RELAXED_COMMIT, pinCheckSlots, pinChecksInFlight, pinLockEnd, pinNotLocked } from '../common/sql';
+import {
+  PIN_CHECK_MEMORY_SEC,
+  RELAXED_COMMIT,
+  pinCheckForgotten,
+  pinCheckSlots,
+  pinChecksInFlight,
+  pinLockEnd,
+  pinNotLocked,
+} from '../common/sql';
 import { AuthSecrets } from '../crypto/auth-secrets';
 import type { LocalUser } from './local-user';
 import { LocalUserStore, type PinLockPolicy } from './local-user.store';
@@ -27,8 +35,22 @@ export const UNKNOWN_PHONE_MEMORY_SEC = 30 * 24 * 3600;
 interface UnknownRow {
   locked_until: Date | null;
   hard_locked: boolean;
-  reserved: boolean;
+  reserved_at: Date | null;
   busy: boolean;
+}
+
+/** A PIN check reserved on an account: ended by exactly one of recordFailure, recordSuccess or release. */
+export interface PinCheck {
+  userId: string;
+  /** the database's time of the reservation (its outcome is dropped once it is forgotten) */
+  reservedAt: Date;
+}
+
+/** A PIN check reserved on a phone with no account: ended by recordUnknownFailure or releaseUnknown. */
+export interface UnknownPinCheck {
+  /** the counter row's name (AuthSecrets.phoneTag) */
+  tag: string;
+  reservedAt: Date;
 }
 
 /**
@@ -64,13 +86,14 @@ export class PinLockout {
   /**
    * Reserves a PIN check on the account before its PIN is hashed (see LocalUserStore.reservePinAttempt).
    * Throws the lock when the account is locked, and PIN_CHECK_IN_PROGRESS (429, Retry-After 1) while
-   * the checks already in flight fill the attempts left before the lock.
+   * the checks already in flight fill the attempts left before the lock. The check is then ended by
+   * exactly one of `recordFailure`, `recordSuccess` or `release`.
    */
-  async reserve(user: LocalUser): Promise<void> {
+  async reserve(user: LocalUser): Promise<PinCheck> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const found = await this.users.reservePinAttempt(user.id, this.config.PIN_LOCK_THRESHOLD);
       if (!found) throw new AppException('INVALID_CREDENTIALS');
-      if (found.reserved) return;
+      if (found.reservedAt) return { userId: user.id, reservedAt: found.reservedAt };
       this.assertNotLocked(found.user);
       if (found.busy) throw checksInProgress();
       // Neither locked nor busy in this statement's snapshot: a concurrent check changed the row
@@ -79,21 +102,28 @@ export class PinLockout {
     throw checksInProgress();
   }
 
-  /** The reserved check failed: counted, and throws the lock when the account is now locked. */
-  async recordFailure(user: LocalUser): Promise<void> {
-    this.assertNotLocked(await this.users.confirmPinFailure(user.id, this.policy()));
+  /** The check failed: counted, and throws the lock when the account is now locked. */
+  async recordFailure(check: PinCheck): Promise<void> {
+    const user = await this.users.confirmPinFailure(check.userId, this.policy(), check.reservedAt);
+    if (!user) throw checkTooLate();
+    this.assertNotLocked(user);
   }
 
-  async recordSuccess(user: LocalUser): Promise<void> {
-    await this.users.clearPinFailures(user.id);
+  /** The check succeeded: the count is cleared. Throws when the account was hard-locked meanwhile. */
+  async recordSuccess(check: PinCheck): Promise<void> {
+    const outcome = await this.users.clearPinFailures(check.userId, check.reservedAt);
+    if (outcome === 'late') throw checkTooLate();
+    if (outcome === 'hard-locked') throw new AppException('ACCOUNT_HARD_LOCKED');
   }
 
   /**
-   * The reserved check ends without touching the count: a staff PIN before its second factor, or a
-   * check cut short by an error (its place is given back at once rather than after PIN_CHECK_MEMORY_SEC).
+   * The check ends without touching the count: a staff PIN before its second factor (`verdict`: its
+   * outcome is then told, so it must be on time), or a check cut short by an error, whose place is
+   * given back at once rather than after PIN_CHECK_MEMORY_SEC.
    */
-  async releaseAttempt(user: LocalUser): Promise<void> {
-    await this.users.releasePinAttempt(user.id);
+  async release(check: PinCheck, options: { verdict?: boolean } = {}): Promise<void> {
+    const onTime = await this.users.releasePinAttempt(check.userId, check.reservedAt);
+    if (options.verdict && !onTime) throw checkTooLate();
   }
 
   /**
@@ -104,7 +134,7 @@ export class PinLockout {
    * for an account; otherwise returns the tag to pass to `recordUnknownFailure` once the (dummy) PIN
    * check has been paid for.
    */
-  async reserveUnknown(phone: string): Promise<string> {
+  async reserveUnknown(phone: string): Promise<UnknownPinCheck> {
     const tag = this.secrets.phoneTag('unknown-phone-lockout', phone);
     // A forgotten row (forget_at passed) counts as no row: its lock, if any, ended long ago. The
     // periodic clean-up (AuthCleanup) deletes such rows; the login path never does.
@@ -126,16 +156,16 @@ export class PinLockout {
              pin_checks_in_flight = CASE WHEN ${stale} THEN 0 ELSE ${pinChecksInFlight('l.')} END + 1,
              pin_checks_since = now()
            WHERE ${stale} OR (${pinNotLocked('l.')} AND ${free('l.')})
-           RETURNING l.locked_until, l.hard_locked, true AS reserved, false AS busy
+           RETURNING l.locked_until, l.hard_locked, now() AS reserved_at, false AS busy
          )
          SELECT * FROM counted
          UNION ALL
-         SELECT locked_until, hard_locked, false AS reserved, NOT (${free('')}) AS busy FROM auth.unknown_phone_lockouts
+         SELECT locked_until, hard_locked, NULL AS reserved_at, NOT (${free('')}) AS busy FROM auth.unknown_phone_lockouts
           WHERE phone_tag = $1 AND forget_at > now() AND NOT EXISTS (SELECT 1 FROM counted)`,
         [tag, this.config.PIN_LOCK_THRESHOLD, UNKNOWN_PHONE_MEMORY_SEC],
       );
       const row = rows[0];
-      if (row?.reserved) return tag;
+      if (row?.reserved_at) return { tag, reservedAt: row.reserved_at };
       if (row) {
         this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked });
         if (row.busy) throw checksInProgress();
@@ -149,12 +179,13 @@ export class PinLockout {
   /**
    * The reserved attempt on a phone with no account failed (it always does): counted as for an
    * account, and throws the lock when it is now locked. The row is kept for UNKNOWN_PHONE_MEMORY_SEC
-   * after this failure, or after the lock it sets ends.
+   * after this failure, or after the lock it sets ends. Dropped, as for an account, when the
+   * reservation was already forgotten.
    */
-  async recordUnknownFailure(tag: string): Promise<void> {
+  async recordUnknownFailure(check: UnknownPinCheck): Promise<void> {
     const { lockAt, baseSec, hardLockAt } = this.policy();
     const lockEnd = pinLockEnd('failed_pin_attempts + 1', '$2', '$3');
-    const rows = await queryRows<Omit<UnknownRow, 'reserved' | 'busy'>>(
+    const rows = await queryRows<Pick<UnknownRow, 'locked_until' | 'hard_locked'>>(
       this.db,
       `UPDATE auth.unknown_phone_lockouts SET
          failed_pin_attempts = failed_pin_attempts + 1,
@@ -162,10 +193,21 @@ export class PinLockout {
          hard_locked = hard_locked OR failed_pin_attempts + 1 >= $4::int,
          forget_at = GREATEST(now(), ${lockEnd}) + make_interval(secs => $5::double precision),
          pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0)
-        WHERE phone_tag = $1 RETURNING locked_until, hard_locked`,
-      [tag, lockAt, baseSec, hardLockAt, UNKNOWN_PHONE_MEMORY_SEC],
+        WHERE phone_tag = $1 AND NOT ${pinCheckForgotten('$6')} RETURNING locked_until, hard_locked`,
+      [check.tag, lockAt, baseSec, hardLockAt, UNKNOWN_PHONE_MEMORY_SEC, check.reservedAt],
     );
-    if (rows[0]) this.assertNotLocked({ lockedUntil: rows[0].locked_until, hardLocked: rows[0].hard_locked });
+    if (!rows[0]) throw checkTooLate();
+    this.assertNotLocked({ lockedUntil: rows[0].locked_until, hardLocked: rows[0].hard_locked });
+  }
+
+  /** A check on a phone with no account cut short by an error: its place given back, as for an account. */
+  async releaseUnknown(check: UnknownPinCheck): Promise<void> {
+    await queryRows(
+      this.db,
+      `UPDATE auth.unknown_phone_lockouts SET pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0)
+         FROM ${RELAXED_COMMIT} WHERE phone_tag = $1 AND NOT ${pinCheckForgotten('$2')}`,
+      [check.tag, check.reservedAt],
+    );
   }
 
   private policy(): PinLockPolicy {
@@ -191,4 +233,16 @@ export class PinLockout {
 /** Every attempt left before the lock is being checked right now: retry once they are done (a second at most, usually). */
 function checksInProgress(): AppException {
   return new AppException('PIN_CHECK_IN_PROGRESS', undefined, { headers: { 'retry-after': '1' } });
+}
+
+/**
+ * The check outlived its reservation (PIN_CHECK_MEMORY_SEC): its place may have gone to another
+ * check, so its verdict is not told and nothing was counted. Only a stalled process gets here.
+ */
+function checkTooLate(): AppException {
+  return new AppException(
+    'SERVICE_UNAVAILABLE',
+    `The PIN check took longer than ${PIN_CHECK_MEMORY_SEC} s and its outcome was dropped; retry`,
+    { headers: { 'retry-after': '1' } },
+  );
 }

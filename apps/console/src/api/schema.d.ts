@@ -21666,6 +21666,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   AuthController_me: {
@@ -21970,6 +21979,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   PinController_change: {
@@ -22035,6 +22053,15 @@ export interface operations {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
           'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
