@@ -16684,6 +16684,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `SERVICE_UNAVAILABLE`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description `UPSTREAM_TIMEOUT`: An upstream service did not answer in time */
       504: {
         headers: {
