@@ -26,9 +26,9 @@ export class PinChecksInFlight1765601800000 implements MigrationInterface {
       ALTER TABLE auth.users
         ADD COLUMN IF NOT EXISTS pin_checks_in_flight integer NOT NULL DEFAULT 0,
         ADD COLUMN IF NOT EXISTS pin_checks_since     timestamptz`);
-    // The wider check holds for every row the old one admitted: added NOT VALID (nothing scanned
-    // under the ALTER's lock), then marked valid, which reads the table (small: rows are forgotten
-    // a month after their last failure).
+    // The wider check holds for every row the old one admitted. Marking it valid reads the table
+    // under the ALTER's lock, which this transaction still holds: a short read, as rows are
+    // forgotten a month after their last failure.
     await q.query(`
       ALTER TABLE auth.unknown_phone_lockouts
         ADD COLUMN IF NOT EXISTS pin_checks_in_flight integer NOT NULL DEFAULT 0,

@@ -151,6 +151,38 @@ describe('auth: the login lockout does not tell which phones have an account', (
     expect(row).toEqual({ failed_pin_attempts: 5, pin_checks_in_flight: 0 });
   });
 
+  it("judges a lock on the database's clock alone: a process clock 30 s off changes no answer", async () => {
+    const account = '+237690000511';
+    const unknown = '+237690000512';
+    await h.createUser(account, PIN);
+    for (let i = 0; i < 5; i++) {
+      await login(account, WRONG);
+      await login(unknown, WRONG);
+    }
+    const skewed = async (offsetMs: number, accountPin: string) => {
+      const real = Date.now.bind(Date);
+      const now = jest.spyOn(Date, 'now').mockImplementation(() => real() + offsetMs);
+      try {
+        const a = visible(await login(account, accountPin));
+        const u = visible(await login(unknown, '9137'));
+        expect(u).toEqual(a);
+        return a;
+      } finally {
+        now.mockRestore();
+      }
+    };
+    // Ended half a second ago by the database, 29.5 s from now by a process 30 s behind: both take
+    // the sixth try, which locks for twice the base.
+    await setLockEnd(account, unknown, `now() - interval '0.5 seconds'`);
+    const behind = await skewed(-30_000, WRONG);
+    expect([behind.status, behind.body.code, behind.retryAfter]).toEqual([423, 'ACCOUNT_LOCKED', String(2 * BASE_SEC)]);
+    // 10.5 s left by the database, already over for a process 30 s ahead: both refused unchecked,
+    // with the database's seconds, the right PIN of the account included.
+    await setLockEnd(account, unknown, `now() + interval '10.5 seconds'`);
+    const ahead = await skewed(30_000, PIN);
+    expect([ahead.status, ahead.body.code, ahead.retryAfter]).toEqual([423, 'ACCOUNT_LOCKED', '11']);
+  });
+
   it('a check stopped by an error gives its place back on both, so the next answers stay alike', async () => {
     const account = '+237690000509';
     const unknown = '+237690000510';

@@ -22,6 +22,14 @@ export function pinLockEnd(count: string, lockAt: string, baseSec: string): stri
     THEN now() + make_interval(secs => ${baseSec}::double precision * power(2, LEAST(${count} - ${lockAt}::int, 16))) END`;
 }
 
+/**
+ * The whole seconds a counter row's temporary lock has left by the database's clock (at least 1), NULL
+ * when it is not locked: the lock is judged on one clock, whichever process asks.
+ */
+export function pinLockLeftSec(table = ''): string {
+  return `(CASE WHEN ${table}locked_until > now() THEN GREATEST(1, CEIL(EXTRACT(EPOCH FROM ${table}locked_until - now())))::int END)`;
+}
+
 /** A counter row (columns prefixed by `table`, e.g. `l.`) that may take an attempt: neither hard-locked nor locked now. */
 export function pinNotLocked(table = ''): string {
   return `NOT ${table}hard_locked AND (${table}locked_until IS NULL OR ${table}locked_until <= now())`;

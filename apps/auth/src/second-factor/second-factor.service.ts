@@ -105,7 +105,8 @@ export class SecondFactorService {
       if (!(await this.challenges.consume(challengeToken))) {
         // A right code on a challenge another request used up meanwhile: no failure, no success.
         ended = true;
-        await this.lockout.release(check);
+        // The answer tells the code was right: on time, as any verdict.
+        await this.lockout.release(check, { verdict: true });
         throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
       }
       ended = true;

@@ -4,7 +4,15 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import type { Role } from '../common/roles';
 import { queryRows } from '@mm/platform';
-import { RELAXED_COMMIT, pinCheckForgotten, pinCheckSlots, pinChecksInFlight, pinLockEnd, pinNotLocked } from '../common/sql';
+import {
+  RELAXED_COMMIT,
+  pinCheckForgotten,
+  pinCheckSlots,
+  pinChecksInFlight,
+  pinLockEnd,
+  pinLockLeftSec,
+  pinNotLocked,
+} from '../common/sql';
 import type { LocalUser } from './local-user';
 
 interface UserRow {
@@ -51,6 +59,15 @@ export interface PinReservation {
   reservedAt: Date | null;
   /** not reserved because the checks in flight fill every slot left before the lock */
   busy: boolean;
+  /** the temporary lock's seconds left by the database's clock, null when not locked */
+  lockLeftSec: number | null;
+}
+
+/** An account's lock as its counter row says, judged by the database's clock. */
+export interface PinLockNow {
+  lockedUntil: Date | null;
+  hardLocked: boolean;
+  lockLeftSec: number | null;
 }
 
 export interface NewLocalUser {
@@ -140,24 +157,27 @@ export class LocalUserStore {
   async reservePinAttempt(id: string, lockAt: number): Promise<PinReservation | undefined> {
     const free = `${pinChecksInFlight()} < ${pinCheckSlots('failed_pin_attempts', '$2')}`;
     // Relaxed commit: a reservation lost with a crashed database costs nothing; login latency matters.
-    const rows = await queryRows<UserRow & { reserved_at: Date | null; busy: boolean }>(
+    const rows = await queryRows<UserRow & { reserved_at: Date | null; busy: boolean; lock_left_sec: number | null }>(
       this.db,
+      // pin_checks_since never moves back: a reservation that waited for the row lock still carries
+      // its transaction's earlier start as now().
       `WITH reserved AS (
          UPDATE auth.users SET
            pin_checks_in_flight = ${pinChecksInFlight()} + 1,
-           pin_checks_since = now(),
+           pin_checks_since = GREATEST(pin_checks_since, now()),
            updated_at = now()
          FROM ${RELAXED_COMMIT}
          WHERE id = $1 AND ${pinNotLocked()} AND ${free}
-         RETURNING ${COLUMNS}, now() AS reserved_at, false AS busy
+         RETURNING ${COLUMNS}, now() AS reserved_at, false AS busy, NULL::int AS lock_left_sec
        )
        SELECT * FROM reserved
        UNION ALL
-       SELECT ${COLUMNS}, NULL AS reserved_at, NOT (${free}) AS busy FROM auth.users
+       SELECT ${COLUMNS}, NULL AS reserved_at, NOT (${free}) AS busy, ${pinLockLeftSec()} AS lock_left_sec FROM auth.users
         WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM reserved)`,
       [id, lockAt],
     );
-    return rows[0] && { user: toUser(rows[0]), reservedAt: rows[0].reserved_at, busy: rows[0].busy };
+    const row = rows[0];
+    return row && { user: toUser(row), reservedAt: row.reserved_at, busy: row.busy, lockLeftSec: row.lock_left_sec };
   }
 
   /**
@@ -166,8 +186,8 @@ export class LocalUserStore {
    * until a PIN reset. Undefined, with nothing counted, when the reservation is already forgotten
    * (`late`): its verdict must then not be told, since the place it held was given to another check.
    */
-  async confirmPinFailure(id: string, policy: PinLockPolicy, reservedAt: Date): Promise<LocalUser | undefined> {
-    const rows = await queryRows<UserRow>(
+  async confirmPinFailure(id: string, policy: PinLockPolicy, reservedAt: Date): Promise<PinLockNow | undefined> {
+    const rows = await queryRows<{ locked_until: Date | null; hard_locked: boolean; lock_left_sec: number | null }>(
       this.db,
       `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
@@ -175,10 +195,11 @@ export class LocalUserStore {
          hard_locked = hard_locked OR failed_pin_attempts + 1 >= $4::int,
          pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0),
          updated_at = now()
-       WHERE id = $1 AND NOT ${pinCheckForgotten('$5')} RETURNING ${COLUMNS}`,
+       WHERE id = $1 AND NOT ${pinCheckForgotten('$5')} RETURNING locked_until, hard_locked, ${pinLockLeftSec()} AS lock_left_sec`,
       [id, policy.lockAt, policy.baseSec, policy.hardLockAt, reservedAt],
     );
-    return rows[0] && toUser(rows[0]);
+    const row = rows[0];
+    return row && { lockedUntil: row.locked_until, hardLocked: row.hard_locked, lockLeftSec: row.lock_left_sec };
   }
 
   /**

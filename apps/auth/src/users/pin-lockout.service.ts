@@ -10,6 +10,7 @@ import {
   pinCheckSlots,
   pinChecksInFlight,
   pinLockEnd,
+  pinLockLeftSec,
   pinNotLocked,
 } from '../common/sql';
 import { AuthSecrets } from '../crypto/auth-secrets';
@@ -20,6 +21,11 @@ import { LocalUserStore, type PinLockPolicy } from './local-user.store';
 export interface LockState {
   lockedUntil: Date | null;
   hardLocked: boolean;
+  /**
+   * The lock's seconds left by the database's clock (null: not locked), when the state was read by a
+   * statement that says so; without it this process's clock judges `lockedUntil`.
+   */
+  lockLeftSec?: number | null;
 }
 
 /**
@@ -37,6 +43,7 @@ interface UnknownRow {
   hard_locked: boolean;
   reserved_at: Date | null;
   busy: boolean;
+  lock_left_sec: number | null;
 }
 
 /** A PIN check reserved on an account: ended by exactly one of recordFailure, recordSuccess or release. */
@@ -80,7 +87,13 @@ export class PinLockout {
   /** Throws ACCOUNT_LOCKED / ACCOUNT_HARD_LOCKED before any PIN is even looked at. */
   assertNotLocked(state: LockState): void {
     if (state.hardLocked) throw new AppException('ACCOUNT_HARD_LOCKED');
-    if (state.lockedUntil && state.lockedUntil.getTime() > Date.now()) throw this.lockedError(state.lockedUntil);
+    if (state.lockLeftSec !== undefined) {
+      if (state.lockLeftSec !== null && state.lockedUntil) throw this.lockedError(state.lockedUntil, state.lockLeftSec);
+      return;
+    }
+    if (state.lockedUntil && state.lockedUntil.getTime() > Date.now()) {
+      throw this.lockedError(state.lockedUntil, Math.ceil((state.lockedUntil.getTime() - Date.now()) / 1000));
+    }
   }
 
   /**
@@ -94,7 +107,7 @@ export class PinLockout {
       const found = await this.users.reservePinAttempt(user.id, this.config.PIN_LOCK_THRESHOLD);
       if (!found) throw new AppException('INVALID_CREDENTIALS');
       if (found.reservedAt) return { userId: user.id, reservedAt: found.reservedAt };
-      this.assertNotLocked(found.user);
+      this.assertNotLocked({ ...found.user, lockLeftSec: found.lockLeftSec });
       if (found.busy) throw checksInProgress();
       // Neither locked nor busy in this statement's snapshot: a concurrent check changed the row
       // after it was taken (or a lock just ended). Once more.
@@ -104,9 +117,9 @@ export class PinLockout {
 
   /** The check failed: counted, and throws the lock when the account is now locked. */
   async recordFailure(check: PinCheck): Promise<void> {
-    const user = await this.users.confirmPinFailure(check.userId, this.policy(), check.reservedAt);
-    if (!user) throw checkTooLate();
-    this.assertNotLocked(user);
+    const lock = await this.users.confirmPinFailure(check.userId, this.policy(), check.reservedAt);
+    if (!lock) throw checkTooLate();
+    this.assertNotLocked(lock);
   }
 
   /** The check succeeded: the count is cleared. Throws when the account was hard-locked meanwhile. */
@@ -127,10 +140,9 @@ export class PinLockout {
   }
 
   /**
-   * For a phone with no account: what `assertNotLocked` + `reserve` do for an account, in one
-   * statement, so a phone that is not locked costs the statements of an account. A locked phone
-   * costs that one statement more than a locked account, whose lock comes with the account row
-   * (well under a millisecond; neither pays a hash). Throws the lock, or PIN_CHECK_IN_PROGRESS as
+   * For a phone with no account: what `reserve` does for an account, in one statement, so a phone
+   * costs the statements of an account, locked or not (neither pays a hash when locked; both locks
+   * are judged by the database's clock). Throws the lock, or PIN_CHECK_IN_PROGRESS as
    * for an account; otherwise returns the tag to pass to `recordUnknownFailure` once the (dummy) PIN
    * check has been paid for.
    */
@@ -152,22 +164,25 @@ export class PinLockout {
              failed_pin_attempts = CASE WHEN ${stale} THEN 0 ELSE l.failed_pin_attempts END,
              locked_until = CASE WHEN ${stale} THEN NULL ELSE l.locked_until END,
              hard_locked = false,
-             forget_at = CASE WHEN ${stale} THEN now() + make_interval(secs => $3::double precision) ELSE l.forget_at END,
+             -- A live check keeps its row: the clean-up must not delete it before the check's outcome.
+             forget_at = CASE WHEN ${stale} THEN now() + make_interval(secs => $3::double precision)
+                              ELSE GREATEST(l.forget_at, now() + make_interval(secs => $4::double precision)) END,
              pin_checks_in_flight = CASE WHEN ${stale} THEN 0 ELSE ${pinChecksInFlight('l.')} END + 1,
-             pin_checks_since = now()
+             pin_checks_since = GREATEST(l.pin_checks_since, now())
            WHERE ${stale} OR (${pinNotLocked('l.')} AND ${free('l.')})
-           RETURNING l.locked_until, l.hard_locked, now() AS reserved_at, false AS busy
+           RETURNING l.locked_until, l.hard_locked, now() AS reserved_at, false AS busy, NULL::int AS lock_left_sec
          )
          SELECT * FROM counted
          UNION ALL
-         SELECT locked_until, hard_locked, NULL AS reserved_at, NOT (${free('')}) AS busy FROM auth.unknown_phone_lockouts
+         SELECT locked_until, hard_locked, NULL AS reserved_at, NOT (${free('')}) AS busy, ${pinLockLeftSec()} AS lock_left_sec
+           FROM auth.unknown_phone_lockouts
           WHERE phone_tag = $1 AND forget_at > now() AND NOT EXISTS (SELECT 1 FROM counted)`,
-        [tag, this.config.PIN_LOCK_THRESHOLD, UNKNOWN_PHONE_MEMORY_SEC],
+        [tag, this.config.PIN_LOCK_THRESHOLD, UNKNOWN_PHONE_MEMORY_SEC, 2 * PIN_CHECK_MEMORY_SEC],
       );
       const row = rows[0];
       if (row?.reserved_at) return { tag, reservedAt: row.reserved_at };
       if (row) {
-        this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked });
+        this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked, lockLeftSec: row.lock_left_sec });
         if (row.busy) throw checksInProgress();
       }
       // No row or free in this statement's snapshot: a concurrent attempt changed it after the
@@ -185,7 +200,7 @@ export class PinLockout {
   async recordUnknownFailure(check: UnknownPinCheck): Promise<void> {
     const { lockAt, baseSec, hardLockAt } = this.policy();
     const lockEnd = pinLockEnd('failed_pin_attempts + 1', '$2', '$3');
-    const rows = await queryRows<Pick<UnknownRow, 'locked_until' | 'hard_locked'>>(
+    const rows = await queryRows<Pick<UnknownRow, 'locked_until' | 'hard_locked' | 'lock_left_sec'>>(
       this.db,
       `UPDATE auth.unknown_phone_lockouts SET
          failed_pin_attempts = failed_pin_attempts + 1,
@@ -193,11 +208,12 @@ export class PinLockout {
          hard_locked = hard_locked OR failed_pin_attempts + 1 >= $4::int,
          forget_at = GREATEST(now(), ${lockEnd}) + make_interval(secs => $5::double precision),
          pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0)
-        WHERE phone_tag = $1 AND NOT ${pinCheckForgotten('$6')} RETURNING locked_until, hard_locked`,
+        WHERE phone_tag = $1 AND NOT ${pinCheckForgotten('$6')} RETURNING locked_until, hard_locked, ${pinLockLeftSec()} AS lock_left_sec`,
       [check.tag, lockAt, baseSec, hardLockAt, UNKNOWN_PHONE_MEMORY_SEC, check.reservedAt],
     );
-    if (!rows[0]) throw checkTooLate();
-    this.assertNotLocked({ lockedUntil: rows[0].locked_until, hardLocked: rows[0].hard_locked });
+    const row = rows[0];
+    if (!row) throw checkTooLate();
+    this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked, lockLeftSec: row.lock_left_sec });
   }
 
   /** A check on a phone with no account cut short by an error: its place given back, as for an account. */
@@ -218,8 +234,8 @@ export class PinLockout {
     };
   }
 
-  private lockedError(until: Date): AppException {
-    const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+  private lockedError(until: Date, secondsLeft: number): AppException {
+    const seconds = Math.max(1, secondsLeft);
     return new AppException(
       'ACCOUNT_LOCKED',
       `Too many failed PIN attempts; account locked for ${seconds} more seconds (until ${until.toISOString()})`,
