@@ -142,9 +142,9 @@ export class PinLockout {
   /**
    * For a phone with no account: what `reserve` does for an account, in one statement, so a phone
    * costs the statements of an account, locked or not (neither pays a hash when locked; both locks
-   * are judged by the database's clock). Throws the lock, or PIN_CHECK_IN_PROGRESS as
-   * for an account; otherwise returns the tag to pass to `recordUnknownFailure` once the (dummy) PIN
-   * check has been paid for.
+   * are judged by the database's clock). Throws the lock, or PIN_CHECK_IN_PROGRESS as for an
+   * account; otherwise returns the check to end with `recordUnknownFailure` once the (dummy) PIN
+   * check has been paid for, or with `releaseUnknown` when an error stops it.
    */
   async reserveUnknown(phone: string): Promise<UnknownPinCheck> {
     const tag = this.secrets.phoneTag('unknown-phone-lockout', phone);
