@@ -7,6 +7,7 @@ import { OtpCodesExpiryIndex1764800000000 } from './1764800000000-otp-codes-expi
 import { RuntimeRolePrivileges1765200000000 } from './1765200000000-runtime-role-privileges';
 import { StaffSecondFactor1765500000000 } from './1765500000000-staff-second-factor';
 import { PinChecksInFlight1765601800000 } from './1765601800000-pin-checks-in-flight';
+import { PinSetAt1765601900000 } from './1765601900000-pin-set-at';
 
 /** Migrations of the `auth` schema, in order. Append new ones; never edit a shipped one. */
 export const authMigrations: MigrationClass[] = [
@@ -18,4 +19,5 @@ export const authMigrations: MigrationClass[] = [
   RuntimeRolePrivileges1765200000000,
   StaffSecondFactor1765500000000,
   PinChecksInFlight1765601800000,
+  PinSetAt1765601900000,
 ];

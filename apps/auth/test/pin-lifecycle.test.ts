@@ -1,3 +1,5 @@
+import { IdentityProvider } from '../src/identity/identity-provider';
+import { SessionService } from '../src/sessions/session.service';
 import { LocalUserStore } from '../src/users/local-user.store';
 import { PinLockout } from '../src/users/pin-lockout.service';
 import { AuthHarness } from './support/auth-harness';
@@ -237,6 +239,84 @@ describe('auth: PIN change and reset', () => {
   const h = new AuthHarness();
   beforeAll(() => h.start());
   afterAll(() => h.stop());
+
+  /** Sessions of the account not ended. */
+  const liveSessions = async (phone: string) =>
+    (
+      await h.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM auth.sessions s JOIN auth.users u ON u.id = s.user_id WHERE u.phone = $1 AND s.revoked_at IS NULL`,
+        [phone],
+      )
+    )[0].n;
+  /** A PIN reset done the way a customer does it (code by SMS, then the orchestrator's internal call). */
+  const resetPin = async (phone: string, newPin: string) => {
+    expect((await h.request('POST', '/auth/reset-pin/request', { body: { phone } })).statusCode).toBe(202);
+    const verified = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp: await h.lastOtp(phone) } });
+    const resetToken = verified.json<{ resetToken: string }>().resetToken;
+    const reset = await h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body: { phone, resetToken, newPin } });
+    expect(reset.statusCode).toBe(200);
+  };
+  /** Holds the next call of `method` on `target` once it is made, until `release` is called. */
+  function holdNext<T extends object>(target: T, method: keyof T & string, after: 'before' | 'after') {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const held = new Promise<void>((resolve) => (reached = resolve));
+    const original = (target[method] as (...args: unknown[]) => Promise<unknown>).bind(target);
+    const spy = jest.spyOn(target, method as never).mockImplementationOnce((async (...args: unknown[]) => {
+      if (after === 'before') {
+        reached();
+        await gate;
+        return original(...args);
+      }
+      const result = await original(...args);
+      reached();
+      await gate;
+      return result;
+    }) as never);
+    return { held, release: () => release(), restore: () => spy.mockRestore() };
+  }
+
+  it('a login whose check read the PIN a reset then replaced gets no session (and nothing is counted)', async () => {
+    const phone = '+237690000511';
+    await h.createUser(phone, PIN);
+    // The old PIN is found right, then the reset runs to its end before the login records it.
+    const hold = holdNext(h.app.get(IdentityProvider), 'verifyPin', 'after');
+    try {
+      const login = h.request('POST', '/auth/login', { body: { phone, pin: PIN } });
+      await hold.held;
+      await resetPin(phone, '7391');
+      hold.release();
+      const res = await login;
+      expect([res.statusCode, res.json().code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    } finally {
+      hold.restore();
+    }
+    expect(await liveSessions(phone)).toBe(0);
+    const counters = (await h.sql(`SELECT failed_pin_attempts, pin_checks_in_flight FROM auth.users WHERE phone = $1`, [phone]))[0];
+    expect(counters).toEqual({ failed_pin_attempts: 0, pin_checks_in_flight: 0 });
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
+  });
+
+  it('a login recorded right just before a PIN change gets no session either, when the change comes before its session', async () => {
+    const phone = '+237690000512';
+    await h.createUser(phone, PIN);
+    const owner = await h.login(phone, PIN);
+    const hold = holdNext(h.app.get(SessionService), 'create', 'before');
+    try {
+      const login = h.request('POST', '/auth/login', { body: { phone, pin: PIN } });
+      await hold.held;
+      const changed = await h.request('POST', '/auth/change-pin', { token: owner.token, body: { oldPin: PIN, newPin: '7391' } });
+      expect(changed.json()).toEqual({ changed: true, revokedSessions: 0 });
+      hold.release();
+      const res = await login;
+      expect([res.statusCode, res.json().code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    } finally {
+      hold.restore();
+    }
+    // The changer's own session only.
+    expect(await liveSessions(phone)).toBe(1);
+  });
 
   it('change-pin needs the old PIN, applies the PIN rule and ends every other session', async () => {
     const phone = '+237690000501';

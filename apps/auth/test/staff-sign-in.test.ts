@@ -202,6 +202,25 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
     expect(await inFlight()).toBe(0);
   });
 
+  it('a challenge whose PIN check came before the PIN was replaced opens no session', async () => {
+    const staff = await enrolled();
+    // As if the first step had checked the PIN just before a reset that could not end this challenge
+    // (it was stored after the reset ended the user's challenges).
+    const { token } = await h.app.get(ChallengeStore).create({
+      userId: staff.userId,
+      pinCheckedAt: new Date(Date.now() - 5_000).toISOString(),
+    });
+    await h.sql(`UPDATE auth.users SET pin_set_at = now() WHERE id = $1`, [staff.userId]);
+    const sessionsBefore = (
+      await h.sql<{ n: number }>(`SELECT count(*)::int AS n FROM auth.sessions WHERE user_id = $1`, [staff.userId])
+    )[0].n;
+    const res = await second(token, totpCode(staff.secret, totpStep() + 1));
+    expect([res.statusCode, res.json().code]).toEqual([401, 'SECOND_FACTOR_CHALLENGE_INVALID']);
+    expect((await h.sql<{ n: number }>(`SELECT count(*)::int AS n FROM auth.sessions WHERE user_id = $1`, [staff.userId]))[0].n).toBe(
+      sessionsBefore,
+    );
+  });
+
   it('refuses a malformed second step with field codes', async () => {
     const res = await h.request('POST', '/auth/login/second-factor', { body: { challengeToken: 42, code: '12a456' } });
     expect(res.statusCode).toBe(400);

@@ -19,6 +19,12 @@ import { requiresSecondFactor } from '../second-factor/staff-roles';
  * and the same answers (INVALID_CREDENTIALS, then ACCOUNT_LOCKED with Retry-After, then
  * ACCOUNT_HARD_LOCKED). A locked account is refused before its PIN is looked at.
  */
+/** A right PIN: whose, and when its check was reserved (a PIN replaced after that opens nothing). */
+export interface VerifiedPin {
+  user: LocalUser;
+  checkedAt: Date;
+}
+
 @Injectable()
 export class LoginService {
   private readonly logins: Counter<'outcome'>;
@@ -46,13 +52,16 @@ export class LoginService {
       const staff = user !== undefined && requiresSecondFactor(user.roles);
       const verified = user ? await this.checkPin(user, pin, { keepFailureCount: staff }) : await this.unknownPhone(phone, pin);
       if (!verified) throw new AppException('INVALID_CREDENTIALS');
-      if (verified.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
+      const { user: account, checkedAt } = verified;
+      if (account.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
       if (staff) {
-        const challenge = await this.secondFactor.challenge(verified);
+        const challenge = await this.secondFactor.challenge(account, checkedAt);
         this.logins.inc({ outcome: challenge.secondFactor });
         return challenge;
       }
-      const pair = await this.issuer.openSession(verified.id, verified.roles, userAgent);
+      // A PIN replaced since this check began (a reset or change racing the login) opens no session.
+      const pair = await this.issuer.openSession(account.id, account.roles, userAgent, checkedAt);
+      if (!pair) throw new AppException('INVALID_CREDENTIALS');
       this.logins.inc({ outcome: 'OK' });
       return pair;
     } catch (error) {
@@ -63,9 +72,11 @@ export class LoginService {
 
   /**
    * The PIN check shared by login and check-pin: lock check, attempt reserved, scrypt, outcome recorded.
-   * Returns the user on success, undefined on a wrong PIN (or throws the lock).
+   * Returns the user and when the check was reserved (by the database's clock) on success; undefined
+   * on a wrong PIN, or on a right one replaced (reset or changed) while it was checked, which is
+   * counted neither way. Throws the lock.
    */
-  async checkPin(user: LocalUser, pin: string, options: { keepFailureCount?: boolean } = {}): Promise<LocalUser | undefined> {
+  async checkPin(user: LocalUser, pin: string, options: { keepFailureCount?: boolean } = {}): Promise<VerifiedPin | undefined> {
     // The reservation refuses a locked account before its PIN is looked at, by the database's clock,
     // as it does a phone without an account: no check here on this process's clock.
     const check = await this.lockout.reserve(user);
@@ -83,8 +94,8 @@ export class LoginService {
       return undefined;
     }
     if (options.keepFailureCount) await this.lockout.release(check, { verdict: true });
-    else await this.lockout.recordSuccess(check);
-    return user;
+    else if (!(await this.lockout.recordSuccess(check))) return undefined;
+    return { user, checkedAt: check.reservedAt };
   }
 
   /**

@@ -48,6 +48,8 @@ export class PinResetService {
       }
       await this.idp.setPin(user.idpUserId, newPin);
       await this.users.unlock(user.id, m);
+      // Before the sessions end, in their transaction: see LocalUserStore.markPinSet.
+      await this.users.markPinSet(user.id, m);
       await this.otp.markProofUsed(m, proof.otpId);
       return { revoked: await this.sessions.revokeAllForUser(user.id, 'PIN_RESET', undefined, m) };
     });

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { ConsentProofAnswer } from '@mm/contracts';
 import { AppException } from '@mm/errors';
 import { assertPinRule } from '../crypto/pin-policy';
@@ -20,6 +21,7 @@ export class PinService {
     private readonly idp: IdentityProvider,
     private readonly sessions: SessionService,
     private readonly consent: ConsentProofIssuer,
+    private readonly db: DataSource,
   ) {}
 
   /**
@@ -40,7 +42,12 @@ export class PinService {
     assertPinRule(newPin, user.phone);
     if (newPin === oldPin) throw new AppException('PIN_POLICY_VIOLATION', 'The new PIN must differ from the current PIN');
     await this.idp.setPin(user.idpUserId, newPin);
-    const revoked = await this.sessions.revokeAllForUser(user.id, 'PIN_CHANGED', sessionId);
+    // The replacement's time and the end of the other sessions in one transaction: a login that
+    // checked the old PIN just before gets no session (LocalUserStore.markPinSet).
+    const revoked = await this.db.transaction(async (m) => {
+      await this.users.markPinSet(user.id, m);
+      return this.sessions.revokeAllForUser(user.id, 'PIN_CHANGED', sessionId, m);
+    });
     this.logger.log({ msg: 'PIN changed', userId: user.id, revokedSessions: revoked.length });
     return { changed: true, revokedSessions: revoked.length };
   }
@@ -50,6 +57,6 @@ export class PinService {
     if (!user) throw new AppException('TOKEN_REVOKED');
     const verified = await this.login.checkPin(user, pin);
     if (!verified) throw new AppException('INVALID_PIN');
-    return verified;
+    return verified.user;
   }
 }

@@ -9,6 +9,11 @@ export interface Challenge {
   userId: string;
   /** enrolment: the new secret, sealed for this user (TotpSecretBox); absent when the user is enrolled */
   pendingSecret?: string;
+  /**
+   * When the first step's PIN check was reserved (ISO, the database's clock): a PIN replaced after it
+   * lets the challenge open no session. Absent on challenges issued before it was kept.
+   */
+  pinCheckedAt?: string;
 }
 
 const key = (token: string): string => `auth:sf-challenge:${createHash('sha256').update(token, 'utf8').digest('base64url')}`;

@@ -44,16 +44,16 @@ export class SecondFactorService {
   ) {}
 
   /** The answer of a staff login whose PIN was right. */
-  async challenge(user: LocalUser): Promise<SecondFactorChallenge> {
+  async challenge(user: LocalUser, pinCheckedAt: Date): Promise<SecondFactorChallenge> {
     if (await this.enrolments.find(user.id)) {
-      const { token, expiresAt } = await this.challenges.create({ userId: user.id });
+      const { token, expiresAt } = await this.challenges.create({ userId: user.id, pinCheckedAt: pinCheckedAt.toISOString() });
       return { secondFactor: 'TOTP_REQUIRED', challengeToken: token, expiresAt: expiresAt.toISOString() };
     }
     // The SMS first: a throttled phone (429 OTP_THROTTLED) gets no challenge it could not complete.
     await this.otp.sendStaffEnrolment(user.phone);
     const secret = this.box.newSecret();
     const pendingSecret = this.box.seal(user.id, secret).toString('base64');
-    const { token, expiresAt } = await this.challenges.create({ userId: user.id, pendingSecret });
+    const { token, expiresAt } = await this.challenges.create({ userId: user.id, pendingSecret, pinCheckedAt: pinCheckedAt.toISOString() });
     const encoded = base32Encode(secret);
     return {
       secondFactor: 'TOTP_ENROLMENT_REQUIRED',
@@ -110,12 +110,17 @@ export class SecondFactorService {
         throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
       }
       ended = true;
-      await this.lockout.recordSuccess(check);
+      // False: the PIN was replaced while the code was checked (a reset ends the challenges too).
+      if (!(await this.lockout.recordSuccess(check))) throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
     } catch (error) {
       if (!ended) await this.lockout.release(check).catch(() => undefined);
       throw error;
     }
-    return this.issuer.openSession(user.id, user.roles, userAgent);
+    // A PIN replaced since the first step's check (a reset racing it) opens no session.
+    const pinCheckedAt = challenge.pinCheckedAt ? new Date(challenge.pinCheckedAt) : undefined;
+    const pair = await this.issuer.openSession(user.id, user.roles, userAgent, pinCheckedAt);
+    if (!pair) throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
+    return pair;
   }
 
   /** Why the enrolment's SMS code is refused (it then counts like a wrong TOTP code), or undefined when it verifies. */

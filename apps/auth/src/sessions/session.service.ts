@@ -62,26 +62,40 @@ export class SessionService {
   ) {}
 
   /** `staff`: the session lasts STAFF_SESSION_TTL_SEC instead of REFRESH_TOKEN_TTL_SEC. */
+  /**
+   * A session and the first refresh token of its family. With `pinCheckedAt` (when the PIN check that
+   * opens it was reserved), only while the account's PIN has not been replaced since: the user's row
+   * is read FOR SHARE, so a replacement in progress (LocalUserStore.markPinSet, which holds the row
+   * until the sessions it ends are ended) is waited for and then refuses this one, and a replacement
+   * that comes after this session is made ends it. Undefined when refused.
+   */
   async create(
     userId: string,
-    options: { staff?: boolean; userAgent?: string } = {},
-  ): Promise<{ sessionId: string; refreshToken: string }> {
+    options: { staff?: boolean; userAgent?: string; pinCheckedAt?: Date } = {},
+  ): Promise<{ sessionId: string; refreshToken: string } | undefined> {
     const sessionId = randomUUID();
     const refreshToken = newRefreshToken();
     const ttl = options.staff ? this.config.STAFF_SESSION_TTL_SEC : this.config.REFRESH_TOKEN_TTL_SEC;
     const userAgent = options.userAgent ? options.userAgent.slice(0, USER_AGENT_MAX) : null;
     // One statement: the session and the first token of its family. Relaxed commit: a session lost
     // with a crashed database only fails closed (its tokens are refused; the user logs in again).
-    await queryRows(
+    const rows = await queryRows<{ session_id: string }>(
       this.db,
-      `WITH s AS (
-         INSERT INTO auth.sessions (id, user_id, expires_at, user_agent) VALUES ($1, $2, now() + make_interval(secs => $3), $5)
+      `WITH u AS (
+         SELECT id FROM auth.users
+          WHERE id = $2 AND ($6::timestamptz IS NULL OR pin_set_at IS NULL OR pin_set_at < $6::timestamptz)
+          FOR SHARE
+       ),
+       s AS (
+         INSERT INTO auth.sessions (id, user_id, expires_at, user_agent)
+         SELECT $1, u.id, now() + make_interval(secs => $3), $5 FROM u
          RETURNING id, expires_at
        )
-       INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $4, s.id, s.expires_at FROM s, ${RELAXED_COMMIT}`,
-      [sessionId, userId, ttl, hashToken(refreshToken), userAgent],
+       INSERT INTO auth.refresh_tokens (token_hash, session_id, expires_at) SELECT $4, s.id, s.expires_at FROM s, ${RELAXED_COMMIT}
+       RETURNING session_id`,
+      [sessionId, userId, ttl, hashToken(refreshToken), userAgent, options.pinCheckedAt ?? null],
     );
-    return { sessionId, refreshToken };
+    return rows.length > 0 ? { sessionId, refreshToken } : undefined;
   }
 
   /**

@@ -14,9 +14,13 @@ export class TokenIssuer {
   ) {}
 
   /** `userAgent`: the client's User-Agent header, kept with the session (shown to operators). */
-  async openSession(userId: string, roles: Role[], userAgent?: string): Promise<TokenPair> {
-    const { sessionId, refreshToken } = await this.sessions.create(userId, { staff: requiresSecondFactor(roles), userAgent });
-    return this.pair(userId, sessionId, roles, refreshToken);
+  /**
+   * A new session and its first token pair. `pinCheckedAt`: when the PIN check that opens it was
+   * reserved; undefined (no session) when the PIN was replaced since (SessionService.create).
+   */
+  async openSession(userId: string, roles: Role[], userAgent?: string, pinCheckedAt?: Date): Promise<TokenPair | undefined> {
+    const opened = await this.sessions.create(userId, { staff: requiresSecondFactor(roles), userAgent, pinCheckedAt });
+    return opened && this.pair(userId, opened.sessionId, roles, opened.refreshToken);
   }
 
   /**

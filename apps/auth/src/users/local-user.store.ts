@@ -220,21 +220,36 @@ export class LocalUserStore {
   /**
    * The reserved check succeeded: count and temporary lock cleared (a hard lock only by a reset).
    * Says what the sign-in may do: `cleared`; `hard-locked` (the account was hard-locked meanwhile:
-   * nothing cleared); `late` (the reservation was already forgotten: nothing done, no verdict to tell).
+   * nothing cleared); `replaced` (the PIN was replaced by a reset or a change after the check was
+   * reserved, so the PIN it found right may be the old one: nothing cleared, the check ended);
+   * `late` (the reservation was already forgotten: nothing done, no verdict to tell). Waits for a
+   * replacement in progress (its transaction holds the row), so it sees that replacement's time.
    */
-  async clearPinFailures(id: string, reservedAt: Date): Promise<'cleared' | 'hard-locked' | 'late'> {
-    const rows = await queryRows<{ hard_locked: boolean }>(
+  async clearPinFailures(id: string, reservedAt: Date): Promise<'cleared' | 'hard-locked' | 'replaced' | 'late'> {
+    const replaced = `COALESCE(pin_set_at >= $2::timestamptz, false)`;
+    const rows = await queryRows<{ hard_locked: boolean; replaced: boolean }>(
       this.db,
       `UPDATE auth.users SET
-         failed_pin_attempts = CASE WHEN hard_locked THEN failed_pin_attempts ELSE 0 END,
-         locked_until = CASE WHEN hard_locked THEN locked_until END,
+         failed_pin_attempts = CASE WHEN hard_locked OR ${replaced} THEN failed_pin_attempts ELSE 0 END,
+         locked_until = CASE WHEN hard_locked OR ${replaced} THEN locked_until END,
          pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0),
          updated_at = now()
-       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT ${pinCheckForgotten('$2')} RETURNING hard_locked`,
+       FROM ${RELAXED_COMMIT} WHERE id = $1 AND NOT ${pinCheckForgotten('$2')} RETURNING hard_locked, ${replaced} AS replaced`,
       [id, reservedAt],
     );
     if (rows.length === 0) return 'late';
-    return rows[0].hard_locked ? 'hard-locked' : 'cleared';
+    if (rows[0].hard_locked) return 'hard-locked';
+    return rows[0].replaced ? 'replaced' : 'cleared';
+  }
+
+  /**
+   * Records that the account's PIN was just replaced (by the database's clock, after the new PIN was
+   * stored), in `manager`'s transaction, which must then end the account's sessions: the row stays
+   * locked until it commits, so a session being opened on a PIN checked before (SessionService.create
+   * with `pinCheckedAt`) either waits and is refused, or is opened first and ended by that transaction.
+   */
+  async markPinSet(id: string, manager: EntityManager): Promise<void> {
+    await queryRows(manager, `UPDATE auth.users SET pin_set_at = clock_timestamp(), updated_at = now() WHERE id = $1`, [id]);
   }
 
   /** After a PIN reset: every lock lifted. */

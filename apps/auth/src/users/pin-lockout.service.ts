@@ -122,11 +122,16 @@ export class PinLockout {
     this.assertNotLocked(lock);
   }
 
-  /** The check succeeded: the count is cleared. Throws when the account was hard-locked meanwhile. */
-  async recordSuccess(check: PinCheck): Promise<void> {
+  /**
+   * The check succeeded: the count is cleared and true returned. False when the PIN was replaced
+   * (reset or changed) after the check was reserved: the PIN it found right may be the old one, so
+   * it is no success, and no failure either. Throws when the account was hard-locked meanwhile.
+   */
+  async recordSuccess(check: PinCheck): Promise<boolean> {
     const outcome = await this.users.clearPinFailures(check.userId, check.reservedAt);
     if (outcome === 'late') throw checkTooLate();
     if (outcome === 'hard-locked') throw new AppException('ACCOUNT_HARD_LOCKED');
+    return outcome === 'cleared';
   }
 
   /**

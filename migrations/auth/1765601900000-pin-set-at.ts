@@ -1,0 +1,21 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * When the account's PIN was last set by a reset or a change (`pin_set_at`, by the database's
+ * clock, written in the transaction that ends the account's sessions, after the new PIN is stored).
+ * A PIN check reserved before it may have read the replaced PIN: its success opens no session and
+ * issues nothing (docs/auth-limits.md "A PIN replaced during a check"). NULL: never replaced since
+ * the account was made. A nullable column without a default: no table rewrite.
+ */
+export class PinSetAt1765601900000 implements MigrationInterface {
+  name = 'PinSetAt1765601900000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`SET LOCAL lock_timeout = '5s'`);
+    await q.query(`ALTER TABLE auth.users ADD COLUMN IF NOT EXISTS pin_set_at timestamptz`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE auth.users DROP COLUMN IF EXISTS pin_set_at`);
+  }
+}
