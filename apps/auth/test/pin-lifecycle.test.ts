@@ -277,21 +277,25 @@ describe('auth: PIN change and reset', () => {
     return { held, release: () => release(), restore: () => spy.mockRestore() };
   }
 
+  /** A login with the account's PIN, held where `hold` holds it while `during` runs to its end; its answer. */
+  async function loginHeldDuring(phone: string, hold: ReturnType<typeof holdNext>, during: () => Promise<void>) {
+    try {
+      const login = h.request('POST', '/auth/login', { body: { phone, pin: PIN } });
+      await hold.held;
+      await during();
+      hold.release();
+      return await login;
+    } finally {
+      hold.restore();
+    }
+  }
+
   it('a login whose check read the PIN a reset then replaced gets no session (and nothing is counted)', async () => {
     const phone = '+237690000511';
     await h.createUser(phone, PIN);
     // The old PIN is found right, then the reset runs to its end before the login records it.
-    const hold = holdNext(h.app.get(IdentityProvider), 'verifyPin', 'after');
-    try {
-      const login = h.request('POST', '/auth/login', { body: { phone, pin: PIN } });
-      await hold.held;
-      await resetPin(phone, '7391');
-      hold.release();
-      const res = await login;
-      expect([res.statusCode, res.json().code]).toEqual([401, 'INVALID_CREDENTIALS']);
-    } finally {
-      hold.restore();
-    }
+    const res = await loginHeldDuring(phone, holdNext(h.app.get(IdentityProvider), 'verifyPin', 'after'), () => resetPin(phone, '7391'));
+    expect([res.statusCode, res.json().code]).toEqual([401, 'INVALID_CREDENTIALS']);
     expect(await liveSessions(phone)).toBe(0);
     const counters = (await h.sql(`SELECT failed_pin_attempts, pin_checks_in_flight FROM auth.users WHERE phone = $1`, [phone]))[0];
     expect(counters).toEqual({ failed_pin_attempts: 0, pin_checks_in_flight: 0 });
@@ -302,18 +306,11 @@ describe('auth: PIN change and reset', () => {
     const phone = '+237690000512';
     await h.createUser(phone, PIN);
     const owner = await h.login(phone, PIN);
-    const hold = holdNext(h.app.get(SessionService), 'create', 'before');
-    try {
-      const login = h.request('POST', '/auth/login', { body: { phone, pin: PIN } });
-      await hold.held;
+    const res = await loginHeldDuring(phone, holdNext(h.app.get(SessionService), 'create', 'before'), async () => {
       const changed = await h.request('POST', '/auth/change-pin', { token: owner.token, body: { oldPin: PIN, newPin: '7391' } });
       expect(changed.json()).toEqual({ changed: true, revokedSessions: 0 });
-      hold.release();
-      const res = await login;
-      expect([res.statusCode, res.json().code]).toEqual([401, 'INVALID_CREDENTIALS']);
-    } finally {
-      hold.restore();
-    }
+    });
+    expect([res.statusCode, res.json().code]).toEqual([401, 'INVALID_CREDENTIALS']);
     // The changer's own session only.
     expect(await liveSessions(phone)).toBe(1);
   });
