@@ -2,10 +2,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * When the account's PIN was last set by a reset or a change (`pin_set_at`, by the database's
- * clock, written in the transaction that ends the account's sessions, after the new PIN is stored).
- * A PIN check reserved before it may have read the replaced PIN: its success opens no session and
- * issues nothing (docs/auth-limits.md "A PIN replaced during a check"). NULL: never replaced since
- * the account was made. A nullable column without a default: no table rewrite.
+ * clock, written in the transaction that stores the new PIN and ends the account's sessions). A PIN
+ * check reserved before it may have read the replaced PIN: a session it would open is refused, and so
+ * is a change it would make (docs/auth-limits.md "A PIN replaced during a check"). NULL: never
+ * replaced since the account was made. A nullable column without a default: no table rewrite.
  */
 export class PinSetAt1765601900000 implements MigrationInterface {
   name = 'PinSetAt1765601900000';

@@ -1,4 +1,5 @@
 import { IdentityProvider } from '../src/identity/identity-provider';
+import { ChallengeStore } from '../src/second-factor/challenge.store';
 import { SessionService } from '../src/sessions/session.service';
 import { LocalUserStore } from '../src/users/local-user.store';
 import { PinLockout } from '../src/users/pin-lockout.service';
@@ -313,6 +314,50 @@ describe('auth: PIN change and reset', () => {
     expect([res.statusCode, res.json().code]).toEqual([401, 'INVALID_CREDENTIALS']);
     // The changer's own session only.
     expect(await liveSessions(phone)).toBe(1);
+  });
+
+  it('a PIN change whose old PIN was checked before a reset cannot undo that reset', async () => {
+    const phone = '+237690000513';
+    await h.createUser(phone, PIN);
+    // Whoever knows the old PIN and holds a session changes it, while the owner resets it.
+    const intruder = await h.login(phone, PIN);
+    const hold = holdNext(h.app.get(IdentityProvider), 'setPin', 'before');
+    let changed: Awaited<ReturnType<typeof h.request>>;
+    try {
+      const change = h.request('POST', '/auth/change-pin', { token: intruder.token, body: { oldPin: PIN, newPin: '8264' } });
+      await hold.held;
+      await resetPin(phone, '7391');
+      hold.release();
+      changed = await change;
+    } finally {
+      hold.restore();
+    }
+    expect([changed.statusCode, changed.json().code]).toEqual([403, 'INVALID_PIN']);
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '8264' } })).json().code).toBe('INVALID_CREDENTIALS');
+    expect((await h.request('GET', '/auth/me', { token: intruder.token })).json().code).toBe('TOKEN_REVOKED');
+  });
+
+  it('a reset that cannot end the sessions changes nothing, and can be sent again', async () => {
+    const phone = '+237690000514';
+    await h.createUser(phone, PIN);
+    const before = await h.login(phone, PIN);
+    expect((await h.request('POST', '/auth/reset-pin/request', { body: { phone } })).statusCode).toBe(202);
+    const verified = await h.request('POST', '/auth/reset-pin/verify-otp', { body: { phone, otp: await h.lastOtp(phone) } });
+    const body = { phone, resetToken: verified.json<{ resetToken: string }>().resetToken, newPin: '7391' };
+    // Redis fails as the user's staff challenges are ended, the last step of the reset's transaction.
+    const challenges = jest.spyOn(h.app.get(ChallengeStore), 'revokeForUser').mockRejectedValueOnce(new Error('Redis went away'));
+    try {
+      expect((await h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body })).statusCode).toBe(500);
+    } finally {
+      challenges.mockRestore();
+    }
+    // Nothing of it happened: the old PIN, the session and the reset token are as they were.
+    expect((await h.request('GET', '/auth/me', { token: before.token })).statusCode).toBe(200);
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).json().code).toBe('INVALID_CREDENTIALS');
+    expect((await h.request('POST', '/auth/internal/reset-pin', { serviceKey: true, body })).statusCode).toBe(200);
+    expect((await h.request('GET', '/auth/me', { token: before.token })).json().code).toBe('TOKEN_REVOKED');
+    expect((await h.request('POST', '/auth/login', { body: { phone, pin: '7391' } })).statusCode).toBe(200);
   });
 
   it('change-pin needs the old PIN, applies the PIN rule and ends every other session', async () => {

@@ -1,3 +1,5 @@
+import type { EntityManager } from 'typeorm';
+
 /** A credential record of the identity provider. */
 export interface IdpUser {
   id: string;
@@ -18,7 +20,12 @@ export abstract class IdentityProvider {
   abstract findById(id: string): Promise<IdpUser | undefined>;
   /** Constant-work check: an unknown id costs the same as a wrong PIN. */
   abstract verifyPin(id: string | undefined, pin: string): Promise<boolean>;
-  abstract setPin(id: string, pin: string): Promise<void>;
+  /**
+   * Replaces the PIN; with `manager`, inside the caller's transaction (a reset or change stores the
+   * new PIN in the transaction that records the replacement and ends the sessions, so that either all
+   * of it happens or none).
+   */
+  abstract setPin(id: string, pin: string, manager?: EntityManager): Promise<void>;
   /** True when it existed. */
   abstract deleteUser(id: string): Promise<boolean>;
 }

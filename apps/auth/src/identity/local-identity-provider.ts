@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '@mm/errors';
 import { PinHasher } from '../crypto/pin-hasher.service';
 import { queryRows } from '@mm/platform';
@@ -59,12 +59,14 @@ export class LocalIdentityProvider extends IdentityProvider {
     return ok;
   }
 
-  async setPin(id: string, pin: string): Promise<void> {
+  async setPin(id: string, pin: string, manager?: EntityManager): Promise<void> {
+    // Hashed before the row is written: the row lock is not held through the hash.
     const hash = await this.hasher.hash(pin);
-    const rows = await queryRows(this.db, `UPDATE auth.idp_users SET pin_hash = $2, pin_changed_at = now() WHERE id = $1 RETURNING id`, [
-      id,
-      hash,
-    ]);
+    const rows = await queryRows(
+      manager ?? this.db,
+      `UPDATE auth.idp_users SET pin_hash = $2, pin_changed_at = now() WHERE id = $1 RETURNING id`,
+      [id, hash],
+    );
     if (rows.length === 0) throw new AppException('USER_NOT_FOUND');
   }
 

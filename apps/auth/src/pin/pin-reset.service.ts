@@ -46,9 +46,9 @@ export class PinResetService {
         // A replay is only the same request if it carries the same new PIN.
         return (await this.idp.verifyPin(user.idpUserId, newPin)) ? {} : { refused: true };
       }
-      await this.idp.setPin(user.idpUserId, newPin);
+      // The new PIN, its time and the end of the sessions in one transaction: all of it or none.
+      await this.idp.setPin(user.idpUserId, newPin, m);
       await this.users.unlock(user.id, m);
-      // Before the sessions end, in their transaction: see LocalUserStore.markPinSet.
       await this.users.markPinSet(user.id, m);
       await this.otp.markProofUsed(m, proof.otpId);
       return { revoked: await this.sessions.revokeAllForUser(user.id, 'PIN_RESET', undefined, m) };

@@ -243,13 +243,21 @@ export class LocalUserStore {
   }
 
   /**
-   * Records that the account's PIN was just replaced (by the database's clock, after the new PIN was
-   * stored), in `manager`'s transaction, which must then end the account's sessions: the row stays
-   * locked until it commits, so a session being opened on a PIN checked before (SessionService.create
-   * with `pinCheckedAt`) either waits and is refused, or is opened first and ended by that transaction.
+   * Records that the account's PIN was just replaced (by the database's clock), in `manager`'s
+   * transaction, which stores the new PIN and then ends the account's sessions: the row stays locked
+   * until it commits, so a session being opened on a PIN checked before (SessionService.create with
+   * `pinCheckedAt`) either waits and is refused, or is opened first and ended by that transaction.
+   * `unlessReplacedSince`: a change's own PIN check; false, and nothing written, when another
+   * replacement (a reset) came after it, so the change must not overwrite that PIN.
    */
-  async markPinSet(id: string, manager: EntityManager): Promise<void> {
-    await queryRows(manager, `UPDATE auth.users SET pin_set_at = clock_timestamp(), updated_at = now() WHERE id = $1`, [id]);
+  async markPinSet(id: string, manager: EntityManager, unlessReplacedSince?: Date): Promise<boolean> {
+    const rows = await queryRows(
+      manager,
+      `UPDATE auth.users SET pin_set_at = clock_timestamp(), updated_at = now()
+        WHERE id = $1 AND ($2::timestamptz IS NULL OR pin_set_at IS NULL OR pin_set_at < $2::timestamptz) RETURNING id`,
+      [id, unlessReplacedSince ?? null],
+    );
+    return rows.length > 0;
   }
 
   /** After a PIN reset: every lock lifted. */
