@@ -219,6 +219,10 @@ describe('auth: staff sign-in (second factor, shorter sessions, sign-out everywh
     expect((await h.sql<{ n: number }>(`SELECT count(*)::int AS n FROM auth.sessions WHERE user_id = $1`, [staff.userId]))[0].n).toBe(
       sessionsBefore,
     );
+    // Refused before its code was looked at: the same code still opens a session from a first step
+    // made after the replacement.
+    const fresh = (await login(staff.phone)).json().challengeToken as string;
+    expect((await second(fresh, totpCode(staff.secret, totpStep() + 1))).statusCode).toBe(200);
   });
 
   it('refuses a malformed second step with field codes', async () => {

@@ -74,6 +74,11 @@ export class SecondFactorService {
     const user = await this.users.findById(challenge.userId);
     if (!user) throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
     if (user.status !== 'ACTIVE') throw new AppException('ACCOUNT_DISABLED');
+    // A PIN replaced since the first step's check: refused before the code is looked at, so nothing
+    // is used up or stored. (The session's own statement checks it again, atomically.)
+    if (challenge.pinCheckedAt && user.pinSetAt && user.pinSetAt >= new Date(challenge.pinCheckedAt)) {
+      throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
+    }
     this.lockout.assertNotLocked(user);
     const enrolment = await this.enrolments.find(user.id);
     // An enrolment made or reset since the challenge was issued: its secret is not the one to check.

@@ -26,9 +26,10 @@ interface UserRow {
   locked_until: Date | null;
   hard_locked: boolean;
   created_at: Date;
+  pin_set_at: Date | null;
 }
 
-const COLUMNS = 'id, idp_user_id, phone, roles, status, profile_id, failed_pin_attempts, locked_until, hard_locked, created_at';
+const COLUMNS = 'id, idp_user_id, phone, roles, status, profile_id, failed_pin_attempts, locked_until, hard_locked, created_at, pin_set_at';
 
 function toUser(row: UserRow): LocalUser {
   return {
@@ -42,6 +43,7 @@ function toUser(row: UserRow): LocalUser {
     lockedUntil: row.locked_until,
     hardLocked: row.hard_locked,
     createdAt: row.created_at,
+    pinSetAt: row.pin_set_at,
   };
 }
 

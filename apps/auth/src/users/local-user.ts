@@ -12,6 +12,8 @@ export interface LocalUser {
   lockedUntil: Date | null;
   hardLocked: boolean;
   createdAt: Date;
+  /** when a reset or change last replaced the PIN (null: never since the account was made) */
+  pinSetAt: Date | null;
 }
 
 /** What leaves the service about a user (never lockout internals). */
