@@ -61,9 +61,9 @@ export class SessionService {
     private readonly challenges: ChallengeStore,
   ) {}
 
-  /** `staff`: the session lasts STAFF_SESSION_TTL_SEC instead of REFRESH_TOKEN_TTL_SEC. */
   /**
-   * A session and the first refresh token of its family. With `pinCheckedAt` (when the PIN check that
+   * A session and the first refresh token of its family. `staff`: the session lasts
+   * STAFF_SESSION_TTL_SEC instead of REFRESH_TOKEN_TTL_SEC. With `pinCheckedAt` (when the PIN check that
    * opens it was reserved), only while the account's PIN has not been replaced since: the user's row
    * is read FOR SHARE, so a replacement in progress (LocalUserStore.markPinSet, which holds the row
    * until the sessions it ends are ended) is waited for and then refuses this one, and a replacement

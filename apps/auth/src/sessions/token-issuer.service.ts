@@ -13,10 +13,10 @@ export class TokenIssuer {
     private readonly sessions: SessionService,
   ) {}
 
-  /** `userAgent`: the client's User-Agent header, kept with the session (shown to operators). */
   /**
-   * A new session and its first token pair. `pinCheckedAt`: when the PIN check that opens it was
-   * reserved; undefined (no session) when the PIN was replaced since (SessionService.create).
+   * A new session and its first token pair. `userAgent`: the client's User-Agent header, kept with the
+   * session (shown to operators). `pinCheckedAt`: when the PIN check that opens it was reserved;
+   * undefined (no session) when the PIN was replaced since (SessionService.create).
    */
   async openSession(userId: string, roles: Role[], userAgent?: string, pinCheckedAt?: Date): Promise<TokenPair | undefined> {
     const opened = await this.sessions.create(userId, { staff: requiresSecondFactor(roles), userAgent, pinCheckedAt });
