@@ -45,6 +45,15 @@ describe('auth: the login lockout does not tell which phones have an account', (
     await pg.query(`UPDATE auth.unknown_phone_lockouts SET locked_until = ${sql} WHERE phone_tag = $1`, [tagOf(unknown)]);
   };
 
+  /** An account and a phone with no account, each with `failures` wrong logins behind it. */
+  const failedAlike = async (account: string, unknown: string, failures: number) => {
+    await h.createUser(account, PIN);
+    for (let i = 0; i < failures; i++) {
+      await login(account, WRONG);
+      await login(unknown, WRONG);
+    }
+  };
+
   it('gives the same statuses, codes and Retry-After for the same wrong logins, up to the hard lock', async () => {
     const account = '+237690000501';
     const unknown = '+237690000502';
@@ -154,11 +163,7 @@ describe('auth: the login lockout does not tell which phones have an account', (
   it("judges a lock on the database's clock alone: a process clock 30 s off changes no answer", async () => {
     const account = '+237690000511';
     const unknown = '+237690000512';
-    await h.createUser(account, PIN);
-    for (let i = 0; i < 5; i++) {
-      await login(account, WRONG);
-      await login(unknown, WRONG);
-    }
+    await failedAlike(account, unknown, 5);
     const skewed = async (offsetMs: number, accountPin: string) => {
       const real = Date.now.bind(Date);
       const now = jest.spyOn(Date, 'now').mockImplementation(() => real() + offsetMs);
@@ -186,11 +191,7 @@ describe('auth: the login lockout does not tell which phones have an account', (
   it('a check stopped by an error gives its place back on both, so the next answers stay alike', async () => {
     const account = '+237690000509';
     const unknown = '+237690000510';
-    await h.createUser(account, PIN);
-    for (let i = 0; i < 4; i++) {
-      await login(account, WRONG);
-      await login(unknown, WRONG);
-    }
+    await failedAlike(account, unknown, 4);
     // The identity provider's database fails once for each (a pool that timed out, say).
     const verify = jest
       .spyOn(h.app.get(IdentityProvider), 'verifyPin')
@@ -211,9 +212,7 @@ describe('auth: the login lockout does not tell which phones have an account', (
   it('answers PIN_CHECK_IN_PROGRESS as for an account while the checks in flight fill every attempt left', async () => {
     const account = '+237690000507';
     const unknown = '+237690000508';
-    await h.createUser(account, PIN);
-    await login(unknown, WRONG); // the unknown phone's counter row: one failure, as the account's below
-    await login(account, WRONG);
+    await failedAlike(account, unknown, 1);
     await pg.query(`UPDATE auth.users SET pin_checks_in_flight = 4, pin_checks_since = now() WHERE phone = $1`, [account]);
     await pg.query(`UPDATE auth.unknown_phone_lockouts SET pin_checks_in_flight = 4, pin_checks_since = now() WHERE phone_tag = $1`, [
       tagOf(unknown),
