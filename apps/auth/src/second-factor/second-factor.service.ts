@@ -79,7 +79,6 @@ export class SecondFactorService {
     if (challenge.pinCheckedAt && user.pinSetAt && user.pinSetAt >= new Date(challenge.pinCheckedAt)) {
       throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');
     }
-    this.lockout.assertNotLocked(user);
     const enrolment = await this.enrolments.find(user.id);
     // An enrolment made or reset since the challenge was issued: its secret is not the one to check.
     if (Boolean(enrolment) === Boolean(challenge.pendingSecret)) throw new AppException('SECOND_FACTOR_CHALLENGE_INVALID');

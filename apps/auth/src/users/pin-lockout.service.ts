@@ -17,15 +17,15 @@ import { AuthSecrets } from '../crypto/auth-secrets';
 import type { LocalUser } from './local-user';
 import { LocalUserStore, type PinLockPolicy } from './local-user.store';
 
-/** What the lock decision needs: an account, or the counter of a phone with no account. */
+/**
+ * What the lock decision needs, as a counter row's statement read it (an account's, or a phone's with
+ * no account): the lock is judged by the database's clock, never this process's.
+ */
 export interface LockState {
   lockedUntil: Date | null;
   hardLocked: boolean;
-  /**
-   * The lock's seconds left by the database's clock (null: not locked), when the state was read by a
-   * statement that says so; without it this process's clock judges `lockedUntil`.
-   */
-  lockLeftSec?: number | null;
+  /** the temporary lock's seconds left (pinLockLeftSec), null when not locked */
+  lockLeftSec: number | null;
 }
 
 /**
@@ -84,16 +84,10 @@ export class PinLockout {
     private readonly secrets: AuthSecrets,
   ) {}
 
-  /** Throws ACCOUNT_LOCKED / ACCOUNT_HARD_LOCKED before any PIN is even looked at. */
-  assertNotLocked(state: LockState): void {
+  /** Throws ACCOUNT_LOCKED / ACCOUNT_HARD_LOCKED for a row a statement found locked. */
+  private assertNotLocked(state: LockState): void {
     if (state.hardLocked) throw new AppException('ACCOUNT_HARD_LOCKED');
-    if (state.lockLeftSec !== undefined) {
-      if (state.lockLeftSec !== null && state.lockedUntil) throw this.lockedError(state.lockedUntil, state.lockLeftSec);
-      return;
-    }
-    if (state.lockedUntil && state.lockedUntil.getTime() > Date.now()) {
-      throw this.lockedError(state.lockedUntil, Math.ceil((state.lockedUntil.getTime() - Date.now()) / 1000));
-    }
+    if (state.lockLeftSec !== null && state.lockedUntil) throw this.lockedError(state.lockedUntil, state.lockLeftSec);
   }
 
   /**
