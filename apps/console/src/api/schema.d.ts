@@ -16664,7 +16664,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running; retry in a second */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -21504,7 +21504,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second; `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running; retry in a second; `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -21584,7 +21584,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second; `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running; retry in a second; `RATE_LIMITED`: Too many requests; `OTP_THROTTLED`: OTP requested too often; retry later */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -21664,7 +21664,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second; `RATE_LIMITED`: Too many requests */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running; retry in a second; `RATE_LIMITED`: Too many requests */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -21977,7 +21977,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running; retry in a second */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */
@@ -22057,7 +22057,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second */
+      /** @description `PIN_CHECK_IN_PROGRESS`: Other PIN checks on this account are still running; retry in a second */
       429: {
         headers: {
           /** @description when to try again: seconds to wait, or an HTTP date */

@@ -25,6 +25,6 @@ export const AUTH_ERRORS = {
   },
   PIN_CHECK_IN_PROGRESS: {
     status: 429,
-    message: 'Other PIN checks on this account are still running and use up the attempts left before the lock; retry in a second',
+    message: 'Other PIN checks on this account are still running; retry in a second',
   },
 } as const satisfies Record<string, { status: number; message: string }>;
