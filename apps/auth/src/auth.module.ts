@@ -43,6 +43,7 @@ import { UserSecurityController } from './internal/user-security.controller';
 import { AccountsService } from './users/accounts.service';
 import { LocalUserStore } from './users/local-user.store';
 import { PinLockout } from './users/pin-lockout.service';
+import { UnknownPhoneLockoutStore } from './users/unknown-phone-lockout.store';
 
 @Module({})
 export class AuthModule {
@@ -57,6 +58,7 @@ export class AuthModule {
       { provide: IdentityProvider, useClass: LocalIdentityProvider },
       LocalUserStore,
       PinLockout,
+      UnknownPhoneLockoutStore,
       AccountsService,
       AccessTokenService,
       ConsentProofIssuer,

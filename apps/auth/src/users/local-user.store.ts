@@ -14,6 +14,15 @@ import {
   pinNotLocked,
 } from '../common/sql';
 import type { LocalUser } from './local-user';
+import {
+  type LockRow,
+  type LockState,
+  type PinLockPolicy,
+  type PinReservation,
+  type ReservationRow,
+  toLockState,
+  toReservation,
+} from './pin-counter';
 
 interface UserRow {
   id: string;
@@ -45,31 +54,6 @@ function toUser(row: UserRow): LocalUser {
     createdAt: row.created_at,
     pinSetAt: row.pin_set_at,
   };
-}
-
-/** The lock schedule: PIN_LOCK_THRESHOLD, PIN_LOCK_BASE_SEC and PIN_HARD_LOCK_THRESHOLD. */
-export interface PinLockPolicy {
-  lockAt: number;
-  baseSec: number;
-  hardLockAt: number;
-}
-
-/** What a reservation found: the account as it is, and whether the check may go on (else why not). */
-export interface PinReservation {
-  user: LocalUser;
-  /** the database's time of the reservation; null when not reserved */
-  reservedAt: Date | null;
-  /** not reserved because the checks in flight fill every slot left before the lock */
-  busy: boolean;
-  /** the temporary lock's seconds left by the database's clock, null when not locked */
-  lockLeftSec: number | null;
-}
-
-/** An account's lock as its counter row says, judged by the database's clock. */
-export interface PinLockNow {
-  lockedUntil: Date | null;
-  hardLocked: boolean;
-  lockLeftSec: number | null;
 }
 
 export interface NewLocalUser {
@@ -159,7 +143,7 @@ export class LocalUserStore {
   async reservePinAttempt(id: string, lockAt: number): Promise<PinReservation | undefined> {
     const free = `${pinChecksInFlight()} < ${pinCheckSlots('failed_pin_attempts', '$2')}`;
     // Relaxed commit: a reservation lost with a crashed database costs nothing; login latency matters.
-    const rows = await queryRows<UserRow & { reserved_at: Date | null; busy: boolean; lock_left_sec: number | null }>(
+    const rows = await queryRows<ReservationRow>(
       this.db,
       // pin_checks_since never moves back: a reservation that waited for the row lock still carries
       // its transaction's earlier start as now().
@@ -170,16 +154,15 @@ export class LocalUserStore {
            updated_at = now()
          FROM ${RELAXED_COMMIT}
          WHERE id = $1 AND ${pinNotLocked()} AND ${free}
-         RETURNING ${COLUMNS}, now() AS reserved_at, false AS busy, NULL::int AS lock_left_sec
+         RETURNING locked_until, hard_locked, now() AS reserved_at, false AS busy, NULL::int AS lock_left_sec
        )
        SELECT * FROM reserved
        UNION ALL
-       SELECT ${COLUMNS}, NULL AS reserved_at, NOT (${free}) AS busy, ${pinLockLeftSec()} AS lock_left_sec FROM auth.users
+       SELECT locked_until, hard_locked, NULL AS reserved_at, NOT (${free}) AS busy, ${pinLockLeftSec()} AS lock_left_sec FROM auth.users
         WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM reserved)`,
       [id, lockAt],
     );
-    const row = rows[0];
-    return row && { user: toUser(row), reservedAt: row.reserved_at, busy: row.busy, lockLeftSec: row.lock_left_sec };
+    return rows[0] && toReservation(rows[0]);
   }
 
   /**
@@ -188,8 +171,8 @@ export class LocalUserStore {
    * until a PIN reset. Undefined, with nothing counted, when the reservation is already forgotten
    * (`late`): its verdict must then not be told, since the place it held was given to another check.
    */
-  async confirmPinFailure(id: string, policy: PinLockPolicy, reservedAt: Date): Promise<PinLockNow | undefined> {
-    const rows = await queryRows<{ locked_until: Date | null; hard_locked: boolean; lock_left_sec: number | null }>(
+  async confirmPinFailure(id: string, policy: PinLockPolicy, reservedAt: Date): Promise<LockState | undefined> {
+    const rows = await queryRows<LockRow>(
       this.db,
       `UPDATE auth.users SET
          failed_pin_attempts = failed_pin_attempts + 1,
@@ -200,8 +183,7 @@ export class LocalUserStore {
        WHERE id = $1 AND NOT ${pinCheckForgotten('$5')} RETURNING locked_until, hard_locked, ${pinLockLeftSec()} AS lock_left_sec`,
       [id, policy.lockAt, policy.baseSec, policy.hardLockAt, reservedAt],
     );
-    const row = rows[0];
-    return row && { lockedUntil: row.locked_until, hardLocked: row.hard_locked, lockLeftSec: row.lock_left_sec };
+    return rows[0] && toLockState(rows[0]);
   }
 
   /**

@@ -1,50 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppException } from '@mm/errors';
-import { queryRows } from '@mm/platform';
 import { AuthConfig } from '../auth.config';
-import {
-  PIN_CHECK_MEMORY_SEC,
-  RELAXED_COMMIT,
-  pinCheckForgotten,
-  pinCheckSlots,
-  pinChecksInFlight,
-  pinLockEnd,
-  pinLockLeftSec,
-  pinNotLocked,
-} from '../common/sql';
+import { PIN_CHECK_MEMORY_SEC } from '../common/sql';
 import { AuthSecrets } from '../crypto/auth-secrets';
 import type { LocalUser } from './local-user';
-import { LocalUserStore, type PinLockPolicy } from './local-user.store';
-
-/**
- * What the lock decision needs, as a counter row's statement read it (an account's, or a phone's with
- * no account): the lock is judged by the database's clock, never this process's.
- */
-export interface LockState {
-  lockedUntil: Date | null;
-  hardLocked: boolean;
-  /** the temporary lock's seconds left (pinLockLeftSec), null when not locked */
-  lockLeftSec: number | null;
-}
-
-/**
- * How long the counter of a phone with no account is kept after its last counted failure (after
- * its lock ends, when it is locked). An account keeps its count until a success or a PIN reset;
- * the counter of an unknown phone cannot be kept for ever (anyone can make one for any phone), so
- * it is forgotten after this time. A month is far longer than the whole lock schedule (about 8 h
- * from the 5th failure to the hard lock at the defaults), and longer than an account owner
- * usually takes to sign in or reset a forgotten PIN, which also clears an account's count.
- */
-export const UNKNOWN_PHONE_MEMORY_SEC = 30 * 24 * 3600;
-
-interface UnknownRow {
-  locked_until: Date | null;
-  hard_locked: boolean;
-  reserved_at: Date | null;
-  busy: boolean;
-  lock_left_sec: number | null;
-}
+import { LocalUserStore } from './local-user.store';
+import type { LockState, PinLockPolicy, PinReservation } from './pin-counter';
+import { UnknownPhoneLockoutStore } from './unknown-phone-lockout.store';
 
 /** A PIN check reserved on an account: ended by exactly one of recordFailure, recordSuccess or release. */
 export interface PinCheck {
@@ -80,7 +42,7 @@ export class PinLockout {
   constructor(
     @Inject(AuthConfig) private readonly config: AuthConfig,
     private readonly users: LocalUserStore,
-    private readonly db: DataSource,
+    private readonly unknownPhones: UnknownPhoneLockoutStore,
     private readonly secrets: AuthSecrets,
   ) {}
 
@@ -97,23 +59,16 @@ export class PinLockout {
    * exactly one of `recordFailure`, `recordSuccess` or `release`.
    */
   async reserve(user: LocalUser): Promise<PinCheck> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const found = await this.users.reservePinAttempt(user.id, this.config.PIN_LOCK_THRESHOLD);
-      if (!found) throw new AppException('INVALID_CREDENTIALS');
-      if (found.reservedAt) return { userId: user.id, reservedAt: found.reservedAt };
-      this.assertNotLocked({ ...found.user, lockLeftSec: found.lockLeftSec });
-      if (found.busy) throw checksInProgress();
-      // Neither locked nor busy in this statement's snapshot: a concurrent check changed the row
-      // after it was taken (or a lock just ended). Once more.
-    }
-    throw checksInProgress();
+    const reservedAt = await this.reserveOn(
+      () => this.users.reservePinAttempt(user.id, this.config.PIN_LOCK_THRESHOLD),
+      'INVALID_CREDENTIALS',
+    );
+    return { userId: user.id, reservedAt };
   }
 
   /** The check failed: counted, and throws the lock when the account is now locked. */
   async recordFailure(check: PinCheck): Promise<void> {
-    const lock = await this.users.confirmPinFailure(check.userId, this.policy(), check.reservedAt);
-    if (!lock) throw checkTooLate();
-    this.assertNotLocked(lock);
+    this.assertCounted(await this.users.confirmPinFailure(check.userId, this.policy(), check.reservedAt));
   }
 
   /**
@@ -147,82 +102,50 @@ export class PinLockout {
    */
   async reserveUnknown(phone: string): Promise<UnknownPinCheck> {
     const tag = this.secrets.phoneTag('unknown-phone-lockout', phone);
-    // A forgotten row (forget_at passed) counts as no row: its lock, if any, ended long ago. The
-    // periodic clean-up (AuthCleanup) deletes such rows; the login path never does.
-    const stale = `l.forget_at <= now()`;
-    const free = (t: string) => `${pinChecksInFlight(t)} < ${pinCheckSlots(`${t}failed_pin_attempts`, '$2')}`;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const rows = await queryRows<UnknownRow>(
-        this.db,
-        `WITH counted AS (
-           INSERT INTO auth.unknown_phone_lockouts AS l
-                  (phone_tag, failed_pin_attempts, locked_until, hard_locked, forget_at, pin_checks_in_flight, pin_checks_since)
-           SELECT $1, 0, NULL, false, now() + make_interval(secs => $3::double precision), 1, now()
-             FROM ${RELAXED_COMMIT}
-           ON CONFLICT (phone_tag) DO UPDATE SET
-             failed_pin_attempts = CASE WHEN ${stale} THEN 0 ELSE l.failed_pin_attempts END,
-             locked_until = CASE WHEN ${stale} THEN NULL ELSE l.locked_until END,
-             hard_locked = false,
-             -- A live check keeps its row: the clean-up must not delete it before the check's outcome.
-             forget_at = CASE WHEN ${stale} THEN now() + make_interval(secs => $3::double precision)
-                              ELSE GREATEST(l.forget_at, now() + make_interval(secs => $4::double precision)) END,
-             pin_checks_in_flight = CASE WHEN ${stale} THEN 0 ELSE ${pinChecksInFlight('l.')} END + 1,
-             pin_checks_since = GREATEST(l.pin_checks_since, now())
-           WHERE ${stale} OR (${pinNotLocked('l.')} AND ${free('l.')})
-           RETURNING l.locked_until, l.hard_locked, now() AS reserved_at, false AS busy, NULL::int AS lock_left_sec
-         )
-         SELECT * FROM counted
-         UNION ALL
-         SELECT locked_until, hard_locked, NULL AS reserved_at, NOT (${free('')}) AS busy, ${pinLockLeftSec()} AS lock_left_sec
-           FROM auth.unknown_phone_lockouts
-          WHERE phone_tag = $1 AND forget_at > now() AND NOT EXISTS (SELECT 1 FROM counted)`,
-        [tag, this.config.PIN_LOCK_THRESHOLD, UNKNOWN_PHONE_MEMORY_SEC, 2 * PIN_CHECK_MEMORY_SEC],
-      );
-      const row = rows[0];
-      if (row?.reserved_at) return { tag, reservedAt: row.reserved_at };
-      if (row) {
-        this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked, lockLeftSec: row.lock_left_sec });
-        if (row.busy) throw checksInProgress();
-      }
-      // No row or free in this statement's snapshot: a concurrent attempt changed it after the
-      // snapshot was taken, or the lock just ended; once more.
-    }
-    throw checksInProgress();
+    // No row (a forgotten one counts as none) and not reserved: a concurrent attempt changed it; once more.
+    const reservedAt = await this.reserveOn(() => this.unknownPhones.reserve(tag, this.config.PIN_LOCK_THRESHOLD), undefined);
+    return { tag, reservedAt };
   }
 
   /**
    * The reserved attempt on a phone with no account failed (it always does): counted as for an
-   * account, and throws the lock when it is now locked. The row is kept for UNKNOWN_PHONE_MEMORY_SEC
-   * after this failure, or after the lock it sets ends. Dropped, as for an account, when the
+   * account, and throws the lock when it is now locked; dropped, as for an account, when the
    * reservation was already forgotten.
    */
   async recordUnknownFailure(check: UnknownPinCheck): Promise<void> {
-    const { lockAt, baseSec, hardLockAt } = this.policy();
-    const lockEnd = pinLockEnd('failed_pin_attempts + 1', '$2', '$3');
-    const rows = await queryRows<Pick<UnknownRow, 'locked_until' | 'hard_locked' | 'lock_left_sec'>>(
-      this.db,
-      `UPDATE auth.unknown_phone_lockouts SET
-         failed_pin_attempts = failed_pin_attempts + 1,
-         locked_until = COALESCE(${lockEnd}, locked_until),
-         hard_locked = hard_locked OR failed_pin_attempts + 1 >= $4::int,
-         forget_at = GREATEST(now(), ${lockEnd}) + make_interval(secs => $5::double precision),
-         pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0)
-        WHERE phone_tag = $1 AND NOT ${pinCheckForgotten('$6')} RETURNING locked_until, hard_locked, ${pinLockLeftSec()} AS lock_left_sec`,
-      [check.tag, lockAt, baseSec, hardLockAt, UNKNOWN_PHONE_MEMORY_SEC, check.reservedAt],
-    );
-    const row = rows[0];
-    if (!row) throw checkTooLate();
-    this.assertNotLocked({ lockedUntil: row.locked_until, hardLocked: row.hard_locked, lockLeftSec: row.lock_left_sec });
+    this.assertCounted(await this.unknownPhones.confirmFailure(check.tag, this.policy(), check.reservedAt));
   }
 
   /** A check on a phone with no account cut short by an error: its place given back, as for an account. */
   async releaseUnknown(check: UnknownPinCheck): Promise<void> {
-    await queryRows(
-      this.db,
-      `UPDATE auth.unknown_phone_lockouts SET pin_checks_in_flight = GREATEST(${pinChecksInFlight()} - 1, 0)
-         FROM ${RELAXED_COMMIT} WHERE phone_tag = $1 AND NOT ${pinCheckForgotten('$2')}`,
-      [check.tag, check.reservedAt],
-    );
+    await this.unknownPhones.release(check.tag, check.reservedAt);
+  }
+
+  /**
+   * The reservation loop both counters share: the time of the reservation, or the refusal the row
+   * says (its lock, or PIN_CHECK_IN_PROGRESS). A row found neither reserved, locked nor busy was
+   * changed by a concurrent check after the statement's snapshot was taken (or its lock just ended):
+   * once more. `missing`: what no row at all means (an account deleted meanwhile; for a phone with
+   * no account, a concurrent change too).
+   */
+  private async reserveOn(reserve: () => Promise<PinReservation | undefined>, missing: 'INVALID_CREDENTIALS' | undefined): Promise<Date> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const found = await reserve();
+      if (!found) {
+        if (missing) throw new AppException(missing);
+        continue;
+      }
+      if (found.reservedAt) return found.reservedAt;
+      this.assertNotLocked(found.lock);
+      if (found.busy) throw checksInProgress();
+    }
+    throw checksInProgress();
+  }
+
+  /** A failure's statement found the row (else its reservation was forgotten: dropped): throws the lock it set. */
+  private assertCounted(lock: LockState | undefined): void {
+    if (!lock) throw checkTooLate();
+    this.assertNotLocked(lock);
   }
 
   private policy(): PinLockPolicy {
