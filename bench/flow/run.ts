@@ -61,9 +61,10 @@ const CONCURRENCY = 8;
  * them the first round paid what only a cold process pays: every pooled connection of the
  * orchestrator plans each of its prepared statements six times (five custom plans, then the generic
  * one PostgreSQL keeps: 12 connections × 6 plans, about 2.4 ms each for the confirm's decisions), and
- * V8 compiles the hot paths. The ledger's and auth's paths were already warm by then (W1, W1k and A1 run before F0
- * in each round), so the first round weighed on F1 alone: its CPU ratio against F0 was the highest
- * of the four in every run measured on 2026-11-29 (e.g. 2.46 against 1.90–2.21). 0 measures cold.
+ * V8 compiles the hot paths. The ledger's and auth's paths were already warm by then (W1, W1k and A1
+ * run before F0 in each round), so the first round weighed on F1 alone: its CPU ratio against F0 was
+ * the highest of the four in every run measured on 2026-11-29 (e.g. 2.46 against 1.90–2.21). 0
+ * measures cold.
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 if (!(WARMUP_SECONDS >= 0))
