@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PaymentReconciler } from '../../apps/orchestrator/src/intents/payment-reconciler.service';
 import type { RunningApp } from '../support/boot';
 import { cuttingLedgerProxy } from '../support/cutting-proxy';
-import { type Answer, MoneyPlatform, type TestUser, pay } from './money-platform';
+import { type Answer, MoneyPlatform, type TestUser, pay, payOk } from './money-platform';
 
 describe('money flow under concurrency, retries and crashes', () => {
   const p = new MoneyPlatform();
@@ -168,6 +168,63 @@ describe('money flow under concurrency, retries and crashes', () => {
     const confirmed = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: alice.token });
     expect(confirmed.status).toBe(200);
     expect(await transactionsOf(id)).toBe(1);
+    await expectClean();
+  });
+
+  it('a confirm whose answer was lost holds its room until the intent can no longer execute: a payment meanwhile cannot use it, and the retry stays within the daily limit', async () => {
+    // Its own customers: TIER_1, 200 000 a day; the other cases leave alice's usage as it is.
+    const carol = await p.register('CUSTOMER', { firstName: 'Carol' });
+    const dave = await p.register('CUSTOMER', { firstName: 'Dave' });
+    await p.fund(carol.accounts.XAF, 400_000);
+    // Dave is known to carol first (a first payment near the ceiling to a new recipient is refused by risk).
+    await payOk(p, carol, { type: 'TRANSFER', amount: 100, clientPhone: dave.phone });
+    const created = await p.call('POST', '/api/v1/intents', {
+      token: carol.token,
+      body: { type: 'TRANSFER', amount: 100_000, clientPhone: dave.phone, idempotencyKey: randomUUID() },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.intentId as string;
+    expect((await p.call('POST', `/api/v1/intents/${id}/verify-pin`, { token: carol.token, body: { pin: carol.pin } })).status).toBe(200);
+    // The move to SUCCEEDED never reaches the ledger, and the orchestrator cannot know it: the hold is kept.
+    const proxy = await cuttingLedgerProxy(p.ledger.url, { when: 'before' });
+    const cut = await p.bootGateway({ LEDGER_URL: proxy.url, LEDGER_RETRY_BASE_MS: '10' });
+    const lost = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: carol.token, via: cut });
+    expect([lost.status, lost.body.code]).toEqual([502, 'UPSTREAM_UNAVAILABLE']);
+    await proxy.close();
+    const hold = async () =>
+      (
+        await p.sql.query(
+          `SELECT u.status, u.amount::int, u.held_until >= r.expires_at + interval '300 seconds' AS past_expiry
+             FROM orchestrator.limit_usage u JOIN orchestrator.payment_intents r ON r.idempotency_key::text = u.operation_id::text
+            WHERE r.ledger_intent_id = $1`,
+          [id],
+        )
+      ).rows;
+    expect(await hold()).toEqual([{ status: 'HELD', amount: 100_000, past_expiry: true }]);
+
+    // 301 s later (past holdSeconds), the intent still open for five minutes: the hold still counts.
+    await p.sql.query(`UPDATE orchestrator.limit_usage SET held_until = held_until - interval '301 seconds' WHERE subject_id = $1`, [
+      carol.userId,
+    ]);
+    await p.sql.query(`UPDATE ledger.transaction_intents SET expires_at = expires_at - interval '301 seconds' WHERE id = $1`, [id]);
+    await p.sql.query(
+      `UPDATE orchestrator.payment_intents SET expires_at = expires_at - interval '301 seconds' WHERE ledger_intent_id = $1`,
+      [id],
+    );
+    await payOk(p, carol, { type: 'TRANSFER', amount: 100, clientPhone: dave.phone });
+    // 100 200 used or held: another 100 000 passes the day's 200 000, refused at create.
+    const over = await pay(p, carol, { type: 'TRANSFER', amount: 100_000, clientPhone: dave.phone });
+    expect([over.created.status, over.created.body.code]).toEqual([422, 'LIMIT_DAILY_EXCEEDED']);
+
+    // The retry executes the payment the customer consented to, within the day's 200 000.
+    const retried = await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: carol.token });
+    expect(retried.status).toBe(200);
+    expect(await transactionsOf(id)).toBe(1);
+    const { rows } = await p.sql.query(
+      `SELECT coalesce(sum(amount), 0)::int AS used FROM orchestrator.limit_usage WHERE subject_id = $1 AND status = 'SETTLED'`,
+      [carol.userId],
+    );
+    expect(rows[0].used).toBe(100_200);
     await expectClean();
   });
 

@@ -22,7 +22,8 @@ export interface LimitParties {
  * The initiator decides which refusals may state the room left (see LimitCheck.initiatorUserId).
  */
 export function limitCheck(
-  intent: Pick<PaymentIntentRecord, 'idempotencyKey' | 'operationType' | 'amount' | 'currency' | 'initiatorUserId'>,
+  intent: Pick<PaymentIntentRecord, 'idempotencyKey' | 'operationType' | 'amount' | 'currency' | 'initiatorUserId'> &
+    Partial<Pick<PaymentIntentRecord, 'expiresAt'>>,
   parties: LimitParties,
 ): LimitCheck {
   const check: LimitCheck = {
@@ -32,6 +33,8 @@ export function limitCheck(
     currency: intent.currency as Currency,
     initiatorUserId: intent.initiatorUserId,
   };
+  // A record's ledger intent, once created: holds taken at confirm last until it can no longer execute.
+  if (intent.expiresAt) check.executableUntil = intent.expiresAt;
   if (parties.payer.role === 'CUSTOMER') check.payer = { userId: parties.payer.userId, kycTier: parties.payer.kycTier };
   if (parties.payee.role === 'CUSTOMER') {
     check.payee = { userId: parties.payee.userId, kycTier: parties.payee.kycTier };

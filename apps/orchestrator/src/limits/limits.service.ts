@@ -41,7 +41,9 @@ type Queryable = DataSource | EntityManager;
  *   someone noticed, and expiry happens in the ledger, out of our sight.
  * - `holdAtConfirm` re-checks under a per-subject lock and records a short hold, so concurrent
  *   confirms of one customer or agent cannot together pass a limit each passes alone. The hold
- *   lapses by itself after `holdSeconds` (a crash between hold and outcome cannot lock a user out).
+ *   lapses by itself `holdSeconds` after the intent's expiry (`executableUntil`), when the ledger
+ *   can no longer execute it: a crash between hold and outcome cannot lock a user out for longer,
+ *   and a confirm whose answer was lost keeps its room until nothing can execute it.
  *   A first confirm holds through `planHold` instead: the same hold as one write of the confirm's
  *   statement, written only when the database finds the room (`lockSql` opens its transaction);
  *   `holdAtConfirm` then decides what that write leaves (a refusal to word, a hold already there).
@@ -233,7 +235,10 @@ function usageRowParams(check: LimitCheck, subjects: Subject[]): unknown[] {
 
 /**
  * The hold's INSERT, dated `now` (null: the database's clock at the statement; a released hold of
- * the operation is taken again), held for the document's `holdSeconds`. With `guard`:
+ * the operation is taken again), held for the document's `holdSeconds` past the later of `now` and
+ * the check's `executableUntil`: a confirm whose answer was lost may still be executed by the ledger
+ * until its intent expires, and its retry is not checked again (the operation holds room already),
+ * so the room must stay held, and counted against other payments, until then. With `guard`:
  * only when `onlyIf` holds, the operation holds nothing yet and the database finds each subject's
  * usage within `room`; it then answers a row per subject held.
  */
@@ -244,7 +249,7 @@ function holdWrite(
   now: Date | null,
   guard?: { onlyIf: string; room: ReturnType<typeof usageRoom> },
 ): SqlWrite {
-  const params: unknown[] = [...usageRowParams(check, subjects), now, document.holdSeconds];
+  const params: unknown[] = [...usageRowParams(check, subjects), now, document.holdSeconds, check.executableUntil ?? null];
   let where = '';
   if (guard) {
     const bound = (s: Subject) => (s.kind === 'CUSTOMER' ? guard.room.payer : guard.room.agent);
@@ -256,14 +261,15 @@ function holdWrite(
     where = `WHERE ${guard.onlyIf}
         AND NOT EXISTS (SELECT 1 FROM orchestrator.limit_usage WHERE operation_id = $1 AND status <> 'RELEASED')
         AND NOT EXISTS (
-          SELECT 1 FROM (${usedSql({ kinds: '$2', ids: '$3', currency: '$4', now: nowSql('$7'), timezone: '$9', operationId: '$1' })}) used
-            JOIN unnest($2::text[], $3::text[], $10::bigint[], $11::bigint[]) AS r(kind, id, day, month)
+          SELECT 1 FROM (${usedSql({ kinds: '$2', ids: '$3', currency: '$4', now: nowSql('$7'), timezone: '$10', operationId: '$1' })}) used
+            JOIN unnest($2::text[], $3::text[], $11::bigint[], $12::bigint[]) AS r(kind, id, day, month)
               ON r.kind = used.kind AND r.id = used.id
            WHERE used.day > r.day OR used.month > r.month)`;
   }
   return {
     text: `INSERT INTO orchestrator.limit_usage (operation_id, subject_kind, subject_id, currency, type, amount, status, occurred_at, held_until)
-     SELECT $1, s.kind, s.id, $4, $5, $6, 'HELD', ${nowSql('$7')}, ${nowSql('$7')} + make_interval(secs => $8::float8)
+     SELECT $1, s.kind, s.id, $4, $5, $6, 'HELD', ${nowSql('$7')},
+            GREATEST(${nowSql('$7')}, $9::timestamptz) + make_interval(secs => $8::float8)
        FROM unnest($2::text[], $3::text[]) AS s(kind, id)
      ${where}
      ON CONFLICT (operation_id, subject_kind, subject_id) DO UPDATE

@@ -35,6 +35,11 @@ export interface LimitCheck {
    * it; it stays optional for checks built elsewhere (the rules' unit tests judge the unknown case).
    */
   initiatorUserId?: string;
+  /**
+   * Until when the ledger may execute the operation: its intent's expiry (ISO 8601), known from the
+   * confirm on. A hold taken at confirm lasts `holdSeconds` past it (LimitsService `holdWrite`).
+   */
+  executableUntil?: string;
 }
 
 /** Which limits version judged the operation (worth keeping with the intent). */
