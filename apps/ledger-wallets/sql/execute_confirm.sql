@@ -61,8 +61,15 @@ AS $function$
                 WHERE x.id = ANY (p_call.account_ids) ORDER BY x.id FOR UPDATE) a;
         -- From the round trip's arrival to every lock held: the lock wait, reported in Server-Timing.
         v_lock_ms := extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000;
+        -- The time of the transaction, read once every lock is held: the COMMIT follows in the same
+        -- round trip, with no application code in between (docs/ledger.md, "completed_at").
+        v_completed_at := date_trunc('milliseconds', clock_timestamp());
 
-        IF v_found <> cardinality(p_call.account_ids) THEN v_refusal := 'ACCOUNT_NOT_FOUND';
+        -- Expiry judged again at the transaction's own time: `now` was read before the call waited
+        -- for the accounts (and before any retry sent this same call again), so an intent that
+        -- expired meanwhile would otherwise still commit (docs/ledger.md "Intents").
+        IF date_trunc('milliseconds', v_i.expires_at) <= GREATEST(p_call.now, v_completed_at) THEN v_refusal := 'INTENT_EXPIRED';
+        ELSIF v_found <> cardinality(p_call.account_ids) THEN v_refusal := 'ACCOUNT_NOT_FOUND';
         ELSIF v_other_currency THEN v_refusal := 'CURRENCY_MISMATCH';
         -- Which accounts the intent type may involve: ledger.account_rules_refusal, the one statement of the rules.
         ELSE v_refusal := ledger.account_rules_refusal(v_i.type, v_src_type, v_dst_type, v_src_wallet, v_dst_wallet, p_call.fee, v_fee_type,
@@ -83,9 +90,6 @@ AS $function$
           RETURN;
         END IF;
 
-        -- The time of the transaction, read once every lock is held: the COMMIT follows in the same
-        -- round trip, with no application code in between (docs/ledger.md, "completed_at").
-        v_completed_at := date_trunc('milliseconds', clock_timestamp());
         v_completed_text := to_char(v_completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
 
         -- The intent's own values where the context leaves them out.

@@ -132,8 +132,10 @@ AS $function$
             IF a_id[j] = c.commission_to_id THEN v_cto_type := a_type[j]; v_cto_wallet := a_wallet[j]; END IF;
           END LOOP;
 
-          -- execute_confirm's checks, word for word.
-          IF v_found <> cardinality(c.account_ids) THEN v_refusal := 'ACCOUNT_NOT_FOUND';
+          -- execute_confirm's checks, word for word: expiry again at the batch's time, read once every
+          -- lock is held (the call's `now` was read before it waited), then the accounts.
+          IF date_trunc('milliseconds', v_i.expires_at) <= GREATEST(c.now, v_completed_at) THEN v_refusal := 'INTENT_EXPIRED';
+          ELSIF v_found <> cardinality(c.account_ids) THEN v_refusal := 'ACCOUNT_NOT_FOUND';
           ELSIF v_other_currency THEN v_refusal := 'CURRENCY_MISMATCH';
           ELSE v_refusal := ledger.account_rules_refusal(v_i.type, v_src_type, v_dst_type, v_src_wallet, v_dst_wallet, c.fee, v_fee_type,
                               c.commission, v_cfrom_type, v_cto_type, v_cto_wallet);

@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { uuidLockKey } from '../src/db/lock-keys';
 import { type Harness, balanceOf, contextFor, fundedAccount, intentBody, startLedger } from './ledger-harness';
 
 /**
@@ -35,6 +37,50 @@ describe('ledger: an intent created with its own deadline', () => {
     expect(late.body.code).toBe('INTENT_EXPIRED');
     expect(await balanceOf(h, destination)).toMatchObject({ balance: 0 });
     expect(await balanceOf(h, source)).toMatchObject({ balance: 1_000 });
+  });
+
+  it('a confirm that reached its intent before the deadline but waited for a busy account past it is INTENT_EXPIRED: nothing moves', async () => {
+    const source = await fundedAccount(h, 1_000);
+    const destination = await fundedAccount(h, 0);
+    const deadline = new Date(Date.now() + 2_500).toISOString();
+    const created = await h.call('POST', '/v1/internal/intents', intentBody(source, destination, 100, { expiresAt: deadline }));
+    expect(created.status).toBe(201);
+    const id = created.body.intentId as string;
+    expect(
+      (await h.call('POST', `/v1/internal/intents/${id}/transition`, { toStatus: 'PIN_VERIFIED', actor: { id: 'user-1' } })).status,
+    ).toBe(200);
+
+    // Another money operation holds the source account's lock across the deadline.
+    const other = new Client({ connectionString: h.db.adminUrl });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [uuidLockKey(source).toString()]);
+      const confirm = h.call(
+        'POST',
+        `/v1/internal/intents/${id}/transition`,
+        { toStatus: 'SUCCEEDED', actor: { id: 'user-1' }, executionContext: contextFor(source, destination, 100) },
+        { 'x-idempotency-key': `confirm:${id}` },
+      );
+      // The confirm is waiting for the account before the deadline (else this case would test nothing).
+      for (;;) {
+        const { rows } = await h.admin.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> pg_backend_pid()`,
+        );
+        if (rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(Date.now()).toBeLessThan(Date.parse(deadline));
+      await new Promise((r) => setTimeout(r, Date.parse(deadline) - Date.now() + 300));
+      await other.query('SELECT pg_advisory_unlock_all()');
+      const res = await confirm;
+      expect([res.status, res.body.code]).toEqual([400, 'INTENT_EXPIRED']);
+    } finally {
+      await other.end();
+    }
+    expect(await balanceOf(h, destination)).toMatchObject({ balance: 0 });
+    expect(await balanceOf(h, source)).toMatchObject({ balance: 1_000 });
+    const { rows } = await h.admin.query(`SELECT count(*)::int AS n FROM ledger.transactions WHERE intent_id = $1`, [id]);
+    expect(rows[0].n).toBe(0);
   });
 
   it("a deadline beyond the ledger's lifetime is cut to the lifetime", async () => {
