@@ -177,4 +177,18 @@ describe('ledger: real concurrency and idempotency', () => {
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('IDEMPOTENCY_KEY_CONFLICT');
   });
+
+  it('the same UUID key in capitals is the same creation: its answer again, frozen once; other terms under it are a conflict', async () => {
+    const a = await fundedAccount(h, 1_000);
+    const b = await fundedAccount(h, 0);
+    const body = intentBody(a, b, 300);
+    const first = await h.call('POST', '/v1/internal/intents', body);
+    expect(first.status).toBe(201);
+    const shouted = { ...body, idempotencyKey: String(body.idempotencyKey).toUpperCase() };
+    const again = await h.call('POST', '/v1/internal/intents', shouted);
+    expect([again.status, again.body]).toEqual([201, first.body]);
+    expect((await h.call('GET', `/v1/internal/accounts/${a}`)).body).toMatchObject({ availableBalance: 700, frozenBalance: 300 });
+    const other = await h.call('POST', '/v1/internal/intents', { ...shouted, amount: 301 });
+    expect([other.status, other.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_CONFLICT']);
+  });
 });

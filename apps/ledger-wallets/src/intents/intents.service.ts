@@ -28,9 +28,10 @@ export class IntentsService {
    * stored answer.
    */
   async create(dto: CreateIntentDto): Promise<IdempotentResponse<IntentView>> {
-    const key = dto.idempotencyKey;
+    // One spelling of the UUID (as holds keep theirs): a retry that sends it in capitals is the same request.
+    const key = dto.idempotencyKey?.toLowerCase();
     if (!key) throw new AppException('IDEMPOTENCY_KEY_MISSING', 'idempotencyKey is required to create an intent');
-    const hash = requestHash(dto);
+    const hash = requestHash({ ...dto, idempotencyKey: key });
     return this.db.withSession((session) =>
       this.idempotency.run(session, 'intent.create', key, hash, async (record) => {
         const body = await this.createOn(session, dto, key, record);
