@@ -270,6 +270,21 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
       code: 'CONFLICT',
       message: 'An expired order cannot be paid',
     });
+    // Past its expiresAt but not swept yet: not payable, as a customer's payment of a live order would not be.
+    const unswept = (
+      await h.call('POST', '/partners-public/orders', {
+        key: testKey,
+        body: { merchantId: testMerchantId, amount: 150, externalReference: 'T-3' },
+      })
+    ).body;
+    await h.admin.query(
+      `UPDATE partners.orders SET created_at = now() - interval '1 hour', expires_at = now() - interval '10 minutes' WHERE id = $1`,
+      [unswept.orderId],
+    );
+    const refused = await h.call('POST', `/partners-public/test-helpers/orders/${unswept.orderId}/pay`, { key: testKey });
+    expect([refused.status, refused.body.code]).toEqual([422, 'ORDER_NOT_PAYABLE']);
+    const { rows } = await h.admin.query(`SELECT status FROM partners.orders WHERE id = $1`, [unswept.orderId]);
+    expect(rows[0].status).toBe('pending');
     const hook = await h.receiver.waitFor((w) => w.body.event === 'order.paid' && w.body.data.orderId === o.orderId);
     expect(hook.body.data).toEqual({
       orderId: o.orderId,

@@ -22997,6 +22997,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description `ORDER_NOT_PAYABLE`: This order can no longer be paid */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description `RATE_LIMITED`: Too many requests */
       429: {
         headers: {

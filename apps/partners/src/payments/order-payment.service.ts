@@ -110,16 +110,22 @@ export class OrderPaymentService {
     return result.outcome;
   }
 
-  /** Test-mode helper: the order is paid as if a customer had paid it (no money moves). */
+  /**
+   * Test-mode helper: the order is paid as if a customer had paid it (no money moves). Only while a
+   * live order's QR would be payable (pending, before `expiresAt`): an order past it, not yet swept,
+   * is refused as a customer's payment of it would be (422 ORDER_NOT_PAYABLE).
+   */
   async payTestOrder(partner: PartnerPrincipal, orderId: string): Promise<OrderView> {
     const order = await this.db.transaction(async (tx) => {
-      const rows = await queryRows<OrderRow>(
+      const rows = await queryRows<OrderRow & { payable: boolean }>(
         tx,
-        `SELECT ${ORDER_COLUMNS} FROM partners.orders WHERE id = $1 AND integration_id = $2 AND NOT livemode FOR UPDATE`,
+        `SELECT ${ORDER_COLUMNS}, expires_at > now() AS payable
+           FROM partners.orders WHERE id = $1 AND integration_id = $2 AND NOT livemode FOR UPDATE`,
         [orderId, partner.integrationId],
       );
       if (rows.length === 0) throw new AppException('ORDER_NOT_FOUND');
       if (rows[0].status !== 'pending') throw new AppException('CONFLICT', `${withArticle(rows[0].status, true)} order cannot be paid`);
+      if (!rows[0].payable) throw new AppException('ORDER_NOT_PAYABLE', 'The order is past its expiresAt');
       return this.markPaid(tx, rows[0], new Date().toISOString(), null, `TEST${randomBase62(12).toUpperCase()}`, null);
     });
     this.paidCounter.inc({ mode: 'test' });

@@ -50,7 +50,7 @@ export class TestHelpersController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Marks a pending test-mode order paid as if a customer had paid it (sends order.paid)' })
   @ApiOkResponse({ type: OrderDto })
-  @ApiErrors('ORDER_NOT_FOUND', 'CONFLICT')
+  @ApiErrors('ORDER_NOT_FOUND', 'CONFLICT', 'ORDER_NOT_PAYABLE')
   pay(
     @CurrentPartner() partner: PartnerPrincipal,
     @Param('orderId', new UuidParamPipe('orderId', 'ORDER_NOT_FOUND')) orderId: string,
