@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Worker } from 'bullmq';
+import { LedgerEventsWorker } from '../../apps/partners/src/payments/ledger-events.worker';
+import { ExpirySweeper } from '../../apps/partners/src/sweeper/expiry-sweeper.service';
 import { isUuidV4 } from '@mm/platform';
 import { callerKey } from '../support/test-env';
 import { type PartnersPlatform as Platform } from './partners-platform';
@@ -217,4 +220,79 @@ describe('partner API journey through the gateway', () => {
     const { rows: balances } = await p.sql.query(`SELECT balance FROM ledger.accounts WHERE id = $1`, [merchant.accounts.XAF]);
     expect(Number(balances[0].balance)).toBe(0);
   }, 60_000);
+  it('a payment committed in time whose event reaches partners after the expiry sweep: the order waits, then is paid (no order.expired, no anomaly)', async () => {
+    const admin = await p.login(E2E_ADMIN.phone, E2E_ADMIN.pin);
+    const created = await p.call('POST', '/api/admin/partners/integrations', {
+      token: admin,
+      body: { name: 'Late Events Till', technicalContactEmail: 'tech@late.example', webhookUrl: p.receiver.url },
+    });
+    const key: string = created.body.apiKeys.live.key;
+    const merchant = await register(p, 'merchant', '+237690777021');
+    const request = await p.call('POST', '/api/partners-public/connections/request', {
+      key,
+      body: { merchantPhone: merchant.phone, scopes: ['orders.write', 'orders.read'] },
+    });
+    await p.call('POST', `/api/merchant/connections/${request.body.connectionId}/accept`, { token: merchant.token });
+    const order = async (amount: number): Promise<Json> => {
+      const res = await p.call('POST', '/api/partners-public/orders', { key, body: { merchantId: merchant.merchantId, amount } });
+      expect(res.status).toBe(201);
+      // It runs out in 3 s (the shortest TTL the API takes is 60 s).
+      await p.sql.query(`UPDATE partners.orders SET expires_at = now() + interval '3 seconds' WHERE id = $1`, [res.body.orderId]);
+      return res.body;
+    };
+    const paidLate = await order(900);
+    const unpaid = await order(901);
+
+    // Partners' consumer of the ledger's events stalls (Redis down, a backlog, a restart): paused here.
+    const worker = (p.partners.app.get(LedgerEventsWorker) as unknown as { worker: Worker }).worker;
+    await worker.pause();
+    try {
+      const customer = await register(p, 'customer', '+237690777022');
+      await fund(p, customer.accounts.XAF, 10_000);
+      const intent = await p.call('POST', '/api/v1/intents', {
+        token: customer.token,
+        body: { type: 'TRANSFER', amount: 900, qrToken: paidLate.qrToken, idempotencyKey: randomUUID() },
+      });
+      expect(intent.status).toBe(201);
+      const id = intent.body.intentId as string;
+      expect(
+        (await p.call('POST', `/api/v1/intents/${id}/verify-pin`, { token: customer.token, body: { pin: customer.pin } })).status,
+      ).toBe(200);
+      expect((await p.call('POST', `/api/v1/intents/${id}/confirm`, { token: customer.token })).status).toBe(200);
+
+      // Past both orders' expiresAt + grace (2 s), the sweep runs before the payment's event is applied.
+      const { rows: ends } = await p.sql.query(`SELECT max(expires_at) AS last FROM partners.orders WHERE id = ANY ($1::uuid[])`, [
+        [paidLate.orderId, unpaid.orderId],
+      ]);
+      await new Promise((r) => setTimeout(r, Math.max(0, ends[0].last.getTime() - Date.now()) + 2_300));
+      // (the previous case's order, due too, is swept as well)
+      expect((await p.partners.app.get(ExpirySweeper).sweep()).orders).toBeGreaterThanOrEqual(1);
+      const status = async (orderId: string) =>
+        (await p.sql.query(`SELECT status FROM partners.orders WHERE id = $1`, [orderId])).rows[0].status as string;
+      expect({ paidLate: await status(paidLate.orderId), unpaid: await status(unpaid.orderId) }).toEqual({
+        paidLate: 'pending',
+        unpaid: 'expired',
+      });
+    } finally {
+      worker.resume();
+    }
+
+    // The event arrives: the order is paid, as the customer's money says.
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const { rows } = await p.sql.query(`SELECT status FROM partners.orders WHERE id = $1`, [paidLate.orderId]);
+      if (rows[0].status !== 'pending') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const { rows: events } = await p.sql.query(`SELECT type FROM partners.events WHERE subject_id = $1 ORDER BY created_at`, [
+      paidLate.orderId,
+    ]);
+    const anomalies = await p.sql.query(`SELECT 1 FROM partners.payment_anomalies WHERE order_id = $1`, [paidLate.orderId]);
+    const { rows: after } = await p.sql.query(`SELECT status FROM partners.orders WHERE id = $1`, [paidLate.orderId]);
+    expect({ status: after[0].status, events: events.map((e) => e.type), anomalies: anomalies.rowCount }).toEqual({
+      status: 'paid',
+      events: ['order.paid'],
+      anomalies: 0,
+    });
+  }, 90_000);
 });

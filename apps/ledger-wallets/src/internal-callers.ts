@@ -7,7 +7,8 @@ import { type InternalCallerTable, OPS_CALLER } from '@mm/platform';
  * access token (verified here, whichever service relays it): the key says which service calls, the
  * token who acts. Audits and integrity checks come from the operators' tooling or from compliance
  * officers through the orchestrator's `/api/v1/compliance/*` routes. Partners learns about
- * payments from the `ledger-events` queue and has no route here. Anything not listed is refused.
+ * payments from the `ledger-events` queue and has no route here (what it asks before expiring an
+ * order, the orchestrator asks for it). Anything not listed is refused.
  */
 export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   // the money path: IntentCreateService, IntentStepsService, IntentConfirmService, PaymentReconciler
@@ -33,6 +34,8 @@ export const LEDGER_INTERNAL_CALLERS: InternalCallerTable = {
   'GET /v1/internal/operator-search/operations/:key': ['orchestrator'],
   // the facts of the regulatory reports (daily threshold report), which the orchestrator also runs unattended
   'GET /v1/internal/regulatory/operations': ['orchestrator'],
+  // which QR tokens were paid: partners asks before it expires an order, relayed by the orchestrator
+  'POST /v1/internal/qr-payments': ['orchestrator'],
 
   // operators (operator token required): audits and integrity checks, also relayed by the
   // orchestrator for compliance officers; maker-checker corrections

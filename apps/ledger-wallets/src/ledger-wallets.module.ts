@@ -32,6 +32,8 @@ import { type LedgerWalletsConfig, assertLedgerProductionConfig } from './ledger
 import { OperatorSearchController } from './operator-search/operator-search.controller';
 import { OperatorSearchService } from './operator-search/operator-search.service';
 import { OutboxRelay } from './outbox/outbox-relay.service';
+import { QrPaymentsController } from './qr-payments/qr-payments.controller';
+import { QrPaymentsService } from './qr-payments/qr-payments.service';
 import { ReconciliationAlertsService } from './reconciliation/reconciliation-alerts.service';
 import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { ReconciliationRunsService } from './reconciliation/reconciliation-runs.service';
@@ -72,6 +74,7 @@ export class LedgerWalletsModule {
         HoldsController,
         RegulatoryController,
         ReconciliationController,
+        QrPaymentsController,
       ],
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: LEDGER_INTERNAL_CALLERS },
@@ -109,6 +112,7 @@ export class LedgerWalletsModule {
         BankStatementsReader,
         ReconciliationRunsService,
         ReconciliationAlertsService,
+        QrPaymentsService,
       ],
     };
   }

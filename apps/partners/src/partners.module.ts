@@ -32,6 +32,7 @@ import { PartnerStatementsService } from './statements/partner-statements.servic
 import { TestHelpersController } from './test-helpers/test-helpers.controller';
 import { DispatcherEndpointsClient } from './upstreams/dispatcher-endpoints.client';
 import { MerchantDirectoryClient } from './upstreams/merchant-directory.client';
+import { QrPaymentsClient } from './upstreams/qr-payments.client';
 
 @Module({})
 export class PartnersModule {
@@ -55,6 +56,7 @@ export class PartnersModule {
       providers: [
         { provide: INTERNAL_CALLER_TABLE, useValue: PARTNERS_INTERNAL_CALLERS },
         MerchantDirectoryClient,
+        QrPaymentsClient,
         DispatcherEndpointsClient,
         ApiKeysService,
         RateLimiter,

@@ -134,6 +134,23 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
     expect(processed.rows).toEqual([{ outcome: 'paid' }]);
   });
 
+  it('while the ledger cannot be asked whether an order was paid, the sweep expires no live order; the next sweep does', async () => {
+    const o = await order({ ttlSeconds: 60 });
+    await h.admin.query(`UPDATE partners.orders SET expires_at = created_at + interval '1 millisecond' WHERE id = $1`, [o.orderId]);
+    const ledgerUrl = h.directory.ledgerUrl;
+    h.directory.ledgerUrl = 'http://127.0.0.1:9';
+    try {
+      await expect(h.partners.app.get(ExpirySweeper).sweep()).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+      const { rows } = await h.admin.query(`SELECT status FROM partners.orders WHERE id = $1`, [o.orderId]);
+      expect(rows[0].status).toBe('pending');
+    } finally {
+      h.directory.ledgerUrl = ledgerUrl;
+    }
+    await h.partners.app.get(ExpirySweeper).sweep();
+    const { rows } = await h.admin.query(`SELECT status FROM partners.orders WHERE id = $1`, [o.orderId]);
+    expect(rows[0].status).toBe('expired');
+  });
+
   it('a payment for an expired order is not dropped: no order.paid, an open anomaly for reversal, the order stays expired', async () => {
     const o = await order({ ttlSeconds: 60 });
     await h.admin.query(`UPDATE partners.orders SET expires_at = created_at + interval '1 millisecond' WHERE id = $1`, [o.orderId]);

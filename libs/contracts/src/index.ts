@@ -23,3 +23,4 @@ export * from './reconciliation';
 export * from './ledger-chain';
 export * from './business-day';
 export * from './intents';
+export * from './qr-payments';

@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { CreateIntentRequest, LedgerAccountView, LedgerIntentView, LedgerWalletView, TransitionRequest } from '@mm/contracts';
+import {
+  type CreateIntentRequest,
+  type LedgerAccountView,
+  type LedgerIntentView,
+  type LedgerWalletView,
+  QR_PAYMENT_ROUTES,
+  type QrPaymentsAnswer,
+  type QrPaymentsRequest,
+  type TransitionRequest,
+} from '@mm/contracts';
 import { InternalHttpClient } from '@mm/platform';
 import { OrchestratorConfig } from '../orchestrator.config';
 import { type RetryPolicy, withRetries } from './ledger-retry';
@@ -60,5 +69,10 @@ export class LedgerClient {
 
   wallet(walletId: string): Promise<LedgerWalletView> {
     return withRetries(this.settings.retry, () => this.http.get<LedgerWalletView>(`/v1/internal/wallets/${walletId}`));
+  }
+
+  /** Which QR tokens an intent paid or may still pay (a read: retried like the others). */
+  qrPayments(body: QrPaymentsRequest): Promise<QrPaymentsAnswer> {
+    return withRetries(this.settings.retry, () => this.http.post<QrPaymentsAnswer>(QR_PAYMENT_ROUTES.ledger, body));
   }
 }

@@ -4,6 +4,8 @@ import { IdentitiesModule } from '../identities/identities.module';
 import { GatewayModule } from '../gateway/gateway.module';
 import { AdminPartnerKeysService } from './admin-partner-keys.service';
 import { AdminPartnersController } from './admin-partners.controller';
+import { InternalQrPaymentsController } from './internal-qr-payments.controller';
+import { LedgerClientModule } from '../ledger-client/ledger-client.module';
 import { MerchantConnectionsController } from './merchant-connections.controller';
 import { PartnersClient } from '../backoffice/partners/partners.client';
 
@@ -13,8 +15,8 @@ import { PartnersClient } from '../backoffice/partners/partners.client';
  * through the maker-checker engine of the back office's partner keys (BackofficePartnersModule).
  */
 @Module({
-  imports: [GatewayModule, IdentitiesModule, BackofficePartnersModule],
-  controllers: [MerchantConnectionsController, AdminPartnersController],
+  imports: [GatewayModule, IdentitiesModule, BackofficePartnersModule, LedgerClientModule],
+  controllers: [MerchantConnectionsController, AdminPartnersController, InternalQrPaymentsController],
   providers: [PartnersClient, AdminPartnerKeysService],
   exports: [PartnersClient],
 })

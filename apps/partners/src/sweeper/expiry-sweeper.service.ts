@@ -1,20 +1,36 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type OrderExpiredData, PARTNER_EVENT_TYPES } from '@mm/contracts';
+import { type OrderExpiredData, PARTNER_EVENT_TYPES, QR_PAYMENTS_MAX_TOKENS } from '@mm/contracts';
 import { PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { money } from '../common/iso';
 import { EventRelay } from '../events/event-relay.service';
 import { EventsService } from '../events/events.service';
 import { ORDER_COLUMNS, type OrderRow, givenExtras } from '../orders/order-row';
 import { PartnersConfig } from '../partners.config';
+import { QrPaymentsClient } from '../upstreams/qr-payments.client';
 
-const BATCH = 200;
+/** Where the next batch of due orders starts: after this one, in (expires_at, id) order. */
+interface Cursor {
+  expiresAt: string;
+  id: string;
+}
+
+const BATCH = QR_PAYMENTS_MAX_TOKENS;
+/** Batches of orders one sweep looks at, at most (a backlog is finished by the next sweeps). */
+const MAX_ORDER_BATCHES = 50;
 
 /**
  * Moves what time has run out on: pending connections past `pendingExpiresAt` → expired, pending
  * orders past `expiresAt` + grace → expired (with `order.expired`), and forgets idempotency keys
- * older than 24 h. Safe with several replicas: rows are claimed with FOR UPDATE SKIP LOCKED and each
- * update re-checks the state, so a row is expired once, and never after a payment has marked it paid.
+ * older than 24 h. Safe with several replicas: each update re-checks the state, so a row is expired
+ * once, and never after a payment has marked it paid.
+ *
+ * A live order is expired only once the ledger says nothing paid its QR token and nothing still may
+ * (QrPaymentsClient): partners learns of a payment from the ledger's events, which can reach it late
+ * (Redis down, a backlog, a restart) while the payment itself committed in time. Expiring such an
+ * order would tell the partner the sale failed while the customer paid. The order is left pending
+ * instead, and its event makes it paid when it arrives; when the ledger cannot be asked, no live
+ * order is expired in that sweep. Test orders have no payments in the ledger: time alone expires them.
  */
 @Injectable()
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -27,6 +43,7 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
 
   constructor(
     private readonly db: DataSource,
+    private readonly qrPayments: QrPaymentsClient,
     private readonly events: EventsService,
     private readonly relay: EventRelay,
     private readonly config: PartnersConfig,
@@ -43,7 +60,13 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
 
   async sweep(): Promise<{ orders: number; connections: number }> {
     let orders = 0;
-    for (let n = BATCH; n === BATCH; orders += n) n = await this.expireOrders();
+    let after: Cursor | undefined;
+    for (let batch = 0; batch < MAX_ORDER_BATCHES; batch++) {
+      const done = await this.expireOrders(after);
+      orders += done.expired;
+      if (!done.next) break;
+      after = done.next;
+    }
     let connections = 0;
     for (let n = BATCH; n === BATCH; connections += n) n = await this.expireConnections();
     await this.db.query(`DELETE FROM partners.idempotency_keys WHERE expires_at <= now()`);
@@ -52,17 +75,50 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     return { orders, connections };
   }
 
-  private async expireOrders(): Promise<number> {
+  /**
+   * One batch of orders due, after `after` in (expires_at, id) order: those the ledger did not pay
+   * are expired; `next` is where the following batch starts (none when this one was the last).
+   */
+  private async expireOrders(after: Cursor | undefined): Promise<{ expired: number; next?: Cursor }> {
+    const grace = this.config.PARTNERS_ORDER_EXPIRY_GRACE_SEC;
+    // expires_at as text: the cursor keeps its microseconds (a Date would drop them and repeat a row)
+    const due = await queryRows<{ id: string; qr_token: string; livemode: boolean; expires_at: string }>(
+      this.db,
+      `SELECT id, qr_token, livemode, expires_at::text AS expires_at FROM partners.orders
+        WHERE status = 'pending' AND expires_at <= now() - $1::int * interval '1 second'
+          AND ($2::timestamptz IS NULL OR (expires_at, id) > ($2::timestamptz, $3::uuid))
+        ORDER BY expires_at, id LIMIT ${BATCH}`,
+      [grace, after?.expiresAt ?? null, after?.id ?? null],
+    );
+    if (due.length === 0) return { expired: 0 };
+    const last = due[due.length - 1];
+    const next = due.length === BATCH ? { expiresAt: last.expires_at, id: last.id } : undefined;
+    const live = due.filter((o) => o.livemode).map((o) => o.qr_token);
+    // Throws when the ledger cannot be asked: the sweep fails (logged) and expires no live order.
+    const { paid, open } = live.length > 0 ? await this.qrPayments.outcomes(live) : { paid: [], open: [] };
+    const waiting = new Set([...paid, ...open]);
+    if (paid.length > 0) {
+      // The ledger paid them in time, but their events have not been applied here yet.
+      this.logger.warn({
+        msg: 'orders paid in the ledger are not yet paid here: not expired',
+        alert: 'partners.payment_lag',
+        orders: paid.length,
+      });
+    }
+    const ids = due.filter((o) => !(o.livemode && waiting.has(o.qr_token))).map((o) => o.id);
+    if (ids.length === 0) return { expired: 0, next };
+    return { expired: await this.expire(ids, grace), next };
+  }
+
+  /** Expires these orders (still pending and due: a payment applied since is kept), each with its `order.expired`. */
+  private async expire(ids: string[], grace: number): Promise<number> {
     return this.db.transaction(async (tx) => {
       const rows = await queryRows<OrderRow>(
         tx,
         `UPDATE partners.orders SET status = 'expired', expired_at = now(), updated_at = now()
-          WHERE id IN (SELECT id FROM partners.orders
-                        WHERE status = 'pending' AND expires_at <= now() - $1::int * interval '1 second'
-                        ORDER BY expires_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-            AND status = 'pending'
+          WHERE id = ANY ($1::uuid[]) AND status = 'pending' AND expires_at <= now() - $2::int * interval '1 second'
           RETURNING ${ORDER_COLUMNS}`,
-        [this.config.PARTNERS_ORDER_EXPIRY_GRACE_SEC],
+        [ids, grace],
       );
       for (const row of rows) {
         const data: OrderExpiredData = {

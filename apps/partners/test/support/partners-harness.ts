@@ -90,6 +90,7 @@ export async function startPartners(
         { listen: true },
       )
     : undefined;
+  if (ledger) directory.ledgerUrl = ledger.url;
   const partners = await boot(
     partnersApp,
     serviceEnv('partners', db, appRedis, {
