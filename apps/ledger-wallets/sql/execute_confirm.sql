@@ -13,6 +13,7 @@ AS $function$
         v_completed_text text;
         v_accounts json;
         v_other_currency boolean;
+        v_inactive_wallet boolean;
         v_src_type text; v_src_wallet uuid;
         v_dst_type text; v_dst_wallet uuid;
         v_fee_type text;
@@ -48,17 +49,21 @@ AS $function$
         END IF;
 
         SELECT count(*), max(a.available_balance) FILTER (WHERE a.id = p_call.source_id), max(a.balance) FILTER (WHERE a.id = p_call.destination_id),
-               bool_or(a.currency <> v_i.currency),
+               bool_or(a.currency <> v_i.currency), bool_or(w.status <> 'ACTIVE'),
                (array_agg(a.account_type) FILTER (WHERE a.id = p_call.source_id))[1], (array_agg(a.wallet_id) FILTER (WHERE a.id = p_call.source_id))[1],
                (array_agg(a.account_type) FILTER (WHERE a.id = p_call.destination_id))[1], (array_agg(a.wallet_id) FILTER (WHERE a.id = p_call.destination_id))[1],
                (array_agg(a.account_type) FILTER (WHERE a.id = p_call.fee_account_id))[1],
                (array_agg(a.account_type) FILTER (WHERE a.id = p_call.commission_from_id))[1],
                (array_agg(a.account_type) FILTER (WHERE a.id = p_call.commission_to_id))[1], (array_agg(a.wallet_id) FILTER (WHERE a.id = p_call.commission_to_id))[1],
                array_agg(a.id ORDER BY a.id), array_agg(a.chain_seq ORDER BY a.id), array_agg(a.chain_head ORDER BY a.id)
-          INTO v_found, v_available, v_dst_balance, v_other_currency, v_src_type, v_src_wallet, v_dst_type, v_dst_wallet,
+          INTO v_found, v_available, v_dst_balance, v_other_currency, v_inactive_wallet, v_src_type, v_src_wallet, v_dst_type, v_dst_wallet,
                v_fee_type, v_cfrom_type, v_cto_type, v_cto_wallet, v_a_id, v_a_seq, v_a_head
           FROM (SELECT x.id, x.account_type, x.wallet_id, x.currency, x.balance, x.available_balance, x.chain_seq, x.chain_head FROM ledger.accounts x
-                WHERE x.id = ANY (p_call.account_ids) ORDER BY x.id FOR UPDATE) a;
+                WHERE x.id = ANY (p_call.account_ids) ORDER BY x.id FOR UPDATE) a
+          -- Each account's wallet, read (not locked) with the locked accounts: closing a wallet
+          -- (WalletsService.closeUnused) takes the advisory locks of all its accounts first, as this
+          -- confirm did, so the snapshot, taken after those locks, holds the status as it is now.
+          JOIN ledger.wallets w ON w.id = a.wallet_id;
         -- From the round trip's arrival to every lock held: the lock wait, reported in Server-Timing.
         v_lock_ms := extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000;
         -- The time of the transaction, read once every lock is held: the COMMIT follows in the same
@@ -70,6 +75,11 @@ AS $function$
         -- expired meanwhile would otherwise still commit (docs/ledger.md "Intents").
         IF date_trunc('milliseconds', v_i.expires_at) <= GREATEST(p_call.now, v_completed_at) THEN v_refusal := 'INTENT_EXPIRED';
         ELSIF v_found <> cardinality(p_call.account_ids) THEN v_refusal := 'ACCOUNT_NOT_FOUND';
+        -- Only an ACTIVE wallet sends or receives money: a CLOSED one (a registration undone, its
+        -- owner gone) must stay empty, and a SUSPENDED one is stopped as a whole (docs/ledger.md
+        -- "Wallets and accounts"). Before the currency and the rules: the account is out of use
+        -- whatever the operation.
+        ELSIF v_inactive_wallet THEN v_refusal := 'ACCOUNT_NOT_ALLOWED';
         ELSIF v_other_currency THEN v_refusal := 'CURRENCY_MISMATCH';
         -- Which accounts the intent type may involve: ledger.account_rules_refusal, the one statement of the rules.
         ELSE v_refusal := ledger.account_rules_refusal(v_i.type, v_src_type, v_dst_type, v_src_wallet, v_dst_wallet, p_call.fee, v_fee_type,

@@ -21,6 +21,8 @@ AS $function$
         v_i ledger.transaction_intents;
         -- the accounts, locked, as the calls judged so far leave them
         a_id uuid[]; a_type text[]; a_wallet uuid[]; a_currency bpchar[];
+        -- whether the account's wallet is ACTIVE (read with the locked accounts; a confirm never changes it)
+        a_active boolean[];
         a_balance bigint[]; a_available bigint[]; a_frozen bigint[];
         -- when the last accepted call touching the account completed (NULL: untouched)
         a_updated timestamptz[];
@@ -35,6 +37,7 @@ AS $function$
         v_found int;
         v_available bigint;
         v_other_currency boolean;
+        v_inactive_wallet boolean;
         v_src_type text; v_src_wallet uuid;
         v_dst_type text; v_dst_wallet uuid;
         v_fee_type text;
@@ -82,11 +85,14 @@ AS $function$
                coalesce(array_agg(a.wallet_id ORDER BY a.id), '{}'), coalesce(array_agg(a.currency ORDER BY a.id), '{}'),
                coalesce(array_agg(a.balance ORDER BY a.id), '{}'), coalesce(array_agg(a.available_balance ORDER BY a.id), '{}'),
                coalesce(array_agg(a.frozen_balance ORDER BY a.id), '{}'),
-               coalesce(array_agg(a.chain_seq ORDER BY a.id), '{}'), coalesce(array_agg(a.chain_head ORDER BY a.id), '{}')
-          INTO a_id, a_type, a_wallet, a_currency, a_balance, a_available, a_frozen, a_seq, a_head
+               coalesce(array_agg(a.chain_seq ORDER BY a.id), '{}'), coalesce(array_agg(a.chain_head ORDER BY a.id), '{}'),
+               coalesce(array_agg(w.status = 'ACTIVE' ORDER BY a.id), '{}')
+          INTO a_id, a_type, a_wallet, a_currency, a_balance, a_available, a_frozen, a_seq, a_head, a_active
           FROM (SELECT x.id, x.account_type, x.wallet_id, x.currency, x.balance, x.available_balance, x.frozen_balance, x.chain_seq, x.chain_head
                   FROM ledger.accounts x
-                 WHERE x.id = ANY (v_want) ORDER BY x.id FOR UPDATE) a;
+                 WHERE x.id = ANY (v_want) ORDER BY x.id FOR UPDATE) a
+          -- Each account's wallet, read (not locked) with the locked accounts, as execute_confirm reads it.
+          JOIN ledger.wallets w ON w.id = a.wallet_id;
         a_updated := array_fill(NULL::timestamptz, ARRAY[cardinality(a_id)]);
         a_chained := array_fill(false, ARRAY[cardinality(a_id)]);
         -- From the statement's arrival to every lock held, reported in Server-Timing.
@@ -116,7 +122,7 @@ AS $function$
           END IF;
 
           -- execute_confirm's aggregate over the call's locked accounts (one row per distinct account).
-          v_found := 0; v_seen := '{}'; v_other_currency := NULL; v_available := NULL; v_dst_balance := NULL;
+          v_found := 0; v_seen := '{}'; v_other_currency := NULL; v_inactive_wallet := NULL; v_available := NULL; v_dst_balance := NULL;
           v_src_type := NULL; v_src_wallet := NULL; v_dst_type := NULL; v_dst_wallet := NULL;
           v_fee_type := NULL; v_cfrom_type := NULL; v_cto_type := NULL; v_cto_wallet := NULL;
           FOREACH v_id IN ARRAY coalesce(c.account_ids, '{}') LOOP
@@ -125,6 +131,7 @@ AS $function$
             v_seen := v_seen || j;
             v_found := v_found + 1;
             v_other_currency := coalesce(v_other_currency, false) OR a_currency[j] <> v_i.currency;
+            v_inactive_wallet := coalesce(v_inactive_wallet, false) OR NOT a_active[j];
             IF a_id[j] = c.source_id THEN v_available := a_available[j]; v_src_type := a_type[j]; v_src_wallet := a_wallet[j]; END IF;
             IF a_id[j] = c.destination_id THEN v_dst_type := a_type[j]; v_dst_wallet := a_wallet[j]; v_dst_balance := a_balance[j]; END IF;
             IF a_id[j] = c.fee_account_id THEN v_fee_type := a_type[j]; END IF;
@@ -136,6 +143,8 @@ AS $function$
           -- lock is held (the call's `now` was read before it waited), then the accounts.
           IF date_trunc('milliseconds', v_i.expires_at) <= GREATEST(c.now, v_completed_at) THEN v_refusal := 'INTENT_EXPIRED';
           ELSIF v_found <> cardinality(c.account_ids) THEN v_refusal := 'ACCOUNT_NOT_FOUND';
+          -- A wallet that is not ACTIVE (CLOSED, SUSPENDED) neither sends nor receives money.
+          ELSIF v_inactive_wallet THEN v_refusal := 'ACCOUNT_NOT_ALLOWED';
           ELSIF v_other_currency THEN v_refusal := 'CURRENCY_MISMATCH';
           ELSE v_refusal := ledger.account_rules_refusal(v_i.type, v_src_type, v_dst_type, v_src_wallet, v_dst_wallet, c.fee, v_fee_type,
                               c.commission, v_cfrom_type, v_cto_type, v_cto_wallet);

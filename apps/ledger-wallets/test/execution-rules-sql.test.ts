@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppException } from '@mm/errors';
 import type { IntentType } from '@mm/contracts';
-import { EXECUTE_CONFIRM_CALL, confirmCallLiteral } from '../src/db/execute-confirm-call';
+import { EXECUTE_CONFIRM_BATCH_CALL, EXECUTE_CONFIRM_CALL, confirmBatchValues, confirmCallLiteral } from '../src/db/execute-confirm-call';
 import {
   type ExecutionOutcome,
   type ExecutionPlan,
@@ -21,8 +21,8 @@ import { type Harness, insertWallet, startLedger } from './ledger-harness';
  * slot: the confirm runs through the service's own `TransferExecutor.plan` in a SERIALIZABLE
  * transaction that is rolled back, and its answer must be the one `expectedVerdict` (the documented
  * table, stated here as the test's oracle) gives, in the service's order of checks (state machine,
- * expiry, the context against the intent, existence, currency, rules, balance); `settle` must turn
- * every refusal into its error code.
+ * expiry, the context against the intent, existence, the wallets' status, currency, rules, balance);
+ * `settle` must turn every refusal into its error code.
  */
 
 const XAF_KINDS = [
@@ -41,8 +41,16 @@ const XAF_KINDS = [
   'black',
 ] as const;
 type Kind = (typeof XAF_KINDS)[number];
-/** Accounts outside the grid: other currency, an empty purse, an id no row has. */
-type Extra = 'xofCustomer' | 'xofFeeCollection' | 'xofTreasury' | 'xofCommissionA' | 'poorCustomer' | 'missing';
+/** Accounts outside the grid: other currency, an empty purse, an id no row has, wallets not ACTIVE. */
+type Extra =
+  | 'xofCustomer'
+  | 'xofFeeCollection'
+  | 'xofTreasury'
+  | 'xofCommissionA'
+  | 'poorCustomer'
+  | 'missing'
+  | 'closedCustomer'
+  | 'suspendedMerchant';
 type AnyKind = Kind | Extra;
 const TYPES: IntentType[] = ['TRANSFER', 'CASH_IN', 'CASH_OUT'];
 
@@ -55,6 +63,8 @@ interface Account {
   id: string;
   account_type: string;
   wallet_id: string;
+  /** its wallet's status: only ACTIVE sends or receives */
+  wallet_status: string;
   currency: string;
   available: number;
 }
@@ -126,6 +136,19 @@ describe('ledger: execute_confirm applies the documented account rules case by c
     await wallet('USER', [['poorCustomer', 'customer', 'XAF']]);
     await wallet('MERCHANT', [['merchant', 'merchant', 'XAF']]);
     await wallet('ORGANISATION', [['organisation', 'organisation', 'XAF']]);
+    // A customer whose wallet a registration's compensation closed, a merchant whose wallet is
+    // SUSPENDED: both out of every money movement, whatever their balance.
+    await wallet('USER', [['closedCustomer', 'customer', 'XAF']]);
+    await wallet('MERCHANT', [['suspendedMerchant', 'merchant', 'XAF']]);
+    for (const [kind, status] of [
+      ['closedCustomer', 'CLOSED'],
+      ['suspendedMerchant', 'SUSPENDED'],
+    ] as const) {
+      await db.query(`UPDATE ledger.wallets SET status = $2 WHERE id = (SELECT wallet_id FROM ledger.accounts WHERE id = $1)`, [
+        ids[kind],
+        status,
+      ]);
+    }
     await wallet('AGENT', [
       ['agentA', 'agent', 'XAF'],
       ['commissionA', 'agent_commission', 'XAF'],
@@ -182,8 +205,16 @@ describe('ledger: execute_confirm applies the documented account rules case by c
        WHERE a.id = v.id`,
       [ids.poorCustomer, RICH],
     );
-    const rows = await db.query<{ id: string; account_type: string; wallet_id: string; currency: string; available_balance: string }>(
-      `SELECT id, account_type, wallet_id, currency, available_balance FROM ledger.accounts`,
+    const rows = await db.query<{
+      id: string;
+      account_type: string;
+      wallet_id: string;
+      wallet_status: string;
+      currency: string;
+      available_balance: string;
+    }>(
+      `SELECT a.id, a.account_type, a.wallet_id, w.status AS wallet_status, a.currency, a.available_balance
+         FROM ledger.accounts a JOIN ledger.wallets w ON w.id = a.wallet_id`,
     );
     for (const r of rows.rows) accounts.set(r.id, { ...r, currency: r.currency.trim(), available: Number(r.available_balance) });
     // the grid holds every account type the accounts table's CHECK allows
@@ -257,6 +288,14 @@ describe('ledger: execute_confirm applies the documented account rules case by c
   const xofDestination = defineIntent('xofDestination', (id) => intentSpec(id, 'CASH_IN', 'agentA', 'xofCustomer'));
   const xofIntent = defineIntent('xofIntent', (id) => intentSpec(id, 'TRANSFER', 'xofCustomer', 'customer', { currency: 'XOF' }));
   const poor = defineIntent('poor', (id) => intentSpec(id, 'TRANSFER', 'poorCustomer', 'merchant'));
+  const toClosed = defineIntent('toClosed', (id) => intentSpec(id, 'TRANSFER', 'customer', 'closedCustomer'));
+  const fromClosed = defineIntent('fromClosed', (id) => intentSpec(id, 'TRANSFER', 'closedCustomer', 'merchant'));
+  const toSuspended = defineIntent('toSuspended', (id) => intentSpec(id, 'CASH_IN', 'agentA', 'suspendedMerchant'));
+  // a pair the rules refuse (a cash-out to a customer), into a closed wallet
+  const closedBadPair = defineIntent('closedBadPair', (id) => intentSpec(id, 'CASH_OUT', 'customer', 'closedCustomer'));
+  const closedExpired = defineIntent('closedExpired', (id) =>
+    intentSpec(id, 'TRANSFER', 'customer', 'closedCustomer', { expiresAt: pastDay() }),
+  );
 
   const grid = (type: IntentType, s: Kind, d: Kind) => gridIntent.get(`${type}:${s}:${d}`)!;
 
@@ -299,7 +338,9 @@ describe('ledger: execute_confirm applies the documented account rules case by c
       if (mismatch) throw new AppException('EXECUTION_CONTEXT_MISMATCH');
       const rows = [...new Set(executor.accountsOf(resolved))].flatMap((id) => {
         const a = accounts.get(id);
-        return a ? [{ id: a.id, account_type: a.account_type, wallet_id: a.wallet_id, currency: a.currency }] : [];
+        return a
+          ? [{ id: a.id, account_type: a.account_type, wallet_id: a.wallet_id, wallet_status: a.wallet_status, currency: a.currency }]
+          : [];
       });
       const rule = documentedRules(intent.type as IntentType, intent.currency, resolved, rows);
       if (rule) return rule;
@@ -314,7 +355,7 @@ describe('ledger: execute_confirm applies the documented account rules case by c
 
   /**
    * The rules of docs/ledger.md ("Execution rules") on the stored accounts of a context: every account
-   * exists, all share the intent's currency, the pair's types are the intent type's, a fee goes to
+   * exists, every account's wallet is ACTIVE ("Wallets and accounts"), all share the intent's currency, the pair's types are the intent type's, a fee goes to
    * FEE_COLLECTION, a commission exists only on a cash operation, comes from TREASURY and goes to the
    * agent_commission account in the agent float's wallet. The first rule broken, or null.
    */
@@ -322,9 +363,10 @@ describe('ledger: execute_confirm applies the documented account rules case by c
     type: IntentType,
     currency: string,
     r: ResolvedContext,
-    rows: { id: string; account_type: string; wallet_id: string; currency: string }[],
+    rows: { id: string; account_type: string; wallet_id: string; wallet_status: string; currency: string }[],
   ): string | null {
     if (rows.length !== new Set(executor.accountsOf(r)).size) return 'ACCOUNT_NOT_FOUND';
+    if (rows.some((a) => a.wallet_status !== 'ACTIVE')) return 'ACCOUNT_NOT_ALLOWED';
     if (rows.some((a) => a.currency !== currency)) return 'CURRENCY_MISMATCH';
     const of = (id: string | null) => rows.find((a) => a.id === id);
     const source = of(r.source)!;
@@ -353,6 +395,17 @@ describe('ledger: execute_confirm applies the documented account rules case by c
     await h.admin.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
     try {
       const { rows } = await h.admin.query<ExecutionOutcome>(EXECUTE_CONFIRM_CALL, [confirmCallLiteral(plan.call)]);
+      return rows[0];
+    } finally {
+      await h.admin.query('ROLLBACK');
+    }
+  }
+
+  /** The group commit's answer to the same call alone (`ledger.execute_confirm_batch`), rolled back too. */
+  async function runBatch(plan: ExecutionPlan): Promise<ExecutionOutcome> {
+    await h.admin.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+    try {
+      const { rows } = await h.admin.query<ExecutionOutcome>(EXECUTE_CONFIRM_BATCH_CALL, confirmBatchValues([plan.call]));
       return rows[0];
     } finally {
       await h.admin.query('ROLLBACK');
@@ -532,7 +585,7 @@ describe('ledger: execute_confirm applies the documented account rules case by c
     expect(problems).toEqual([]);
   });
 
-  it('refuses in the service’s order: intent, status, expiry, context, existence, currency, rules, balance', async () => {
+  it('refuses in the service’s order: intent, status, expiry, context, existence, wallet status, currency, rules, balance', async () => {
     const bad: Pick<Case, 'fee' | 'commission'> = { fee: { to: 'customer' }, commission: { from: 'customer', to: 'black' } };
     const cases: [Case, string | null][] = [
       // no intent at all
@@ -622,6 +675,63 @@ describe('ledger: execute_confirm applies the documented account rules case by c
         },
         'ACCOUNT_NOT_FOUND',
       ],
+      // an account whose wallet is not ACTIVE, in each slot, after existence and before the other
+      // currency and the rules (ACCOUNT_NOT_ALLOWED)
+      [
+        { label: 'closed destination', intentId: toClosed, source: 'customer', destination: 'closedCustomer', ...bad },
+        'ACCOUNT_NOT_ALLOWED',
+      ],
+      [{ label: 'closed source', intentId: fromClosed, source: 'closedCustomer', destination: 'merchant' }, 'ACCOUNT_NOT_ALLOWED'],
+      [
+        { label: 'suspended destination', intentId: toSuspended, source: 'agentA', destination: 'suspendedMerchant' },
+        'ACCOUNT_NOT_ALLOWED',
+      ],
+      [{ label: 'closed, bad pair', intentId: closedBadPair, source: 'customer', destination: 'closedCustomer' }, 'ACCOUNT_NOT_ALLOWED'],
+      [
+        {
+          label: 'closed, XOF fee account',
+          intentId: toClosed,
+          source: 'customer',
+          destination: 'closedCustomer',
+          fee: { to: 'xofFeeCollection' },
+        },
+        'ACCOUNT_NOT_ALLOWED',
+      ],
+      [
+        {
+          label: 'closed, missing fee account',
+          intentId: toClosed,
+          source: 'customer',
+          destination: 'closedCustomer',
+          fee: { to: 'missing' },
+        },
+        'ACCOUNT_NOT_FOUND',
+      ],
+      [
+        {
+          label: 'closed fee account',
+          intentId: grid('TRANSFER', 'customer', 'merchant'),
+          source: 'customer',
+          destination: 'merchant',
+          fee: { to: 'closedCustomer' },
+        },
+        'ACCOUNT_NOT_ALLOWED',
+      ],
+      [
+        {
+          label: 'suspended commission account',
+          intentId: grid('CASH_IN', 'agentA', 'customer'),
+          source: 'agentA',
+          destination: 'customer',
+          commission: { from: 'treasury', to: 'suspendedMerchant' },
+        },
+        'ACCOUNT_NOT_ALLOWED',
+      ],
+      [{ label: 'closed, expired', intentId: closedExpired, source: 'customer', destination: 'closedCustomer' }, 'INTENT_EXPIRED'],
+      [
+        { label: 'closed, other amount', intentId: toClosed, source: 'customer', destination: 'closedCustomer', amount: 99 },
+        'EXECUTION_CONTEXT_MISMATCH',
+      ],
       // an account of the other currency, in each slot, before the rules
       [{ label: 'XOF source', intentId: xofSource, source: 'xofCustomer', destination: 'merchant', ...bad }, 'CURRENCY_MISMATCH'],
       [{ label: 'XOF destination', intentId: xofDestination, source: 'agentA', destination: 'xofCustomer', ...bad }, 'CURRENCY_MISMATCH'],
@@ -687,6 +797,12 @@ describe('ledger: execute_confirm applies the documented account rules case by c
       const v = await verdict(c);
       const p = disagreement(c, v, expected);
       if (p) problems.push(p);
+      // The group commit's function answers each of these exactly as execute_confirm does.
+      const batch = await runBatch(v.plan);
+      const same = (o: ExecutionOutcome) => ({ ok: o.ok, refusal: o.refusal, available: o.available, accounts: o.accounts });
+      if (JSON.stringify(same(batch)) !== JSON.stringify(same(v.outcome))) {
+        problems.push(`${c.label}: batch ${JSON.stringify(same(batch))} but alone ${JSON.stringify(same(v.outcome))}`);
+      }
       if (c.label === 'poor: plus a fee') {
         expect(v.outcome.available).toBe('0');
         expect(() => v.plan.settle(v.outcome)).toThrow('available 100, required 110');

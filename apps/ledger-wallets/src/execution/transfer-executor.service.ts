@@ -259,6 +259,8 @@ function accountRefusal(outcome: ExecutionOutcome): Error {
   switch (code) {
     case 'ACCOUNT_NOT_FOUND':
       return new AppException('ACCOUNT_NOT_FOUND', 'An account of the execution context does not exist');
+    case 'ACCOUNT_NOT_ALLOWED':
+      return new AppException('ACCOUNT_NOT_ALLOWED', WALLET_NOT_ACTIVE_MESSAGE);
     case 'CURRENCY_MISMATCH':
       return new AppException('CURRENCY_MISMATCH');
     case 'ACCOUNT_TYPE_NOT_ALLOWED':
@@ -286,6 +288,13 @@ type IntentFieldsOfEvent = 'intentType' | 'qrToken' | 'createdBy' | 'typeCode' |
 export const COMPLETED_AT_PLACEHOLDER = '\u0000completedAt';
 
 const CONTEXT_MISMATCH_MESSAGE = 'Accounts, amount and currency must be those of the intent';
+
+/**
+ * `ledger.execute_confirm`'s refusal of an account whose wallet is not ACTIVE. The code is the
+ * nearest one libs/errors has (a dedicated WALLET_ code would be clearer); the message says which rule.
+ */
+const WALLET_NOT_ACTIVE_MESSAGE =
+  'An account of the execution context is in a wallet that is not ACTIVE (closed or suspended): nothing moved';
 
 /** What the confirm asks of the database: the intent, the resolved context and what it says of the transaction. */
 export interface ConfirmRequest {

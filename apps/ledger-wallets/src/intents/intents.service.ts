@@ -25,7 +25,7 @@ export class IntentsService {
    * first event, all in one transaction. The same key with the same body answers the first response
    * again; with another body 422. With `createBy`, a request that was not created before that time
    * is refused (400 INTENT_CREATE_DEADLINE_PASSED, nothing held) while a replay still gets its
-   * stored answer.
+   * stored answer. An account whose wallet is not ACTIVE is refused (400 ACCOUNT_NOT_ALLOWED, nothing held).
    */
   async create(dto: CreateIntentDto): Promise<IdempotentResponse<IntentView>> {
     // One spelling of the UUID (as holds keep theirs): a retry that sends it in capitals is the same request.
@@ -98,21 +98,49 @@ export class IntentsService {
       // (IDEMPOTENCY_KEY_CONFLICT), so this refusal always means no intent exists under the key.
       // Without createBy the expression is a constant: no clock read, no index lookup.
       const late = dto.createBy
-        ? `clock_timestamp() >= $2::timestamptz
-             AND NOT EXISTS (SELECT 1 FROM ledger.transaction_intents WHERE idempotency_key = $3)`
+        ? `clock_timestamp() >= $3::timestamptz
+             AND NOT EXISTS (SELECT 1 FROM ledger.transaction_intents WHERE idempotency_key = $4)`
         : 'false';
-      const source = await s.one<{ available_balance: string; late: boolean }>(
+      // The status of both accounts' wallets, read in this transaction, since a wallet closed before
+      // it must hold nothing. Closing a wallet (WalletsService.closeUnused) takes the advisory locks of
+      // all its accounts first: for the source, this lock orders the two and the snapshot, taken
+      // after it, holds the status as it is now. The destination is not locked here (concurrent
+      // payments to one merchant must not queue on creation): the close and this creation are both
+      // SERIALIZABLE, each reads what the other writes (the wallet's status; the intents on the
+      // account), so PostgreSQL fails one of them (40001) if they overlap, and its replay sees the other.
+      const source = await s.one<{
+        available_balance: string;
+        late: boolean;
+        source_wallet_status: string;
+        destination_wallet_status: string;
+      }>(
         // The outer select is evaluated once the row lock is held; a clock read in the locking select
         // itself would be taken before the wait.
-        `SELECT l.available_balance, ${late} AS late
-           FROM (SELECT available_balance FROM ledger.accounts WHERE id = $1 FOR UPDATE) l`,
-        dto.createBy ? [dto.sourceAccountId, dto.createBy, key] : [dto.sourceAccountId],
+        `SELECT l.available_balance, ${late} AS late,
+                (SELECT w.status FROM ledger.wallets w WHERE w.id = l.wallet_id) AS source_wallet_status,
+                (SELECT w.status FROM ledger.accounts d JOIN ledger.wallets w ON w.id = d.wallet_id WHERE d.id = $2) AS destination_wallet_status
+           FROM (SELECT available_balance, wallet_id FROM ledger.accounts WHERE id = $1 FOR UPDATE) l`,
+        dto.createBy ? [dto.sourceAccountId, dto.destinationAccountId, dto.createBy, key] : [dto.sourceAccountId, dto.destinationAccountId],
       );
       if (source?.late) {
         throw new AppException(
           'INTENT_CREATE_DEADLINE_PASSED',
           'The deadline for creating this intent (createBy) has passed: nothing was held',
         );
+      }
+      // Only an ACTIVE wallet sends or receives money (docs/ledger.md "Wallets and accounts"); the
+      // confirm refuses the same on its locked rows (ledger.execute_confirm). After the deadline: that
+      // refusal is the one that tells its caller no intent exists under the key.
+      for (const [side, status] of [
+        ['source', source!.source_wallet_status],
+        ['destination', source!.destination_wallet_status],
+      ] as const) {
+        if (status !== 'ACTIVE') {
+          throw new AppException(
+            'ACCOUNT_NOT_ALLOWED',
+            `The ${side} account's wallet is ${status}: only an ACTIVE wallet sends or receives money; nothing was held`,
+          );
+        }
       }
       const available = toMoney(source!.available_balance);
       if (available < total) throw new AppException('INSUFFICIENT_BALANCE', insufficientMessage(available, total));

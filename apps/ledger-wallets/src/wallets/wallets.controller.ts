@@ -34,7 +34,7 @@ export class WalletsController {
    */
   @Post('wallets/close')
   @ApiOkResponse({ type: ClosedWalletView })
-  @ApiErrors('VALIDATION_ERROR', 'WALLET_NOT_EMPTY')
+  @ApiErrors('VALIDATION_ERROR', 'WALLET_NOT_EMPTY', 'CONCURRENCY_CONFLICT')
   @HttpCode(200)
   close(@Body() dto: CloseWalletDto): Promise<{ walletId: string | null; status: 'CLOSED' | 'ABSENT' }> {
     return this.wallets.closeUnused(dto.ownerType, dto.ownerId);

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type LedgerWalletView, SUPPORTED_CURRENCIES } from '@mm/contracts';
 import { AppException } from '@mm/errors';
+import type { DbSession } from '../db/db-session';
+import { moneyLockKeys } from '../db/lock-keys';
 import { iso } from '../db/money';
 import { LedgerDb } from '../db/ledger-db.service';
 import { ACCOUNT_COLUMNS, type AccountRow, type AccountView, toAccountView } from './account-view';
@@ -89,31 +91,57 @@ export class WalletsService {
   /**
    * Compensation of a registration: closes the wallet of an owner while nothing ever moved through
    * it (no entry, no intent, zero balances); wallet rows are never deleted. Idempotent: a closed
-   * wallet answers CLOSED again, an owner without a wallet ABSENT. One statement, so a money
-   * movement cannot slip in between the check and the close.
+   * wallet answers CLOSED again, an owner without a wallet ABSENT. A closed wallet takes part in no
+   * money movement any more (intent creation and the confirm refuse it, docs/ledger.md "Wallets and
+   * accounts"), so the check and the close must not let one slip in between: the close is a money
+   * transaction like theirs (`LedgerDb.serializable`), holding the advisory locks of every account
+   * of the wallet and their rows. A creation from, or a confirm on, one of the accounts holds the
+   * same account lock: it either committed before (the close sees its intent and refuses) or starts
+   * after (it sees CLOSED). A creation paying into the wallet locks only its source; it and the close
+   * are both SERIALIZABLE and each reads what the other writes, so they cannot both commit.
    */
   async closeUnused(ownerType: string, ownerId: string): Promise<{ walletId: string | null; status: 'CLOSED' | 'ABSENT' }> {
-    const rows = await this.db.query<{ id: string; status: string; busy: boolean; closed: boolean }>(
-      `WITH w AS (
-         SELECT id, status FROM ledger.wallets WHERE owner_type = $1 AND owner_id = $2 FOR UPDATE
-       ), busy AS (
-         SELECT EXISTS (
-           SELECT 1 FROM ledger.accounts a JOIN w ON a.wallet_id = w.id
-            WHERE a.balance <> 0 OR a.frozen_balance <> 0
-               OR EXISTS (SELECT 1 FROM ledger.ledgers l WHERE l.account_id = a.id)
-               OR EXISTS (SELECT 1 FROM ledger.transaction_intents i WHERE i.source_account_id = a.id OR i.destination_account_id = a.id)
-         ) AS busy
-       ), closed AS (
-         UPDATE ledger.wallets SET status = 'CLOSED'
-           FROM w, busy WHERE wallets.id = w.id AND NOT busy.busy AND w.status <> 'CLOSED' RETURNING wallets.id
-       )
-       SELECT w.id, w.status, busy.busy, EXISTS (SELECT 1 FROM closed) AS closed FROM w, busy`,
-      [ownerType, ownerId],
+    for (let attempt = 0; ; attempt++) {
+      const [wallet] = await this.db.query<{ id: string; status: string; accounts: string[] }>(
+        `SELECT w.id, w.status, ARRAY(SELECT a.id FROM ledger.accounts a WHERE a.wallet_id = w.id ORDER BY a.id) AS accounts
+           FROM ledger.wallets w WHERE w.owner_type = $1 AND w.owner_id = $2`,
+        [ownerType, ownerId],
+      );
+      if (!wallet) return { walletId: null, status: 'ABSENT' };
+      // Nothing reopens a wallet: CLOSED needs no lock to be answered again.
+      if (wallet.status === 'CLOSED') return { walletId: wallet.id, status: 'CLOSED' };
+      const closed = await this.db.withSession((session) =>
+        this.db.serializable(session, moneyLockKeys(wallet.accounts), (s) => this.closeLocked(s, wallet.id, wallet.accounts)),
+      );
+      if (closed) return { walletId: wallet.id, status: 'CLOSED' };
+      // An account was added to the wallet after it was read (wallet creation is idempotent and adds
+      // missing accounts): its advisory lock is not held, so read and lock again.
+      if (attempt >= 2) throw new AppException('CONCURRENCY_CONFLICT', 'The wallet kept changing while it was being closed');
+    }
+  }
+
+  /**
+   * The close itself, inside the money transaction holding the advisory locks of `accounts`: false
+   * when the wallet no longer has exactly those accounts (nothing done), else the wallet is CLOSED.
+   */
+  private async closeLocked(s: DbSession, walletId: string, accounts: string[]): Promise<boolean> {
+    // The account rows, in the order every money path locks them (ascending ids), then the wallet.
+    const locked = await s.query<{ id: string }>(`SELECT id FROM ledger.accounts WHERE wallet_id = $1 ORDER BY id FOR UPDATE`, [walletId]);
+    if (locked.length !== accounts.length || locked.some((a, i) => a.id !== accounts[i])) return false;
+    // Read after the locks: an intent created or confirmed on these accounts before them is seen.
+    const row = await s.one<{ status: string; busy: boolean }>(
+      `SELECT w.status,
+              EXISTS (SELECT 1 FROM ledger.accounts a WHERE a.id = ANY ($2::uuid[]) AND (a.balance <> 0 OR a.frozen_balance <> 0))
+              OR EXISTS (SELECT 1 FROM ledger.ledgers l WHERE l.account_id = ANY ($2::uuid[]))
+              OR EXISTS (SELECT 1 FROM ledger.transaction_intents i WHERE i.source_account_id = ANY ($2::uuid[]))
+              OR EXISTS (SELECT 1 FROM ledger.transaction_intents i WHERE i.destination_account_id = ANY ($2::uuid[])) AS busy
+         FROM ledger.wallets w WHERE w.id = $1 FOR UPDATE`,
+      [walletId, accounts],
     );
-    const row = rows[0];
-    if (!row) return { walletId: null, status: 'ABSENT' };
-    if (row.status !== 'CLOSED' && row.busy) throw new AppException('WALLET_NOT_EMPTY');
-    return { walletId: row.id, status: 'CLOSED' };
+    if (row!.status === 'CLOSED') return true;
+    if (row!.busy) throw new AppException('WALLET_NOT_EMPTY');
+    await s.query(`UPDATE ledger.wallets SET status = 'CLOSED' WHERE id = $1`, [walletId]);
+    return true;
   }
 
   /** The technical accounts (docs/ledger.md "Wallets and accounts"), per currency. */
