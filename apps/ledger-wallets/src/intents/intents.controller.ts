@@ -59,7 +59,7 @@ export class IntentsController implements OnModuleInit {
   @ApiResponse({
     status: 400,
     description:
-      'VALIDATION_ERROR, IDEMPOTENCY_KEY_MISSING, SAME_ACCOUNT, CURRENCY_MISMATCH, CONSENT_OTP_USER_REQUIRED, INTENT_EXPIRED (expiresAt already past), INTENT_CREATE_DEADLINE_PASSED (createBy passed before this intent was created; a replay of a creation made in time still answers its 201)',
+      'VALIDATION_ERROR, IDEMPOTENCY_KEY_MISSING, SAME_ACCOUNT, CURRENCY_MISMATCH, CONSENT_OTP_USER_REQUIRED, INTENT_EXPIRED (expiresAt already past), INTENT_CREATE_DEADLINE_PASSED (createBy passed before this intent was created; a replay of a creation made in time still answers its 201), ACCOUNT_NOT_ALLOWED (an account whose wallet is not ACTIVE)',
     ...ERROR,
   })
   @ApiResponse({ status: 404, description: 'ACCOUNT_NOT_FOUND: the source or the destination account does not exist', ...ERROR })
@@ -100,7 +100,8 @@ export class IntentsController implements OnModuleInit {
   })
   @ApiResponse({
     status: 400,
-    description: 'VALIDATION_ERROR, INVALID_INTENT_TRANSITION, INTENT_EXPIRED, EXECUTION_CONTEXT_REQUIRED, EXECUTION_CONTEXT_MISMATCH',
+    description:
+      'VALIDATION_ERROR, INVALID_INTENT_TRANSITION, INTENT_EXPIRED (also when the deadline passed while the confirm waited for its locks), EXECUTION_CONTEXT_REQUIRED, EXECUTION_CONTEXT_MISMATCH, ACCOUNT_NOT_ALLOWED (an account of the confirm in a wallet that is not ACTIVE)',
     ...ERROR,
   })
   @ApiResponse({
