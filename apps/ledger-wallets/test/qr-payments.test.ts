@@ -4,7 +4,8 @@ import { type Harness, contextFor, fundedAccount, intentBody, startLedger } from
 
 /**
  * `POST /v1/internal/qr-payments`: which QR tokens an intent paid, and which an intent may still pay,
- * what partners asks (through the orchestrator) before it expires an order (docs/partners.md "Expiry").
+ * what partners asks (through the orchestrator) before it expires an order, see
+ * docs/partners.md "Expiry and replicas".
  */
 describe('ledger: what was paid with QR tokens', () => {
   let h: Harness;

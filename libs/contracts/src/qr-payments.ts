@@ -1,8 +1,8 @@
 /**
- * What the ledger knows of the payments made with QR tokens, asked before partners expires an order
- * (docs/partners.md "Expiry"): partners learns of a payment from the ledger's events, which can run
- * late (Redis down, a backlog), while the ledger knows at once. Partners asks the orchestrator's
- * internal listener (the link it already has), which asks the ledger.
+ * What the ledger knows of the payments made with QR tokens, asked before partners expires an
+ * order: partners learns of a payment from the ledger's events, which can run late (Redis down, a
+ * backlog), while the ledger knows at once. Partners asks the orchestrator's internal listener (the
+ * link it already has), which asks the ledger; docs/partners.md "Expiry and replicas".
  */
 export const QR_PAYMENT_ROUTES = {
   /** POST QrPaymentsRequest → 200 QrPaymentsAnswer: the ledger's internal route (the orchestrator calls it) */

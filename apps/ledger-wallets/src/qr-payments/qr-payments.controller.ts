@@ -6,8 +6,9 @@ import { QrPaymentsAnswerDto, QrPaymentsRequestDto } from './qr-payments.dto';
 import { QrPaymentsService } from './qr-payments.service';
 
 /**
- * Whether QR tokens were paid, for partners' order expiry (docs/partners.md "Expiry"), asked through
- * the orchestrator's internal listener. A read: POST only because the list of tokens is long.
+ * Whether QR tokens were paid, for partners' order expiry, asked through the orchestrator's
+ * internal listener (docs/partners.md "Expiry and replicas"). A read: POST only because the list of
+ * tokens is long.
  */
 @ApiTags('qr-payments')
 @ApiSecurity('serviceKey')
