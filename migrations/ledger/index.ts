@@ -28,6 +28,7 @@ import { ConfirmCallArgument1765601700000 } from './1765601700000-confirm-call-a
 import { LedgerChainReviewFixes1765600700000 } from './1765600700000-ledger-chain-review-fixes';
 import { OutboxWakeNotify1765601370000 } from './1765601370000-outbox-wake-notify';
 import { IntentQrTokenIndex1765602000000 } from './1765602000000-intent-qr-token-index';
+import { IntentKeysLowerCase1765602100000 } from './1765602100000-intent-keys-lower-case';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -60,4 +61,5 @@ export const ledgerMigrations: MigrationClass[] = [
   OutboxWakeNotify1765601370000,
   ConfirmCallArgument1765601700000,
   IntentQrTokenIndex1765602000000,
+  IntentKeysLowerCase1765602100000,
 ];

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { QueryRunner } from 'typeorm';
+import { IntentKeysLowerCase1765602100000 } from '../../../migrations/ledger/1765602100000-intent-keys-lower-case';
 import { type Harness, contextFor, fundedAccount, intentBody, invariants, startLedger } from './ledger-harness';
 
 const BUSINESS_CODES = new Set(['INSUFFICIENT_BALANCE']);
@@ -190,5 +192,24 @@ describe('ledger: real concurrency and idempotency', () => {
     expect((await h.call('GET', `/v1/internal/accounts/${a}`)).body).toMatchObject({ availableBalance: 700, frozenBalance: 300 });
     const other = await h.call('POST', '/v1/internal/intents', { ...shouted, amount: 301 });
     expect([other.status, other.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_CONFLICT']);
+  });
+
+  it('a key stored in capitals before keys were lowered is lowered by the migration: its retry finds its intent', async () => {
+    const a = await fundedAccount(h, 1_000);
+    const b = await fundedAccount(h, 0);
+    const body = intentBody(a, b, 200);
+    const first = await h.call('POST', '/v1/internal/intents', body);
+    expect(first.status).toBe(201);
+    // As a creation stored before the change left it: its key as the client sent it, in capitals.
+    const shouted = String(body.idempotencyKey).toUpperCase();
+    await h.admin.query(`UPDATE ledger.transaction_intents SET idempotency_key = $2 WHERE id = $1`, [first.body.intentId, shouted]);
+    await h.admin.query(`UPDATE ledger.idempotency_keys SET key = $2 WHERE scope = 'intent.create' AND key = $1`, [
+      body.idempotencyKey,
+      shouted,
+    ]);
+    await new IntentKeysLowerCase1765602100000().up({ query: (sql: string) => h.admin.query(sql) } as unknown as QueryRunner);
+    const again = await h.call('POST', '/v1/internal/intents', { ...body, idempotencyKey: shouted });
+    expect([again.status, again.body.intentId]).toEqual([201, first.body.intentId]);
+    expect((await h.call('GET', `/v1/internal/accounts/${a}`)).body).toMatchObject({ availableBalance: 800, frozenBalance: 200 });
   });
 });
