@@ -134,18 +134,46 @@ describe('partners: order.paid from the ledger commit to a verified webhook', ()
     expect(processed.rows).toEqual([{ outcome: 'paid' }]);
   });
 
-  it('while the ledger cannot be asked whether an order was paid, the sweep expires no live order; the next sweep does', async () => {
+  it('while the ledger cannot be asked whether an order was paid, the sweep expires no live order but does the rest; the next sweep expires it', async () => {
     const o = await order({ ttlSeconds: 60 });
     await h.admin.query(`UPDATE partners.orders SET expires_at = created_at + interval '1 millisecond' WHERE id = $1`, [o.orderId]);
+    // A connection request nobody answered in time, due in the same sweep.
+    h.directory.add('+237699000009');
+    const request = await h.call('POST', '/partners-public/connections/request', {
+      key,
+      body: { merchantPhone: '+237699000009', scopes: ['orders.read'] },
+    });
+    expect(request.status).toBe(200);
+    await h.admin.query(`UPDATE partners.connections SET pending_expires_at = now() - interval '1 second' WHERE id = $1`, [
+      request.body.connectionId,
+    ]);
+    const statuses = async () =>
+      (
+        await h.admin.query(
+          `SELECT (SELECT status FROM partners.orders WHERE id = $1) AS order, (SELECT status FROM partners.connections WHERE id = $2) AS connection`,
+          [o.orderId, request.body.connectionId],
+        )
+      ).rows[0];
     const ledgerUrl = h.directory.ledgerUrl;
     h.directory.ledgerUrl = 'http://127.0.0.1:9';
     try {
-      await expect(h.partners.app.get(ExpirySweeper).sweep()).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
-      const { rows } = await h.admin.query(`SELECT status FROM partners.orders WHERE id = $1`, [o.orderId]);
-      expect(rows[0].status).toBe('pending');
+      expect(await h.partners.app.get(ExpirySweeper).sweep()).toEqual({ orders: 0, connections: 1 });
+      expect(await statuses()).toEqual({ order: 'pending', connection: 'expired' });
     } finally {
       h.directory.ledgerUrl = ledgerUrl;
     }
+    expect((await h.partners.app.get(ExpirySweeper).sweep()).orders).toBeGreaterThanOrEqual(1);
+    expect(await statuses()).toEqual({ order: 'expired', connection: 'expired' });
+  });
+
+  it('an order whose payment was applied here and refused (another amount) is not kept pending by the ledger having paid its token: it expires', async () => {
+    const o = await order({ ttlSeconds: 60 });
+    await pay(o, { amount: 2_400 });
+    await waitFor(async () => {
+      const { rows } = await h.admin.query(`SELECT kind FROM partners.payment_anomalies WHERE order_id = $1`, [o.orderId]);
+      return rows[0]?.kind === 'payment_mismatch' ? true : undefined;
+    });
+    await h.admin.query(`UPDATE partners.orders SET expires_at = created_at + interval '1 millisecond' WHERE id = $1`, [o.orderId]);
     await h.partners.app.get(ExpirySweeper).sweep();
     const { rows } = await h.admin.query(`SELECT status FROM partners.orders WHERE id = $1`, [o.orderId]);
     expect(rows[0].status).toBe('expired');

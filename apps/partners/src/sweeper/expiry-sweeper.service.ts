@@ -93,21 +93,61 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     if (due.length === 0) return { expired: 0 };
     const last = due[due.length - 1];
     const next = due.length === BATCH ? { expiresAt: last.expires_at, id: last.id } : undefined;
-    const live = due.filter((o) => o.livemode).map((o) => o.qr_token);
-    // Throws when the ledger cannot be asked: the sweep fails (logged) and expires no live order.
-    const { paid, open } = live.length > 0 ? await this.qrPayments.outcomes(live) : { paid: [], open: [] };
-    const waiting = new Set([...paid, ...open]);
-    if (paid.length > 0) {
+    const live = due.filter((o) => o.livemode);
+    const waiting = await this.paidOrPaying(live);
+    // The ledger could not be asked: this batch's test orders only, and no further batch this sweep.
+    if (!waiting) {
+      const ids = due.filter((o) => !o.livemode).map((o) => o.id);
+      return { expired: ids.length > 0 ? await this.expire(ids, grace) : 0 };
+    }
+    const ids = due.filter((o) => !waiting.has(o.id)).map((o) => o.id);
+    if (ids.length === 0) return { expired: 0, next };
+    return { expired: await this.expire(ids, grace), next };
+  }
+
+  /**
+   * Of these live orders, the ids of those to leave pending: the ledger paid their token and this
+   * service has not applied that payment yet, or an intent may still pay it. A payment applied here
+   * and refused (a payment anomaly recorded for the order: another amount, a second payment) does
+   * not keep its order pending: its event did arrive. Undefined when the ledger cannot be asked.
+   */
+  private async paidOrPaying(live: Array<{ id: string; qr_token: string }>): Promise<Set<string> | undefined> {
+    if (live.length === 0) return new Set();
+    let answer: { paid: string[]; open: string[] };
+    try {
+      answer = await this.qrPayments.outcomes(live.map((o) => o.qr_token));
+    } catch (error) {
+      this.logger.warn({
+        msg: 'the ledger could not be asked whether orders were paid: no live order expired in this sweep',
+        alert: 'partners.expiry_unverified',
+        err: error,
+      });
+      return undefined;
+    }
+    const open = new Set(answer.open);
+    const paid = new Set(answer.paid);
+    const paidHere = live.filter((o) => paid.has(o.qr_token)).map((o) => o.id);
+    const refused = new Set(
+      paidHere.length === 0
+        ? []
+        : (
+            await queryRows<{ order_id: string }>(
+              this.db,
+              `SELECT DISTINCT order_id FROM partners.payment_anomalies WHERE order_id = ANY ($1::uuid[])`,
+              [paidHere],
+            )
+          ).map((r) => r.order_id),
+    );
+    const lagging = paidHere.filter((id) => !refused.has(id));
+    if (lagging.length > 0) {
       // The ledger paid them in time, but their events have not been applied here yet.
       this.logger.warn({
         msg: 'orders paid in the ledger are not yet paid here: not expired',
         alert: 'partners.payment_lag',
-        orders: paid.length,
+        orders: lagging.length,
       });
     }
-    const ids = due.filter((o) => !(o.livemode && waiting.has(o.qr_token))).map((o) => o.id);
-    if (ids.length === 0) return { expired: 0, next };
-    return { expired: await this.expire(ids, grace), next };
+    return new Set([...lagging, ...live.filter((o) => open.has(o.qr_token)).map((o) => o.id)]);
   }
 
   /** Expires these orders (still pending and due: a payment applied since is kept), each with its `order.expired`. */
