@@ -52,9 +52,10 @@ export class IntentsService {
       currency: string;
       account_type: string;
       balance: string;
+      wallet_id: string;
       rule_refusal: ErrorCode | null;
     }>(
-      `SELECT a.id, a.currency, a.account_type, a.balance,
+      `SELECT a.id, a.currency, a.account_type, a.balance, a.wallet_id,
               ledger.account_rules_refusal($1, s.account_type, d.account_type, s.wallet_id, d.wallet_id, 0, NULL, 0, NULL, NULL, NULL) AS rule_refusal
          FROM ledger.accounts s, ledger.accounts d, ledger.accounts a
         WHERE s.id = $2 AND d.id = $3 AND a.id IN (s.id, d.id)`,
@@ -108,6 +109,9 @@ export class IntentsService {
       // payments to one merchant must not queue on creation): the close and this creation are both
       // SERIALIZABLE, each reads what the other writes (the wallet's status; the intents on the
       // account), so PostgreSQL fails one of them (40001) if they overlap, and its replay sees the other.
+      // The destination's wallet is read by its id (an account never changes wallet), not through the
+      // account's row, which every confirm crediting a busy merchant writes: reading that row here
+      // would tie each creation to those confirms and send more of them back to retry.
       const source = await s.one<{
         available_balance: string;
         late: boolean;
@@ -118,9 +122,9 @@ export class IntentsService {
         // itself would be taken before the wait.
         `SELECT l.available_balance, ${late} AS late,
                 (SELECT w.status FROM ledger.wallets w WHERE w.id = l.wallet_id) AS source_wallet_status,
-                (SELECT w.status FROM ledger.accounts d JOIN ledger.wallets w ON w.id = d.wallet_id WHERE d.id = $2) AS destination_wallet_status
+                (SELECT w.status FROM ledger.wallets w WHERE w.id = $2) AS destination_wallet_status
            FROM (SELECT available_balance, wallet_id FROM ledger.accounts WHERE id = $1 FOR UPDATE) l`,
-        dto.createBy ? [dto.sourceAccountId, dto.destinationAccountId, dto.createBy, key] : [dto.sourceAccountId, dto.destinationAccountId],
+        dto.createBy ? [dto.sourceAccountId, destination.wallet_id, dto.createBy, key] : [dto.sourceAccountId, destination.wallet_id],
       );
       if (source?.late) {
         throw new AppException(
