@@ -64,7 +64,8 @@ describe('ledger: an intent created with its own deadline', () => {
       // The confirm is waiting for the account before the deadline (else this case would test nothing).
       for (;;) {
         const { rows } = await h.admin.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> pg_backend_pid()`,
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> pg_backend_pid()`,
         );
         if (rows[0].n > 0) break;
         await new Promise((r) => setTimeout(r, 20));

@@ -18,7 +18,8 @@ const BATCH = 50;
  *   written from the ledger's stored answer (the same request under the same key is replayed,
  *   never executed again). Nothing else would ever write them: this is why the job stays.
  * - The ledger ended the intent otherwise (expired, failed, canceled): the limit hold goes back
- *   (it would lapse after `holdSeconds` anyway) and the record is CLOSED, leaving the work list.
+ *   (it would lapse `holdSeconds` after the intent's expiry anyway) and the record is CLOSED,
+ *   leaving the work list.
  * It only looks at confirms quiet for longer than a confirm can take (every ledger attempt with its
  * timeout), so it never races a confirm still in flight.
  */

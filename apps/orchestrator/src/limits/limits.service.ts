@@ -39,7 +39,7 @@ type Queryable = DataSource | EntityManager;
  * - `checkAtCreate` refuses early (before any money is frozen) and reserves nothing: an intent
  *   that is abandoned, expires or fails would otherwise keep eating its owner's daily room until
  *   someone noticed, and expiry happens in the ledger, out of our sight.
- * - `holdAtConfirm` re-checks under a per-subject lock and records a short hold, so concurrent
+ * - `holdAtConfirm` re-checks under a per-subject lock and records a hold, so concurrent
  *   confirms of one customer or agent cannot together pass a limit each passes alone. The hold
  *   lapses by itself `holdSeconds` after the intent's expiry (`executableUntil`), when the ledger
  *   can no longer execute it: a crash between hold and outcome cannot lock a user out for longer,
