@@ -29,6 +29,7 @@ import { LedgerChainReviewFixes1765600700000 } from './1765600700000-ledger-chai
 import { OutboxWakeNotify1765601370000 } from './1765601370000-outbox-wake-notify';
 import { IntentQrTokenIndex1765602000000 } from './1765602000000-intent-qr-token-index';
 import { IntentKeysLowerCase1765602100000 } from './1765602100000-intent-keys-lower-case';
+import { OutboxQrTokenIndex1765602200000 } from './1765602200000-outbox-qr-token-index';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -62,4 +63,5 @@ export const ledgerMigrations: MigrationClass[] = [
   ConfirmCallArgument1765601700000,
   IntentQrTokenIndex1765602000000,
   IntentKeysLowerCase1765602100000,
+  OutboxQrTokenIndex1765602200000,
 ];

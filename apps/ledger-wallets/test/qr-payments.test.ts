@@ -16,7 +16,7 @@ describe('ledger: what was paid with QR tokens', () => {
 
   const ask = (qrTokens: unknown) => h.call('POST', QR_PAYMENT_ROUTES.ledger, { qrTokens });
 
-  it('paid, may still pay, or neither: a canceled intent, an intent past its deadline and an unknown token are neither', async () => {
+  it('paid (with its published event), may still pay, or neither: a canceled intent, an intent past its deadline and an unknown token are neither', async () => {
     const source = await fundedAccount(h, 10_000);
     const destination = await fundedAccount(h, 0);
     const token = () => `QR${randomUUID().replace(/-/g, '').slice(0, 16)}`;
@@ -42,7 +42,14 @@ describe('ledger: what was paid with QR tokens', () => {
 
     const res = await ask([paid, open, canceled, late, unknown, paid]);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ paid: [paid], open: [open] });
+    expect(res.body).toEqual({
+      paid: [paid],
+      open: [open],
+      // the payment's event as the outbox published it (its eventId is the outbox row's)
+      payments: [expect.objectContaining({ type: 'transaction.completed', qrToken: paid, intentId: paying, amount: 100 })],
+    });
+    const { rows } = await h.admin.query(`SELECT id FROM ledger.outbox WHERE payload->>'intentId' = $1`, [paying]);
+    expect(res.body.payments[0].eventId).toBe(rows[0].id);
   });
 
   it('refuses an empty list, too many tokens or a token that is not text (400 VALIDATION_ERROR)', async () => {

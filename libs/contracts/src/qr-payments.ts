@@ -1,3 +1,5 @@
+import type { TransactionCompletedEvent } from './ledger-events';
+
 /**
  * What the ledger knows of the payments made with QR tokens, asked before partners expires an
  * order: partners learns of a payment from the ledger's events, which can run late (Redis down, a
@@ -22,6 +24,12 @@ export interface QrPaymentsRequest {
 export interface QrPaymentsAnswer {
   /** the tokens asked about that an intent paid (SUCCEEDED): money moved */
   paid: string[];
+  /**
+   * the `transaction.completed` events of those payments, as the ledger publishes them on
+   * `ledger-events` (same `eventId`): partners applies any it has not applied yet, so a payment
+   * whose event is late or lost still pays its order
+   */
+  payments: TransactionCompletedEvent[];
   /** the tokens asked about with an intent that has not ended and whose deadline has not passed: it may still pay */
   open: string[];
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type QrPaymentsAnswer, TERMINAL_STATUSES } from '@mm/contracts';
+import { LEDGER_EVENT_TYPES, type QrPaymentsAnswer, TERMINAL_STATUSES, type TransactionCompletedEvent } from '@mm/contracts';
 import { LedgerDb } from '../db/ledger-db.service';
 
 /**
@@ -23,9 +23,21 @@ export class QrPaymentsService {
         GROUP BY i.qr_token`,
       [[...new Set(qrTokens)], TERMINAL_STATUSES],
     );
+    const paid = rows.filter((r) => r.paid).map((r) => r.qr_token);
+    // The published events of those payments, found by the outbox's partial index on the token.
+    const payments =
+      paid.length === 0
+        ? []
+        : await this.db.query<{ payload: TransactionCompletedEvent }>(
+            `SELECT o.payload FROM ledger.outbox o
+              WHERE o.event_type = $2 AND o.payload->>'qrToken' = ANY ($1::text[]) AND o.payload->>'qrToken' IS NOT NULL
+              ORDER BY o.created_at`,
+            [paid, LEDGER_EVENT_TYPES.transactionCompleted],
+          );
     return {
-      paid: rows.filter((r) => r.paid).map((r) => r.qr_token),
+      paid,
       open: rows.filter((r) => !r.paid && r.open).map((r) => r.qr_token),
+      payments: payments.map((r) => r.payload),
     };
   }
 }

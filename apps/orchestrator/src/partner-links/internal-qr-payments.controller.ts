@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, Length } from 'class-validator';
-import { QR_PAYMENTS_MAX_TOKENS, type QrPaymentsAnswer, type QrPaymentsRequest } from '@mm/contracts';
+import { QR_PAYMENTS_MAX_TOKENS, type QrPaymentsAnswer, type QrPaymentsRequest, type TransactionCompletedEvent } from '@mm/contracts';
 import { InternalRoute } from '../access/permissions';
 import { ApiErrors } from '../common/api-errors';
 import { LedgerClient } from '../ledger-client/ledger.client';
@@ -22,6 +22,16 @@ class QrPaymentsView implements QrPaymentsAnswer {
 
   @ApiProperty({ type: [String], example: [], description: 'the tokens asked about that an intent may still pay' })
   open: string[];
+
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    example: [
+      { eventId: '0b8f3c5e-7a52-4d0e-9a1f-3c2b1d4e5f60', type: 'transaction.completed', qrToken: 'QR8Jd2kP0aZ3xY7q', amount: 2500 },
+    ],
+    description: 'the ledger events of those payments (libs/contracts TransactionCompletedEvent)',
+  })
+  payments: TransactionCompletedEvent[];
 }
 
 /**

@@ -1,12 +1,14 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type OrderExpiredData, PARTNER_EVENT_TYPES, QR_PAYMENTS_MAX_TOKENS } from '@mm/contracts';
+import { type OrderExpiredData, PARTNER_EVENT_TYPES, QR_PAYMENTS_MAX_TOKENS, type QrPaymentsAnswer } from '@mm/contracts';
 import { PeriodicJob, queryRows, ALWAYS_LEADER, JOB_LEASE, type JobLease } from '@mm/platform';
 import { money } from '../common/iso';
 import { EventRelay } from '../events/event-relay.service';
 import { EventsService } from '../events/events.service';
 import { ORDER_COLUMNS, type OrderRow, givenExtras } from '../orders/order-row';
 import { PartnersConfig } from '../partners.config';
+import { isTransactionCompleted } from '../payments/ledger-event';
+import { OrderPaymentService } from '../payments/order-payment.service';
 import { QrPaymentsClient } from '../upstreams/qr-payments.client';
 
 /** Where the next batch of due orders starts: after this one, in (expires_at, id) order. */
@@ -27,10 +29,11 @@ const MAX_ORDER_BATCHES = 50;
  *
  * A live order is expired only once the ledger says nothing paid its QR token and nothing still may
  * (QrPaymentsClient): partners learns of a payment from the ledger's events, which can reach it late
- * (Redis down, a backlog, a restart) while the payment itself committed in time. Expiring such an
- * order would tell the partner the sale failed while the customer paid. The order is left pending
- * instead, and its event makes it paid when it arrives; when the ledger cannot be asked, no live
- * order is expired in that sweep. Test orders have no payments in the ledger: time alone expires them.
+ * (Redis down, a backlog, a restart) or never (a job dropped), while the payment itself committed in
+ * time. Expiring such an order would tell the partner the sale failed while the customer paid. The
+ * payment is applied from the ledger's answer instead (paidOrPaying); when the ledger cannot be
+ * asked, no live order is expired in that sweep. Test orders have no payments in the ledger: time
+ * alone expires them.
  */
 @Injectable()
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -44,6 +47,7 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly db: DataSource,
     private readonly qrPayments: QrPaymentsClient,
+    private readonly orderPayments: OrderPaymentService,
     private readonly events: EventsService,
     private readonly relay: EventRelay,
     private readonly config: PartnersConfig,
@@ -106,14 +110,16 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /**
-   * Of these live orders, the ids of those to leave pending: the ledger paid their token and this
-   * service has not applied that payment yet, or an intent may still pay it. A payment applied here
-   * and refused (a payment anomaly recorded for the order: another amount, a second payment) does
-   * not keep its order pending: its event did arrive. Undefined when the ledger cannot be asked.
+   * Of these live orders, the ids of those to leave pending, or undefined when the ledger cannot be
+   * asked. An order the ledger paid has its payment applied here now, from the ledger's own event
+   * (the one its `ledger-events` job carries, so applying it twice is a duplicate): a payment whose
+   * event is late or lost pays its order, and one applied and refused before (an anomaly) leaves it
+   * to expire. Left pending: an order with an intent that may still pay it, and one whose payment
+   * could not be applied this time (the next sweep tries again).
    */
   private async paidOrPaying(live: Array<{ id: string; qr_token: string }>): Promise<Set<string> | undefined> {
     if (live.length === 0) return new Set();
-    let answer: { paid: string[]; open: string[] };
+    let answer: QrPaymentsAnswer;
     try {
       answer = await this.qrPayments.outcomes(live.map((o) => o.qr_token));
     } catch (error) {
@@ -125,29 +131,30 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
       return undefined;
     }
     const open = new Set(answer.open);
-    const paid = new Set(answer.paid);
-    const paidHere = live.filter((o) => paid.has(o.qr_token)).map((o) => o.id);
-    const refused = new Set(
-      paidHere.length === 0
-        ? []
-        : (
-            await queryRows<{ order_id: string }>(
-              this.db,
-              `SELECT DISTINCT order_id FROM partners.payment_anomalies WHERE order_id = ANY ($1::uuid[])`,
-              [paidHere],
-            )
-          ).map((r) => r.order_id),
-    );
-    const lagging = paidHere.filter((id) => !refused.has(id));
-    if (lagging.length > 0) {
-      // The ledger paid them in time, but their events have not been applied here yet.
+    const unapplied = new Set(answer.paid);
+    const payments = (answer.payments ?? []).filter((e) => isTransactionCompleted(e));
+    let late = 0;
+    for (const payment of payments) {
+      try {
+        if ((await this.orderPayments.applyTransactionCompleted(payment)) !== 'duplicate') late++;
+        unapplied.delete(payment.qrToken ?? '');
+      } catch (error) {
+        this.logger.warn({
+          msg: 'a payment the ledger reported could not be applied: its order waits',
+          transactionId: payment.transactionId,
+          err: error,
+        });
+      }
+    }
+    if (late > 0) {
+      // Their ledger events had not reached this service (Redis down, a backlog, a lost job).
       this.logger.warn({
-        msg: 'orders paid in the ledger are not yet paid here: not expired',
+        msg: 'payments applied from the ledger before their events arrived',
         alert: 'partners.payment_lag',
-        orders: lagging.length,
+        payments: late,
       });
     }
-    return new Set([...lagging, ...live.filter((o) => open.has(o.qr_token)).map((o) => o.id)]);
+    return new Set(live.filter((o) => open.has(o.qr_token) || unapplied.has(o.qr_token)).map((o) => o.id));
   }
 
   /** Expires these orders (still pending and due: a payment applied since is kept), each with its `order.expired`. */

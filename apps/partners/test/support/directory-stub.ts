@@ -68,7 +68,7 @@ export class DirectoryStub {
   private async qrPayments(req: http.IncomingMessage): Promise<[number, unknown]> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (!this.ledgerUrl) return [200, { paid: [], open: [] }];
+    if (!this.ledgerUrl) return [200, { paid: [], open: [], payments: [] }];
     const res = await fetch(`${this.ledgerUrl}${QR_PAYMENT_ROUTES.ledger}`, {
       method: 'POST',
       headers: {
