@@ -27,9 +27,8 @@ import { PayeeBalanceCap1765601200000 } from './1765601200000-payee-balance-cap'
 import { ConfirmCallArgument1765601700000 } from './1765601700000-confirm-call-argument';
 import { LedgerChainReviewFixes1765600700000 } from './1765600700000-ledger-chain-review-fixes';
 import { OutboxWakeNotify1765601370000 } from './1765601370000-outbox-wake-notify';
-import { IntentQrTokenIndex1765602000000 } from './1765602000000-intent-qr-token-index';
+import { QrTokenIndexes1765602000000 } from './1765602000000-qr-token-indexes';
 import { IntentKeysLowerCase1765602100000 } from './1765602100000-intent-keys-lower-case';
-import { OutboxQrTokenIndex1765602200000 } from './1765602200000-outbox-qr-token-index';
 
 /** Migrations of the `ledger` schema, in order. Append new ones; never edit a shipped one. */
 export const ledgerMigrations: MigrationClass[] = [
@@ -61,7 +60,6 @@ export const ledgerMigrations: MigrationClass[] = [
   PayeeBalanceCap1765601200000,
   OutboxWakeNotify1765601370000,
   ConfirmCallArgument1765601700000,
-  IntentQrTokenIndex1765602000000,
+  QrTokenIndexes1765602000000,
   IntentKeysLowerCase1765602100000,
-  OutboxQrTokenIndex1765602200000,
 ];
