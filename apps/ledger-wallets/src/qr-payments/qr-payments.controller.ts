@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { QrPaymentsAnswer } from '@mm/contracts';
+import { QrPaymentsAnswer, QrPaymentsRequest } from '@mm/contracts';
 import { ApiErrors, ServiceKeyGuard } from '@mm/platform';
-import { QrPaymentsAnswerDto, QrPaymentsRequestDto } from './qr-payments.dto';
 import { QrPaymentsService } from './qr-payments.service';
 
 /**
@@ -24,9 +23,9 @@ export class QrPaymentsController {
     summary: 'Which of these QR tokens an intent paid, and which an intent may still pay',
     description: 'Tokens with no intent, or whose intents all ended unpaid or are past their deadline, are in neither list.',
   })
-  @ApiOkResponse({ type: QrPaymentsAnswerDto })
+  @ApiOkResponse({ type: QrPaymentsAnswer })
   @ApiErrors('VALIDATION_ERROR')
-  outcomes(@Body() body: QrPaymentsRequestDto): Promise<QrPaymentsAnswer> {
+  outcomes(@Body() body: QrPaymentsRequest): Promise<QrPaymentsAnswer> {
     return this.payments.outcomes(body.qrTokens);
   }
 }
