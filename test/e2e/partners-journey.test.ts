@@ -53,6 +53,26 @@ async function fund(p: Platform, accountId: string, amount: number): Promise<voi
   if (res.status !== 200) throw new Error(`fund ${res.status} ${await res.text()}`);
 }
 
+/**
+ * An integration created by the administrator and a merchant connected to it through the app (the
+ * first case walks these steps one by one, with their checks): the live key and the merchant.
+ */
+async function connectedMerchant(p: Platform, till: { name: string; email: string; phone: string; scopes: string[] }) {
+  const admin = await p.login(E2E_ADMIN.phone, E2E_ADMIN.pin);
+  const created = await p.call('POST', '/api/admin/partners/integrations', {
+    token: admin,
+    body: { name: till.name, technicalContactEmail: till.email, webhookUrl: p.receiver.url },
+  });
+  const key: string = created.body.apiKeys.live.key;
+  const merchant = await register(p, 'merchant', till.phone);
+  const request = await p.call('POST', '/api/partners-public/connections/request', {
+    key,
+    body: { merchantPhone: merchant.phone, scopes: till.scopes },
+  });
+  await p.call('POST', `/api/merchant/connections/${request.body.connectionId}/accept`, { token: merchant.token });
+  return { key, merchant };
+}
+
 describe('partner API journey through the gateway', () => {
   const p = new PartnersPlatform();
   // A 2 s expiry grace: an order's payBy is 1 s after its expiresAt (the last case waits it out).
@@ -174,18 +194,12 @@ describe('partner API journey through the gateway', () => {
   }, 60_000);
 
   it("a QR payment started in time but confirmed after the order's payBy is refused: nothing moves, no anomaly", async () => {
-    const admin = await p.login(E2E_ADMIN.phone, E2E_ADMIN.pin);
-    const created = await p.call('POST', '/api/admin/partners/integrations', {
-      token: admin,
-      body: { name: 'Slow Till', technicalContactEmail: 'tech@slow.example', webhookUrl: p.receiver.url },
+    const { key, merchant } = await connectedMerchant(p, {
+      name: 'Slow Till',
+      email: 'tech@slow.example',
+      phone: '+237690777011',
+      scopes: ['orders.write'],
     });
-    const key: string = created.body.apiKeys.live.key;
-    const merchant = await register(p, 'merchant', '+237690777011');
-    const request = await p.call('POST', '/api/partners-public/connections/request', {
-      key,
-      body: { merchantPhone: merchant.phone, scopes: ['orders.write'] },
-    });
-    await p.call('POST', `/api/merchant/connections/${request.body.connectionId}/accept`, { token: merchant.token });
     const order = await p.call('POST', '/api/partners-public/orders', { key, body: { merchantId: merchant.merchantId, amount: 700 } });
     expect(order.status).toBe(201);
     // The order runs out in 2 s (the shortest TTL the API takes is 60 s).
@@ -222,18 +236,12 @@ describe('partner API journey through the gateway', () => {
     expect(Number(balances[0].balance)).toBe(0);
   }, 60_000);
   it('a payment committed in time whose event has not reached partners by the expiry sweep: the sweep pays the order from the ledger (one order.paid, no order.expired, no anomaly)', async () => {
-    const admin = await p.login(E2E_ADMIN.phone, E2E_ADMIN.pin);
-    const created = await p.call('POST', '/api/admin/partners/integrations', {
-      token: admin,
-      body: { name: 'Late Events Till', technicalContactEmail: 'tech@late.example', webhookUrl: p.receiver.url },
+    const { key, merchant } = await connectedMerchant(p, {
+      name: 'Late Events Till',
+      email: 'tech@late.example',
+      phone: '+237690777021',
+      scopes: ['orders.write', 'orders.read'],
     });
-    const key: string = created.body.apiKeys.live.key;
-    const merchant = await register(p, 'merchant', '+237690777021');
-    const request = await p.call('POST', '/api/partners-public/connections/request', {
-      key,
-      body: { merchantPhone: merchant.phone, scopes: ['orders.write', 'orders.read'] },
-    });
-    await p.call('POST', `/api/merchant/connections/${request.body.connectionId}/accept`, { token: merchant.token });
     const order = async (amount: number): Promise<Json> => {
       const res = await p.call('POST', '/api/partners-public/orders', { key, body: { merchantId: merchant.merchantId, amount } });
       expect(res.status).toBe(201);
