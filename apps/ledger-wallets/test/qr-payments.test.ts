@@ -53,7 +53,7 @@ describe('ledger: what was paid with QR tokens', () => {
   });
 
   it('refuses an empty list, too many tokens or a token that is not text (400 VALIDATION_ERROR)', async () => {
-    for (const bad of [[], Array.from({ length: QR_PAYMENTS_MAX_TOKENS + 1 }, (_, i) => `QR${i}`), [42], [''], 'QR1']) {
+    for (const bad of [['QR\u0000x'], [], Array.from({ length: QR_PAYMENTS_MAX_TOKENS + 1 }, (_, i) => `QR${i}`), [42], [''], 'QR1']) {
       const res = await ask(bad);
       expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_ERROR']);
     }
